@@ -1,0 +1,147 @@
+// Package redistest starts real Redis servers for tests: a redis-server from the system on a free
+// loopback port, stopped when the test ends. When redis-server is not installed the test is
+// skipped with a message, except under CI=true, where its absence fails the run.
+package redistest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a redis-server process started for one test.
+type Server struct {
+	Addr   string
+	dir    string
+	cmd    *exec.Cmd
+	log    *bytes.Buffer
+	exited chan struct{} // closed when the process has exited
+}
+
+// Binary returns the path of redis-server, skipping (or, under CI, failing) the test without it.
+func Binary(t testing.TB) string {
+	t.Helper()
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("redis-server is not installed, and CI needs it: %v", err)
+		}
+		t.Skip("redis-server is not installed; install Debian's redis-server to run this test")
+	}
+	return path
+}
+
+// Start runs a redis-server on a free loopback port with persistence off, waits until it answers
+// PING, and stops it (by its pid) when the test ends. Extra arguments go to redis-server.
+func Start(t testing.TB, args ...string) *Server {
+	t.Helper()
+	bin := Binary(t)
+	var lastErr error
+	for range 5 { // a port picked free can be taken before redis binds it: try another
+		port, err := freePort()
+		if err != nil {
+			t.Fatalf("redistest: free port: %v", err)
+		}
+		s, err := start(bin, port, t.TempDir(), args)
+		if err == nil {
+			t.Cleanup(s.Stop)
+			return s
+		}
+		lastErr = err
+	}
+	t.Fatalf("redistest: start redis-server: %v", lastErr)
+	return nil
+}
+
+func start(bin string, port int, dir string, extra []string) (*Server, error) {
+	args := append([]string{
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning",
+	}, extra...)
+	cmd := exec.Command(bin, args...)
+	log := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, cmd: cmd, log: log, exited: exited}
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return s, nil
+		}
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("redis-server exited (%v): %s", waitErr, log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			return nil, fmt.Errorf("redis-server on port %d did not answer PING in 10s: %v", port, err)
+		}
+	}
+}
+
+// Client returns a client for the server, closed when the test ends.
+func (s *Server) Client(t testing.TB) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Stop kills the server and waits for it to exit.
+func (s *Server) Stop() {
+	_ = s.cmd.Process.Kill()
+	select {
+	case <-s.exited:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Restart kills the server and starts a fresh one on the same port (its data is gone unless the
+// extra arguments turned persistence on), waiting until it answers PING.
+func (s *Server) Restart(t testing.TB, args ...string) {
+	t.Helper()
+	s.Stop()
+	_, portText, _ := net.SplitHostPort(s.Addr)
+	port, _ := strconv.Atoi(portText)
+	dir := s.dir
+	var err error
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var ns *Server
+		if ns, err = start(Binary(t), port, dir, args); err == nil {
+			*s = *ns
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: restart on %s: %v", s.Addr, err)
+		}
+		time.Sleep(50 * time.Millisecond) // the old process may still hold the port
+	}
+}

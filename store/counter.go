@@ -1,0 +1,177 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrExpired is returned for an event whose every window is already past its retention: written,
+// it would expire at once.
+var ErrExpired = errors.New("event is older than the family's retention")
+
+// Value is the value of one counter key.
+type Value struct {
+	Window Window
+	Key    string
+	Value  int64
+}
+
+// Incr adds delta to the hour and day windows (those the family has) that hold at, in one script
+// call, and returns their new values. A zero at means now by the Redis server clock. For many
+// events use a Writer, which pre-aggregates them and pipelines the calls.
+func (s *Store) Incr(ctx context.Context, f *Family, dims []string, delta int64, at time.Time) ([]Value, error) {
+	now := s.clock.Now()
+	if at.IsZero() {
+		at = now
+	}
+	var vals []Value
+	var keys []string
+	var args []any
+	for _, g := range f.Granularities() {
+		w := WindowAt(g, at, s.loc)
+		exp := f.ExpireAt(w)
+		if !exp.After(now) {
+			continue
+		}
+		key, err := f.Key(w, dims)
+		if err != nil {
+			return nil, fmt.Errorf("store: incr %s: %w", f.name, err)
+		}
+		vals = append(vals, Value{Window: w, Key: key})
+		keys = append(keys, key)
+		args = append(args, delta, exp.Unix())
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("store: incr %s: %w", f.name, ErrExpired)
+	}
+	if len(keys) == 2 && Slot(keys[0]) != Slot(keys[1]) && isCluster(s.rdb) {
+		return nil, fmt.Errorf("store: incr %s: hour and day keys are in different cluster slots; wrap the dims in a hash tag", f.name)
+	}
+	reply, err := incrWindows.Run(ctx, s.rdb, keys, args...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store: incr %s: %w", f.name, err)
+	}
+	got, errs := parseIncrReply(reply, keys)
+	for i := range vals {
+		vals[i].Value = got[i]
+	}
+	return vals, errors.Join(errs...)
+}
+
+// parseIncrReply reads the incr_windows reply: one integer (new value) or string (error) per key.
+func parseIncrReply(reply any, keys []string) ([]int64, []error) {
+	arr, ok := reply.([]any)
+	if !ok || len(arr) != len(keys) {
+		return make([]int64, len(keys)), []error{fmt.Errorf("store: incr: unexpected reply %T of %d for %d keys", reply, len(arr), len(keys))}
+	}
+	vals := make([]int64, len(keys))
+	var errs []error
+	for i, v := range arr {
+		switch v := v.(type) {
+		case int64:
+			vals[i] = v
+		case string:
+			errs = append(errs, redisKeyError(keys[i], v))
+		case error:
+			errs = append(errs, redisKeyError(keys[i], v.Error()))
+		default:
+			errs = append(errs, &KeyError{Key: keys[i], Err: fmt.Errorf("unexpected reply %T", v)})
+		}
+	}
+	return vals, errs
+}
+
+// Get returns the value of the window of granularity g holding at (server now when zero). A key
+// that does not exist is 0.
+func (s *Store) Get(ctx context.Context, f *Family, g Granularity, dims []string, at time.Time) (Value, error) {
+	vals, err := s.GetMany(ctx, f, g, [][]string{dims}, at)
+	if len(vals) == 0 {
+		return Value{}, err
+	}
+	return vals[0], err
+}
+
+// GetMany returns, for each dims tuple, the value of the window of granularity g holding at,
+// read in one pipeline.
+func (s *Store) GetMany(ctx context.Context, f *Family, g Granularity, dimsList [][]string, at time.Time) ([]Value, error) {
+	w := WindowAt(g, s.eventTime(at), s.loc)
+	vals := make([]Value, len(dimsList))
+	for i, dims := range dimsList {
+		key, err := f.Key(w, dims)
+		if err != nil {
+			return nil, fmt.Errorf("store: get %s: %w", f.name, err)
+		}
+		vals[i] = Value{Window: w, Key: key}
+	}
+	return vals, s.readValues(ctx, vals)
+}
+
+// Series returns the last n windows of granularity g up to and including the one holding end
+// (server now when zero), oldest first, read in one pipeline. Values that cannot be read are 0
+// in the series and reported in the error, so a caller can still draw the rest.
+func (s *Store) Series(ctx context.Context, f *Family, g Granularity, dims []string, n int, end time.Time) ([]Value, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	vals := make([]Value, n)
+	w := WindowAt(g, s.eventTime(end), s.loc)
+	for i := n - 1; i >= 0; i-- {
+		key, err := f.Key(w, dims)
+		if err != nil {
+			return nil, fmt.Errorf("store: series %s: %w", f.name, err)
+		}
+		vals[i] = Value{Window: w, Key: key}
+		w = w.Prev()
+	}
+	return vals, s.readValues(ctx, vals)
+}
+
+// readValues fills vals[i].Value from GET of vals[i].Key in one pipeline.
+func (s *Store) readValues(ctx context.Context, vals []Value) error {
+	pipe := s.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, len(vals))
+	for i := range vals {
+		cmds[i] = pipe.Get(ctx, vals[i].Key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !isKeyLevel(err) {
+		return fmt.Errorf("store: read counters: %w", err)
+	}
+	var errs []error
+	for i, cmd := range cmds {
+		v, err := cmd.Result()
+		switch {
+		case err == redis.Nil:
+			continue
+		case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
+			errs = append(errs, &KeyError{Key: vals[i].Key, Err: ErrWrongType})
+		case err != nil:
+			errs = append(errs, fmt.Errorf("store: read %q: %w", vals[i].Key, err))
+		default:
+			n, perr := strconv.ParseInt(v, 10, 64)
+			if perr != nil {
+				errs = append(errs, &KeyError{Key: vals[i].Key, Value: v, Err: ErrNotInteger})
+				continue
+			}
+			vals[i].Value = n
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// isKeyLevel reports whether a pipeline error is about one key's reply (nil or a Redis error
+// reply) rather than the connection, so the other replies are still good.
+func isKeyLevel(err error) bool {
+	var rerr redis.Error
+	return err == redis.Nil || errors.As(err, &rerr)
+}
+
+func isCluster(rdb redis.UniversalClient) bool {
+	_, ok := rdb.(*redis.ClusterClient)
+	return ok
+}

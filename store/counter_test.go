@@ -1,0 +1,413 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// TestWriterTotalsEqualEvents writes many events over many dims through the batch writer and
+// checks every hour and day key holds exactly what was added, and the grand totals match.
+func TestWriterTotalsEqualEvents(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newStore(t, b.rdb, Options{})
+		f := adRevenue(t)
+		w := s.NewWriter(WriterOptions{KeysPerCall: 16})
+		want := map[string]int64{}
+		r := rand.New(rand.NewPCG(1, 2))
+		const events = 20000
+		var total int64
+		var sent FlushResult
+		flush := func() {
+			res, err := w.Flush(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent.Events += res.Events
+			sent.Calls += res.Calls
+		}
+		for i := range events {
+			dims := []string{fmt.Sprintf("ch%d", r.IntN(5)), fmt.Sprintf("ad%d", r.IntN(40))}
+			price := int64(r.IntN(100) + 1)
+			if err := w.Add(f, dims, price, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+			want[dims[0]+":"+dims[1]] += price
+			total += price
+			if i%6000 == 5999 {
+				flush()
+			}
+		}
+		flush()
+		if sent.Events != events || w.Pending() != 0 {
+			t.Fatalf("flushes wrote %d events, pending %d; want %d and 0", sent.Events, w.Pending(), events)
+		}
+		var hourSum, daySum int64
+		for d, n := range want {
+			var ch, ad string
+			fmt.Sscanf(d, "%3s:%s", &ch, &ad)
+			for _, g := range []Granularity{Hour, Day} {
+				v, err := s.Get(t.Context(), f, g, []string{ch, ad}, time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.Value != n {
+					t.Errorf("%s %s = %d, want %d", g, v.Key, v.Value, n)
+				}
+				if g == Hour {
+					hourSum += v.Value
+				} else {
+					daySum += v.Value
+				}
+			}
+		}
+		if hourSum != total || daySum != total {
+			t.Fatalf("hour total %d, day total %d, want %d", hourSum, daySum, total)
+		}
+	})
+}
+
+// TestExpiryIsWindowAligned checks each key written expires at its window's end plus the
+// family's retention, whoever wrote it first, and that the writer's and Incr's keys agree.
+func TestExpiryIsWindowAligned(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newStore(t, b.rdb, Options{})
+		f := adRevenue(t)
+		vals, err := s.Incr(t.Context(), f, []string{"app1", "banner123"}, 7, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(vals) != 2 {
+			t.Fatalf("got %d values, want hour and day", len(vals))
+		}
+		now := s.Now()
+		for _, v := range vals {
+			if v.Value != 7 {
+				t.Errorf("%s = %d, want 7", v.Key, v.Value)
+			}
+			ttl, err := b.rdb.TTL(t.Context(), v.Key).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := v.Window.End.Add(f.Retention(v.Window.Granularity)).Sub(now)
+			if d := ttl - want; d < -2*time.Second || d > 2*time.Second {
+				t.Errorf("%s TTL %v, want %v ±2s", v.Key, ttl, want)
+			}
+		}
+		// The key names are what a Java writer with yyyyMMddHH / yyyyMMdd would build.
+		local := now.In(shanghai)
+		if want := "{app1:banner123}:" + local.Format("2006010215"); vals[0].Key != want {
+			t.Errorf("hour key %q, want %q", vals[0].Key, want)
+		}
+		if want := "{app1:banner123}:" + local.Format("20060102"); vals[1].Key != want {
+			t.Errorf("day key %q, want %q", vals[1].Key, want)
+		}
+	})
+}
+
+// TestLostTTLHealsOnNextWrite removes a key's TTL with PERSIST (seed 003's leak) and checks the
+// next write, through Incr and through the writer, gives it back.
+func TestLostTTLHealsOnNextWrite(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newStore(t, b.rdb, Options{})
+		f := flow(t)
+		dims := []string{"app123", "device456", "127.0.0.1"}
+		vals, err := s.Incr(t.Context(), f, dims, 1, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := vals[0].Key
+		for _, write := range []string{"incr", "writer"} {
+			if err := b.rdb.Persist(t.Context(), key).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if ttl := b.rdb.TTL(t.Context(), key).Val(); ttl != -1 {
+				t.Fatalf("after PERSIST TTL = %v, want -1 (no expiry)", ttl)
+			}
+			if write == "incr" {
+				_, err = s.Incr(t.Context(), f, dims, 1, time.Time{})
+			} else {
+				w := s.NewWriter(WriterOptions{})
+				if err = w.Add(f, dims, 1, time.Time{}); err == nil {
+					_, err = w.Flush(t.Context())
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := f.ExpireAt(vals[0].Window).Sub(s.Now())
+			ttl := b.rdb.TTL(t.Context(), key).Val()
+			if d := ttl - want; d < -2*time.Second || d > 2*time.Second {
+				t.Errorf("%s: TTL after write %v, want %v ±2s", write, ttl, want)
+			}
+		}
+		if got := getInt(t, b.rdb, key); got != 3 {
+			t.Errorf("%s = %d, want 3", key, got)
+		}
+	})
+}
+
+// TestWindowsFollowServerClock skews the local clock by hours and checks writes without an event
+// time still land in the server's current hour.
+func TestWindowsFollowServerClock(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, skew := range []time.Duration{-5 * time.Hour, 3*time.Hour + 17*time.Minute} {
+			t.Run(skew.String(), func(t *testing.T) {
+				s := newStore(t, b.rdb, Options{LocalClock: func() time.Time { return time.Now().Add(skew) }})
+				f := flow(t)
+				before, err := b.rdb.Time(t.Context()).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				vals, err := s.Incr(t.Context(), f, []string{"a", "d", "ip"}, 1, time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				after := b.rdb.Time(t.Context()).Val()
+				got := vals[0].Key
+				ok := false
+				for _, at := range []time.Time{before, after} { // the hour may turn between the two
+					if got == "flow:count:a:d:ip:"+at.In(shanghai).Format("2006010215") {
+						ok = true
+					}
+				}
+				if !ok {
+					t.Fatalf("key %q is not the server's hour (%v); the local clock was off by %v", got, before.In(shanghai), skew)
+				}
+				if off := s.Clock().Offset(); (off + skew).Abs() > 2*time.Second {
+					t.Errorf("measured offset %v, want about %v", off, -skew)
+				}
+			})
+		}
+	})
+}
+
+// TestEventTimeLandsInItsHour writes an event two hours old and checks it goes to that hour's
+// key (and today's or yesterday's day key), not the current one.
+func TestEventTimeLandsInItsHour(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newStore(t, b.rdb, Options{})
+		f := adRevenue(t)
+		at := s.Now().Add(-2 * time.Hour)
+		w := s.NewWriter(WriterOptions{})
+		for range 3 {
+			if err := w.Add(f, []string{"c", "a"}, 5, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		local := at.In(shanghai)
+		if got := getInt(t, b.rdb, "{c:a}:"+local.Format("2006010215")); got != 15 {
+			t.Errorf("hour two hours ago = %d, want 15", got)
+		}
+		if got := getInt(t, b.rdb, "{c:a}:"+local.Format("20060102")); got != 15 {
+			t.Errorf("its day = %d, want 15", got)
+		}
+		if n := b.rdb.Exists(t.Context(), "{c:a}:"+s.Now().In(shanghai).Format("2006010215")).Val(); n != 0 {
+			t.Errorf("the current hour key exists; the event went to the wrong window")
+		}
+		// Past every retention: refused, not written and expired at once.
+		if err := w.Add(f, []string{"c", "a"}, 1, s.Now().Add(-40*24*time.Hour)); !errors.Is(err, ErrExpired) {
+			t.Errorf("event 40 days old: err %v, want ErrExpired", err)
+		}
+		// Past the hour retention but within the day's: only the day key is written.
+		if err := w.Add(f, []string{"c", "old"}, 1, s.Now().Add(-72*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		old := s.Now().Add(-72 * time.Hour).In(shanghai)
+		if b.rdb.Exists(t.Context(), "{c:old}:"+old.Format("2006010215")).Val() != 0 {
+			t.Errorf("an hour key past its retention was written")
+		}
+		if got := getInt(t, b.rdb, "{c:old}:"+old.Format("20060102")); got != 1 {
+			t.Errorf("day key of an event 72h old = %d, want 1", got)
+		}
+	})
+}
+
+// TestSeries reads the last windows oldest first, with the missing ones as zero.
+func TestSeries(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newStore(t, b.rdb, Options{})
+		f := adRevenue(t)
+		now := s.Now()
+		w := s.NewWriter(WriterOptions{})
+		for h := range 5 {
+			if h == 2 {
+				continue // a gap
+			}
+			if err := w.Add(f, []string{"c", "a"}, int64(10+h), now.Add(-time.Duration(h)*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		series, err := s.Series(t.Context(), f, Hour, []string{"c", "a"}, 6, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int64{0, 14, 13, 0, 11, 10}
+		for i, v := range series {
+			if v.Value != want[i] {
+				t.Errorf("series[%d] %s = %d, want %d", i, v.Key, v.Value, want[i])
+			}
+			if i > 0 && !v.Window.Start.Equal(series[i-1].Window.End) {
+				t.Errorf("series[%d] starts %v, not where the one before ended", i, v.Window.Start)
+			}
+		}
+	})
+}
+
+// TestBadKeysAreTypedErrors puts a list, a non-integer and a near-overflow value where counters
+// should be, and checks each path reports a typed error naming the key while good keys are still
+// written.
+func TestBadKeysAreTypedErrors(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newStore(t, b.rdb, Options{})
+		f := flow(t)
+		ctx := t.Context()
+		w := WindowAt(Hour, s.Now(), shanghai)
+		key := func(app string) string { k, _ := f.Key(w, []string{app, "d", "i"}); return k }
+		b.rdb.RPush(ctx, key("list"), "x")
+		b.rdb.Set(ctx, key("text"), "12abc", 0)
+		b.rdb.Set(ctx, key("big"), "9223372036854775807", 0)
+
+		for _, c := range []struct {
+			app  string
+			want error
+		}{{"list", ErrWrongType}, {"text", ErrNotInteger}, {"big", ErrOverflow}} {
+			_, err := s.Incr(ctx, f, []string{c.app, "d", "i"}, 1, time.Time{})
+			var ke *KeyError
+			if !errors.Is(err, c.want) || !errors.As(err, &ke) || ke.Key != key(c.app) {
+				t.Errorf("Incr on %s: err %v, want %v naming %q", c.app, err, c.want, key(c.app))
+			}
+		}
+
+		wr := s.NewWriter(WriterOptions{})
+		for _, app := range []string{"list", "good", "text"} {
+			if err := wr.Add(f, []string{app, "d", "i"}, 2, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := wr.Flush(ctx)
+		if !errors.Is(err, ErrWrongType) || !errors.Is(err, ErrNotInteger) {
+			t.Errorf("flush: err %v, want wrong type and not-integer errors", err)
+		}
+		if got := getInt(t, b.rdb, key("good")); got != 2 {
+			t.Errorf("the good key in the same call = %d, want 2", got)
+		}
+		if ttl := b.rdb.TTL(ctx, key("text")).Val(); ttl != -1 {
+			t.Errorf("a refused key's TTL was touched: %v", ttl)
+		}
+		if wr.Pending() != 0 {
+			t.Errorf("refused keys are pending again; they can never succeed")
+		}
+
+		_, err = s.Get(ctx, f, Hour, []string{"text", "d", "i"}, time.Time{})
+		var ke *KeyError
+		if !errors.Is(err, ErrNotInteger) || !errors.As(err, &ke) || ke.Value != "12abc" {
+			t.Errorf("Get on 12abc: %v", err)
+		}
+		if _, err := s.Get(ctx, f, Hour, []string{"list", "d", "i"}, time.Time{}); !errors.Is(err, ErrWrongType) {
+			t.Errorf("Get on a list: %v", err)
+		}
+		if _, err := s.Series(ctx, f, Hour, []string{"list", "d", "i"}, 3, time.Time{}); !errors.Is(err, ErrWrongType) {
+			t.Errorf("Series over a list: %v", err)
+		}
+	})
+}
+
+// TestWriterReloadsScriptsAfterFlush empties the script cache, as a restart or failover does,
+// and checks the next flush loads the script again and writes everything once.
+func TestWriterReloadsScriptsAfterFlush(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newStore(t, b.rdb, Options{})
+		f := flow(t)
+		if err := b.rdb.ScriptFlush(t.Context()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		w := s.NewWriter(WriterOptions{})
+		for range 10 {
+			if err := w.Add(f, []string{"a", "d", "i"}, 1, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := w.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.Get(t.Context(), f, Hour, []string{"a", "d", "i"}, time.Time{})
+		if err != nil || v.Value != 10 {
+			t.Fatalf("after NOSCRIPT reload: %d, %v; want 10", v.Value, err)
+		}
+	})
+}
+
+// TestWriterKeepsWhatItCouldNotSend stops Redis, checks a flush fails and keeps the increments
+// pending, then brings Redis back and checks the next flush writes them exactly once.
+func TestWriterKeepsWhatItCouldNotSend(t *testing.T) {
+	for _, b := range backends(t) {
+		if b.real == nil {
+			continue
+		}
+		s := newStore(t, b.rdb, Options{})
+		f := adRevenue(t)
+		w := s.NewWriter(WriterOptions{})
+		b.real.Stop()
+		for i := range 100 {
+			if err := w.Add(f, []string{"c", fmt.Sprint(i % 7)}, 3, time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := w.Flush(t.Context())
+		if err == nil || w.Pending() != 7 || res.Events != 0 {
+			t.Fatalf("flush with Redis down: %+v, err %v, pending %d; want an error and 7 pending", res, err, w.Pending())
+		}
+		b.real.Restart(t)
+		res, err = w.Flush(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Events != 100 || w.Pending() != 0 {
+			t.Fatalf("flush after restart: %+v, pending %d", res, w.Pending())
+		}
+		var total int64
+		for i := range 7 {
+			v, err := s.Get(t.Context(), f, Day, []string{"c", fmt.Sprint(i)}, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += v.Value
+		}
+		if total != 300 {
+			t.Fatalf("day total after retry = %d, want 300", total)
+		}
+	}
+}
+
+// TestWriterPacksKeysPerCall checks pre-aggregation and packing: many events on few dims become
+// few keys, and the keys go out in calls of at most KeysPerCall keys.
+func TestWriterPacksKeysPerCall(t *testing.T) {
+	b := backends(t)[0]
+	s := newStore(t, b.rdb, Options{})
+	f := adRevenue(t)
+	w := s.NewWriter(WriterOptions{KeysPerCall: 8})
+	for i := range 1000 {
+		if err := w.Add(f, []string{"c", fmt.Sprint(i % 10)}, 1, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.Flush(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Events != 1000 || res.Keys != 20 || res.Calls != 3 {
+		t.Fatalf("flush %+v: want 1000 events as 20 keys in 3 calls of at most 4 pairs", res)
+	}
+}

@@ -1,0 +1,136 @@
+package store
+
+import (
+	"fmt"
+	"time"
+)
+
+// FamilySpec describes a counter family as a config file gives it.
+type FamilySpec struct {
+	Name          string
+	Pattern       string        // e.g. "flow:count:<app>:<device>:<ip>:<window>"
+	HourFormat    string        // Java style, e.g. "yyyyMMddHH"; "" means no hour windows
+	DayFormat     string        // Java style, e.g. "yyyyMMdd"; "" means no day windows
+	HourRetention time.Duration // how long an hour window is kept after it ends
+	DayRetention  time.Duration // how long a day window is kept after it ends
+}
+
+// SpecError says which field of a FamilySpec is wrong. Field is the config key name.
+type SpecError struct {
+	Field string
+	Msg   string
+}
+
+func (e *SpecError) Error() string { return e.Field + ": " + e.Msg }
+
+// Family is a validated counter family: one pattern written in hour and/or day windows.
+type Family struct {
+	name    string
+	pattern *Pattern
+	specs   [2]*windowSpec // indexed by Granularity; nil when the family lacks it
+}
+
+type windowSpec struct {
+	format    WindowFormat
+	retention time.Duration
+}
+
+// NewFamily validates spec and returns the family.
+func NewFamily(spec FamilySpec) (*Family, error) {
+	if spec.Name == "" {
+		return nil, &SpecError{"name", "a family needs a name"}
+	}
+	p, err := ParsePattern(spec.Pattern)
+	if err != nil {
+		return nil, &SpecError{"pattern", err.Error()}
+	}
+	f := &Family{name: spec.Name, pattern: p}
+	for _, g := range []struct {
+		gran               Granularity
+		format             string
+		retention          time.Duration
+		formatKey, retnKey string
+	}{
+		{Hour, spec.HourFormat, spec.HourRetention, "hour_format", "hour_retention"},
+		{Day, spec.DayFormat, spec.DayRetention, "day_format", "day_retention"},
+	} {
+		if g.format == "" {
+			if g.retention != 0 {
+				return nil, &SpecError{g.retnKey, fmt.Sprintf("set without %s", g.formatKey)}
+			}
+			continue
+		}
+		wf, err := ParseWindowFormat(g.gran, g.format)
+		if err != nil {
+			return nil, &SpecError{g.formatKey, err.Error()}
+		}
+		if g.retention <= 0 {
+			return nil, &SpecError{g.retnKey, fmt.Sprintf("must be above zero when %s is set", g.formatKey)}
+		}
+		f.specs[g.gran] = &windowSpec{format: wf, retention: g.retention}
+	}
+	if f.specs[Hour] == nil && f.specs[Day] == nil {
+		return nil, &SpecError{"hour_format", "a family needs hour_format, day_format or both"}
+	}
+	return f, nil
+}
+
+// Name returns the family's name.
+func (f *Family) Name() string { return f.name }
+
+// Pattern returns the family's key pattern.
+func (f *Family) Pattern() *Pattern { return f.pattern }
+
+// Dims returns the names of the family's placeholders other than <window>.
+func (f *Family) Dims() []string { return f.pattern.Dims() }
+
+// Has reports whether the family is written in windows of granularity g.
+func (f *Family) Has(g Granularity) bool { return f.specs[g] != nil }
+
+// Granularities returns the granularities the family is written in, hour first.
+func (f *Family) Granularities() []Granularity {
+	var gs []Granularity
+	for _, g := range []Granularity{Hour, Day} {
+		if f.Has(g) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// Format returns the window format of granularity g; ok is false when the family lacks it.
+func (f *Family) Format(g Granularity) (wf WindowFormat, ok bool) {
+	if s := f.specs[g]; s != nil {
+		return s.format, true
+	}
+	return WindowFormat{}, false
+}
+
+// Retention returns how long windows of granularity g are kept after they end (0 if absent).
+func (f *Family) Retention(g Granularity) time.Duration {
+	if s := f.specs[g]; s != nil {
+		return s.retention
+	}
+	return 0
+}
+
+// ExpireAt is the window-aligned expiry of w's keys: the window's end plus the retention. Every
+// writer computes the same instant, whoever writes first.
+func (f *Family) ExpireAt(w Window) time.Time {
+	return w.End.Add(f.Retention(w.Granularity))
+}
+
+// SharesSlot reports whether the family's hour and day keys for the same dims always land in one
+// Redis Cluster slot, so one script can write both. A family with one granularity always does.
+func (f *Family) SharesSlot() bool {
+	return !(f.Has(Hour) && f.Has(Day)) || f.pattern.SharesSlot()
+}
+
+// Key returns the key of window w for dims (in Dims order).
+func (f *Family) Key(w Window, dims []string) (string, error) {
+	s := f.specs[w.Granularity]
+	if s == nil {
+		return "", fmt.Errorf("family %s has no %s windows", f.name, w.Granularity)
+	}
+	return f.pattern.Key(dims, s.format.Format(w))
+}

@@ -1,0 +1,197 @@
+package store
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsePattern(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		dims    string // comma-joined, or the error text expected
+		err     bool
+	}{
+		{"flow:count:<app>:<device>:<ip>:<window>", "app,device,ip", false},
+		{"{<channel>:<ad>}:<window>", "channel,ad", false},
+		{"stats:<window>", "", false},
+		{"<window>", "", false},
+		{"flow:count:<app>", "no <window>", true},
+		{"a:<window>:<window>", "twice", true},
+		{"a:<x>:<x>:<window>", "twice", true},
+		{"a:<x><y>:<window>", "separated", true},
+		{"a:<x:<window>", "bad placeholder", true},
+		{"a:<1x>:<window>", "bad placeholder", true},
+		{"a:<window", "unclosed", true},
+		{"a>b:<window>", "stray", true},
+		{"", "empty", true},
+	} {
+		t.Run(c.pattern, func(t *testing.T) {
+			p, err := ParsePattern(c.pattern)
+			if c.err {
+				if err == nil || !strings.Contains(err.Error(), c.dims) {
+					t.Fatalf("err %v, want one saying %q", err, c.dims)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(p.Dims(), ","); got != c.dims {
+				t.Fatalf("dims %q, want %q", got, c.dims)
+			}
+		})
+	}
+}
+
+func TestPatternKey(t *testing.T) {
+	p, err := ParsePattern("flow:count:<app>:<device>:<ip>:<window>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Key([]string{"app123", "device456", "127.0.0.1"}, "2023080117")
+	if err != nil || got != "flow:count:app123:device456:127.0.0.1:2023080117" {
+		t.Fatalf("key %q, %v", got, err)
+	}
+	if _, err := p.Key([]string{"only-one"}, "2023080117"); err == nil {
+		t.Fatal("a key with too few dims was built")
+	}
+}
+
+func TestSharesSlot(t *testing.T) {
+	for pattern, want := range map[string]bool{
+		"{<channel>:<ad>}:<window>":           true,
+		"stat:{<tenant>:<endpoint>}:<window>": true,
+		"{flow}:count:<app>:<window>":         true,
+		"{<channel>}:<ad>:<window>":           true,
+		"<channel>:{<ad>}:<window>":           false, // a channel holding '{' moves the tag
+		"<channel>:<ad>:<window>":             false,
+		"{}:<ad>:<window>":                    false, // an empty tag hashes the whole key
+		"{<ad>:<window>}":                     false,
+		"{x:<ad>:<window>}":                   false,
+	} {
+		p, err := ParsePattern(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.SharesSlot(); got != want {
+			t.Errorf("%s: SharesSlot %v, want %v", pattern, got, want)
+		}
+	}
+	// And what the check promises holds for real keys: hour and day keys in one slot.
+	f := adRevenue(t)
+	now := time.Now()
+	hk, _ := f.Key(WindowAt(Hour, now, shanghai), []string{"app1", "banner123"})
+	dk, _ := f.Key(WindowAt(Day, now, shanghai), []string{"app1", "banner123"})
+	if Slot(hk) != Slot(dk) {
+		t.Fatalf("%s and %s in slots %d and %d", hk, dk, Slot(hk), Slot(dk))
+	}
+}
+
+func TestSlot(t *testing.T) {
+	if got := crc16("123456789"); got != 0x31C3 {
+		t.Fatalf("crc16 check value %#x, want 0x31c3 (CRC-16/XMODEM)", got)
+	}
+	if Slot("{user1000}.following") != Slot("{user1000}.followers") || Slot("{user1000}.x") != Slot("user1000") {
+		t.Fatal("hash tags are not honoured")
+	}
+	if Slot("foo{}{bar}") != int(crc16("foo{}{bar}"))%slotCount {
+		t.Fatal("an empty first tag must hash the whole key")
+	}
+}
+
+func TestWindowFormats(t *testing.T) {
+	for _, c := range []struct {
+		g    Granularity
+		java string
+		want string // formatted 2023-08-01 17:42 in Shanghai, or error text
+		err  bool
+	}{
+		{Hour, "yyyyMMddHH", "2023080117", false},
+		{Day, "yyyyMMdd", "20230801", false},
+		{Hour, "yyyy-MM-dd_HH", "2023-08-01_17", false},
+		{Day, "yyMMdd", "230801", false},
+		{Hour, "yyyyMMdd", "lacks HH", true},
+		{Day, "yyyyMMddHH", "cannot have", true},
+		{Hour, "yyyyMMddHHmm", "unsupported letter", true},
+		{Day, "MMdd", "lacks yyyy", true},
+		{Day, "yyyyMMdd1", "digits", true},
+		{Day, "yyyyMMddyyyy", "repeats", true},
+	} {
+		t.Run(c.java, func(t *testing.T) {
+			f, err := ParseWindowFormat(c.g, c.java)
+			if c.err {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("err %v, want one saying %q", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2023, 8, 1, 17, 42, 5, 0, shanghai)
+			w := WindowAt(c.g, at, shanghai)
+			if got := f.Format(w); got != c.want {
+				t.Fatalf("format %q, want %q", got, c.want)
+			}
+			back, err := f.Parse(c.g, c.want, shanghai)
+			if err != nil || !back.Start.Equal(w.Start) {
+				t.Fatalf("parse back %v, %v; want %v", back.Start, err, w.Start)
+			}
+		})
+	}
+	f, _ := ParseWindowFormat(Hour, "yyyyMMddHH")
+	for _, bad := range []string{"202308011", "2023080125", "20230801170", "abcdefghij"} {
+		if _, err := f.Parse(Hour, bad, shanghai); err == nil {
+			t.Errorf("window %q parsed", bad)
+		}
+	}
+}
+
+func TestWindowsAcrossZonesAndDST(t *testing.T) {
+	ny := mustLoad("America/New_York")
+	// 2024-03-10 is 23 hours long in New York; 2024-11-03 is 25.
+	for _, c := range []struct {
+		day  time.Time
+		want time.Duration
+	}{
+		{time.Date(2024, 3, 10, 12, 0, 0, 0, ny), 23 * time.Hour},
+		{time.Date(2024, 11, 3, 12, 0, 0, 0, ny), 25 * time.Hour},
+		{time.Date(2024, 6, 1, 12, 0, 0, 0, ny), 24 * time.Hour},
+	} {
+		w := WindowAt(Day, c.day, ny)
+		if got := w.End.Sub(w.Start); got != c.want {
+			t.Errorf("%s: day is %v long, want %v", c.day.Format("2006-01-02"), got, c.want)
+		}
+	}
+	// India is UTC+5:30: its hours start at :30 UTC.
+	kolkata := mustLoad("Asia/Kolkata")
+	w := WindowAt(Hour, time.Date(2024, 1, 1, 10, 45, 0, 0, time.UTC), kolkata)
+	if w.Start.UTC().Format("15:04") != "10:30" || w.Prev().Start.UTC().Format("15:04") != "09:30" {
+		t.Fatalf("Kolkata hour starts %v (prev %v), want 10:30 and 09:30 UTC", w.Start.UTC(), w.Prev().Start.UTC())
+	}
+}
+
+func TestNewFamilyErrorsNameTheField(t *testing.T) {
+	base := FamilySpec{Name: "f", Pattern: "f:<d>:<window>", HourFormat: "yyyyMMddHH", HourRetention: time.Hour}
+	for _, c := range []struct {
+		edit  func(*FamilySpec)
+		field string
+	}{
+		{func(s *FamilySpec) { s.Name = "" }, "name"},
+		{func(s *FamilySpec) { s.Pattern = "f:<d>" }, "pattern"},
+		{func(s *FamilySpec) { s.HourFormat = "yyyyMMdd" }, "hour_format"},
+		{func(s *FamilySpec) { s.HourRetention = 0 }, "hour_retention"},
+		{func(s *FamilySpec) { s.DayRetention = time.Hour }, "day_retention"},
+		{func(s *FamilySpec) { s.DayFormat = "yyyyMMddHH"; s.DayRetention = time.Hour }, "day_format"},
+		{func(s *FamilySpec) { s.HourFormat, s.HourRetention = "", 0 }, "hour_format"},
+	} {
+		spec := base
+		c.edit(&spec)
+		_, err := NewFamily(spec)
+		se, ok := err.(*SpecError)
+		if !ok || se.Field != c.field {
+			t.Errorf("%+v: err %v, want a SpecError on %s", spec, err, c.field)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package store
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed lua/incr_windows.lua
+var incrWindowsLua string
+
+// incrWindows adds deltas to counter keys and sets window-aligned expiry on keys without a TTL.
+var incrWindows = redis.NewScript(incrWindowsLua)
+
+// scripts are loaded on every master before pipelined EVALSHA calls.
+var scripts = []*redis.Script{incrWindows}
+
+// LoadScripts loads the store's Lua scripts on every master (every node of a standalone client),
+// so pipelined EVALSHA calls find them. Call it again after a restart or a failover; the writer
+// does so by itself when Redis answers NOSCRIPT.
+func (s *Store) LoadScripts(ctx context.Context) error {
+	load := func(ctx context.Context, c redis.Scripter) error {
+		for _, sc := range scripts {
+			if err := sc.Load(ctx, c).Err(); err != nil {
+				return fmt.Errorf("store: load scripts: %w", err)
+			}
+		}
+		return nil
+	}
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
+	}
+	return load(ctx, s.rdb)
+}

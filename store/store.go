@@ -1,0 +1,62 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Options tune a Store. The zero value is usable.
+type Options struct {
+	// Location is the time zone windows are cut in (time.Local when nil).
+	Location *time.Location
+	// LocalClock reads the local clock (time.Now when nil); tests give a skewed one.
+	LocalClock func() time.Time
+	// ClockRefresh is how often the server clock offset is measured again (a minute when zero).
+	ClockRefresh time.Duration
+}
+
+// Store reads and writes hourglass structures in one Redis or Redis Cluster.
+type Store struct {
+	rdb   redis.UniversalClient
+	loc   *time.Location
+	clock *Clock
+}
+
+// New returns a Store over rdb. Call Init before writing.
+func New(rdb redis.UniversalClient, opt Options) *Store {
+	loc := opt.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	return &Store{rdb: rdb, loc: loc, clock: NewClock(opt.LocalClock, opt.ClockRefresh)}
+}
+
+// Init measures the server clock and loads the scripts on every master.
+func (s *Store) Init(ctx context.Context) error {
+	if err := s.clock.Sync(ctx, s.rdb); err != nil {
+		return err
+	}
+	return s.LoadScripts(ctx)
+}
+
+// Client returns the Redis client the store uses.
+func (s *Store) Client() redis.UniversalClient { return s.rdb }
+
+// Location returns the time zone windows are cut in.
+func (s *Store) Location() *time.Location { return s.loc }
+
+// Clock returns the server clock.
+func (s *Store) Clock() *Clock { return s.clock }
+
+// Now returns the Redis server's current time.
+func (s *Store) Now() time.Time { return s.clock.Now() }
+
+// eventTime is at, or the server's now when at is zero.
+func (s *Store) eventTime(at time.Time) time.Time {
+	if at.IsZero() {
+		return s.clock.Now()
+	}
+	return at
+}

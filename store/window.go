@@ -1,0 +1,140 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Granularity is the length of a counter window.
+type Granularity int
+
+const (
+	// Hour windows start on the hour in the configured time zone.
+	Hour Granularity = iota
+	// Day windows start at midnight in the configured time zone.
+	Day
+)
+
+// String returns "hour" or "day".
+func (g Granularity) String() string {
+	if g == Day {
+		return "day"
+	}
+	return "hour"
+}
+
+// Window is one time bucket: [Start, End) in the time zone the windows are cut in.
+type Window struct {
+	Granularity Granularity
+	Start       time.Time
+	End         time.Time
+}
+
+// WindowAt returns the window of granularity g that holds t, cut in loc. Day windows follow the
+// calendar (a DST day is 23 or 25 hours long); hour windows follow the wall clock in loc, so a
+// zone offset of half an hour still starts them on its own hour.
+func WindowAt(g Granularity, t time.Time, loc *time.Location) Window {
+	t = t.In(loc)
+	y, m, d := t.Date()
+	if g == Day {
+		start := time.Date(y, m, d, 0, 0, 0, 0, loc)
+		return Window{Granularity: Day, Start: start, End: start.AddDate(0, 0, 1)}
+	}
+	// Truncate within the zone: minutes and seconds past the local hour.
+	start := t.Add(-time.Duration(t.Minute())*time.Minute - time.Duration(t.Second())*time.Second -
+		time.Duration(t.Nanosecond()))
+	return Window{Granularity: Hour, Start: start, End: start.Add(time.Hour)}
+}
+
+// Prev returns the window just before w.
+func (w Window) Prev() Window {
+	return WindowAt(w.Granularity, w.Start.Add(-time.Nanosecond), w.Start.Location())
+}
+
+// Contains reports whether t falls in w.
+func (w Window) Contains(t time.Time) bool {
+	return !t.Before(w.Start) && t.Before(w.End)
+}
+
+// WindowFormat is a window format given in the Java style users know from their writers
+// (yyyyMMddHH, yyyyMMdd, yyyy-MM-dd HH), translated once into a Go layout.
+type WindowFormat struct {
+	java   string
+	layout string
+}
+
+// javaFields maps the Java date letters we accept to Go layout elements, longest first.
+var javaFields = []struct{ java, layout string }{
+	{"yyyy", "2006"}, {"yy", "06"}, {"MM", "01"}, {"dd", "02"}, {"HH", "15"},
+}
+
+// ParseWindowFormat translates a Java-style format for granularity g. An hour format needs a
+// year, month, day and HH; a day format a year, month and day and no hour. Letters other than
+// these fields are refused (quote nothing: separators such as '-', ':' and '_' are literal).
+func ParseWindowFormat(g Granularity, java string) (WindowFormat, error) {
+	if java == "" {
+		return WindowFormat{}, fmt.Errorf("empty format")
+	}
+	var layout strings.Builder
+	have := map[string]bool{}
+	for rest := java; rest != ""; {
+		matched := false
+		for _, f := range javaFields {
+			if strings.HasPrefix(rest, f.java) {
+				if have[f.java[:1]] {
+					return WindowFormat{}, fmt.Errorf("%q repeats %q", java, f.java)
+				}
+				have[f.java[:1]] = true
+				layout.WriteString(f.layout)
+				rest = rest[len(f.java):]
+				matched = true
+				break
+			}
+		}
+		if matched {
+			continue
+		}
+		c := rest[0]
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' {
+			return WindowFormat{}, fmt.Errorf("%q: unsupported letter %q (use yyyy, yy, MM, dd, HH)", java, c)
+		}
+		if c >= '0' && c <= '9' {
+			return WindowFormat{}, fmt.Errorf("%q: digits are not allowed", java)
+		}
+		layout.WriteByte(c)
+		rest = rest[1:]
+	}
+	for _, need := range []string{"y", "M", "d"} {
+		if !have[need] {
+			return WindowFormat{}, fmt.Errorf("%q lacks %s", java, map[string]string{"y": "yyyy", "M": "MM", "d": "dd"}[need])
+		}
+	}
+	if g == Hour && !have["H"] {
+		return WindowFormat{}, fmt.Errorf("%q lacks HH", java)
+	}
+	if g == Day && have["H"] {
+		return WindowFormat{}, fmt.Errorf("%q has HH, which a day window cannot have", java)
+	}
+	return WindowFormat{java: java, layout: layout.String()}, nil
+}
+
+// String returns the format in the Java style it was given in.
+func (f WindowFormat) String() string { return f.java }
+
+// Format renders the start of w.
+func (f WindowFormat) Format(w Window) string { return w.Start.Format(f.layout) }
+
+// Parse reads a formatted window back, in loc. It is strict: the text must be exactly what
+// Format would produce, so "2024011" or "20240132" are refused.
+func (f WindowFormat) Parse(g Granularity, text string, loc *time.Location) (Window, error) {
+	t, err := time.ParseInLocation(f.layout, text, loc)
+	if err != nil {
+		return Window{}, fmt.Errorf("window %q does not match %s", text, f.java)
+	}
+	w := WindowAt(g, t, loc)
+	if f.Format(w) != text {
+		return Window{}, fmt.Errorf("window %q does not match %s", text, f.java)
+	}
+	return w, nil
+}
