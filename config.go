@@ -1,0 +1,416 @@
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	// Operators run the console on servers and in slim containers that often lack a zoneinfo
+	// database; embedding it keeps ui.timezone working everywhere.
+	_ "time/tzdata"
+
+	"github.com/BurntSushi/toml"
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+// shippedConfig is config.toml as released: the built-in default and the documented reference.
+//
+//go:embed config.toml
+var shippedConfig []byte
+
+// Config is a validated configuration.
+type Config struct {
+	Path     string // file it was read from; "" for the built-in default
+	Redis    RedisConfig
+	UI       UIConfig
+	Scan     ScanConfig
+	Counters []*store.Family
+}
+
+// RedisConfig says which Redis to watch and whether the console may write to it.
+type RedisConfig struct {
+	Addrs       []string // host:port or redis:// / rediss:// URLs; empty means the embedded Redis
+	Username    string
+	PasswordEnv string // name of the variable holding the password
+	AllowWrites bool   // against a real Redis; the embedded one always allows writes
+}
+
+// Password returns the password: the variable named by PasswordEnv when set, else REDISCLI_AUTH
+// (as redis-cli does); "" if neither. It is read when called, never stored in the Config, so a
+// Config can be printed or logged without leaking it.
+func (r RedisConfig) Password() string {
+	if r.PasswordEnv != "" {
+		if p, ok := os.LookupEnv(r.PasswordEnv); ok {
+			return p
+		}
+	}
+	return os.Getenv("REDISCLI_AUTH")
+}
+
+// UIConfig shapes the terminal console.
+type UIConfig struct {
+	Refresh      time.Duration // poll interval, at least MinRefresh
+	Theme        string        // "dark", "light" or "none"
+	Timezone     *time.Location
+	TimezoneName string // as written in the file, e.g. "Local" or "Asia/Shanghai"
+}
+
+// ScanConfig budgets the SCAN sweeps so the console never hurts the Redis it watches.
+type ScanConfig struct {
+	Count         int // COUNT hint per SCAN call
+	KeysPerSecond int // ceiling on keys visited per second, per sweep
+}
+
+// MinRefresh is the shortest poll interval: faster than a person can read, and each poll costs
+// the watched Redis a round of reads.
+const MinRefresh = 250 * time.Millisecond
+
+// themes are the palettes the theme package provides.
+var themes = []string{"dark", "light", "none"}
+
+// ConfigError is a problem in a config file, reported as one line: "FILE:LINE: KEY: message".
+type ConfigError struct {
+	File string
+	Line int    // 1-based; 0 when unknown
+	Key  string // dotted key without element indexes, e.g. "counter.pattern"; may be empty
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line))
+	}
+	if e.Key != "" {
+		b.WriteString(": " + e.Key)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// DefaultConfig returns the shipped config.toml, parsed. The file is compiled in, so a failure is
+// a bug in the release; a test guards it.
+func DefaultConfig() *Config {
+	cfg, err := ParseConfig("config.toml", shippedConfig)
+	if err != nil {
+		panic("built-in " + err.Error())
+	}
+	cfg.Path = ""
+	return cfg
+}
+
+// LoadConfig reads and validates the config file at path.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig validates data as a config file called name (used in errors and as Config.Path).
+// When the file has several problems the error is the first one in the file, as a compiler
+// would report it; it is always a *ConfigError.
+func ParseConfig(name string, data []byte) (*Config, error) {
+	src := string(data)
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{File: name, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &ConfigError{File: name, Msg: err.Error()}
+	}
+	c := &checker{file: name, lines: indexLines(src)}
+	cfg := c.config(raw)
+	if len(c.errs) > 0 {
+		// Sort by line, keeping discovery order among equals, so the report is stable.
+		slices.SortStableFunc(c.errs, func(a, b *ConfigError) int { return a.Line - b.Line })
+		return nil, c.errs[0]
+	}
+	cfg.Path = name
+	return cfg, nil
+}
+
+// checker walks the decoded file, collecting every problem with its line.
+type checker struct {
+	file  string
+	lines lineIndex
+	errs  []*ConfigError
+}
+
+// table is one decoded TOML table and the path its keys are found under in the line index.
+type table struct {
+	path string
+	m    map[string]any
+}
+
+var indexSuffix = regexp.MustCompile(`\[\d+\]`)
+
+// fail records a problem with the key at path (e.g. "counter[1].name").
+func (c *checker) fail(path, format string, args ...any) {
+	c.errs = append(c.errs, &ConfigError{
+		File: c.file,
+		Line: c.lines.lineOf(path),
+		Key:  indexSuffix.ReplaceAllString(path, ""),
+		Msg:  fmt.Sprintf(format, args...),
+	})
+}
+
+func (c *checker) config(raw map[string]any) *Config {
+	cfg := &Config{
+		UI:   UIConfig{Refresh: time.Second, Theme: "dark", Timezone: time.Local, TimezoneName: "Local"},
+		Scan: ScanConfig{Count: 1000, KeysPerSecond: 20000},
+	}
+	root := table{m: raw}
+	c.onlyKeys(root, "", "redis", "ui", "scan", "counter")
+	if t, ok := c.subtable(root, "redis"); ok {
+		cfg.Redis = c.redis(t)
+	}
+	if t, ok := c.subtable(root, "ui"); ok {
+		c.ui(t, &cfg.UI)
+	}
+	if t, ok := c.subtable(root, "scan"); ok {
+		c.scan(t, &cfg.Scan)
+	}
+	cfg.Counters = c.counters(root, len(cfg.Redis.Addrs) > 1)
+	return cfg
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (c *checker) redis(t table) RedisConfig {
+	var r RedisConfig
+	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes")
+	if addrs, ok := c.stringList(t, "addrs"); ok {
+		for i, a := range addrs {
+			if msg := checkAddr(a); msg != "" {
+				c.fail(t.path+".addrs["+strconv.Itoa(i)+"]", "%s", msg)
+			}
+		}
+		r.Addrs = addrs
+	}
+	r.Username, _ = c.str(t, "username")
+	if v, ok := c.str(t, "password_env"); ok {
+		if v != "" && !envName.MatchString(v) {
+			c.fail(t.path+".password_env", "%q is not an environment variable name", v)
+		}
+		r.PasswordEnv = v
+	}
+	r.AllowWrites, _ = c.boolean(t, "allow_writes")
+	return r
+}
+
+// checkAddr returns what is wrong with a Redis address, or "".
+func checkAddr(a string) string {
+	if strings.Contains(a, "://") {
+		if !strings.HasPrefix(a, "redis://") && !strings.HasPrefix(a, "rediss://") {
+			return fmt.Sprintf("bad addr %q: a URL must start with redis:// or rediss://", a)
+		}
+		if _, err := redis.ParseURL(a); err != nil {
+			return fmt.Sprintf("bad addr %q: %v", a, err)
+		}
+		return ""
+	}
+	host, port, err := net.SplitHostPort(a)
+	if err != nil || host == "" {
+		return fmt.Sprintf("bad addr %q (want host:port, e.g. 127.0.0.1:6379, or a redis:// URL)", a)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return fmt.Sprintf("bad addr %q: port %q is not a number from 1 to 65535", a, port)
+	}
+	return ""
+}
+
+func (c *checker) ui(t table, ui *UIConfig) {
+	c.onlyKeys(t, "[ui]", "refresh", "theme", "timezone")
+	if d, ok := c.duration(t, "refresh"); ok {
+		if d < MinRefresh {
+			c.fail(t.path+".refresh", "%v is below the %v minimum", d, MinRefresh)
+		}
+		ui.Refresh = d
+	}
+	if v, ok := c.str(t, "theme"); ok {
+		if !slices.Contains(themes, v) {
+			c.fail(t.path+".theme", "unknown theme %q (use %s)", v, strings.Join(themes, ", "))
+		}
+		ui.Theme = v
+	}
+	if v, ok := c.str(t, "timezone"); ok {
+		// LoadLocation("") means UTC, which would hide a half-edited line.
+		loc, err := time.LoadLocation(v)
+		if v == "" || err != nil {
+			c.fail(t.path+".timezone", "unknown time zone %q (use Local, UTC or an IANA name such as Asia/Shanghai)", v)
+		} else {
+			ui.Timezone, ui.TimezoneName = loc, v
+		}
+	}
+}
+
+func (c *checker) scan(t table, s *ScanConfig) {
+	c.onlyKeys(t, "[scan]", "count", "keys_per_second")
+	if n, ok := c.integer(t, "count"); ok {
+		if n < 1 {
+			c.fail(t.path+".count", "must be at least 1, got %d", n)
+		}
+		s.Count = n
+	}
+	if n, ok := c.integer(t, "keys_per_second"); ok {
+		if n < 1 {
+			c.fail(t.path+".keys_per_second", "must be at least 1, got %d", n)
+		}
+		s.KeysPerSecond = n
+	}
+}
+
+// counters builds the [[counter]] families. cluster is true when several addrs are given.
+func (c *checker) counters(root table, cluster bool) []*store.Family {
+	var tables []table
+	switch v := root.m["counter"].(type) {
+	case nil:
+		return nil
+	case []map[string]any:
+		for i, m := range v {
+			tables = append(tables, table{"counter[" + strconv.Itoa(i) + "]", m})
+		}
+	case []any: // counter = [{...}, {...}]: legal TOML, so accepted
+		for i, e := range v {
+			path := "counter[" + strconv.Itoa(i) + "]"
+			if m, ok := e.(map[string]any); ok {
+				tables = append(tables, table{path, m})
+			} else {
+				c.fail(path, "want a table, got %s", describe(e))
+			}
+		}
+	default:
+		c.fail("counter", "want [[counter]] tables, got %s", describe(v))
+		return nil
+	}
+	var fams []*store.Family
+	firstLine := map[string]int{} // family name -> line of its name key
+	for _, t := range tables {
+		if f := c.counter(t, cluster, firstLine); f != nil {
+			fams = append(fams, f)
+		}
+	}
+	return fams
+}
+
+// counter checks one [[counter]] table and builds its family; nil if anything is wrong.
+func (c *checker) counter(t table, cluster bool, firstLine map[string]int) *store.Family {
+	start := len(c.errs)
+	c.onlyKeys(t, "[[counter]]", "name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention")
+	at := func(key string) string { return t.path + "." + key }
+	var spec store.FamilySpec
+	var ok bool
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"name", &spec.Name}, {"pattern", &spec.Pattern}} {
+		if _, present := t.m[f.key]; !present {
+			c.fail(at(f.key), "missing: every [[counter]] needs a %s", f.key)
+		}
+		*f.dst, _ = c.str(t, f.key)
+	}
+	// Format and retention come in pairs; checking them here rather than leaving it to
+	// store.NewFamily points at the line to edit and reports every pair, not just the first.
+	formats := 0
+	for _, g := range []struct {
+		gran, example string
+		format        *string
+		retention     *time.Duration
+	}{
+		{"hour", "yyyyMMddHH", &spec.HourFormat, &spec.HourRetention},
+		{"day", "yyyyMMdd", &spec.DayFormat, &spec.DayRetention},
+	} {
+		fkey, rkey := g.gran+"_format", g.gran+"_retention"
+		_, badFormat := t.m[fkey]
+		*g.format, ok = c.str(t, fkey)
+		badFormat = badFormat && !ok
+		*g.retention, ok = c.duration(t, rkey)
+		switch {
+		case ok && *g.retention <= 0:
+			c.fail(at(rkey), "must be positive, got %q", t.m[rkey])
+		case *g.format != "" && !ok:
+			if _, present := t.m[rkey]; !present {
+				c.fail(at(fkey), "%s windows need %s (how long a window is kept after it ends), e.g. %s = \"48h\"",
+					g.gran, rkey, rkey)
+			}
+		case *g.format == "" && ok && !badFormat:
+			c.fail(at(rkey), "set without %s: add %s = %q or remove it", fkey, fkey, g.example)
+		}
+		if *g.format != "" || badFormat {
+			formats++
+		}
+	}
+	if formats == 0 {
+		c.fail(at("hour_format"), "a counter family needs hour_format, day_format or both")
+	}
+	if spec.Name != "" {
+		if line, dup := firstLine[spec.Name]; dup {
+			c.fail(at("name"), "duplicate family name %q (first declared at line %d)", spec.Name, line)
+		} else {
+			firstLine[spec.Name] = c.lines.lineOf(at("name"))
+		}
+	}
+	fam, err := store.NewFamily(spec)
+	var se *store.SpecError
+	switch {
+	case errors.As(err, &se):
+		if !reportedPair(c.errs[start:], se.Field) {
+			c.fail(at(se.Field), "%s", strings.TrimPrefix(se.Msg, se.Field+": "))
+		}
+		return nil
+	case err != nil:
+		c.fail(t.path, "%v", err)
+		return nil
+	}
+	// With one address the target may still be a cluster, but then the operator has not said so
+	// and the console finds out at connect time; several addresses are a cluster for certain.
+	if cluster && !fam.SharesSlot() {
+		c.fail(at("pattern"), "hour and day keys of %q can land in different cluster slots, so one script "+
+			"cannot write both; put the dims in a hash tag: pattern = %q", spec.Name, hashTagged(spec.Pattern))
+	}
+	if len(c.errs) > start {
+		return nil
+	}
+	return fam
+}
+
+// reportedPair reports whether errs already hold a problem with field, or with the other half of
+// its format/retention pair: store.NewFamily stops at the first problem it sees, which is then
+// often one this file has already explained better.
+func reportedPair(errs []*ConfigError, field string) bool {
+	gran, _, _ := strings.Cut(field, "_")
+	for _, e := range errs {
+		k := strings.TrimPrefix(e.Key, "counter.")
+		if k == field || (gran == "hour" || gran == "day") && strings.HasPrefix(k, gran+"_") {
+			return true
+		}
+	}
+	return false
+}
+
+// hashTagged suggests a version of pattern whose hour and day keys share a cluster slot: the
+// text from its first placeholder up to the separator before <window>, wrapped in braces.
+func hashTagged(pattern string) string {
+	const example = "stat:{<tenant>:<endpoint>}:<window>"
+	w := strings.Index(pattern, "<window>")
+	if strings.ContainsAny(pattern, "{}") || w < 2 || strings.LastIndexByte(pattern, '<') != w {
+		return example
+	}
+	from := strings.IndexByte(pattern, '<')
+	if from == w {
+		from = 0 // no dims: tag the literal prefix
+	}
+	return pattern[:from] + "{" + pattern[from:w-1] + "}" + pattern[w-1:]
+}
