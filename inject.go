@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"hourglass/store"
+)
+
+const injectUsage = `hourglass inject: write counter test traffic through the batch writer.
+
+Events are drawn over --dims distinct dims tuples, Zipf-like (a few hot, a long tail), each
+adding 1 to its hour and day windows at the Redis server's time; the writer pre-aggregates them
+and flushes pipelines of script calls. A real Redis needs --allow-writes.
+
+Usage:
+  hourglass inject [--family NAME] [--events N | --duration D] [--rate R] [--dims K] [flags]
+
+Flags:
+`
+
+// injectOptions say what inject writes.
+type injectOptions struct {
+	events   int64         // stop after this many events (0: no limit)
+	duration time.Duration // stop after this long (0: no limit)
+	rate     float64       // events per second (0: as fast as possible)
+	dims     int           // distinct dims tuples
+}
+
+// injectResult is what inject wrote.
+type injectResult struct {
+	events   int64 // events written
+	keys     int64 // key updates (increments) sent
+	calls    int64 // script calls
+	elapsed  time.Duration
+	unsent   int   // key pairs still pending when inject gave up
+	refused  int64 // key updates Redis refused (wrong type, not an integer)
+	firstErr error // the first refusal or transport error, for the summary
+}
+
+func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("inject", injectUsage, stdout)
+	var common commonFlags
+	common.register(fs)
+	family := fs.String("family", "", "counter family to write (default: the first in the config)")
+	var opt injectOptions
+	fs.Int64Var(&opt.events, "events", 0, "number of events to write (default 100000 when --duration is not given)")
+	fs.DurationVar(&opt.duration, "duration", 0, "write for this long, e.g. 30s")
+	fs.Float64Var(&opt.rate, "rate", 0, "events per second; 0 writes as fast as Redis takes them")
+	fs.IntVar(&opt.dims, "dims", 1000, "distinct dims tuples, drawn Zipf-like")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if opt.events < 0 || opt.duration < 0 || opt.rate < 0 || opt.dims < 1 {
+		return usagef("inject: --events, --duration and --rate must not be negative, --dims at least 1")
+	}
+	if opt.events == 0 && opt.duration == 0 {
+		opt.events = 100000
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	f, err := pickFamily(cfg, *family)
+	if err != nil {
+		return err
+	}
+	t, err := openTarget(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if err := t.requireWrites("inject"); err != nil {
+		return err
+	}
+	if t.emb != nil {
+		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.emb.Addr())
+	}
+	res := inject(ctx, t.store, f, opt)
+	fmt.Fprintln(stdout, res.summary(f.Name()))
+	if res.unsent > 0 {
+		return fmt.Errorf("inject: %d key pairs could not be written: %v", res.unsent, res.firstErr)
+	}
+	return nil
+}
+
+// pickFamily finds the counter family named name, or the first one when name is empty.
+func pickFamily(cfg *Config, name string) (*store.Family, error) {
+	if len(cfg.Counters) == 0 {
+		return nil, usagef("the config declares no [[counter]] family")
+	}
+	if name == "" {
+		return cfg.Counters[0], nil
+	}
+	var names []string
+	for _, f := range cfg.Counters {
+		if f.Name() == name {
+			return f, nil
+		}
+		names = append(names, f.Name())
+	}
+	return nil, usagef("no counter family %q (the config has: %v)", name, names)
+}
+
+func (r injectResult) summary(family string) string {
+	secs := r.elapsed.Seconds()
+	if secs <= 0 {
+		secs = 1e-9
+	}
+	s := fmt.Sprintf("inject %s: events=%d increments=%d calls=%d seconds=%.2f events/s=%.0f calls/s=%.0f",
+		family, r.events, r.keys, r.calls, secs, float64(r.events)/secs, float64(r.calls)/secs)
+	if r.refused > 0 {
+		s += fmt.Sprintf(" refused=%d (%v)", r.refused, r.firstErr)
+	}
+	if r.unsent > 0 {
+		s += fmt.Sprintf(" unsent_pairs=%d", r.unsent)
+	}
+	return s
+}
+
+// inject generates events on one goroutine and flushes on another, so Redis works while the next
+// events are drawn. It stops at the event or time limit or when ctx ends, then flushes what is
+// left, retrying a Redis that went away for up to giveUp before reporting what it could not send.
+func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOptions) injectResult {
+	const giveUp = 30 * time.Second
+	w := st.NewWriter(store.WriterOptions{})
+	tr := newTraffic(f, opt.dims, 1)
+	start := time.Now()
+	var generated atomic.Int64
+	genDone := make(chan struct{})
+
+	go func() {
+		defer close(genDone)
+		deadline := time.Time{}
+		if opt.duration > 0 {
+			deadline = start.Add(opt.duration)
+		}
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			now := time.Now()
+			if ctx.Err() != nil || (!deadline.IsZero() && !now.Before(deadline)) {
+				return
+			}
+			n := int64(4096)
+			if opt.rate > 0 {
+				n = int64(opt.rate*now.Sub(start).Seconds()) - generated.Load()
+			}
+			if opt.events > 0 && generated.Load()+n > opt.events {
+				n = opt.events - generated.Load()
+			}
+			n = max(n, 0)
+			for range n {
+				if err := w.Add(f, tr.next(), 1, time.Time{}); err != nil {
+					return // dims always fit; only a clock far off could expire "now"
+				}
+			}
+			if generated.Add(n); opt.events > 0 && generated.Load() >= opt.events {
+				return
+			}
+			if opt.rate > 0 {
+				select {
+				case <-tick.C:
+				case <-ctx.Done():
+				}
+			}
+		}
+	}()
+
+	var res injectResult
+	var mu sync.Mutex
+	record := func(fr store.FlushResult, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		res.events += fr.Events
+		res.keys += int64(fr.Keys)
+		res.calls += int64(fr.Calls)
+		var ke *store.KeyError
+		for _, e := range unjoin(err) {
+			if errors.As(e, &ke) {
+				res.refused++
+			}
+			if res.firstErr == nil {
+				res.firstErr = e
+			}
+		}
+	}
+	// Flushes run under their own context, so ctrl+c stops generating but what was generated is
+	// still written.
+	flushCtx := context.WithoutCancel(ctx)
+	backoff := 50 * time.Millisecond
+	var failingSince time.Time
+	for {
+		done := false
+		select {
+		case <-genDone:
+			done = true
+		default:
+		}
+		fr, err := w.Flush(flushCtx)
+		record(fr, err)
+		if fr.Failed > 0 {
+			// Redis is unreachable: wait and retry, up to giveUp in a row.
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			}
+			if time.Since(failingSince) > giveUp {
+				<-genDone
+				res.unsent = w.Pending()
+				break
+			}
+			time.Sleep(backoff)
+			backoff = min(backoff*2, 2*time.Second)
+			continue
+		}
+		failingSince, backoff = time.Time{}, 50*time.Millisecond
+		if done && w.Pending() == 0 {
+			break
+		}
+		if fr.Calls == 0 {
+			select { // nothing was pending: let the generator run
+			case <-genDone:
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}
+	res.elapsed = time.Since(start)
+	return res
+}
+
+// unjoin lists the errors joined into err.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -1,0 +1,189 @@
+// Command hourglass watches and exercises Redis counting structures: windowed hour/day counters
+// (and, as they arrive, queues, limiters, uniques and locks). With no Redis address it runs on
+// an embedded in-process Redis with demo traffic.
+//
+//	hourglass [flags]           run on the configured Redis (the embedded one by default)
+//	hourglass inject [flags]    write counter test traffic through the batch writer
+//
+// Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Exit codes, as DESIGN.md promises them.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+// usageError is a mistake in the command line or the config: exit 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func main() {
+	// go-redis logs reconnect attempts to stderr on its own; hourglass reports connection trouble
+	// itself, once, in words an operator can act on.
+	redis.SetLogger(quietLogger{})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+// run dispatches a command line and turns its error into one line on stderr and an exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	name, rest := "", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, rest = args[0], args[1:]
+	}
+	var err error
+	switch name {
+	case "":
+		err = cmdWatch(ctx, rest, stdout, stderr)
+	case "inject":
+		err = cmdInject(ctx, rest, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, mainUsage)
+		return exitOK
+	default:
+		err = usagef("unknown command %q (run hourglass --help)", name)
+	}
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, new(usageError)), errors.As(err, new(*ConfigError)):
+		fmt.Fprintln(stderr, "hourglass: "+oneLine(err))
+		return exitUsage
+	default:
+		fmt.Fprintln(stderr, "hourglass: "+oneLine(err))
+		return exitRuntime
+	}
+}
+
+// oneLine keeps an error to one line however many were joined into it.
+func oneLine(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return fmt.Sprintf("%s (and %d more)", lines[0], len(lines)-1)
+}
+
+const mainUsage = `hourglass: watch and exercise Redis counting structures (hour/day counters, and more to come).
+
+Usage:
+  hourglass [flags]            run against the configured Redis; with no address, an embedded
+                               Redis with demo counter traffic and a line of live totals a second
+  hourglass inject [flags]     write counter test traffic through the batch writer
+  hourglass help               this text
+
+Every command takes --help. Flags override config.toml; config.toml overrides built-in defaults.
+Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
+`
+
+// commonFlags are the flags every command that talks to Redis takes.
+type commonFlags struct {
+	config      string
+	addrs       stringList
+	allowWrites bool
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "config file (default ./config.toml when present, else the built-in defaults)")
+	fs.Var(&c.addrs, "addr", "Redis `address` as host:port, redis:// or rediss:// URL; repeat for a cluster's seeds (overrides [redis] addrs)")
+	fs.BoolVar(&c.allowWrites, "allow-writes", false, "allow writes to a real Redis (the embedded one always allows them)")
+}
+
+// load reads the config the flags name and applies the flags over it.
+func (c *commonFlags) load() (*Config, error) {
+	var cfg *Config
+	switch {
+	case c.config != "":
+		loaded, err := LoadConfig(c.config)
+		if err != nil {
+			return nil, err
+		}
+		cfg = loaded
+	default:
+		if _, err := os.Stat("config.toml"); err == nil {
+			loaded, err := LoadConfig("config.toml")
+			if err != nil {
+				return nil, err
+			}
+			cfg = loaded
+		} else {
+			cfg = DefaultConfig()
+		}
+	}
+	if len(c.addrs) > 0 {
+		cfg.Redis.Addrs = c.addrs
+		if len(c.addrs) > 1 {
+			for _, f := range cfg.Counters {
+				if !f.SharesSlot() {
+					return nil, usagef("counter %s: pattern %q puts hour and day keys in different cluster slots; wrap the dims in a hash tag, e.g. {<dims>}:<window>",
+						f.Name(), f.Pattern())
+				}
+			}
+		}
+	}
+	if c.allowWrites {
+		cfg.Redis.AllowWrites = true
+	}
+	return cfg, nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// newFlagSet returns a flag set whose --help prints usage to stdout and whose errors are usage
+// errors.
+func newFlagSet(name, usage string, stdout io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fs.SetOutput(stdout)
+		fmt.Fprint(stdout, usage)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args, printing usage for --help and turning mistakes into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}

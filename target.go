@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+// target is the Redis a command runs against, connected and with the store on it.
+type target struct {
+	mode     string // "embedded", "standalone" or "cluster"
+	label    string // what the operator is told they are looking at
+	writable bool
+	rdb      redis.UniversalClient
+	store    *store.Store
+	emb      *embedded // nil for a real Redis
+}
+
+// openTarget starts the embedded Redis when the config has no address, or connects to the one
+// it names; then it measures the server clock and loads the scripts. A real Redis is writable
+// only when the config (or --allow-writes) says so.
+func openTarget(ctx context.Context, cfg *Config) (*target, error) {
+	t := &target{}
+	if len(cfg.Redis.Addrs) == 0 {
+		emb, err := startEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		t.mode, t.label, t.writable, t.emb = "embedded", "embedded Redis on "+emb.Addr(), true, emb
+		t.rdb = redis.NewClient(&redis.Options{Addr: emb.Addr()})
+	} else {
+		tg, err := store.ParseTarget(cfg.Redis.Addrs, cfg.Redis.Username, cfg.Redis.Password())
+		if err != nil {
+			return nil, usageError{err}
+		}
+		t.mode, t.label, t.writable = tg.Mode(), strings.Join(tg.Addrs, ","), cfg.Redis.AllowWrites
+		t.rdb = tg.NewClient()
+	}
+	t.store = store.New(t.rdb, store.Options{Location: cfg.UI.Timezone})
+	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := t.store.Init(initCtx); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("cannot use Redis at %s: %w", t.label, err)
+	}
+	return t, nil
+}
+
+// requireWrites refuses a write command on a read-only target.
+func (t *target) requireWrites(what string) error {
+	if t.writable {
+		return nil
+	}
+	return usagef("refusing to %s on %s: a real Redis is read-only unless --allow-writes (or allow_writes = true under [redis])", what, t.label)
+}
+
+// Close disconnects and stops the embedded Redis, if any.
+func (t *target) Close() {
+	_ = t.rdb.Close()
+	if t.emb != nil {
+		t.emb.Close()
+	}
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"hourglass/store"
+)
+
+const watchUsage = `Running hourglass with no command: with no address (the default config) it starts an embedded Redis on a loopback port, runs demo
+counter traffic into every configured family, and prints a line of live totals a second, read
+back from Redis, until ctrl+c. The full-screen console will take this line's place.
+
+With an address it connects, checks the server clock and scripts, and says what it found.
+
+Flags:
+`
+
+// demoTuples is how many dims tuples the demo spreads each family's traffic over.
+const demoTuples = 50
+
+func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("hourglass", mainUsage+"\n"+watchUsage, stdout)
+	var common commonFlags
+	common.register(fs)
+	rate := fs.Float64("demo-rate", 300, "demo events per second per family (embedded Redis only)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	t, err := openTarget(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if t.emb == nil {
+		mode := "read-only"
+		if t.writable {
+			mode = "writes allowed"
+		}
+		fmt.Fprintf(stdout, "hourglass: connected to %s (%s, %s); server clock is %v ahead of this host; %d counter families configured\n",
+			t.label, t.mode, mode, t.store.Clock().Offset().Round(time.Millisecond), len(cfg.Counters))
+		fmt.Fprintln(stdout, "hourglass: the live console is not built yet; use `hourglass inject` to write test traffic")
+		return nil
+	}
+	fmt.Fprintf(stdout, "hourglass: demo on an embedded Redis at %s (try: redis-cli -p %s GET <key>; its data is gone at exit)\n",
+		t.emb.Addr(), t.emb.Port())
+	fmt.Fprintln(stdout, "hourglass: the live console is not built yet; until it is, this prints live totals read from Redis once a second (ctrl+c stops)")
+	demo := newDemo(t.store, cfg.Counters, *rate)
+	go demo.run(ctx, stderr)
+	return printTotals(ctx, t.store, demo, stdout)
+}
+
+// demo writes counter traffic into every family at a gently swinging rate, so totals and rates
+// move the way live traffic does.
+type demo struct {
+	st       *store.Store
+	w        *store.Writer
+	traffic  []*traffic
+	rate     float64
+	families []*store.Family
+}
+
+func newDemo(st *store.Store, families []*store.Family, rate float64) *demo {
+	d := &demo{st: st, w: st.NewWriter(store.WriterOptions{}), rate: rate, families: families}
+	for i, f := range families {
+		d.traffic = append(d.traffic, newTraffic(f, demoTuples, uint64(i+1)))
+	}
+	return d
+}
+
+// run adds events every 100 ms and flushes them; it paces itself well under the few thousand
+// script calls a second miniredis manages. It returns when ctx ends.
+func (d *demo) run(ctx context.Context, stderr io.Writer) {
+	const tick = 100 * time.Millisecond
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	start := time.Now()
+	owed := make([]float64, len(d.traffic))
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			phase := now.Sub(start).Seconds() / 60 * 2 * math.Pi
+			for i, tr := range d.traffic {
+				// Each family swings between half and one and a half times the rate, a minute a cycle.
+				owed[i] += d.rate * tick.Seconds() * (1 + 0.5*math.Sin(phase+float64(i)))
+				for ; owed[i] >= 1; owed[i]-- {
+					_ = d.w.Add(tr.family, tr.next(), 1, time.Time{})
+				}
+			}
+			if _, err := d.w.Flush(ctx); err != nil && ctx.Err() == nil {
+				fmt.Fprintln(stderr, "hourglass: demo traffic: "+oneLine(err))
+			}
+		}
+	}
+}
+
+// printTotals prints, once a second, each family's current hour and day totals over the demo's
+// dims, read from Redis in one pipeline per family and window, and the hour's rate.
+func printTotals(ctx context.Context, st *store.Store, d *demo, out io.Writer) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	prev := map[string]hourTotal{}
+	prevAt := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-t.C:
+			rctx, cancel := context.WithTimeout(ctx, 900*time.Millisecond)
+			var parts []string
+			for _, tr := range d.traffic {
+				part, err := familyTotals(rctx, st, tr, prev, now.Sub(prevAt))
+				if err != nil {
+					part = tr.family.Name() + " " + oneLine(err)
+				}
+				parts = append(parts, part)
+			}
+			cancel()
+			if ctx.Err() != nil {
+				return nil
+			}
+			prevAt = now
+			fmt.Fprintf(out, "%s  %s\n", st.Now().In(st.Location()).Format("15:04:05"), strings.Join(parts, "  |  "))
+		}
+	}
+}
+
+// hourTotal is a family's total in one hour window, kept to compute the rate.
+type hourTotal struct {
+	window time.Time
+	total  int64
+}
+
+// familyTotals formats one family's totals and updates prev[family] with its hour total.
+func familyTotals(ctx context.Context, st *store.Store, tr *traffic, prev map[string]hourTotal, dt time.Duration) (string, error) {
+	f := tr.family
+	var b strings.Builder
+	b.WriteString(f.Name())
+	for _, g := range f.Granularities() {
+		vals, err := st.GetMany(ctx, f, g, tr.tuples, time.Time{})
+		if err != nil {
+			return "", err
+		}
+		var total int64
+		for _, v := range vals {
+			total += v.Value
+		}
+		label := "hour"
+		if g == store.Day {
+			label = "today"
+		}
+		fmt.Fprintf(&b, " %s %s", label, commas(total))
+		if g == store.Hour {
+			last, ok := prev[f.Name()]
+			if ok && last.window.Equal(vals[0].Window.Start) && dt > 0 {
+				fmt.Fprintf(&b, " (+%s/s)", commas(int64(math.Round(float64(total-last.total)/dt.Seconds()))))
+			}
+			prev[f.Name()] = hourTotal{vals[0].Window.Start, total}
+		}
+	}
+	return b.String(), nil
+}
+
+// commas renders n with thousands separators: 1234567 -> "1,234,567".
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
