@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,9 +37,10 @@ type injectResult struct {
 	keys     int64 // key updates (increments) sent
 	calls    int64 // script calls
 	elapsed  time.Duration
-	unsent   int   // key pairs still pending when inject gave up
-	refused  int64 // key updates Redis refused (wrong type, not an integer)
-	firstErr error // the first refusal or transport error, for the summary
+	unsent     int   // key pairs still pending when inject gave up
+	refused    int64 // key updates Redis refused (wrong type, not an integer)
+	refusedErr error // the first refusal, for the summary
+	sendErr    error // the last transport error
 }
 
 func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -84,7 +84,7 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	res := inject(ctx, t.store, f, opt)
 	fmt.Fprintln(stdout, res.summary(f.Name()))
 	if res.unsent > 0 {
-		return fmt.Errorf("inject: %d key pairs could not be written: %v", res.unsent, res.firstErr)
+		return fmt.Errorf("inject: %d key pairs could not be written: %v", res.unsent, res.sendErr)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func (r injectResult) summary(family string) string {
 	s := fmt.Sprintf("inject %s: events=%d increments=%d calls=%d seconds=%.2f events/s=%.0f calls/s=%.0f",
 		family, r.events, r.keys, r.calls, secs, float64(r.events)/secs, float64(r.calls)/secs)
 	if r.refused > 0 {
-		s += fmt.Sprintf(" refused=%d (%v)", r.refused, r.firstErr)
+		s += fmt.Sprintf(" refused=%d (first: %v)", r.refused, r.refusedErr)
 	}
 	if r.unsent > 0 {
 		s += fmt.Sprintf(" unsent_pairs=%d", r.unsent)
@@ -133,6 +133,10 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 	start := time.Now()
 	var generated atomic.Int64
 	genDone := make(chan struct{})
+	// The generator stops at ctx's end, or when the flusher gives up on Redis.
+	flushCtx := context.WithoutCancel(ctx)
+	ctx, stopGen := context.WithCancel(ctx)
+	defer stopGen()
 
 	go func() {
 		defer close(genDone)
@@ -155,6 +159,9 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 				n = opt.events - generated.Load()
 			}
 			n = max(n, 0)
+			for w.Pending() >= maxPending && ctx.Err() == nil {
+				time.Sleep(time.Millisecond) // Redis is behind: hold back rather than pile up
+			}
 			for range n {
 				if err := w.Add(f, tr.next(), 1, time.Time{}); err != nil {
 					return // dims always fit; only a clock far off could expire "now"
@@ -173,26 +180,23 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 	}()
 
 	var res injectResult
-	var mu sync.Mutex
 	record := func(fr store.FlushResult, err error) {
-		mu.Lock()
-		defer mu.Unlock()
 		res.events += fr.Events
 		res.keys += int64(fr.Keys)
 		res.calls += int64(fr.Calls)
 		var ke *store.KeyError
 		for _, e := range unjoin(err) {
-			if errors.As(e, &ke) {
-				res.refused++
+			if !errors.As(e, &ke) {
+				res.sendErr = e
+				continue
 			}
-			if res.firstErr == nil {
-				res.firstErr = e
+			if res.refused++; res.refusedErr == nil {
+				res.refusedErr = e
 			}
 		}
 	}
-	// Flushes run under their own context, so ctrl+c stops generating but what was generated is
-	// still written.
-	flushCtx := context.WithoutCancel(ctx)
+	// Flushes run under flushCtx, so ctrl+c stops generating but what was generated is still
+	// written.
 	backoff := 50 * time.Millisecond
 	var failingSince time.Time
 	for {
@@ -210,6 +214,7 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 				failingSince = time.Now()
 			}
 			if time.Since(failingSince) > giveUp {
+				stopGen()
 				<-genDone
 				res.unsent = w.Pending()
 				break
@@ -222,15 +227,30 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 		if done && w.Pending() == 0 {
 			break
 		}
-		if fr.Calls == 0 {
-			select { // nothing was pending: let the generator run
-			case <-genDone:
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
+		waitForBatch(w, genDone)
 	}
 	res.elapsed = time.Since(start)
 	return res
+}
+
+// Inject flushes every flushInterval, or sooner once flushPending key pairs wait: the pause lets
+// events on hot dims fold into one increment, and the bound keeps a flush's pipeline short.
+const (
+	flushInterval = 50 * time.Millisecond
+	flushPending  = 8192
+	maxPending    = 8 * flushPending // the generator waits above this
+)
+
+// waitForBatch returns when it is time for the next flush.
+func waitForBatch(w *store.Writer, genDone <-chan struct{}) {
+	deadline := time.Now().Add(flushInterval)
+	for time.Now().Before(deadline) && w.Pending() < flushPending {
+		select {
+		case <-genDone:
+			return
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // unjoin lists the errors joined into err.

@@ -117,24 +117,19 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 
 // load reads the config the flags name and applies the flags over it.
 func (c *commonFlags) load() (*Config, error) {
-	var cfg *Config
-	switch {
-	case c.config != "":
-		loaded, err := LoadConfig(c.config)
+	path := c.config
+	if path == "" {
+		if _, err := os.Stat("config.toml"); err == nil {
+			path = "config.toml"
+		}
+	}
+	cfg := DefaultConfig()
+	if path != "" {
+		loaded, err := LoadConfig(path)
 		if err != nil {
-			return nil, err
+			return nil, usageError{err}
 		}
 		cfg = loaded
-	default:
-		if _, err := os.Stat("config.toml"); err == nil {
-			loaded, err := LoadConfig("config.toml")
-			if err != nil {
-				return nil, err
-			}
-			cfg = loaded
-		} else {
-			cfg = DefaultConfig()
-		}
 	}
 	if len(c.addrs) > 0 {
 		cfg.Redis.Addrs = c.addrs

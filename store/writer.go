@@ -16,6 +16,9 @@ type WriterOptions struct {
 	// KeysPerCall caps the keys one script call writes (32 when zero). Packing many key pairs
 	// into one call spreads the fixed cost of a script call over all of them.
 	KeysPerCall int
+	// Pipelines is how many pipelines a large flush is split into, sent at once on their own
+	// connections (4 when zero), so Redis works on one while the client encodes the next.
+	Pipelines int
 }
 
 // Writer pre-aggregates counter events in memory, per window key, and flushes them as one
@@ -28,6 +31,7 @@ type WriterOptions struct {
 type Writer struct {
 	s           *Store
 	keysPerCall int
+	pipelines   int
 
 	mu      sync.Mutex
 	pending map[string]*unit // by unit name (hour key + NUL + day key)
@@ -67,9 +71,13 @@ func (s *Store) NewWriter(opt WriterOptions) *Writer {
 	if opt.KeysPerCall < 2 {
 		opt.KeysPerCall = 2 // an hour and a day key always share a call
 	}
+	if opt.Pipelines <= 0 {
+		opt.Pipelines = 4
+	}
 	return &Writer{
 		s:           s,
 		keysPerCall: opt.KeysPerCall,
+		pipelines:   opt.Pipelines,
 		pending:     map[string]*unit{},
 		windows:     map[*Family]*[2]windowCache{},
 	}
@@ -240,8 +248,40 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 	return calls
 }
 
-// send runs calls as one pipeline of EVALSHA; each call's outcome is left in its cmd.
+// Pipeline sizes: below minCallsPerPipeline a second connection costs more than it saves; above
+// maxCallsPerPipeline a pipeline's replies take long enough to risk the read timeout, and hold
+// memory for nothing.
+const (
+	minCallsPerPipeline = 16
+	maxCallsPerPipeline = 256
+)
+
+// send runs calls as pipelines of EVALSHA, up to w.pipelines of them at once; each call's
+// outcome is left in its cmd.
 func (w *Writer) send(ctx context.Context, calls []*call) {
+	n := min(w.pipelines, (len(calls)+minCallsPerPipeline-1)/minCallsPerPipeline)
+	if n <= 1 && len(calls) <= maxCallsPerPipeline {
+		w.sendOne(ctx, calls)
+		return
+	}
+	per := min(maxCallsPerPipeline, (len(calls)+n-1)/n)
+	parts := make(chan []*call)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for part := range parts {
+				w.sendOne(ctx, part)
+			}
+		})
+	}
+	for i := 0; i < len(calls); i += per {
+		parts <- calls[i:min(i+per, len(calls))]
+	}
+	close(parts)
+	wg.Wait()
+}
+
+func (w *Writer) sendOne(ctx context.Context, calls []*call) {
 	pipe := w.s.rdb.Pipeline()
 	for _, c := range calls {
 		c.cmd = incrWindows.EvalSha(ctx, pipe, c.keys, c.args...)

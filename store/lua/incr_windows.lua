@@ -11,12 +11,15 @@
 local reply = {}
 for i = 1, #KEYS do
   local key = KEYS[i]
-  local v = redis.pcall('INCRBY', key, ARGV[2 * i - 1])
+  local delta = ARGV[2 * i - 1]
+  local v = redis.pcall('INCRBY', key, delta)
   if type(v) == 'table' and v.err then
     reply[i] = v.err
   else
-    -- TTL -1: the key exists with no expiry (new, or its TTL was lost): heal it.
-    if redis.call('TTL', key) == -1 then
+    -- A value equal to the delta means the key was just created: it has no TTL, so skip asking.
+    -- Otherwise TTL -1 means the key lost its expiry (seed 003's leak): heal it now. Setting the
+    -- same window-aligned instant again, as for a key that had counted down to 0, is harmless.
+    if v == tonumber(delta) or redis.call('TTL', key) == -1 then
       redis.call('EXPIREAT', key, ARGV[2 * i])
     end
     reply[i] = v

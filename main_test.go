@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"hourglass/internal/redistest"
+	"hourglass/store"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// hg runs the command line as main does and returns its exit code and output.
+func hg(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut syncBuffer
+	code = run(t.Context(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestHelpAndUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--help"}, exitOK, "hourglass inject"},
+		{[]string{"help"}, exitOK, "hourglass inject"},
+		{[]string{"inject", "--help"}, exitOK, "-rate"},
+		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{[]string{"--no-such-flag"}, exitUsage, "flag provided but not defined"},
+		{[]string{"inject", "--dims", "0"}, exitUsage, "--dims at least 1"},
+		{[]string{"inject", "extra"}, exitUsage, `unexpected argument "extra"`},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errOut := hg(t, c.args...)
+			if code != c.code || !strings.Contains(out+errOut, c.want) {
+				t.Fatalf("exit %d, output %q %q; want exit %d saying %q", code, out, errOut, c.code, c.want)
+			}
+			if code != exitOK && strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+				t.Fatalf("error is not one line: %q", errOut)
+			}
+		})
+	}
+}
+
+// TestConfigErrorExits2 checks a bad config file stops every command with exit 2 and one line
+// naming file:line and key.
+func TestConfigErrorExits2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.toml")
+	body := "[ui]\nrefresh = \"1s\"\n\n[[counter]]\nname = \"x\"\npattern = \"x:<window>\"\nhour_format = \"yyyyMMddHH\"\nhour_retention = \"2x\"\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--config", path}, {"inject", "--config", path}} {
+		code, _, errOut := hg(t, args...)
+		want := path + ":8: counter.hour_retention: "
+		if code != exitUsage || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", args, code, errOut, want)
+		}
+	}
+	code, _, errOut := hg(t, "--config", filepath.Join(t.TempDir(), "missing.toml"))
+	if code != exitUsage || !strings.Contains(errOut, "missing.toml") {
+		t.Errorf("missing config: exit %d, %q", code, errOut)
+	}
+}
+
+// TestUnreachableRedisExits1 points at a port nothing listens on.
+func TestUnreachableRedisExits1(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	code, _, errOut := hg(t, "--addr", addr)
+	if code != exitRuntime || !strings.Contains(errOut, addr) || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q; want exit 1 and one line naming %s", code, errOut, addr)
+	}
+	code, _, errOut = hg(t, "--addr", "not an address")
+	if code != exitUsage {
+		t.Fatalf("bad --addr: exit %d, %q; want 2", code, errOut)
+	}
+}
+
+// TestInjectNeedsAllowWrites checks a real Redis is read-only by default and nothing is written.
+func TestInjectNeedsAllowWrites(t *testing.T) {
+	srv := redistest.Start(t)
+	code, _, errOut := hg(t, "inject", "--addr", srv.Addr, "--events", "10")
+	if code != exitUsage || !strings.Contains(errOut, "--allow-writes") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 asking for --allow-writes", code, errOut)
+	}
+	if n := srv.Client(t).DBSize(t.Context()).Val(); n != 0 {
+		t.Fatalf("a refused inject wrote %d keys", n)
+	}
+}
+
+var summaryField = regexp.MustCompile(`(\S+)=([0-9.]+)`)
+
+func parseSummary(t *testing.T, line string) map[string]float64 {
+	t.Helper()
+	m := map[string]float64{}
+	for _, f := range summaryField.FindAllStringSubmatch(line, -1) {
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[f[1]] = v
+	}
+	return m
+}
+
+// TestInjectTotalsEqualEvents injects into a real redis-server and reads every dims tuple's
+// hour and day windows back: they sum to exactly the events reported.
+func TestInjectTotalsEqualEvents(t *testing.T) {
+	srv := redistest.Start(t)
+	const events, dims = 50000, 200
+	code, out, errOut := hg(t, "inject", "--addr", srv.Addr, "--allow-writes", "--family", "ad_revenue",
+		"--events", strconv.Itoa(events), "--dims", strconv.Itoa(dims))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	sum := parseSummary(t, out)
+	if sum["events"] != events || sum["calls"] <= 0 || sum["increments"] <= 0 {
+		t.Fatalf("summary %q", out)
+	}
+	cfg := DefaultConfig()
+	f, _ := pickFamily(cfg, "ad_revenue")
+	st := store.New(srv.Client(t), store.Options{Location: cfg.UI.Timezone})
+	if err := st.Init(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tuples := newTraffic(f, dims, 1).tuples
+	for _, g := range []store.Granularity{store.Hour, store.Day} {
+		vals, err := st.GetMany(t.Context(), f, g, tuples, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		for _, v := range vals {
+			total += v.Value
+		}
+		// The window may have turned during the inject; then the two windows hold the sum.
+		if total != events {
+			prev, _ := st.GetMany(t.Context(), f, g, tuples, vals[0].Window.Start.Add(-time.Second))
+			for _, v := range prev {
+				total += v.Value
+			}
+		}
+		if total != events {
+			t.Errorf("%s windows hold %d, want %d", g, total, events)
+		}
+	}
+	// Zipf-drawn dims pre-aggregate: far fewer increments than events.
+	if sum["increments"] > events/4 {
+		t.Errorf("%v increments for %d events over %d dims: pre-aggregation is not working", sum["increments"], events, dims)
+	}
+}
+
+// TestInjectRateIsACeiling runs inject at a rate for a duration; it never writes more than the
+// rate allows (below capacity it writes about that many, but a test cannot count on the
+// machine's speed).
+func TestInjectRateIsACeiling(t *testing.T) {
+	srv := redistest.Start(t)
+	code, out, errOut := hg(t, "inject", "--addr", srv.Addr, "--allow-writes", "--family", "flow",
+		"--rate", "2000", "--duration", "500ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := parseSummary(t, out)["events"]; n < 1 || n > 1000+20 {
+		t.Fatalf("events %v at 2000/s for 500ms; want at most 1000 (+1 tick)", n)
+	}
+}
+
+// TestEmbeddedDemoPrintsLiveTotals runs the program with no address: it starts the embedded
+// Redis, says where it listens, and prints totals that grow as demo traffic flows.
+func TestEmbeddedDemoPrintsLiveTotals(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--demo-rate", "500"}, &out, &errOut) }()
+
+	hourTotal := regexp.MustCompile(`flow hour ([0-9,]+)`)
+	var seen []int
+	deadline := time.Now().Add(20 * time.Second)
+	for len(seen) < 2 || seen[len(seen)-1] <= seen[0] {
+		if time.Now().After(deadline) {
+			t.Fatalf("no growing totals in 20s; output:\n%s\nstderr:\n%s", out.String(), errOut.String())
+		}
+		seen = seen[:0]
+		for _, m := range hourTotal.FindAllStringSubmatch(out.String(), -1) {
+			n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+			seen = append(seen, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "redis-cli -p ") {
+		t.Errorf("the embedded Redis's port is not printed:\n%s", out.String())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("exit %d after ctrl+c: %s", code, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("did not stop within 10s of ctrl+c")
+	}
+}
+
+func TestCommas(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45678: "-45,678"} {
+		if got := commas(n); got != want {
+			t.Errorf("commas(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestTrafficIsZipfAndStable(t *testing.T) {
+	f, _ := pickFamily(DefaultConfig(), "flow")
+	a, b := newTraffic(f, 100, 1), newTraffic(f, 100, 1)
+	counts := map[string]int{}
+	for range 10000 {
+		x, y := a.next(), b.next()
+		if fmt.Sprint(x) != fmt.Sprint(y) {
+			t.Fatal("the same seed drew different tuples")
+		}
+		counts[fmt.Sprint(x)]++
+	}
+	if hot := counts[fmt.Sprint(a.tuples[0])]; hot < 1000 {
+		t.Errorf("the hottest tuple got %d of 10000 events; Zipf should give it far more than 1/100", hot)
+	}
+	if got := a.tuples[3]; got[2] != "10.0.0.3" || got[1] != "dev000003" {
+		t.Errorf("tuple 3 = %v", got)
+	}
+}

@@ -1,0 +1,131 @@
+package store
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"hourglass/internal/redistest"
+)
+
+// BenchmarkWriter measures the batch writer against a real redis-server, and, in the same run
+// and against the same server, redis-benchmark calling the same script with one key pair per
+// call at the same pipeline depth (16 calls in flight). Run it with
+//
+//	go test ./store -run '^$' -bench Writer -benchtime 2000000x
+//
+// Each case reports events/s, pairs/s (hour+day key pairs updated) and scripts/s (calls).
+func BenchmarkWriter(b *testing.B) {
+	srv := redistest.Start(b)
+	rdb := srv.Client(b)
+	const depth = 16 // script calls per pipeline, as redis-benchmark -P 16
+
+	for _, c := range []struct {
+		name         string
+		pairsPerCall int
+		dims         int  // distinct dims tuples
+		zipf         bool // draw tuples Zipf-like (pre-aggregation folds the hot ones)
+	}{
+		{"pairs_per_call=1", 1, 1 << 20, false},
+		{"pairs_per_call=16", 16, 1 << 20, false},
+		{"pairs_per_call=64", 64, 1 << 20, false},
+		{"zipf_dims=10000", 16, 10000, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := New(rdb, Options{Location: shanghai})
+			if err := s.Init(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			f := adRevenue(b)
+			tuples := make([][]string, c.dims)
+			for i := range tuples {
+				tuples[i] = []string{"ch" + strconv.Itoa(i%97), "ad" + strconv.Itoa(i)}
+			}
+			r := rand.New(rand.NewPCG(7, 8))
+			zipf := rand.NewZipf(r, 1.1, 1, uint64(c.dims-1))
+			_ = depth
+			w := s.NewWriter(WriterOptions{KeysPerCall: 2 * c.pairsPerCall})
+			// As a service uses it: events are added on one goroutine while another flushes
+			// whatever has gathered, each flush pipelined at least depth calls deep.
+			var sent FlushResult
+			b.ResetTimer()
+			start := time.Now()
+			added := make(chan struct{})
+			go func() {
+				defer close(added)
+				for i := range b.N {
+					idx := i % c.dims
+					if c.zipf {
+						idx = int(zipf.Uint64())
+					}
+					if err := w.Add(f, tuples[idx], 1, time.Time{}); err != nil {
+						panic(err)
+					}
+				}
+			}()
+			for done := false; !done; {
+				select {
+				case <-added:
+					done = true
+				default:
+				}
+				res, err := w.Flush(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				sent.Events += res.Events
+				sent.Keys += res.Keys
+				sent.Calls += res.Calls
+			}
+			secs := time.Since(start).Seconds()
+			b.ReportMetric(float64(sent.Events)/secs, "events/s")
+			b.ReportMetric(float64(sent.Keys)/2/secs, "pairs/s")
+			b.ReportMetric(float64(sent.Calls)/secs, "scripts/s")
+		})
+	}
+
+	// The yardstick: redis-benchmark sending the same script, one hour+day pair per call, 16 calls
+	// pipelined per connection, with one connection (as the writer uses) and with its default 50.
+	for _, clients := range []int{1, 50} {
+		b.Run(fmt.Sprintf("redis-benchmark_c=%d_P=%d", clients, depth), func(b *testing.B) {
+			bin, err := exec.LookPath("redis-benchmark")
+			if err != nil {
+				b.Skip("redis-benchmark is not installed (Debian: redis-tools)")
+			}
+			sha, err := incrWindows.Load(context.Background(), rdb).Result()
+			if err != nil {
+				b.Fatal(err)
+			}
+			exp := strconv.FormatInt(time.Now().Add(72*time.Hour).Unix(), 10)
+			host, port, _ := strings.Cut(srv.Addr, ":")
+			n := max(b.N, 1000)
+			out, err := exec.Command(bin, "-h", host, "-p", port, "-c", strconv.Itoa(clients), "-P", strconv.Itoa(depth),
+				"-n", strconv.Itoa(n), "-r", "1000000", "--csv",
+				"EVALSHA", sha, "2", "{rb:__rand_int__}:h", "{rb:__rand_int__}:d", "1", exp, "1", exp).Output()
+			if err != nil {
+				b.Fatalf("redis-benchmark: %v: %s", err, out)
+			}
+			rps, err := parseBenchmarkCSV(out)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(rps, "pairs/s")
+			b.ReportMetric(rps, "scripts/s")
+		})
+	}
+}
+
+// parseBenchmarkCSV reads the requests per second from redis-benchmark --csv output.
+func parseBenchmarkCSV(out []byte) (float64, error) {
+	rows, err := csv.NewReader(strings.NewReader(string(out))).ReadAll()
+	if err != nil || len(rows) < 2 || len(rows[1]) < 2 {
+		return 0, fmt.Errorf("unexpected redis-benchmark output %q", out)
+	}
+	return strconv.ParseFloat(rows[1][1], 64)
+}
