@@ -33,10 +33,10 @@ type injectOptions struct {
 
 // injectResult is what inject wrote.
 type injectResult struct {
-	events   int64 // events written
-	keys     int64 // key updates (increments) sent
-	calls    int64 // script calls
-	elapsed  time.Duration
+	events     int64 // events written
+	keys       int64 // key updates (increments) sent
+	calls      int64 // script calls
+	elapsed    time.Duration
 	unsent     int   // key pairs still pending when inject gave up
 	refused    int64 // key updates Redis refused (wrong type, not an integer)
 	refusedErr error // the first refusal, for the summary
