@@ -86,6 +86,9 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if res.unsent > 0 {
 		return fmt.Errorf("inject: %d key pairs could not be written: %v", res.unsent, res.sendErr)
 	}
+	if res.refused > 0 {
+		return fmt.Errorf("inject: Redis refused %d key updates (first: %v)", res.refused, res.refusedErr)
+	}
 	return nil
 }
 

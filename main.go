@@ -136,8 +136,8 @@ func (c *commonFlags) load() (*Config, error) {
 		if len(c.addrs) > 1 {
 			for _, f := range cfg.Counters {
 				if !f.SharesSlot() {
-					return nil, usagef("counter %s: pattern %q puts hour and day keys in different cluster slots; wrap the dims in a hash tag, e.g. {<dims>}:<window>",
-						f.Name(), f.Pattern())
+					return nil, usagef("counter %s: pattern %q puts hour and day keys in different cluster slots, so one script cannot write both; put the dims in a hash tag: pattern = %q",
+						f.Name(), f.Pattern(), hashTagged(f.Pattern().String()))
 				}
 			}
 		}

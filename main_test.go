@@ -261,3 +261,75 @@ func TestTrafficIsZipfAndStable(t *testing.T) {
 		t.Errorf("tuple 3 = %v", got)
 	}
 }
+
+// TestEmbeddedExpiresOnWallClock checks keys in the embedded Redis expire as time passes, as in a
+// real Redis, with no one advancing its clock by hand.
+func TestEmbeddedExpiresOnWallClock(t *testing.T) {
+	emb, err := startEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	tg, err := store.ParseTarget([]string{emb.Addr()}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := tg.NewClient()
+	defer rdb.Close()
+	if err := rdb.Set(t.Context(), "short", "1", 300*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Set(t.Context(), "long", "1", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for rdb.Exists(t.Context(), "short").Val() == 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("a key with a 300ms TTL still exists after 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if rdb.Exists(t.Context(), "long").Val() != 1 {
+		t.Fatal("a key with an hour's TTL expired")
+	}
+	if ttl := rdb.TTL(t.Context(), "long").Val(); ttl > time.Hour-200*time.Millisecond {
+		t.Fatalf("TTL %v has not counted down", ttl)
+	}
+}
+
+// TestInjectReportsRefusedKeys puts a list where one of inject's counter keys goes: inject writes
+// every other key, leaves the list alone, and exits 1 naming it.
+func TestInjectReportsRefusedKeys(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	cfg := DefaultConfig()
+	f, _ := pickFamily(cfg, "ad_revenue")
+	st := store.New(rdb, store.Options{Location: cfg.UI.Timezone})
+	if err := st.Init(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tuples := newTraffic(f, 3, 1).tuples
+	key, _ := f.Key(store.WindowAt(store.Hour, st.Now(), cfg.UI.Timezone), tuples[0])
+	rdb.RPush(t.Context(), key, "not a counter")
+	code, out, errOut := hg(t, "inject", "--addr", srv.Addr, "--allow-writes", "--family", "ad_revenue", "--dims", "3", "--events", "300")
+	if code != exitRuntime || !strings.Contains(errOut, key) || !strings.Contains(errOut, "wrong type") {
+		t.Fatalf("exit %d, stderr %q; want exit 1 naming %q as the wrong type", code, errOut, key)
+	}
+	if !strings.Contains(out, "refused=1") {
+		t.Errorf("summary %q does not count the refusal", out)
+	}
+	if typ := rdb.Type(t.Context(), key).Val(); typ != "list" || rdb.TTL(t.Context(), key).Val() != -1 {
+		t.Errorf("the list was touched: type %s ttl %v", typ, rdb.TTL(t.Context(), key).Val())
+	}
+	day, err := st.GetMany(t.Context(), f, store.Day, tuples, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, v := range day {
+		total += v.Value
+	}
+	if total != 300 {
+		t.Errorf("day windows hold %d, want all 300 events", total)
+	}
+}
