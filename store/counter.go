@@ -26,7 +26,7 @@ type Value struct {
 // call, and returns their new values. A zero at means now by the Redis server clock. For many
 // events use a Writer, which pre-aggregates them and pipelines the calls.
 func (s *Store) Incr(ctx context.Context, f *Family, dims []string, delta int64, at time.Time) ([]Value, error) {
-	now := s.clock.Now()
+	now := s.serverNow(ctx)
 	if at.IsZero() {
 		at = now
 	}
@@ -100,7 +100,7 @@ func (s *Store) Get(ctx context.Context, f *Family, g Granularity, dims []string
 // GetMany returns, for each dims tuple, the value of the window of granularity g holding at,
 // read in one pipeline.
 func (s *Store) GetMany(ctx context.Context, f *Family, g Granularity, dimsList [][]string, at time.Time) ([]Value, error) {
-	w := WindowAt(g, s.eventTime(at), s.loc)
+	w := WindowAt(g, s.eventTime(ctx, at), s.loc)
 	vals := make([]Value, len(dimsList))
 	for i, dims := range dimsList {
 		key, err := f.Key(w, dims)
@@ -120,7 +120,7 @@ func (s *Store) Series(ctx context.Context, f *Family, g Granularity, dims []str
 		return nil, nil
 	}
 	vals := make([]Value, n)
-	w := WindowAt(g, s.eventTime(end), s.loc)
+	w := WindowAt(g, s.eventTime(ctx, end), s.loc)
 	for i := n - 1; i >= 0; i-- {
 		key, err := f.Key(w, dims)
 		if err != nil {

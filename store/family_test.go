@@ -1,9 +1,12 @@
 package store
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestParsePattern(t *testing.T) {
@@ -193,5 +196,56 @@ func TestNewFamilyErrorsNameTheField(t *testing.T) {
 		if !ok || se.Field != c.field {
 			t.Errorf("%+v: err %v, want a SpecError on %s", spec, err, c.field)
 		}
+	}
+}
+
+// TestPlanGroupsBySlotOnCluster checks that on a cluster every script call holds keys of one
+// slot only, that a hash-tagged family's hour and day keys share a call, and that a family whose
+// keys cannot share a slot is split rather than sent as a cross-slot call. Planning does no I/O,
+// so a cluster client that never connects is enough.
+func TestPlanGroupsBySlotOnCluster(t *testing.T) {
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	defer cc.Close()
+	s := New(cc, Options{Location: shanghai})
+	w := s.NewWriter(WriterOptions{KeysPerCall: 8})
+	tagged := adRevenue(t)
+	untagged := mustFamily(t, FamilySpec{
+		Name: "split", Pattern: "split:<a>:<window>", HourFormat: "yyyyMMddHH", DayFormat: "yyyyMMdd",
+		HourRetention: time.Hour, DayRetention: 24 * time.Hour,
+	})
+	now := time.Now()
+	for i := range 200 {
+		for _, f := range []*Family{tagged, untagged} {
+			dims := []string{fmt.Sprint(i)}
+			if f == tagged {
+				dims = []string{"c", fmt.Sprint(i)}
+			}
+			if err := w.Add(f, dims, 1, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w.mu.Lock()
+	calls := w.plan(w.pending)
+	w.mu.Unlock()
+	keys := 0
+	for _, c := range calls {
+		if len(c.keys) > 8 || len(c.args) != 2*len(c.keys) {
+			t.Fatalf("call with %d keys and %d args", len(c.keys), len(c.args))
+		}
+		for _, k := range c.keys {
+			if Slot(k) != Slot(c.keys[0]) {
+				t.Fatalf("call mixes slots: %q (%d) and %q (%d)", c.keys[0], Slot(c.keys[0]), k, Slot(k))
+			}
+		}
+		keys += len(c.keys)
+		for _, u := range c.units {
+			if u.keys[Hour] != "" && u.keys[Day] != "" && !strings.HasPrefix(u.keys[Hour], "{") {
+				t.Fatalf("untagged hour and day keys planned together: %v", u.keys)
+			}
+		}
+	}
+	if keys != 200*4 {
+		t.Fatalf("planned %d keys, want %d", keys, 200*4)
 	}
 }

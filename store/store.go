@@ -53,10 +53,17 @@ func (s *Store) Clock() *Clock { return s.clock }
 // Now returns the Redis server's current time.
 func (s *Store) Now() time.Time { return s.clock.Now() }
 
+// serverNow returns the server's now, measuring the clock offset again when it is due. A TIME
+// that fails is not reported here: the command that follows fails the same way and says so.
+func (s *Store) serverNow(ctx context.Context) time.Time {
+	_ = s.clock.SyncIfStale(ctx, s.rdb)
+	return s.clock.Now()
+}
+
 // eventTime is at, or the server's now when at is zero.
-func (s *Store) eventTime(at time.Time) time.Time {
+func (s *Store) eventTime(ctx context.Context, at time.Time) time.Time {
 	if at.IsZero() {
-		return s.clock.Now()
+		return s.serverNow(ctx)
 	}
 	return at
 }
