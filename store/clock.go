@@ -49,10 +49,13 @@ func (c *Clock) Sync(ctx context.Context, rdb redis.UniversalClient) error {
 	return nil
 }
 
-// SyncIfStale measures again when the last measure is older than the refresh interval.
+// SyncIfStale measures again when the last measure is older than the refresh interval, or when
+// the local clock has stepped back past it (an NTP correction), which would leave the offset wrong
+// until the local clock caught up.
 func (c *Clock) SyncIfStale(ctx context.Context, rdb redis.UniversalClient) error {
 	c.mu.Lock()
-	stale := c.measured.IsZero() || c.local().Sub(c.measured) >= c.refresh
+	since := c.local().Sub(c.measured)
+	stale := c.measured.IsZero() || since >= c.refresh || since < 0
 	c.mu.Unlock()
 	if !stale {
 		return nil

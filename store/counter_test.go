@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -409,5 +410,29 @@ func TestWriterPacksKeysPerCall(t *testing.T) {
 	}
 	if res.Events != 1000 || res.Keys != 20 || res.Calls != 3 {
 		t.Fatalf("flush %+v: want 1000 events as 20 keys in 3 calls of at most 4 pairs", res)
+	}
+}
+
+// TestClockFollowsLocalSteps steps the local clock forward and back after the first measure and
+// checks the store's idea of the server's time is measured again, not left off by the step.
+func TestClockFollowsLocalSteps(t *testing.T) {
+	b := backends(t)[1] // TIME from a real server
+	var skew atomic.Int64
+	local := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	s := newStore(t, b.rdb, Options{LocalClock: local, ClockRefresh: time.Minute})
+	f := flow(t)
+	for _, step := range []time.Duration{3 * time.Hour, -5 * time.Hour} {
+		skew.Add(int64(step))
+		vals, err := s.Incr(t.Context(), f, []string{"a", "b", "c"}, 1, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		server := b.rdb.Time(t.Context()).Val()
+		if d := s.Now().Sub(server); d.Abs() > 2*time.Second {
+			t.Fatalf("after a local step of %v the store's server time is off by %v", step, d)
+		}
+		if !vals[0].Window.Contains(server) && !vals[0].Window.Contains(server.Add(-2*time.Second)) {
+			t.Fatalf("after a local step of %v the write went to %s, not the server's hour", step, vals[0].Key)
+		}
 	}
 }
