@@ -9,16 +9,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Clock is the Redis server's clock as seen from here: the local clock plus an offset measured
-// with TIME. Windows follow it, so every writer cuts the same hour even when app servers' clocks
-// drift apart.
+// Clock is the Redis server's clock as seen from here: the server time read with TIME, carried
+// forward by the local clock's elapsed time since. Windows follow it, so every writer cuts the
+// same hour even when app servers' clocks drift apart.
+//
+// Elapsed time is measured on the local monotonic clock (time.Now's), so a step of the local wall
+// clock (an NTP correction, an operator's date -s) does not move the server time it gives.
 type Clock struct {
 	local   func() time.Time
 	refresh time.Duration
 
-	mu       sync.Mutex
-	offset   time.Duration
-	measured time.Time // local time of the last measure; zero before the first
+	mu          sync.Mutex
+	serverAt    time.Time // server time at the last measure
+	localAt     time.Time // local time at the same instant (with its monotonic reading)
+	measuredYet bool
 }
 
 // NewClock returns a clock that reads local (time.Now when nil) and wants a new measure every
@@ -33,7 +37,7 @@ func NewClock(local func() time.Time, refresh time.Duration) *Clock {
 	return &Clock{local: local, refresh: refresh}
 }
 
-// Sync measures the offset with one TIME call, taking the midpoint of the round trip.
+// Sync measures the server clock with one TIME call, taking the midpoint of the round trip.
 func (c *Clock) Sync(ctx context.Context, rdb redis.UniversalClient) error {
 	before := c.local()
 	server, err := rdb.Time(ctx).Result()
@@ -41,21 +45,21 @@ func (c *Clock) Sync(ctx context.Context, rdb redis.UniversalClient) error {
 		return fmt.Errorf("store: read server clock: %w", err)
 	}
 	after := c.local()
-	mid := before.Add(after.Sub(before) / 2)
 	c.mu.Lock()
-	c.offset = server.Sub(mid)
-	c.measured = after
+	// The server read its clock somewhere in the round trip: take the midpoint.
+	c.serverAt, c.localAt = server, before.Add(after.Sub(before)/2)
+	c.measuredYet = true
 	c.mu.Unlock()
 	return nil
 }
 
 // SyncIfStale measures again when the last measure is older than the refresh interval, or when
-// the local clock has stepped back past it (an NTP correction), which would leave the offset wrong
-// until the local clock caught up.
+// the local clock reads earlier than it did then (a clock without a monotonic reading stepped
+// back), so drift between the two clocks never builds up.
 func (c *Clock) SyncIfStale(ctx context.Context, rdb redis.UniversalClient) error {
 	c.mu.Lock()
-	since := c.local().Sub(c.measured)
-	stale := c.measured.IsZero() || since >= c.refresh || since < 0
+	since := c.local().Sub(c.localAt)
+	stale := !c.measuredYet || since >= c.refresh || since < 0
 	c.mu.Unlock()
 	if !stale {
 		return nil
@@ -65,15 +69,18 @@ func (c *Clock) SyncIfStale(ctx context.Context, rdb redis.UniversalClient) erro
 
 // Now returns the server's current time.
 func (c *Clock) Now() time.Time {
+	now := c.local()
 	c.mu.Lock()
-	off := c.offset
-	c.mu.Unlock()
-	return c.local().Add(off)
+	defer c.mu.Unlock()
+	if !c.measuredYet {
+		return now
+	}
+	return c.serverAt.Add(now.Sub(c.localAt))
 }
 
-// Offset returns how far the server clock is ahead of the local one.
+// Offset returns how far the server clock is ahead of the local wall clock.
 func (c *Clock) Offset() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.offset
+	return c.serverAt.Sub(c.localAt.Round(0))
 }

@@ -32,7 +32,7 @@ func (s *Store) Incr(ctx context.Context, f *Family, dims []string, delta int64,
 	}
 	var vals []Value
 	var keys []string
-	var args []any
+	args := []any{0, 0} // no sequence: a single call is not resent by the store
 	for _, g := range f.Granularities() {
 		w := WindowAt(g, at, s.loc)
 		exp := f.ExpireAt(w)
@@ -53,38 +53,17 @@ func (s *Store) Incr(ctx context.Context, f *Family, dims []string, delta int64,
 	if len(keys) == 2 && Slot(keys[0]) != Slot(keys[1]) && isCluster(s.rdb) {
 		return nil, fmt.Errorf("store: incr %s: hour and day keys are in different cluster slots; wrap the dims in a hash tag", f.name)
 	}
-	reply, err := incrWindows.Run(ctx, s.rdb, keys, args...).Result()
+	// KEYS[1] is the sequence key, unused here; the first counter key stands in so that a
+	// cluster routes the call to the counters' slot.
+	reply, err := incrWindows.Run(ctx, s.rdb, append([]string{keys[0]}, keys...), args...).Result()
 	if err != nil {
 		return nil, fmt.Errorf("store: incr %s: %w", f.name, err)
 	}
-	got, errs := parseIncrReply(reply, keys)
+	got, errs := incrValues(reply, keys)
 	for i := range vals {
 		vals[i].Value = got[i]
 	}
 	return vals, errors.Join(errs...)
-}
-
-// parseIncrReply reads the incr_windows reply: one integer (new value) or string (error) per key.
-func parseIncrReply(reply any, keys []string) ([]int64, []error) {
-	arr, ok := reply.([]any)
-	if !ok || len(arr) != len(keys) {
-		return make([]int64, len(keys)), []error{fmt.Errorf("store: incr: unexpected reply %T of %d for %d keys", reply, len(arr), len(keys))}
-	}
-	vals := make([]int64, len(keys))
-	var errs []error
-	for i, v := range arr {
-		switch v := v.(type) {
-		case int64:
-			vals[i] = v
-		case string:
-			errs = append(errs, redisKeyError(keys[i], v))
-		case error:
-			errs = append(errs, redisKeyError(keys[i], v.Error()))
-		default:
-			errs = append(errs, &KeyError{Key: keys[i], Err: fmt.Errorf("unexpected reply %T", v)})
-		}
-	}
-	return vals, errs
 }
 
 // Get returns the value of the window of granularity g holding at (server now when zero). A key

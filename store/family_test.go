@@ -230,15 +230,15 @@ func TestPlanGroupsBySlotOnCluster(t *testing.T) {
 	w.mu.Unlock()
 	keys := 0
 	for _, c := range calls {
-		if len(c.keys) > 8 || len(c.args) != 2*len(c.keys) {
-			t.Fatalf("call with %d keys and %d args", len(c.keys), len(c.args))
+		if n := len(c.counters()); n > 8 || len(c.args) != 2+2*n {
+			t.Fatalf("call with %d counter keys and %d args", n, len(c.args))
 		}
-		for _, k := range c.keys {
-			if Slot(k) != Slot(c.keys[0]) {
-				t.Fatalf("call mixes slots: %q (%d) and %q (%d)", c.keys[0], Slot(c.keys[0]), k, Slot(k))
+		for _, k := range c.keys { // the sequence key included: it must route with the counters
+			if Slot(k) != Slot(c.keys[1]) {
+				t.Fatalf("call mixes slots: %q (%d) and %q (%d)", c.keys[1], Slot(c.keys[1]), k, Slot(k))
 			}
 		}
-		keys += len(c.keys)
+		keys += len(c.counters())
 		for _, u := range c.units {
 			if u.keys[Hour] != "" && u.keys[Day] != "" && !strings.HasPrefix(u.keys[Hour], "{") {
 				t.Fatalf("untagged hour and day keys planned together: %v", u.keys)
@@ -247,5 +247,14 @@ func TestPlanGroupsBySlotOnCluster(t *testing.T) {
 	}
 	if keys != 200*4 {
 		t.Fatalf("planned %d keys, want %d", keys, 200*4)
+	}
+}
+
+// TestSlotTagsCoverEverySlot checks a sequence key can be routed to any slot.
+func TestSlotTagsCoverEverySlot(t *testing.T) {
+	for slot := range slotCount {
+		if got := Slot(seqKey("w", 0, slot)); got != slot {
+			t.Fatalf("sequence key for slot %d hashes to %d", slot, got)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package store
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+	"sync"
+)
 
 // Key names are built from a Family's Pattern (pattern.go); this file holds what Redis itself
 // does with a key name: the Cluster slot it hashes to.
@@ -42,3 +46,34 @@ var crc16Table = func() (t [256]uint16) {
 	}
 	return t
 }()
+
+// seqKeyPrefix starts the keys where writers record the last call they applied (flush.go).
+// Sweeps skip keys under "hourglass:"; they are the tool's own bookkeeping.
+const seqKeyPrefix = "hourglass:seq:"
+
+// seqKey names the sequence key of a writer's lane in one slot. Its hash tag routes it to that
+// slot, so one script call can read it alongside the counters it guards.
+func seqKey(writer string, lane, slot int) string {
+	return seqKeyPrefix + "{" + slotTag(slot) + "}:" + writer + ":" + strconv.Itoa(lane)
+}
+
+var (
+	slotTagsOnce sync.Once
+	slotTags     [slotCount]string
+)
+
+// slotTag returns a short string that hashes to slot, found once for all slots by counting up
+// in base 36 (about 160,000 tries fill all 16,384 slots).
+func slotTag(slot int) string {
+	slotTagsOnce.Do(func() {
+		left := slotCount
+		for i := 0; left > 0; i++ {
+			s := strconv.FormatInt(int64(i), 36)
+			if n := int(crc16(s)) % slotCount; slotTags[n] == "" {
+				slotTags[n] = s
+				left--
+			}
+		}
+	})
+	return slotTags[slot]
+}

@@ -29,8 +29,12 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 		}
 		return nil
 	}
+	var err error
 	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
-		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return load(ctx, c) })
+	} else {
+		err = load(ctx, s.rdb)
 	}
-	return load(ctx, s.rdb)
+	s.scriptsLoaded.Store(err == nil)
+	return err
 }

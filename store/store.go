@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -22,6 +23,8 @@ type Store struct {
 	rdb   redis.UniversalClient
 	loc   *time.Location
 	clock *Clock
+
+	scriptsLoaded atomic.Bool // set by LoadScripts; a writer loads them before its first flush
 }
 
 // New returns a Store over rdb. Call Init before writing.
@@ -33,12 +36,10 @@ func New(rdb redis.UniversalClient, opt Options) *Store {
 	return &Store{rdb: rdb, loc: loc, clock: NewClock(opt.LocalClock, opt.ClockRefresh)}
 }
 
-// Init measures the server clock and loads the scripts on every master.
+// Init measures the server clock. It only reads (TIME), so it works for a read-only user; the
+// scripts are loaded when something first writes.
 func (s *Store) Init(ctx context.Context) error {
-	if err := s.clock.Sync(ctx, s.rdb); err != nil {
-		return err
-	}
-	return s.LoadScripts(ctx)
+	return s.clock.Sync(ctx, s.rdb)
 }
 
 // Client returns the Redis client the store uses.

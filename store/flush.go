@@ -1,0 +1,340 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// How a flush stays exactly-once.
+//
+// Calls are spread over lanes; each lane is one pipeline at a time on one connection, so Redis
+// applies a lane's calls in the order they were sent. Every call carries a sequence number that
+// counts up per lane and hash slot, and the script records the last one it applied in a sequence
+// key of that lane and slot. When a connection drops, the calls whose replies were lost may or
+// may not have run; they are sent again, unchanged and in order, before anything newer of their
+// lane. Those that had run find their number already recorded and are skipped ("DUPLICATE");
+// the rest run now. A call Redis answered with an error (NOSCRIPT, OOM, READONLY) certainly did
+// not run: it is sent again under a fresh number, after the ones that keep theirs.
+
+// laneSlot is the scope of a sequence: a writer's lane in one hash slot.
+type laneSlot struct{ lane, slot int }
+
+// call is one script call: keys of one slot and the units they came from.
+type call struct {
+	lane, slot int
+	seq        int64
+	fresh      bool     // needs a new sequence number before it is sent again
+	keys       []string // keys[0] is the sequence key; the counters follow
+	args       []any    // sequence, its TTL, then delta and expiry per counter
+	units      []*unit
+	cmd        *redis.Cmd
+}
+
+// counters returns the counter keys of the call.
+func (c *call) counters() []string { return c.keys[1:] }
+
+// Flush writes everything pending, after any calls earlier flushes could not confirm. Calls that
+// are still unconfirmed stay with the writer (Pending counts them) and the error says why; keys
+// Redis refused come back as *KeyError values joined in the error and are not retried.
+func (w *Writer) Flush(ctx context.Context) (FlushResult, error) {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	w.mu.Lock()
+	units := w.pending
+	w.pending = make(map[string]*unit, len(units))
+	w.mu.Unlock()
+	if len(units) == 0 && len(w.unsent) == 0 {
+		return FlushResult{}, nil
+	}
+	if err := w.prepare(ctx); err != nil {
+		w.restore(units)
+		return FlushResult{Failed: countKeys(units) + w.unsentKeys()}, err
+	}
+	calls := append(w.resend(), w.plan(units)...)
+	var res FlushResult
+	var errs []error
+	for attempt := 0; ; attempt++ {
+		unsent, keyErrs, sendErrs := w.send(ctx, calls, &res)
+		errs = append(errs, keyErrs...)
+		if attempt == 0 && hasNoScript(sendErrs) {
+			// A restart or failover emptied the script cache: load it everywhere and go again.
+			if err := w.s.LoadScripts(ctx); err != nil {
+				errs = append(errs, err)
+			} else {
+				w.unsent = unsent
+				calls = w.resend()
+				continue
+			}
+		}
+		errs = append(errs, sendErrs...)
+		w.unsent = unsent
+		break
+	}
+	pairs := 0
+	for _, c := range w.unsent {
+		pairs += len(c.units)
+		res.Failed += len(c.counters())
+	}
+	w.mu.Lock()
+	w.unsentPairs = pairs
+	w.mu.Unlock()
+	return res, dedupe(errs)
+}
+
+// prepare brings the server clock and the scripts up to date before a flush.
+func (w *Writer) prepare(ctx context.Context) error {
+	if err := w.s.clock.SyncIfStale(ctx, w.s.rdb); err != nil {
+		return err
+	}
+	if !w.s.scriptsLoaded.Load() {
+		return w.s.LoadScripts(ctx)
+	}
+	return nil
+}
+
+// resend takes the unconfirmed calls for sending again: those that keep their sequence number
+// first, in the order they were sent, then the rest under fresh numbers.
+func (w *Writer) resend() []*call {
+	var keep, fresh []*call
+	for _, c := range w.unsent {
+		if c.fresh {
+			fresh = append(fresh, c)
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	for _, c := range fresh {
+		w.number(c)
+		c.fresh = false
+	}
+	w.unsent = nil
+	return append(keep, fresh...)
+}
+
+// number gives c the next sequence number of its lane and slot.
+func (w *Writer) number(c *call) {
+	ls := laneSlot{c.lane, c.slot}
+	w.seq[ls]++
+	c.seq = w.seq[ls]
+	c.keys[0] = seqKey(w.id, c.lane, c.slot)
+	c.args[0], c.args[1] = c.seq, int64(w.seqTTL.Seconds())
+}
+
+// plan groups units by hash slot (one group on a standalone Redis) and packs each group into
+// calls of at most keysPerCall counter keys, never splitting a unit whose keys share a slot. It
+// spreads calls over the lanes (by slot on a cluster, so one slot's calls stay in order on one
+// lane) and numbers them.
+func (w *Writer) plan(units map[string]*unit) []*call {
+	cluster := isCluster(w.s.rdb)
+	open := map[int]*call{}
+	var calls []*call
+	add := func(slot int, u *unit, gs ...Granularity) {
+		c := open[slot]
+		if c == nil || len(c.keys)-1+len(gs) > w.keysPerCall {
+			c = &call{slot: slot, keys: []string{""}, args: []any{int64(0), int64(0)}}
+			if cluster {
+				c.lane = slot % w.lanes
+			} else {
+				c.lane = len(calls) % w.lanes
+			}
+			open[slot] = c
+			calls = append(calls, c)
+		}
+		part := &unit{delta: u.delta, events: u.events}
+		for _, g := range gs {
+			c.keys = append(c.keys, u.keys[g])
+			c.args = append(c.args, u.delta, u.expire[g])
+			part.keys[g], part.expire[g] = u.keys[g], u.expire[g]
+		}
+		c.units = append(c.units, part)
+	}
+	for _, u := range units {
+		var gs []Granularity
+		for _, g := range [2]Granularity{Hour, Day} {
+			if u.keys[g] != "" {
+				gs = append(gs, g)
+			}
+		}
+		if !cluster {
+			add(0, u, gs...)
+			continue
+		}
+		if len(gs) == 2 && Slot(u.keys[Hour]) != Slot(u.keys[Day]) {
+			// No shared hash tag: the two keys cannot go in one call on a cluster.
+			add(Slot(u.keys[Hour]), &unit{keys: [2]string{u.keys[Hour], ""}, expire: u.expire, delta: u.delta, events: u.events}, Hour)
+			add(Slot(u.keys[Day]), &unit{keys: [2]string{"", u.keys[Day]}, expire: u.expire, delta: u.delta}, Day)
+			continue
+		}
+		add(Slot(u.keys[gs[0]]), u, gs...)
+	}
+	for _, c := range calls {
+		w.number(c)
+	}
+	return calls
+}
+
+// send runs calls lane by lane, the lanes at once; within a lane, pipelines of at most
+// callsPerPipeline calls go one after another, and a lane stops at its first failed pipeline so
+// nothing newer overtakes a call whose outcome is unknown. It returns the calls to send again,
+// in lane order, the keys Redis refused, and why calls failed.
+func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (unsent []*call, keyErrs, sendErrs []error) {
+	byLane := make([][]*call, w.lanes)
+	for _, c := range calls {
+		byLane[c.lane] = append(byLane[c.lane], c)
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, lane := range byLane {
+		if len(lane) == 0 {
+			continue
+		}
+		wg.Go(func() {
+			var failed []*call
+			var kerrs, serrs []error
+			var done FlushResult
+			for i := 0; i < len(lane); i += w.callsPerPipeline {
+				part := lane[i:min(i+w.callsPerPipeline, len(lane))]
+				w.sendPipeline(ctx, part)
+				for _, c := range part {
+					err := c.cmd.Err()
+					if err != nil {
+						var rerr redis.Error
+						c.fresh = errors.As(err, &rerr) // Redis answered: the script did not run
+						failed = append(failed, c)
+						serrs = append(serrs, fmt.Errorf("store: flush: %w", err))
+						continue
+					}
+					if errs := parseIncrReply(c.cmd.Val(), c.counters()); errs != nil {
+						kerrs = append(kerrs, errs...)
+					}
+					done.Calls++
+					done.Keys += len(c.counters())
+					for _, u := range c.units {
+						done.Events += u.events
+					}
+				}
+				if len(failed) > 0 {
+					failed = append(failed, lane[i+len(part):]...)
+					break
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			unsent = append(unsent, failed...)
+			keyErrs = append(keyErrs, kerrs...)
+			sendErrs = append(sendErrs, serrs...)
+			res.Calls += done.Calls
+			res.Keys += done.Keys
+			res.Events += done.Events
+		})
+	}
+	wg.Wait()
+	return unsent, keyErrs, sendErrs
+}
+
+func (w *Writer) sendPipeline(ctx context.Context, calls []*call) {
+	pipe := w.s.rdb.Pipeline()
+	for _, c := range calls {
+		c.cmd = incrWindows.EvalSha(ctx, pipe, c.keys, c.args...)
+	}
+	_, _ = pipe.Exec(ctx) // every cmd carries its own error
+}
+
+// parseIncrReply reads the incr_windows reply for keys: "DUPLICATE" (applied before: nothing to
+// report), or one integer (new value) or string (error) per key. It returns the refused keys.
+func parseIncrReply(reply any, keys []string) []error {
+	_, errs := incrValues(reply, keys)
+	return errs
+}
+
+// incrValues is parseIncrReply that also returns the new values (zero for a duplicate).
+func incrValues(reply any, keys []string) ([]int64, []error) {
+	vals := make([]int64, len(keys))
+	if s, ok := reply.(string); ok && s == "DUPLICATE" {
+		return vals, nil
+	}
+	arr, ok := reply.([]any)
+	if !ok || len(arr) != len(keys) {
+		return vals, []error{fmt.Errorf("store: incr: unexpected reply %T of %d for %d keys", reply, len(arr), len(keys))}
+	}
+	var errs []error
+	for i, v := range arr {
+		switch v := v.(type) {
+		case int64:
+			vals[i] = v
+		case string:
+			errs = append(errs, redisKeyError(keys[i], v))
+		case error:
+			errs = append(errs, redisKeyError(keys[i], v.Error()))
+		default:
+			errs = append(errs, &KeyError{Key: keys[i], Err: fmt.Errorf("unexpected reply %T", v)})
+		}
+	}
+	return vals, errs
+}
+
+func hasNoScript(errs []error) bool {
+	for _, err := range errs {
+		if strings.Contains(err.Error(), "NOSCRIPT") {
+			return true
+		}
+	}
+	return false
+}
+
+// restore puts units back into pending, adding to any that arrived meanwhile.
+func (w *Writer) restore(units map[string]*unit) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for name, u := range units {
+		if p := w.pending[name]; p != nil {
+			p.delta += u.delta
+			p.events += u.events
+			continue
+		}
+		w.pending[name] = u
+	}
+}
+
+func (w *Writer) unsentKeys() int {
+	n := 0
+	for _, c := range w.unsent {
+		n += len(c.counters())
+	}
+	return n
+}
+
+func countKeys(units map[string]*unit) int {
+	n := 0
+	for _, u := range units {
+		for _, k := range u.keys {
+			if k != "" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// dedupe joins errs, keeping one of each transport error text (a dropped connection fails every
+// call of the pipeline the same way) and every key error.
+func dedupe(errs []error) error {
+	seen := map[string]bool{}
+	var out []error
+	for _, err := range errs {
+		var ke *KeyError
+		if !errors.As(err, &ke) {
+			if seen[err.Error()] {
+				continue
+			}
+			seen[err.Error()] = true
+		}
+		out = append(out, err)
+	}
+	return errors.Join(out...)
+}
