@@ -43,16 +43,20 @@ type RedisConfig struct {
 	AllowWrites bool   // against a real Redis; the embedded one always allows writes
 }
 
-// Password returns the password: the variable named by PasswordEnv when set, else REDISCLI_AUTH
-// (as redis-cli does); "" if neither. It is read when called, never stored in the Config, so a
-// Config can be printed or logged without leaking it.
-func (r RedisConfig) Password() string {
+// Password returns the password: the variable named by PasswordEnv, or, when no PasswordEnv is
+// set, REDISCLI_AUTH (as redis-cli does); "" if that is unset too. A PasswordEnv naming a variable
+// that is not set is an error rather than a quiet fall back to REDISCLI_AUTH, which could log in
+// as someone else. It is read when called, never stored in the Config, so a Config can be printed
+// or logged without leaking it.
+func (r RedisConfig) Password() (string, error) {
 	if r.PasswordEnv != "" {
-		if p, ok := os.LookupEnv(r.PasswordEnv); ok {
-			return p
+		p, ok := os.LookupEnv(r.PasswordEnv)
+		if !ok {
+			return "", fmt.Errorf("password_env names %s, which is not set", r.PasswordEnv)
 		}
+		return p, nil
 	}
-	return os.Getenv("REDISCLI_AUTH")
+	return os.Getenv("REDISCLI_AUTH"), nil
 }
 
 // UIConfig shapes the terminal console.
@@ -212,21 +216,22 @@ func (c *checker) redis(t table) RedisConfig {
 
 // checkAddr returns what is wrong with a Redis address, or "".
 func checkAddr(a string) string {
+	shown := store.RedactAddr(a) // never print a password from a URL
 	if strings.Contains(a, "://") {
 		if !strings.HasPrefix(a, "redis://") && !strings.HasPrefix(a, "rediss://") {
-			return fmt.Sprintf("bad addr %q: a URL must start with redis:// or rediss://", a)
+			return fmt.Sprintf("bad addr %q: a URL must start with redis:// or rediss://", shown)
 		}
 		if _, err := redis.ParseURL(a); err != nil {
-			return fmt.Sprintf("bad addr %q: %v", a, err)
+			return fmt.Sprintf("bad addr %q: %s", shown, store.RedactIn(err.Error(), a))
 		}
 		return ""
 	}
 	host, port, err := net.SplitHostPort(a)
 	if err != nil || host == "" {
-		return fmt.Sprintf("bad addr %q (want host:port, e.g. 127.0.0.1:6379, or a redis:// URL)", a)
+		return fmt.Sprintf("bad addr %q (want host:port, e.g. 127.0.0.1:6379, or a redis:// URL)", shown)
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return fmt.Sprintf("bad addr %q: port %q is not a number from 1 to 65535", a, port)
+		return fmt.Sprintf("bad addr %q: port %q is not a number from 1 to 65535", shown, port)
 	}
 	return ""
 }

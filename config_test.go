@@ -352,14 +352,15 @@ func TestPassword(t *testing.T) {
 		env     map[string]string // variables to set; the others are unset
 		passEnv string
 		want    string
+		err     bool
 	}{
-		{"neither", nil, "", ""},
-		{"REDISCLI_AUTH as redis-cli", map[string]string{"REDISCLI_AUTH": "cli"}, "", "cli"},
-		{"password_env wins", map[string]string{"REDISCLI_AUTH": "cli", "HG_PASS": "mine"}, "HG_PASS", "mine"},
-		{"password_env unset falls back", map[string]string{"REDISCLI_AUTH": "cli"}, "HG_PASS", "cli"},
-		{"password_env set empty is empty", map[string]string{"REDISCLI_AUTH": "cli", "HG_PASS": ""}, "HG_PASS", ""},
-		{"password_env without REDISCLI_AUTH", map[string]string{"HG_PASS": "mine"}, "HG_PASS", "mine"},
-		{"REDISCLI_AUTH unset, password_env unset", nil, "HG_PASS", ""},
+		{"neither", nil, "", "", false},
+		{"REDISCLI_AUTH as redis-cli", map[string]string{"REDISCLI_AUTH": "cli"}, "", "cli", false},
+		{"password_env wins", map[string]string{"REDISCLI_AUTH": "cli", "HG_PASS": "mine"}, "HG_PASS", "mine", false},
+		{"password_env unset is an error", map[string]string{"REDISCLI_AUTH": "cli"}, "HG_PASS", "", true},
+		{"password_env set empty is empty", map[string]string{"REDISCLI_AUTH": "cli", "HG_PASS": ""}, "HG_PASS", "", false},
+		{"password_env without REDISCLI_AUTH", map[string]string{"HG_PASS": "mine"}, "HG_PASS", "mine", false},
+		{"REDISCLI_AUTH unset, password_env unset", nil, "HG_PASS", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -375,8 +376,9 @@ func TestPassword(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cfg.Redis.Password(); got != tt.want {
-				t.Errorf("Password() = %q, want %q", got, tt.want)
+			got, err := cfg.Redis.Password()
+			if got != tt.want || (err != nil) != tt.err {
+				t.Errorf("Password() = %q, %v; want %q, error %v", got, err, tt.want, tt.err)
 			}
 		})
 	}

@@ -70,14 +70,14 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if err := requireWrites(cfg, "inject"); err != nil {
+		return err
+	}
 	t, err := openTarget(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	if err := t.requireWrites("inject"); err != nil {
-		return err
-	}
 	if t.emb != nil {
 		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.emb.Addr())
 	}
@@ -115,8 +115,8 @@ func (r injectResult) summary(family string) string {
 	if secs <= 0 {
 		secs = 1e-9
 	}
-	s := fmt.Sprintf("inject %s: events=%d increments=%d calls=%d seconds=%.2f events/s=%.0f calls/s=%.0f",
-		family, r.events, r.keys, r.calls, secs, float64(r.events)/secs, float64(r.calls)/secs)
+	s := fmt.Sprintf("inject %s: events=%d increments=%d keys=%d seconds=%.2f events/s=%.0f increments/s=%.0f",
+		family, r.events, r.calls, r.keys, secs, float64(r.events)/secs, float64(r.calls)/secs)
 	if r.refused > 0 {
 		s += fmt.Sprintf(" refused=%d (first: %v)", r.refused, r.refusedErr)
 	}
@@ -130,7 +130,10 @@ func (r injectResult) summary(family string) string {
 // events are drawn. It stops at the event or time limit or when ctx ends, then flushes what is
 // left, retrying a Redis that went away for up to giveUp before reporting what it could not send.
 func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOptions) injectResult {
-	const giveUp = 30 * time.Second
+	// How long a Redis that went away is retried before inject reports what it could not send:
+	// shorter once the operator has asked to stop.
+	const giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
+	stopping := ctx.Done()
 	w := st.NewWriter(store.WriterOptions{})
 	tr := newTraffic(f, opt.dims, 1)
 	start := time.Now()
@@ -216,7 +219,13 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 			if failingSince.IsZero() {
 				failingSince = time.Now()
 			}
-			if time.Since(failingSince) > giveUp {
+			limit := giveUp
+			select {
+			case <-stopping:
+				limit = giveUpStopping
+			default:
+			}
+			if time.Since(failingSince) > limit {
 				stopGen()
 				<-genDone
 				res.unsent = w.Pending()

@@ -42,6 +42,12 @@ func main() {
 	// itself, once, in words an operator can act on.
 	redis.SetLogger(quietLogger{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first ctrl+c asks for a clean stop (inject still flushes what it generated); from
+		// then on the signal's default action applies, so a second one ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -147,7 +147,7 @@ func TestInjectTotalsEqualEvents(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	sum := parseSummary(t, out)
-	if sum["events"] != events || sum["calls"] <= 0 || sum["increments"] <= 0 {
+	if sum["events"] != events || sum["keys"] <= 0 || sum["increments"] <= 0 {
 		t.Fatalf("summary %q", out)
 	}
 	cfg := DefaultConfig()
@@ -178,8 +178,8 @@ func TestInjectTotalsEqualEvents(t *testing.T) {
 		}
 	}
 	// Zipf-drawn dims pre-aggregate: far fewer increments than events.
-	if sum["increments"] > events/4 {
-		t.Errorf("%v increments for %d events over %d dims: pre-aggregation is not working", sum["increments"], events, dims)
+	if sum["keys"] > events/4 {
+		t.Errorf("%v key updates for %d events over %d dims: pre-aggregation is not working", sum["keys"], events, dims)
 	}
 }
 
@@ -337,5 +337,26 @@ func TestInjectReportsRefusedKeys(t *testing.T) {
 	}
 	if total != 300 {
 		t.Errorf("day windows hold %d, want all 300 events", total)
+	}
+}
+
+// TestPasswordsNeverPrinted gives a password in a redis:// URL that is wrong in some other way,
+// by flag and by config file, and checks no message shows it.
+func TestPasswordsNeverPrinted(t *testing.T) {
+	const secret = "s3cret-Pa55"
+	bad := "redis://app:" + secret + "@127.0.0.1:notaport/0"
+	path := filepath.Join(t.TempDir(), "pw.toml")
+	if err := os.WriteFile(path, []byte("[redis]\naddrs = [\""+bad+"\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--addr", bad},
+		{"--config", path},
+		{"inject", "--addr", "redis://app:" + secret + "@127.0.0.1:6379"},
+	} {
+		code, out, errOut := hg(t, args...)
+		if code != exitUsage || strings.Contains(out+errOut, secret) || !strings.Contains(errOut, "xxxxx") {
+			t.Errorf("%v: exit %d, output %q %q; want exit 2 with the password hidden", args[:1], code, out, errOut)
+		}
 	}
 }

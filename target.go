@@ -34,7 +34,11 @@ func openTarget(ctx context.Context, cfg *Config) (*target, error) {
 		t.mode, t.label, t.writable, t.emb = "embedded", "embedded Redis on "+emb.Addr(), true, emb
 		t.rdb = redis.NewClient(&redis.Options{Addr: emb.Addr()})
 	} else {
-		tg, err := store.ParseTarget(cfg.Redis.Addrs, cfg.Redis.Username, cfg.Redis.Password())
+		password, err := cfg.Redis.Password()
+		if err != nil {
+			return nil, usageError{err}
+		}
+		tg, err := store.ParseTarget(cfg.Redis.Addrs, cfg.Redis.Username, password)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -51,12 +55,13 @@ func openTarget(ctx context.Context, cfg *Config) (*target, error) {
 	return t, nil
 }
 
-// requireWrites refuses a write command on a read-only target.
-func (t *target) requireWrites(what string) error {
-	if t.writable {
+// requireWrites refuses a write command on a read-only target, before anything connects.
+func requireWrites(cfg *Config, what string) error {
+	if len(cfg.Redis.Addrs) == 0 || cfg.Redis.AllowWrites {
 		return nil
 	}
-	return usagef("refusing to %s on %s: a real Redis is read-only unless --allow-writes (or allow_writes = true under [redis])", what, t.label)
+	return usagef("refusing to %s on %s: a real Redis is read-only unless --allow-writes (or allow_writes = true under [redis])",
+		what, redactAddrs(cfg.Redis.Addrs))
 }
 
 // Close disconnects and stops the embedded Redis, if any.
@@ -65,4 +70,13 @@ func (t *target) Close() {
 	if t.emb != nil {
 		t.emb.Close()
 	}
+}
+
+// redactAddrs lists addresses for a message, with any URL password hidden.
+func redactAddrs(addrs []string) string {
+	shown := make([]string, len(addrs))
+	for i, a := range addrs {
+		shown[i] = store.RedactAddr(a)
+	}
+	return strings.Join(shown, ",")
 }

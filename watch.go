@@ -55,8 +55,14 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		t.emb.Addr(), t.emb.Port())
 	fmt.Fprintln(stdout, "hourglass: the live console is not built yet; until it is, this prints live totals read from Redis once a second (ctrl+c stops)")
 	demo := newDemo(t.store, cfg.Counters, *rate)
-	go demo.run(ctx, stderr)
-	return printTotals(ctx, t.store, demo, stdout)
+	demoDone := make(chan struct{})
+	go func() {
+		defer close(demoDone)
+		demo.run(ctx, stderr)
+	}()
+	err = printTotals(ctx, t.store, demo, stdout)
+	<-demoDone // ctx has ended: the demo stops before the Redis under it does
+	return err
 }
 
 // demo writes counter traffic into every family at a gently swinging rate, so totals and rates

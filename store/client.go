@@ -26,14 +26,14 @@ func ParseTarget(addrs []string, username, password string) (Target, error) {
 	for i, a := range addrs {
 		if !strings.Contains(a, "://") {
 			if _, _, err := net.SplitHostPort(a); err != nil {
-				return Target{}, fmt.Errorf("address %q: want host:port or a redis:// URL", a)
+				return Target{}, fmt.Errorf("address %q: want host:port or a redis:// URL", RedactAddr(a))
 			}
 			t.Addrs = append(t.Addrs, a)
 			continue
 		}
 		o, err := redis.ParseURL(a)
 		if err != nil {
-			return Target{}, fmt.Errorf("address %q: %v", a, err)
+			return Target{}, fmt.Errorf("address %q: %s", RedactAddr(a), RedactIn(err.Error(), a))
 		}
 		t.Addrs = append(t.Addrs, o.Addr)
 		if i == 0 {
@@ -77,4 +77,36 @@ func (t Target) NewClient() redis.UniversalClient {
 		Addr: t.Addrs[0], Username: t.Username, Password: t.Password, DB: t.DB, TLSConfig: t.TLS,
 		DialTimeout: dial, ReadTimeout: io, WriteTimeout: io,
 	})
+}
+
+// RedactAddr hides the password of a redis:// or rediss:// URL, so an address can be shown in
+// errors and headers: "redis://app:s3cret@h:6379" becomes "redis://app:xxxxx@h:6379".
+func RedactAddr(a string) string {
+	if p := urlPassword(a); p != "" {
+		return strings.Replace(a, ":"+p+"@", ":xxxxx@", 1)
+	}
+	return a
+}
+
+// RedactIn hides the password of address a wherever it appears in msg (URL parse errors quote
+// the whole URL).
+func RedactIn(msg, a string) string {
+	if p := urlPassword(a); p != "" {
+		return strings.ReplaceAll(msg, p, "xxxxx")
+	}
+	return msg
+}
+
+// urlPassword is the password part of a URL's user info, or "".
+func urlPassword(a string) string {
+	_, rest, ok := strings.Cut(a, "://")
+	if !ok {
+		return ""
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return ""
+	}
+	_, pass, _ := strings.Cut(rest[:at], ":")
+	return pass
 }
