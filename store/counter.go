@@ -93,20 +93,25 @@ func (s *Store) GetMany(ctx context.Context, f *Family, g Granularity, dimsList 
 
 // Series returns the last n windows of granularity g up to and including the one holding end
 // (server now when zero), oldest first, read in one pipeline. Values that cannot be read are 0
-// in the series and reported in the error, so a caller can still draw the rest.
+// in the series and reported in the error, so a caller can still draw the rest. An hour repeated
+// when the clocks go back is one key, so it is one point whose window spans both hours.
 func (s *Store) Series(ctx context.Context, f *Family, g Granularity, dims []string, n int, end time.Time) ([]Value, error) {
 	if n <= 0 {
 		return nil, nil
 	}
 	vals := make([]Value, n)
 	w := WindowAt(g, s.eventTime(ctx, end), s.loc)
-	for i := n - 1; i >= 0; i-- {
+	for i := n - 1; i >= 0; w = w.Prev() {
 		key, err := f.Key(w, dims)
 		if err != nil {
 			return nil, fmt.Errorf("store: series %s: %w", f.name, err)
 		}
+		if i < n-1 && key == vals[i+1].Key {
+			vals[i+1].Window.Start = w.Start
+			continue
+		}
 		vals[i] = Value{Window: w, Key: key}
-		w = w.Prev()
+		i--
 	}
 	return vals, s.readValues(ctx, vals)
 }

@@ -24,6 +24,7 @@ func TestWriterTotalsEqualEvents(t *testing.T) {
 		w := s.NewWriter(WriterOptions{KeysPerCall: 16})
 		want := map[string]int64{}
 		r := rand.New(rand.NewPCG(1, 2))
+		at := s.Now() // one instant for every event, so the test cannot straddle an hour
 		const events = 20000
 		var total int64
 		var sent FlushResult
@@ -38,7 +39,7 @@ func TestWriterTotalsEqualEvents(t *testing.T) {
 		for i := range events {
 			dims := []string{fmt.Sprintf("ch%d", r.IntN(5)), fmt.Sprintf("ad%d", r.IntN(40))}
 			price := int64(r.IntN(100) + 1)
-			if err := w.Add(f, dims, price, time.Time{}); err != nil {
+			if err := w.Add(f, dims, price, at); err != nil {
 				t.Fatal(err)
 			}
 			want[dims[0]+":"+dims[1]] += price
@@ -56,13 +57,14 @@ func TestWriterTotalsEqualEvents(t *testing.T) {
 			var ch, ad string
 			fmt.Sscanf(d, "%3s:%s", &ch, &ad)
 			for _, g := range []Granularity{Hour, Day} {
-				v, err := s.Get(t.Context(), f, g, []string{ch, ad}, time.Time{})
+				v, err := s.Get(t.Context(), f, g, []string{ch, ad}, at)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if v.Value != n {
 					t.Errorf("%s %s = %d, want %d", g, v.Key, v.Value, n)
 				}
+				checkTTL(t, b, v.Key, expectedExpiry(g, at), s.Now())
 				if g == Hour {
 					hourSum += v.Value
 				} else {
@@ -98,7 +100,7 @@ func TestExpiryIsWindowAligned(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := v.Window.End.Add(f.Retention(v.Window.Granularity)).Sub(now)
+			want := expectedExpiry(v.Window.Granularity, now).Sub(now)
 			if d := ttl - want; d < -2*time.Second || d > 2*time.Second {
 				t.Errorf("%s TTL %v, want %v ±2s", v.Key, ttl, want)
 			}
@@ -114,6 +116,29 @@ func TestExpiryIsWindowAligned(t *testing.T) {
 	})
 }
 
+// expectedExpiry works out, without the code under test, when adRevenue's (and flow's) window of
+// granularity g holding at must expire: the end of its Shanghai hour plus 48 hours, or the end
+// of its Shanghai day plus 30 days.
+func expectedExpiry(g Granularity, at time.Time) time.Time {
+	l := at.In(shanghai)
+	if g == Hour {
+		return time.Date(l.Year(), l.Month(), l.Day(), l.Hour()+1, 0, 0, 0, shanghai).Add(48 * time.Hour)
+	}
+	return time.Date(l.Year(), l.Month(), l.Day()+1, 0, 0, 0, 0, shanghai).Add(30 * 24 * time.Hour)
+}
+
+// checkTTL checks key's TTL is expire - now, within 2 seconds.
+func checkTTL(t *testing.T, b backend, key string, expire, now time.Time) {
+	t.Helper()
+	ttl, err := b.rdb.TTL(t.Context(), key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ttl - expire.Sub(now); d < -2*time.Second || d > 2*time.Second {
+		t.Errorf("%s TTL %v, want %v ±2s", key, ttl, expire.Sub(now))
+	}
+}
+
 // TestLostTTLHealsOnNextWrite removes a key's TTL with PERSIST (seed 003's leak) and checks the
 // next write, through Incr and through the writer, gives it back.
 func TestLostTTLHealsOnNextWrite(t *testing.T) {
@@ -121,7 +146,8 @@ func TestLostTTLHealsOnNextWrite(t *testing.T) {
 		s := newStore(t, b.rdb, Options{})
 		f := flow(t)
 		dims := []string{"app123", "device456", "127.0.0.1"}
-		vals, err := s.Incr(t.Context(), f, dims, 1, time.Time{})
+		at := s.Now()
+		vals, err := s.Incr(t.Context(), f, dims, 1, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,21 +160,17 @@ func TestLostTTLHealsOnNextWrite(t *testing.T) {
 				t.Fatalf("after PERSIST TTL = %v, want -1 (no expiry)", ttl)
 			}
 			if write == "incr" {
-				_, err = s.Incr(t.Context(), f, dims, 1, time.Time{})
+				_, err = s.Incr(t.Context(), f, dims, 1, at)
 			} else {
 				w := s.NewWriter(WriterOptions{})
-				if err = w.Add(f, dims, 1, time.Time{}); err == nil {
+				if err = w.Add(f, dims, 1, at); err == nil {
 					_, err = w.Flush(t.Context())
 				}
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := f.ExpireAt(vals[0].Window).Sub(s.Now())
-			ttl := b.rdb.TTL(t.Context(), key).Val()
-			if d := ttl - want; d < -2*time.Second || d > 2*time.Second {
-				t.Errorf("%s: TTL after write %v, want %v ±2s", write, ttl, want)
-			}
+			checkTTL(t, b, key, expectedExpiry(Hour, vals[0].Window.Start), s.Now())
 		}
 		if got := getInt(t, b.rdb, key); got != 3 {
 			t.Errorf("%s = %d, want 3", key, got)
@@ -260,7 +282,7 @@ func TestSeries(t *testing.T) {
 		if _, err := w.Flush(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		series, err := s.Series(t.Context(), f, Hour, []string{"c", "a"}, 6, time.Time{})
+		series, err := s.Series(t.Context(), f, Hour, []string{"c", "a"}, 6, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +306,8 @@ func TestBadKeysAreTypedErrors(t *testing.T) {
 		s := newStore(t, b.rdb, Options{})
 		f := flow(t)
 		ctx := t.Context()
-		w := WindowAt(Hour, s.Now(), shanghai)
+		at := s.Now()
+		w := WindowAt(Hour, at, shanghai)
 		key := func(app string) string { k, _ := f.Key(w, []string{app, "d", "i"}); return k }
 		b.rdb.RPush(ctx, key("list"), "x")
 		b.rdb.Set(ctx, key("text"), "12abc", 0)
@@ -294,7 +317,7 @@ func TestBadKeysAreTypedErrors(t *testing.T) {
 			app  string
 			want error
 		}{{"list", ErrWrongType}, {"text", ErrNotInteger}, {"big", ErrOverflow}} {
-			_, err := s.Incr(ctx, f, []string{c.app, "d", "i"}, 1, time.Time{})
+			_, err := s.Incr(ctx, f, []string{c.app, "d", "i"}, 1, at)
 			var ke *KeyError
 			if !errors.Is(err, c.want) || !errors.As(err, &ke) || ke.Key != key(c.app) {
 				t.Errorf("Incr on %s: err %v, want %v naming %q", c.app, err, c.want, key(c.app))
@@ -303,7 +326,7 @@ func TestBadKeysAreTypedErrors(t *testing.T) {
 
 		wr := s.NewWriter(WriterOptions{})
 		for _, app := range []string{"list", "good", "text"} {
-			if err := wr.Add(f, []string{app, "d", "i"}, 2, time.Time{}); err != nil {
+			if err := wr.Add(f, []string{app, "d", "i"}, 2, at); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -321,15 +344,15 @@ func TestBadKeysAreTypedErrors(t *testing.T) {
 			t.Errorf("refused keys are pending again; they can never succeed")
 		}
 
-		_, err = s.Get(ctx, f, Hour, []string{"text", "d", "i"}, time.Time{})
+		_, err = s.Get(ctx, f, Hour, []string{"text", "d", "i"}, at)
 		var ke *KeyError
 		if !errors.Is(err, ErrNotInteger) || !errors.As(err, &ke) || ke.Value != "12abc" {
 			t.Errorf("Get on 12abc: %v", err)
 		}
-		if _, err := s.Get(ctx, f, Hour, []string{"list", "d", "i"}, time.Time{}); !errors.Is(err, ErrWrongType) {
+		if _, err := s.Get(ctx, f, Hour, []string{"list", "d", "i"}, at); !errors.Is(err, ErrWrongType) {
 			t.Errorf("Get on a list: %v", err)
 		}
-		if _, err := s.Series(ctx, f, Hour, []string{"list", "d", "i"}, 3, time.Time{}); !errors.Is(err, ErrWrongType) {
+		if _, err := s.Series(ctx, f, Hour, []string{"list", "d", "i"}, 3, at); !errors.Is(err, ErrWrongType) {
 			t.Errorf("Series over a list: %v", err)
 		}
 	})

@@ -115,9 +115,16 @@ func (f *Family) Retention(g Granularity) time.Duration {
 }
 
 // ExpireAt is the window-aligned expiry of w's keys: the window's end plus the retention. Every
-// writer computes the same instant, whoever writes first.
+// writer computes the same instant, whoever writes first. When the clocks go back an hour, the
+// repeated hour's two windows format to one key; both get the later window's expiry.
 func (f *Family) ExpireAt(w Window) time.Time {
-	return w.End.Add(f.Retention(w.Granularity))
+	end := w.End
+	if s := f.specs[w.Granularity]; s != nil {
+		if next := WindowAt(w.Granularity, w.End, w.Start.Location()); s.format.Format(next) == s.format.Format(w) {
+			end = next.End
+		}
+	}
+	return end.Add(f.Retention(w.Granularity))
 }
 
 // SharesSlot reports whether the family's hour and day keys for the same dims always land in one

@@ -258,3 +258,36 @@ func TestSlotTagsCoverEverySlot(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedHourIsOneKey takes New York's 2024-11-03, when 01:00-02:00 happens twice: both
+// windows are one key, so they must share one expiry, and a series shows the key once.
+func TestRepeatedHourIsOneKey(t *testing.T) {
+	ny := mustLoad("America/New_York")
+	f := flow(t)
+	first := WindowAt(Hour, time.Date(2024, 11, 3, 5, 30, 0, 0, time.UTC), ny)  // 01:30 EDT
+	second := WindowAt(Hour, time.Date(2024, 11, 3, 6, 30, 0, 0, time.UTC), ny) // 01:30 EST
+	k1, _ := f.Key(first, []string{"a", "d", "i"})
+	k2, _ := f.Key(second, []string{"a", "d", "i"})
+	if k1 != k2 || first.Start.Equal(second.Start) {
+		t.Fatalf("windows %v and %v, keys %s and %s: want two windows, one key", first.Start, second.Start, k1, k2)
+	}
+	if !f.ExpireAt(first).Equal(f.ExpireAt(second)) || !f.ExpireAt(first).Equal(second.End.Add(48*time.Hour)) {
+		t.Fatalf("expiries %v and %v; want both %v", f.ExpireAt(first), f.ExpireAt(second), second.End.Add(48*time.Hour))
+	}
+	b := backends(t)[0]
+	s := newStore(t, b.rdb, Options{Location: ny})
+	series, err := s.Series(t.Context(), f, Hour, []string{"a", "d", "i"}, 4, time.Date(2024, 11, 3, 7, 30, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, v := range series {
+		keys = append(keys, v.Key[len(v.Key)-10:])
+	}
+	if got := strings.Join(keys, " "); got != "2024110223 2024110300 2024110301 2024110302" {
+		t.Fatalf("series windows %s", got)
+	}
+	if d := series[2].Window.End.Sub(series[2].Window.Start); d != 2*time.Hour {
+		t.Fatalf("the repeated hour's point spans %v, want 2h", d)
+	}
+}
