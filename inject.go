@@ -225,7 +225,7 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 				limit = giveUpStopping
 			default:
 			}
-			if time.Since(failingSince) > limit {
+			if time.Since(failingSince) > limit || store.Permanent(err) {
 				stopGen()
 				<-genDone
 				res.unsent = w.Pending()

@@ -360,3 +360,25 @@ func TestPasswordsNeverPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyUserCanWatch logs in as an ACL user that may only read: connecting works (it
+// needs only TIME), and a write it is not allowed is refused by Redis and reported in one line.
+func TestReadOnlyUserCanWatch(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	if err := admin.Do(t.Context(), "ACL", "SETUSER", "watcher", "on", ">watchpw", "~*", "+@read", "+time", "+ping", "+hello", "+client").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := "redis://watcher:watchpw@" + srv.Addr
+	code, out, errOut := hg(t, "--addr", url)
+	if code != exitOK || !strings.Contains(out, "read-only") {
+		t.Fatalf("watch as a read-only user: exit %d, %q %q", code, out, errOut)
+	}
+	code, _, errOut = hg(t, "inject", "--addr", url, "--allow-writes", "--events", "10")
+	if code != exitRuntime || !strings.Contains(errOut, "NOPERM") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("inject as a read-only user: exit %d, stderr %q; want exit 1 with Redis's NOPERM in one line", code, errOut)
+	}
+	if strings.Contains(errOut, "watchpw") {
+		t.Fatalf("the password was printed: %q", errOut)
+	}
+}

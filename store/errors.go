@@ -44,3 +44,19 @@ func redisKeyError(key, msg string) *KeyError {
 	}
 	return &KeyError{Key: key, Err: errors.New(msg)}
 }
+
+// Permanent reports whether err is one that sending again cannot fix: Redis refused this user
+// the command (NOPERM) or the login (WRONGPASS, NOAUTH). A writer's caller should stop retrying
+// and say so, rather than wait for a Redis that will keep saying no.
+func Permanent(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	for _, code := range []string{"NOPERM", "WRONGPASS", "NOAUTH"} {
+		if strings.Contains(msg, code) {
+			return true
+		}
+	}
+	return false
+}
