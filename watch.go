@@ -16,7 +16,7 @@ const watchUsage = `Running hourglass with no command: with no address (the defa
 counter traffic into every configured family, and prints a line of live totals a second, read
 back from Redis, until ctrl+c. The full-screen console will take this line's place.
 
-With an address it connects, checks the server clock and scripts, and says what it found.
+With an address it connects, reads the server clock, and says what it found.
 
 Flags:
 `
