@@ -57,6 +57,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{[]string{"--no-such-flag"}, exitUsage, "flag provided but not defined"},
 		{[]string{"inject", "--dims", "0"}, exitUsage, "--dims at least 1"},
 		{[]string{"inject", "extra"}, exitUsage, `unexpected argument "extra"`},
+		{[]string{"--demo-rate", "-5"}, exitUsage, "must not be negative"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, out, errOut := hg(t, c.args...)

@@ -32,9 +32,15 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *rate < 0 {
+		return usagef("--demo-rate must not be negative")
+	}
 	cfg, err := common.load()
 	if err != nil {
 		return err
+	}
+	if len(cfg.Redis.Addrs) == 0 && len(cfg.Counters) == 0 {
+		return usagef("the config declares no [[counter]] family, so the demo has nothing to write")
 	}
 	t, err := openTarget(ctx, cfg)
 	if err != nil {
