@@ -15,6 +15,13 @@ import (
 // it would expire at once.
 var ErrExpired = errors.New("event is older than the family's retention")
 
+// ErrFuture is returned for an event more than MaxAhead ahead of the Redis server clock: a clock
+// that far off, or a time in the wrong unit, would write windows no one reads for days.
+var ErrFuture = errors.New("event time is too far ahead of the server clock")
+
+// MaxAhead is how far ahead of the server clock an event time may be.
+const MaxAhead = 24 * time.Hour
+
 // Value is the value of one counter key.
 type Value struct {
 	Window Window
@@ -30,9 +37,12 @@ func (s *Store) Incr(ctx context.Context, f *Family, dims []string, delta int64,
 	if at.IsZero() {
 		at = now
 	}
+	if at.Sub(now) > MaxAhead {
+		return nil, fmt.Errorf("store: incr %s: %w (%v)", f.name, ErrFuture, at)
+	}
 	var vals []Value
 	var keys []string
-	args := []any{0, 0} // no sequence: a single call is not resent by the store
+	args := []any{0, 0, 0} // no sequence: a single call is not resent by the store
 	for _, g := range f.Granularities() {
 		w := WindowAt(g, at, s.loc)
 		exp := f.ExpireAt(w)

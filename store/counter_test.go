@@ -4,15 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
-
-	"hourglass/internal/redistest"
 )
 
 // TestWriterTotalsEqualEvents writes many events over many dims through the batch writer and
@@ -468,80 +462,5 @@ func TestClockFollowsLocalSteps(t *testing.T) {
 		if !vals[0].Window.Contains(server) && !vals[0].Window.Contains(server.Add(-2*time.Second)) {
 			t.Fatalf("after a local step of %v the write went to %s, not the server's hour", step, vals[0].Key)
 		}
-	}
-}
-
-// TestLostRepliesAreNotCountedTwice puts a proxy that loses replies between the writer and a real
-// Redis: the script runs, its reply never arrives, and the call is sent again, by go-redis's own
-// retries or by the next Flush. Every total must still equal the events added, exactly.
-func TestLostRepliesAreNotCountedTwice(t *testing.T) {
-	srv := redistest.Start(t)
-	direct := srv.Client(t)
-	for _, c := range []struct {
-		name       string
-		maxRetries int // go-redis's own resending: -1 off, 3 its default
-		drops      int
-	}{
-		{"writer resends", -1, 3},
-		{"go-redis retries", 3, 2},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			proxy := redistest.StartProxy(t, srv.Addr)
-			rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: c.maxRetries})
-			defer rdb.Close()
-			s := newStore(t, rdb, Options{})
-			f := adRevenue(t)
-			w := s.NewWriter(WriterOptions{KeysPerCall: 4, Lanes: 2, CallsPerPipeline: 5})
-			at := s.Now()
-			ad := strings.ReplaceAll(c.name, " ", "-")
-			const events = 3000
-			add := func(from, to int) {
-				for i := from; i < to; i++ {
-					if err := w.Add(f, []string{ad, strconv.Itoa(i % 50)}, 1, at); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			add(0, events/2)
-			if err := s.LoadScripts(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			proxy.DropReplies(c.drops)
-			var written int64
-			deadline := time.Now().Add(20 * time.Second)
-			for round := 0; w.Pending() > 0 || round < 2; round++ {
-				if round == 1 {
-					add(events/2, events) // new events behind calls still unconfirmed
-				}
-				res, _ := w.Flush(t.Context())
-				written += res.Events
-				if time.Now().After(deadline) {
-					t.Fatalf("still %d pairs pending after 20s", w.Pending())
-				}
-			}
-			if proxy.Dropped() != c.drops {
-				t.Fatalf("the proxy lost %d replies, want %d", proxy.Dropped(), c.drops)
-			}
-			var hour, day int64
-			for i := range 50 {
-				for _, g := range []Granularity{Hour, Day} {
-					v, err := s.Get(t.Context(), f, g, []string{ad, strconv.Itoa(i)}, at)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if g == Hour {
-						hour += v.Value
-					} else {
-						day += v.Value
-					}
-				}
-			}
-			if hour != events || day != events || written != events {
-				t.Fatalf("hour %d, day %d, reported written %d; want %d each", hour, day, written, events)
-			}
-			if n := direct.Exists(t.Context(), seqKey(w.id, 0, 0)).Val(); n != 1 {
-				t.Errorf("the lane's sequence key is missing")
-			}
-		})
 	}
 }

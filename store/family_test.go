@@ -230,7 +230,7 @@ func TestPlanGroupsBySlotOnCluster(t *testing.T) {
 	w.mu.Unlock()
 	keys := 0
 	for _, c := range calls {
-		if n := len(c.counters()); n > 8 || len(c.args) != 2+2*n {
+		if n := len(c.counters()); n > 8 || len(c.args) != 3+2*n {
 			t.Fatalf("call with %d counter keys and %d args", n, len(c.args))
 		}
 		for _, k := range c.keys { // the sequence key included: it must route with the counters

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -13,13 +14,23 @@ import (
 // How a flush stays exactly-once.
 //
 // Calls are spread over lanes; each lane is one pipeline at a time on one connection, so Redis
-// applies a lane's calls in the order they were sent. Every call carries a sequence number that
-// counts up per lane and hash slot, and the script records the last one it applied in a sequence
-// key of that lane and slot. When a connection drops, the calls whose replies were lost may or
-// may not have run; they are sent again, unchanged and in order, before anything newer of their
-// lane. Those that had run find their number already recorded and are skipped ("DUPLICATE");
-// the rest run now. A call Redis answered with an error (NOSCRIPT, OOM, READONLY) certainly did
-// not run: it is sent again under a fresh number, after the ones that keep theirs.
+// receives a lane's calls in the order they were sent. Every call carries a sequence number that
+// counts up from 1, with no gaps, per lane and hash slot, and the script keeps the last number it
+// applied in a sequence key of that lane and slot. It applies a call only if its number is the
+// next one: a number already applied is answered "DUPLICATE" (the call ran before and its reply
+// was lost), a number further on "GAP" (an earlier call has not run yet). Neither adds anything.
+//
+// So a call is never renumbered: any call not confirmed, whatever the reason (a lost reply, an
+// error reply, a GAP), is kept and sent again unchanged, in order, before anything newer. However
+// often a call is sent, by go-redis's own retries or by later flushes, it is applied once, and a
+// later call never runs before an earlier one of its sequence. While calls are unconfirmed, new
+// increments wait in the pending map, where they fold into the keys they touch, so an outage
+// holds at most one flush of calls plus one entry per key.
+//
+// The writer also passes the highest number it has seen confirmed, so a sequence key that has
+// expired or been evicted does not stall the sequence. A sequence key lost while one of its calls
+// is unconfirmed would let that call apply twice: the keys are kept a day, and Redis must not
+// evict them (maxmemory-policy noeviction, or a volatile-* policy with room to spare).
 
 // laneSlot is the scope of a sequence: a writer's lane in one hash slot.
 type laneSlot struct{ lane, slot int }
@@ -28,12 +39,20 @@ type laneSlot struct{ lane, slot int }
 type call struct {
 	lane, slot int
 	seq        int64
-	fresh      bool     // needs a new sequence number before it is sent again
 	keys       []string // keys[0] is the sequence key; the counters follow
-	args       []any    // sequence, its TTL, then delta and expiry per counter
+	args       []any    // sequence, its TTL, the confirmed floor, then delta and expiry per counter
 	units      []*unit
 	cmd        *redis.Cmd
 }
+
+// Script replies that confirm nothing was added.
+const (
+	replyDuplicate = "DUPLICATE"
+	replyGap       = "GAP"
+)
+
+// errGap is why a call answered GAP is sent again.
+var errGap = errors.New("an earlier call of its sequence is not confirmed yet")
 
 // counters returns the counter keys of the call.
 func (c *call) counters() []string { return c.keys[1:] }
@@ -51,29 +70,22 @@ func (w *Writer) Flush(ctx context.Context) (FlushResult, error) {
 	if len(units) == 0 && len(w.unsent) == 0 {
 		return FlushResult{}, nil
 	}
+	var res FlushResult
+	var errs []error
 	if err := w.prepare(ctx); err != nil {
 		w.restore(units)
 		return FlushResult{Failed: countKeys(units) + w.unsentKeys()}, err
 	}
-	calls := append(w.resend(), w.plan(units)...)
-	var res FlushResult
-	var errs []error
-	for attempt := 0; ; attempt++ {
-		unsent, keyErrs, sendErrs := w.send(ctx, calls, &res)
-		errs = append(errs, keyErrs...)
-		if attempt == 0 && hasNoScript(sendErrs) {
-			// A restart or failover emptied the script cache: load it everywhere and go again.
-			if err := w.s.LoadScripts(ctx); err != nil {
-				errs = append(errs, err)
-			} else {
-				w.unsent = unsent
-				calls = w.resend()
-				continue
-			}
+	if len(w.unsent) > 0 {
+		errs = w.sendAll(ctx, w.unsent, &res)
+		if len(w.unsent) > 0 {
+			// Still unconfirmed: newer calls would only be answered GAP. Keep the units pending.
+			w.restore(units)
+			units = nil
 		}
-		errs = append(errs, sendErrs...)
-		w.unsent = unsent
-		break
+	}
+	if len(units) > 0 {
+		errs = append(errs, w.sendAll(ctx, w.plan(units), &res)...)
 	}
 	pairs := 0
 	for _, c := range w.unsent {
@@ -84,6 +96,27 @@ func (w *Writer) Flush(ctx context.Context) (FlushResult, error) {
 	w.unsentPairs = pairs
 	w.mu.Unlock()
 	return res, dedupe(errs)
+}
+
+// sendAll sends calls, and once more after loading the scripts if Redis had lost them. What is
+// still unconfirmed is left in w.unsent, in order.
+func (w *Writer) sendAll(ctx context.Context, calls []*call, res *FlushResult) []error {
+	var errs []error
+	for attempt := 0; ; attempt++ {
+		unsent, keyErrs, sendErrs := w.send(ctx, calls, res)
+		errs = append(errs, keyErrs...)
+		w.unsent = unsent
+		if attempt == 0 && hasNoScript(sendErrs) {
+			// A restart or failover emptied the script cache: load it everywhere and go again.
+			if err := w.s.LoadScripts(ctx); err == nil {
+				calls = unsent
+				continue
+			} else {
+				sendErrs = append(sendErrs, err)
+			}
+		}
+		return append(errs, sendErrs...)
+	}
 }
 
 // prepare brings the server clock and the scripts up to date before a flush.
@@ -97,32 +130,13 @@ func (w *Writer) prepare(ctx context.Context) error {
 	return nil
 }
 
-// resend takes the unconfirmed calls for sending again: those that keep their sequence number
-// first, in the order they were sent, then the rest under fresh numbers.
-func (w *Writer) resend() []*call {
-	var keep, fresh []*call
-	for _, c := range w.unsent {
-		if c.fresh {
-			fresh = append(fresh, c)
-		} else {
-			keep = append(keep, c)
-		}
-	}
-	for _, c := range fresh {
-		w.number(c)
-		c.fresh = false
-	}
-	w.unsent = nil
-	return append(keep, fresh...)
-}
-
 // number gives c the next sequence number of its lane and slot.
 func (w *Writer) number(c *call) {
 	ls := laneSlot{c.lane, c.slot}
 	w.seq[ls]++
 	c.seq = w.seq[ls]
 	c.keys[0] = seqKey(w.id, c.lane, c.slot)
-	c.args[0], c.args[1] = c.seq, int64(w.seqTTL.Seconds())
+	c.args[0], c.args[1] = c.seq, int64(math.Ceil(w.seqTTL.Seconds()))
 }
 
 // plan groups units by hash slot (one group on a standalone Redis) and packs each group into
@@ -136,7 +150,7 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 	add := func(slot int, u *unit, gs ...Granularity) {
 		c := open[slot]
 		if c == nil || len(c.keys)-1+len(gs) > w.keysPerCall {
-			c = &call{slot: slot, keys: []string{""}, args: []any{int64(0), int64(0)}}
+			c = &call{slot: slot, keys: []string{""}, args: []any{int64(0), int64(0), int64(0)}}
 			if cluster {
 				c.lane = slot % w.lanes
 			} else {
@@ -179,12 +193,13 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 }
 
 // send runs calls lane by lane, the lanes at once; within a lane, pipelines of at most
-// callsPerPipeline calls go one after another, and a lane stops at its first failed pipeline so
-// nothing newer overtakes a call whose outcome is unknown. It returns the calls to send again,
-// in lane order, the keys Redis refused, and why calls failed.
+// callsPerPipeline calls go one after another, and a lane stops after a pipeline in which a call
+// was not confirmed, since what follows could only be answered GAP. It returns the calls to send
+// again, in lane order, the keys Redis refused, and why calls were not confirmed.
 func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (unsent []*call, keyErrs, sendErrs []error) {
 	byLane := make([][]*call, w.lanes)
 	for _, c := range calls {
+		c.args[2] = w.confirmed[laneSlot{c.lane, c.slot}]
 		byLane[c.lane] = append(byLane[c.lane], c)
 	}
 	var mu sync.Mutex
@@ -197,21 +212,23 @@ func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (uns
 			var failed []*call
 			var kerrs, serrs []error
 			var done FlushResult
+			confirmed := map[laneSlot]int64{}
 			for i := 0; i < len(lane); i += w.callsPerPipeline {
 				part := lane[i:min(i+w.callsPerPipeline, len(lane))]
 				w.sendPipeline(ctx, part)
 				for _, c := range part {
 					err := c.cmd.Err()
+					if err == nil && c.cmd.Val() == replyGap {
+						err = errGap
+					}
 					if err != nil {
-						var rerr redis.Error
-						c.fresh = errors.As(err, &rerr) // Redis answered: the script did not run
 						failed = append(failed, c)
 						serrs = append(serrs, fmt.Errorf("store: flush: %w", err))
 						continue
 					}
-					if errs := parseIncrReply(c.cmd.Val(), c.counters()); errs != nil {
-						kerrs = append(kerrs, errs...)
-					}
+					kerrs = append(kerrs, parseIncrReply(c.cmd.Val(), c.counters())...)
+					ls := laneSlot{c.lane, c.slot}
+					confirmed[ls] = max(confirmed[ls], c.seq)
 					done.Calls++
 					done.Keys += len(c.counters())
 					for _, u := range c.units {
@@ -225,6 +242,9 @@ func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (uns
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			for ls, seq := range confirmed {
+				w.confirmed[ls] = max(w.confirmed[ls], seq)
+			}
 			unsent = append(unsent, failed...)
 			keyErrs = append(keyErrs, kerrs...)
 			sendErrs = append(sendErrs, serrs...)
@@ -255,7 +275,7 @@ func parseIncrReply(reply any, keys []string) []error {
 // incrValues is parseIncrReply that also returns the new values (zero for a duplicate).
 func incrValues(reply any, keys []string) ([]int64, []error) {
 	vals := make([]int64, len(keys))
-	if s, ok := reply.(string); ok && s == "DUPLICATE" {
+	if s, ok := reply.(string); ok && s == replyDuplicate {
 		return vals, nil
 	}
 	arr, ok := reply.([]any)

@@ -20,8 +20,8 @@ type WriterOptions struct {
 	// large flush as several pipelines, one after another.
 	CallsPerPipeline int
 	// SeqTTL is how long Redis keeps a lane's sequence record, which makes resending a call whose
-	// reply was lost safe (24 hours when zero). A call still unconfirmed after that long could be
-	// applied twice.
+	// reply was lost safe (24 hours when zero, at least a minute). A call still unconfirmed after
+	// that long could be applied twice.
 	SeqTTL time.Duration
 }
 
@@ -51,9 +51,10 @@ type Writer struct {
 
 	unsentPairs int // units in unsent calls, kept under mu for Pending
 
-	flushMu sync.Mutex // one Flush at a time, so each lane applies its calls in sequence order
-	seq     map[laneSlot]int64
-	unsent  []*call // calls not confirmed by Redis, in lane order: sent again first
+	flushMu   sync.Mutex // one Flush at a time, so each lane applies its calls in sequence order
+	seq       map[laneSlot]int64
+	confirmed map[laneSlot]int64 // the highest number Redis confirmed, per lane and slot
+	unsent    []*call            // calls not confirmed by Redis, in lane order: sent again first
 }
 
 // unit is the increments of one family+dims in one hour (and so one day): its hour and day keys
@@ -98,6 +99,7 @@ func (s *Store) NewWriter(opt WriterOptions) *Writer {
 	if opt.SeqTTL <= 0 {
 		opt.SeqTTL = 24 * time.Hour
 	}
+	opt.SeqTTL = max(opt.SeqTTL, time.Minute) // it must outlast a call's trip and its resends
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	return &Writer{
@@ -110,12 +112,14 @@ func (s *Store) NewWriter(opt WriterOptions) *Writer {
 		pending:          map[string]*unit{},
 		windows:          map[*Family]*[2]windowCache{},
 		seq:              map[laneSlot]int64{},
+		confirmed:        map[laneSlot]int64{},
 	}
 }
 
 // Add records delta for dims of family f at time at (the Redis server's now when zero). It
-// returns ErrExpired when every window of at is past its retention, and an error when dims do
-// not fit the family's pattern; either way nothing is recorded.
+// returns ErrExpired when every window of at is past its retention, ErrFuture when at is more
+// than MaxAhead ahead of the server clock, and an error when dims do not fit the family's
+// pattern; in each case nothing is recorded.
 func (w *Writer) Add(f *Family, dims []string, delta int64, at time.Time) error {
 	if len(dims) != len(f.pattern.dims) {
 		_, err := f.pattern.Key(dims, "")
@@ -124,6 +128,9 @@ func (w *Writer) Add(f *Family, dims []string, delta int64, at time.Time) error 
 	now := w.s.clock.Now()
 	if at.IsZero() {
 		at = now
+	}
+	if at.Sub(now) > MaxAhead {
+		return fmt.Errorf("store: add %s: %w (%v)", f.name, ErrFuture, at)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -114,7 +114,7 @@ func BenchmarkWriter(b *testing.B) {
 			n := max(b.N, 1000)
 			out, err := exec.Command(bin, "-h", host, "-p", port, "-c", strconv.Itoa(clients), "-P", strconv.Itoa(depth),
 				"-n", strconv.Itoa(n), "-r", "1000000", "--csv",
-				"EVALSHA", sha, "3", "{rb}:seq", "{rb:__rand_int__}:h", "{rb:__rand_int__}:d", "0", "0", "1", exp, "1", exp).Output()
+				"EVALSHA", sha, "3", "{rb}:seq", "{rb:__rand_int__}:h", "{rb:__rand_int__}:d", "0", "0", "0", "1", exp, "1", exp).Output()
 			if err != nil {
 				b.Fatalf("redis-benchmark: %v: %s", err, out)
 			}

@@ -1,43 +1,60 @@
 -- Adds deltas to windowed counter keys and gives any key without a TTL its window-aligned expiry,
--- once per call even when the call is sent again.
+-- exactly once per call however often the call is sent.
 --
--- KEYS[1]       the sender's sequence key (in the same hash slot as the counters); unused when
---               ARGV[1] is 0
--- KEYS[1+i]     counter key i (on Redis Cluster every key of one call is in one hash slot)
--- ARGV[1]       the call's sequence number on its sender's lane; 0 skips the duplicate check
--- ARGV[2]       seconds the sequence key is kept
--- ARGV[1+2i]    the integer delta for KEYS[1+i]
--- ARGV[2+2i]    unix seconds at which KEYS[1+i] expires: its window's end plus the retention
+-- KEYS[1]      the sender's sequence key for this lane and slot (hash-tagged to the counters'
+--              slot); unused when ARGV[1] is 0
+-- KEYS[1+i]    counter key i, for i = 1..n (on Redis Cluster all in one hash slot)
+-- ARGV[1]      the call's sequence number: 1, 2, 3... per sender lane and slot, with no gaps;
+--              0 skips the sequence check
+-- ARGV[2]      seconds the sequence key is kept
+-- ARGV[3]      the highest sequence number the sender has seen confirmed, in case the key is gone
+-- ARGV[2+2i]   the integer delta for KEYS[1+i]
+-- ARGV[3+2i]   unix seconds at which KEYS[1+i] expires: its window's end plus the retention
 --
--- Reply: "DUPLICATE" when the sequence key already holds this sequence number or a later one
--- (the call was applied before and its reply lost: nothing is added again). Otherwise an array
--- with one element per counter key: its new value as an integer, or, when that key could not be
--- incremented (wrong type, not an integer, overflow), the error text as a string. A bad key never
--- stops the others: each INCRBY runs under pcall, and a key whose INCRBY failed is left exactly as
--- it was (its TTL is not touched).
+-- Reply:
+--   "DUPLICATE"  this sequence number was applied before (its reply was lost): nothing is added
+--   "GAP"        an earlier call of the sequence has not been applied yet: nothing is added, and
+--                the sender must send the earlier call first
+--   an array with one element per counter key: its new value as an integer, or, when that key
+--   could not be written (wrong type, not an integer, overflow), the error text as a string.
+--
+-- Every argument is checked before the first write, and every write after the sequence record
+-- runs under pcall, so a call is applied whole or not at all and a bad key never stops the others.
+local n = #KEYS - 1
+for i = 1, n do
+  if not tonumber(ARGV[2 + 2 * i]) or not tonumber(ARGV[3 + 2 * i]) then
+    return redis.error_reply('ERR incr_windows: bad delta or expiry for ' .. KEYS[1 + i])
+  end
+end
 local seq = tonumber(ARGV[1])
 if seq > 0 then
-  local last = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+  local last = math.max(tonumber(redis.call('GET', KEYS[1])) or 0, tonumber(ARGV[3]) or 0)
   if seq <= last then
     return 'DUPLICATE'
+  end
+  if seq > last + 1 then
+    return 'GAP'
   end
   redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 end
 local reply = {}
-for i = 2, #KEYS do
-  local key = KEYS[i]
-  local delta = ARGV[2 * i - 1]
+for i = 1, n do
+  local key = KEYS[1 + i]
+  local delta = ARGV[2 + 2 * i]
   local v = redis.pcall('INCRBY', key, delta)
   if type(v) == 'table' and v.err then
-    reply[i - 1] = v.err
+    reply[i] = v.err
   else
+    reply[i] = v
     -- A value equal to the delta means the key was just created: it has no TTL, so skip asking.
     -- Otherwise TTL -1 means the key lost its expiry (seed 003's leak): heal it now. Setting the
     -- same window-aligned instant again, as for a key that had counted down to 0, is harmless.
     if v == tonumber(delta) or redis.call('TTL', key) == -1 then
-      redis.call('EXPIREAT', key, ARGV[2 * i])
+      local e = redis.pcall('EXPIREAT', key, ARGV[3 + 2 * i])
+      if type(e) == 'table' and e.err then
+        reply[i] = 'EXPIREAT: ' .. e.err
+      end
     end
-    reply[i - 1] = v
   end
 end
 return reply
