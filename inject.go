@@ -34,8 +34,8 @@ type injectOptions struct {
 // injectResult is what inject wrote.
 type injectResult struct {
 	events     int64 // events written
-	keys       int64 // key updates (increments) sent
-	calls      int64 // script calls
+	keys       int64 // key updates sent (an hour and a day key are two)
+	calls      int64 // increments: script calls, each adding to many keys
 	elapsed    time.Duration
 	unsent     int   // key pairs still pending when inject gave up
 	refused    int64 // key updates Redis refused (wrong type, not an integer)
