@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"regexp"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	_ "time/tzdata"
 
 	"github.com/BurntSushi/toml"
-	"github.com/redis/go-redis/v9"
 
 	"hourglass/store"
 )
@@ -33,6 +31,9 @@ type Config struct {
 	UI       UIConfig
 	Scan     ScanConfig
 	Counters []*store.Family
+
+	file        string         // the name errors give for the file
+	patternLine map[string]int // family name -> line of its pattern, for errors found later
 }
 
 // RedisConfig says which Redis to watch and whether the console may write to it.
@@ -114,17 +115,27 @@ func DefaultConfig() *Config {
 
 // LoadConfig reads and validates the config file at path.
 func LoadConfig(path string) (*Config, error) {
+	return loadConfig(path, nil)
+}
+
+// loadConfig is LoadConfig with the addresses replaced by addrs (from --addr) when there are
+// any, before the checks that depend on them.
+func loadConfig(path string, addrs []string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseConfig(path, data)
+	return parseConfig(path, data, addrs)
 }
 
 // ParseConfig validates data as a config file called name (used in errors and as Config.Path).
 // When the file has several problems the error is the first one in the file, as a compiler
 // would report it; it is always a *ConfigError.
 func ParseConfig(name string, data []byte) (*Config, error) {
+	return parseConfig(name, data, nil)
+}
+
+func parseConfig(name string, data []byte, addrs []string) (*Config, error) {
 	src := string(data)
 	var raw map[string]any
 	if _, err := toml.Decode(src, &raw); err != nil {
@@ -134,8 +145,17 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		}
 		return nil, &ConfigError{File: name, Msg: err.Error()}
 	}
-	c := &checker{file: name, lines: indexLines(src)}
+	c := &checker{file: name, lines: indexLines(src), patternLine: map[string]int{}}
 	cfg := c.config(raw)
+	cfg.file, cfg.patternLine = name, c.patternLine
+	if len(addrs) > 0 {
+		cfg.Redis.Addrs = addrs
+	}
+	if len(c.errs) == 0 && len(cfg.Redis.Addrs) > 1 {
+		if err := cfg.checkCluster(); err != nil {
+			return nil, err
+		}
+	}
 	if len(c.errs) > 0 {
 		// Sort by line, keeping discovery order among equals, so the report is stable.
 		slices.SortStableFunc(c.errs, func(a, b *ConfigError) int { return a.Line - b.Line })
@@ -147,9 +167,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 
 // checker walks the decoded file, collecting every problem with its line.
 type checker struct {
-	file  string
-	lines lineIndex
-	errs  []*ConfigError
+	file        string
+	lines       lineIndex
+	errs        []*ConfigError
+	patternLine map[string]int // family name -> line of its pattern
 }
 
 // table is one decoded TOML table and the path its keys are found under in the line index.
@@ -186,7 +207,7 @@ func (c *checker) config(raw map[string]any) *Config {
 	if t, ok := c.subtable(root, "scan"); ok {
 		c.scan(t, &cfg.Scan)
 	}
-	cfg.Counters = c.counters(root, len(cfg.Redis.Addrs) > 1)
+	cfg.Counters = c.counters(root)
 	return cfg
 }
 
@@ -216,22 +237,8 @@ func (c *checker) redis(t table) RedisConfig {
 
 // checkAddr returns what is wrong with a Redis address, or "".
 func checkAddr(a string) string {
-	shown := store.RedactAddr(a) // never print a password from a URL
-	if strings.Contains(a, "://") {
-		if !strings.HasPrefix(a, "redis://") && !strings.HasPrefix(a, "rediss://") {
-			return fmt.Sprintf("bad addr %q: a URL must start with redis:// or rediss://", shown)
-		}
-		if _, err := redis.ParseURL(a); err != nil {
-			return fmt.Sprintf("bad addr %q: %s", shown, store.RedactIn(err.Error(), a))
-		}
-		return ""
-	}
-	host, port, err := net.SplitHostPort(a)
-	if err != nil || host == "" {
-		return fmt.Sprintf("bad addr %q (want host:port, e.g. 127.0.0.1:6379, or a redis:// URL)", shown)
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return fmt.Sprintf("bad addr %q: port %q is not a number from 1 to 65535", shown, port)
+	if _, err := store.ParseTarget([]string{a}, "", ""); err != nil {
+		return err.Error()
 	}
 	return ""
 }
@@ -277,8 +284,8 @@ func (c *checker) scan(t table, s *ScanConfig) {
 	}
 }
 
-// counters builds the [[counter]] families. cluster is true when several addrs are given.
-func (c *checker) counters(root table, cluster bool) []*store.Family {
+// counters builds the [[counter]] families.
+func (c *checker) counters(root table) []*store.Family {
 	var tables []table
 	switch v := root.m["counter"].(type) {
 	case nil:
@@ -303,7 +310,7 @@ func (c *checker) counters(root table, cluster bool) []*store.Family {
 	var fams []*store.Family
 	firstLine := map[string]int{} // family name -> line of its name key
 	for _, t := range tables {
-		if f := c.counter(t, cluster, firstLine); f != nil {
+		if f := c.counter(t, firstLine); f != nil {
 			fams = append(fams, f)
 		}
 	}
@@ -311,7 +318,7 @@ func (c *checker) counters(root table, cluster bool) []*store.Family {
 }
 
 // counter checks one [[counter]] table and builds its family; nil if anything is wrong.
-func (c *checker) counter(t table, cluster bool, firstLine map[string]int) *store.Family {
+func (c *checker) counter(t table, firstLine map[string]int) *store.Family {
 	start := len(c.errs)
 	c.onlyKeys(t, "[[counter]]", "name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention")
 	at := func(key string) string { return t.path + "." + key }
@@ -379,16 +386,27 @@ func (c *checker) counter(t table, cluster bool, firstLine map[string]int) *stor
 		c.fail(t.path, "%v", err)
 		return nil
 	}
-	// With one address the target may still be a cluster, but then the operator has not said so
-	// and the console finds out at connect time; several addresses are a cluster for certain.
-	if cluster && !fam.SharesSlot() {
-		c.fail(at("pattern"), "hour and day keys of %q can land in different cluster slots, so one script "+
-			"cannot write both; put the dims in a hash tag: pattern = %q", spec.Name, hashTagged(spec.Pattern))
-	}
+	c.patternLine[spec.Name] = c.lines.lineOf(at("pattern"))
 	if len(c.errs) > start {
 		return nil
 	}
 	return fam
+}
+
+// checkCluster refuses, for a Redis Cluster, a family whose hour and day keys can land in
+// different slots: one script could not write both. It runs once the addresses are final (after
+// --addr) or when a single address turns out to be a cluster node, and names the pattern's line.
+func (cfg *Config) checkCluster() error {
+	for _, f := range cfg.Counters {
+		if !f.SharesSlot() {
+			return &ConfigError{
+				File: cfg.file, Line: cfg.patternLine[f.Name()], Key: "counter.pattern",
+				Msg: fmt.Sprintf("hour and day keys of %q can land in different cluster slots, so one script "+
+					"cannot write both; put the dims in a hash tag: pattern = %q", f.Name(), hashTagged(f.Pattern().String())),
+			}
+		}
+	}
+	return nil
 }
 
 // reportedPair reports whether errs already hold a problem with field, or with the other half of

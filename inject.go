@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -56,8 +57,8 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if opt.events < 0 || opt.duration < 0 || opt.rate < 0 || opt.dims < 1 {
-		return usagef("inject: --events, --duration and --rate must not be negative, --dims at least 1")
+	if opt.events < 0 || opt.duration < 0 || !(opt.rate >= 0 && !math.IsInf(opt.rate, 0)) || opt.dims < 1 {
+		return usagef("inject: --events, --duration and --rate must be finite and not negative, --dims at least 1")
 	}
 	if opt.events == 0 && opt.duration == 0 {
 		opt.events = 100000

@@ -20,6 +20,8 @@ import (
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
 )
 
 // Exit codes, as DESIGN.md promises them.
@@ -36,6 +38,9 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// errInterrupted is a command stopped by ctrl+c before it had done anything.
+var errInterrupted = errors.New("interrupted")
 
 func main() {
 	// go-redis logs reconnect attempts to stderr on its own; hourglass reports connection trouble
@@ -70,6 +75,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "inject":
 		err = cmdInject(ctx, rest, stdout, stderr)
 	case "help":
+		if len(rest) > 0 { // help COMMAND is COMMAND --help
+			return run(ctx, []string{rest[0], "--help"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, mainUsage)
 		return exitOK
 	default:
@@ -117,36 +125,35 @@ type commonFlags struct {
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config file (default ./config.toml when present, else the built-in defaults)")
-	fs.Var(&c.addrs, "addr", "Redis `address` as host:port, redis:// or rediss:// URL; repeat for a cluster's seeds (overrides [redis] addrs)")
+	fs.Var(&c.addrs, "addr", "Redis `address`: host:port, or a redis:// or rediss:// URL; repeat for a\ncluster's seeds (overrides [redis] addrs)")
 	fs.BoolVar(&c.allowWrites, "allow-writes", false, "allow writes to a real Redis (the embedded one always allows them)")
 }
 
 // load reads the config the flags name and applies the flags over it.
 func (c *commonFlags) load() (*Config, error) {
+	if len(c.addrs) > 0 {
+		if _, err := store.ParseTarget(c.addrs, "", ""); err != nil {
+			return nil, usagef("--addr: %v", err)
+		}
+	}
 	path := c.config
 	if path == "" {
 		if _, err := os.Stat("config.toml"); err == nil {
 			path = "config.toml"
 		}
 	}
-	cfg := DefaultConfig()
+	var cfg *Config
+	var err error
 	if path != "" {
-		loaded, err := LoadConfig(path)
-		if err != nil {
-			return nil, usageError{err}
+		cfg, err = loadConfig(path, c.addrs)
+	} else {
+		cfg, err = parseConfig("config.toml", shippedConfig, c.addrs)
+		if cfg != nil {
+			cfg.Path = ""
 		}
-		cfg = loaded
 	}
-	if len(c.addrs) > 0 {
-		cfg.Redis.Addrs = c.addrs
-		if len(c.addrs) > 1 {
-			for _, f := range cfg.Counters {
-				if !f.SharesSlot() {
-					return nil, usagef("counter %s: pattern %q puts hour and day keys in different cluster slots, so one script cannot write both; put the dims in a hash tag: pattern = %q",
-						f.Name(), f.Pattern(), hashTagged(f.Pattern().String()))
-				}
-			}
-		}
+	if err != nil {
+		return nil, usageError{err}
 	}
 	if c.allowWrites {
 		cfg.Redis.AllowWrites = true
@@ -174,12 +181,11 @@ func newFlagSet(name, usage string, stdout io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, printing usage for --help and turning mistakes into usage errors.
+// parseFlags parses args, turning mistakes into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return err
+			return err // the flag package has printed the usage
 		}
 		return usageError{err}
 	}

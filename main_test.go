@@ -53,16 +53,24 @@ func TestHelpAndUsage(t *testing.T) {
 		{[]string{"--help"}, exitOK, "hourglass inject"},
 		{[]string{"help"}, exitOK, "hourglass inject"},
 		{[]string{"inject", "--help"}, exitOK, "-rate"},
+		{[]string{"help", "inject"}, exitOK, "-rate"},
+		{[]string{"inject", "--rate", "Inf"}, exitUsage, "must be finite"},
+		{[]string{"--addr", ":6379"}, exitUsage, "want host:port"},
+		{[]string{"--addr", "localhost:99999"}, exitUsage, "port"},
 		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{[]string{"--no-such-flag"}, exitUsage, "flag provided but not defined"},
 		{[]string{"inject", "--dims", "0"}, exitUsage, "--dims at least 1"},
 		{[]string{"inject", "extra"}, exitUsage, `unexpected argument "extra"`},
-		{[]string{"--demo-rate", "-5"}, exitUsage, "must not be negative"},
+		{[]string{"--demo-rate", "-5"}, exitUsage, "not negative"},
+		{[]string{"--demo-rate", "NaN"}, exitUsage, "finite"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			code, out, errOut := hg(t, c.args...)
 			if code != c.code || !strings.Contains(out+errOut, c.want) {
 				t.Fatalf("exit %d, output %q %q; want exit %d saying %q", code, out, errOut, c.code, c.want)
+			}
+			if n := strings.Count(out, "Usage:"); n > 1 {
+				t.Fatalf("usage printed %d times:\n%s", n, out)
 			}
 			if code != exitOK && strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 				t.Fatalf("error is not one line: %q", errOut)
@@ -381,5 +389,57 @@ func TestReadOnlyUserCanWatch(t *testing.T) {
 	}
 	if strings.Contains(errOut, "watchpw") {
 		t.Fatalf("the password was printed: %q", errOut)
+	}
+}
+
+// TestOneAddressOfAClusterIsACluster gives one node of a real 3-master cluster: hourglass finds
+// it is a cluster, says so, and inject writes across every master with exact totals. A config
+// whose family could not be written in one slot is refused then, naming its pattern's line.
+func TestOneAddressOfAClusterIsACluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	code, out, errOut := hg(t, "--addr", cl.Addrs[1])
+	if code != exitOK || !strings.Contains(out, "(cluster, read-only)") {
+		t.Fatalf("exit %d, %q %q; want it to report a cluster", code, out, errOut)
+	}
+	const events, dims = 30000, 300
+	code, out, errOut = hg(t, "inject", "--addr", cl.Addrs[0], "--allow-writes", "--family", "ad_revenue",
+		"--events", strconv.Itoa(events), "--dims", strconv.Itoa(dims))
+	if code != exitOK || parseSummary(t, out)["events"] != events {
+		t.Fatalf("inject through one node: exit %d, %q %q", code, out, errOut)
+	}
+	cfg := DefaultConfig()
+	f, _ := pickFamily(cfg, "ad_revenue")
+	st := store.New(cl.Client(t), store.Options{Location: cfg.UI.Timezone})
+	if err := st.Init(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := st.GetMany(t.Context(), f, store.Day, newTraffic(f, dims, 1).tuples, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, v := range vals {
+		total += v.Value
+	}
+	if total != events {
+		t.Fatalf("day windows across the cluster hold %d, want %d", total, events)
+	}
+	code, _, errOut = hg(t, "--config", "testdata/config/split-slots.toml", "--addr", cl.Addrs[2])
+	if code != exitUsage || !strings.Contains(errOut, "split-slots.toml:8: counter.pattern:") {
+		t.Fatalf("split family on a cluster found through one node: exit %d, %q", code, errOut)
+	}
+}
+
+// TestAddrFlagOverridesClusterConfig points a config written for a cluster (whose family would
+// be refused there) at one standalone server with --addr: the flag wins, and nothing is refused.
+func TestAddrFlagOverridesClusterConfig(t *testing.T) {
+	srv := redistest.Start(t)
+	code, out, errOut := hg(t, "--config", "testdata/config/split-slots.toml", "--addr", srv.Addr)
+	if code != exitOK || !strings.Contains(out, "(standalone, read-only)") {
+		t.Fatalf("exit %d, %q %q; want the standalone target accepted", code, out, errOut)
+	}
+	code, _, errOut = hg(t, "--config", "testdata/config/split-slots.toml")
+	if code != exitUsage || !strings.Contains(errOut, "split-slots.toml:8: counter.pattern:") {
+		t.Fatalf("the file's own cluster addrs: exit %d, %q; want the family refused at its line", code, errOut)
 	}
 }

@@ -26,6 +26,8 @@ type target struct {
 // only when the config (or --allow-writes) says so.
 func openTarget(ctx context.Context, cfg *Config) (*target, error) {
 	t := &target{}
+	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	if len(cfg.Redis.Addrs) == 0 {
 		emb, err := startEmbedded()
 		if err != nil {
@@ -42,17 +44,37 @@ func openTarget(ctx context.Context, cfg *Config) (*target, error) {
 		if err != nil {
 			return nil, usageError{err}
 		}
-		t.mode, t.label, t.writable = tg.Mode(), strings.Join(tg.Addrs, ","), cfg.Redis.AllowWrites
+		t.label, t.writable = strings.Join(tg.Addrs, ","), cfg.Redis.AllowWrites
 		t.rdb = tg.NewClient()
+		if !tg.Cluster() && clusterNode(initCtx, t.rdb) {
+			// One address of a cluster: talk to the whole cluster through it.
+			_ = t.rdb.Close()
+			tg.ClusterMode = true
+			t.rdb = tg.NewClient()
+			if err := cfg.checkCluster(); err != nil {
+				_ = t.rdb.Close()
+				return nil, usageError{err}
+			}
+		}
+		t.mode = tg.Mode()
 	}
 	t.store = store.New(t.rdb, store.Options{Location: cfg.UI.Timezone})
-	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
 	if err := t.store.Init(initCtx); err != nil {
 		t.Close()
+		if ctx.Err() != nil {
+			return nil, errInterrupted
+		}
 		return nil, fmt.Errorf("cannot use Redis at %s: %w", t.label, err)
 	}
 	return t, nil
+}
+
+// clusterNode reports whether the server rdb talks to runs in cluster mode. A server that will
+// not say (INFO refused to the user, or unreachable: the clock read that follows reports that)
+// is taken as standalone.
+func clusterNode(ctx context.Context, rdb redis.UniversalClient) bool {
+	info, err := rdb.Info(ctx, "cluster").Result()
+	return err == nil && strings.Contains(info, "cluster_enabled:1")
 }
 
 // requireWrites refuses a write command on a read-only target, before anything connects.

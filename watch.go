@@ -12,9 +12,10 @@ import (
 	"hourglass/store"
 )
 
-const watchUsage = `Running hourglass with no command: with no address (the default config) it starts an embedded Redis on a loopback port, runs demo
-counter traffic into every configured family, and prints a line of live totals a second, read
-back from Redis, until ctrl+c. The full-screen console will take this line's place.
+const watchUsage = `Running hourglass with no command: with no address (the default config) it
+starts an embedded Redis on a loopback port, runs demo counter traffic into every configured
+family, and prints a line of live totals a second, read back from Redis, until ctrl+c. The
+full-screen console will take this line's place.
 
 With an address it connects, reads the server clock, and says what it found.
 
@@ -32,8 +33,8 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *rate < 0 {
-		return usagef("--demo-rate must not be negative")
+	if !(*rate >= 0) || math.IsInf(*rate, 0) { // NaN fails the comparison
+		return usagef("--demo-rate must be a finite number, not negative")
 	}
 	cfg, err := common.load()
 	if err != nil {

@@ -4,47 +4,59 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// Target says where Redis is: one address for a standalone server, several for a Cluster.
+// Target says where Redis is: one address for a standalone server (or one node of a Cluster,
+// when ClusterMode says so), several for a Cluster's seed nodes.
 type Target struct {
-	Addrs    []string // host:port
-	Username string
-	Password string
-	DB       int
-	TLS      *tls.Config // nil for plain TCP
+	Addrs       []string // host:port
+	Username    string
+	Password    string
+	DB          int
+	TLS         *tls.Config // nil for plain TCP
+	ClusterMode bool        // a Cluster: set for several addresses, or by whoever found out
 }
 
 // ParseTarget reads addresses given as host:port or redis:// and rediss:// URLs. Credentials in
 // a URL win over username and password; the first URL's settings stand for a cluster's nodes.
+// Errors never show a URL's password.
 func ParseTarget(addrs []string, username, password string) (Target, error) {
-	t := Target{Username: username, Password: password}
+	t := Target{Username: username, Password: password, ClusterMode: len(addrs) > 1}
 	for i, a := range addrs {
-		if !strings.Contains(a, "://") {
-			if _, _, err := net.SplitHostPort(a); err != nil {
-				return Target{}, fmt.Errorf("address %q: want host:port or a redis:// URL", RedactAddr(a))
+		shown := RedactAddr(a)
+		hostPort := a
+		if strings.Contains(a, "://") {
+			if !strings.HasPrefix(a, "redis://") && !strings.HasPrefix(a, "rediss://") {
+				return Target{}, fmt.Errorf("bad addr %q: a URL must start with redis:// or rediss://", shown)
 			}
-			t.Addrs = append(t.Addrs, a)
-			continue
-		}
-		o, err := redis.ParseURL(a)
-		if err != nil {
-			return Target{}, fmt.Errorf("address %q: %s", RedactAddr(a), RedactIn(err.Error(), a))
-		}
-		t.Addrs = append(t.Addrs, o.Addr)
-		if i == 0 {
-			if o.Username != "" {
-				t.Username = o.Username
+			o, err := redis.ParseURL(a)
+			if err != nil {
+				return Target{}, fmt.Errorf("bad addr %q: %s", shown, RedactIn(err.Error(), a))
 			}
-			if o.Password != "" {
-				t.Password = o.Password
+			hostPort = o.Addr
+			if i == 0 {
+				if o.Username != "" {
+					t.Username = o.Username
+				}
+				if o.Password != "" {
+					t.Password = o.Password
+				}
+				t.DB, t.TLS = o.DB, o.TLSConfig
 			}
-			t.DB, t.TLS = o.DB, o.TLSConfig
 		}
+		host, port, err := net.SplitHostPort(hostPort)
+		if err != nil || host == "" {
+			return Target{}, fmt.Errorf("bad addr %q (want host:port, e.g. 127.0.0.1:6379, or a redis:// URL)", shown)
+		}
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+			return Target{}, fmt.Errorf("bad addr %q: port %q is not a number from 1 to 65535", shown, port)
+		}
+		t.Addrs = append(t.Addrs, hostPort)
 	}
 	if len(t.Addrs) == 0 {
 		return Target{}, fmt.Errorf("no address")
@@ -52,8 +64,8 @@ func ParseTarget(addrs []string, username, password string) (Target, error) {
 	return t, nil
 }
 
-// Cluster reports whether the target is a Redis Cluster (several seed addresses).
-func (t Target) Cluster() bool { return len(t.Addrs) > 1 }
+// Cluster reports whether the target is a Redis Cluster.
+func (t Target) Cluster() bool { return t.ClusterMode }
 
 // Mode is "cluster" or "standalone".
 func (t Target) Mode() string {

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -46,17 +47,11 @@ func redisKeyError(key, msg string) *KeyError {
 }
 
 // Permanent reports whether err is one that sending again cannot fix: Redis refused this user
-// the command (NOPERM) or the login (WRONGPASS, NOAUTH). A writer's caller should stop retrying
-// and say so, rather than wait for a Redis that will keep saying no.
+// the command (NOPERM) or the login (WRONGPASS, NOAUTH), or a cluster node was addressed as a
+// standalone server (CROSSSLOT, MOVED, ASK). A writer's caller should stop retrying and say so,
+// rather than wait for a Redis that will keep saying no.
 func Permanent(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	for _, code := range []string{"NOPERM", "WRONGPASS", "NOAUTH"} {
-		if strings.Contains(msg, code) {
-			return true
-		}
-	}
-	return false
+	return err != nil && permanentReply.MatchString(err.Error())
 }
+
+var permanentReply = regexp.MustCompile(`\b(NOPERM|WRONGPASS|NOAUTH|CROSSSLOT|MOVED \d+|ASK \d+)\b`)
