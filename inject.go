@@ -38,10 +38,11 @@ type injectResult struct {
 	keys       int64 // key updates sent (an hour and a day key are two)
 	calls      int64 // increments: script calls, each adding to many keys
 	elapsed    time.Duration
-	unsent     int   // key pairs still pending when inject gave up
-	refused    int64 // key updates Redis refused (wrong type, not an integer)
-	refusedErr error // the first refusal, for the summary
-	sendErr    error // the last transport error
+	unsent     int    // key pairs still pending when inject gave up
+	refused    int64  // key updates Redis refused (wrong type, not an integer)
+	refusedErr error  // the first refusal, for the summary
+	sendErr    error  // the last error from Redis or the network
+	gaveUp     string // why inject stopped retrying, when it did
 }
 
 func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -85,7 +86,7 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	res := inject(ctx, t.store, f, opt)
 	fmt.Fprintln(stdout, res.summary(f.Name()))
 	if res.unsent > 0 {
-		return fmt.Errorf("inject: %d key pairs could not be written: %v", res.unsent, res.sendErr)
+		return fmt.Errorf("inject: %d key pairs could not be written: %s (last error: %v)", res.unsent, res.gaveUp, res.sendErr)
 	}
 	if res.refused > 0 {
 		return fmt.Errorf("inject: Redis refused %d key updates (first: %v)", res.refused, res.refusedErr)
@@ -134,14 +135,21 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 	// How long a Redis that went away is retried before inject reports what it could not send:
 	// shorter once the operator has asked to stop.
 	const giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
-	stopping := ctx.Done()
 	w := st.NewWriter(store.WriterOptions{})
 	tr := newTraffic(f, opt.dims, 1)
 	start := time.Now()
 	var generated atomic.Int64
 	genDone := make(chan struct{})
-	// The generator stops at ctx's end, or when the flusher gives up on Redis.
-	flushCtx := context.WithoutCancel(ctx)
+	// The generator stops at ctx's end, or when the flusher gives up on Redis. Flushes outlive
+	// ctx by up to giveUpStopping, so ctrl+c stops generating but what was generated is still
+	// written, unless Redis cannot take it by then.
+	flushCtx, stopFlushing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFlushing()
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(giveUpStopping, stopFlushing)
+		context.AfterFunc(flushCtx, func() { t.Stop() })
+	})
+	defer stop()
 	ctx, stopGen := context.WithCancel(ctx)
 	defer stopGen()
 
@@ -194,7 +202,9 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 		var ke *store.KeyError
 		for _, e := range unjoin(err) {
 			if !errors.As(e, &ke) {
-				res.sendErr = e
+				if !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) {
+					res.sendErr = e
+				}
 				continue
 			}
 			if res.refused++; res.refusedErr == nil {
@@ -202,10 +212,10 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 			}
 		}
 	}
-	// Flushes run under flushCtx, so ctrl+c stops generating but what was generated is still
-	// written.
+	// While Redis is failing, each flush and each pause between flushes is held to the give-up
+	// deadline, so inject ends on time whatever a single attempt would take.
 	backoff := 50 * time.Millisecond
-	var failingSince time.Time
+	var deadline time.Time // while failing: when to give up
 	for {
 		done := false
 		select {
@@ -213,30 +223,34 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 			done = true
 		default:
 		}
-		fr, err := w.Flush(flushCtx)
+		fr, err := flushBy(flushCtx, w, deadline)
 		record(fr, err)
 		if fr.Failed > 0 {
-			// Redis is unreachable: wait and retry, up to giveUp in a row.
-			if failingSince.IsZero() {
-				failingSince = time.Now()
+			if deadline.IsZero() {
+				deadline = time.Now().Add(giveUp)
 			}
-			limit := giveUp
-			select {
-			case <-stopping:
-				limit = giveUpStopping
-			default:
+			switch {
+			case store.Permanent(err):
+				res.gaveUp = "Redis refuses them"
+			case flushCtx.Err() != nil:
+				res.gaveUp = fmt.Sprintf("Redis did not take them within %v of ctrl+c", giveUpStopping)
+			case !time.Now().Before(deadline):
+				res.gaveUp = fmt.Sprintf("Redis failed for %v", giveUp)
 			}
-			if time.Since(failingSince) > limit || store.Permanent(err) {
+			if res.gaveUp != "" {
 				stopGen()
 				<-genDone
 				res.unsent = w.Pending()
 				break
 			}
-			time.Sleep(backoff)
+			select { // wait, but not past the deadline or the end of flushing
+			case <-time.After(min(backoff, time.Until(deadline))):
+			case <-flushCtx.Done():
+			}
 			backoff = min(backoff*2, 2*time.Second)
 			continue
 		}
-		failingSince, backoff = time.Time{}, 50*time.Millisecond
+		deadline, backoff = time.Time{}, 50*time.Millisecond
 		if done && w.Pending() == 0 {
 			break
 		}
@@ -264,6 +278,16 @@ func waitForBatch(w *store.Writer, genDone <-chan struct{}) {
 		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// flushBy flushes with deadline as the context's deadline when it is set.
+func flushBy(ctx context.Context, w *store.Writer, deadline time.Time) (store.FlushResult, error) {
+	if deadline.IsZero() {
+		return w.Flush(ctx)
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return w.Flush(ctx)
 }
 
 // unjoin lists the errors joined into err.

@@ -75,15 +75,13 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // demo writes counter traffic into every family at a gently swinging rate, so totals and rates
 // move the way live traffic does.
 type demo struct {
-	st       *store.Store
-	w        *store.Writer
-	traffic  []*traffic
-	rate     float64
-	families []*store.Family
+	w       *store.Writer
+	traffic []*traffic
+	rate    float64
 }
 
 func newDemo(st *store.Store, families []*store.Family, rate float64) *demo {
-	d := &demo{st: st, w: st.NewWriter(store.WriterOptions{}), rate: rate, families: families}
+	d := &demo{w: st.NewWriter(store.WriterOptions{}), rate: rate}
 	for i, f := range families {
 		d.traffic = append(d.traffic, newTraffic(f, demoTuples, uint64(i+1)))
 	}
@@ -155,16 +153,18 @@ type hourTotal struct {
 	total  int64
 }
 
-// familyTotals formats one family's totals and updates prev[family] with its hour total.
+// familyTotals formats one family's totals and updates prev[family] with its hour total. Hour and
+// day are read in one pipeline, so they agree with each other.
 func familyTotals(ctx context.Context, st *store.Store, tr *traffic, prev map[string]hourTotal, dt time.Duration) (string, error) {
 	f := tr.family
+	byGran, err := st.GetWindows(ctx, f, tr.tuples, time.Time{})
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	b.WriteString(f.Name())
 	for _, g := range f.Granularities() {
-		vals, err := st.GetMany(ctx, f, g, tr.tuples, time.Time{})
-		if err != nil {
-			return "", err
-		}
+		vals := byGran[g]
 		var total int64
 		for _, v := range vals {
 			total += v.Value

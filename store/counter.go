@@ -89,16 +89,35 @@ func (s *Store) Get(ctx context.Context, f *Family, g Granularity, dims []string
 // GetMany returns, for each dims tuple, the value of the window of granularity g holding at,
 // read in one pipeline.
 func (s *Store) GetMany(ctx context.Context, f *Family, g Granularity, dimsList [][]string, at time.Time) ([]Value, error) {
-	w := WindowAt(g, s.eventTime(ctx, at), s.loc)
-	vals := make([]Value, len(dimsList))
-	for i, dims := range dimsList {
-		key, err := f.Key(w, dims)
-		if err != nil {
-			return nil, fmt.Errorf("store: get %s: %w", f.name, err)
+	byGran, err := s.getWindows(ctx, f, []Granularity{g}, dimsList, at)
+	return byGran[g], err
+}
+
+// GetWindows is GetMany for every granularity the family has, all read in one pipeline, so an
+// hour and a day total taken together come from the same instant however fast writes arrive.
+func (s *Store) GetWindows(ctx context.Context, f *Family, dimsList [][]string, at time.Time) (map[Granularity][]Value, error) {
+	return s.getWindows(ctx, f, f.Granularities(), dimsList, at)
+}
+
+func (s *Store) getWindows(ctx context.Context, f *Family, gs []Granularity, dimsList [][]string, at time.Time) (map[Granularity][]Value, error) {
+	at = s.eventTime(ctx, at)
+	all := make([]Value, 0, len(gs)*len(dimsList))
+	for _, g := range gs {
+		w := WindowAt(g, at, s.loc)
+		for _, dims := range dimsList {
+			key, err := f.Key(w, dims)
+			if err != nil {
+				return nil, fmt.Errorf("store: get %s: %w", f.name, err)
+			}
+			all = append(all, Value{Window: w, Key: key})
 		}
-		vals[i] = Value{Window: w, Key: key}
 	}
-	return vals, s.readValues(ctx, vals)
+	err := s.readValues(ctx, all)
+	byGran := make(map[Granularity][]Value, len(gs))
+	for i, g := range gs {
+		byGran[g] = all[i*len(dimsList) : (i+1)*len(dimsList)]
+	}
+	return byGran, err
 }
 
 // Series returns the last n windows of granularity g up to and including the one holding end

@@ -226,7 +226,8 @@ func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (uns
 						serrs = append(serrs, fmt.Errorf("store: flush: %w", err))
 						continue
 					}
-					kerrs = append(kerrs, parseIncrReply(c.cmd.Val(), c.counters())...)
+					_, refused := incrValues(c.cmd.Val(), c.counters())
+					kerrs = append(kerrs, refused...)
 					ls := laneSlot{c.lane, c.slot}
 					confirmed[ls] = max(confirmed[ls], c.seq)
 					done.Calls++
@@ -265,14 +266,9 @@ func (w *Writer) sendPipeline(ctx context.Context, calls []*call) {
 	_, _ = pipe.Exec(ctx) // every cmd carries its own error
 }
 
-// parseIncrReply reads the incr_windows reply for keys: "DUPLICATE" (applied before: nothing to
-// report), or one integer (new value) or string (error) per key. It returns the refused keys.
-func parseIncrReply(reply any, keys []string) []error {
-	_, errs := incrValues(reply, keys)
-	return errs
-}
-
-// incrValues is parseIncrReply that also returns the new values (zero for a duplicate).
+// incrValues reads the incr_windows reply for keys: "DUPLICATE" (applied before: values unknown,
+// nothing to report), or one integer (new value) or string (error) per key. It returns the new
+// values and the refused keys.
 func incrValues(reply any, keys []string) ([]int64, []error) {
 	vals := make([]int64, len(keys))
 	if s, ok := reply.(string); ok && s == replyDuplicate {

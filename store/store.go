@@ -42,9 +42,6 @@ func (s *Store) Init(ctx context.Context) error {
 	return s.clock.Sync(ctx, s.rdb)
 }
 
-// Client returns the Redis client the store uses.
-func (s *Store) Client() redis.UniversalClient { return s.rdb }
-
 // Location returns the time zone windows are cut in.
 func (s *Store) Location() *time.Location { return s.loc }
 
