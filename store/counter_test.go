@@ -73,39 +73,54 @@ func TestWriterTotalsEqualEvents(t *testing.T) {
 }
 
 // TestExpiryIsWindowAligned checks each key written expires at its window's end plus the
-// family's retention, whoever wrote it first, and that the writer's and Incr's keys agree.
+// family's retention, by Incr and by the writer, and that a later writer whose own clock is far
+// off (and so would compute "48 h from now" differently) leaves that expiry as it is.
 func TestExpiryIsWindowAligned(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		s := newStore(t, b.rdb, Options{})
 		f := adRevenue(t)
-		vals, err := s.Incr(t.Context(), f, []string{"app1", "banner123"}, 7, time.Time{})
+		at := s.Now()
+		vals, err := s.Incr(t.Context(), f, []string{"app1", "banner123"}, 7, at)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(vals) != 2 {
 			t.Fatalf("got %d values, want hour and day", len(vals))
 		}
-		now := s.Now()
 		for _, v := range vals {
 			if v.Value != 7 {
 				t.Errorf("%s = %d, want 7", v.Key, v.Value)
 			}
-			ttl, err := b.rdb.TTL(t.Context(), v.Key).Result()
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := expectedExpiry(v.Window.Granularity, now).Sub(now)
-			if d := ttl - want; d < -2*time.Second || d > 2*time.Second {
-				t.Errorf("%s TTL %v, want %v ±2s", v.Key, ttl, want)
-			}
+			checkTTL(t, b, v.Key, expectedExpiry(v.Window.Granularity, at), s.Now())
 		}
 		// The key names are what a Java writer with yyyyMMddHH / yyyyMMdd would build.
-		local := now.In(shanghai)
+		local := at.In(shanghai)
 		if want := "{app1:banner123}:" + local.Format("2006010215"); vals[0].Key != want {
 			t.Errorf("hour key %q, want %q", vals[0].Key, want)
 		}
 		if want := "{app1:banner123}:" + local.Format("20060102"); vals[1].Key != want {
 			t.Errorf("day key %q, want %q", vals[1].Key, want)
+		}
+
+		// The writer's keys for a new tuple, and a second writer with a skewed local clock
+		// adding to the same keys afterwards.
+		w := s.NewWriter(WriterOptions{})
+		skewed := newStore(t, b.rdb, Options{LocalClock: func() time.Time { return time.Now().Add(-90 * time.Minute) }})
+		w2 := skewed.NewWriter(WriterOptions{})
+		for _, wr := range []*Writer{w, w2} {
+			if err := wr.Add(f, []string{"app2", "banner9"}, 1, at); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := wr.Flush(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, g := range []Granularity{Hour, Day} {
+			v, err := s.Get(t.Context(), f, g, []string{"app2", "banner9"}, at)
+			if err != nil || v.Value != 2 {
+				t.Fatalf("%s = %d, %v; want 2", v.Key, v.Value, err)
+			}
+			checkTTL(t, b, v.Key, expectedExpiry(g, at), s.Now())
 		}
 	})
 }
@@ -319,14 +334,27 @@ func TestBadKeysAreTypedErrors(t *testing.T) {
 		}
 
 		wr := s.NewWriter(WriterOptions{})
-		for _, app := range []string{"list", "good", "text"} {
+		for _, app := range []string{"list", "good", "text", "big"} {
 			if err := wr.Add(f, []string{app, "d", "i"}, 2, at); err != nil {
 				t.Fatal(err)
 			}
 		}
 		_, err := wr.Flush(ctx)
-		if !errors.Is(err, ErrWrongType) || !errors.Is(err, ErrNotInteger) {
-			t.Errorf("flush: err %v, want wrong type and not-integer errors", err)
+		refused := map[string]error{}
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			var ke *KeyError
+			if !errors.As(e, &ke) {
+				t.Fatalf("flush error %v is not a KeyError", e)
+			}
+			refused[ke.Key] = ke.Err
+		}
+		for app, want := range map[string]error{"list": ErrWrongType, "text": ErrNotInteger, "big": ErrOverflow} {
+			if got := refused[key(app)]; got != want {
+				t.Errorf("flush: %s refused with %v, want %v", key(app), got, want)
+			}
+		}
+		if len(refused) != 3 {
+			t.Errorf("flush refused %d keys, want 3: %v", len(refused), refused)
 		}
 		if got := getInt(t, b.rdb, key("good")); got != 2 {
 			t.Errorf("the good key in the same call = %d, want 2", got)
@@ -352,27 +380,38 @@ func TestBadKeysAreTypedErrors(t *testing.T) {
 	})
 }
 
-// TestWriterReloadsScriptsAfterFlush empties the script cache, as a restart or failover does,
-// and checks the next flush loads the script again and writes everything once.
+// TestWriterReloadsScriptsAfterFlush empties the script cache after a writer has loaded it, as a
+// restart or failover does, and checks the next flush loads it again and writes everything once.
 func TestWriterReloadsScriptsAfterFlush(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		s := newStore(t, b.rdb, Options{})
 		f := flow(t)
-		if err := b.rdb.ScriptFlush(t.Context()).Err(); err != nil {
-			t.Fatal(err)
-		}
+		at := s.Now()
 		w := s.NewWriter(WriterOptions{})
-		for range 10 {
-			if err := w.Add(f, []string{"a", "d", "i"}, 1, time.Time{}); err != nil {
-				t.Fatal(err)
+		add := func(n int) {
+			for range n {
+				if err := w.Add(f, []string{"a", "d", "i"}, 1, at); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
+		add(10)
 		if _, err := w.Flush(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		v, err := s.Get(t.Context(), f, Hour, []string{"a", "d", "i"}, time.Time{})
-		if err != nil || v.Value != 10 {
-			t.Fatalf("after NOSCRIPT reload: %d, %v; want 10", v.Value, err)
+		if err := b.rdb.ScriptFlush(t.Context()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if loaded, _ := incrWindows.Exists(t.Context(), b.rdb).Result(); len(loaded) != 1 || loaded[0] {
+			t.Fatalf("SCRIPT EXISTS after SCRIPT FLUSH: %v; the test would test nothing", loaded)
+		}
+		add(5)
+		if _, err := w.Flush(t.Context()); err != nil {
+			t.Fatalf("flush after the script cache was emptied: %v", err)
+		}
+		v, err := s.Get(t.Context(), f, Hour, []string{"a", "d", "i"}, at)
+		if err != nil || v.Value != 15 {
+			t.Fatalf("after the reload: %d, %v; want 15", v.Value, err)
 		}
 	})
 }

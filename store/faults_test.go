@@ -181,7 +181,25 @@ func TestRefusedFirstCallIsNotLost(t *testing.T) {
 		}
 	}, 0)
 	flushUntilDone(t, w)
+	if n := errorCount(t, direct, "NOREPLICAS"); n < 1 {
+		t.Fatal("Redis never refused a call; the test tested nothing")
+	}
 	wantTotals(t, s, "noreplicas", 3, at, 3)
+}
+
+// errorCount reads how many errors of a kind Redis has answered (INFO errorstats).
+func errorCount(t *testing.T, rdb redis.UniversalClient, kind string) int {
+	t.Helper()
+	info, err := rdb.Info(t.Context(), "errorstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(info, "errorstat_"+kind+":count=")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(rest, "\n", 2)[0]))
+	return n
 }
 
 // TestErrorThenCutIsNotLost has one call answered NOSCRIPT (the cache emptied, then reloaded by
@@ -202,6 +220,9 @@ func TestErrorThenCutIsNotLost(t *testing.T) {
 		}
 	}, 2)
 	flushUntilDone(t, w)
+	if errorCount(t, direct, "NOSCRIPT") < 1 || proxy.Cuts() != 1 {
+		t.Fatalf("NOSCRIPT answered %d times, %d replies cut; want both faults", errorCount(t, direct, "NOSCRIPT"), proxy.Cuts())
+	}
 	wantTotals(t, s, "cut", 3, at, 3)
 }
 
