@@ -36,7 +36,7 @@ type injectOptions struct {
 type injectResult struct {
 	events     int64 // events written
 	keys       int64 // key updates sent (an hour and a day key are two)
-	calls      int64 // increments: script calls, each adding to many keys
+	increments int64 // script calls, each adding to many keys
 	elapsed    time.Duration
 	unsent     int    // key pairs still pending when inject gave up
 	refused    int64  // key updates Redis refused (wrong type, not an integer)
@@ -118,7 +118,7 @@ func (r injectResult) summary(family string) string {
 		secs = 1e-9
 	}
 	s := fmt.Sprintf("inject %s: events=%d increments=%d keys=%d seconds=%.2f events/s=%.0f increments/s=%.0f",
-		family, r.events, r.calls, r.keys, secs, float64(r.events)/secs, float64(r.calls)/secs)
+		family, r.events, r.increments, r.keys, secs, float64(r.events)/secs, float64(r.increments)/secs)
 	if r.refused > 0 {
 		s += fmt.Sprintf(" refused=%d (first: %v)", r.refused, r.refusedErr)
 	}
@@ -198,7 +198,7 @@ func inject(ctx context.Context, st *store.Store, f *store.Family, opt injectOpt
 	record := func(fr store.FlushResult, err error) {
 		res.events += fr.Events
 		res.keys += int64(fr.Keys)
-		res.calls += int64(fr.Calls)
+		res.increments += int64(fr.Calls)
 		var ke *store.KeyError
 		for _, e := range unjoin(err) {
 			if !errors.As(e, &ke) {
