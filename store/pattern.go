@@ -13,9 +13,10 @@ const WindowPlaceholder = "window"
 // named placeholders in angle brackets. Literal "{" and "}" stay literal; they are Redis Cluster
 // hash tags.
 type Pattern struct {
-	text     string
-	segments []segment
-	dims     []string // placeholder names in order, without <window>
+	text      string
+	segments  []segment
+	dims      []string // placeholder names in order, without <window>
+	windowSeg int      // index of <window> in segments
 }
 
 type segment struct {
@@ -61,6 +62,7 @@ func ParsePattern(text string) (*Pattern, error) {
 		}
 		if name == WindowPlaceholder {
 			windows++
+			p.windowSeg = len(p.segments)
 			p.segments = append(p.segments, segment{dim: -1})
 		} else {
 			p.segments = append(p.segments, segment{dim: len(p.dims)})

@@ -62,6 +62,9 @@ func (w Window) Contains(t time.Time) bool {
 type WindowFormat struct {
 	java   string
 	layout string
+	// Byte offsets of each field in a formatted window, -1 when absent, for reading windows back
+	// without time.Parse: sweeps read one per key.
+	year4, year2, month, day, hour int
 }
 
 // javaFields maps the Java date letters we accept to Go layout elements, longest first.
@@ -78,6 +81,8 @@ func ParseWindowFormat(g Granularity, java string) (WindowFormat, error) {
 	}
 	var layout strings.Builder
 	have := map[string]bool{}
+	wf := WindowFormat{java: java, year4: -1, year2: -1, month: -1, day: -1, hour: -1}
+	offsets := map[string]*int{"yyyy": &wf.year4, "yy": &wf.year2, "MM": &wf.month, "dd": &wf.day, "HH": &wf.hour}
 	for rest := java; rest != ""; {
 		matched := false
 		for _, f := range javaFields {
@@ -86,6 +91,7 @@ func ParseWindowFormat(g Granularity, java string) (WindowFormat, error) {
 					return WindowFormat{}, fmt.Errorf("%q repeats %q", java, f.java)
 				}
 				have[f.java[:1]] = true
+				*offsets[f.java] = layout.Len()
 				layout.WriteString(f.layout)
 				rest = rest[len(f.java):]
 				matched = true
@@ -116,7 +122,8 @@ func ParseWindowFormat(g Granularity, java string) (WindowFormat, error) {
 	if g == Day && have["H"] {
 		return WindowFormat{}, fmt.Errorf("%q has HH, which a day window cannot have", java)
 	}
-	return WindowFormat{java: java, layout: layout.String()}, nil
+	wf.layout = layout.String()
+	return wf, nil
 }
 
 // String returns the format in the Java style it was given in.
@@ -126,15 +133,54 @@ func (f WindowFormat) String() string { return f.java }
 func (f WindowFormat) Format(w Window) string { return w.Start.Format(f.layout) }
 
 // Parse reads a formatted window back, in loc. It is strict: the text must be exactly what
-// Format would produce, so "2024011" or "20240132" are refused.
+// Format would produce, so "2024011", "20240132" or an hour skipped by a DST change are refused.
 func (f WindowFormat) Parse(g Granularity, text string, loc *time.Location) (Window, error) {
-	t, err := time.ParseInLocation(f.layout, text, loc)
-	if err != nil {
-		return Window{}, fmt.Errorf("window %q does not match %s", text, f.java)
-	}
-	w := WindowAt(g, t, loc)
-	if f.Format(w) != text {
+	w, ok := f.parse(g, text, loc)
+	if !ok {
 		return Window{}, fmt.Errorf("window %q does not match %s", text, f.java)
 	}
 	return w, nil
+}
+
+// parse is Parse without an error value, so that rejecting the many keys a sweep meets that are
+// not windows allocates nothing.
+func (f WindowFormat) parse(g Granularity, text string, loc *time.Location) (Window, bool) {
+	if len(text) != len(f.layout) {
+		return Window{}, false
+	}
+	for i := 0; i < len(text); i++ {
+		if c := f.layout[i]; c >= '0' && c <= '9' { // a field's place in the layout
+			if text[i] < '0' || text[i] > '9' {
+				return Window{}, false
+			}
+		} else if text[i] != c {
+			return Window{}, false
+		}
+	}
+	num := func(at, n int) int {
+		v := 0
+		for _, c := range []byte(text[at : at+n]) {
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	var year int
+	switch {
+	case f.year4 >= 0:
+		year = num(f.year4, 4)
+	default:
+		year = num(f.year2, 2) + 2000 // as Go reads "06": 69-99 are 19xx
+		if year >= 2069 {
+			year -= 100
+		}
+	}
+	month, day, hour := num(f.month, 2), num(f.day, 2), 0
+	if f.hour >= 0 {
+		hour = num(f.hour, 2)
+	}
+	t := time.Date(year, time.Month(month), day, hour, 0, 0, 0, loc)
+	if t.Year() != year || int(t.Month()) != month || t.Day() != day || t.Hour() != hour {
+		return Window{}, false // out of range (month 13, February 30) or a skipped hour
+	}
+	return WindowAt(g, t, loc), true
 }

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"strings"
+	"time"
+)
+
+// Reading a key back: which family, granularity, window and dims it holds. Sweeps do this for
+// every key they see, so it is plain string work, with no regular expression, and bounded for any
+// key (a key name is untrusted: binary bytes, a megabyte of separators).
+//
+// Every window format has a fixed width (yyyy is 4 bytes, MM 2, a literal 1), so the window is
+// found by position: at the end of the key when the pattern ends with it, otherwise just before
+// an occurrence of the literal that follows it, trying occurrences from the left. On each side
+// of the window, dims are matched from the left: each ends at the first occurrence of the literal
+// that follows it, except the side's last dim, which takes everything up to the side's final
+// literal. So in flow:count:<app>:<device>:<ip>:<window> an IPv6 address "fe80::1" is read back
+// whole; only a side's other dims must not hold their separator.
+
+// maxWindowTries bounds the window positions tried in one key, so a key made of separators costs
+// no more than a short one.
+const maxWindowTries = 64
+
+// Match reports whether key is a key of family f in a window of granularity g, cut in loc, and
+// returns that window and the dims (in Dims order).
+func (f *Family) Match(g Granularity, key string, loc *time.Location) (Window, []string, bool) {
+	spec := f.specs[g]
+	if spec == nil {
+		return Window{}, nil, false
+	}
+	segs, wi := f.pattern.segments, f.pattern.windowSeg
+	before, after := segs[:wi], segs[wi+1:]
+	width := len(spec.format.layout)
+	try := func(end int) (Window, []string, bool) {
+		if end < width {
+			return Window{}, nil, false
+		}
+		w, ok := spec.format.parse(g, key[end-width:end], loc)
+		if !ok {
+			return Window{}, nil, false
+		}
+		dims := make([]string, len(f.pattern.dims))
+		if !matchSide(before, key[:end-width], dims) || !matchSide(after, key[end:], dims) {
+			return Window{}, nil, false
+		}
+		return w, dims, true
+	}
+	if len(after) == 0 {
+		return try(len(key))
+	}
+	lit := after[0].literal // the window is always followed by literal text, if by anything
+	for off, tries := 0, 0; tries < maxWindowTries; tries++ {
+		j := strings.Index(key[off:], lit)
+		if j < 0 {
+			break
+		}
+		if w, dims, ok := try(off + j); ok {
+			return w, dims, true
+		}
+		off += j + 1
+	}
+	return Window{}, nil, false
+}
+
+// matchSide matches text against segments on one side of the window, filling dims. Literals must
+// stand where they are; a dim ends at the first occurrence of the literal after it, and the last
+// dim (nearest the window before it, or the last after it) takes what is left up to the final
+// literal.
+func matchSide(segs []segment, text string, dims []string) bool {
+	for i, s := range segs {
+		if s.literal != "" {
+			if !strings.HasPrefix(text, s.literal) {
+				return false
+			}
+			text = text[len(s.literal):]
+			continue
+		}
+		if i == len(segs)-1 { // a dim at the very end takes the rest
+			dims[s.dim] = text
+			return true
+		}
+		lit := segs[i+1].literal // placeholders are always separated by literal text
+		if i+1 == len(segs)-1 {
+			// The last dim: up to the final literal, which must end the text.
+			if !strings.HasSuffix(text, lit) {
+				return false
+			}
+			dims[s.dim] = text[:len(text)-len(lit)]
+			text = text[len(text)-len(lit):]
+			continue
+		}
+		j := strings.Index(text, lit)
+		if j < 0 {
+			return false
+		}
+		dims[s.dim] = text[:j]
+		text = text[j:]
+	}
+	return text == ""
+}
+
+// Classified is a key read back as one family's.
+type Classified struct {
+	Family *Family
+	Window Window
+	Dims   []string
+}
+
+// Classify finds the first of families (in their order) that key belongs to, trying hour windows
+// before day windows.
+func Classify(families []*Family, key string, loc *time.Location) (Classified, bool) {
+	for _, f := range families {
+		for _, g := range f.Granularities() {
+			if w, dims, ok := f.Match(g, key, loc); ok {
+				return Classified{Family: f, Window: w, Dims: dims}, true
+			}
+		}
+	}
+	return Classified{}, false
+}
