@@ -1,0 +1,221 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+// Options tune a sweep. The zero value is usable.
+type Options struct {
+	// Count is the COUNT hint of each SCAN call (1000 when zero).
+	Count int
+	// KeysPerSecond caps how many keys a sweep visits a second, across all masters; 0 is no cap.
+	KeysPerSecond int
+	// Location is the time zone windows are cut in (time.Local when nil).
+	Location *time.Location
+}
+
+// Key is what a sweep read about one key of a family.
+type Key struct {
+	Name string
+	store.Classified
+	TTL       time.Duration // remaining time to live; NoTTL when the key has none
+	Value     string        // the raw value of a string key
+	WrongType bool          // the key holds something other than a string
+	Gone      bool          // the key expired or was deleted between SCAN and the read
+}
+
+// NoTTL is Key.TTL for a key without an expiry.
+const NoTTL = time.Duration(-1)
+
+// Page is what one sweep step saw.
+type Page struct {
+	Seen int   // keys SCAN returned, in families or not
+	Keys []Key // the keys that belong to a family, read
+}
+
+// Sweep walks the keyspace with SCAN (on every master of a cluster, each with its own cursor),
+// classifies each key to the first family it fits, and reads the family keys' TTL and value in
+// one pipeline per page. Keys in no family are counted, not kept. It never uses KEYS.
+//
+// A sweep is budgeted: Step does nothing until the keys already visited fit KeysPerSecond, so a
+// console that calls it on every poll never visits keys faster than that.
+type Sweep struct {
+	rdb      redis.UniversalClient
+	families []*store.Family
+	loc      *time.Location
+	count    int
+	pace     *pacer
+
+	mu      sync.Mutex
+	cursors map[string]uint64 // by master address ("" on a standalone server)
+	done    map[string]bool
+	started bool
+}
+
+// New returns a sweep over rdb for families.
+func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Sweep {
+	if opt.Count <= 0 {
+		opt.Count = 1000
+	}
+	if opt.Location == nil {
+		opt.Location = time.Local
+	}
+	return &Sweep{
+		rdb: rdb, families: families, loc: opt.Location, count: opt.Count,
+		pace:    newPacer(opt.KeysPerSecond, time.Now),
+		cursors: map[string]uint64{},
+		done:    map[string]bool{},
+	}
+}
+
+// Done reports whether every master's cursor has come back to 0.
+func (s *Sweep) Done() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		return false
+	}
+	for _, d := range s.done {
+		if !d {
+			return false
+		}
+	}
+	return true
+}
+
+// Step visits one SCAN page on every master not yet done, if the budget allows; otherwise it
+// returns an empty page at once. It is safe to call after Done (it returns an empty page).
+func (s *Sweep) Step(ctx context.Context) (Page, error) {
+	if !s.pace.ready() {
+		return Page{}, nil
+	}
+	var page Page
+	var mu sync.Mutex
+	step := func(ctx context.Context, addr string, c redis.Cmdable) error {
+		s.mu.Lock()
+		if s.done[addr] {
+			s.mu.Unlock()
+			return nil
+		}
+		cursor := s.cursors[addr]
+		s.done[addr] = false
+		s.mu.Unlock()
+		p, next, err := s.page(ctx, c, cursor)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.cursors[addr], s.done[addr] = next, next == 0
+		s.mu.Unlock()
+		mu.Lock()
+		page.Seen += p.Seen
+		page.Keys = append(page.Keys, p.Keys...)
+		mu.Unlock()
+		return nil
+	}
+	var err error
+	if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+			return step(ctx, c.Options().Addr, c)
+		})
+	} else {
+		err = step(ctx, "", s.rdb)
+	}
+	s.mu.Lock()
+	s.started = true
+	s.mu.Unlock()
+	s.pace.spend(page.Seen)
+	if err != nil {
+		return page, fmt.Errorf("scanner: sweep: %w", err)
+	}
+	return page, nil
+}
+
+// Run steps until the sweep is done or ctx ends, waiting on the budget between steps, and hands
+// each page to visit.
+func (s *Sweep) Run(ctx context.Context, visit func(Page)) error {
+	for !s.Done() {
+		if err := s.pace.wait(ctx); err != nil {
+			return err
+		}
+		p, err := s.Step(ctx)
+		if err != nil {
+			return err
+		}
+		visit(p)
+	}
+	return nil
+}
+
+// page runs one SCAN on c from cursor and reads the family keys it returned.
+func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64) (Page, uint64, error) {
+	names, next, err := c.Scan(ctx, cursor, "", int64(s.count)).Result()
+	if err != nil {
+		return Page{}, 0, err
+	}
+	p := Page{Seen: len(names)}
+	for _, name := range names {
+		if strings.HasPrefix(name, "hourglass:") {
+			continue // the tool's own bookkeeping (writer sequence keys)
+		}
+		if cl, ok := store.Classify(s.families, name, s.loc); ok {
+			p.Keys = append(p.Keys, Key{Name: name, Classified: cl})
+		}
+	}
+	if len(p.Keys) == 0 {
+		return p, next, nil
+	}
+	pipe := c.Pipeline()
+	ttls := make([]*redis.DurationCmd, len(p.Keys))
+	vals := make([]*redis.StringCmd, len(p.Keys))
+	for i, k := range p.Keys {
+		ttls[i] = pipe.PTTL(ctx, k.Name)
+		vals[i] = pipe.Get(ctx, k.Name)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return Page{}, 0, err
+	}
+	for i := range p.Keys {
+		k := &p.Keys[i]
+		ttl, err := ttls[i].Result()
+		if err != nil && !keyLevel(err) {
+			return Page{}, 0, err
+		}
+		switch {
+		case ttl == -2*time.Nanosecond || ttl == -2*time.Millisecond:
+			k.Gone = true
+		case ttl < 0:
+			k.TTL = NoTTL
+		default:
+			k.TTL = ttl
+		}
+		v, err := vals[i].Result()
+		switch {
+		case err == redis.Nil:
+			k.Gone = true
+		case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
+			k.WrongType = true
+		case err != nil:
+			return Page{}, 0, err
+		default:
+			k.Value = v
+		}
+	}
+	return p, next, nil
+}
+
+// keyLevel reports whether a pipeline error is one key's reply (nil or a Redis error reply), so
+// the other replies still stand.
+func keyLevel(err error) bool {
+	var rerr redis.Error
+	return err == redis.Nil || errors.As(err, &rerr)
+}
