@@ -57,6 +57,7 @@ type Sweep struct {
 
 	mu      sync.Mutex
 	cursors map[string]uint64 // by master address ("" on a standalone server)
+	pending map[string][]Key  // family keys SCAN returned, read with the next SCAN
 	done    map[string]bool
 	started bool
 }
@@ -73,6 +74,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		rdb: rdb, families: families, loc: opt.Location, count: opt.Count,
 		pace:    newPacer(opt.KeysPerSecond, time.Now),
 		cursors: map[string]uint64{},
+		pending: map[string][]Key{},
 		done:    map[string]bool{},
 	}
 }
@@ -93,7 +95,9 @@ func (s *Sweep) Done() bool {
 }
 
 // Step visits one SCAN page on every master not yet done, if the budget allows; otherwise it
-// returns an empty page at once. It is safe to call after Done (it returns an empty page).
+// returns an empty page at once. The family keys a SCAN finds are read in the next step's
+// pipeline, together with the next SCAN, so a page costs one round trip. It is safe to call
+// after Done (it returns an empty page).
 func (s *Sweep) Step(ctx context.Context) (Page, error) {
 	if !s.pace.ready() {
 		return Page{}, nil
@@ -106,15 +110,16 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 			s.mu.Unlock()
 			return nil
 		}
-		cursor := s.cursors[addr]
+		cursor, pending, first := s.cursors[addr], s.pending[addr], !s.started
 		s.done[addr] = false
 		s.mu.Unlock()
-		p, next, err := s.page(ctx, c, cursor)
+		p, next, found, err := s.page(ctx, c, cursor, pending, first || cursor != 0)
 		if err != nil {
 			return err
 		}
 		s.mu.Lock()
-		s.cursors[addr], s.done[addr] = next, next == 0
+		s.cursors[addr], s.pending[addr] = next, found
+		s.done[addr] = next == 0 && len(found) == 0 // scanned to the end, and all of it read
 		s.mu.Unlock()
 		mu.Lock()
 		page.Seen += p.Seen
@@ -156,61 +161,79 @@ func (s *Sweep) Run(ctx context.Context, visit func(Page)) error {
 	return nil
 }
 
-// page runs one SCAN on c from cursor and reads the family keys it returned.
-func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64) (Page, uint64, error) {
-	names, next, err := c.Scan(ctx, cursor, "", int64(s.count)).Result()
-	if err != nil {
-		return Page{}, 0, err
+// page reads the family keys the previous SCAN returned (pending) and, in the same pipeline, runs
+// the next SCAN from cursor when scan is true: one round trip a page instead of two. It returns
+// the keys read, the next cursor and the family keys the new SCAN found, to read next time.
+func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pending []Key, scan bool) (Page, uint64, []Key, error) {
+	pipe := c.Pipeline()
+	ttls := make([]*redis.DurationCmd, len(pending))
+	vals := make([]*redis.StringCmd, len(pending))
+	for i, k := range pending {
+		ttls[i] = pipe.PTTL(ctx, k.Name)
+		vals[i] = pipe.Get(ctx, k.Name)
 	}
-	p := Page{Seen: len(names)}
+	var scanCmd *redis.ScanCmd
+	if scan {
+		scanCmd = pipe.Scan(ctx, cursor, "", int64(s.count))
+	}
+	if pipe.Len() == 0 {
+		return Page{}, 0, nil, nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return Page{}, 0, nil, err
+	}
+	p := Page{Keys: pending}
+	for i := range pending {
+		if err := readKey(&p.Keys[i], ttls[i], vals[i]); err != nil {
+			return Page{}, 0, nil, err
+		}
+	}
+	if scanCmd == nil {
+		return p, 0, nil, nil
+	}
+	names, next, err := scanCmd.Result()
+	if err != nil {
+		return Page{}, 0, nil, err
+	}
+	p.Seen = len(names)
+	var found []Key
 	for _, name := range names {
 		if strings.HasPrefix(name, "hourglass:") {
 			continue // the tool's own bookkeeping (writer sequence keys)
 		}
 		if cl, ok := store.Classify(s.families, name, s.loc); ok {
-			p.Keys = append(p.Keys, Key{Name: name, Classified: cl})
+			found = append(found, Key{Name: name, Classified: cl})
 		}
 	}
-	if len(p.Keys) == 0 {
-		return p, next, nil
+	return p, next, found, nil
+}
+
+// readKey fills k from its PTTL and GET replies.
+func readKey(k *Key, ttl *redis.DurationCmd, val *redis.StringCmd) error {
+	d, err := ttl.Result()
+	if err != nil && !keyLevel(err) {
+		return err
 	}
-	pipe := c.Pipeline()
-	ttls := make([]*redis.DurationCmd, len(p.Keys))
-	vals := make([]*redis.StringCmd, len(p.Keys))
-	for i, k := range p.Keys {
-		ttls[i] = pipe.PTTL(ctx, k.Name)
-		vals[i] = pipe.Get(ctx, k.Name)
+	switch {
+	case d == -2*time.Nanosecond || d == -2*time.Millisecond:
+		k.Gone = true
+	case d < 0:
+		k.TTL = NoTTL
+	default:
+		k.TTL = d
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
-		return Page{}, 0, err
+	v, err := val.Result()
+	switch {
+	case err == redis.Nil:
+		k.Gone = true
+	case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
+		k.WrongType = true
+	case err != nil:
+		return err
+	default:
+		k.Value = v
 	}
-	for i := range p.Keys {
-		k := &p.Keys[i]
-		ttl, err := ttls[i].Result()
-		if err != nil && !keyLevel(err) {
-			return Page{}, 0, err
-		}
-		switch {
-		case ttl == -2*time.Nanosecond || ttl == -2*time.Millisecond:
-			k.Gone = true
-		case ttl < 0:
-			k.TTL = NoTTL
-		default:
-			k.TTL = ttl
-		}
-		v, err := vals[i].Result()
-		switch {
-		case err == redis.Nil:
-			k.Gone = true
-		case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
-			k.WrongType = true
-		case err != nil:
-			return Page{}, 0, err
-		default:
-			k.Value = v
-		}
-	}
-	return p, next, nil
+	return nil
 }
 
 // keyLevel reports whether a pipeline error is one key's reply (nil or a Redis error reply), so
