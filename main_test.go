@@ -167,20 +167,11 @@ func TestInjectTotalsEqualEvents(t *testing.T) {
 	}
 	tuples := newTraffic(f, dims, 1).tuples
 	for _, g := range []store.Granularity{store.Hour, store.Day} {
-		vals, err := st.GetMany(t.Context(), f, g, tuples, time.Time{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var total int64
-		for _, v := range vals {
-			total += v.Value
-		}
+		now := st.Now()
+		total := windowTotal(t, st, f, g, tuples, now)
 		// The window may have turned during the inject; then the two windows hold the sum.
 		if total != events {
-			prev, _ := st.GetMany(t.Context(), f, g, tuples, vals[0].Window.Start.Add(-time.Second))
-			for _, v := range prev {
-				total += v.Value
-			}
+			total += windowTotal(t, st, f, g, tuples, store.WindowAt(g, now, cfg.UI.Timezone).Start.Add(-time.Second))
 		}
 		if total != events {
 			t.Errorf("%s windows hold %d, want %d", g, total, events)
@@ -336,15 +327,7 @@ func TestInjectReportsRefusedKeys(t *testing.T) {
 	if typ := rdb.Type(t.Context(), key).Val(); typ != "list" || rdb.TTL(t.Context(), key).Val() != -1 {
 		t.Errorf("the list was touched: type %s ttl %v", typ, rdb.TTL(t.Context(), key).Val())
 	}
-	day, err := st.GetMany(t.Context(), f, store.Day, tuples, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var total int64
-	for _, v := range day {
-		total += v.Value
-	}
-	if total != 300 {
+	if total := windowTotal(t, st, f, store.Day, tuples, st.Now()); total != 300 {
 		t.Errorf("day windows hold %d, want all 300 events", total)
 	}
 }
@@ -413,15 +396,7 @@ func TestOneAddressOfAClusterIsACluster(t *testing.T) {
 	if err := st.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	vals, err := st.GetMany(t.Context(), f, store.Day, newTraffic(f, dims, 1).tuples, time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var total int64
-	for _, v := range vals {
-		total += v.Value
-	}
-	if total != events {
+	if total := windowTotal(t, st, f, store.Day, newTraffic(f, dims, 1).tuples, st.Now()); total != events {
 		t.Fatalf("day windows across the cluster hold %d, want %d", total, events)
 	}
 	code, _, errOut = hg(t, "--config", "testdata/config/split-slots.toml", "--addr", cl.Addrs[2])
@@ -442,4 +417,18 @@ func TestAddrFlagOverridesClusterConfig(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "split-slots.toml:8: counter.pattern:") {
 		t.Fatalf("the file's own cluster addrs: exit %d, %q; want the family refused at its line", code, errOut)
 	}
+}
+
+// windowTotal sums the windows of granularity g holding at, over tuples.
+func windowTotal(t *testing.T, st *store.Store, f *store.Family, g store.Granularity, tuples [][]string, at time.Time) int64 {
+	t.Helper()
+	vals, err := st.GetMany(t.Context(), f, g, tuples, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, v := range vals {
+		total += v.Value
+	}
+	return total
 }

@@ -22,8 +22,9 @@ type target struct {
 }
 
 // openTarget starts the embedded Redis when the config has no address, or connects to the one
-// it names; then it measures the server clock and loads the scripts. A real Redis is writable
-// only when the config (or --allow-writes) says so.
+// it names (as a cluster when a single address turns out to be a cluster node); then it measures
+// the server clock, which only reads. A real Redis is writable only when the config (or
+// --allow-writes) says so.
 func openTarget(ctx context.Context, cfg *Config) (*target, error) {
 	t := &target{}
 	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -110,10 +110,11 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 			s.mu.Unlock()
 			return nil
 		}
-		cursor, pending, first := s.cursors[addr], s.pending[addr], !s.started
+		cursor, begun := s.cursors[addr] // absent until this master's first SCAN succeeded
+		pending := s.pending[addr]
 		s.done[addr] = false
 		s.mu.Unlock()
-		p, next, found, err := s.page(ctx, c, cursor, pending, first || cursor != 0)
+		p, next, found, err := s.page(ctx, c, cursor, pending, !begun || cursor != 0)
 		if err != nil {
 			return err
 		}

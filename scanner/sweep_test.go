@@ -216,3 +216,27 @@ func TestPacerUnlimited(t *testing.T) {
 		t.Fatal("an unlimited pacer held a step back")
 	}
 }
+
+// TestFailedFirstStepIsRetried has Redis refuse the first SCAN: the sweep reports the error and,
+// once Redis answers again, scans from the start instead of taking itself for done.
+func TestFailedFirstStepIsRetried(t *testing.T) {
+	m := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1})
+	hour := time.Now().In(shanghai).Format("2006010215")
+	for i := range 20 {
+		m.Set(fmt.Sprintf("{ch:ad%d}:%s", i, hour), "1")
+	}
+	s := New(rdb, families(t), Options{Count: 5, Location: shanghai})
+	m.SetError("LOADING Redis is loading the dataset in memory")
+	if _, err := s.Step(t.Context()); err == nil {
+		t.Fatal("a step against a refusing Redis reported no error")
+	}
+	if s.Done() {
+		t.Fatal("a sweep whose only step failed says it is done")
+	}
+	m.SetError("")
+	got, _ := collect(t, s)
+	if len(got) != 20 {
+		t.Fatalf("read %d of 20 keys after the failed first step", len(got))
+	}
+}
