@@ -1,0 +1,152 @@
+package scanner
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"hourglass/store"
+)
+
+// reconciler adds up, for each (dims, day) pair of a family with hour and day windows, the day's
+// hour values and its day value, for the days that have ended and whose hours are all retained.
+//
+// It holds at most max pairs. Past that it keeps only the pairs whose hash starts with level zero
+// bits (a 1/2^level share, chosen by the pair, not by arrival order), doubling level and
+// dropping the rest each time it fills again: the counts it gives are then the sample's, scaled
+// up, and say so. A sweep of any size holds max pairs at most.
+type reconciler struct {
+	max   int
+	level uint
+	seed  maphash.Seed
+	pairs map[uint64]*pair
+	days  map[int64]bool // day start (Unix) → whether it can be checked
+	used  map[int64]bool // the checkable days a key was found in
+}
+
+type pair struct {
+	day      store.Window
+	dims     []string
+	hours    int64
+	dayValue int64
+}
+
+func newReconciler(max int) *reconciler {
+	return &reconciler{
+		max: max, seed: maphash.MakeSeed(),
+		pairs: map[uint64]*pair{}, days: map[int64]bool{}, used: map[int64]bool{},
+	}
+}
+
+// add folds in the value v of family f's key in window w with dims.
+func (r *reconciler) add(f *store.Family, w store.Window, dims []string, v int64, now time.Time, loc *time.Location) {
+	day := w
+	if w.Granularity == store.Hour {
+		day = store.WindowAt(store.Day, w.Start, loc)
+	}
+	ok, known := r.days[day.Start.Unix()]
+	if !known {
+		firstHour := store.WindowAt(store.Hour, day.Start, loc)
+		ok = !now.Before(day.End) && now.Before(f.ExpireAt(firstHour)) && now.Before(f.ExpireAt(day))
+		r.days[day.Start.Unix()] = ok
+	}
+	if !ok {
+		return
+	}
+	r.used[day.Start.Unix()] = true
+	h := r.hash(day, dims)
+	if !r.keep(h) {
+		return
+	}
+	p := r.pairs[h]
+	if p == nil {
+		for len(r.pairs) >= r.max {
+			r.level++
+			for k := range r.pairs {
+				if !r.keep(k) {
+					delete(r.pairs, k)
+				}
+			}
+		}
+		if !r.keep(h) {
+			return
+		}
+		p = &pair{day: day, dims: dims}
+		r.pairs[h] = p
+	}
+	if w.Granularity == store.Hour {
+		p.hours = addSat(p.hours, v)
+	} else {
+		p.dayValue = addSat(p.dayValue, v)
+	}
+}
+
+func (r *reconciler) keep(h uint64) bool {
+	return r.level == 0 || h>>(64-r.level) == 0
+}
+
+func (r *reconciler) hash(day store.Window, dims []string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(r.seed)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(day.Start.Unix()))
+	h.Write(b[:])
+	for _, d := range dims {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(d)))
+		h.Write(b[:])
+		h.WriteString(d)
+	}
+	return h.Sum64()
+}
+
+// maxMismatchExamples is how many disagreeing pairs a reconciliation shows.
+const maxMismatchExamples = 3
+
+func (r *reconciler) result(f *store.Family, dimNames []string) Reconciliation {
+	res := Reconciliation{Days: len(r.used), Sampled: 1 / float64(uint64(1)<<r.level), Examples: []Mismatch{}}
+	var bad []*pair
+	for _, p := range r.pairs {
+		res.Dims++
+		if p.hours != p.dayValue {
+			res.Mismatched++
+			res.Difference = addSat(res.Difference, absDiff(p.hours, p.dayValue))
+			bad = append(bad, p)
+		}
+	}
+	res.Dims <<= r.level
+	res.Mismatched <<= r.level
+	if r.level > 0 {
+		res.Difference = int64(float64(res.Difference) / res.Sampled)
+	}
+	sort.Slice(bad, func(i, j int) bool {
+		di, dj := absDiff(bad[i].hours, bad[i].dayValue), absDiff(bad[j].hours, bad[j].dayValue)
+		if di != dj {
+			return di > dj
+		}
+		if !bad[i].day.Start.Equal(bad[j].day.Start) {
+			return bad[i].day.Start.Before(bad[j].day.Start)
+		}
+		return strings.Join(bad[i].dims, "\x00") < strings.Join(bad[j].dims, "\x00")
+	})
+	wf, _ := f.Format(store.Day)
+	for _, p := range bad[:min(len(bad), maxMismatchExamples)] {
+		res.Examples = append(res.Examples, Mismatch{
+			Day: wf.Format(p.day), Dims: dimsMap(dimNames, p.dims), Hours: p.hours, DayValue: p.dayValue,
+		})
+	}
+	return res
+}
+
+func absDiff(a, b int64) int64 {
+	if a < b {
+		a, b = b, a
+	}
+	d := uint64(a) - uint64(b) // exact in two's complement, since a >= b
+	if d > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(d)
+}

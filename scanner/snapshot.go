@@ -1,0 +1,232 @@
+package scanner
+
+import (
+	"time"
+)
+
+// Snapshot is what one complete sweep found: every counter family's windows, rates, series, TTL
+// health and reconciliation. It is the data every front end renders (the console, the JSON of
+// `hourglass snapshot`, metrics), so its field names are stable. Every string in it that was
+// read from Redis (key names, dims, values) is escaped with Escape and safe to print.
+type Snapshot struct {
+	TakenAt   time.Time     `json:"taken_at"` // the server time the sweep ended
+	Target    string        `json:"target"`   // the address(es), passwords redacted
+	Mode      string        `json:"mode"`     // embedded, standalone or cluster
+	Scan      ScanStats     `json:"scan"`
+	Counters  []FamilyStats `json:"counters"`
+	TTLHealth Health        `json:"ttl_health"` // the families' health added up
+}
+
+// ScanStats says how much of the keyspace a sweep visited.
+type ScanStats struct {
+	KeysSeen    int64 `json:"keys_seen"`    // keys SCAN returned, in families or not
+	KeysMatched int64 `json:"keys_matched"` // keys that belong to a family
+	KeysGone    int64 `json:"keys_gone"`    // family keys that expired between SCAN and their read
+	DurationMS  int64 `json:"duration_ms"`
+	Complete    bool  `json:"complete"` // every master's cursor came back to 0
+}
+
+// FamilyStats is one counter family in a Snapshot.
+type FamilyStats struct {
+	Family string   `json:"family"`
+	Dims   []string `json:"dims"` // the dims' names, in pattern order
+	// Granularities are the window lengths the family is written in: hour, day or both.
+	Granularities []string `json:"granularities"`
+	Keys          int64    `json:"keys"` // keys of the family present in Redis
+	// Windows holds every window a key was found in, hours then days, oldest first.
+	Windows []WindowStats `json:"windows"`
+	// RatePerSec is how fast the current hour's total grew since the previous snapshot (nil
+	// without one). Increments landing in the previous hour after it ended count too.
+	RatePerSec *float64 `json:"rate_per_sec"`
+	// HourAvgPerSec is the current hour's total divided by the seconds gone in the hour.
+	HourAvgPerSec float64 `json:"hour_avg_per_sec"`
+	Series        Series  `json:"series"`
+	// TTL sorts the family's keys by expiry; its four counts add up to Keys.
+	TTL            TTLCounts       `json:"ttl"`
+	WrongType      int64           `json:"wrong_type"`  // keys that are not strings
+	NotInteger     int64           `json:"not_integer"` // strings that are not a 64-bit integer
+	MismatchedDims int64           `json:"mismatched_dims"`
+	Reconciliation *Reconciliation `json:"reconciliation"` // nil unless the family has hour and day windows
+	Health         Health          `json:"health"`
+}
+
+// WindowStats is one window of a family.
+type WindowStats struct {
+	Granularity string    `json:"granularity"` // hour or day
+	Window      string    `json:"window"`      // as the family formats it, e.g. 2026112214
+	Start       time.Time `json:"start"`
+	Total       int64     `json:"total"` // the sum of the window's integer values
+	Keys        int64     `json:"keys"`  // keys present, integer or not
+	Current     bool      `json:"current,omitempty"`
+	// Expired is set when the window's retention has passed: its keys should be gone.
+	Expired bool        `json:"expired,omitempty"`
+	Top     []DimsValue `json:"top,omitempty"` // the largest values, largest first (not for expired windows)
+}
+
+// DimsValue is one key's dims and value.
+type DimsValue struct {
+	Dims  map[string]string `json:"dims"`
+	Value int64             `json:"value"`
+}
+
+// Series holds window totals for sparklines, oldest first, ending at the current window; a
+// window with no keys is 0.
+type Series struct {
+	Hours []int64 `json:"hours"` // the last 48 hours (empty when the family has no hour windows)
+	Days  []int64 `json:"days"`  // the last 30 days (empty when the family has no day windows)
+}
+
+// Series lengths.
+const (
+	SeriesHours = 48
+	SeriesDays  = 30
+)
+
+// TTLCounts sorts keys by their expiry. A key with no TTL counts as NoTTL whatever its window.
+type TTLCounts struct {
+	OK                int64 `json:"ok"`                  // expires by its window's end plus retention
+	NoTTL             int64 `json:"no_ttl"`              // never expires: a leak
+	OverRetention     int64 `json:"over_retention"`      // expires later than window end plus retention
+	ExpiredButPresent int64 `json:"expired_but_present"` // has a TTL, but its window's retention has passed
+}
+
+// Reconciliation checks that a family's hour windows add up to its day window, for each dims
+// tuple and each day that has ended and whose hours are all still retained. The current day is
+// left out: a sweep is not a point-in-time read, and with traffic flowing the hour and day keys
+// are read at different moments.
+type Reconciliation struct {
+	Days       int        `json:"days"`       // days checked
+	Dims       int64      `json:"dims"`       // (dims tuple, day) pairs checked
+	Mismatched int64      `json:"mismatched"` // pairs whose hours do not add up to the day
+	Difference int64      `json:"difference"` // the sum of |hours − day| over those pairs
+	Sampled    float64    `json:"sampled"`    // the share of pairs checked; below 1 the counts are estimates
+	Examples   []Mismatch `json:"examples"`
+}
+
+// Mismatch is one dims tuple whose hours and day disagree.
+type Mismatch struct {
+	Day      string            `json:"day"`
+	Dims     map[string]string `json:"dims"`
+	Hours    int64             `json:"hours"` // the sum of the day's hour windows
+	DayValue int64             `json:"day_value"`
+}
+
+// Health gathers the keys that are wrong in some way, with examples and the memory they hold.
+type Health struct {
+	NoTTL             Problem `json:"no_ttl"`
+	OverRetention     Problem `json:"over_retention"`
+	ExpiredButPresent Problem `json:"expired_but_present"`
+	WrongType         Problem `json:"wrong_type"`
+	NotInteger        Problem `json:"not_integer"`
+	// MemoryNote says why Bytes are missing (MEMORY USAGE refused or failed); empty when they are
+	// estimated.
+	MemoryNote string `json:"memory_note,omitempty"`
+}
+
+// Problem is one kind of unhealthy key.
+type Problem struct {
+	Keys int64 `json:"keys"`
+	// Bytes estimates the memory the keys hold: MEMORY USAGE of a sample, scaled to Keys.
+	Bytes    int64     `json:"bytes"`
+	Sampled  int       `json:"bytes_sampled"` // keys MEMORY USAGE read
+	Examples []Example `json:"examples"`
+}
+
+// Example is one unhealthy key.
+type Example struct {
+	Family string `json:"family"`
+	Key    string `json:"key"`
+	// TTLMS is the key's remaining TTL in milliseconds, -1 for none.
+	TTLMS int64 `json:"ttl_ms"`
+	// ExpireAt is when the key should expire: its window's end plus retention.
+	ExpireAt time.Time `json:"expire_at"`
+	Value    string    `json:"value,omitempty"` // for a non-integer value
+	Type     string    `json:"type,omitempty"`  // for a key of the wrong type
+	Bytes    int64     `json:"bytes,omitempty"` // MEMORY USAGE, when read
+}
+
+// Problems returns the health's problems with their snake_case names, in report order.
+func (h *Health) Problems() []NamedProblem {
+	return []NamedProblem{
+		{"no_ttl", &h.NoTTL}, {"over_retention", &h.OverRetention},
+		{"expired_but_present", &h.ExpiredButPresent}, {"wrong_type", &h.WrongType},
+		{"not_integer", &h.NotInteger},
+	}
+}
+
+// NamedProblem is a Problem with its name.
+type NamedProblem struct {
+	Name string
+	*Problem
+}
+
+// Family returns the stats of the family named name, or nil.
+func (s *Snapshot) Family(name string) *FamilyStats {
+	for i := range s.Counters {
+		if s.Counters[i].Family == name {
+			return &s.Counters[i]
+		}
+	}
+	return nil
+}
+
+// Window returns the family's window of granularity g ("hour" or "day") starting at start, or nil.
+func (f *FamilyStats) Window(g string, start time.Time) *WindowStats {
+	for i := range f.Windows {
+		if w := &f.Windows[i]; w.Granularity == g && w.Start.Equal(start) {
+			return w
+		}
+	}
+	return nil
+}
+
+// CurrentWindow returns the family's current window of granularity g, or nil when it has no key.
+func (f *FamilyStats) CurrentWindow(g string) *WindowStats {
+	for i := range f.Windows {
+		if w := &f.Windows[i]; w.Granularity == g && w.Current {
+			return w
+		}
+	}
+	return nil
+}
+
+// SetRate fills each family's RatePerSec from prev, an earlier snapshot of the same target: the
+// growth of the hour windows (day windows for a family without hours) from prev's current window
+// on, over the time between the two.
+func (s *Snapshot) SetRate(prev *Snapshot) {
+	if prev == nil {
+		return
+	}
+	dt := s.TakenAt.Sub(prev.TakenAt).Seconds()
+	if dt <= 0 {
+		return
+	}
+	for i := range s.Counters {
+		f := &s.Counters[i]
+		pf := prev.Family(f.Family)
+		if pf == nil || len(f.Granularities) == 0 {
+			continue
+		}
+		g := f.Granularities[0] // hour when the family has hours
+		var from time.Time
+		if pcur := pf.CurrentWindow(g); pcur != nil {
+			from = pcur.Start
+		} else if cur := f.CurrentWindow(g); cur != nil {
+			from = cur.Start
+		} else {
+			continue // nothing written in either snapshot's current window
+		}
+		var delta int64
+		for _, w := range f.Windows {
+			if w.Granularity != g || w.Start.Before(from) {
+				continue
+			}
+			delta += w.Total
+			if pw := pf.Window(g, w.Start); pw != nil {
+				delta -= pw.Total
+			}
+		}
+		rate := float64(delta) / dt
+		f.RatePerSec = &rate
+	}
+}

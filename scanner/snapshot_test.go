@@ -1,0 +1,480 @@
+package scanner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
+	"hourglass/store"
+)
+
+// seedWorld is a keyspace written the way the seeds' writers write it, and what it must add up to.
+type seedWorld struct {
+	now  time.Time
+	fams []*store.Family
+	flow *store.Family
+	ad   *store.Family
+
+	flowHour                 map[time.Time]int64 // flow totals by hour start
+	adHour, adDay            map[time.Time]int64
+	flowKeys, adKeys         int64
+	noTTL, over, expired, ok int64 // flow and ad together
+	wrongType, notInteger    int64
+	mismatched, difference   int64
+	unmatched                int64
+	escapedKey               string // a no-TTL key holding an escape sequence, as Escape shows it
+}
+
+func key(t *testing.T, f *store.Family, g store.Granularity, at time.Time, dims ...string) string {
+	t.Helper()
+	k, err := f.Key(store.WindowAt(g, at, shanghai), dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// writeSeedWorld writes keys as the seeds' Java code does, into rdb.
+// Writes dated in the past set the TTL their writer set then, less the time gone since. elapse,
+// when not nil, moves the server clock on (miniredis's does not move by itself).
+func writeSeedWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient, now time.Time, elapse func()) *seedWorld {
+	t.Helper()
+	fams := families(t)
+	w := &seedWorld{
+		now: now, fams: fams, flow: fams[0], ad: fams[1],
+		flowHour: map[time.Time]int64{}, adHour: map[time.Time]int64{}, adDay: map[time.Time]int64{},
+	}
+	hour := func(at time.Time) time.Time { return store.WindowAt(store.Hour, at, shanghai).Start }
+	day := func(at time.Time) time.Time { return store.WindowAt(store.Day, at, shanghai).Start }
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Seed 000, 2.1: INCRBY with the EXPIRE forgotten: no TTL, a leak.
+	for i := range 20 {
+		k := key(t, w.flow, store.Hour, now, "app1", "ios", fmt.Sprintf("10.0.0.%d", i))
+		must(rdb.IncrBy(ctx, k, int64(i+1)).Err())
+		w.flowHour[hour(now)] += int64(i + 1)
+		w.flowKeys++
+		w.noTTL++
+	}
+	// Seed 000, 2.2: INCRBY, then EXPIRE on the first write, 48 hours from it: within retention.
+	for i := range 30 {
+		k := key(t, w.flow, store.Hour, now.Add(-time.Hour), "app2", "android", fmt.Sprintf("10.1.0.%d", i))
+		for range 3 {
+			n, err := rdb.IncrBy(ctx, k, 5).Result()
+			must(err)
+			if n == 5 { // written 59 minutes ago, in its own hour
+				must(rdb.ExpireAt(ctx, k, now.Add(-59*time.Minute+48*time.Hour)).Err())
+			}
+		}
+		w.flowHour[hour(now.Add(-time.Hour))] += 15
+		w.flowKeys++
+		w.ok++
+	}
+	// A writer that keeps hour keys a week: over retention.
+	for i := range 4 {
+		k := key(t, w.flow, store.Hour, now, "app3", "web", fmt.Sprintf("10.2.0.%d", i))
+		must(rdb.IncrBy(ctx, k, 100).Err())
+		must(rdb.Expire(ctx, k, 7*24*time.Hour).Err())
+		w.flowHour[hour(now)] += 100
+		w.flowKeys++
+		w.over++
+	}
+	// Seed 003: SET NX EX then INCR. Once the key expires between the two, INCR makes a key with
+	// no TTL. A dim holds an escape sequence, so its example must come out escaped.
+	raced := key(t, w.flow, store.Hour, now, "app4\x1b[31m", "ios", "10.3.0.1")
+	must(rdb.SetArgs(ctx, raced, "0", redis.SetArgs{Mode: "NX", TTL: time.Millisecond}).Err())
+	if elapse != nil {
+		elapse()
+	}
+	waitGone(t, ctx, rdb, raced)
+	must(rdb.Incr(ctx, raced).Err())
+	w.flowHour[hour(now)]++
+	w.flowKeys++
+	w.noTTL++
+	w.escapedKey = Escape(raced)
+	// And the same done right: SET NX EX, INCR while it lives.
+	fine := key(t, w.flow, store.Hour, now, "app4", "ios", "10.3.0.2")
+	must(rdb.SetArgs(ctx, fine, "0", redis.SetArgs{Mode: "NX", TTL: time.Hour}).Err())
+	must(rdb.Incr(ctx, fine).Err())
+	w.flowHour[hour(now)]++
+	w.flowKeys++
+	w.ok++
+	// Three days old, past the 48h retention: one that still has a day to live, one leaked.
+	old := now.Add(-72 * time.Hour)
+	k := key(t, w.flow, store.Hour, old, "app5", "ios", "10.4.0.1")
+	must(rdb.Set(ctx, k, "7", 24*time.Hour).Err())
+	w.flowHour[hour(old)] += 7
+	w.flowKeys++
+	w.expired++
+	k = key(t, w.flow, store.Hour, old, "app5", "ios", "10.4.0.2")
+	must(rdb.Set(ctx, k, "9", 0).Err())
+	w.flowHour[hour(old)] += 9
+	w.flowKeys++
+	w.noTTL++
+	// The wrong type, and a value INCRBY would refuse.
+	k = key(t, w.flow, store.Hour, now, "app6", "ios", "10.5.0.1")
+	must(rdb.LPush(ctx, k, "x").Err())
+	must(rdb.Expire(ctx, k, time.Hour).Err())
+	w.flowKeys++
+	w.ok++
+	w.wrongType++
+	k = key(t, w.flow, store.Hour, now, "app6", "ios", "10.5.0.2")
+	must(rdb.Set(ctx, k, "12abc", time.Hour).Err())
+	w.flowKeys++
+	w.ok++
+	w.notInteger++
+
+	// Seed 001's pipelined batch: INCRBY and EXPIRE the day key, then the hour key, per record,
+	// over yesterday's hours and today's first hour.
+	yesterday := store.WindowAt(store.Day, now, shanghai).Prev()
+	pipe := rdb.Pipeline()
+	seenKey := map[string]bool{}
+	record := func(at time.Time, channel, ad string, price int64) {
+		dk := key(t, w.ad, store.Day, at, channel, ad)
+		hk := key(t, w.ad, store.Hour, at, channel, ad)
+		pipe.IncrBy(ctx, dk, price)
+		pipe.ExpireAt(ctx, dk, at.Add(30*24*time.Hour)) // EXPIRE 30 days, at the time of writing
+		pipe.IncrBy(ctx, hk, price)
+		pipe.ExpireAt(ctx, hk, at.Add(48*time.Hour))
+		w.adDay[day(at)] += price
+		w.adHour[hour(at)] += price
+		for _, k := range []string{dk, hk} {
+			if !seenKey[k] {
+				seenKey[k] = true
+				w.adKeys++
+				w.ok++
+			}
+		}
+	}
+	for h := range 24 {
+		at := yesterday.Start.Add(time.Duration(h)*time.Hour + 30*time.Minute)
+		for ad := range 5 {
+			record(at, "baidu", fmt.Sprintf("ad%d", ad), int64(10*(ad+1)+h))
+		}
+	}
+	record(now, "toutiao", "ad9", 1234)
+	_, err := pipe.Exec(ctx)
+	must(err)
+	// Seed 000's split write gone wrong: the hour incremented, the day write lost, for two ads.
+	for i, ad := range []string{"ad1", "ad3"} {
+		at := yesterday.Start.Add(time.Duration(5+i)*time.Hour + 30*time.Minute)
+		must(rdb.IncrBy(ctx, key(t, w.ad, store.Hour, at, "baidu", ad), int64(40+i)).Err())
+		w.adHour[hour(at)] += int64(40 + i)
+		w.mismatched++
+		w.difference += int64(40 + i)
+	}
+	// Keys in no family.
+	for _, k := range []string{"session:abc", "flow:count:app:dev:ip:notawindow", "{baidu:ad1}:2026"} {
+		must(rdb.Set(ctx, k, "1", 0).Err())
+		w.unmatched++
+	}
+	return w
+}
+
+func waitGone(t *testing.T, ctx context.Context, rdb redis.UniversalClient, k string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for rdb.Exists(ctx, k).Val() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q did not expire", k)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSnapshotAddsUpSeedWrittenKeys(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	now := time.Now()
+	w := writeSeedWorld(t, ctx, rdb, now, nil)
+
+	snap, err := Take(ctx, rdb, w.fams, Options{Count: 7, Location: shanghai},
+		SnapshotOptions{Now: func() time.Time { return now }, Examples: 25, Target: "test", Mode: "standalone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeedSnapshot(t, w, snap)
+	if snap.TTLHealth.MemoryNote != "" {
+		t.Errorf("memory note on a real redis-server: %s", snap.TTLHealth.MemoryNote)
+	}
+	if p := snap.TTLHealth.NoTTL; p.Bytes <= 0 || p.Sampled == 0 || p.Examples[0].Bytes <= 0 {
+		t.Errorf("no_ttl memory not estimated: %+v", p)
+	}
+	if got := snap.Family("flow").Health.WrongType.Examples; len(got) != 1 || got[0].Type != "list" {
+		t.Errorf("wrong_type example = %+v, want one of type list", got)
+	}
+}
+
+func TestSnapshotOnMiniredis(t *testing.T) {
+	mr := miniredis.RunT(t) // the embedded default
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	ctx := t.Context()
+	now := time.Now()
+	mr.SetTime(now) // miniredis expires keys on its own clock
+	w := writeSeedWorld(t, ctx, rdb, now, func() { mr.FastForward(time.Second) })
+	snap, err := Take(ctx, rdb, w.fams, Options{Location: shanghai}, SnapshotOptions{Now: func() time.Time { return now }, Examples: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeedSnapshot(t, w, snap)
+}
+
+func TestSnapshotWithoutMemoryPermission(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := t.Context()
+	now := time.Now()
+	w := writeSeedWorld(t, ctx, admin, now, nil)
+	// A monitoring user that may read and scan, but not run MEMORY.
+	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "on", ">secret", "~*", "+@read", "+scan", "-memory").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "secret"})
+	t.Cleanup(func() { rdb.Close() })
+	snap, err := Take(ctx, rdb, w.fams, Options{Location: shanghai}, SnapshotOptions{Now: func() time.Time { return now }, Examples: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeedSnapshot(t, w, snap)
+	if !strings.Contains(snap.TTLHealth.MemoryNote, "MEMORY USAGE refused: NOPERM") || snap.TTLHealth.NoTTL.Bytes != 0 {
+		t.Errorf("memory note %q, bytes %d; want the refusal said and no bytes", snap.TTLHealth.MemoryNote, snap.TTLHealth.NoTTL.Bytes)
+	}
+	if got := snap.Family("flow").Health.WrongType.Examples; len(got) != 1 || got[0].Type != "list" {
+		t.Errorf("wrong_type example = %+v, want its type read still", got)
+	}
+}
+
+func checkSeedSnapshot(t *testing.T, w *seedWorld, snap *Snapshot) {
+	t.Helper()
+	if !snap.Scan.Complete {
+		t.Error("sweep not complete")
+	}
+	if want := w.flowKeys + w.adKeys; snap.Scan.KeysMatched != want || snap.Scan.KeysSeen != want+w.unmatched {
+		t.Errorf("scan = %+v, want %d matched of %d", snap.Scan, want, want+w.unmatched)
+	}
+	flow, ad := snap.Family("flow"), snap.Family("ad_revenue")
+	if flow == nil || ad == nil {
+		t.Fatalf("families missing: %+v", snap.Counters)
+	}
+	if flow.Keys != w.flowKeys || ad.Keys != w.adKeys {
+		t.Errorf("keys flow=%d ad=%d, want %d and %d", flow.Keys, ad.Keys, w.flowKeys, w.adKeys)
+	}
+	checkTotals := func(f *FamilyStats, g string, want map[time.Time]int64) {
+		t.Helper()
+		n := 0
+		for _, ws := range f.Windows {
+			if ws.Granularity != g {
+				continue
+			}
+			n++
+			if ws.Total != want[ws.Start] {
+				t.Errorf("%s %s %s total = %d, want %d", f.Family, g, ws.Window, ws.Total, want[ws.Start])
+			}
+		}
+		if n != len(want) {
+			t.Errorf("%s: %d %s windows, want %d", f.Family, n, g, len(want))
+		}
+	}
+	checkTotals(flow, "hour", w.flowHour)
+	checkTotals(ad, "hour", w.adHour)
+	checkTotals(ad, "day", w.adDay)
+
+	ttl := flow.TTL
+	ttl.OK += ad.TTL.OK
+	ttl.NoTTL += ad.TTL.NoTTL
+	ttl.OverRetention += ad.TTL.OverRetention
+	ttl.ExpiredButPresent += ad.TTL.ExpiredButPresent
+	if want := (TTLCounts{OK: w.ok, NoTTL: w.noTTL, OverRetention: w.over, ExpiredButPresent: w.expired}); ttl != want {
+		t.Errorf("ttl = %+v, want %+v", ttl, want)
+	}
+	h := snap.TTLHealth
+	if h.NoTTL.Keys != w.noTTL || h.OverRetention.Keys != w.over || h.ExpiredButPresent.Keys != w.expired ||
+		h.WrongType.Keys != w.wrongType || h.NotInteger.Keys != w.notInteger {
+		t.Errorf("ttl_health = %+v", h)
+	}
+	if flow.WrongType != w.wrongType || flow.NotInteger != w.notInteger {
+		t.Errorf("flow wrong_type=%d not_integer=%d", flow.WrongType, flow.NotInteger)
+	}
+	found := false
+	for _, ex := range flow.Health.NoTTL.Examples {
+		if strings.ContainsRune(ex.Key, 0x1b) {
+			t.Errorf("example key holds a raw escape: %q", ex.Key)
+		}
+		found = found || ex.Key == w.escapedKey
+	}
+	if !found || !strings.Contains(w.escapedKey, `\x1b[31m`) {
+		t.Errorf("no_ttl examples %+v lack %q", flow.Health.NoTTL.Examples, w.escapedKey)
+	}
+	if got := flow.Health.NotInteger.Examples; len(got) != 1 || got[0].Value != "12abc" {
+		t.Errorf("not_integer examples = %+v", got)
+	}
+
+	// The current hour: its series point, its top dims, its average rate.
+	cur := store.WindowAt(store.Hour, w.now, shanghai).Start
+	if got := flow.Series.Hours; len(got) != SeriesHours || got[SeriesHours-1] != w.flowHour[cur] ||
+		got[SeriesHours-2] != w.flowHour[cur.Add(-time.Hour)] {
+		t.Errorf("flow hour series ends %v, want …%d %d", got[len(got)-2:], w.flowHour[cur.Add(-time.Hour)], w.flowHour[cur])
+	}
+	if len(ad.Series.Days) != SeriesDays || ad.Series.Days[SeriesDays-2] != w.adDay[store.WindowAt(store.Day, w.now, shanghai).Prev().Start] {
+		t.Errorf("ad day series = %v", ad.Series.Days)
+	}
+	cw := flow.CurrentWindow("hour")
+	if cw == nil || len(cw.Top) != 5 || cw.Top[0].Value != 100 || cw.Top[4].Value != 20 {
+		t.Errorf("current flow hour top = %+v, want the four 100s then 20", cw)
+	}
+	if el := w.now.Sub(cur).Seconds(); el >= 1 {
+		if want := float64(w.flowHour[cur]) / el; flow.HourAvgPerSec != want {
+			t.Errorf("hour_avg_per_sec = %v, want %v", flow.HourAvgPerSec, want)
+		}
+	}
+	old := flow.Window("hour", store.WindowAt(store.Hour, w.now.Add(-72*time.Hour), shanghai).Start)
+	if old == nil || !old.Expired || len(old.Top) != 0 {
+		t.Errorf("a window past retention = %+v, want expired, no top", old)
+	}
+
+	// Reconciliation: yesterday, every ad, two of them off.
+	r := ad.Reconciliation
+	if r == nil || r.Days != 1 || r.Dims != 5 || r.Mismatched != w.mismatched || r.Difference != w.difference || r.Sampled != 1 {
+		t.Fatalf("reconciliation = %+v, want 1 day, 5 dims, %d off by %d", r, w.mismatched, w.difference)
+	}
+	if ad.MismatchedDims != w.mismatched || len(r.Examples) != 2 || r.Examples[0].Dims["ad"] != "ad3" ||
+		r.Examples[0].Hours-r.Examples[0].DayValue != 41 {
+		t.Errorf("mismatch examples = %+v", r.Examples)
+	}
+	if flow.Reconciliation != nil {
+		t.Error("an hour-only family has no reconciliation")
+	}
+
+	// The JSON carries the documented names.
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{`"taken_at"`, `"keys_seen"`, `"keys_matched"`, `"duration_ms"`, `"complete"`,
+		`"counters"`, `"granularity"`, `"expired_but_present"`, `"over_retention"`, `"no_ttl"`, `"wrong_type"`,
+		`"not_integer"`, `"mismatched_dims"`, `"ttl_health"`} {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("JSON lacks %s", name)
+		}
+	}
+}
+
+func TestRateBetweenSnapshots(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	ctx := t.Context()
+	fams := families(t)
+	flow := fams[0]
+	// Just before an hour ends, and ten seconds later, in the next hour.
+	t0 := store.WindowAt(store.Hour, time.Now(), shanghai).Start.Add(-5 * time.Second)
+	t1 := t0.Add(10 * time.Second)
+	take := func(at time.Time) *Snapshot {
+		snap, err := Take(ctx, rdb, fams, Options{Location: shanghai}, SnapshotOptions{Now: func() time.Time { return at }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return snap
+	}
+	k0 := key(t, flow, store.Hour, t0, "a", "b", "c")
+	rdb.IncrBy(ctx, k0, 100)
+	s0 := take(t0)
+	rdb.IncrBy(ctx, k0, 30) // late into the old hour
+	rdb.IncrBy(ctx, key(t, flow, store.Hour, t1, "a", "b", "c"), 70)
+	s1 := take(t1)
+	s1.SetRate(s0)
+	if r := s1.Family("flow").RatePerSec; r == nil || *r != 10 {
+		t.Errorf("rate = %v, want (30+70)/10s = 10", r)
+	}
+	if s0.Family("flow").RatePerSec != nil {
+		t.Error("a first snapshot has no rate")
+	}
+}
+
+func TestReconcilerHoldsItsCap(t *testing.T) {
+	fams := families(t)
+	ad := fams[1]
+	now := time.Now()
+	yesterday := store.WindowAt(store.Day, now, shanghai).Prev()
+	a := NewAggregator(fams, SnapshotOptions{Now: func() time.Time { return now }, Location: shanghai, ReconcileTuples: 1000})
+	const tuples = 20000
+	var page Page
+	for i := range tuples {
+		dims := []string{"c", fmt.Sprint(i)}
+		hour := store.WindowAt(store.Hour, yesterday.Start.Add(3*time.Hour), shanghai)
+		dayVal := "10"
+		if i%10 == 0 {
+			dayVal = "11" // one in ten disagrees by one
+		}
+		page.Keys = append(page.Keys,
+			Key{Name: "h", Classified: store.Classified{Family: ad, Window: hour, Dims: dims}, TTL: time.Hour, Value: "10"},
+			Key{Name: "d", Classified: store.Classified{Family: ad, Window: yesterday, Dims: dims}, TTL: time.Hour, Value: dayVal})
+		if len(page.Keys) >= 1000 {
+			a.Add(page)
+			page = Page{}
+			if n := len(a.fams[ad].recon.pairs); n > 1000 {
+				t.Fatalf("reconciler holds %d pairs, cap 1000", n)
+			}
+		}
+	}
+	a.Add(page)
+	r := a.Snapshot(t.Context(), nil, true).Family("ad_revenue").Reconciliation
+	if r.Sampled >= 1 || r.Sampled < 1.0/64 {
+		t.Fatalf("sampled = %v, want a share below 1", r.Sampled)
+	}
+	// The estimates are within a few standard deviations of the truth.
+	if r.Dims < tuples/2 || r.Dims > tuples*2 || r.Mismatched < tuples/10/3 || r.Mismatched > tuples/10*3 {
+		t.Errorf("estimates dims=%d mismatched=%d, want about %d and %d", r.Dims, r.Mismatched, tuples, tuples/10)
+	}
+}
+
+func TestParseInteger(t *testing.T) {
+	for s, want := range map[string]int64{"0": 0, "-1": -1, "42": 42, "9223372036854775807": 1<<63 - 1,
+		"-9223372036854775808": -1 << 63} {
+		if got, ok := ParseInteger(s); !ok || got != want {
+			t.Errorf("ParseInteger(%q) = %d, %v", s, got, ok)
+		}
+	}
+	for _, s := range []string{"", "-", "+5", "05", "-0", " 5", "5 ", "5.0", "12abc", "9223372036854775808",
+		"-9223372036854775809", "99999999999999999999"} {
+		if _, ok := ParseInteger(s); ok {
+			t.Errorf("ParseInteger(%q) accepted", s)
+		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain:key":      "plain:key",
+		"a\x1b[31mred":   `a\x1b[31mred`,
+		"tab\there\n":    `tab\there\n`,
+		`back\slash`:     `back\\slash`,
+		"\xff\xfe":       `\xff\xfe`,
+		"北京:ok":          "北京:ok",
+		"bidi\u202eevil": `bidi\u{202e}evil`,
+		"c1\u009bcsi":    `c1\u{009b}csi`,
+		"del\x7f":        `del\x7f`,
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+	long := strings.Repeat("k", 1<<20)
+	if got := Escape(long); len(got) > MaxEscaped+30 || !strings.HasSuffix(got, fmt.Sprintf("…(+%d bytes)", 1<<20-MaxEscaped)) {
+		t.Errorf("a 1 MB name escapes to %d bytes ending %q", len(got), got[len(got)-20:])
+	}
+}
