@@ -4,6 +4,8 @@
 //
 //	hourglass [flags]           run on the configured Redis (the embedded one by default)
 //	hourglass inject [flags]    write counter test traffic through the batch writer
+//	hourglass snapshot [flags]  sweep once and report every family's windows and TTL health
+//	hourglass repair [flags]    give keys without a TTL their window-aligned expiry
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
 package main
@@ -74,6 +76,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdWatch(ctx, rest, stdout, stderr)
 	case "inject":
 		err = cmdInject(ctx, rest, stdout, stderr)
+	case "snapshot":
+		err = cmdSnapshot(ctx, rest, stdout, stderr)
+	case "repair":
+		err = cmdRepair(ctx, rest, stdout, stderr)
 	case "help":
 		if len(rest) > 0 { // help COMMAND is COMMAND --help
 			return run(ctx, []string{rest[0], "--help"}, stdout, stderr)
@@ -110,6 +116,10 @@ Usage:
   hourglass [flags]            run against the configured Redis; with no address, an embedded
                                Redis with demo counter traffic and a line of live totals a second
   hourglass inject [flags]     write counter test traffic through the batch writer
+  hourglass snapshot [flags]   sweep the keyspace once and report every counter family: windows,
+                               totals, top dims, series, TTL health, reconciliation (--json)
+  hourglass repair [flags]     give family keys that have no TTL their window-aligned expiry
+                               (--dry-run lists what it would do)
   hourglass help               this text
 
 Every command takes --help. Flags override config.toml; config.toml overrides built-in defaults.

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"hourglass/internal/redistest"
 	"hourglass/store"
 )
@@ -431,4 +433,9 @@ func windowTotal(t *testing.T, st *store.Store, f *store.Family, g store.Granula
 		total += v.Value
 	}
 	return total
+}
+
+func TestMain(m *testing.M) {
+	redis.SetLogger(quietLogger{}) // as main does: connection trouble is reported by hourglass itself
+	os.Exit(m.Run())
 }

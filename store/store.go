@@ -45,6 +45,9 @@ func (s *Store) Init(ctx context.Context) error {
 // Location returns the time zone windows are cut in.
 func (s *Store) Location() *time.Location { return s.loc }
 
+// Client returns the Redis client the store uses.
+func (s *Store) Client() redis.UniversalClient { return s.rdb }
+
 // Clock returns the server clock.
 func (s *Store) Clock() *Clock { return s.clock }
 

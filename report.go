@@ -1,0 +1,319 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+// writeReport prints a snapshot as an aligned text report. Every string in a Snapshot that came
+// from Redis is already escaped.
+func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
+	state := "complete"
+	if !s.Scan.Complete {
+		state = "PARTIAL (the sweep did not finish)"
+	}
+	fmt.Fprintf(out, "hourglass snapshot of %s (%s) at %s\n", s.Target, s.Mode, s.TakenAt.Format("2006-01-02 15:04:05 MST"))
+	secs := float64(s.Scan.DurationMS) / 1000
+	perSec := ""
+	if secs > 0 {
+		perSec = fmt.Sprintf(", %s keys/s", commas(int64(float64(s.Scan.KeysSeen)/secs)))
+	}
+	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %.1f s%s\n\n",
+		commas(s.Scan.KeysSeen), commas(s.Scan.KeysMatched), len(s.Counters), state, secs, perSec)
+
+	tb := newTable("FAMILY", ">KEYS", ">THIS HOUR", ">AVG/S", ">TODAY", ">NO TTL", ">OVER RET", ">EXPIRED", ">WRONG TYPE", ">NOT INT", ">MISMATCHED")
+	for _, f := range s.Counters {
+		hour, today, avg, mism := "-", "-", "-", "-"
+		if w := f.CurrentWindow("hour"); w != nil {
+			hour = commas(w.Total)
+		} else if has(f, "hour") {
+			hour = "0"
+		}
+		if has(f, "hour") {
+			avg = rate(f.HourAvgPerSec)
+			if f.RatePerSec != nil {
+				avg = rate(*f.RatePerSec)
+			}
+		}
+		if w := f.CurrentWindow("day"); w != nil {
+			today = commas(w.Total)
+		} else if has(f, "day") {
+			today = "0"
+		}
+		if f.Reconciliation != nil {
+			mism = commas(f.MismatchedDims)
+		}
+		tb.row(f.Family, commas(f.Keys), hour, avg, today, commas(f.TTL.NoTTL), commas(f.TTL.OverRetention),
+			commas(f.TTL.ExpiredButPresent), commas(f.WrongType), commas(f.NotInteger), mism)
+	}
+	tb.write(out, "")
+
+	for i := range s.Counters {
+		fmt.Fprintln(out)
+		writeFamily(out, &s.Counters[i], cfg)
+	}
+
+	fmt.Fprintln(out)
+	h := s.TTLHealth
+	tb = newTable("TTL HEALTH", ">KEYS", ">MEMORY", "EXAMPLES")
+	for _, p := range h.Problems() {
+		mem := "-"
+		if p.Sampled > 0 {
+			mem = "~" + bytesIEC(p.Bytes)
+		}
+		first := ""
+		if len(p.Examples) > 0 {
+			first = exampleText(p.Name, p.Examples[0], s)
+		}
+		tb.row(strings.ReplaceAll(p.Name, "_", " "), commas(p.Keys), mem, first)
+		for _, ex := range p.Examples[min(1, len(p.Examples)):] {
+			tb.row("", "", "", exampleText(p.Name, ex, s))
+		}
+	}
+	tb.write(out, "")
+	if h.MemoryNote != "" {
+		fmt.Fprintf(out, "memory: %s\n", h.MemoryNote)
+	}
+	if h.NoTTL.Keys > 0 {
+		fmt.Fprintln(out, "repair: `hourglass repair --dry-run` lists the expiries it would set on the keys with no TTL")
+	}
+}
+
+func has(f scanner.FamilyStats, g string) bool {
+	for _, x := range f.Granularities {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// exampleText describes one unhealthy key.
+func exampleText(problem string, ex scanner.Example, s *scanner.Snapshot) string {
+	due := ex.ExpireAt.In(s.TakenAt.Location()).Format("2006-01-02 15:04")
+	var what string
+	switch problem {
+	case "no_ttl":
+		what = "no TTL; due " + due
+	case "over_retention":
+		what = fmt.Sprintf("expires in %s; due %s", age(msDuration(ex.TTLMS)), due)
+	case "expired_but_present":
+		what = fmt.Sprintf("due %s, %s ago; expires in %s", due, age(s.TakenAt.Sub(ex.ExpireAt)), age(msDuration(ex.TTLMS)))
+	case "wrong_type":
+		what = "a " + orUnknown(ex.Type)
+	case "not_integer":
+		what = fmt.Sprintf("value %q", ex.Value)
+	}
+	if ex.Bytes > 0 {
+		what += ", " + bytesIEC(ex.Bytes)
+	}
+	return fmt.Sprintf("%s  (%s)", ex.Key, what)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "non-string"
+	}
+	return s
+}
+
+// writeFamily prints one family's windows, series, health and reconciliation.
+func writeFamily(out io.Writer, f *scanner.FamilyStats, cfg *Config) {
+	var fam *store.Family
+	for _, c := range cfg.Counters {
+		if c.Name() == f.Family {
+			fam = c
+		}
+	}
+	line := f.Family
+	if fam != nil {
+		line += "  " + fam.Pattern().String()
+		var kept []string
+		for _, g := range fam.Granularities() {
+			kept = append(kept, fmt.Sprintf("%s windows kept %s", g, span(fam.Retention(g))))
+		}
+		line += "  (" + strings.Join(kept, ", ") + ")"
+	}
+	fmt.Fprintln(out, line)
+	tb := newTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
+	for _, g := range f.Granularities {
+		if w := f.CurrentWindow(g); w != nil {
+			tb.row(fmt.Sprintf("  %s %s", g, w.Window), commas(w.Total), commas(w.Keys), topText(f, w))
+		} else {
+			tb.row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
+		}
+	}
+	if len(tb.rows) > 0 {
+		tb.write(out, "")
+	}
+	if len(f.Series.Hours) > 0 {
+		fmt.Fprintf(out, "  last 48 hours  %s  peak %s\n", sparkline(f.Series.Hours), commas(maxOf(f.Series.Hours)))
+	}
+	if len(f.Series.Days) > 0 {
+		fmt.Fprintf(out, "  last 30 days   %s  peak %s\n", sparkline(f.Series.Days), commas(maxOf(f.Series.Days)))
+	}
+	counts := map[string][2]int{}
+	for _, w := range f.Windows {
+		c := counts[w.Granularity]
+		c[0]++
+		if w.Expired {
+			c[1]++
+		}
+		counts[w.Granularity] = c
+	}
+	var parts []string
+	for _, g := range f.Granularities {
+		c := counts[g]
+		p := fmt.Sprintf("%d %s windows", c[0], g)
+		if c[1] > 0 {
+			p += fmt.Sprintf(" (%d past retention)", c[1])
+		}
+		parts = append(parts, p)
+	}
+	fmt.Fprintf(out, "  windows        %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(out, "  ttl            %s ok, %s no TTL, %s over retention, %s expired but present\n",
+		commas(f.TTL.OK), commas(f.TTL.NoTTL), commas(f.TTL.OverRetention), commas(f.TTL.ExpiredButPresent))
+	if r := f.Reconciliation; r != nil {
+		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims tuples", r.Days, plural(r.Days, "day", "days"), commas(r.Dims))
+		switch {
+		case r.Days == 0:
+			text = "no ended day has all its hours still retained"
+		case r.Mismatched == 0:
+			text += ": hours add up to the day"
+		default:
+			text += fmt.Sprintf(": %s disagree, off by %s in all", commas(r.Mismatched), commas(r.Difference))
+		}
+		if r.Sampled < 1 {
+			text += fmt.Sprintf(" (estimated from a 1/%.0f sample)", 1/r.Sampled)
+		}
+		fmt.Fprintf(out, "  reconcile      %s\n", text)
+		for _, m := range r.Examples {
+			fmt.Fprintf(out, "                 %s %s: hours %s, day %s\n", m.Day, dimsText(f.Dims, m.Dims), commas(m.Hours), commas(m.DayValue))
+		}
+	}
+}
+
+func topText(f *scanner.FamilyStats, w *scanner.WindowStats) string {
+	var parts []string
+	for _, t := range w.Top[:min(3, len(w.Top))] {
+		parts = append(parts, dimsText(f.Dims, t.Dims)+" "+commas(t.Value))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// dimsText joins dims in pattern order: "app1/ios/10.0.0.1".
+func dimsText(names []string, dims map[string]string) string {
+	vals := make([]string, 0, len(names))
+	for _, n := range names {
+		vals = append(vals, dims[n])
+	}
+	if len(vals) == 0 { // a family without dims
+		keys := make([]string, 0, len(dims))
+		for k := range dims {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			vals = append(vals, dims[k])
+		}
+	}
+	return strings.Join(vals, "/")
+}
+
+func maxOf(v []int64) int64 {
+	var m int64
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// sparkline draws values as eighth-blocks scaled to the largest; a window with nothing is a dot.
+func sparkline(v []int64) string {
+	const bars = "▁▂▃▄▅▆▇█"
+	m := maxOf(v)
+	var b strings.Builder
+	for _, x := range v {
+		switch {
+		case x <= 0 || m <= 0:
+			b.WriteString("·")
+		default:
+			i := int(float64(x) / float64(m) * 8) // 8 only at the peak
+			b.WriteRune([]rune(bars)[min(i, 7)])
+		}
+	}
+	return b.String()
+}
+
+// textTable aligns columns; a header starting with ">" is right-aligned.
+type textTable struct {
+	heads []string
+	right []bool
+	rows  [][]string
+}
+
+func newTable(heads ...string) *textTable {
+	t := &textTable{}
+	for _, h := range heads {
+		t.right = append(t.right, strings.HasPrefix(h, ">"))
+		t.heads = append(t.heads, strings.TrimPrefix(h, ">"))
+	}
+	return t
+}
+
+func (t *textTable) row(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *textTable) write(out io.Writer, indent string) {
+	widths := make([]int, len(t.heads))
+	for _, r := range append([][]string{t.heads}, t.rows...) {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range append([][]string{t.heads}, t.rows...) {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if t.right[i] {
+				b.WriteString(pad + c)
+			} else if i < len(r)-1 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(c)
+			}
+		}
+		fmt.Fprintln(out, strings.TrimRight(b.String(), " "))
+	}
+}
+
+// span formats a retention: whole days as "30d", whole hours as "48h".
+func span(d time.Duration) string {
+	switch {
+	case d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	default:
+		return d.String()
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

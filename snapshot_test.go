@@ -1,0 +1,232 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"hourglass/internal/redistest"
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+// utcConfig writes a config with the shipped families, cut in UTC, that points at addr.
+func utcConfig(t *testing.T, addr string) (string, *Config) {
+	t.Helper()
+	body := strings.Replace(string(shippedConfig), `timezone = "Local"`, `timezone = "UTC"`, 1)
+	body = strings.Replace(body, "addrs = []", fmt.Sprintf("addrs = [%q]", addr), 1)
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := loadConfig(path, []string{addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, cfg
+}
+
+func familyKey(t *testing.T, cfg *Config, name string, g store.Granularity, at time.Time, dims ...string) string {
+	t.Helper()
+	f, err := pickFamily(cfg, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := f.Key(store.WindowAt(g, at, time.UTC), dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestSnapshotCommand writes keys as leaky and sound writers do, then checks the JSON's numbers
+// and the text report's lines.
+func TestSnapshotCommand(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	path, cfg := utcConfig(t, srv.Addr)
+	now := time.Now()
+	var hourTotal int64
+	for i := range 10 { // sound: INCRBY then a window-aligned EXPIREAT
+		k := familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", fmt.Sprint("10.0.0.", i))
+		rdb.IncrBy(ctx, k, int64(i+1))
+		rdb.ExpireAt(ctx, k, store.WindowAt(store.Hour, now, time.UTC).End.Add(48*time.Hour))
+		hourTotal += int64(i + 1)
+	}
+	leak := familyKey(t, cfg, "flow", store.Hour, now, "app\x1b[2J", "ios", "10.9.9.9") // INCRBY, no EXPIRE
+	rdb.IncrBy(ctx, leak, 5)
+	hourTotal += 5
+	day := familyKey(t, cfg, "ad_revenue", store.Day, now, "baidu", "ad1")
+	rdb.IncrBy(ctx, day, 300)
+	rdb.Expire(ctx, day, 30*24*time.Hour)
+	rdb.LPush(ctx, familyKey(t, cfg, "api_calls", store.Hour, now, "t1", "/v1"), "oops")
+	rdb.Set(ctx, "unrelated:key", "x", 0)
+
+	code, out, errOut := hg(t, "snapshot", "--json", "--config", path)
+	if code != exitOK {
+		t.Fatalf("snapshot --json: exit %d, %s", code, errOut)
+	}
+	var snap scanner.Snapshot
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatalf("output is not a snapshot: %v\n%s", err, out)
+	}
+	if snap.Scan.KeysSeen != 14 || snap.Scan.KeysMatched != 13 || !snap.Scan.Complete || snap.Mode != "standalone" || snap.Target != srv.Addr {
+		t.Errorf("scan %+v mode %q target %q", snap.Scan, snap.Mode, snap.Target)
+	}
+	flow := snap.Family("flow")
+	if cw := flow.CurrentWindow("hour"); cw == nil || cw.Total != hourTotal || cw.Keys != 11 {
+		t.Errorf("flow current hour = %+v, want total %d over 11 keys", cw, hourTotal)
+	}
+	// The list under a counter pattern has no TTL either: it is counted there too.
+	if flow.TTL.NoTTL != 1 || flow.TTL.OK != 10 || snap.TTLHealth.NoTTL.Keys != 2 || snap.TTLHealth.WrongType.Keys != 1 {
+		t.Errorf("flow ttl %+v, health %+v", flow.TTL, snap.TTLHealth)
+	}
+	if ex := flow.Health.NoTTL.Examples; len(ex) != 1 || ex[0].Key != scanner.Escape(leak) || strings.ContainsRune(out, 0x1b) {
+		t.Errorf("no_ttl examples %+v; want the leak escaped, no raw escape in the output", ex)
+	}
+	if cw := snap.Family("ad_revenue").CurrentWindow("day"); cw == nil || cw.Total != 300 {
+		t.Errorf("ad_revenue today = %+v, want 300", cw)
+	}
+
+	code, out, errOut = hg(t, "snapshot", "--config", path)
+	if code != exitOK {
+		t.Fatalf("snapshot: exit %d, %s", code, errOut)
+	}
+	for _, want := range []string{
+		"scan: 14 keys seen, 13 in 3 counter families; complete",
+		fmt.Sprintf("hour %s", store.WindowAt(store.Hour, now, time.UTC).Start.Format("2006010215")),
+		`app\x1b[2J`, "no ttl                  2", "wrong type              1", "a list",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsRune(out, 0x1b) {
+		t.Error("a raw escape reached the report")
+	}
+}
+
+func TestSnapshotErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	code, out, errOut := hg(t, "snapshot", "--addr", addr)
+	if code != exitRuntime || out != "" || !strings.Contains(errOut, addr) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("unreachable: exit %d, %q %q; want exit 1, one line", code, out, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[scan]\ncount = \"many\"\n"), 0o644)
+	code, _, errOut = hg(t, "snapshot", "--config", bad)
+	if code != exitUsage || !strings.Contains(errOut, bad+":2:") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("bad config: exit %d, %q; want exit 2 naming line 2", code, errOut)
+	}
+	code, _, errOut = hg(t, "snapshot", "--top", "0")
+	if code != exitUsage {
+		t.Errorf("--top 0: exit %d, %q", code, errOut)
+	}
+}
+
+// TestSnapshotOfTheEmbeddedDemo runs with no address: the report shows demo data.
+func TestSnapshotOfTheEmbeddedDemo(t *testing.T) {
+	code, out, errOut := hg(t, "snapshot", "--json", "--keys-per-second", "0")
+	if code != exitOK || !strings.Contains(errOut, "demo data") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var snap scanner.Snapshot
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatal(err)
+	}
+	if snap.Mode != "embedded" || len(snap.Counters) != 3 || snap.TTLHealth.NoTTL.Keys != 9 || snap.TTLHealth.OverRetention.Keys != 3 {
+		t.Errorf("embedded snapshot: mode %q, %d families, health %+v", snap.Mode, len(snap.Counters), snap.TTLHealth)
+	}
+	for _, f := range snap.Counters {
+		var sum int64
+		for _, v := range f.Series.Hours {
+			sum += v
+		}
+		if sum == 0 || (f.Reconciliation != nil && f.Reconciliation.Mismatched != 0) {
+			t.Errorf("%s: hour series %v, reconciliation %+v", f.Family, f.Series.Hours, f.Reconciliation)
+		}
+	}
+}
+
+// TestRepair fixes a leak the way a sound writer would have set it, lists first in a dry run,
+// and deletes a key past its expiry only when asked.
+func TestRepair(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	path, cfg := utcConfig(t, srv.Addr)
+	now := time.Now()
+	leak := familyKey(t, cfg, "api_calls", store.Hour, now, "acme", "/v1/pay")
+	rdb.IncrBy(ctx, leak, 3)
+	old := familyKey(t, cfg, "flow", store.Hour, now.Add(-72*time.Hour), "app", "ios", "10.0.0.1") // past 48h
+	rdb.IncrBy(ctx, old, 4)
+	wrong := familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", "10.0.0.2")
+	rdb.SAdd(ctx, wrong, "x")
+	fine := familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", "10.0.0.3")
+	rdb.Set(ctx, fine, 1, time.Hour)
+
+	code, _, errOut := hg(t, "repair", "--config", path)
+	if code != exitUsage || !strings.Contains(errOut, "--allow-writes") {
+		t.Fatalf("repair without --allow-writes: exit %d, %q", code, errOut)
+	}
+	code, out, errOut := hg(t, "repair", "--dry-run", "--config", path)
+	if code != exitOK || !strings.Contains(out, "would expire  "+leak) || !strings.Contains(out, "skip  "+old) ||
+		!strings.Contains(out, "skip  "+wrong) || !strings.Contains(out, "expiry_set=1 deleted=0 skipped_past_expiry=1 skipped_wrong_type=1") {
+		t.Fatalf("dry run: exit %d\n%s%s", code, out, errOut)
+	}
+	if rdb.TTL(ctx, leak).Val() != -1 {
+		t.Fatal("a dry run wrote")
+	}
+
+	code, out, errOut = hg(t, "repair", "--allow-writes", "--config", path)
+	if code != exitOK || !strings.Contains(out, "expiry_set=1 deleted=0 skipped_past_expiry=1") {
+		t.Fatalf("repair: exit %d\n%s%s", code, out, errOut)
+	}
+	want := store.WindowAt(store.Hour, now, time.UTC).End.Add(7 * 24 * time.Hour) // api_calls keeps hours 7d
+	if got := rdb.ExpireTime(ctx, leak).Val(); got != time.Duration(want.Unix())*time.Second {
+		t.Errorf("repaired expiry at %v, want %v", time.Unix(int64(got/time.Second), 0), want)
+	}
+	if rdb.Exists(ctx, old).Val() != 1 || rdb.TTL(ctx, fine).Val() <= 0 || rdb.TTL(ctx, wrong).Val() != -1 {
+		t.Error("repair touched a key it should have left")
+	}
+
+	code, out, _ = hg(t, "repair", "--allow-writes", "--delete-expired", "--config", path)
+	if code != exitOK || !strings.Contains(out, "delete  "+old) || !strings.Contains(out, "expiry_set=0 deleted=1") {
+		t.Fatalf("repair --delete-expired: exit %d\n%s", code, out)
+	}
+	if rdb.Exists(ctx, old).Val() != 0 || rdb.Get(ctx, fine).Val() != "1" {
+		t.Error("--delete-expired did not delete the expired key, or deleted another")
+	}
+}
+
+// TestRepairAsReadOnlyUser: Redis refuses the write, and repair says so in one line.
+func TestRepairAsReadOnlyUser(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := t.Context()
+	path, cfg := utcConfig(t, srv.Addr)
+	admin.IncrBy(ctx, familyKey(t, cfg, "flow", store.Hour, time.Now(), "a", "b", "c"), 1)
+	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "on", ">pw", "~*", "+@read", "+scan", "+time", "+hello", "+client", "+ping").Err(); err != nil {
+		t.Fatal(err)
+	}
+	url := "redis://watcher:pw@" + srv.Addr
+	code, out, errOut := hg(t, "repair", "--dry-run", "--config", path, "--addr", url)
+	if code != exitOK || !strings.Contains(out, "expiry_set=1") {
+		t.Fatalf("dry run as a read-only user: exit %d, %q %q", code, out, errOut)
+	}
+	code, out, errOut = hg(t, "repair", "--allow-writes", "--config", path, "--addr", url)
+	if code != exitRuntime || !strings.Contains(errOut, "NOPERM") || strings.Count(errOut, "\n") != 1 {
+		t.Fatalf("repair as a read-only user: exit %d, %q %q; want exit 1 with NOPERM in one line", code, out, errOut)
+	}
+}
