@@ -146,58 +146,188 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 	return page, nil
 }
 
-// Run steps until the sweep is done or ctx ends, waiting on the budget between steps, and hands
-// each page to visit.
+// Run sweeps until the sweep is done or ctx ends, at the budget, handing each page to visit on
+// the caller's goroutine. Each master runs as a pipeline of three stages on their own goroutines
+// and connections: SCAN and classify; read the family keys' TTLs and values; visit. So Redis
+// scans one page and reads another while hourglass classifies and visits a third, and neither
+// side waits on the other. A Run stopped by an error or ctx leaves the sweep where the last
+// visited page ended: Step or Run resume it from there, with nothing skipped.
 func (s *Sweep) Run(ctx context.Context, visit func(Page)) error {
-	for !s.Done() {
-		if err := s.pace.wait(ctx); err != nil {
-			return err
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := make(chan visited, 4)
+	go func() {
+		defer close(out)
+		run := func(ctx context.Context, addr string, c redis.Cmdable) error {
+			if err := s.runMaster(ctx, addr, c, out); err != nil {
+				cancel(err)
+			}
+			return nil
 		}
-		p, err := s.Step(ctx)
-		if err != nil {
-			return err
+		if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+			if err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+				return run(ctx, c.Options().Addr, c)
+			}); err != nil {
+				cancel(err)
+			}
+		} else {
+			_ = run(ctx, "", s.rdb)
 		}
-		visit(p)
+	}()
+	for v := range out {
+		if err := <-v.read; err != nil {
+			cancel(err)
+		}
+		if ctx.Err() != nil {
+			continue // drain: the stages stop on ctx
+		}
+		visit(v.page)
+		s.mu.Lock()
+		s.started = true
+		s.cursors[v.addr], s.pending[v.addr] = v.next, nil
+		s.done[v.addr] = v.next == 0
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.started = true
+	s.mu.Unlock()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("scanner: sweep: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	return nil
 }
 
-// page reads the family keys the previous SCAN returned (pending) and, in the same pipeline, runs
-// the next SCAN from cursor when scan is true: one round trip a page instead of two. It returns
-// the keys read, the next cursor and the family keys the new SCAN found, to read next time.
-func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pending []Key, scan bool) (Page, uint64, []Key, error) {
-	pipe := c.Pipeline()
-	ttls := make([]*redis.DurationCmd, len(pending))
-	vals := make([]*redis.StringCmd, len(pending))
-	for i, k := range pending {
-		ttls[i] = pipe.PTTL(ctx, k.Name)
-		vals[i] = pipe.Get(ctx, k.Name)
+// visited is a page of one master, the cursor after it, and the outcome of its read, which
+// may still be under way.
+type visited struct {
+	addr string
+	page Page
+	next uint64
+	read chan error
+}
+
+// readsInFlight is how many pages of one master are read at once: while hourglass parses one
+// reply, Redis works on the next page.
+const readsInFlight = 3
+
+// runMaster sweeps one master to its end, sending each page read to out.
+func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, out chan<- visited) error {
+	s.mu.Lock()
+	if s.done[addr] {
+		s.mu.Unlock()
+		return nil
 	}
-	var scanCmd *redis.ScanCmd
-	if scan {
-		scanCmd = pipe.Scan(ctx, cursor, "", int64(s.count))
+	cursor, begun := s.cursors[addr]
+	pending := s.pending[addr]
+	s.mu.Unlock()
+
+	type batch struct {
+		keys []Key
+		seen int
+		next uint64
 	}
-	if pipe.Len() == 0 {
-		return Page{}, 0, nil, nil
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
-		return Page{}, 0, nil, err
-	}
-	p := Page{Keys: pending}
-	for i := range pending {
-		if err := readKey(&p.Keys[i], ttls[i], vals[i]); err != nil {
-			return Page{}, 0, nil, err
+	batches := make(chan batch, 2)
+	scanErr := make(chan error, 1)
+	go func() { // stage 1: SCAN and classify
+		defer close(batches)
+		send := func(b batch) bool {
+			select {
+			case batches <- b:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if len(pending) > 0 && !send(batch{keys: pending, next: cursor}) {
+			return
+		}
+		if begun && cursor == 0 {
+			return // scanned to the end before; only pending keys were left
+		}
+		for {
+			if err := s.pace.wait(ctx); err != nil {
+				return
+			}
+			names, next, err := c.Scan(ctx, cursor, "", int64(s.count)).Result()
+			if err != nil {
+				scanErr <- err
+				return
+			}
+			s.pace.spend(len(names))
+			if !send(batch{keys: s.classify(names), seen: len(names), next: next}) || next == 0 {
+				return
+			}
+			cursor = next
+		}
+	}()
+	sem := make(chan struct{}, readsInFlight)
+	for b := range batches { // stage 2: read, a few pages at once; visits keep SCAN's order
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		v := visited{addr: addr, page: Page{Seen: b.seen, Keys: b.keys}, next: b.next, read: make(chan error, 1)}
+		go func() {
+			v.read <- s.read(ctx, c, b.keys)
+			<-sem
+		}()
+		select {
+		case out <- v:
+		case <-ctx.Done():
+			return nil
 		}
 	}
-	if scanCmd == nil {
-		return p, 0, nil, nil
+	select {
+	case err := <-scanErr:
+		return err
+	default:
+		return nil
 	}
-	names, next, err := scanCmd.Result()
+}
+
+// page reads the family keys the previous SCAN returned (pending) and, at the same time on
+// another connection, runs the next SCAN from cursor when scan is true, so Redis reads one page
+// while hourglass classifies the next. It returns the keys read, the next cursor and the family
+// keys the new SCAN found, to read next time.
+func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pending []Key, scan bool) (Page, uint64, []Key, error) {
+	var wg sync.WaitGroup
+	var readErr error
+	if len(pending) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			readErr = s.read(ctx, c, pending)
+		}()
+	}
+	var (
+		names []string
+		next  uint64
+		found []Key
+		err   error
+	)
+	if scan {
+		names, next, err = c.Scan(ctx, cursor, "", int64(s.count)).Result()
+		if err == nil {
+			found = s.classify(names)
+		}
+	}
+	wg.Wait()
+	if readErr != nil {
+		return Page{}, 0, nil, readErr
+	}
 	if err != nil {
 		return Page{}, 0, nil, err
 	}
-	p.Seen = len(names)
-	var found []Key
+	return Page{Seen: len(names), Keys: pending}, next, found, nil
+}
+
+// classify returns the keys among names that belong to a family.
+func (s *Sweep) classify(names []string) []Key {
+	found := make([]Key, 0, len(names))
 	for _, name := range names {
 		if strings.HasPrefix(name, "hourglass:") {
 			continue // the tool's own bookkeeping (writer sequence keys)
@@ -206,13 +336,146 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 			found = append(found, Key{Name: name, Classified: cl})
 		}
 	}
-	return p, next, found, nil
+	return found
 }
 
-// readKey fills k from its PTTL and GET replies.
-func readKey(k *Key, ttl *redis.DurationCmd, val *redis.StringCmd) error {
+// read fills pending's TTLs and values in one pipeline.
+//
+// Values are read with MGET, one per page (per hash slot on a cluster node, where one command may
+// not span slots): Redis spends most of a small command's cost on dispatching it, so a page of
+// PTTLs and one MGET costs about half of PTTL and GET for every key. MGET answers nil for a key
+// that is not a string; those few are read again with GET, which says WRONGTYPE.
+func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error {
+	if len(pending) == 0 {
+		return nil
+	}
+	pipe := c.Pipeline()
+	ttls := make([]*redis.DurationCmd, len(pending))
+	for i, k := range pending {
+		ttls[i] = pipe.PTTL(ctx, k.Name)
+	}
+	gets := s.queueValues(ctx, pipe, pending)
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return err
+	}
+	var recheck []int // keys MGET had no string for, though PTTL found them
+	for i := range pending {
+		k := &pending[i]
+		if err := readTTL(k, ttls[i]); err != nil {
+			return err
+		}
+		v, ok, err := gets.value(i)
+		if err != nil {
+			return err
+		}
+		switch {
+		case ok:
+			k.Value = v
+		case !k.Gone:
+			recheck = append(recheck, i)
+		}
+	}
+	if len(recheck) > 0 {
+		return s.recheck(ctx, c, pending, recheck)
+	}
+	return nil
+}
+
+// valueReads are the MGETs of one page: key i's value is reply pos[i].at of cmds[pos[i].cmd].
+type valueReads struct {
+	cmds []*redis.SliceCmd
+	pos  []struct{ cmd, at int }
+}
+
+// queueValues queues MGETs for keys on pipe: one for all of them on a standalone server, one per
+// hash slot on a cluster node.
+func (s *Sweep) queueValues(ctx context.Context, pipe redis.Pipeliner, keys []Key) *valueReads {
+	r := &valueReads{pos: make([]struct{ cmd, at int }, len(keys))}
+	if len(keys) == 0 {
+		return r
+	}
+	if _, cluster := s.rdb.(*redis.ClusterClient); !cluster {
+		names := make([]string, len(keys))
+		for i, k := range keys {
+			names[i] = k.Name
+			r.pos[i] = struct{ cmd, at int }{0, i}
+		}
+		r.cmds = append(r.cmds, pipe.MGet(ctx, names...))
+		return r
+	}
+	bySlot := map[int][]int{}
+	var slots []int
+	for i, k := range keys {
+		sl := store.Slot(k.Name)
+		if bySlot[sl] == nil {
+			slots = append(slots, sl)
+		}
+		bySlot[sl] = append(bySlot[sl], i)
+	}
+	for _, sl := range slots {
+		idx := bySlot[sl]
+		names := make([]string, len(idx))
+		for j, i := range idx {
+			names[j] = keys[i].Name
+			r.pos[i] = struct{ cmd, at int }{len(r.cmds), j}
+		}
+		r.cmds = append(r.cmds, pipe.MGet(ctx, names...))
+	}
+	return r
+}
+
+// value returns key i's value; ok is false when MGET had none (no key, or not a string).
+func (r *valueReads) value(i int) (string, bool, error) {
+	p := r.pos[i]
+	vals, err := r.cmds[p.cmd].Result()
+	if err != nil {
+		return "", false, err
+	}
+	if p.at >= len(vals) {
+		return "", false, fmt.Errorf("MGET answered %d values for more keys", len(vals))
+	}
+	switch v := vals[p.at].(type) {
+	case string:
+		return v, true, nil
+	case nil:
+		return "", false, nil
+	default:
+		return fmt.Sprint(v), true, nil
+	}
+}
+
+// recheck reads with GET the keys (indexes into keys) that PTTL found but MGET had no string for:
+// GET's WRONGTYPE marks them, and a key gone meanwhile is marked gone.
+func (s *Sweep) recheck(ctx context.Context, c redis.Cmdable, keys []Key, idx []int) error {
+	pipe := c.Pipeline()
+	gets := make([]*redis.StringCmd, len(idx))
+	for j, i := range idx {
+		gets[j] = pipe.Get(ctx, keys[i].Name)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return err
+	}
+	for j, i := range idx {
+		k := &keys[i]
+		v, err := gets[j].Result()
+		switch {
+		case err == redis.Nil:
+			k.Gone = true
+		case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
+			k.WrongType = true
+		case err != nil:
+			return err
+		default:
+			k.Value = v // it became a string between the two reads
+		}
+	}
+	return nil
+}
+
+// readTTL fills k's TTL from its PTTL reply.
+func readTTL(k *Key, ttl *redis.DurationCmd) error {
 	d, err := ttl.Result()
-	if err != nil && !keyLevel(err) {
+	if err != nil { // PTTL has no per-key error: this is the server refusing (NOPERM) or failing
 		return err
 	}
 	switch {
@@ -222,17 +485,6 @@ func readKey(k *Key, ttl *redis.DurationCmd, val *redis.StringCmd) error {
 		k.TTL = NoTTL
 	default:
 		k.TTL = d
-	}
-	v, err := val.Result()
-	switch {
-	case err == redis.Nil:
-		k.Gone = true
-	case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
-		k.WrongType = true
-	case err != nil:
-		return err
-	default:
-		k.Value = v
 	}
 	return nil
 }

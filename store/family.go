@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,32 @@ type Family struct {
 type windowSpec struct {
 	format    WindowFormat
 	retention time.Duration
+	// parsed caches windows read back from key names: a sweep meets the same few dozen windows
+	// in millions of keys. Entries are immutable, so readers on many goroutines need no lock.
+	parsed [64]atomic.Pointer[parsedWindow]
+}
+
+type parsedWindow struct {
+	text string
+	loc  *time.Location
+	w    Window
+}
+
+// parse is format.parse through the cache.
+func (s *windowSpec) parse(g Granularity, text string, loc *time.Location) (Window, bool) {
+	var h uint32 = 2166136261
+	for i := 0; i < len(text); i++ {
+		h = (h ^ uint32(text[i])) * 16777619
+	}
+	slot := &s.parsed[h%uint32(len(s.parsed))]
+	if p := slot.Load(); p != nil && p.text == text && p.loc == loc {
+		return p.w, true
+	}
+	w, ok := s.format.parse(g, text, loc)
+	if ok {
+		slot.Store(&parsedWindow{text: text, loc: loc, w: w})
+	}
+	return w, ok
 }
 
 // NewFamily validates spec and returns the family.

@@ -35,7 +35,7 @@ func (f *Family) Match(g Granularity, key string, loc *time.Location) (Window, [
 		if end < width {
 			return Window{}, nil, false
 		}
-		w, ok := spec.format.parse(g, key[end-width:end], loc)
+		w, ok := spec.parse(g, key[end-width:end], loc)
 		if !ok {
 			return Window{}, nil, false
 		}
@@ -110,7 +110,10 @@ type Classified struct {
 // before day windows.
 func Classify(families []*Family, key string, loc *time.Location) (Classified, bool) {
 	for _, f := range families {
-		for _, g := range f.Granularities() {
+		for g := Hour; g <= Day; g++ { // what Granularities returns, without allocating
+			if !f.Has(g) {
+				continue
+			}
 			if w, dims, ok := f.Match(g, key, loc); ok {
 				return Classified{Family: f, Window: w, Dims: dims}, true
 			}
