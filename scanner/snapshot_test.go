@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -477,4 +478,82 @@ func TestEscape(t *testing.T) {
 	if got := Escape(long); len(got) > MaxEscaped+30 || !strings.HasSuffix(got, fmt.Sprintf("…(+%d bytes)", 1<<20-MaxEscaped)) {
 		t.Errorf("a 1 MB name escapes to %d bytes ending %q", len(got), got[len(got)-20:])
 	}
+}
+
+// TestSweepOf200kKeysIsBoundedAndBudgeted sweeps 200k family keys at a budget: what the sweep
+// holds stays far below what keeping the keys would take, and it takes at least as long as the
+// budget allows.
+func TestSweepOf200kKeysIsBoundedAndBudgeted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 200k keys")
+	}
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	fams := families(t)
+	now := time.Now()
+	const n = 200_000
+	for start := 0; start < n; start += 10_000 {
+		pipe := rdb.Pipeline()
+		for i := start; i < start+10_000; i++ {
+			at := now.Add(-time.Duration(i%30) * time.Hour)
+			var k string
+			if i%2 == 0 {
+				k = key(t, fams[0], store.Hour, at, fmt.Sprint("app", i%13), fmt.Sprint("dev", i), "10.0.0.1")
+			} else {
+				g := store.Hour
+				if i%3 == 0 {
+					g = store.Day
+				}
+				k = key(t, fams[1], g, at, "ch", fmt.Sprint("ad", i))
+			}
+			pipe.Set(ctx, k, i, 48*time.Hour)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	const budget = 100_000 // keys a second
+	live := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	base := live()
+	var peak uint64
+	s := New(rdb, fams, Options{Count: 1000, KeysPerSecond: budget, Location: shanghai})
+	a := NewAggregator(fams, SnapshotOptions{Location: shanghai, ReconcileTuples: 10_000})
+	pages := 0
+	start := time.Now()
+	err := s.Run(ctx, func(p Page) {
+		a.Add(p)
+		if pages++; pages%40 == 0 {
+			peak = max(peak, live())
+		}
+	})
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := a.Snapshot(ctx, rdb, s.Done())
+	peak = max(peak, live())
+	if snap.Scan.KeysSeen != n || snap.Scan.KeysMatched != n {
+		t.Fatalf("scan = %+v, want all %d keys seen and matched", snap.Scan, n)
+	}
+	// Holding the keys would take 200k names and structs: tens of MB. The sweep holds pages in
+	// flight, windows, top lists and at most 10k reconciliation pairs.
+	const bound = 12 << 20
+	if grew := int64(peak) - int64(base); grew > bound {
+		t.Errorf("live heap grew %d MB during the sweep, bound %d MB", grew>>20, bound>>20)
+	}
+	if pairs := len(a.fams[fams[1]].recon.pairs); pairs > 10_000 {
+		t.Errorf("reconciliation holds %d pairs, cap 10000", pairs)
+	}
+	// The first page is free; every key after it is paid for at the budget.
+	if minimum := time.Duration(float64(n-2000) / budget * float64(time.Second)); elapsed < minimum {
+		t.Errorf("swept %d keys in %v, faster than the budget of %d/s allows (%v)", n, elapsed, budget, minimum)
+	}
+	t.Logf("%d keys in %v (budget %d/s); live heap grew %d KB", n, elapsed.Round(time.Millisecond), budget, (int64(peak)-int64(base))>>10)
 }
