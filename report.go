@@ -20,13 +20,15 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 		state = "PARTIAL (the sweep did not finish)"
 	}
 	fmt.Fprintf(out, "hourglass snapshot of %s (%s) at %s\n", s.Target, s.Mode, s.TakenAt.Format("2006-01-02 15:04:05 MST"))
-	secs := float64(s.Scan.DurationMS) / 1000
-	perSec := ""
-	if secs > 0 {
-		perSec = fmt.Sprintf(", %s keys/s", commas(int64(float64(s.Scan.KeysSeen)/secs)))
+	took := fmt.Sprintf("%d ms", s.Scan.DurationMS)
+	if s.Scan.DurationMS >= 1000 {
+		took = fmt.Sprintf("%.1f s", float64(s.Scan.DurationMS)/1000)
 	}
-	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %.1f s%s\n\n",
-		commas(s.Scan.KeysSeen), commas(s.Scan.KeysMatched), len(s.Counters), state, secs, perSec)
+	if s.Scan.DurationMS > 0 {
+		took += fmt.Sprintf(", %s keys/s", commas(s.Scan.KeysSeen*1000/s.Scan.DurationMS))
+	}
+	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %s\n\n",
+		commas(s.Scan.KeysSeen), commas(s.Scan.KeysMatched), len(s.Counters), state, took)
 
 	tb := newTable("FAMILY", ">KEYS", ">THIS HOUR", ">AVG/S", ">TODAY", ">NO TTL", ">OVER RET", ">EXPIRED", ">WRONG TYPE", ">NOT INT", ">MISMATCHED")
 	for _, f := range s.Counters {
@@ -181,10 +183,11 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, cfg *Config) {
 	fmt.Fprintf(out, "  ttl            %s ok, %s no TTL, %s over retention, %s expired but present\n",
 		commas(f.TTL.OK), commas(f.TTL.NoTTL), commas(f.TTL.OverRetention), commas(f.TTL.ExpiredButPresent))
 	if r := f.Reconciliation; r != nil {
-		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims tuples", r.Days, plural(r.Days, "day", "days"), commas(r.Dims))
+		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims %s", r.Days, plural(r.Days, "day", "days"),
+			commas(r.Dims), plural(int(min(r.Dims, 2)), "tuple", "tuples"))
 		switch {
 		case r.Days == 0:
-			text = "no ended day has all its hours still retained"
+			text = "nothing to check: no keys in an ended day whose hours are all still retained"
 		case r.Mismatched == 0:
 			text += ": hours add up to the day"
 		default:
