@@ -557,3 +557,22 @@ func TestSweepOf200kKeysIsBoundedAndBudgeted(t *testing.T) {
 	}
 	t.Logf("%d keys in %v (budget %d/s); live heap grew %d KB", n, elapsed.Round(time.Millisecond), budget, (int64(peak)-int64(base))>>10)
 }
+
+// TestSnapshotOnACluster writes the seed world across a 3-master cluster: the snapshot, merged
+// from every master's sweep, adds up exactly as on one server.
+func TestSnapshotOnACluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	rdb := cl.Client(t)
+	ctx := t.Context()
+	now := time.Now()
+	w := writeSeedWorld(t, ctx, rdb, now, nil)
+	snap, err := Take(ctx, rdb, w.fams, Options{Count: 10, Location: shanghai},
+		SnapshotOptions{Now: func() time.Time { return now }, Examples: 25, Mode: "cluster"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSeedSnapshot(t, w, snap)
+	if snap.TTLHealth.MemoryNote != "" || snap.TTLHealth.NoTTL.Bytes <= 0 {
+		t.Errorf("memory on a cluster: note %q, bytes %d", snap.TTLHealth.MemoryNote, snap.TTLHealth.NoTTL.Bytes)
+	}
+}
