@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
-
-	"github.com/redis/go-redis/v9"
+	"strings"
 
 	"hourglass/scanner"
 	"hourglass/store"
@@ -27,11 +25,6 @@ Usage:
 
 Flags:
 `
-
-// repairCounts is what a repair did (or, in a dry run, would do).
-type repairCounts struct {
-	seen, noTTL, set, deleted, pastExpiry, wrongType, gone int64
-}
 
 func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("repair", repairUsage, stdout)
@@ -80,137 +73,47 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data, some of it leaking; give --addr to repair your Redis\n", t.emb.Addr())
 	}
 
-	r := &repairer{rdb: t.rdb, now: t.store.Now, loc: cfg.UI.Timezone, only: only,
-		dryRun: *dryRun, deleteExpired: *deleteExpired, out: stdout}
-	// Every family is swept, so a key is judged by the first family it fits, as snapshot does.
-	sweep := scanner.New(t.rdb, cfg.Counters, scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: r.loc})
-	rctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	err = sweep.Run(rctx, func(p scanner.Page) {
-		if err := r.apply(rctx, p); err != nil {
-			cancel(err)
+	loc := cfg.UI.Timezone
+	now := t.store.Now
+	report := func(a scanner.RepairAction) {
+		due := a.ExpireAt.In(loc).Format("2006-01-02 15:04")
+		would := ""
+		if *dryRun {
+			would = "would "
 		}
-	})
-	fmt.Fprintln(stdout, r.summary())
-	switch cause := context.Cause(rctx); {
+		switch a.Kind {
+		case scanner.RepairExpire:
+			fmt.Fprintf(stdout, "%sexpire  %s  at %s (in %s)\n", would, a.Key, due, age(a.ExpireAt.Sub(now())))
+		case scanner.RepairDelete:
+			fmt.Fprintf(stdout, "%sdelete  %s  (past its expiry %s, %s ago)\n", would, a.Key, due, age(now().Sub(a.ExpireAt)))
+		case scanner.RepairSkipExpired:
+			fmt.Fprintf(stdout, "skip  %s  (past its expiry %s, %s ago; --delete-expired deletes it)\n", a.Key, due, age(now().Sub(a.ExpireAt)))
+		case scanner.RepairSkipWrongType:
+			fmt.Fprintf(stdout, "skip  %s  (not a string, so not a counter)\n", a.Key)
+		}
+	}
+	n, err := scanner.Repair(ctx, t.rdb, cfg.Counters,
+		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc},
+		scanner.RepairOptions{Now: now, Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, report)
+	fmt.Fprintln(stdout, repairSummary(n, *dryRun))
+	switch {
+	case err == nil:
+		return nil
 	case ctx.Err() != nil:
 		return fmt.Errorf("repair: interrupted; the summary above counts what was done")
-	case cause != nil: // a write Redis refused
-		return cause
-	case err != nil:
+	case strings.HasPrefix(err.Error(), "repair: "):
+		return err // a write Redis refused
+	default:
 		return fmt.Errorf("repair: sweeping %s: %w", t.label, err)
 	}
-	return nil
 }
 
-type repairer struct {
-	rdb                   redis.UniversalClient
-	now                   func() time.Time
-	loc                   *time.Location
-	only                  *store.Family
-	dryRun, deleteExpired bool
-	out                   io.Writer
-	n                     repairCounts
-}
-
-// action is one write a repair makes.
-type action struct {
-	key      scanner.Key
-	expireAt time.Time
-	del      bool
-}
-
-// apply repairs one page's keys with one pipeline.
-func (r *repairer) apply(ctx context.Context, p scanner.Page) error {
-	r.n.seen += int64(p.Seen)
-	now := r.now()
-	var acts []action
-	for _, k := range p.Keys {
-		if k.Gone || k.TTL != scanner.NoTTL || (r.only != nil && k.Family != r.only) {
-			continue
-		}
-		r.n.noTTL++
-		name := scanner.Escape(k.Name)
-		if k.WrongType {
-			r.n.wrongType++
-			fmt.Fprintf(r.out, "skip  %s  (not a string, so not a counter)\n", name)
-			continue
-		}
-		at := k.Family.ExpireAt(k.Window)
-		switch {
-		case at.After(now):
-			acts = append(acts, action{key: k, expireAt: at})
-		case r.deleteExpired:
-			acts = append(acts, action{key: k, expireAt: at, del: true})
-		default:
-			r.n.pastExpiry++
-			fmt.Fprintf(r.out, "skip  %s  (past its expiry %s, %s ago; --delete-expired deletes it)\n",
-				name, at.In(r.loc).Format("2006-01-02 15:04"), age(now.Sub(at)))
-		}
-	}
-	if len(acts) == 0 {
-		return nil
-	}
-	if r.dryRun {
-		for _, a := range acts {
-			r.report(a, now, true)
-		}
-		return nil
-	}
-	pipe := r.rdb.Pipeline()
-	cmds := make([]*redis.IntCmd, len(acts))
-	for i, a := range acts {
-		if a.del {
-			cmds[i] = pipe.Del(ctx, a.key.Name)
-		} else {
-			// EXPIREAT in whole seconds, read as a number: 1 set, 0 the key is gone.
-			c := redis.NewIntCmd(ctx, "expireat", a.key.Name, a.expireAt.Unix())
-			_ = pipe.Process(ctx, c)
-			cmds[i] = c
-		}
-	}
-	_, _ = pipe.Exec(ctx) // each command's reply is read below
-	for i, a := range acts {
-		n, err := cmds[i].Result()
-		if err != nil {
-			verb := "EXPIREAT"
-			if a.del {
-				verb = "DEL"
-			}
-			return fmt.Errorf("repair: %s %s: %w", verb, scanner.Escape(a.key.Name), err)
-		}
-		if n == 0 {
-			r.n.gone++ // expired or deleted since the sweep read it
-			continue
-		}
-		r.report(a, now, false)
-	}
-	return nil
-}
-
-// report prints one action and counts it.
-func (r *repairer) report(a action, now time.Time, dry bool) {
-	name := scanner.Escape(a.key.Name)
-	would := ""
-	if dry {
-		would = "would "
-	}
-	due := a.expireAt.In(r.loc).Format("2006-01-02 15:04")
-	if a.del {
-		r.n.deleted++
-		fmt.Fprintf(r.out, "%sdelete  %s  (past its expiry %s, %s ago)\n", would, name, due, age(now.Sub(a.expireAt)))
-		return
-	}
-	r.n.set++
-	fmt.Fprintf(r.out, "%sexpire  %s  at %s (in %s)\n", would, name, due, age(a.expireAt.Sub(now)))
-}
-
-func (r *repairer) summary() string {
-	n := r.n
+// repairSummary is repair's last line.
+func repairSummary(n scanner.RepairCounts, dryRun bool) string {
 	prefix := "repair"
-	if r.dryRun {
+	if dryRun {
 		prefix = "repair (dry run: nothing written)"
 	}
 	return fmt.Sprintf("%s: keys_seen=%d no_ttl=%d expiry_set=%d deleted=%d skipped_past_expiry=%d skipped_wrong_type=%d gone=%d",
-		prefix, n.seen, n.noTTL, n.set, n.deleted, n.pastExpiry, n.wrongType, n.gone)
+		prefix, n.KeysSeen, n.NoTTL, n.Expired, n.Deleted, n.SkippedPastExpiry, n.SkippedWrongType, n.Gone)
 }

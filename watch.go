@@ -5,19 +5,24 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/term"
+
 	"hourglass/store"
+	"hourglass/theme"
 )
 
-const watchUsage = `Running hourglass with no command: with no address (the default config) it
-starts an embedded Redis on a loopback port, runs demo counter traffic into every configured
-family, and prints a line of live totals a second, read back from Redis, until ctrl+c. The
-full-screen console will take this line's place.
+const watchUsage = `Running hourglass with no command opens the console: a live, full-screen view of
+every counter family (windows, rates, series, top dims), their TTL health and reconciliation,
+refreshed every [ui] refresh by a budgeted sweep. With no address (the default config) it starts
+an embedded Redis on a loopback port with 48 hours of demo history and live demo traffic.
 
-With an address it connects, reads the server clock, and says what it found.
+When standard output is not a terminal there is no console: on the embedded Redis it prints a line
+of live totals a second instead; on a real Redis it says what it connected to and exits.
 
 Flags:
 `
@@ -30,6 +35,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var common commonFlags
 	common.register(fs)
 	rate := fs.Float64("demo-rate", 300, "demo events per second per family (embedded Redis only)")
+	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -40,6 +46,13 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if *themeName == "" {
+		*themeName = cfg.UI.Theme
+	}
+	palette, err := theme.Pick(*themeName)
+	if err != nil {
+		return usagef("--theme: %v", err)
+	}
 	if len(cfg.Redis.Addrs) == 0 && len(cfg.Counters) == 0 {
 		return usagef("the config declares no [[counter]] family, so the demo has nothing to write")
 	}
@@ -48,28 +61,49 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer t.Close()
-	if t.emb == nil {
+	console := isTerminal(stdout)
+	if t.emb == nil && !console {
 		mode := "read-only"
 		if t.writable {
 			mode = "writes allowed"
 		}
 		fmt.Fprintf(stdout, "hourglass: connected to %s (%s, %s); server clock is %v ahead of this host; %d counter families configured\n",
 			t.label, t.mode, mode, t.store.Clock().Offset().Round(time.Millisecond), len(cfg.Counters))
-		fmt.Fprintln(stdout, "hourglass: the live console is not built yet; use `hourglass inject` to write test traffic")
+		fmt.Fprintln(stdout, "hourglass: standard output is not a terminal, so there is no console; `hourglass snapshot` reports in text or JSON")
 		return nil
+	}
+	var demo *demo
+	demoDone := make(chan struct{})
+	if t.emb != nil {
+		if console { // history, so every view has something to show from the first second
+			if _, err := writeDemoHistory(ctx, t.store, cfg.Counters); err != nil {
+				return fmt.Errorf("writing demo data: %w", err)
+			}
+		}
+		demo = newDemo(t.store, cfg.Counters, *rate)
+		demoCtx, stopDemo := context.WithCancel(ctx)
+		defer func() {
+			stopDemo()
+			<-demoDone // the demo stops before the Redis under it does
+		}()
+		go func() {
+			defer close(demoDone)
+			demo.run(demoCtx, io.Discard)
+		}()
+	}
+	if console {
+		return runConsole(ctx, t, cfg, palette, os.Stdin, stdout)
 	}
 	fmt.Fprintf(stdout, "hourglass: demo on an embedded Redis at %s (try: redis-cli -p %s GET <key>; its data is gone at exit)\n",
 		t.emb.Addr(), t.emb.Port())
-	fmt.Fprintln(stdout, "hourglass: the live console is not built yet; until it is, this prints live totals read from Redis once a second (ctrl+c stops)")
-	demo := newDemo(t.store, cfg.Counters, *rate)
-	demoDone := make(chan struct{})
-	go func() {
-		defer close(demoDone)
-		demo.run(ctx, stderr)
-	}()
-	err = printTotals(ctx, t.store, demo, stdout)
-	<-demoDone // ctx has ended: the demo stops before the Redis under it does
-	return err
+	fmt.Fprintln(stdout, "hourglass: standard output is not a terminal, so instead of the console this prints live totals read from Redis once a second (ctrl+c stops)")
+	return printTotals(ctx, t.store, demo, stdout)
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // demo writes counter traffic into every family at a gently swinging rate, so totals and rates

@@ -31,6 +31,19 @@ func (p *pacer) ready() bool {
 	return !p.now().Before(p.next)
 }
 
+// readyBy reports whether a step may run before t.
+func (p *pacer) readyBy(t time.Time) bool {
+	if !p.now().Before(t) {
+		return false
+	}
+	if p.rate <= 0 {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next.Before(t)
+}
+
 // spend records n keys visited.
 func (p *pacer) spend(n int) {
 	if p.rate <= 0 || n == 0 {

@@ -153,13 +153,24 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 // side waits on the other. A Run stopped by an error or ctx leaves the sweep where the last
 // visited page ended: Step or Run resume it from there, with nothing skipped.
 func (s *Sweep) Run(ctx context.Context, visit func(Page)) error {
+	return s.run(ctx, time.Time{}, visit)
+}
+
+// RunUntil is Run that starts no new SCAN after until: the pages already scanned are still read
+// and visited, so it returns soon after until with nothing lost, and the next call resumes. A
+// console calls it on every poll with a slice of its refresh interval.
+func (s *Sweep) RunUntil(ctx context.Context, until time.Time, visit func(Page)) error {
+	return s.run(ctx, until, visit)
+}
+
+func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	out := make(chan visited, 4)
 	go func() {
 		defer close(out)
 		run := func(ctx context.Context, addr string, c redis.Cmdable) error {
-			if err := s.runMaster(ctx, addr, c, out); err != nil {
+			if err := s.runMaster(ctx, addr, c, until, out); err != nil {
 				cancel(err)
 			}
 			return nil
@@ -189,7 +200,7 @@ func (s *Sweep) Run(ctx context.Context, visit func(Page)) error {
 		s.mu.Unlock()
 	}
 	s.mu.Lock()
-	s.started = true
+	s.started = s.started || len(s.done) > 0
 	s.mu.Unlock()
 	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("scanner: sweep: %w", err)
@@ -214,12 +225,13 @@ type visited struct {
 const readsInFlight = 3
 
 // runMaster sweeps one master to its end, sending each page read to out.
-func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, out chan<- visited) error {
+func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, until time.Time, out chan<- visited) error {
 	s.mu.Lock()
 	if s.done[addr] {
 		s.mu.Unlock()
 		return nil
 	}
+	s.done[addr] = false // known, and not done: Done waits for it
 	cursor, begun := s.cursors[addr]
 	pending := s.pending[addr]
 	s.mu.Unlock()
@@ -248,6 +260,9 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, out
 			return // scanned to the end before; only pending keys were left
 		}
 		for {
+			if !until.IsZero() && !s.pace.readyBy(until) {
+				return // the budget allows no more pages in this slice
+			}
 			if err := s.pace.wait(ctx); err != nil {
 				return
 			}

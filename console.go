@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+	"hourglass/store"
+	"hourglass/theme"
+	"hourglass/tui"
+)
+
+// trafficRate is the steady test traffic `t` starts, in events a second.
+const trafficRate = 200
+
+// runConsole runs the full-screen console on t until the operator quits or ctx ends.
+func runConsole(ctx context.Context, t *target, cfg *Config, palette theme.Palette, in io.Reader, out io.Writer) error {
+	loc := cfg.UI.Timezone
+	src := scanner.NewWatcher(t.rdb, cfg.Counters,
+		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc},
+		scanner.SnapshotOptions{Now: t.store.Now, Location: loc, Target: t.label, Mode: t.mode, TopK: 20})
+	opt := tui.Options{
+		Target: t.label, Mode: t.mode, Demo: t.emb != nil, Source: src,
+		Refresh: cfg.UI.Refresh, Now: t.store.Now, Location: loc,
+		ReadOnlyWhy: "this Redis is read-only; start hourglass with --allow-writes to write to it",
+	}
+	for _, f := range cfg.Counters {
+		opt.Families = append(opt.Families, tui.FamilyInfo{Name: f.Name(), Pattern: f.Pattern().String()})
+	}
+	uiCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opt.Context = uiCtx
+	var acts *consoleActions
+	if t.writable {
+		acts = newConsoleActions(uiCtx, t, cfg)
+		defer acts.stop()
+		opt.Actions = acts
+	}
+	m := tui.New(opt, theme.New(palette))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
+	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, context.Canceled) {
+		return nil // ctrl+c from outside, or SIGTERM: a normal way out
+	}
+	return err
+}
+
+// consoleActions are the console's writes: bursts and steady traffic through a batch writer, and
+// repairs.
+type consoleActions struct {
+	ctx context.Context
+	t   *target
+	cfg *Config
+
+	mu      sync.Mutex
+	traffic map[string]context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+func newConsoleActions(ctx context.Context, t *target, cfg *Config) *consoleActions {
+	return &consoleActions{ctx: ctx, t: t, cfg: cfg, traffic: map[string]context.CancelFunc{}}
+}
+
+func (a *consoleActions) family(name string) (*store.Family, error) {
+	for _, f := range a.cfg.Counters {
+		if f.Name() == name {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("no counter family %q", name)
+}
+
+// Inject writes events into family through a batch writer, over the demo's dims.
+func (a *consoleActions) Inject(ctx context.Context, family string, events int) (string, error) {
+	f, err := a.family(family)
+	if err != nil {
+		return "inject", err
+	}
+	res := inject(ctx, a.t.store, f, injectOptions{events: int64(events), dims: demoTuples})
+	text := fmt.Sprintf("injected %s events into %s (%d script calls)", commas(res.events), family, res.increments)
+	switch {
+	case res.unsent > 0:
+		return "inject", fmt.Errorf("%d key pairs not written: %v", res.unsent, res.sendErr)
+	case res.refused > 0:
+		return "inject", fmt.Errorf("Redis refused %d key updates: %v", res.refused, res.refusedErr)
+	}
+	return text, nil
+}
+
+// SetTraffic starts or stops trafficRate events a second into family.
+func (a *consoleActions) SetTraffic(family string, on bool) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if stop, ok := a.traffic[family]; ok {
+		stop()
+		delete(a.traffic, family)
+	}
+	if !on {
+		return "test traffic into " + family + " stopped"
+	}
+	f, err := a.family(family)
+	if err != nil {
+		return "test traffic: " + err.Error()
+	}
+	ctx, stop := context.WithCancel(a.ctx)
+	a.traffic[family] = stop
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		d := &demo{w: a.t.store.NewWriter(store.WriterOptions{}), rate: trafficRate,
+			traffic: []*traffic{newTraffic(f, demoTuples, 99)}}
+		d.run(ctx, io.Discard)
+	}()
+	return fmt.Sprintf("test traffic into %s: %d events a second (t again stops it)", family, trafficRate)
+}
+
+// Repair runs scanner.Repair over every family at the scan budget.
+func (a *consoleActions) Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error) {
+	return scanner.Repair(ctx, a.t.rdb, a.cfg.Counters,
+		scanner.Options{Count: a.cfg.Scan.Count, KeysPerSecond: a.cfg.Scan.KeysPerSecond, Location: a.cfg.UI.Timezone},
+		scanner.RepairOptions{Now: a.t.store.Now, DryRun: dryRun}, nil)
+}
+
+// stop ends every steady traffic and waits for it.
+func (a *consoleActions) stop() {
+	a.mu.Lock()
+	for _, stop := range a.traffic {
+		stop()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+}

@@ -1,0 +1,154 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+// Watcher keeps a Snapshot current for a console: each Poll sweeps on for a slice of time within
+// the budget, and when a sweep completes its Snapshot replaces the last one (with rates from the
+// one before) and a new sweep begins. It also reads the server's INFO. A Poll that fails leaves
+// the last Snapshot in place; after a failure the sweep starts over, since a restarted server
+// invalidates its cursors.
+type Watcher struct {
+	rdb      redis.UniversalClient
+	families []*store.Family
+	sweepOpt Options
+	snapOpt  SnapshotOptions
+
+	mu      sync.Mutex // one Poll at a time
+	sweep   *Sweep
+	agg     *Aggregator
+	last    *Snapshot
+	seen    int64 // keys the sweep under way has seen
+	started time.Time
+	restart bool
+}
+
+// Status is what a Poll returns: the last complete Snapshot and the state of things now.
+type Status struct {
+	Snapshot *Snapshot // nil until the first sweep completes
+	Sweep    SweepProgress
+	Server   ServerInfo
+}
+
+// SweepProgress describes the sweep under way.
+type SweepProgress struct {
+	KeysSeen int64
+	Started  time.Time
+	// Completed is set when this Poll finished a sweep (its Snapshot is the new one).
+	Completed bool
+}
+
+// ServerInfo is what INFO says, summed over a cluster's masters.
+type ServerInfo struct {
+	Version    string
+	OpsPerSec  int64
+	UsedMemory int64
+	Masters    int
+	// Err says why INFO could not be read (a user without the permission): the console shows
+	// the rest and says so in that panel.
+	Err string
+}
+
+// NewWatcher returns a watcher of families on rdb.
+func NewWatcher(rdb redis.UniversalClient, families []*store.Family, sweep Options, snap SnapshotOptions) *Watcher {
+	if sweep.Location == nil {
+		sweep.Location = snap.Location
+	}
+	if snap.Location == nil {
+		snap.Location = sweep.Location
+	}
+	return &Watcher{rdb: rdb, families: families, sweepOpt: sweep, snapOpt: snap, restart: true}
+}
+
+// Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
+// An error means Redis could not be reached or refused the sweep; the Status still holds the last
+// Snapshot.
+func (w *Watcher) Poll(ctx context.Context, slice time.Duration) (Status, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.restart {
+		w.begin()
+	}
+	var st Status
+	err := w.sweep.RunUntil(ctx, time.Now().Add(slice), func(p Page) {
+		w.agg.Add(p)
+		w.seen += int64(p.Seen)
+	})
+	if err == nil && w.sweep.Done() {
+		snap := w.agg.Snapshot(ctx, w.rdb, true)
+		snap.SetRate(w.last)
+		w.last = snap
+		st.Sweep.Completed = true
+		w.begin()
+	}
+	if err != nil {
+		w.restart = true
+	}
+	var infoErr error
+	st.Server, infoErr = readInfo(ctx, w.rdb)
+	if err == nil && infoErr != nil {
+		err = infoErr
+	}
+	st.Snapshot = w.last
+	st.Sweep.KeysSeen, st.Sweep.Started = w.seen, w.started
+	return st, err
+}
+
+func (w *Watcher) begin() {
+	w.sweep = New(w.rdb, w.families, w.sweepOpt)
+	w.agg = NewAggregator(w.families, w.snapOpt)
+	w.seen, w.started, w.restart = 0, time.Now(), false
+}
+
+// readInfo reads INFO from every master. A refusal (NOPERM) is reported in ServerInfo.Err, not
+// as an error; a connection failure is an error.
+func readInfo(ctx context.Context, rdb redis.UniversalClient) (ServerInfo, error) {
+	var info ServerInfo
+	var mu sync.Mutex
+	read := func(ctx context.Context, c redis.Cmdable) error {
+		text, err := c.Info(ctx).Result() // the default sections: server, stats and memory among them
+		mu.Lock()
+		defer mu.Unlock()
+		var rerr redis.Error
+		if errors.As(err, &rerr) {
+			info.Err = "INFO refused: " + err.Error()
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		info.Masters++
+		for _, line := range strings.Split(text, "\r\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if !ok {
+				continue
+			}
+			switch k {
+			case "redis_version":
+				info.Version = v
+			case "instantaneous_ops_per_sec":
+				n, _ := strconv.ParseInt(v, 10, 64)
+				info.OpsPerSec += n
+			case "used_memory":
+				n, _ := strconv.ParseInt(v, 10, 64)
+				info.UsedMemory += n
+			}
+		}
+		return nil
+	}
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return read(ctx, c) })
+		return info, err
+	}
+	return info, read(ctx, rdb)
+}

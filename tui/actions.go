@@ -1,0 +1,226 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+)
+
+// injectBurst is how many events `i` writes.
+const injectBurst = 1000
+
+// actionMsg is a write action's outcome, for the footer.
+type actionMsg struct {
+	text string
+	err  error
+}
+
+// repairPreviewMsg is a dry run's count, for the repair overlay.
+type repairPreviewMsg struct {
+	id     int
+	counts scanner.RepairCounts
+	err    error
+}
+
+// modal is the repair overlay: a dry run first, then a confirmation.
+type modal struct {
+	id      int
+	stage   modalStage
+	counts  scanner.RepairCounts
+	err     error
+	typed   string // what the operator typed, when the target's name is asked for
+	confirm string // the text that confirms: the target's name on a real Redis
+}
+
+type modalStage int
+
+const (
+	modalPreviewing modalStage = iota // the dry run is sweeping
+	modalConfirm                      // the counts are shown; waiting for the operator
+	modalRepairing                    // the repair is sweeping
+)
+
+// writable reports whether writes are on, flashing why not when they are off.
+func (m *Model) writable(what string) bool {
+	if m.c.opt.Actions != nil {
+		return true
+	}
+	m.flashf(fmt.Sprintf("%s is off: %s", what, m.c.opt.ReadOnlyWhy))
+	return false
+}
+
+// inject writes a burst into the selected family (the first, when none is selected).
+func (m *Model) inject() tea.Cmd {
+	if !m.writable("inject") {
+		return nil
+	}
+	fam := m.targetFamily()
+	if fam == "" {
+		m.flashf("inject: the config has no counter family")
+		return nil
+	}
+	act, ctx := m.c.opt.Actions, m.ctx
+	m.flashf(fmt.Sprintf("injecting %s events into %s…", commas(injectBurst), fam))
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		text, err := act.Inject(ctx, fam, injectBurst)
+		return actionMsg{text: text, err: err}
+	}
+}
+
+// toggleTraffic starts or stops steady test traffic into the selected family.
+func (m *Model) toggleTraffic() tea.Cmd {
+	if !m.writable("test traffic") {
+		return nil
+	}
+	fam := m.targetFamily()
+	if fam == "" {
+		m.flashf("test traffic: the config has no counter family")
+		return nil
+	}
+	m.traffic[fam] = !m.traffic[fam]
+	m.flashf(m.c.opt.Actions.SetTraffic(fam, m.traffic[fam]))
+	return nil
+}
+
+func (m *Model) targetFamily() string {
+	if f := m.views[m.active].family(); f != "" {
+		return f
+	}
+	if len(m.c.opt.Families) > 0 {
+		return m.c.opt.Families[0].Name
+	}
+	return ""
+}
+
+// repair opens the overlay and runs the dry run.
+func (m *Model) repair() tea.Cmd {
+	if !m.writable("repair") {
+		return nil
+	}
+	id := 1
+	if m.modal != nil {
+		id = m.modal.id + 1
+	}
+	m.modal = &modal{id: id, stage: modalPreviewing}
+	if m.c.opt.Mode != "embedded" {
+		m.modal.confirm = m.c.opt.Target
+	}
+	act, ctx := m.c.opt.Actions, m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		defer cancel()
+		n, err := act.Repair(ctx, true)
+		return repairPreviewMsg{id: id, counts: n, err: err}
+	}
+}
+
+func (m *Model) handleRepairPreview(msg repairPreviewMsg) tea.Cmd {
+	if m.modal == nil || m.modal.id != msg.id || m.modal.stage != modalPreviewing {
+		return nil // cancelled meanwhile
+	}
+	m.modal.stage, m.modal.counts, m.modal.err = modalConfirm, msg.counts, msg.err
+	return nil
+}
+
+// modalKey serves the overlay: esc cancels; y (or the typed target name and enter) confirms.
+func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
+	md, k := m.modal, m.c.keys
+	if key.Matches(msg, k.Back) {
+		m.modal = nil
+		return nil
+	}
+	if md.stage != modalConfirm || md.err != nil || md.counts.Expired == 0 {
+		return nil
+	}
+	if md.confirm != "" { // type the target's name, as a guard against the wrong screen
+		switch {
+		case key.Matches(msg, k.Enter):
+			if md.typed != md.confirm {
+				md.typed = ""
+				return nil
+			}
+		case msg.String() == "backspace":
+			if r := []rune(md.typed); len(r) > 0 {
+				md.typed = string(r[:len(r)-1])
+			}
+			return nil
+		default:
+			md.typed += msg.Text
+			return nil
+		}
+	} else if msg.String() != "y" {
+		return nil
+	}
+	md.stage = modalRepairing
+	act, ctx := m.c.opt.Actions, m.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		defer cancel()
+		n, err := act.Repair(ctx, false)
+		return actionMsg{text: fmt.Sprintf("repair: %s keys given their expiry, %s gone meanwhile, %s past expiry left",
+			commas(n.Expired), commas(n.Gone), commas(n.SkippedPastExpiry)), err: err}
+	}
+}
+
+func (m *Model) handleAction(msg actionMsg) tea.Cmd {
+	if m.modal != nil && m.modal.stage == modalRepairing {
+		m.modal = nil
+	}
+	if msg.err != nil {
+		m.flashf(strings.TrimSpace(msg.text+" failed: "+oneLine(msg.err.Error())) + "")
+		return nil
+	}
+	m.flashf(msg.text)
+	return nil
+}
+
+// oneLine keeps the first line of an error.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// modalText is the overlay's body.
+func (m *Model) modalText() []string {
+	md, st := m.modal, m.c.styles
+	lines := []string{st.Title.Render("Repair keys without a TTL"), ""}
+	switch {
+	case md.stage == modalPreviewing:
+		lines = append(lines, "Dry run: sweeping the keyspace at the scan budget…", "", st.Muted.Render("esc cancels"))
+	case md.stage == modalRepairing:
+		lines = append(lines, "Repairing: sweeping and setting expiries…")
+	case md.err != nil:
+		lines = append(lines, st.Bad.Render("The dry run failed: "+oneLine(md.err.Error())), "", st.Muted.Render("esc closes"))
+	case md.counts.Expired == 0:
+		lines = append(lines, fmt.Sprintf("%s keys seen; none needs an expiry.", commas(md.counts.KeysSeen)))
+		if md.counts.SkippedPastExpiry > 0 {
+			lines = append(lines, fmt.Sprintf("%s keys are past their expiry: `hourglass repair --delete-expired` deletes them.",
+				commas(md.counts.SkippedPastExpiry)))
+		}
+		lines = append(lines, "", st.Muted.Render("esc closes"))
+	default:
+		c := md.counts
+		lines = append(lines,
+			fmt.Sprintf("%s keys seen, %s without a TTL:", commas(c.KeysSeen), commas(c.NoTTL)),
+			fmt.Sprintf("  %s will get EXPIREAT their window's end plus retention", commas(c.Expired)),
+			fmt.Sprintf("  %s are past that and stay (the repair command's --delete-expired deletes them)", commas(c.SkippedPastExpiry)),
+			fmt.Sprintf("  %s are not strings and stay", commas(c.SkippedWrongType)), "")
+		if md.confirm != "" {
+			lines = append(lines, fmt.Sprintf("Type the target's name (%s) and enter to repair; esc cancels.", md.confirm),
+				"> "+md.typed+"▏")
+		} else {
+			lines = append(lines, "y repairs, esc cancels.")
+		}
+	}
+	return lines
+}

@@ -1,0 +1,260 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+)
+
+// counters is the table of families; enter opens one family.
+type counters struct {
+	c       *common
+	sel     int
+	open    string // the family drilled into, "" for the table
+	filter  string
+	topSel  int
+	visible []string // the families the table shows, after the filter
+}
+
+func newCounters(c *common) *counters { return &counters{c: c} }
+
+func (v *counters) filterable() bool { return true }
+
+func (v *counters) setFilter(text string) { v.filter, v.sel, v.topSel = text, 0, 0 }
+
+func (v *counters) family() string {
+	if v.open != "" {
+		return v.open
+	}
+	if v.sel < len(v.visible) {
+		return v.visible[v.sel]
+	}
+	return ""
+}
+
+func (v *counters) back() bool {
+	if v.open == "" {
+		return false
+	}
+	v.open, v.topSel = "", 0
+	return true
+}
+
+func (v *counters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	k := v.c.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		if v.open != "" {
+			v.topSel = max(v.topSel-1, 0)
+		} else {
+			v.sel = max(v.sel-1, 0)
+		}
+	case key.Matches(msg, k.Down):
+		if v.open != "" {
+			v.topSel++
+		} else {
+			v.sel = min(v.sel+1, max(len(v.visible)-1, 0))
+		}
+	case key.Matches(msg, k.Enter):
+		if v.open == "" && v.sel < len(v.visible) {
+			v.open, v.topSel = v.visible[v.sel], 0
+			v.filter = ""
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (v *counters) render(w, h int) string {
+	snap := v.c.status.Snapshot
+	if snap == nil {
+		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+	}
+	if v.open != "" {
+		if f := snap.Family(v.open); f != nil {
+			return v.detail(f, w, h)
+		}
+		v.open = ""
+	}
+	return v.table(snap, w, h)
+}
+
+func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
+	st := v.c.styles
+	v.visible = v.visible[:0]
+	t := &table{styles: v.c, cols: []column{
+		{title: "FAMILY", flex: true}, {title: "KEYS", right: true}, {title: "THIS HOUR", right: true},
+		{title: "RATE/S", right: true}, {title: "TODAY", right: true}, {title: "NO TTL", right: true},
+		{title: "MISMATCH", right: true}, {title: "LAST 24 HOURS"},
+	}}
+	for _, f := range snap.Counters {
+		if !matches(v.filter, f.Family) {
+			continue
+		}
+		v.visible = append(v.visible, f.Family)
+		hour, today, mism := "-", "-", "-"
+		if has(f, "hour") {
+			hour = "0"
+			if cw := f.CurrentWindow("hour"); cw != nil {
+				hour = commas(cw.Total)
+			}
+		}
+		if has(f, "day") {
+			today = "0"
+			if cw := f.CurrentWindow("day"); cw != nil {
+				today = commas(cw.Total)
+			}
+		}
+		if f.Reconciliation != nil {
+			mism = commas(f.MismatchedDims)
+		}
+		spark := ""
+		if n := len(f.Series.Hours); n > 0 {
+			spark = sparkline(f.Series.Hours[max(n-24, 0):])
+		}
+		t.rows = append(t.rows, []string{f.Family, commas(f.Keys), hour, rateText(f), today,
+			commas(f.TTL.NoTTL), mism, spark})
+	}
+	v.sel = min(v.sel, max(len(v.visible)-1, 0))
+	t.selected = v.sel
+	if len(t.rows) == 0 {
+		return st.Muted.Render(fmt.Sprintf("No family matches %q (esc clears the filter).", v.filter))
+	}
+	lines := t.render(w)
+	from, to := window(len(lines)-1, v.sel, h-2)
+	out := append([]string{lines[0]}, lines[1+from:1+to]...)
+	out = append(out, "", st.Muted.Render("enter opens a family · i injects a burst into it · t toggles steady test traffic"))
+	return strings.Join(out, "\n")
+}
+
+// rateText is the family's events a second: between sweeps when known, else the hour's average.
+func rateText(f scanner.FamilyStats) string {
+	if f.RatePerSec != nil {
+		return rate(*f.RatePerSec)
+	}
+	if has(f, "hour") {
+		return "~" + rate(f.HourAvgPerSec)
+	}
+	return "-"
+}
+
+func has(f scanner.FamilyStats, g string) bool {
+	for _, x := range f.Granularities {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// detail is one family: its current windows, rate, series, top dims and reconciliation.
+func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
+	st := v.c.styles
+	var pattern string
+	for _, fi := range v.c.opt.Families {
+		if fi.Name == f.Family {
+			pattern = fi.Pattern
+		}
+	}
+	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
+	var nums []string
+	if cw := f.CurrentWindow("hour"); cw != nil {
+		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(commas(cw.Total))))
+	} else if has(*f, "hour") {
+		nums = append(nums, "this hour 0")
+	}
+	if cw := f.CurrentWindow("day"); cw != nil {
+		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(commas(cw.Total))))
+	}
+	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", commas(f.Keys)))
+	lines = append(lines, strings.Join(nums, "   "))
+	if n := len(f.Series.Hours); n > 0 {
+		series := f.Series.Hours[max(n-(w-22), 0):]
+		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(sparkline(series)), commas(maxOf(series))))
+	}
+	if n := len(f.Series.Days); n > 0 && h >= 16 {
+		days := f.Series.Days
+		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), commas(maxOf(days))))
+		for _, r := range barChart(days, 3) {
+			lines = append(lines, "  "+st.Spark.Render(r))
+		}
+	}
+	if r := f.Reconciliation; r != nil {
+		lines = append(lines, reconcileText(st.Good.Render, st.Bad.Render, f.Dims, r))
+	}
+	lines = append(lines, "")
+
+	// The top dims of the current window: hour when the family has hours.
+	g := f.Granularities[0]
+	cw := f.CurrentWindow(g)
+	if cw == nil || len(cw.Top) == 0 {
+		lines = append(lines, st.Muted.Render("No keys in the current "+g+" yet."))
+		return strings.Join(lines, "\n")
+	}
+	t := &table{styles: v.c, selected: -1, cols: []column{
+		{title: "#", right: true}, {title: "TOP DIMS THIS " + strings.ToUpper(g), flex: true},
+		{title: "VALUE", right: true}, {title: "SHARE", right: true},
+	}}
+	var shown []scanner.DimsValue
+	for _, dv := range cw.Top {
+		if matches(v.filter, dimsText(f.Dims, dv.Dims)) {
+			shown = append(shown, dv)
+		}
+	}
+	v.topSel = min(v.topSel, max(len(shown)-1, 0))
+	t.selected = v.topSel
+	for i, dv := range shown {
+		share := "-"
+		if cw.Total > 0 {
+			share = fmt.Sprintf("%.1f%%", 100*float64(dv.Value)/float64(cw.Total))
+		}
+		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), dimsText(f.Dims, dv.Dims), commas(dv.Value), share})
+	}
+	tl := t.render(w)
+	room := max(h-len(lines)-1, 1)
+	from, to := window(len(tl)-1, v.topSel, room)
+	lines = append(lines, tl[0])
+	lines = append(lines, tl[1+from:1+to]...)
+	return strings.Join(lines, "\n")
+}
+
+func reconcileText(good, bad func(...string) string, dims []string, r *scanner.Reconciliation) string {
+	switch {
+	case r.Days == 0:
+		return "reconcile: nothing to check yet (no keys in an ended day with every hour retained)"
+	case r.Mismatched == 0:
+		days := "days"
+		if r.Days == 1 {
+			days = "day"
+		}
+		return good(fmt.Sprintf("reconcile: hours add up to the day for %s dims over %d ended %s", commas(r.Dims), r.Days, days))
+	}
+	text := fmt.Sprintf("reconcile: %s dims disagree, off by %s", commas(r.Mismatched), commas(r.Difference))
+	if len(r.Examples) > 0 {
+		e := r.Examples[0]
+		text += fmt.Sprintf(" (e.g. %s %s: hours %s, day %s)", e.Day, dimsText(dims, e.Dims), commas(e.Hours), commas(e.DayValue))
+	}
+	return bad(text)
+}
+
+// dimsText joins a key's dims in pattern order: "app1/ios/10.0.0.1".
+func dimsText(names []string, dims map[string]string) string {
+	vals := make([]string, 0, len(names))
+	for _, n := range names {
+		vals = append(vals, dims[n])
+	}
+	return strings.Join(vals, "/")
+}
+
+func maxOf(v []int64) int64 {
+	var m int64
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}

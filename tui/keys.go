@@ -1,0 +1,53 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every binding the console answers to. Update matches keys only through it.
+type KeyMap struct {
+	Tabs            [6]key.Binding
+	Next, Prev      key.Binding
+	Up, Down        key.Binding
+	Enter, Back     key.Binding
+	Filter, Help    key.Binding
+	Pause, Quit     key.Binding
+	Inject, Traffic key.Binding
+	Repair          key.Binding
+}
+
+// DefaultKeyMap returns the console's bindings.
+func DefaultKeyMap() KeyMap {
+	k := KeyMap{
+		Next:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
+		Prev:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
+		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Enter:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Pause:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Inject:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inject burst")),
+		Traffic: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "test traffic")),
+		Repair:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "repair TTLs")),
+	}
+	for i, name := range viewNames {
+		n := string(rune('1' + i))
+		k.Tabs[i] = key.NewBinding(key.WithKeys(n), key.WithHelp(n, name))
+	}
+	return k
+}
+
+// ShortHelp is the footer's help.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Next, k.Up, k.Enter, k.Filter, k.Pause, k.Help, k.Quit}
+}
+
+// FullHelp is the ? overlay's help, a column per group.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Tabs[0], k.Tabs[1], k.Tabs[2], k.Tabs[3], k.Tabs[4], k.Tabs[5], k.Next, k.Prev},
+		{k.Up, k.Down, k.Enter, k.Back, k.Filter},
+		{k.Inject, k.Traffic, k.Repair, k.Pause, k.Help, k.Quit},
+	}
+}

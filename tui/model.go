@@ -1,0 +1,223 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+	"hourglass/theme"
+)
+
+// viewNames are the tabs, in order; keys 1 to 6 pick them.
+var viewNames = []string{"Overview", "Counters", "TTL health", "Queues", "Limiters", "Uniques"}
+
+// common is what every view reads: the size, styles and keys, the options, and the data.
+type common struct {
+	width, height int
+	styles        theme.Styles
+	keys          KeyMap
+	opt           Options
+	now           func() time.Time
+
+	status   scanner.Status // from the last poll that succeeded
+	polledAt time.Time      // when that was (server clock)
+	stale    bool           // Redis is unreachable: the data is greyed, with its age
+}
+
+// view is one tab. Views render strings; only the root returns a tea.View.
+type view interface {
+	// key handles a key the root did not; it reports whether it did anything.
+	key(msg tea.KeyPressMsg) (bool, tea.Cmd)
+	render(width, height int) string
+	// filterable views narrow their table to rows containing the filter text.
+	setFilter(text string)
+	filterable() bool
+	// family is the counter family the view has selected, for inject and traffic ("" for none).
+	family() string
+	// back leaves a drill-down; it reports whether there was one.
+	back() bool
+}
+
+// Model is the console's root model: it owns polling, the header, tabs, footer and overlays, and
+// hands keys it does not use to the active view.
+type Model struct {
+	c      *common
+	views  []view
+	active int
+	help   help.Model
+
+	ctx     context.Context
+	gen     int  // stamps ticks; a tick from an older generation is dropped
+	polling bool // a poll is under way; ticks meanwhile are dropped
+	paused  bool
+
+	err      error     // the last poll's failure, nil when connected
+	failures int       // consecutive failed polls
+	retryAt  time.Time // when the next attempt runs (server clock)
+
+	showHelp  bool
+	filtering bool   // the filter line has the keyboard
+	filter    string // per active view
+	modal     *modal
+	flash     string // the last action's outcome
+	flashAt   time.Time
+	traffic   map[string]bool
+}
+
+// New returns the console model.
+func New(opt Options, styles theme.Styles) *Model {
+	if opt.Refresh < MinRefresh {
+		opt.Refresh = MinRefresh
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Location == nil {
+		opt.Location = time.Local
+	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := &common{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24}
+	h := help.New()
+	h.Styles = styles.Help
+	m := &Model{c: c, help: h, ctx: ctx, traffic: map[string]bool{}}
+	m.views = []view{
+		newOverview(c), newCounters(c), newTTLView(c),
+		newPlaceholder(c, queuesText), newPlaceholder(c, limitersText), newPlaceholder(c, uniquesText),
+	}
+	return m
+}
+
+// Init starts polling at once.
+func (m *Model) Init() tea.Cmd { return tick(m.gen, 0) }
+
+// Update dispatches each message to its handler.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		return m, m.handleResize(msg)
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tickMsg:
+		return m, m.handleTick(msg)
+	case pollMsg:
+		return m, m.handlePoll(msg)
+	case redrawMsg:
+		return m, m.handleRedraw(msg)
+	case actionMsg:
+		return m, m.handleAction(msg)
+	case repairPreviewMsg:
+		return m, m.handleRepairPreview(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
+	m.c.width, m.c.height = msg.Width, msg.Height
+	m.help.SetWidth(msg.Width)
+	return nil
+}
+
+// handleKey serves, in order: an open overlay, the filter line, the global keys, the view.
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.c.keys
+	if key.Matches(msg, k.Quit) && (msg.String() == "ctrl+c" || (!m.filtering && m.modal == nil)) {
+		return tea.Quit
+	}
+	switch {
+	case m.modal != nil:
+		return m.modalKey(msg)
+	case m.filtering:
+		m.filterKey(msg)
+		return nil
+	case m.showHelp:
+		if key.Matches(msg, k.Help, k.Back) {
+			m.showHelp = false
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Help):
+		m.showHelp = true
+	case key.Matches(msg, k.Next):
+		m.setActive((m.active + 1) % len(m.views))
+	case key.Matches(msg, k.Prev):
+		m.setActive((m.active + len(m.views) - 1) % len(m.views))
+	case key.Matches(msg, k.Filter) && m.views[m.active].filterable():
+		m.filtering = true
+	case key.Matches(msg, k.Back):
+		if !m.views[m.active].back() && m.filter != "" {
+			m.setFilter("")
+		}
+	case key.Matches(msg, k.Pause):
+		return m.togglePause()
+	case key.Matches(msg, k.Inject):
+		return m.inject()
+	case key.Matches(msg, k.Traffic):
+		return m.toggleTraffic()
+	case key.Matches(msg, k.Repair):
+		return m.repair()
+	default:
+		for i, b := range k.Tabs {
+			if key.Matches(msg, b) {
+				m.setActive(i)
+				return nil
+			}
+		}
+		_, cmd := m.views[m.active].key(msg)
+		return cmd
+	}
+	return nil
+}
+
+func (m *Model) setActive(i int) {
+	if i != m.active {
+		m.active = i
+		m.filter = ""
+		for _, v := range m.views {
+			v.setFilter("")
+		}
+	}
+}
+
+func (m *Model) setFilter(text string) {
+	m.filter = text
+	m.views[m.active].setFilter(text)
+}
+
+// filterKey edits the filter line: runes add, backspace removes, enter keeps, esc clears.
+func (m *Model) filterKey(msg tea.KeyPressMsg) {
+	switch {
+	case key.Matches(msg, m.c.keys.Back):
+		m.filtering = false
+		m.setFilter("")
+	case key.Matches(msg, m.c.keys.Enter):
+		m.filtering = false
+	case msg.String() == "backspace":
+		if r := []rune(m.filter); len(r) > 0 {
+			m.setFilter(string(r[:len(r)-1]))
+		}
+	case msg.Text != "":
+		m.setFilter(m.filter + msg.Text)
+	}
+}
+
+func (m *Model) togglePause() tea.Cmd {
+	m.paused = !m.paused
+	m.gen++ // a tick already scheduled is now stale
+	if m.paused {
+		return nil
+	}
+	return tick(m.gen, 0)
+}
+
+// flashf records an action's outcome for the footer.
+func (m *Model) flashf(s string) {
+	m.flash, m.flashAt = s, m.c.now()
+}

@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"hourglass/scanner"
+)
+
+// overview is one panel per area with its headline numbers.
+type overview struct{ c *common }
+
+func newOverview(c *common) *overview { return &overview{c: c} }
+
+func (o *overview) key(tea.KeyPressMsg) (bool, tea.Cmd) { return false, nil }
+func (o *overview) setFilter(string)                    {}
+func (o *overview) filterable() bool                    { return false }
+func (o *overview) family() string                      { return "" }
+func (o *overview) back() bool                          { return false }
+
+func (o *overview) render(w, h int) string {
+	st := o.c.styles
+	snap := o.c.status.Snapshot
+	if snap == nil {
+		return o.waiting()
+	}
+	panels := []struct {
+		title string
+		lines []string
+	}{
+		{"Counters", o.counters(snap)},
+		{"TTL health", o.health(snap)},
+		{"Queues", []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}},
+		{"Limiters", []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}},
+	}
+	cols := 1
+	if w >= 72 {
+		cols = 2
+	}
+	pw := w/cols - 2 // the border's two cells
+	var boxes []string
+	for _, p := range panels {
+		body := append([]string{st.PanelTitle.Render(p.title)}, p.lines...)
+		for i, l := range body {
+			body[i] = fit(l, pw-2) // padding
+		}
+		boxes = append(boxes, st.Panel.Width(pw+2).Render(strings.Join(body, "\n")))
+	}
+	var rows []string
+	for i := 0; i < len(boxes); i += cols {
+		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, boxes[i:min(i+cols, len(boxes))]...))
+	}
+	out := strings.Join(rows, "\n")
+	sweep := fmt.Sprintf("last sweep: %s keys, %s in families, %s ms; the next has seen %s keys",
+		commas(snap.Scan.KeysSeen), commas(snap.Scan.KeysMatched), commas(snap.Scan.DurationMS), commas(o.c.status.Sweep.KeysSeen))
+	if e := o.c.status.Server.Err; e != "" {
+		sweep += "\n" + st.Warn.Render("server panel: "+e)
+	}
+	return out + "\n" + st.Muted.Render(sweep)
+}
+
+// waiting is what shows before the first sweep ends.
+func (o *overview) waiting() string {
+	st := o.c.styles
+	if n := o.c.status.Sweep.KeysSeen; n > 0 {
+		return st.Muted.Render(fmt.Sprintf("First sweep under way: %s keys seen. The panels fill when it completes.", commas(n)))
+	}
+	return st.Muted.Render("Connecting and starting the first sweep…")
+}
+
+func (o *overview) counters(snap *scanner.Snapshot) []string {
+	var now, hour, today, keys int64
+	var anyRate bool
+	for _, f := range snap.Counters {
+		keys += f.Keys
+		if f.RatePerSec != nil {
+			now += int64(*f.RatePerSec + 0.5)
+			anyRate = true
+		} else {
+			now += int64(f.HourAvgPerSec + 0.5)
+		}
+		if w := f.CurrentWindow("hour"); w != nil {
+			hour += w.Total
+		}
+		if w := f.CurrentWindow("day"); w != nil {
+			today += w.Total
+		}
+	}
+	label := "events/s now"
+	if !anyRate {
+		label = "events/s (hour avg)"
+	}
+	return []string{
+		row(label, commas(now)),
+		row("this hour", commas(hour)),
+		row("today", commas(today)),
+		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), commas(keys))),
+	}
+}
+
+func (o *overview) health(snap *scanner.Snapshot) []string {
+	st := o.c.styles
+	h := snap.TTLHealth
+	mem := func(p scanner.Problem) string {
+		if p.Sampled == 0 {
+			return ""
+		}
+		return " ~" + bytesIEC(p.Bytes)
+	}
+	warn := func(n int64, s string) string {
+		if n > 0 {
+			return st.Warn.Render(s)
+		}
+		return st.Good.Render(s)
+	}
+	return []string{
+		warn(h.NoTTL.Keys, row("leaking (no TTL)", commas(h.NoTTL.Keys)+mem(h.NoTTL))),
+		warn(h.OverRetention.Keys, row("over retention", commas(h.OverRetention.Keys)+mem(h.OverRetention))),
+		warn(h.ExpiredButPresent.Keys, row("expired, present", commas(h.ExpiredButPresent.Keys))),
+		warn(h.WrongType.Keys+h.NotInteger.Keys, row("wrong type / not int", commas(h.WrongType.Keys)+" / "+commas(h.NotInteger.Keys))),
+	}
+}
+
+// row is a label and a right-aligned value in a panel.
+func row(label, value string) string {
+	return fit(label, 20) + right(value, 16)
+}

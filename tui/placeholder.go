@@ -1,0 +1,71 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// placeholder is a view whose structures are not configured: it says what it will show and how
+// to configure it, rather than showing a blank.
+type placeholder struct {
+	c    *common
+	text []string
+}
+
+func newPlaceholder(c *common, text []string) *placeholder { return &placeholder{c: c, text: text} }
+
+func (p *placeholder) key(tea.KeyPressMsg) (bool, tea.Cmd) { return false, nil }
+func (p *placeholder) setFilter(string)                    {}
+func (p *placeholder) filterable() bool                    { return false }
+func (p *placeholder) family() string                      { return "" }
+func (p *placeholder) back() bool                          { return false }
+
+func (p *placeholder) render(w, h int) string {
+	lines := []string{p.c.styles.Title.Render(p.text[0]), ""}
+	for _, l := range p.text[1:] {
+		lines = append(lines, p.c.styles.Muted.Render(l))
+	}
+	return strings.Join(lines, "\n")
+}
+
+var queuesText = []string{
+	"Queues: none configured",
+	"This view will list each delay queue (a sorted set scored by due time) and list queue:",
+	"depth, tasks due now, tasks in flight, the oldest overdue task's lag, and when the next is due,",
+	"with depth and lag sparklines.",
+	"",
+	"Configure one in config.toml:",
+	"  [[delay_queue]]",
+	`  name = "orders"`,
+	`  key = "delay:orders"`,
+	`  score_unit = "ms"`,
+}
+
+var limitersText = []string{
+	"Limiters: none configured",
+	"This view will list each rate limiter's keys: hits in the current window, keys at or over their",
+	"limit (over means a racy writer), the most used keys, and allowed and rejected hits a second.",
+	"",
+	"Configure one in config.toml:",
+	"  [[limiter]]",
+	`  name = "api"`,
+	`  pattern = "rl:<user>"`,
+	`  kind = "sliding"`,
+	`  window = "1m"`,
+	"  limit = 100",
+}
+
+var uniquesText = []string{
+	"Uniques: none configured",
+	"This view will show HyperLogLog and bitmap uniques per window: PFCOUNT per window, BITCOUNT",
+	"per day, and the 7- and 30-day unions.",
+	"",
+	"Configure one in config.toml:",
+	"  [[unique]]",
+	`  name = "uv"`,
+	`  pattern = "uv:<page>:<window>"`,
+}
+
+func msDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

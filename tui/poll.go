@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+)
+
+// tickMsg asks for a poll; gen is the generation it was scheduled in.
+type tickMsg struct{ gen int }
+
+// pollMsg is a poll's outcome.
+type pollMsg struct {
+	gen    int
+	status scanner.Status
+	err    error
+}
+
+// redrawMsg refreshes the screen once a second while disconnected, so the countdown moves.
+type redrawMsg struct{ gen int }
+
+// maxBackoff caps the wait between reconnection attempts.
+const maxBackoff = 10 * time.Second
+
+func tick(gen int, d time.Duration) tea.Cmd {
+	if d <= 0 {
+		return func() tea.Msg { return tickMsg{gen} }
+	}
+	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{gen} })
+}
+
+// pollCmd polls src off the UI goroutine. Its arguments are copied in; it reads nothing of the
+// model when it runs.
+func pollCmd(ctx context.Context, src Source, gen int, refresh time.Duration) tea.Cmd {
+	// Sweep for half the interval, so the screen keeps its rate on a big keyspace; allow the
+	// rest plus a margin for the reads the slice started.
+	slice, timeout := refresh/2, refresh+5*time.Second
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		st, err := src.Poll(ctx, slice)
+		return pollMsg{gen: gen, status: st, err: err}
+	}
+}
+
+func (m *Model) handleTick(msg tickMsg) tea.Cmd {
+	if msg.gen != m.gen || m.paused || m.polling || m.ctx.Err() != nil {
+		return nil // stale, paused, or a poll is still running: its result schedules the next
+	}
+	m.polling = true
+	return pollCmd(m.ctx, m.c.opt.Source, m.gen, m.c.opt.Refresh)
+}
+
+func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
+	m.polling = false
+	if msg.err != nil {
+		m.err = msg.err
+		m.failures++
+		m.c.stale = true
+		wait := min(time.Second<<min(m.failures-1, 4), maxBackoff)
+		m.retryAt = m.c.now().Add(wait)
+		if m.paused || msg.gen != m.gen {
+			return nil
+		}
+		return tea.Batch(tick(m.gen, wait), redraw(m.gen))
+	}
+	m.c.status, m.c.polledAt = msg.status, m.c.now()
+	m.err, m.failures, m.c.stale = nil, 0, false
+	if m.paused || msg.gen != m.gen {
+		return nil
+	}
+	return tick(m.gen, m.c.opt.Refresh)
+}
+
+func redraw(gen int) tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return redrawMsg{gen} })
+}
+
+func (m *Model) handleRedraw(msg redrawMsg) tea.Cmd {
+	if msg.gen != m.gen || m.err == nil {
+		return nil
+	}
+	return redraw(m.gen)
+}

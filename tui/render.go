@@ -1,0 +1,176 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+// View draws the whole screen: header, banner when disconnected, tabs, the view, footer.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.WindowTitle = "hourglass: " + m.c.opt.Target
+	return v
+}
+
+// Render is View's content, exactly the terminal's size.
+func (m *Model) Render() string {
+	w, h := m.c.width, m.c.height
+	if w < 20 || h < 6 {
+		return "hourglass: the terminal is too small"
+	}
+	top := append(m.header(w), m.tabBar(w))
+	if m.err != nil {
+		top = append([]string{m.banner(w)}, top...)
+	}
+	bottom := m.footer(w)
+	bodyH := max(h-len(top)-1, 1)
+	var body string
+	switch {
+	case m.showHelp:
+		body = m.overlay(w, bodyH, strings.Split(m.helpText(), "\n"))
+	case m.modal != nil:
+		body = m.overlay(w, bodyH, m.modalText())
+	default:
+		body = m.views[m.active].render(w, bodyH)
+		if m.c.stale {
+			body = m.c.styles.Stale.Render(stripStyles(body))
+		}
+	}
+	lines := append(top, blockLines(body, w, bodyH)...)
+	lines = append(lines, bottom)
+	return strings.Join(lines, "\n")
+}
+
+// header is two lines: who and what is on screen, then the server's numbers.
+func (m *Model) header(w int) []string {
+	st, o := m.c.styles, m.c.opt
+	badge := st.ReadOnly.Render("READ-ONLY")
+	switch {
+	case o.Demo:
+		badge = st.Demo.Render("DEMO") + " " + st.WritesOn.Render("WRITES ON")
+	case o.Actions != nil:
+		badge = st.WritesOn.Render("WRITES ON")
+	}
+	line1 := st.Title.Render("hourglass") + " " + badge + " " + st.Header.Render(o.Target)
+	if !strings.Contains(o.Target, o.Mode) {
+		line1 += " " + st.Muted.Render("("+o.Mode+")")
+	}
+	if n := m.activeTraffic(); n != "" {
+		line1 += " " + st.Warn.Render("test traffic: "+n)
+	}
+
+	now := m.c.now().In(o.Location)
+	srv := m.c.status.Server
+	parts := []string{now.Format("15:04:05 MST")}
+	switch {
+	case srv.Err != "":
+		parts = append(parts, st.Warn.Render("INFO refused"))
+	case srv.Version != "":
+		parts = append(parts, "ops/s "+commas(srv.OpsPerSec), "mem "+bytesIEC(srv.UsedMemory))
+		if srv.Masters > 1 {
+			parts = append(parts, fmt.Sprintf("%d masters", srv.Masters))
+		}
+	}
+	switch {
+	case m.err != nil:
+		parts = append(parts, st.Bad.Render("● disconnected"))
+	case m.c.polledAt.IsZero():
+		parts = append(parts, st.Muted.Render("○ connecting"))
+	case m.paused:
+		parts = append(parts, st.Warn.Render("‖ paused"))
+	default:
+		parts = append(parts, st.Good.Render("● connected"))
+	}
+	if s := m.c.status.Snapshot; s != nil {
+		parts = append(parts, "sweep "+ago(m.c.now().Sub(s.TakenAt))+" ago")
+	} else if m.c.status.Sweep.KeysSeen > 0 {
+		parts = append(parts, "first sweep: "+commas(m.c.status.Sweep.KeysSeen)+" keys")
+	}
+	return []string{fit(line1, w), fit(strings.Join(parts, st.Muted.Render("  ·  ")), w)}
+}
+
+func (m *Model) activeTraffic() string {
+	var on []string
+	for _, f := range m.c.opt.Families {
+		if m.traffic[f.Name] {
+			on = append(on, f.Name)
+		}
+	}
+	return strings.Join(on, ", ")
+}
+
+// banner says Redis is gone, why, when the next attempt runs, and how old the data is.
+func (m *Model) banner(w int) string {
+	wait := m.retryAt.Sub(m.c.now())
+	text := fmt.Sprintf(" ✖ Redis unreachable · retry in %ds (attempt %d)", max(int(wait.Seconds()+0.999), 0), m.failures+1)
+	if !m.c.polledAt.IsZero() {
+		text += " · data " + ago(m.c.now().Sub(m.c.polledAt)) + " old"
+	}
+	text += " · " + oneLine(m.err.Error())
+	return m.c.styles.Banner.Render(fit(text, w))
+}
+
+func (m *Model) tabBar(w int) string {
+	var tabs []string
+	for i, name := range viewNames {
+		label := fmt.Sprintf("%d %s", i+1, name)
+		if i == m.active {
+			tabs = append(tabs, m.c.styles.ActiveTab.Render(label))
+		} else {
+			tabs = append(tabs, m.c.styles.Tab.Render(label))
+		}
+	}
+	return fit(strings.Join(tabs, ""), w)
+}
+
+// footer is the filter line while typing, a recent action's outcome, or the short help.
+func (m *Model) footer(w int) string {
+	st := m.c.styles
+	switch {
+	case m.filtering:
+		return fit(st.Title.Render("/")+" "+m.filter+"▏"+st.Muted.Render("  enter keeps · esc clears"), w)
+	case m.flash != "" && m.c.now().Sub(m.flashAt) < 8*time.Second:
+		return fit(st.Warn.Render(m.flash), w)
+	}
+	line := m.help.ShortHelpView(m.c.keys.ShortHelp())
+	if m.filter != "" {
+		line = st.Title.Render("filter: "+m.filter) + "  " + line
+	}
+	return fit(line, w)
+}
+
+func (m *Model) helpText() string {
+	h := m.help
+	h.ShowAll = true
+	text := m.c.styles.Title.Render("Keys") + "\n\n" + h.FullHelpView(m.c.keys.FullHelp())
+	if m.c.opt.Actions == nil {
+		text += "\n\n" + m.c.styles.Muted.Render("i, t and r write, and are off: "+m.c.opt.ReadOnlyWhy)
+	}
+	return text + "\n\n" + m.c.styles.Muted.Render("? or esc closes")
+}
+
+// overlay centres a boxed text in the body's area.
+func (m *Model) overlay(w, h int, lines []string) string {
+	box := m.c.styles.Overlay.Render(strings.Join(lines, "\n"))
+	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
+}
+
+// blockLines cuts or pads s to exactly h lines of w cells.
+func blockLines(s string, w, h int) []string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		lines[i] = fit(l, w)
+	}
+	for len(lines) < h {
+		lines = append(lines, strings.Repeat(" ", w))
+	}
+	return lines
+}

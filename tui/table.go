@@ -1,0 +1,106 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+)
+
+// column is one table column: right-aligned for numbers; flex columns share the spare width.
+type column struct {
+	title string
+	right bool
+	flex  bool
+}
+
+// table lays rows of plain cells out in width cells: every column as wide as its widest cell,
+// the flex ones cut when the width is short, and the selected row highlighted.
+type table struct {
+	cols     []column
+	rows     [][]string
+	selected int // -1 for none
+	styles   *common
+}
+
+func (t *table) render(width int) []string {
+	n := len(t.cols)
+	widths := make([]int, n)
+	for i, c := range t.cols {
+		widths[i] = lipgloss.Width(c.title)
+	}
+	for _, r := range t.rows {
+		for i := range min(len(r), n) {
+			widths[i] = max(widths[i], lipgloss.Width(r[i]))
+		}
+	}
+	total := 2 * (n - 1)
+	for _, w := range widths {
+		total += w
+	}
+	// Too wide: cut flex columns first (to 8 cells at least), then drop columns from the right.
+	for i := range n {
+		if over := total - width; over > 0 && t.cols[i].flex && widths[i] > 8 {
+			cut := min(over, widths[i]-8)
+			widths[i] -= cut
+			total -= cut
+		}
+	}
+	shown := n
+	for shown > 1 && total > width {
+		shown--
+		total -= widths[shown] + 2
+	}
+	line := func(cells []string) string {
+		parts := make([]string, 0, shown)
+		for i := range shown {
+			cell := ""
+			if i < len(cells) {
+				cell = cells[i]
+			}
+			if t.cols[i].right {
+				parts = append(parts, right(cell, widths[i]))
+			} else {
+				parts = append(parts, fit(cell, widths[i]))
+			}
+		}
+		return strings.Join(parts, "  ")
+	}
+	st := t.styles.styles
+	titles := make([]string, n)
+	for i, c := range t.cols {
+		titles[i] = c.title
+	}
+	out := []string{st.TableHead.Render(line(titles))}
+	for i, r := range t.rows {
+		l := line(r)
+		if i == t.selected {
+			out = append(out, st.Selected.Render(fit(l, min(width, total))))
+		} else {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// window returns the rows to show so that sel stays in view within h rows.
+func window(n, sel, h int) (from, to int) {
+	if n <= h || h <= 0 {
+		return 0, n
+	}
+	from = max(0, min(sel-h/2, n-h))
+	return from, from + h
+}
+
+// matches reports whether any of the texts holds filter (case-insensitive).
+func matches(filter string, texts ...string) bool {
+	if filter == "" {
+		return true
+	}
+	f := strings.ToLower(filter)
+	for _, t := range texts {
+		if strings.Contains(strings.ToLower(t), f) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+)
+
+// ttlView lists each family's unhealthy keys, with examples of the selected one.
+type ttlView struct {
+	c       *common
+	sel     int
+	filter  string
+	visible []string
+}
+
+func newTTLView(c *common) *ttlView { return &ttlView{c: c} }
+
+func (v *ttlView) filterable() bool      { return true }
+func (v *ttlView) setFilter(text string) { v.filter, v.sel = text, 0 }
+func (v *ttlView) back() bool            { return false }
+
+func (v *ttlView) family() string {
+	if v.sel < len(v.visible) {
+		return v.visible[v.sel]
+	}
+	return ""
+}
+
+func (v *ttlView) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, v.c.keys.Up):
+		v.sel = max(v.sel-1, 0)
+	case key.Matches(msg, v.c.keys.Down):
+		v.sel = min(v.sel+1, max(len(v.visible)-1, 0))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (v *ttlView) render(w, h int) string {
+	st := v.c.styles
+	snap := v.c.status.Snapshot
+	if snap == nil {
+		return st.Muted.Render("Waiting for the first sweep to complete…")
+	}
+	t := &table{styles: v.c, cols: []column{
+		{title: "FAMILY", flex: true}, {title: "KEYS", right: true}, {title: "NO TTL", right: true},
+		{title: "OVER RET", right: true}, {title: "EXPIRED", right: true}, {title: "WRONG TYPE", right: true},
+		{title: "NOT INT", right: true}, {title: "~MEMORY", right: true},
+	}}
+	v.visible = v.visible[:0]
+	for _, f := range snap.Counters {
+		if !matches(v.filter, f.Family) && !anyExample(f, v.filter) {
+			continue
+		}
+		v.visible = append(v.visible, f.Family)
+		var bytes int64
+		sampled := false
+		for _, p := range f.Health.Problems() {
+			bytes += p.Bytes
+			sampled = sampled || p.Sampled > 0
+		}
+		mem := "-"
+		if sampled {
+			mem = bytesIEC(bytes)
+		}
+		t.rows = append(t.rows, []string{f.Family, commas(f.Keys), commas(f.TTL.NoTTL), commas(f.TTL.OverRetention),
+			commas(f.TTL.ExpiredButPresent), commas(f.WrongType), commas(f.NotInteger), mem})
+	}
+	if len(t.rows) == 0 {
+		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
+	}
+	v.sel = min(v.sel, len(v.visible)-1)
+	t.selected = v.sel
+	h0 := snap.TTLHealth
+	t.rows = append(t.rows, []string{"all families", commas(snap.Scan.KeysMatched), commas(h0.NoTTL.Keys),
+		commas(h0.OverRetention.Keys), commas(h0.ExpiredButPresent.Keys), commas(h0.WrongType.Keys), commas(h0.NotInteger.Keys), ""})
+	lines := t.render(w)
+
+	f := snap.Family(v.visible[v.sel])
+	lines = append(lines, "", st.Title.Render("Examples in "+f.Family)+st.Muted.Render("  (names escaped; ↑/↓ picks the family)"))
+	any := false
+	for _, p := range f.Health.Problems() {
+		for _, ex := range p.Examples {
+			if !matches(v.filter, f.Family, ex.Key) {
+				continue
+			}
+			any = true
+			lines = append(lines, fit(st.Warn.Render(fmt.Sprintf("%-19s", strings.ReplaceAll(p.Name, "_", " ")))+" "+ex.Key+"  "+
+				st.Muted.Render(v.exampleNote(p.Name, ex)), w))
+		}
+	}
+	if !any {
+		lines = append(lines, st.Good.Render("none: every key of this family expires on time"))
+	}
+	if note := h0.MemoryNote; note != "" {
+		lines = append(lines, st.Muted.Render("memory: "+note))
+	}
+	lines = append(lines, "")
+	if v.c.opt.Actions != nil {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the %s keys without a TTL (a dry run first, then confirm)", commas(h0.NoTTL.Keys))))
+	} else {
+		lines = append(lines, st.Muted.Render("r (repair) is off: "+v.c.opt.ReadOnlyWhy))
+	}
+	if len(lines) > h { // keep the table's head and the footer hint; cut examples
+		lines = append(lines[:h-1], lines[len(lines)-1])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
+	due := ex.ExpireAt.In(v.c.opt.Location).Format("01-02 15:04")
+	var s string
+	switch problem {
+	case "no_ttl":
+		s = "no TTL, due " + due
+	case "over_retention":
+		s = fmt.Sprintf("TTL %s, due %s", ago(msDur(ex.TTLMS)), due)
+	case "expired_but_present":
+		s = "was due " + due
+	case "wrong_type":
+		s = "a " + ex.Type
+	case "not_integer":
+		s = fmt.Sprintf("value %q", ex.Value)
+	}
+	if ex.Bytes > 0 {
+		s += ", " + bytesIEC(ex.Bytes)
+	}
+	return s
+}
+
+func anyExample(f scanner.FamilyStats, filter string) bool {
+	if filter == "" {
+		return true
+	}
+	for _, p := range f.Health.Problems() {
+		for _, ex := range p.Examples {
+			if matches(filter, ex.Key) {
+				return true
+			}
+		}
+	}
+	return false
+}
