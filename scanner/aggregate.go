@@ -81,6 +81,7 @@ type winAgg struct {
 }
 
 type topEntry struct {
+	name  string // the raw key, for live reads
 	dims  []string
 	value int64
 }
@@ -185,7 +186,7 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 	}
 	w.total = addSat(w.total, v)
 	if now.Before(expireAt) {
-		w.push(k.Dims, v, a.opt.TopK)
+		w.push(k.Name, k.Dims, v, a.opt.TopK)
 	}
 	if fa.recon != nil {
 		fa.recon.add(f, k.Window, k.Dims, v, now, a.opt.Location)
@@ -213,7 +214,7 @@ func (fa *famAgg) note(p int, k *Key, ex Example, opt SnapshotOptions) {
 }
 
 // push offers a value to the window's top list.
-func (w *winAgg) push(dims []string, v int64, k int) {
+func (w *winAgg) push(name string, dims []string, v int64, k int) {
 	if len(w.top) == k && v <= w.top[k-1].value {
 		return
 	}
@@ -222,7 +223,7 @@ func (w *winAgg) push(dims []string, v int64, k int) {
 		w.top = append(w.top, topEntry{})
 	}
 	copy(w.top[i+1:], w.top[i:])
-	w.top[i] = topEntry{dims: dims, value: v}
+	w.top[i] = topEntry{name: name, dims: dims, value: v}
 }
 
 // ParseInteger parses a counter's value the way Redis' INCRBY does: an optional minus sign and
@@ -318,7 +319,7 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 func (a *Aggregator) readSamples(ctx context.Context, rdb redis.UniversalClient) (map[string]int64, map[string]string, string) {
 	sizes, types := map[string]int64{}, map[string]string{}
 	if rdb == nil || a.opt.MemorySamples < 0 {
-		return sizes, types, "memory not sampled"
+		return sizes, types, "not sampled"
 	}
 	pipe := rdb.Pipeline()
 	mem := map[string]*redis.IntCmd{}
@@ -400,7 +401,7 @@ func (fa *famAgg) stats(now time.Time, opt SnapshotOptions, sizes map[string]int
 			Expired: !now.Before(w.expireAt),
 		}
 		for _, t := range w.top {
-			ws.Top = append(ws.Top, DimsValue{Dims: dimsMap(dimNames, t.dims), Value: t.value})
+			ws.Top = append(ws.Top, DimsValue{Dims: dimsMap(dimNames, t.dims), Value: t.value, key: t.name})
 		}
 		fs.Windows = append(fs.Windows, ws)
 	}

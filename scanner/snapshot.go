@@ -67,6 +67,7 @@ type WindowStats struct {
 type DimsValue struct {
 	Dims  map[string]string `json:"dims"`
 	Value int64             `json:"value"`
+	key   string            // the raw key name, for a Watcher's live reads
 }
 
 // Series holds window totals for sparklines, oldest first, ending at the current window; a

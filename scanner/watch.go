@@ -3,6 +3,7 @@ package scanner
 import (
 	"context"
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +39,18 @@ type Status struct {
 	Snapshot *Snapshot // nil until the first sweep completes
 	Sweep    SweepProgress
 	Server   ServerInfo
+	// Live holds, for the family in focus, its current windows' top dims read again at this Poll
+	// (a sweep of a big keyspace takes a while; these are what the screen shows meanwhile).
+	Live []LiveWindow
+}
+
+// LiveWindow is a current window's top dims with values read now, largest first.
+type LiveWindow struct {
+	Family      string
+	Granularity string
+	Window      string
+	Top         []DimsValue
+	ReadAt      time.Time
 }
 
 // SweepProgress describes the sweep under way.
@@ -73,7 +86,10 @@ func NewWatcher(rdb redis.UniversalClient, families []*store.Family, sweep Optio
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
 // An error means Redis could not be reached or refused the sweep; the Status still holds the last
 // Snapshot.
-func (w *Watcher) Poll(ctx context.Context, slice time.Duration) (Status, error) {
+//
+// focus names the family on screen: its current windows' top dims are read again (a GET each, one
+// pipeline), so the numbers an operator looks at move between sweeps. "" reads none.
+func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (Status, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.restart {
@@ -101,7 +117,60 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration) (Status, error)
 	}
 	st.Snapshot = w.last
 	st.Sweep.KeysSeen, st.Sweep.Started = w.seen, w.started
+	if err == nil && focus != "" && w.last != nil {
+		st.Live, err = w.readLive(ctx, focus)
+	}
 	return st, err
+}
+
+// readLive reads the current windows' top dims of family again.
+func (w *Watcher) readLive(ctx context.Context, family string) ([]LiveWindow, error) {
+	f := w.last.Family(family)
+	if f == nil {
+		return nil, nil
+	}
+	now := w.snapOpt.Now
+	if now == nil {
+		now = time.Now
+	}
+	pipe := w.rdb.Pipeline()
+	var live []LiveWindow
+	var cmds [][]*redis.StringCmd
+	for _, win := range f.Windows {
+		if !win.Current || len(win.Top) == 0 {
+			continue
+		}
+		lw := LiveWindow{Family: family, Granularity: win.Granularity, Window: win.Window}
+		var wc []*redis.StringCmd
+		for _, t := range win.Top {
+			lw.Top = append(lw.Top, DimsValue{Dims: t.Dims, Value: t.Value, key: t.key})
+			wc = append(wc, pipe.Get(ctx, t.key))
+		}
+		live = append(live, lw)
+		cmds = append(cmds, wc)
+	}
+	if len(live) == 0 {
+		return nil, nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return nil, err
+	}
+	at := now()
+	for i := range live {
+		for j, c := range cmds[i] {
+			if v, err := c.Result(); err == nil {
+				if n, ok := ParseInteger(v); ok {
+					live[i].Top[j].Value = n
+				}
+			} else if err == redis.Nil {
+				live[i].Top[j].Value = 0 // expired since the sweep
+			}
+		}
+		top := live[i].Top
+		sort.SliceStable(top, func(a, b int) bool { return top[a].Value > top[b].Value })
+		live[i].ReadAt = at
+	}
+	return live, nil
 }
 
 func (w *Watcher) begin() {

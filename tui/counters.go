@@ -12,12 +12,24 @@ import (
 
 // counters is the table of families; enter opens one family.
 type counters struct {
-	c       *common
-	sel     int
-	open    string // the family drilled into, "" for the table
-	filter  string
-	topSel  int
-	visible []string // the families the table shows, after the filter
+	c      *common
+	sel    int
+	open   string // the family drilled into, "" for the table
+	filter string
+	topSel int
+}
+
+// visible lists the families the table shows, after the filter.
+func (v *counters) visible() []string {
+	var names []string
+	if snap := v.c.status.Snapshot; snap != nil {
+		for _, f := range snap.Counters {
+			if matches(v.filter, f.Family) {
+				names = append(names, f.Family)
+			}
+		}
+	}
+	return names
 }
 
 func newCounters(c *common) *counters { return &counters{c: c} }
@@ -30,8 +42,8 @@ func (v *counters) family() string {
 	if v.open != "" {
 		return v.open
 	}
-	if v.sel < len(v.visible) {
-		return v.visible[v.sel]
+	if vis := v.visible(); v.sel < len(vis) {
+		return vis[v.sel]
 	}
 	return ""
 }
@@ -57,12 +69,11 @@ func (v *counters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		if v.open != "" {
 			v.topSel++
 		} else {
-			v.sel = min(v.sel+1, max(len(v.visible)-1, 0))
+			v.sel = min(v.sel+1, max(len(v.visible())-1, 0))
 		}
 	case key.Matches(msg, k.Enter):
-		if v.open == "" && v.sel < len(v.visible) {
-			v.open, v.topSel = v.visible[v.sel], 0
-			v.filter = ""
+		if vis := v.visible(); v.open == "" && v.sel < len(vis) {
+			v.open, v.topSel = vis[v.sel], 0
 		}
 	default:
 		return false, nil
@@ -86,7 +97,6 @@ func (v *counters) render(w, h int) string {
 
 func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 	st := v.c.styles
-	v.visible = v.visible[:0]
 	t := &table{styles: v.c, cols: []column{
 		{title: "FAMILY", flex: true}, {title: "KEYS", right: true}, {title: "THIS HOUR", right: true},
 		{title: "RATE/S", right: true}, {title: "TODAY", right: true}, {title: "NO TTL", right: true},
@@ -96,7 +106,6 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if !matches(v.filter, f.Family) {
 			continue
 		}
-		v.visible = append(v.visible, f.Family)
 		hour, today, mism := "-", "-", "-"
 		if has(f, "hour") {
 			hour = "0"
@@ -120,7 +129,7 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		t.rows = append(t.rows, []string{f.Family, commas(f.Keys), hour, rateText(f), today,
 			commas(f.TTL.NoTTL), mism, spark})
 	}
-	v.sel = min(v.sel, max(len(v.visible)-1, 0))
+	v.sel = min(v.sel, max(len(t.rows)-1, 0))
 	t.selected = v.sel
 	if len(t.rows) == 0 {
 		return st.Muted.Render(fmt.Sprintf("No family matches %q (esc clears the filter).", v.filter))
@@ -129,6 +138,12 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 	from, to := window(len(lines)-1, v.sel, h-2)
 	out := append([]string{lines[0]}, lines[1+from:1+to]...)
 	out = append(out, "", st.Muted.Render("enter opens a family · i injects a burst into it · t toggles steady test traffic"))
+	// A tall terminal shows the selected family below the table.
+	if rest := h - len(out) - 1; rest >= 14 {
+		if f := snap.Family(v.visible()[v.sel]); f != nil {
+			out = append(out, "", v.detail(f, w, rest))
+		}
+	}
 	return strings.Join(out, "\n")
 }
 
@@ -196,12 +211,21 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 		lines = append(lines, st.Muted.Render("No keys in the current "+g+" yet."))
 		return strings.Join(lines, "\n")
 	}
+	top, live := cw.Top, v.live(f.Family, g, cw.Window)
+	last := "SHARE"
+	if live != nil {
+		top, last = live.Top, "SINCE SWEEP"
+	}
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "#", right: true}, {title: "TOP DIMS THIS " + strings.ToUpper(g), flex: true},
-		{title: "VALUE", right: true}, {title: "SHARE", right: true},
+		{title: "VALUE", right: true}, {title: last, right: true},
 	}}
-	var shown []scanner.DimsValue
+	swept := map[string]int64{}
 	for _, dv := range cw.Top {
+		swept[dimsText(f.Dims, dv.Dims)] = dv.Value
+	}
+	var shown []scanner.DimsValue
+	for _, dv := range top {
 		if matches(v.filter, dimsText(f.Dims, dv.Dims)) {
 			shown = append(shown, dv)
 		}
@@ -209,11 +233,15 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	v.topSel = min(v.topSel, max(len(shown)-1, 0))
 	t.selected = v.topSel
 	for i, dv := range shown {
-		share := "-"
-		if cw.Total > 0 {
-			share = fmt.Sprintf("%.1f%%", 100*float64(dv.Value)/float64(cw.Total))
+		text := dimsText(f.Dims, dv.Dims)
+		extra := "-"
+		switch {
+		case live != nil:
+			extra = fmt.Sprintf("%+d", dv.Value-swept[text])
+		case cw.Total > 0:
+			extra = fmt.Sprintf("%.1f%%", 100*float64(dv.Value)/float64(cw.Total))
 		}
-		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), dimsText(f.Dims, dv.Dims), commas(dv.Value), share})
+		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), text, commas(dv.Value), extra})
 	}
 	tl := t.render(w)
 	room := max(h-len(lines)-1, 1)
@@ -221,6 +249,16 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	lines = append(lines, tl[0])
 	lines = append(lines, tl[1+from:1+to]...)
 	return strings.Join(lines, "\n")
+}
+
+// live returns the live read of family's current window, when the last poll made one.
+func (v *counters) live(family, g, window string) *scanner.LiveWindow {
+	for i, lw := range v.c.status.Live {
+		if lw.Family == family && lw.Granularity == g && lw.Window == window {
+			return &v.c.status.Live[i]
+		}
+	}
+	return nil
 }
 
 func reconcileText(good, bad func(...string) string, dims []string, r *scanner.Reconciliation) string {

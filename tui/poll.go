@@ -34,14 +34,14 @@ func tick(gen int, d time.Duration) tea.Cmd {
 
 // pollCmd polls src off the UI goroutine. Its arguments are copied in; it reads nothing of the
 // model when it runs.
-func pollCmd(ctx context.Context, src Source, gen int, refresh time.Duration) tea.Cmd {
+func pollCmd(ctx context.Context, src Source, gen int, refresh time.Duration, focus string) tea.Cmd {
 	// Sweep for half the interval, so the screen keeps its rate on a big keyspace; allow the
 	// rest plus a margin for the reads the slice started.
 	slice, timeout := refresh/2, refresh+5*time.Second
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		st, err := src.Poll(ctx, slice)
+		st, err := src.Poll(ctx, slice, focus)
 		return pollMsg{gen: gen, status: st, err: err}
 	}
 }
@@ -51,7 +51,7 @@ func (m *Model) handleTick(msg tickMsg) tea.Cmd {
 		return nil // stale, paused, or a poll is still running: its result schedules the next
 	}
 	m.polling = true
-	return pollCmd(m.ctx, m.c.opt.Source, m.gen, m.c.opt.Refresh)
+	return pollCmd(m.ctx, m.c.opt.Source, m.gen, m.c.opt.Refresh, m.views[m.active].family())
 }
 
 func (m *Model) handlePoll(msg pollMsg) tea.Cmd {

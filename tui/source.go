@@ -10,7 +10,9 @@ import (
 // Source is the console's only way to the data: polled in a tea.Cmd, never from Update or View.
 // scanner.Watcher is the real one; tests give a fake.
 type Source interface {
-	Poll(ctx context.Context, slice time.Duration) (scanner.Status, error)
+	// Poll sweeps on for slice and reads the status; focus is the family on screen ("" none),
+	// whose current windows the source reads again live.
+	Poll(ctx context.Context, slice time.Duration, focus string) (scanner.Status, error)
 }
 
 // Actions are the console's writes. A read-only console has none (Options.Actions nil).

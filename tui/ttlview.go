@@ -12,10 +12,22 @@ import (
 
 // ttlView lists each family's unhealthy keys, with examples of the selected one.
 type ttlView struct {
-	c       *common
-	sel     int
-	filter  string
-	visible []string
+	c      *common
+	sel    int
+	filter string
+}
+
+// visible lists the families the table shows: those whose name or an example matches the filter.
+func (v *ttlView) visible() []string {
+	var names []string
+	if snap := v.c.status.Snapshot; snap != nil {
+		for _, f := range snap.Counters {
+			if matches(v.filter, f.Family) || anyExample(f, v.filter) {
+				names = append(names, f.Family)
+			}
+		}
+	}
+	return names
 }
 
 func newTTLView(c *common) *ttlView { return &ttlView{c: c} }
@@ -25,8 +37,8 @@ func (v *ttlView) setFilter(text string) { v.filter, v.sel = text, 0 }
 func (v *ttlView) back() bool            { return false }
 
 func (v *ttlView) family() string {
-	if v.sel < len(v.visible) {
-		return v.visible[v.sel]
+	if vis := v.visible(); v.sel < len(vis) {
+		return vis[v.sel]
 	}
 	return ""
 }
@@ -36,7 +48,7 @@ func (v *ttlView) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	case key.Matches(msg, v.c.keys.Up):
 		v.sel = max(v.sel-1, 0)
 	case key.Matches(msg, v.c.keys.Down):
-		v.sel = min(v.sel+1, max(len(v.visible)-1, 0))
+		v.sel = min(v.sel+1, max(len(v.visible())-1, 0))
 	default:
 		return false, nil
 	}
@@ -54,12 +66,9 @@ func (v *ttlView) render(w, h int) string {
 		{title: "OVER RET", right: true}, {title: "EXPIRED", right: true}, {title: "WRONG TYPE", right: true},
 		{title: "NOT INT", right: true}, {title: "~MEMORY", right: true},
 	}}
-	v.visible = v.visible[:0]
-	for _, f := range snap.Counters {
-		if !matches(v.filter, f.Family) && !anyExample(f, v.filter) {
-			continue
-		}
-		v.visible = append(v.visible, f.Family)
+	visible := v.visible()
+	for _, name := range visible {
+		f := snap.Family(name)
 		var bytes int64
 		sampled := false
 		for _, p := range f.Health.Problems() {
@@ -76,14 +85,14 @@ func (v *ttlView) render(w, h int) string {
 	if len(t.rows) == 0 {
 		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
 	}
-	v.sel = min(v.sel, len(v.visible)-1)
+	v.sel = min(v.sel, len(visible)-1)
 	t.selected = v.sel
 	h0 := snap.TTLHealth
 	t.rows = append(t.rows, []string{"all families", commas(snap.Scan.KeysMatched), commas(h0.NoTTL.Keys),
 		commas(h0.OverRetention.Keys), commas(h0.ExpiredButPresent.Keys), commas(h0.WrongType.Keys), commas(h0.NotInteger.Keys), ""})
 	lines := t.render(w)
 
-	f := snap.Family(v.visible[v.sel])
+	f := snap.Family(visible[v.sel])
 	lines = append(lines, "", st.Title.Render("Examples in "+f.Family)+st.Muted.Render("  (names escaped; ↑/↓ picks the family)"))
 	any := false
 	for _, p := range f.Health.Problems() {
@@ -104,7 +113,7 @@ func (v *ttlView) render(w, h int) string {
 	}
 	lines = append(lines, "")
 	if v.c.opt.Actions != nil {
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the %s keys without a TTL (a dry run first, then confirm)", commas(h0.NoTTL.Keys))))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the keys without a TTL (%s in the last sweep): a dry run first, then confirm", commas(h0.NoTTL.Keys))))
 	} else {
 		lines = append(lines, st.Muted.Render("r (repair) is off: "+v.c.opt.ReadOnlyWhy))
 	}
