@@ -42,7 +42,11 @@ func runConsole(ctx context.Context, t *target, cfg *Config, palette theme.Palet
 		opt.Actions = acts
 	}
 	m := tui.New(opt, theme.New(palette))
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
+	if !isTerminal(out) {
+		opts = append(opts, tea.WithWindowSize(120, 36)) // no terminal to ask (a test)
+	}
+	p := tea.NewProgram(m, opts...)
 	_, err := p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, context.Canceled) {
 		return nil // ctrl+c from outside, or SIGTERM: a normal way out

@@ -56,7 +56,7 @@ type Aggregator struct {
 	fams  map[*store.Family]*famAgg
 	order []*famAgg
 	scan  ScanStats
-	start time.Time
+	start time.Time // when the first page arrived
 }
 
 type famAgg struct {
@@ -112,7 +112,7 @@ func NewAggregator(families []*store.Family, opt SnapshotOptions) *Aggregator {
 	if opt.ReconcileTuples <= 0 {
 		opt.ReconcileTuples = 1 << 16
 	}
-	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}, start: time.Now()}
+	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}}
 	for _, f := range families {
 		fa := &famAgg{f: f, windows: map[winKey]*winAgg{}}
 		if f.Has(store.Hour) && f.Has(store.Day) {
@@ -126,6 +126,9 @@ func NewAggregator(families []*store.Family, opt SnapshotOptions) *Aggregator {
 
 // Add folds one sweep page in.
 func (a *Aggregator) Add(p Page) {
+	if a.start.IsZero() {
+		a.start = time.Now() // a console's sweep starts at its first page, not when it was made
+	}
 	a.scan.KeysSeen += int64(p.Seen)
 	if len(p.Keys) == 0 {
 		return
@@ -287,7 +290,9 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 		Counters: make([]FamilyStats, 0, len(a.order)),
 	}
 	snap.Scan.Complete = complete
-	snap.Scan.DurationMS = time.Since(a.start).Milliseconds()
+	if !a.start.IsZero() {
+		snap.Scan.DurationMS = time.Since(a.start).Milliseconds()
+	}
 	sizes, types, note := a.readSamples(ctx, rdb)
 	for _, fa := range a.order {
 		snap.Counters = append(snap.Counters, fa.stats(now, a.opt, sizes, types, note))
