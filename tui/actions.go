@@ -35,6 +35,7 @@ type modal struct {
 	counts  scanner.RepairCounts
 	err     error
 	typed   string // what the operator typed, when the target's name is asked for
+	wrong   bool   // the last name typed was not the target's
 	confirm string // the text that confirms: the target's name on a real Redis
 }
 
@@ -144,10 +145,10 @@ func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Enter):
 			if md.typed != md.confirm {
-				md.typed = ""
+				md.typed, md.wrong = "", true
 				return nil
 			}
-		case msg.String() == "backspace":
+		case key.Matches(msg, k.Erase):
 			if r := []rune(md.typed); len(r) > 0 {
 				md.typed = string(r[:len(r)-1])
 			}
@@ -156,7 +157,7 @@ func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 			md.typed += msg.Text
 			return nil
 		}
-	} else if msg.String() != "y" {
+	} else if !key.Matches(msg, k.Confirm) {
 		return nil
 	}
 	md.stage = modalRepairing
@@ -218,6 +219,9 @@ func (m *Model) modalText() []string {
 		if md.confirm != "" {
 			lines = append(lines, fmt.Sprintf("Type the target's name (%s) and enter to repair; esc cancels.", md.confirm),
 				"> "+md.typed+"▏")
+			if md.wrong {
+				lines = append(lines, st.Bad.Render("That is not the target's name; nothing was written."))
+			}
 		} else {
 			lines = append(lines, "y repairs, esc cancels.")
 		}

@@ -12,24 +12,30 @@ type KeyMap struct {
 	Pause, Quit     key.Binding
 	Inject, Traffic key.Binding
 	Repair          key.Binding
+	// Not in the help: editing keys of the filter line and the repair overlay, and the quit
+	// that works even while typing.
+	Erase, Confirm, ForceQuit key.Binding
 }
 
 // DefaultKeyMap returns the console's bindings.
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
-		Next:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
-		Prev:    key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
-		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Enter:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Pause:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Inject:  key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inject burst")),
-		Traffic: key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "test traffic")),
-		Repair:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "repair TTLs")),
+		Next:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
+		Prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
+		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Enter:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Inject:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inject burst")),
+		Traffic:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "test traffic")),
+		Repair:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "repair TTLs")),
+		Erase:     key.NewBinding(key.WithKeys("backspace")),
+		Confirm:   key.NewBinding(key.WithKeys("y")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c")),
 	}
 	for i, name := range viewNames {
 		n := string(rune('1' + i))

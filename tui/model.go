@@ -127,7 +127,7 @@ func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 // handleKey serves, in order: an open overlay, the filter line, the global keys, the view.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.keys
-	if key.Matches(msg, k.Quit) && (msg.String() == "ctrl+c" || (!m.filtering && m.modal == nil)) {
+	if key.Matches(msg, k.ForceQuit) || (key.Matches(msg, k.Quit) && !m.filtering && m.modal == nil) {
 		return tea.Quit
 	}
 	switch {
@@ -199,7 +199,7 @@ func (m *Model) filterKey(msg tea.KeyPressMsg) {
 		m.setFilter("")
 	case key.Matches(msg, m.c.keys.Enter):
 		m.filtering = false
-	case msg.String() == "backspace":
+	case key.Matches(msg, m.c.keys.Erase):
 		if r := []rune(m.filter); len(r) > 0 {
 			m.setFilter(string(r[:len(r)-1]))
 		}

@@ -390,10 +390,12 @@ func TestInjectTrafficAndRepair(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "2 will get EXPIREAT") || !strings.Contains(s, "Type the target's name (10.0.0.5:6379)") {
 		t.Fatalf("repair preview:\n%s", s)
 	}
-	if c := press(m, "y"); c != nil {
+	if c := press(m, "y", "enter"); c != nil {
 		t.Fatal("y confirmed a repair of a real target")
 	}
-	press(m, "backspace")
+	if !strings.Contains(screen(m), "That is not the target's name") {
+		t.Errorf("a wrong name is not said:\n%s", screen(m))
+	}
 	var last tea.Cmd
 	for _, r := range "10.0.0.5:6379" {
 		last = press(m, string(r))
@@ -457,5 +459,26 @@ func golden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
+	}
+}
+
+// TestTypingIsNotAKey: while the filter line or the repair overlay has the keyboard, letters are
+// text (q does not quit, 3 does not switch views); ctrl+c still quits.
+func TestTypingIsNotAKey(t *testing.T) {
+	m := newTestModel(t, &fakeSource{status: testStatus(t)}, &fakeActions{counts: scanner.RepairCounts{Expired: 1}}, 120, 36)
+	poll(t, m)
+	press(m, "2", "/")
+	if cmd := press(m, "q", "3"); cmd != nil || m.active != 1 || m.filter != "q3" {
+		t.Fatalf("typing q3 in the filter: active %d, filter %q", m.active, m.filter)
+	}
+	press(m, "backspace", "backspace", "enter")
+	m.Update(press(m, "r")())
+	if cmd := press(m, "q"); cmd != nil || m.modal == nil || m.modal.typed != "q" {
+		t.Fatalf("q in the repair overlay: modal %+v", m.modal)
+	}
+	if cmd := press(m, "ctrl+c"); cmd == nil {
+		t.Fatal("ctrl+c did not quit from the overlay")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("ctrl+c did not quit from the overlay")
 	}
 }
