@@ -137,7 +137,7 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 		err = step(ctx, "", s.rdb)
 	}
 	s.mu.Lock()
-	s.started = true
+	s.started = s.started || len(s.done) > 0
 	s.mu.Unlock()
 	s.pace.spend(page.Seen)
 	if err != nil {
@@ -169,7 +169,12 @@ func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) erro
 	out := make(chan visited, 4)
 	go func() {
 		defer close(out)
+		var mu sync.Mutex
+		masters := map[string]bool{}
 		run := func(ctx context.Context, addr string, c redis.Cmdable) error {
+			mu.Lock()
+			masters[addr] = true
+			mu.Unlock()
 			if err := s.runMaster(ctx, addr, c, until, out); err != nil {
 				cancel(err)
 			}
@@ -179,6 +184,9 @@ func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) erro
 			if err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
 				return run(ctx, c.Options().Addr, c)
 			}); err != nil {
+				cancel(err)
+			}
+			if err := s.checkMasters(masters); err != nil {
 				cancel(err)
 			}
 		} else {
@@ -211,6 +219,22 @@ func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) erro
 	return nil
 }
 
+// ErrMastersChanged says a cluster's masters are not those the sweep began with (a failover): its
+// cursors mean nothing on the new ones, so the sweep must start over.
+var ErrMastersChanged = errors.New("the cluster's masters changed during the sweep")
+
+// checkMasters reports ErrMastersChanged when a master the sweep began on is no longer one.
+func (s *Sweep) checkMasters(now map[string]bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for addr, done := range s.done {
+		if !done && !now[addr] {
+			return ErrMastersChanged
+		}
+	}
+	return nil
+}
+
 // visited is a page of one master, the cursor after it, and the outcome of its read, which
 // may still be under way.
 type visited struct {
@@ -233,8 +257,15 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	}
 	s.done[addr] = false // known, and not done: Done waits for it
 	cursor, begun := s.cursors[addr]
-	pending := s.pending[addr]
+	pending := append([]Key(nil), s.pending[addr]...) // read into a copy: a Step may read the original
 	s.mu.Unlock()
+
+	// Every goroutine started here has ended when runMaster returns: on success the reads under
+	// way finish; on failure cancel stops them first.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
 
 	type batch struct {
 		keys []Key
@@ -243,7 +274,9 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	}
 	batches := make(chan batch, 2)
 	scanErr := make(chan error, 1)
+	wg.Add(1)
 	go func() { // stage 1: SCAN and classify
+		defer wg.Done()
 		defer close(batches)
 		send := func(b batch) bool {
 			select {
@@ -286,7 +319,9 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 			return nil
 		}
 		v := visited{addr: addr, page: Page{Seen: b.seen, Keys: b.keys}, next: b.next, read: make(chan error, 1)}
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			v.read <- s.read(ctx, c, b.keys)
 			<-sem
 		}()

@@ -71,3 +71,16 @@ func TestWatcherKeepsASnapshotCurrent(t *testing.T) {
 		t.Fatalf("after the restart the snapshot says %d, want 7", got)
 	}
 }
+
+// TestMastersChangedRestartsTheSweep: a master the sweep began on that is no longer one (a
+// failover) invalidates the cursors.
+func TestMastersChangedRestartsTheSweep(t *testing.T) {
+	s := New(nil, families(t), Options{})
+	s.done = map[string]bool{"10.0.0.1:7000": false, "10.0.0.2:7000": true}
+	if err := s.checkMasters(map[string]bool{"10.0.0.1:7000": true, "10.0.0.2:7000": true}); err != nil {
+		t.Fatalf("same masters: %v", err)
+	}
+	if err := s.checkMasters(map[string]bool{"10.0.0.3:7000": true, "10.0.0.2:7000": true}); err != ErrMastersChanged {
+		t.Fatalf("a master replaced mid-sweep: %v, want ErrMastersChanged", err)
+	}
+}

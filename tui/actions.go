@@ -15,10 +15,12 @@ import (
 // injectBurst is how many events `i` writes.
 const injectBurst = 1000
 
-// actionMsg is a write action's outcome, for the footer.
+// actionMsg is a write action's outcome, for the footer. repair is the overlay id of the repair
+// it reports, 0 for other actions.
 type actionMsg struct {
-	text string
-	err  error
+	text   string
+	err    error
+	repair int
 }
 
 // repairPreviewMsg is a dry run's count, for the repair overlay.
@@ -114,12 +116,30 @@ func (m *Model) repair() tea.Cmd {
 	if m.c.opt.Mode != "embedded" {
 		m.modal.confirm = m.c.opt.Target
 	}
-	act, ctx := m.c.opt.Actions, m.ctx
+	act := m.c.opt.Actions
+	ctx := m.repairContext()
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		defer cancel()
 		n, err := act.Repair(ctx, true)
 		return repairPreviewMsg{id: id, counts: n, err: err}
+	}
+}
+
+// repairContext is the context of the overlay's sweep: esc ends it, and so does the next one.
+func (m *Model) repairContext() context.Context {
+	if m.cancelRepair != nil {
+		m.cancelRepair()
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, 10*time.Minute)
+	m.cancelRepair = cancel
+	return ctx
+}
+
+// closeModal closes the overlay and stops its sweep.
+func (m *Model) closeModal() {
+	m.modal = nil
+	if m.cancelRepair != nil {
+		m.cancelRepair()
+		m.cancelRepair = nil
 	}
 }
 
@@ -135,7 +155,7 @@ func (m *Model) handleRepairPreview(msg repairPreviewMsg) tea.Cmd {
 func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 	md, k := m.modal, m.c.keys
 	if key.Matches(msg, k.Back) {
-		m.modal = nil
+		m.closeModal()
 		return nil
 	}
 	if md.stage != modalConfirm || md.err != nil || md.counts.Expired == 0 {
@@ -161,19 +181,18 @@ func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	md.stage = modalRepairing
-	act, ctx := m.c.opt.Actions, m.ctx
+	act, id := m.c.opt.Actions, md.id
+	ctx := m.repairContext()
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		defer cancel()
 		n, err := act.Repair(ctx, false)
-		return actionMsg{text: fmt.Sprintf("repair: %s keys given their expiry, %s gone meanwhile, %s past expiry left",
+		return actionMsg{repair: id, text: fmt.Sprintf("repair: %s keys given their expiry, %s gone meanwhile, %s past expiry left",
 			commas(n.Expired), commas(n.Gone), commas(n.SkippedPastExpiry)), err: err}
 	}
 }
 
 func (m *Model) handleAction(msg actionMsg) tea.Cmd {
-	if m.modal != nil && m.modal.stage == modalRepairing {
-		m.modal = nil
+	if msg.repair != 0 && m.modal != nil && m.modal.id == msg.repair {
+		m.closeModal()
 	}
 	if msg.err != nil {
 		m.flashf(strings.TrimSpace(msg.text+" failed: "+oneLine(msg.err.Error())) + "")

@@ -189,7 +189,7 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", commas(f.Keys)))
 	lines = append(lines, strings.Join(nums, "   "))
 	if n := len(f.Series.Hours); n > 0 {
-		series := f.Series.Hours[max(n-(w-22), 0):]
+		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
 		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(sparkline(series)), commas(maxOf(series))))
 	}
 	if n := len(f.Series.Days); n > 0 && h >= 16 {

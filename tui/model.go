@@ -55,17 +55,19 @@ type Model struct {
 	polling bool // a poll is under way; ticks meanwhile are dropped
 	paused  bool
 
-	err      error     // the last poll's failure, nil when connected
-	failures int       // consecutive failed polls
-	retryAt  time.Time // when the next attempt runs (server clock)
+	redrawing bool      // a chain of redrawMsgs is running
+	err       error     // the last poll's failure, nil when connected
+	failures  int       // consecutive failed polls
+	retryAt   time.Time // when the next attempt runs (server clock)
 
-	showHelp  bool
-	filtering bool   // the filter line has the keyboard
-	filter    string // per active view
-	modal     *modal
-	flash     string // the last action's outcome
-	flashAt   time.Time
-	traffic   map[string]bool
+	showHelp     bool
+	filtering    bool   // the filter line has the keyboard
+	filter       string // per active view
+	modal        *modal
+	cancelRepair context.CancelFunc // stops the dry run or repair the overlay started
+	flash        string             // the last action's outcome
+	flashAt      time.Time
+	traffic      map[string]bool
 }
 
 // New returns the console model.

@@ -482,3 +482,37 @@ func TestTypingIsNotAKey(t *testing.T) {
 		t.Fatal("ctrl+c did not quit from the overlay")
 	}
 }
+
+// TestResumeDuringAPollKeepsPolling: p twice while a poll runs; that poll's result must still
+// schedule the next, or the screen would freeze saying "connected".
+func TestResumeDuringAPollKeepsPolling(t *testing.T) {
+	m := newTestModel(t, &fakeSource{status: testStatus(t)}, nil, 120, 36)
+	_, running := m.Update(tickMsg{gen: m.gen})
+	resume := press(m, "p", "p")
+	if _, c := m.Update(resume()); c != nil {
+		t.Fatal("a tick during a poll started a second poll")
+	}
+	_, next := m.Update(running())
+	if next == nil {
+		t.Fatal("the poll that ran across the pause scheduled nothing: polling stopped")
+	}
+	if msg, ok := next().(tickMsg); ok && msg.gen != m.gen {
+		t.Fatalf("it scheduled a tick of generation %d, want %d", msg.gen, m.gen)
+	}
+}
+
+// TestNarrowTerminalsDoNotPanic draws every view and the family detail at the narrowest widths.
+func TestNarrowTerminalsDoNotPanic(t *testing.T) {
+	for w := 15; w <= 30; w++ {
+		for _, h := range []int{5, 8, 24, 60} {
+			m := newTestModel(t, &fakeSource{status: testStatus(t)}, nil, w, h)
+			poll(t, m)
+			for v := range viewNames {
+				m.active = v
+				_ = m.Render()
+			}
+			press(m, "2", "enter")
+			_ = m.Render()
+		}
+	}
+}

@@ -20,7 +20,7 @@ type pollMsg struct {
 }
 
 // redrawMsg refreshes the screen once a second while disconnected, so the countdown moves.
-type redrawMsg struct{ gen int }
+type redrawMsg struct{}
 
 // maxBackoff caps the wait between reconnection attempts.
 const maxBackoff = 10 * time.Second
@@ -56,32 +56,41 @@ func (m *Model) handleTick(msg tickMsg) tea.Cmd {
 
 func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
 	m.polling = false
+	// The next poll is scheduled here whatever generation this one was: a tick sent while it ran
+	// (a resume, say) was dropped, and only this can start polling again.
 	if msg.err != nil {
 		m.err = msg.err
 		m.failures++
 		m.c.stale = true
 		wait := min(time.Second<<min(m.failures-1, 4), maxBackoff)
 		m.retryAt = m.c.now().Add(wait)
-		if m.paused || msg.gen != m.gen {
+		if m.paused {
 			return nil
 		}
-		return tea.Batch(tick(m.gen, wait), redraw(m.gen))
+		var cmds []tea.Cmd
+		if !m.redrawing { // one chain of redraws at a time, however many polls fail
+			m.redrawing = true
+			cmds = append(cmds, redraw())
+		}
+		return tea.Batch(append(cmds, tick(m.gen, wait))...)
 	}
 	m.c.status, m.c.polledAt = msg.status, m.c.now()
 	m.err, m.failures, m.c.stale = nil, 0, false
-	if m.paused || msg.gen != m.gen {
+	if m.paused {
 		return nil
 	}
 	return tick(m.gen, m.c.opt.Refresh)
 }
 
-func redraw(gen int) tea.Cmd {
-	return tea.Tick(time.Second, func(time.Time) tea.Msg { return redrawMsg{gen} })
+func redraw() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return redrawMsg{} })
 }
 
-func (m *Model) handleRedraw(msg redrawMsg) tea.Cmd {
-	if msg.gen != m.gen || m.err == nil {
+// handleRedraw keeps redrawing once a second while disconnected, so the countdown moves.
+func (m *Model) handleRedraw(redrawMsg) tea.Cmd {
+	if m.err == nil {
+		m.redrawing = false
 		return nil
 	}
-	return redraw(m.gen)
+	return redraw()
 }
