@@ -28,11 +28,17 @@ var placeholderName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ParsePattern parses a key pattern. It needs exactly one <window>, unique placeholder names,
 // and literal text between any two placeholders so that a key can be split back into its parts.
-func ParsePattern(text string) (*Pattern, error) {
+func ParsePattern(text string) (*Pattern, error) { return parsePattern(text, true) }
+
+// ParseKeyPattern parses a pattern for keys that are not windowed (a limiter's, a lock's): the
+// same rules, with no <window>.
+func ParseKeyPattern(text string) (*Pattern, error) { return parsePattern(text, false) }
+
+func parsePattern(text string, windowed bool) (*Pattern, error) {
 	if text == "" {
 		return nil, fmt.Errorf("empty pattern")
 	}
-	p := &Pattern{text: text}
+	p := &Pattern{text: text, windowSeg: -1}
 	seen := map[string]bool{}
 	windows := 0
 	rest := text
@@ -61,6 +67,9 @@ func ParsePattern(text string) (*Pattern, error) {
 			return nil, fmt.Errorf("placeholders must be separated by literal text before <%s>", name)
 		}
 		if name == WindowPlaceholder {
+			if !windowed {
+				return nil, fmt.Errorf("<%s> has no place in this pattern: its keys are not windowed", WindowPlaceholder)
+			}
 			windows++
 			p.windowSeg = len(p.segments)
 			p.segments = append(p.segments, segment{dim: -1})
@@ -70,13 +79,25 @@ func ParsePattern(text string) (*Pattern, error) {
 		}
 		rest = rest[open+end+1:]
 	}
-	if windows == 0 {
+	if windows == 0 && windowed {
 		return nil, fmt.Errorf("no <%s> placeholder", WindowPlaceholder)
 	}
 	if strings.ContainsRune(text, '>') && strings.Count(text, ">") != strings.Count(text, "<") {
 		return nil, fmt.Errorf("stray '>' in pattern")
 	}
 	return p, nil
+}
+
+// Match reads a key of a pattern without <window> back into its dims (in Dims order).
+func (p *Pattern) Match(key string) ([]string, bool) {
+	if p.windowSeg >= 0 {
+		return nil, false
+	}
+	dims := make([]string, len(p.dims))
+	if !matchSide(p.segments, key, dims) {
+		return nil, false
+	}
+	return dims, true
 }
 
 // String returns the pattern as written.

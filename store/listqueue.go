@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ListQueue is a list of tasks with a processing list beside it (same hash slot): Pop moves a
+// task to the processing list in one step (BLMOVE), so a worker that dies holding it leaves it
+// there to be seen and requeued, not lost, as a plain BRPOP would.
+type ListQueue struct {
+	s          *Store
+	Key        string
+	Processing string
+}
+
+// ListQueue returns the list queue at key.
+func (s *Store) ListQueue(key string) *ListQueue {
+	return &ListQueue{s: s, Key: key, Processing: companionKey(key, "processing")}
+}
+
+// Push adds tasks at the head; Pop takes from the tail, so the queue is first in, first out.
+func (q *ListQueue) Push(ctx context.Context, tasks ...string) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	vals := make([]any, len(tasks))
+	for i, t := range tasks {
+		vals[i] = t
+	}
+	if err := q.s.rdb.LPush(ctx, q.Key, vals...).Err(); err != nil {
+		return fmt.Errorf("store: push %s: %w", q.Key, err)
+	}
+	return nil
+}
+
+// Pop waits up to timeout for a task and moves it to the processing list; ok is false when none
+// came.
+func (q *ListQueue) Pop(ctx context.Context, timeout time.Duration) (task string, ok bool, err error) {
+	task, err = q.s.rdb.BLMove(ctx, q.Key, q.Processing, "RIGHT", "LEFT", timeout).Result()
+	switch {
+	case err == redis.Nil:
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("store: pop %s: %w", q.Key, err)
+	}
+	return task, true, nil
+}
+
+// Ack removes a finished task from the processing list.
+func (q *ListQueue) Ack(ctx context.Context, task string) error {
+	if err := q.s.rdb.LRem(ctx, q.Processing, 1, task).Err(); err != nil {
+		return fmt.Errorf("store: ack on %s: %w", q.Key, err)
+	}
+	return nil
+}
+
+// ListQueueStats is what a list queue holds now.
+type ListQueueStats struct {
+	Length, Processing int64
+}
+
+// ListQueueStatsOf reads a list queue's lengths in one pipeline.
+func ListQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, processing string) (ListQueueStats, error) {
+	pipe := rdb.Pipeline()
+	l, p := pipe.LLen(ctx, key), pipe.LLen(ctx, processing)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return ListQueueStats{}, fmt.Errorf("store: list queue %s: %w", key, err)
+	}
+	return ListQueueStats{Length: l.Val(), Processing: p.Val()}, nil
+}

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+//go:embed lua/lock_release.lua
+var lockReleaseLua string
+
+//go:embed lua/lock_extend.lua
+var lockExtendLua string
+
+var (
+	lockRelease = redis.NewScript(lockReleaseLua)
+	lockExtend  = redis.NewScript(lockExtendLua)
+)
+
+// Lock is a held lock: its key and the random token that proves who holds it.
+type Lock struct {
+	s     *Store
+	Key   string
+	Token string
+}
+
+// Acquire takes the lock at key for ttl with one SET NX PX: the key never exists without its
+// expiry, unlike the seed's SETNX then PEXPIRE, which leaves a lock held forever when the process
+// dies between the two. ok is false when another holds it.
+func (s *Store) Acquire(ctx context.Context, key string, ttl time.Duration) (l *Lock, ok bool, err error) {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	ok, err = s.rdb.SetNX(ctx, key, token, ttl).Result()
+	if err != nil {
+		return nil, false, fmt.Errorf("store: acquire %s: %w", key, err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	return &Lock{s: s, Key: key, Token: token}, true, nil
+}
+
+// Release frees the lock if this token still holds it; it reports false when the lock had
+// expired (and perhaps been taken by another, whose lock it leaves alone).
+func (l *Lock) Release(ctx context.Context) (bool, error) {
+	n, err := lockRelease.Run(ctx, l.s.rdb, []string{l.Key}, l.Token).Int64()
+	if err != nil {
+		return false, fmt.Errorf("store: release %s: %w", l.Key, err)
+	}
+	return n == 1, nil
+}
+
+// Extend gives the lock ttl more from now if this token still holds it.
+func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
+	n, err := lockExtend.Run(ctx, l.s.rdb, []string{l.Key}, l.Token, ttl.Milliseconds()).Int64()
+	if err != nil {
+		return false, fmt.Errorf("store: extend %s: %w", l.Key, err)
+	}
+	return n == 1, nil
+}

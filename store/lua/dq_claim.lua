@@ -1,0 +1,17 @@
+-- Claims up to n due tasks of a delay queue: each leaves the queue for the in-flight set, scored
+-- by its visibility deadline, in one step, so two workers never claim the same task and a worker
+-- that dies holding tasks loses none (the reaper returns them once their deadline passes).
+--
+-- KEYS[1]  the queue: a sorted set, score = due time in the queue's unit (ms or s)
+-- KEYS[2]  the in-flight set: a sorted set, score = visibility deadline in ms (same slot)
+-- ARGV[1]  now, in the queue's unit: tasks scored at or below it are due
+-- ARGV[2]  n, the most tasks to claim
+-- ARGV[3]  the deadline, in ms, given to the claimed tasks
+--
+-- Reply: the claimed tasks, oldest due first.
+local tasks = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, task in ipairs(tasks) do
+  redis.call('ZREM', KEYS[1], task)
+  redis.call('ZADD', KEYS[2], ARGV[3], task)
+end
+return tasks
