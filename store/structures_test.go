@@ -122,7 +122,9 @@ func TestDelayQueueStatsOfASeedQueue(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := t.Context()
 	now := time.Now()
-	add := func(task string, due time.Time) { rdb.ZAdd(ctx, "queue:retry", redis.Z{Score: float64(due.UnixMilli()), Member: task}) }
+	add := func(task string, due time.Time) {
+		rdb.ZAdd(ctx, "queue:retry", redis.Z{Score: float64(due.UnixMilli()), Member: task})
+	}
 	add("late-3m", now.Add(-3*time.Minute))
 	add("late-1s", now.Add(-time.Second))
 	add("in-30s", now.Add(30*time.Second))
