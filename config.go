@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -31,6 +32,8 @@ type Config struct {
 	UI       UIConfig
 	Scan     ScanConfig
 	Counters []*store.Family
+	// Structures are the queues, limiters, uniques and locks to watch.
+	Structures scanner.Structures
 
 	file        string         // the name errors give for the file
 	patternLine map[string]int // family name -> line of its pattern, for errors found later
@@ -197,7 +200,7 @@ func (c *checker) config(raw map[string]any) *Config {
 		Scan: ScanConfig{Count: 1000, KeysPerSecond: 20000},
 	}
 	root := table{m: raw}
-	c.onlyKeys(root, "", "redis", "ui", "scan", "counter")
+	c.onlyKeys(root, "", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock")
 	if t, ok := c.subtable(root, "redis"); ok {
 		cfg.Redis = c.redis(t)
 	}
@@ -208,6 +211,7 @@ func (c *checker) config(raw map[string]any) *Config {
 		c.scan(t, &cfg.Scan)
 	}
 	cfg.Counters = c.counters(root)
+	cfg.Structures = c.structures(root)
 	return cfg
 }
 
@@ -286,17 +290,29 @@ func (c *checker) scan(t table, s *ScanConfig) {
 
 // counters builds the [[counter]] families.
 func (c *checker) counters(root table) []*store.Family {
+	var fams []*store.Family
+	firstLine := map[string]int{} // family name -> line of its name key
+	for _, t := range c.arrayTables(root, "counter") {
+		if f := c.counter(t, firstLine, "[[counter]]"); f != nil {
+			fams = append(fams, f)
+		}
+	}
+	return fams
+}
+
+// arrayTables returns the [[name]] tables of root.
+func (c *checker) arrayTables(root table, name string) []table {
 	var tables []table
-	switch v := root.m["counter"].(type) {
+	switch v := root.m[name].(type) {
 	case nil:
 		return nil
 	case []map[string]any:
 		for i, m := range v {
-			tables = append(tables, table{"counter[" + strconv.Itoa(i) + "]", m})
+			tables = append(tables, table{name + "[" + strconv.Itoa(i) + "]", m})
 		}
-	case []any: // counter = [{...}, {...}]: legal TOML, so accepted
+	case []any: // name = [{...}, {...}]: legal TOML, so accepted
 		for i, e := range v {
-			path := "counter[" + strconv.Itoa(i) + "]"
+			path := name + "[" + strconv.Itoa(i) + "]"
 			if m, ok := e.(map[string]any); ok {
 				tables = append(tables, table{path, m})
 			} else {
@@ -304,23 +320,16 @@ func (c *checker) counters(root table) []*store.Family {
 			}
 		}
 	default:
-		c.fail("counter", "want [[counter]] tables, got %s", describe(v))
-		return nil
+		c.fail(name, "want [[%s]] tables, got %s", name, describe(v))
 	}
-	var fams []*store.Family
-	firstLine := map[string]int{} // family name -> line of its name key
-	for _, t := range tables {
-		if f := c.counter(t, firstLine); f != nil {
-			fams = append(fams, f)
-		}
-	}
-	return fams
+	return tables
 }
 
-// counter checks one [[counter]] table and builds its family; nil if anything is wrong.
-func (c *checker) counter(t table, firstLine map[string]int) *store.Family {
+// counter checks one [[counter]] table (or [[unique]], [[bitmap]]: windowed the same way) and
+// builds its family; nil if anything is wrong.
+func (c *checker) counter(t table, firstLine map[string]int, header string) *store.Family {
 	start := len(c.errs)
-	c.onlyKeys(t, "[[counter]]", "name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention")
+	c.onlyKeys(t, header, "name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention")
 	at := func(key string) string { return t.path + "." + key }
 	var spec store.FamilySpec
 	var ok bool
@@ -329,7 +338,7 @@ func (c *checker) counter(t table, firstLine map[string]int) *store.Family {
 		dst *string
 	}{{"name", &spec.Name}, {"pattern", &spec.Pattern}} {
 		if _, present := t.m[f.key]; !present {
-			c.fail(at(f.key), "missing: every [[counter]] needs a %s", f.key)
+			c.fail(at(f.key), "missing: every %s needs a %s", header, f.key)
 		}
 		*f.dst, _ = c.str(t, f.key)
 	}

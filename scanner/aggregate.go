@@ -31,6 +31,9 @@ type SnapshotOptions struct {
 	ReconcileTuples int
 	// Target and Mode label the Snapshot.
 	Target, Mode string
+	// Structures are the queues, limiters, uniques and locks to report (the sweep's, for the
+	// swept ones).
+	Structures Structures
 }
 
 // ttlSlack is how far a key's expiry may pass its window's end plus retention before it counts
@@ -55,8 +58,9 @@ type Aggregator struct {
 	opt   SnapshotOptions
 	fams  map[*store.Family]*famAgg
 	order []*famAgg
-	scan  ScanStats
-	start time.Time // when the first page arrived
+	scan    ScanStats
+	start   time.Time // when the first page arrived
+	structs *structAgg
 }
 
 type famAgg struct {
@@ -112,7 +116,7 @@ func NewAggregator(families []*store.Family, opt SnapshotOptions) *Aggregator {
 	if opt.ReconcileTuples <= 0 {
 		opt.ReconcileTuples = 1 << 16
 	}
-	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}}
+	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}, structs: newStructAgg(opt.Structures)}
 	for _, f := range families {
 		fa := &famAgg{f: f, windows: map[winKey]*winAgg{}}
 		if f.Has(store.Hour) && f.Has(store.Day) {
@@ -142,6 +146,11 @@ func (a *Aggregator) Add(p Page) {
 func (a *Aggregator) add(k *Key, now time.Time) {
 	if k.Gone {
 		a.scan.KeysGone++
+		return
+	}
+	if k.kind != kindCounter {
+		a.scan.KeysMatched++
+		a.structs.add(k, now, a.opt)
 		return
 	}
 	fa := a.fams[k.Family]
@@ -312,6 +321,7 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 			}
 		}
 	}
+	a.structs.fill(ctx, rdb, snap, now, a.opt)
 	for _, p := range snap.TTLHealth.Problems() {
 		if p.Examples == nil {
 			p.Examples = []Example{}
@@ -419,7 +429,7 @@ func (fa *famAgg) stats(now time.Time, opt SnapshotOptions, sizes map[string]int
 			}
 		}
 	}
-	for i, p := range fs.Health.Problems() {
+	for i, p := range fs.Health.Problems()[:numProblems] {
 		pa := &fa.problems[i]
 		p.Keys = pa.keys
 		p.Examples = make([]Example, 0, len(pa.examples))
@@ -498,6 +508,12 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	}
 	if snap.Location == nil {
 		snap.Location = sweep.Location
+	}
+	if snap.Structures.Empty() {
+		snap.Structures = sweep.Structures
+	}
+	if sweep.Structures.Empty() {
+		sweep.Structures = snap.Structures
 	}
 	s := New(rdb, families, sweep)
 	a := NewAggregator(families, snap)

@@ -14,7 +14,13 @@ type Snapshot struct {
 	Mode      string        `json:"mode"`     // embedded, standalone or cluster
 	Scan      ScanStats     `json:"scan"`
 	Counters  []FamilyStats `json:"counters"`
-	TTLHealth Health        `json:"ttl_health"` // the families' health added up
+	TTLHealth Health        `json:"ttl_health"` // the families' health added up, and locks without TTL
+
+	DelayQueues []DelayQueue `json:"delay_queues"`
+	ListQueues  []ListQueue  `json:"list_queues"`
+	Limiters    []Limiter    `json:"limiters"`
+	Uniques     []Unique     `json:"uniques"`
+	Locks       []Lock       `json:"locks"`
 }
 
 // ScanStats says how much of the keyspace a sweep visited.
@@ -119,6 +125,9 @@ type Health struct {
 	ExpiredButPresent Problem `json:"expired_but_present"`
 	WrongType         Problem `json:"wrong_type"`
 	NotInteger        Problem `json:"not_integer"`
+	// LockNoTTL counts locks held with no expiry (in the total only): a process that died between
+	// SETNX and PEXPIRE leaves one, and nothing will ever free it.
+	LockNoTTL Problem `json:"lock_no_ttl"`
 	// MemoryNote says why Bytes are missing (MEMORY USAGE refused or failed); empty when they are
 	// estimated.
 	MemoryNote string `json:"memory_note,omitempty"`
@@ -151,7 +160,7 @@ func (h *Health) Problems() []NamedProblem {
 	return []NamedProblem{
 		{"no_ttl", &h.NoTTL}, {"over_retention", &h.OverRetention},
 		{"expired_but_present", &h.ExpiredButPresent}, {"wrong_type", &h.WrongType},
-		{"not_integer", &h.NotInteger},
+		{"not_integer", &h.NotInteger}, {"lock_no_ttl", &h.LockNoTTL},
 	}
 }
 
@@ -201,6 +210,15 @@ func (s *Snapshot) SetRate(prev *Snapshot) {
 	dt := s.TakenAt.Sub(prev.TakenAt).Seconds()
 	if dt <= 0 {
 		return
+	}
+	for i := range s.Limiters {
+		l := &s.Limiters[i]
+		for _, pl := range prev.Limiters {
+			if pl.Name == l.Name && pl.hour == l.hour {
+				a, r := float64(l.Allowed-pl.Allowed)/dt, float64(l.Rejected-pl.Rejected)/dt
+				l.AllowedPerSec, l.RejectedPerSec = &a, &r
+			}
+		}
 	}
 	for i := range s.Counters {
 		f := &s.Counters[i]

@@ -21,9 +21,13 @@ type Options struct {
 	KeysPerSecond int
 	// Location is the time zone windows are cut in (time.Local when nil).
 	Location *time.Location
+	// Structures are the limiters, locks and uniques whose keys the sweep also finds and reads
+	// (queues are read by their keys, not swept).
+	Structures Structures
 }
 
-// Key is what a sweep read about one key of a family.
+// Key is what a sweep read about one key of a family (or, when Structure is not zero, of a
+// limiter, lock or unique: Value then holds its hit count, holder token or distinct count).
 type Key struct {
 	Name string
 	store.Classified
@@ -31,6 +35,10 @@ type Key struct {
 	Value     string        // the raw value of a string key
 	WrongType bool          // the key holds something other than a string
 	Gone      bool          // the key expired or was deleted between SCAN and the read
+
+	kind   keyKind // counter, limiter, lock or unique
+	spec   int     // index of its spec in Structures, for the kinds other than counter
+	window store.Window
 }
 
 // NoTTL is Key.TTL for a key without an expiry.
@@ -51,6 +59,7 @@ type Page struct {
 type Sweep struct {
 	rdb      redis.UniversalClient
 	families []*store.Family
+	structs  Structures
 	loc      *time.Location
 	count    int
 	pace     *pacer
@@ -71,7 +80,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		opt.Location = time.Local
 	}
 	return &Sweep{
-		rdb: rdb, families: families, loc: opt.Location, count: opt.Count,
+		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, structs: opt.Structures,
 		pace:    newPacer(opt.KeysPerSecond, time.Now),
 		cursors: map[string]uint64{},
 		pending: map[string][]Key{},
@@ -384,9 +393,33 @@ func (s *Sweep) classify(names []string) []Key {
 		}
 		if cl, ok := store.Classify(s.families, name, s.loc); ok {
 			found = append(found, Key{Name: name, Classified: cl})
+		} else if k, ok := s.classifyStructure(name); ok {
+			found = append(found, k)
 		}
 	}
 	return found
+}
+
+// classifyStructure finds the limiter, lock or unique a key belongs to.
+func (s *Sweep) classifyStructure(name string) (Key, bool) {
+	for i, l := range s.structs.Limiters {
+		if dims, ok := l.Pattern.Match(name); ok {
+			return Key{Name: name, kind: kindLimiter, spec: i, Classified: store.Classified{Dims: dims}}, true
+		}
+	}
+	for i, l := range s.structs.Locks {
+		if dims, ok := l.Pattern.Match(name); ok {
+			return Key{Name: name, kind: kindLock, spec: i, Classified: store.Classified{Dims: dims}}, true
+		}
+	}
+	for i, u := range s.structs.Uniques {
+		for _, g := range u.Family.Granularities() {
+			if w, dims, ok := u.Family.Match(g, name, s.loc); ok {
+				return Key{Name: name, kind: kindUnique, spec: i, window: w, Classified: store.Classified{Dims: dims}}, true
+			}
+		}
+	}
+	return Key{}, false
 }
 
 // read fills pending's TTLs and values in one pipeline.
@@ -397,6 +430,35 @@ func (s *Sweep) classify(names []string) []Key {
 // that is not a string; those few are read again with GET, which says WRONGTYPE.
 func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error {
 	if len(pending) == 0 {
+		return nil
+	}
+	if n := countStructures(pending); n > 0 {
+		// Structure keys are few beside counters; they are read with their own commands.
+		counters := make([]Key, 0, len(pending)-n)
+		var structs []int
+		for i := range pending {
+			if pending[i].kind == kindCounter {
+				counters = append(counters, pending[i])
+			} else {
+				structs = append(structs, i)
+			}
+		}
+		if err := s.readStructures(ctx, c, pending, structs); err != nil {
+			return err
+		}
+		if len(counters) == 0 {
+			return nil
+		}
+		if err := s.read(ctx, c, counters); err != nil {
+			return err
+		}
+		j := 0
+		for i := range pending {
+			if pending[i].kind == kindCounter {
+				pending[i] = counters[j]
+				j++
+			}
+		}
 		return nil
 	}
 	pipe := c.Pipeline()

@@ -80,6 +80,12 @@ func NewWatcher(rdb redis.UniversalClient, families []*store.Family, sweep Optio
 	if snap.Location == nil {
 		snap.Location = sweep.Location
 	}
+	if snap.Structures.Empty() {
+		snap.Structures = sweep.Structures
+	}
+	if sweep.Structures.Empty() {
+		sweep.Structures = snap.Structures
+	}
 	return &Watcher{rdb: rdb, families: families, sweepOpt: sweep, snapOpt: snap, restart: true}
 }
 

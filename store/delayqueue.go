@@ -60,7 +60,7 @@ func (s *Store) DelayQueue(key string, unit ScoreUnit) *DelayQueue {
 	if unit != Seconds {
 		unit = Milliseconds
 	}
-	return &DelayQueue{s: s, Key: key, InFlight: companionKey(key, "inflight"), Unit: unit}
+	return &DelayQueue{s: s, Key: key, InFlight: CompanionKey(key, "inflight"), Unit: unit}
 }
 
 // Enqueue adds tasks due at due (the server's now when zero). A task already queued takes the

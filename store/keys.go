@@ -78,10 +78,10 @@ func slotTag(slot int) string {
 	return slotTags[slot]
 }
 
-// companionKey names a key that must live in key's hash slot (a queue's in-flight set, its
+// CompanionKey names a key that must live in key's hash slot (a queue's in-flight set, its
 // processing list): key with suffix when key has a hash tag, else key wrapped as the tag, since
 // "{K}:suffix" hashes exactly as "K" does.
-func companionKey(key, suffix string) string {
+func CompanionKey(key, suffix string) string {
 	if open := strings.IndexByte(key, '{'); open >= 0 {
 		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
 			return key + ":" + suffix

@@ -33,9 +33,11 @@ type Lock struct {
 // expiry, unlike the seed's SETNX then PEXPIRE, which leaves a lock held forever when the process
 // dies between the two. ok is false when another holds it.
 func (s *Store) Acquire(ctx context.Context, key string, ttl time.Duration) (l *Lock, ok bool, err error) {
-	var b [16]byte
+	// The token is random and says when it was taken ("<unix ms>-<hex>"), so a console can show a
+	// lock's age.
+	var b [12]byte
 	_, _ = rand.Read(b[:])
-	token := hex.EncodeToString(b[:])
+	token := fmt.Sprintf("%d-%s", s.serverNow(ctx).UnixMilli(), hex.EncodeToString(b[:]))
 	ok, err = s.rdb.SetNX(ctx, key, token, ttl).Result()
 	if err != nil {
 		return nil, false, fmt.Errorf("store: acquire %s: %w", key, err)

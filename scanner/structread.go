@@ -1,0 +1,80 @@
+package scanner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+func countStructures(keys []Key) int {
+	n := 0
+	for i := range keys {
+		if keys[i].kind != kindCounter {
+			n++
+		}
+	}
+	return n
+}
+
+// readStructures reads the structure keys among keys (by index) in one pipeline: PTTL, and the
+// hits in a limiter's window (ZCOUNT for a sliding one, GET for a fixed one), a lock's holder
+// token (GET) or a unique's distinct count (PFCOUNT, BITCOUNT). The count goes to Value.
+func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key, idx []int) error {
+	pipe := c.Pipeline()
+	ttls := make([]*redis.DurationCmd, len(idx))
+	vals := make([]redis.Cmder, len(idx))
+	nowMS := time.Now().UnixMilli()
+	for j, i := range idx {
+		k := &keys[i]
+		ttls[j] = pipe.PTTL(ctx, k.Name)
+		switch k.kind {
+		case kindLimiter:
+			l := s.structs.Limiters[k.spec]
+			if l.Kind == store.Fixed {
+				vals[j] = pipe.Get(ctx, k.Name)
+			} else {
+				vals[j] = pipe.ZCount(ctx, k.Name, fmt.Sprint(nowMS-l.Window.Milliseconds()), "+inf")
+			}
+		case kindLock:
+			vals[j] = pipe.Get(ctx, k.Name)
+		case kindUnique:
+			if s.structs.Uniques[k.spec].Kind == store.Bitmap {
+				vals[j] = pipe.BitCount(ctx, k.Name, nil)
+			} else {
+				vals[j] = pipe.PFCount(ctx, k.Name)
+			}
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return err
+	}
+	for j, i := range idx {
+		k := &keys[i]
+		if err := readTTL(k, ttls[j]); err != nil {
+			return err
+		}
+		var err error
+		switch v := vals[j].(type) {
+		case *redis.StringCmd:
+			k.Value, err = v.Result()
+		case *redis.IntCmd:
+			var n int64
+			n, err = v.Result()
+			k.Value = fmt.Sprint(n)
+		}
+		switch {
+		case err == redis.Nil:
+			k.Gone = true
+		case err != nil && (strings.HasPrefix(err.Error(), "WRONGTYPE") || strings.Contains(err.Error(), "not a valid HyperLogLog")):
+			k.WrongType = true
+		case err != nil:
+			return err
+		}
+	}
+	return nil
+}
