@@ -415,6 +415,15 @@ func (cfg *Config) checkCluster() error {
 			}
 		}
 	}
+	for _, u := range cfg.Structures.Uniques {
+		if f := u.Family; !f.Pattern().SharesSlot() {
+			return &ConfigError{
+				File: cfg.file, Line: cfg.patternLine[f.Name()], Key: u.Kind.String() + ".pattern",
+				Msg: fmt.Sprintf("the windows of %q can land in different cluster slots, so its 7- and 30-day unions "+
+					"cannot be read in one command; put the part before <window> in a hash tag: pattern = %q", f.Name(), hashTagged(f.Pattern().String())),
+			}
+		}
+	}
 	return nil
 }
 
@@ -424,7 +433,7 @@ func (cfg *Config) checkCluster() error {
 func reportedPair(errs []*ConfigError, field string) bool {
 	gran, _, _ := strings.Cut(field, "_")
 	for _, e := range errs {
-		k := strings.TrimPrefix(e.Key, "counter.")
+		k := e.Key[strings.LastIndexByte(e.Key, '.')+1:] // counter.day_format, bitmap.day_format...
 		if k == field || (gran == "hour" || gran == "day") && strings.HasPrefix(k, gran+"_") {
 			return true
 		}

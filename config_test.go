@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -45,8 +46,18 @@ func TestShippedConfig(t *testing.T) {
 	}
 	got := *def
 	got.Counters, got.file, got.patternLine = nil, "", nil // bookkeeping for later errors
+	st := got.Structures
+	got.Structures = scanner.Structures{}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("shipped settings = %+v, want %+v", got, want)
+	}
+	if len(st.DelayQueues) != 1 || st.DelayQueues[0] != (scanner.DelayQueueSpec{Name: "orders", Key: "delay:orders", Unit: store.Milliseconds}) ||
+		len(st.ListQueues) != 1 || st.ListQueues[0].Key != "queue:emails" ||
+		len(st.Limiters) != 1 || st.Limiters[0].LimiterSpec != (store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 100}) ||
+		len(st.Uniques) != 2 || st.Uniques[0].Kind != store.HyperLogLog || st.Uniques[1].Kind != store.Bitmap ||
+		st.Uniques[1].Family.Retention(store.Day) != 90*24*time.Hour ||
+		len(st.Locks) != 1 || st.Locks[0].Pattern.String() != "lock:job:<id>" {
+		t.Errorf("shipped structures = %+v", st)
 	}
 	var names []string
 	for _, f := range def.Counters {
@@ -225,6 +236,18 @@ func TestConfigErrors(t *testing.T) {
 			`hour_format = "yyyyMMddHH"`, `hour_retention = "48h"`,
 			`day_format = "yyyyMMdd"`, `day_retention = "30d"`,
 		), 5, "counter.pattern", `hash tag: pattern = "flow:count:{<app>:<device>}:<window>"`},
+
+		{"delay queue without key", src(`[[delay_queue]]`, `name = "q"`, `score_unit = "ms"`), 1, "delay_queue.key", "missing: every [[delay_queue]] needs a key"},
+		{"delay queue bad unit", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `score_unit = "us"`), 4, "delay_queue.score_unit", `want "ms" or "s"`},
+		{"duplicate delay queue", src(`[[delay_queue]]`, `name = "q"`, `key = "a"`, `[[delay_queue]]`, `name = "q"`, `key = "b"`), 5, "delay_queue.name", `duplicate [[delay_queue]] name "q" (first declared at line 2)`},
+		{"unknown key in a list queue", src(`[[list_queue]]`, `name = "q"`, `key = "a"`, `visibility = "1m"`), 4, "list_queue.visibility", "[[list_queue]] takes"},
+		{"limiter with a window placeholder", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>:<window>"`, `window = "1m"`, `limit = 5`), 3, "limiter.pattern", "not windowed"},
+		{"limiter bad kind", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>"`, `kind = "leaky"`, `window = "1m"`, `limit = 5`), 4, "limiter.kind", `want "sliding" or "fixed"`},
+		{"limiter without limit", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>"`, `window = "1m"`), 1, "limiter.limit", "missing"},
+		{"limiter zero limit", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>"`, `window = "1m"`, `limit = 0`), 5, "limiter.limit", "must be at least 1"},
+		{"unique without window", src(`[[unique]]`, `name = "uv"`, `pattern = "uv:<page>"`, `day_format = "yyyyMMdd"`, `day_retention = "30d"`), 3, "unique.pattern", "no <window>"},
+		{"bitmap without retention", src(`[[bitmap]]`, `name = "dau"`, `pattern = "dau:<window>"`, `day_format = "yyyyMMdd"`), 4, "bitmap.day_format", "need day_retention"},
+		{"lock without pattern", src(`[[lock]]`, `name = "l"`), 1, "lock.pattern", "missing: every [[lock]] needs a pattern"},
 
 		{"bad timezone", src(`[ui]`, `timezone = "Mars/Olympus"`), 2, "ui.timezone", `unknown time zone "Mars/Olympus"`},
 		{"empty timezone", src(`[ui]`, `timezone = ""`), 2, "ui.timezone", "unknown time zone"},

@@ -22,7 +22,7 @@ const trafficRate = 200
 func runConsole(ctx context.Context, t *target, cfg *Config, palette theme.Palette, in io.Reader, out io.Writer) error {
 	loc := cfg.UI.Timezone
 	src := scanner.NewWatcher(t.rdb, cfg.Counters,
-		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc},
+		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures},
 		scanner.SnapshotOptions{Now: t.store.Now, Location: loc, Target: t.label, Mode: t.mode, TopK: 20})
 	opt := tui.Options{
 		Target: t.label, Mode: t.mode, Demo: t.emb != nil, Source: src,

@@ -86,6 +86,78 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 	if h.NoTTL.Keys > 0 {
 		fmt.Fprintln(out, "repair: `hourglass repair --dry-run` lists the expiries it would set on the keys with no TTL")
 	}
+	writeStructures(out, s)
+}
+
+// writeStructures prints the sections of the queues, limiters, uniques and locks configured.
+func writeStructures(out io.Writer, s *scanner.Snapshot) {
+	ms := func(n int64) string {
+		if n < 0 {
+			return "-"
+		}
+		return age(time.Duration(n) * time.Millisecond)
+	}
+	if len(s.DelayQueues) > 0 {
+		fmt.Fprintln(out)
+		tb := newTable("DELAY QUEUE", "KEY", ">DEPTH", ">DUE", ">IN FLIGHT", ">LAG", ">NEXT IN", ">≤1M", ">≤10M", ">≤1H", ">LATER")
+		for _, q := range s.DelayQueues {
+			if q.Error != "" {
+				tb.row(q.Name, q.Key, "error: "+q.Error)
+				continue
+			}
+			tb.row(q.Name, q.Key, commas(q.Depth), commas(q.Due), commas(q.InFlight), ms(q.OldestDueAgeMS), ms(q.NextDueInMS),
+				commas(q.Schedule["1m"]), commas(q.Schedule["10m"]), commas(q.Schedule["1h"]), commas(q.Schedule["later"]))
+		}
+		tb.write(out, "")
+	}
+	if len(s.ListQueues) > 0 {
+		fmt.Fprintln(out)
+		tb := newTable("LIST QUEUE", "KEY", ">LENGTH", ">PROCESSING")
+		for _, q := range s.ListQueues {
+			tb.row(q.Name, q.Key, commas(q.Length), commas(q.Processing))
+		}
+		tb.write(out, "")
+	}
+	if len(s.Limiters) > 0 {
+		fmt.Fprintln(out)
+		tb := newTable("LIMITER", "KIND", ">WINDOW", ">LIMIT", ">KEYS", ">HITS", ">AT LIMIT", ">OVER", ">ALLOWED/H", ">REJECTED/H", "BUSIEST")
+		for _, l := range s.Limiters {
+			busiest := ""
+			if len(l.Top) > 0 {
+				busiest = fmt.Sprintf("%s (%s)", l.Top[0].Key, commas(l.Top[0].Count))
+			}
+			tb.row(l.Name, l.Kind, age(time.Duration(l.WindowMS)*time.Millisecond), commas(l.Limit), commas(l.Keys), commas(l.Hits),
+				commas(l.AtLimit), commas(l.OverLimit), commas(l.Allowed), commas(l.Rejected), busiest)
+		}
+		tb.write(out, "")
+	}
+	if len(s.Uniques) > 0 {
+		fmt.Fprintln(out)
+		tb := newTable("UNIQUES", "KIND", "CURRENT", ">KEYS", ">COUNT", ">7-DAY UNION", ">30-DAY UNION")
+		for _, u := range s.Uniques {
+			cur, keys, count := "-", "0", "0"
+			for _, w := range u.Windows {
+				if w.Current {
+					cur, keys, count = w.Granularity+" "+w.Window, commas(w.Keys), commas(w.Count)
+				}
+			}
+			tb.row(u.Name, u.Kind, cur, keys, count, commas(u.Union7d), commas(u.Union30d))
+		}
+		tb.write(out, "")
+	}
+	if len(s.Locks) > 0 {
+		fmt.Fprintln(out)
+		tb := newTable("LOCKS", ">HELD", ">NO TTL", "EXAMPLES")
+		for _, l := range s.Locks {
+			ex := ""
+			if len(l.Examples) > 0 {
+				e := l.Examples[0]
+				ex = fmt.Sprintf("%s held by %s, TTL %s", e.Key, e.Token, ms(e.TTLMS))
+			}
+			tb.row(l.Name, commas(l.Held), commas(l.NoTTL), ex)
+		}
+		tb.write(out, "")
+	}
 }
 
 func has(f scanner.FamilyStats, g string) bool {
@@ -112,6 +184,8 @@ func exampleText(problem string, ex scanner.Example, s *scanner.Snapshot) string
 		what = "a " + orUnknown(ex.Type)
 	case "not_integer":
 		what = fmt.Sprintf("value %q", ex.Value)
+	case "lock_no_ttl":
+		what = "held by " + ex.Value + " with no TTL: nothing will free it"
 	}
 	if ex.Bytes > 0 {
 		what += ", " + bytesIEC(ex.Bytes)

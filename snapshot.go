@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"hourglass/scanner"
+	"hourglass/store"
 )
 
 const snapshotUsage = `hourglass snapshot: sweep the keyspace once and report every counter family.
@@ -57,6 +58,9 @@ func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer t.Close()
 	if t.emb != nil {
 		n, err := writeDemoHistory(ctx, t.store, cfg.Counters)
+		if err == nil {
+			err = burstStructures(ctx, t.store, cfg)
+		}
 		if err != nil {
 			return fmt.Errorf("snapshot: writing demo data: %w", err)
 		}
@@ -85,7 +89,7 @@ func takeSnapshot(ctx context.Context, t *target, cfg *Config, opt scanner.Snaps
 	loc := cfg.UI.Timezone
 	opt.Now, opt.Location, opt.Target, opt.Mode = t.store.Now, loc, t.label, t.mode
 	snap, err := scanner.Take(ctx, t.rdb, cfg.Counters,
-		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc}, opt)
+		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures}, opt)
 	snap.TakenAt = snap.TakenAt.In(loc)
 	switch {
 	case err == nil:
@@ -144,4 +148,13 @@ func age(d time.Duration) string {
 		return "-" + s
 	}
 	return s
+}
+
+// burstStructures gives the configured queues, limiters, uniques and locks some demo traffic.
+func burstStructures(ctx context.Context, st *store.Store, cfg *Config) error {
+	sd, err := newStructDemo(st, cfg.Structures, cfg.Counters, 30)
+	if err != nil {
+		return err
+	}
+	return sd.burst(ctx, 30)
 }

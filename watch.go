@@ -86,9 +86,19 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			stopDemo()
 			<-demoDone // the demo stops before the Redis under it does
 		}()
+		sd, err := newStructDemo(t.store, cfg.Structures, cfg.Counters, *rate/10)
+		if err != nil {
+			return err
+		}
 		go func() {
 			defer close(demoDone)
+			structsDone := make(chan struct{})
+			go func() {
+				defer close(structsDone)
+				sd.run(demoCtx, func(error) {})
+			}()
 			demo.run(demoCtx, io.Discard)
+			<-structsDone
 		}()
 	}
 	if console {
