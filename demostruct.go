@@ -96,11 +96,11 @@ func (d *structDemo) run(ctx context.Context, report func(error)) {
 	}
 }
 
-// queueTick produces and consumes: the producer swings between 0.5 and 1.5 times the rate, the
-// consumer stays at the rate, so the backlog and its lag rise and fall.
+// queueTick produces and consumes: the producer swings between 0.4 and 1.6 times the rate, the
+// consumer keeps the average pace, so the backlog and its lag rise and fall.
 func (d *structDemo) queueTick(ctx context.Context, per, phase float64) error {
-	produce := int(per*(1+0.5*math.Sin(phase)) + d.rnd.Float64())
-	consume := int(per + d.rnd.Float64())
+	produce := int(per*(1+0.6*math.Sin(phase)) + d.rnd.Float64())
+	consume := int(per*0.75 + d.rnd.Float64()) // the mean of what falls due at once: a backlog builds and drains
 	now := d.st.Now()
 	for i, q := range d.queues {
 		tasks := make([]string, produce)

@@ -26,6 +26,45 @@ type common struct {
 	status   scanner.Status // from the last poll that succeeded
 	polledAt time.Time      // when that was (server clock)
 	stale    bool           // Redis is unreachable: the data is greyed, with its age
+
+	// history keeps the last historyLen values of the queue and limiter numbers, one per new
+	// snapshot, for their sparklines.
+	history  map[string][]int64
+	lastSnap time.Time
+}
+
+// historyLen is how many snapshots the sparklines of queues and limiters span.
+const historyLen = 60
+
+// record appends the new snapshot's queue and limiter numbers to the history.
+func (c *common) record() {
+	s := c.status.Snapshot
+	if s == nil || s.TakenAt.Equal(c.lastSnap) {
+		return
+	}
+	c.lastSnap = s.TakenAt
+	if c.history == nil {
+		c.history = map[string][]int64{}
+	}
+	add := func(k string, v int64) {
+		h := append(c.history[k], v)
+		if len(h) > historyLen {
+			h = h[len(h)-historyLen:]
+		}
+		c.history[k] = h
+	}
+	for _, q := range s.DelayQueues {
+		add("dq.depth."+q.Name, q.Depth)
+		add("dq.lag."+q.Name, q.OldestDueAgeMS)
+	}
+	for _, q := range s.ListQueues {
+		add("lq.length."+q.Name, q.Length)
+	}
+	for _, l := range s.Limiters {
+		if l.RejectedPerSec != nil {
+			add("lim.rejected."+l.Name, int64(*l.RejectedPerSec+0.5))
+		}
+	}
 }
 
 // view is one tab. Views render strings; only the root returns a tea.View.
@@ -91,7 +130,7 @@ func New(opt Options, styles theme.Styles) *Model {
 	m := &Model{c: c, help: h, ctx: ctx, traffic: map[string]bool{}}
 	m.views = []view{
 		newOverview(c), newCounters(c), newTTLView(c),
-		newPlaceholder(c, queuesText), newPlaceholder(c, limitersText), newPlaceholder(c, uniquesText),
+		newQueues(c), newLimiters(c), newUniques(c),
 	}
 	return m
 }

@@ -150,9 +150,26 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 	return snap
 }
 
+// withStructures adds queues, a limiter, uniques and locks to snap, as a sweep reports them.
+func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
+	rej, acc := 3.5, 41.0
+	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", Depth: 1250, Due: 340, InFlight: 12,
+		OldestDueAgeMS: 95_000, NextDueInMS: 4_000, Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}}}
+	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Length: 42, Processing: 3}}
+	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: 60_000, Limit: 100, Keys: 212, Hits: 5230,
+		AtLimit: 3, OverLimit: 1, Allowed: 90_000, Rejected: 4_100, AllowedPerSec: &acc, RejectedPerSec: &rej,
+		Top: []scanner.KeyCount{{Key: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
+	snap.Uniques = []scanner.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: 81_200, Union30d: 240_551,
+		Windows: []scanner.UniqueWindow{{Granularity: "day", Window: "20261121", Keys: 12, Count: 30_100}, {Granularity: "day", Window: "20261122", Keys: 12, Count: 12_040, Current: true}}}}
+	snap.Locks = []scanner.Lock{{Name: "jobs", Held: 4, NoTTL: 1, Examples: []scanner.LockHolder{
+		{Key: "lock:job:7", Token: "1795312342035-28fd214c", TTLMS: 9_000, AgeMS: 8_000}, {Key: "lock:job:stuck", Token: "pid-4711", TTLMS: -1, AgeMS: -1}}}}
+	snap.TTLHealth.LockNoTTL = scanner.Problem{Keys: 1, Examples: []scanner.Example{{Family: "lock:jobs", Key: "lock:job:stuck", TTLMS: -1, Value: "pid-4711"}}}
+	return snap
+}
+
 func testStatus(t testing.TB) scanner.Status {
 	return scanner.Status{
-		Snapshot: testSnapshot(t),
+		Snapshot: withStructures(testSnapshot(t)),
 		Sweep:    scanner.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
 		Server:   scanner.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
 	}
@@ -513,6 +530,19 @@ func TestNarrowTerminalsDoNotPanic(t *testing.T) {
 			}
 			press(m, "2", "enter")
 			_ = m.Render()
+		}
+	}
+}
+
+// TestUnconfiguredViewsSayHowToConfigure: with no queues, limiters or uniques the views say what
+// they will show and the config to add, not a blank.
+func TestUnconfiguredViewsSayHowToConfigure(t *testing.T) {
+	m := newTestModel(t, &fakeSource{status: scanner.Status{Snapshot: testSnapshot(t)}}, nil, 120, 36)
+	poll(t, m)
+	for tab, want := range map[string]string{"4": "[[delay_queue]]", "5": "[[limiter]]", "6": "[[unique]]"} {
+		press(m, tab)
+		if s := screen(m); !strings.Contains(s, want) || !strings.Contains(s, "none configured") {
+			t.Errorf("view %s:\n%s", tab, s)
 		}
 	}
 }

@@ -33,8 +33,8 @@ func (o *overview) render(w, h int) string {
 	}{
 		{"Counters", o.counters(snap)},
 		{"TTL health", o.health(snap)},
-		{"Queues", []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}},
-		{"Limiters", []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}},
+		{"Queues", o.queues(snap)},
+		{"Limiters", o.limiters(snap)},
 	}
 	cols := 1
 	if w >= 72 {
@@ -127,4 +127,71 @@ func (o *overview) health(snap *scanner.Snapshot) []string {
 // row is a label and a right-aligned value in a panel.
 func row(label, value string) string {
 	return fit(label, 20) + right(value, 16)
+}
+
+func (o *overview) queues(snap *scanner.Snapshot) []string {
+	st := o.c.styles
+	if len(snap.DelayQueues)+len(snap.ListQueues) == 0 {
+		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
+	}
+	var depth, due, inFlight, lag, length, processing int64
+	lagName := ""
+	for _, q := range snap.DelayQueues {
+		depth, due, inFlight = depth+q.Depth, due+q.Due, inFlight+q.InFlight
+		if q.OldestDueAgeMS > lag {
+			lag, lagName = q.OldestDueAgeMS, q.Name
+		}
+	}
+	for _, q := range snap.ListQueues {
+		length, processing = length+q.Length, processing+q.Processing
+	}
+	lagText := msText(lag)
+	if lagName != "" {
+		lagText += " (" + lagName + ")"
+	}
+	lagStyle := st.Good
+	if lag > 60_000 {
+		lagStyle = st.Warn
+	}
+	return []string{
+		row("depth / due now", commas(depth)+" / "+commas(due)),
+		row("in flight", commas(inFlight)),
+		lagStyle.Render(row("oldest lag", lagText)),
+		row("lists / processing", commas(length)+" / "+commas(processing)),
+	}
+}
+
+func (o *overview) limiters(snap *scanner.Snapshot) []string {
+	st := o.c.styles
+	if len(snap.Limiters) == 0 {
+		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}
+	}
+	var keys, atLimit, over int64
+	var rejected float64
+	busiest, busiestN := "", int64(-1)
+	for _, l := range snap.Limiters {
+		keys, atLimit, over = keys+l.Keys, atLimit+l.AtLimit, over+l.OverLimit
+		if l.RejectedPerSec != nil {
+			rejected += *l.RejectedPerSec
+		}
+		if len(l.Top) > 0 && l.Top[0].Count > busiestN {
+			busiest, busiestN = l.Top[0].Key, l.Top[0].Count
+		}
+	}
+	warn := func(n int64, s string) string {
+		if n > 0 {
+			return st.Warn.Render(s)
+		}
+		return s
+	}
+	lines := []string{
+		row("keys", commas(keys)),
+		warn(atLimit, row("at their limit", commas(atLimit))),
+		warn(over, row("over (racy writer)", commas(over))),
+		row("rejected/s", rate(rejected)),
+	}
+	if busiest != "" {
+		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+commas(busiestN)+")"))
+	}
+	return lines
 }

@@ -75,6 +75,7 @@ func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
 		return tea.Batch(append(cmds, tick(m.gen, wait))...)
 	}
 	m.c.status, m.c.polledAt = msg.status, m.c.now()
+	m.c.record()
 	m.err, m.failures, m.c.stale = nil, 0, false
 	if m.paused {
 		return nil

@@ -88,7 +88,11 @@ func (v *ttlView) render(w, h int) string {
 	v.sel = min(v.sel, len(visible)-1)
 	t.selected = v.sel
 	h0 := snap.TTLHealth
-	t.rows = append(t.rows, []string{"all families", commas(snap.Scan.KeysMatched), commas(h0.NoTTL.Keys),
+	var familyKeys int64
+	for _, f := range snap.Counters {
+		familyKeys += f.Keys
+	}
+	t.rows = append(t.rows, []string{"all families", commas(familyKeys), commas(h0.NoTTL.Keys),
 		commas(h0.OverRetention.Keys), commas(h0.ExpiredButPresent.Keys), commas(h0.WrongType.Keys), commas(h0.NotInteger.Keys), ""})
 	lines := t.render(w)
 
@@ -107,6 +111,21 @@ func (v *ttlView) render(w, h int) string {
 	}
 	if !any {
 		lines = append(lines, st.Good.Render("none: every key of this family expires on time"))
+	}
+	for _, l := range snap.Locks {
+		line := fmt.Sprintf("locks %s: %s held, %s without a TTL", l.Name, commas(l.Held), commas(l.NoTTL))
+		if l.NoTTL > 0 {
+			lines = append(lines, "", st.Warn.Render(line+" (held forever: the holder died between SETNX and PEXPIRE)"))
+		} else {
+			lines = append(lines, "", line)
+		}
+		for _, ex := range l.Examples[:min(len(l.Examples), 3)] {
+			age := "age unknown"
+			if ex.AgeMS >= 0 {
+				age = "taken " + msText(ex.AgeMS) + " ago"
+			}
+			lines = append(lines, fit("  "+ex.Key+"  "+st.Muted.Render("held by "+ex.Token+", TTL "+msText(ex.TTLMS)+", "+age), w))
+		}
 	}
 	if note := h0.MemoryNote; note != "" {
 		lines = append(lines, st.Muted.Render("memory: "+note))

@@ -1,0 +1,264 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+)
+
+// listView is the selection and filter shared by the structure views.
+type listView struct {
+	c      *common
+	sel    int
+	filter string
+}
+
+func (v *listView) filterable() bool      { return true }
+func (v *listView) setFilter(text string) { v.filter, v.sel = text, 0 }
+func (v *listView) family() string        { return "" }
+func (v *listView) back() bool            { return false }
+
+func (v *listView) move(msg tea.KeyPressMsg, n int) (bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, v.c.keys.Up):
+		v.sel = max(v.sel-1, 0)
+	case key.Matches(msg, v.c.keys.Down):
+		v.sel = min(v.sel+1, max(n-1, 0))
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// spark is the history of k as a sparkline of at most w cells.
+func (c *common) spark(k string, w int) string {
+	h := c.history[k]
+	if len(h) > w {
+		h = h[len(h)-w:]
+	}
+	if len(h) == 0 {
+		return ""
+	}
+	return c.styles.Spark.Render(sparkline(h))
+}
+
+func msText(ms int64) string {
+	if ms < 0 {
+		return "-"
+	}
+	return ago(time.Duration(ms) * time.Millisecond)
+}
+
+// queues shows the delay and list queues.
+type queues struct{ listView }
+
+func newQueues(c *common) *queues { return &queues{listView{c: c}} }
+
+func (v *queues) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	if s := v.c.status.Snapshot; s != nil {
+		return v.move(msg, len(s.DelayQueues)+len(s.ListQueues))
+	}
+	return false, nil
+}
+
+func (v *queues) render(w, h int) string {
+	s := v.c.status.Snapshot
+	if s == nil {
+		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+	}
+	if len(s.DelayQueues)+len(s.ListQueues) == 0 {
+		return newPlaceholder(v.c, queuesText).render(w, h)
+	}
+	st := v.c.styles
+	var lines []string
+	if len(s.DelayQueues) > 0 {
+		t := &table{styles: v.c, selected: -1, cols: []column{
+			{title: "DELAY QUEUE", flex: true}, {title: "DEPTH", right: true}, {title: "DUE", right: true},
+			{title: "IN FLIGHT", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true},
+			{title: "≤1M", right: true}, {title: "≤10M", right: true}, {title: "≤1H", right: true}, {title: "LATER", right: true},
+		}}
+		for i, q := range s.DelayQueues {
+			if !matches(v.filter, q.Name, q.Key) {
+				continue
+			}
+			if i == v.sel {
+				t.selected = len(t.rows)
+			}
+			if q.Error != "" {
+				t.rows = append(t.rows, []string{q.Name, "error: " + q.Error})
+				continue
+			}
+			t.rows = append(t.rows, []string{q.Name, commas(q.Depth), commas(q.Due), commas(q.InFlight), msText(q.OldestDueAgeMS),
+				msText(q.NextDueInMS), commas(q.Schedule["1m"]), commas(q.Schedule["10m"]), commas(q.Schedule["1h"]), commas(q.Schedule["later"])})
+		}
+		lines = append(lines, t.render(w)...)
+		sw := max(w-24, 8)
+		for _, q := range s.DelayQueues {
+			if matches(v.filter, q.Name, q.Key) {
+				lines = append(lines, fit(fmt.Sprintf("  %-12s depth %s", truncate(q.Name, 12), v.c.spark("dq.depth."+q.Name, sw)), w),
+					fit(fmt.Sprintf("  %-12s lag   %s", "", v.c.spark("dq.lag."+q.Name, sw)), w))
+			}
+		}
+		lines = append(lines, "")
+	}
+	if len(s.ListQueues) > 0 {
+		t := &table{styles: v.c, selected: -1, cols: []column{
+			{title: "LIST QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "LENGTH", right: true},
+			{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME"},
+		}}
+		for i, q := range s.ListQueues {
+			if !matches(v.filter, q.Name, q.Key) {
+				continue
+			}
+			if len(s.DelayQueues)+i == v.sel {
+				t.selected = len(t.rows)
+			}
+			t.rows = append(t.rows, []string{q.Name, q.Key, commas(q.Length), commas(q.Processing), v.c.spark("lq.length."+q.Name, 30)})
+		}
+		lines = append(lines, t.render(w)...)
+	}
+	lines = append(lines, "", st.Muted.Render("lag: how long the oldest due task has waited; in flight: claimed, not yet acknowledged"))
+	return strings.Join(lines, "\n")
+}
+
+// limiters shows each limiter and the busiest keys of the selected one.
+type limiters struct{ listView }
+
+func newLimiters(c *common) *limiters { return &limiters{listView{c: c}} }
+
+func (v *limiters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	if s := v.c.status.Snapshot; s != nil {
+		return v.move(msg, len(s.Limiters))
+	}
+	return false, nil
+}
+
+func (v *limiters) render(w, h int) string {
+	s := v.c.status.Snapshot
+	if s == nil {
+		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+	}
+	if len(s.Limiters) == 0 {
+		return newPlaceholder(v.c, limitersText).render(w, h)
+	}
+	st := v.c.styles
+	// Most telling first: a narrow terminal drops columns from the right.
+	t := &table{styles: v.c, cols: []column{
+		{title: "LIMITER", flex: true}, {title: "KEYS", right: true}, {title: "AT LIMIT", right: true}, {title: "OVER", right: true},
+		{title: "REJECTED/S", right: true}, {title: "ALLOWED/S", right: true}, {title: "HITS", right: true},
+		{title: "LIMIT", right: true}, {title: "WINDOW", right: true}, {title: "KIND"}, {title: "REJECTED/S OVER TIME"},
+	}}
+	var shown []scanner.Limiter
+	for _, l := range s.Limiters {
+		if matches(v.filter, l.Name) {
+			shown = append(shown, l)
+		}
+	}
+	if len(shown) == 0 {
+		return st.Muted.Render(fmt.Sprintf("No limiter matches %q (esc clears the filter).", v.filter))
+	}
+	v.sel = min(v.sel, len(shown)-1)
+	t.selected = v.sel
+	perSec := func(p *float64, hourTotal int64) string {
+		if p != nil {
+			return rate(*p)
+		}
+		return "~" + rate(float64(hourTotal)/max(v.c.now().Sub(v.c.now().Truncate(time.Hour)).Seconds(), 1))
+	}
+	for _, l := range shown {
+		t.rows = append(t.rows, []string{l.Name, commas(l.Keys), commas(l.AtLimit), commas(l.OverLimit),
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), commas(l.Hits), commas(l.Limit),
+			ago(time.Duration(l.WindowMS) * time.Millisecond), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
+	}
+	lines := t.render(w)
+	l := shown[v.sel]
+	if l.OverLimit > 0 {
+		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (the seed's sliding limiter does)", commas(l.OverLimit))))
+	}
+	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
+	kt := &table{styles: v.c, selected: -1, cols: []column{
+		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
+	}}
+	for _, k := range l.Top {
+		kt.rows = append(kt.rows, []string{k.Key, commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), msText(k.TTLMS)})
+	}
+	if len(kt.rows) == 0 {
+		lines = append(lines, st.Muted.Render("no keys in the last sweep"))
+	} else {
+		lines = append(lines, kt.render(w)...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// uniques shows HyperLogLog and bitmap families.
+type uniques struct{ listView }
+
+func newUniques(c *common) *uniques { return &uniques{listView{c: c}} }
+
+func (v *uniques) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	if s := v.c.status.Snapshot; s != nil {
+		return v.move(msg, len(s.Uniques))
+	}
+	return false, nil
+}
+
+func (v *uniques) render(w, h int) string {
+	s := v.c.status.Snapshot
+	if s == nil {
+		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+	}
+	if len(s.Uniques) == 0 {
+		return newPlaceholder(v.c, uniquesText).render(w, h)
+	}
+	st := v.c.styles
+	t := &table{styles: v.c, cols: []column{
+		{title: "UNIQUES", flex: true}, {title: "KIND"}, {title: "CURRENT WINDOW"}, {title: "KEYS", right: true},
+		{title: "COUNT", right: true}, {title: "7-DAY UNION", right: true}, {title: "30-DAY UNION", right: true}, {title: "BY WINDOW"},
+	}}
+	var shown []scanner.Unique
+	for _, u := range s.Uniques {
+		if matches(v.filter, u.Name) {
+			shown = append(shown, u)
+		}
+	}
+	if len(shown) == 0 {
+		return st.Muted.Render(fmt.Sprintf("No family matches %q (esc clears the filter).", v.filter))
+	}
+	v.sel = min(v.sel, len(shown)-1)
+	t.selected = v.sel
+	for _, u := range shown {
+		cur, keys, count := "-", "0", "0"
+		var series []int64
+		for _, win := range u.Windows {
+			series = append(series, win.Count)
+			if win.Current {
+				cur, keys, count = win.Granularity+" "+win.Window, commas(win.Keys), commas(win.Count)
+			}
+		}
+		if len(series) > 30 {
+			series = series[len(series)-30:]
+		}
+		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, commas(u.Union7d), commas(u.Union30d), st.Spark.Render(sparkline(series))})
+	}
+	lines := t.render(w)
+	u := shown[v.sel]
+	var dims []string
+	for k, val := range u.UnionDims {
+		dims = append(dims, k+"="+val)
+	}
+	sort.Strings(dims)
+	lines = append(lines, "", st.Muted.Render("count: the sum over the window's keys (one per dims tuple); unions: distinct members over 7 and 30 days"))
+	if len(dims) > 0 {
+		lines = append(lines, st.Muted.Render("the unions of "+u.Name+" are of "+strings.Join(dims, " ")+", the busiest today"))
+	}
+	if u.Error != "" {
+		lines = append(lines, st.Bad.Render(u.Error))
+	}
+	return strings.Join(lines, "\n")
+}
