@@ -34,6 +34,8 @@ type Config struct {
 	Counters []*store.Family
 	// Structures are the queues, limiters, uniques and locks to watch.
 	Structures scanner.Structures
+	// Profiles are the [[profile]] mixes `inject --profile` runs (demo is built in).
+	Profiles []Profile
 
 	file        string         // the name errors give for the file
 	patternLine map[string]int // family name -> line of its pattern, for errors found later
@@ -200,7 +202,7 @@ func (c *checker) config(raw map[string]any) *Config {
 		Scan: ScanConfig{Count: 1000, KeysPerSecond: 20000},
 	}
 	root := table{m: raw}
-	c.onlyKeys(root, "", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock")
+	c.onlyKeys(root, "", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock", "profile")
 	if t, ok := c.subtable(root, "redis"); ok {
 		cfg.Redis = c.redis(t)
 	}
@@ -212,6 +214,7 @@ func (c *checker) config(raw map[string]any) *Config {
 	}
 	cfg.Counters = c.counters(root)
 	cfg.Structures = c.structures(root)
+	cfg.Profiles = c.profiles(root, cfg)
 	return cfg
 }
 

@@ -46,8 +46,8 @@ func TestShippedConfig(t *testing.T) {
 	}
 	got := *def
 	got.Counters, got.file, got.patternLine = nil, "", nil // bookkeeping for later errors
-	st := got.Structures
-	got.Structures = scanner.Structures{}
+	st, profiles := got.Structures, got.Profiles
+	got.Structures, got.Profiles = scanner.Structures{}, nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("shipped settings = %+v, want %+v", got, want)
 	}
@@ -58,6 +58,10 @@ func TestShippedConfig(t *testing.T) {
 		st.Uniques[1].Family.Retention(store.Day) != 90*24*time.Hour ||
 		len(st.Locks) != 1 || st.Locks[0].Pattern.String() != "lock:job:<id>" {
 		t.Errorf("shipped structures = %+v", st)
+	}
+	if len(profiles) != 1 || profiles[0].Name != "steady" || len(profiles[0].Entries) != 8 ||
+		profiles[0].Entries[0] != (ProfileEntry{Kind: "counter", Name: "ad_revenue", Rate: 2000}) {
+		t.Errorf("shipped profiles = %+v", profiles)
 	}
 	var names []string
 	for _, f := range def.Counters {
@@ -248,6 +252,9 @@ func TestConfigErrors(t *testing.T) {
 		{"unique without window", src(`[[unique]]`, `name = "uv"`, `pattern = "uv:<page>"`, `day_format = "yyyyMMdd"`, `day_retention = "30d"`), 3, "unique.pattern", "no <window>"},
 		{"bitmap without retention", src(`[[bitmap]]`, `name = "dau"`, `pattern = "dau:<window>"`, `day_format = "yyyyMMdd"`), 4, "bitmap.day_format", "need day_retention"},
 		{"lock without pattern", src(`[[lock]]`, `name = "l"`), 1, "lock.pattern", "missing: every [[lock]] needs a pattern"},
+		{"profile naming a missing structure", src(slices.Concat(counter("a"), []string{`[[profile]]`, `name = "p"`, `counter = { a = 10, b = 5 }`})...), 8, "profile.counter.b", `no counter named "b"`},
+		{"profile with a zero rate", src(slices.Concat(counter("a"), []string{`[[profile]]`, `name = "p"`, `counter = { a = 0 }`})...), 8, "profile.counter.a", "above zero"},
+		{"profile named demo", src(slices.Concat(counter("a"), []string{`[[profile]]`, `name = "demo"`, `counter = { a = 1 }`})...), 7, "profile.name", "demo is built in"},
 
 		{"bad timezone", src(`[ui]`, `timezone = "Mars/Olympus"`), 2, "ui.timezone", `unknown time zone "Mars/Olympus"`},
 		{"empty timezone", src(`[ui]`, `timezone = ""`), 2, "ui.timezone", "unknown time zone"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,8 +19,13 @@ Events are drawn over --dims distinct dims tuples, Zipf-like (a few hot, a long 
 adding 1 to its hour and day windows at the Redis server's time; the writer pre-aggregates them
 and flushes pipelines of script calls. A real Redis needs --allow-writes.
 
+--profile NAME mixes every kind instead: a [[profile]] of the config sets each structure's events
+a second (counters, delay and list queues, limiters, uniques, bitmaps, locks), and the built-in
+"demo" runs the embedded console's traffic. It prints one line per structure.
+
 Usage:
   hourglass inject [--family NAME] [--events N | --duration D] [--rate R] [--dims K] [flags]
+  hourglass inject --profile NAME [--duration D] [flags]
 
 Flags:
 `
@@ -55,8 +61,12 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.DurationVar(&opt.duration, "duration", 0, "write for this long, e.g. 30s")
 	fs.Float64Var(&opt.rate, "rate", 0, "events per second; 0 writes as fast as Redis takes them")
 	fs.IntVar(&opt.dims, "dims", 1000, "distinct dims tuples, drawn Zipf-like")
+	profile := fs.String("profile", "", "run a [[profile]] from the config, or the built-in demo, for --duration (default 10s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *profile != "" {
+		return injectProfile(ctx, common, *profile, *family, opt, stdout, stderr)
 	}
 	if opt.events < 0 || opt.duration < 0 || !(opt.rate >= 0 && !math.IsInf(opt.rate, 0)) || opt.dims < 1 {
 		return usagef("inject: --events, --duration and --rate must be finite and not negative, --dims at least 1")
@@ -299,4 +309,44 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// injectProfile runs a profile for the duration.
+func injectProfile(ctx context.Context, common commonFlags, name, family string, opt injectOptions, stdout, stderr io.Writer) error {
+	if family != "" || opt.events != 0 || opt.rate != 0 {
+		return usagef("inject: --profile sets its own structures and rates; --family, --events and --rate do not apply")
+	}
+	if opt.duration == 0 {
+		opt.duration = 10 * time.Second
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	var p *Profile
+	var names []string
+	for i := range cfg.Profiles {
+		names = append(names, cfg.Profiles[i].Name)
+		if cfg.Profiles[i].Name == name {
+			p = &cfg.Profiles[i]
+		}
+	}
+	if p == nil && name != "demo" {
+		return usagef("inject: no profile %q (the config has: demo %s)", name, strings.Join(names, " "))
+	}
+	if err := requireWrites(cfg, "inject"); err != nil {
+		return err
+	}
+	t, err := openTarget(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if t.emb != nil {
+		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.emb.Addr())
+	}
+	if p == nil {
+		return runDemoProfile(ctx, t.store, cfg, 300, opt.duration, stdout)
+	}
+	return runProfile(ctx, t.store, cfg, *p, opt.duration, stdout)
 }

@@ -230,3 +230,48 @@ func TestRepairAsReadOnlyUser(t *testing.T) {
 		t.Fatalf("repair as a read-only user: exit %d, %q %q; want exit 1 with NOPERM in one line", code, out, errOut)
 	}
 }
+
+// TestInjectProfile runs the shipped steady profile against a real server: each structure gets
+// its rate within 5%, every queued task is acknowledged, and a snapshot then reports them.
+func TestInjectProfile(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	path, _ := utcConfig(t, srv.Addr)
+	const seconds = 3
+	code, out, errOut := hg(t, "inject", "--profile", "steady", "--duration", fmt.Sprint(seconds, "s"), "--allow-writes", "--config", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	lines := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := parseSummary(t, line)
+		target, ok := f["target/s"]
+		if !ok {
+			continue
+		}
+		lines++
+		if want := target * seconds; f["ops"] < want*0.95-1 || f["ops"] > want*1.05+1 {
+			t.Errorf("%s: %v ops, want %v ± 5%%", strings.TrimSpace(line), f["ops"], want)
+		}
+	}
+	if lines != 8 {
+		t.Fatalf("%d structure lines, want 8:\n%s", lines, out)
+	}
+	if n := rdb.ZCard(ctx, "delay:orders").Val() + rdb.ZCard(ctx, "{delay:orders}:inflight").Val(); n != 0 {
+		t.Errorf("%d tasks left in the delay queue, want all acknowledged", n)
+	}
+	code, out, errOut = hg(t, "snapshot", "--json", "--config", path, "--keys-per-second", "0")
+	if code != exitOK {
+		t.Fatalf("snapshot: exit %d: %s", code, errOut)
+	}
+	var snap scanner.Snapshot
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatal(err)
+	}
+	lim := snap.Limiters[0]
+	if lim.Keys == 0 || lim.Allowed+lim.Rejected < 900*0.95 || lim.Rejected == 0 || len(snap.Uniques) != 2 || snap.Uniques[1].Union7d == 0 ||
+		snap.ListQueues[0].Length != 0 || snap.Locks[0].NoTTL != 0 {
+		t.Errorf("snapshot after the profile: limiters %+v uniques %+v lists %+v locks %+v", snap.Limiters, snap.Uniques, snap.ListQueues, snap.Locks)
+	}
+}

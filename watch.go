@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -122,6 +123,7 @@ type demo struct {
 	w       *store.Writer
 	traffic []*traffic
 	rate    float64
+	events  atomic.Int64 // added to the writer
 }
 
 func newDemo(st *store.Store, families []*store.Family, rate float64) *demo {
@@ -150,7 +152,9 @@ func (d *demo) run(ctx context.Context, stderr io.Writer) {
 				// Each family swings between half and one and a half times the rate, a minute a cycle.
 				owed[i] += d.rate * tick.Seconds() * (1 + 0.5*math.Sin(phase+float64(i)))
 				for ; owed[i] >= 1; owed[i]-- {
-					_ = d.w.Add(tr.family, tr.next(), 1, time.Time{})
+					if d.w.Add(tr.family, tr.next(), 1, time.Time{}) == nil {
+						d.events.Add(1)
+					}
 				}
 			}
 			if _, err := d.w.Flush(ctx); err != nil && ctx.Err() == nil {
