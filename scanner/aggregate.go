@@ -55,9 +55,9 @@ const (
 // windows, TopK, the examples and ReconcileTuples, never by the number of keys. It is not safe
 // for concurrent use.
 type Aggregator struct {
-	opt   SnapshotOptions
-	fams  map[*store.Family]*famAgg
-	order []*famAgg
+	opt     SnapshotOptions
+	fams    map[*store.Family]*famAgg
+	order   []*famAgg
 	scan    ScanStats
 	start   time.Time // when the first page arrived
 	structs *structAgg

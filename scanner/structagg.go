@@ -15,10 +15,10 @@ import (
 // structAgg folds the structure keys of a sweep; like the counters' aggregate it holds what the
 // structures number and a few top keys, not the keys.
 type structAgg struct {
-	specs    Structures
-	limiters []limAgg
-	locks    []lockAgg
-	uniques  []uniqAgg
+	specs     Structures
+	limiters  []limAgg
+	locks     []lockAgg
+	uniques   []uniqAgg
 	lockNoTTL probAgg
 }
 
