@@ -92,8 +92,11 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 // writeStructures prints the sections of the queues, limiters, uniques and locks configured.
 func writeStructures(out io.Writer, s *scanner.Snapshot) {
 	ms := func(n int64) string {
-		if n < 0 {
+		switch {
+		case n < 0:
 			return "-"
+		case n < 1000:
+			return fmt.Sprintf("%dms", n)
 		}
 		return age(time.Duration(n) * time.Millisecond)
 	}

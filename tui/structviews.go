@@ -49,8 +49,11 @@ func (c *common) spark(k string, w int) string {
 }
 
 func msText(ms int64) string {
-	if ms < 0 {
+	switch {
+	case ms < 0:
 		return "-"
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
 	}
 	return ago(time.Duration(ms) * time.Millisecond)
 }
