@@ -242,6 +242,7 @@ func TestConfigErrors(t *testing.T) {
 		), 5, "counter.pattern", `hash tag: pattern = "flow:count:{<app>:<device>}:<window>"`},
 
 		{"delay queue without key", src(`[[delay_queue]]`, `name = "q"`, `score_unit = "ms"`), 1, "delay_queue.key", "missing: every [[delay_queue]] needs a key"},
+		{"delay queue with key and pattern", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `pattern = "q:<topic>"`), 4, "delay_queue.pattern", "not both"},
 		{"delay queue bad unit", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `score_unit = "us"`), 4, "delay_queue.score_unit", `want "ms" or "s"`},
 		{"duplicate delay queue", src(`[[delay_queue]]`, `name = "q"`, `key = "a"`, `[[delay_queue]]`, `name = "q"`, `key = "b"`), 5, "delay_queue.name", `duplicate [[delay_queue]] name "q" (first declared at line 2)`},
 		{"unknown key in a list queue", src(`[[list_queue]]`, `name = "q"`, `key = "a"`, `visibility = "1m"`), 4, "list_queue.visibility", "[[list_queue]] takes"},

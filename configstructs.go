@@ -47,9 +47,22 @@ func (c *checker) structures(root table) scanner.Structures {
 	}
 
 	for _, t := range c.arrayTables(root, "delay_queue") {
-		c.onlyKeys(t, "[[delay_queue]]", "name", "key", "score_unit")
+		c.onlyKeys(t, "[[delay_queue]]", "name", "key", "pattern", "score_unit")
 		name, ok1 := named(t, "[[delay_queue]]")
-		key, ok2 := required(t, "[[delay_queue]]", "key")
+		var key string
+		var pattern *store.Pattern
+		_, hasKey := t.m["key"]
+		_, hasPattern := t.m["pattern"]
+		ok2 := true
+		switch {
+		case hasKey && hasPattern:
+			c.fail(t.path+".pattern", "give key (one queue) or pattern (a queue per matching key), not both")
+			ok2 = false
+		case hasPattern:
+			pattern, ok2 = keyPattern(t, "[[delay_queue]]")
+		default:
+			key, ok2 = required(t, "[[delay_queue]]", "key")
+		}
 		unit := store.Milliseconds
 		if u, ok := c.str(t, "score_unit"); ok {
 			switch u {
@@ -61,7 +74,7 @@ func (c *checker) structures(root table) scanner.Structures {
 			}
 		}
 		if ok1 && ok2 {
-			s.DelayQueues = append(s.DelayQueues, scanner.DelayQueueSpec{Name: name, Key: key, Unit: unit})
+			s.DelayQueues = append(s.DelayQueues, scanner.DelayQueueSpec{Name: name, Key: key, Pattern: pattern, Unit: unit})
 		}
 	}
 	for _, t := range c.arrayTables(root, "list_queue") {

@@ -20,12 +20,13 @@ type structAgg struct {
 	locks     []lockAgg
 	uniques   []uniqAgg
 	lockNoTTL probAgg
+	queues    [][]KeyCount // per delay queue pattern: the deepest queues found, deepest first
+	queuesN   []int64      // per pattern: how many queues were found
 }
 
 type limAgg struct {
 	keys, hits, atLimit, overLimit int64
 	top                            []KeyCount // largest first
-	topRaw                         []string
 }
 
 type lockAgg struct {
@@ -46,15 +47,16 @@ type uniqWin struct {
 }
 
 // maxTopKeys is how many keys a limiter's top list keeps; maxLockExamples how many held locks a
-// lock pattern shows.
+// lock pattern shows; maxPatternQueues how many of a delay queue pattern's queues are reported.
 const (
-	maxTopKeys      = 10
-	maxLockExamples = 5
+	maxTopKeys       = 10
+	maxLockExamples  = 5
+	maxPatternQueues = 20
 )
 
 func newStructAgg(s Structures) *structAgg {
 	a := &structAgg{specs: s, limiters: make([]limAgg, len(s.Limiters)), locks: make([]lockAgg, len(s.Locks)),
-		uniques: make([]uniqAgg, len(s.Uniques))}
+		uniques: make([]uniqAgg, len(s.Uniques)), queues: make([][]KeyCount, len(s.DelayQueues)), queuesN: make([]int64, len(s.DelayQueues))}
 	for i := range a.uniques {
 		a.uniques[i].windows = map[winKey]*uniqWin{}
 	}
@@ -111,6 +113,23 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 		if len(l.examples) < maxLockExamples {
 			l.examples = append(l.examples, ex)
 		}
+	case kindDelayQueue:
+		if k.spec >= len(a.queues) || k.WrongType {
+			return
+		}
+		a.queuesN[k.spec]++
+		n, _ := strconv.ParseInt(k.Value, 10, 64)
+		top := a.queues[k.spec]
+		if len(top) < maxPatternQueues || n > top[len(top)-1].Count {
+			i := sort.Search(len(top), func(i int) bool { return top[i].Count < n })
+			top = append(top, KeyCount{})
+			copy(top[i+1:], top[i:])
+			top[i] = KeyCount{Key: k.Name, Count: n} // the raw name: fill reads it, then escapes it
+			if len(top) > maxPatternQueues {
+				top = top[:maxPatternQueues]
+			}
+			a.queues[k.spec] = top
+		}
 	case kindUnique:
 		if k.spec >= len(a.uniques) {
 			return
@@ -146,24 +165,17 @@ func tokenTime(token string) (int64, bool) {
 func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *Snapshot, now time.Time, opt SnapshotOptions) {
 	snap.DelayQueues, snap.ListQueues = []DelayQueue{}, []ListQueue{}
 	snap.Limiters, snap.Uniques, snap.Locks = []Limiter{}, []Unique{}, []Lock{}
-	for _, q := range a.specs.DelayQueues {
-		dq := DelayQueue{Name: q.Name, Key: Escape(q.Key), Schedule: map[string]int64{}, NextDueInMS: -1}
-		if rdb != nil {
-			st, err := store.DelayQueueStatsOf(ctx, rdb, q.Key, store.CompanionKey(q.Key, "inflight"), q.Unit, now)
-			if err != nil {
-				dq.Error = err.Error()
-			} else {
-				dq.Depth, dq.Due, dq.InFlight = st.Depth, st.Due, st.InFlight
-				dq.OldestDueAgeMS, dq.NextDueInMS = st.Lag.Milliseconds(), st.NextIn.Milliseconds()
-				if st.NextIn < 0 {
-					dq.NextDueInMS = -1
-				}
-				for i, label := range store.ScheduleLabels {
-					dq.Schedule[label] = st.Schedule[i]
-				}
+	for i, q := range a.specs.DelayQueues {
+		keys := []string{q.Key}
+		if q.Pattern != nil {
+			keys = keys[:0]
+			for _, kc := range a.queues[i] {
+				keys = append(keys, kc.Key)
 			}
 		}
-		snap.DelayQueues = append(snap.DelayQueues, dq)
+		for _, key := range keys {
+			snap.DelayQueues = append(snap.DelayQueues, delayQueueOf(ctx, rdb, q, key, now))
+		}
 	}
 	for _, q := range a.specs.ListQueues {
 		lq := ListQueue{Name: q.Name, Key: Escape(q.Key)}
@@ -258,4 +270,26 @@ func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *S
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// delayQueueOf reads one delay queue.
+func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSpec, key string, now time.Time) DelayQueue {
+	dq := DelayQueue{Name: q.Name, Key: Escape(key), Schedule: map[string]int64{}, NextDueInMS: -1}
+	if rdb == nil {
+		return dq
+	}
+	st, err := store.DelayQueueStatsOf(ctx, rdb, key, store.CompanionKey(key, "inflight"), q.Unit, now)
+	if err != nil {
+		dq.Error = err.Error()
+		return dq
+	}
+	dq.Depth, dq.Due, dq.InFlight = st.Depth, st.Due, st.InFlight
+	dq.OldestDueAgeMS = st.Lag.Milliseconds()
+	if st.NextIn >= 0 {
+		dq.NextDueInMS = st.NextIn.Milliseconds()
+	}
+	for i, label := range store.ScheduleLabels {
+		dq.Schedule[label] = st.Schedule[i]
+	}
+	return dq
 }

@@ -42,6 +42,8 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 			}
 		case kindLock:
 			vals[j] = pipe.Get(ctx, k.Name)
+		case kindDelayQueue:
+			vals[j] = pipe.ZCard(ctx, k.Name)
 		case kindUnique:
 			if s.structs.Uniques[k.spec].Kind == store.Bitmap {
 				vals[j] = pipe.BitCount(ctx, k.Name, nil)

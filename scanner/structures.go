@@ -14,9 +14,11 @@ type Structures struct {
 	Locks       []LockSpec
 }
 
-// DelayQueueSpec is a delay queue by its key; its in-flight set is the store's companion key.
+// DelayQueueSpec is a delay queue by its key, or a family of them by a pattern that the sweep
+// matches (each key a queue); a queue's in-flight set is the store's companion key.
 type DelayQueueSpec struct {
 	Name, Key string
+	Pattern   *store.Pattern // instead of Key; nil for a single queue
 	Unit      store.ScoreUnit
 }
 
@@ -56,4 +58,5 @@ const (
 	kindLimiter
 	kindLock
 	kindUnique
+	kindDelayQueue
 )

@@ -31,8 +31,9 @@ func TestSnapshotOfStructures(t *testing.T) {
 	}
 	uvFam, _ := store.NewFamily(store.FamilySpec{Name: "uv", Pattern: "uv:{<page>}:<window>", DayFormat: "yyyyMMdd", DayRetention: 90 * 24 * time.Hour})
 	structs := Structures{
-		DelayQueues: []DelayQueueSpec{{Name: "orders", Key: "delay:orders", Unit: store.Milliseconds}, {Name: "seed", Key: "seed:queue", Unit: store.Milliseconds}},
-		ListQueues:  []ListQueueSpec{{Name: "jobs", Key: "queue:jobs"}},
+		DelayQueues: []DelayQueueSpec{{Name: "orders", Key: "delay:orders", Unit: store.Milliseconds}, {Name: "seed", Key: "seed:queue", Unit: store.Milliseconds},
+			{Name: "topics", Pattern: mustPattern("topic:<name>"), Unit: store.Seconds}},
+		ListQueues: []ListQueueSpec{{Name: "jobs", Key: "queue:jobs"}},
 		Limiters: []LimiterSpec{{LimiterSpec: store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 5},
 			Pattern: mustPattern("rl:api:<user>")}},
 		Uniques: []UniqueSpec{{Kind: store.HyperLogLog, Family: uvFam}},
@@ -47,6 +48,11 @@ func TestSnapshotOfStructures(t *testing.T) {
 		t.Fatal("claim")
 	}
 	rdb.ZAdd(ctx, "seed:queue", redis.Z{Score: float64(now.Add(-10 * time.Second).UnixMilli()), Member: "x"})
+	for i, topic := range []string{"topic:a", "topic:b"} { // queues by pattern, scored in seconds
+		for j := range i + 1 {
+			rdb.ZAdd(ctx, topic, redis.Z{Score: float64(now.Add(-time.Minute).Unix()), Member: fmt.Sprint(j)})
+		}
+	}
 	lq := st.ListQueue("queue:jobs")
 	lq.Push(ctx, "1", "2", "3")
 	lq.Pop(ctx, time.Second)
@@ -85,7 +91,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.DelayQueues) != 2 || len(snap.ListQueues) != 1 || len(snap.Limiters) != 1 || len(snap.Uniques) != 1 || len(snap.Locks) != 1 {
+	if len(snap.DelayQueues) != 4 || len(snap.ListQueues) != 1 || len(snap.Limiters) != 1 || len(snap.Uniques) != 1 || len(snap.Locks) != 1 {
 		t.Fatalf("sections: %+v", snap)
 	}
 	dq := snap.DelayQueues[0]
@@ -94,6 +100,10 @@ func TestSnapshotOfStructures(t *testing.T) {
 	}
 	if sq := snap.DelayQueues[1]; sq.Depth != 1 || sq.Due != 1 || sq.InFlight != 0 || sq.OldestDueAgeMS < 9_000 || sq.NextDueInMS != -1 {
 		t.Errorf("seed queue %+v", sq)
+	}
+	if a, b := snap.DelayQueues[2], snap.DelayQueues[3]; a.Name != "topics" || a.Key != "topic:b" || a.Depth != 2 || a.Due != 2 ||
+		a.OldestDueAgeMS < 59_000 || b.Key != "topic:a" || b.Depth != 1 {
+		t.Errorf("queues by pattern (deepest first): %+v %+v", a, b)
 	}
 	if lqs := snap.ListQueues[0]; lqs.Length != 2 || lqs.Processing != 1 {
 		t.Errorf("list queue %+v", lqs)
@@ -126,7 +136,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 			t.Errorf("the seed's lock %+v", ex)
 		}
 	}
-	if snap.Scan.KeysMatched != 3+3+2 { // limiter keys, unique keys, locks (queues are read by key)
+	if snap.Scan.KeysMatched != 3+3+2+2 { // limiter keys, unique keys, locks, queues by pattern
 		t.Errorf("matched %d", snap.Scan.KeysMatched)
 	}
 }

@@ -412,6 +412,14 @@ func (s *Sweep) classifyStructure(name string) (Key, bool) {
 			return Key{Name: name, kind: kindLock, spec: i, Classified: store.Classified{Dims: dims}}, true
 		}
 	}
+	for i, q := range s.structs.DelayQueues {
+		if q.Pattern == nil {
+			continue
+		}
+		if dims, ok := q.Pattern.Match(name); ok {
+			return Key{Name: name, kind: kindDelayQueue, spec: i, Classified: store.Classified{Dims: dims}}, true
+		}
+	}
 	for i, u := range s.structs.Uniques {
 		for _, g := range u.Family.Granularities() {
 			if w, dims, ok := u.Family.Match(g, name, s.loc); ok {
