@@ -113,7 +113,18 @@ type profileResult struct {
 	entry ProfileEntry
 	ops   atomic.Int64 // events, hits, tasks, members, locks
 	extra string       // a kind's own detail, filled at the end
-	err   atomic.Value // the first error
+
+	mu  sync.Mutex
+	err error // the first error
+}
+
+// fail keeps the first error.
+func (r *profileResult) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = err
+	}
 }
 
 // runProfile drives every entry of p at its rate until d has passed or ctx ends, then prints
@@ -136,16 +147,16 @@ func runProfile(ctx context.Context, st *store.Store, cfg *Config, p Profile, d 
 			defer wg.Done()
 			paced(ctx, e.Rate, func(n int) bool {
 				if err := work(n); err != nil && ctx.Err() == nil {
-					r.err.CompareAndSwap(nil, err)
+					r.fail(err)
 					return false
 				}
 				r.ops.Add(int64(n))
 				return true
 			})
-			fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 			defer fcancel()
 			if err := finish(fctx); err != nil {
-				r.err.CompareAndSwap(nil, err)
+				r.fail(err)
 			}
 		}()
 	}
@@ -156,8 +167,8 @@ func runProfile(ctx context.Context, st *store.Store, cfg *Config, p Profile, d 
 	for _, r := range results {
 		n := r.ops.Load()
 		fmt.Fprintf(out, "  %s %s: ops=%d ops/s=%.1f target/s=%g%s\n", r.entry.Kind, r.entry.Name, n, float64(n)/secs, r.entry.Rate, r.extra)
-		if err, _ := r.err.Load().(error); err != nil {
-			failed = append(failed, fmt.Sprintf("%s %s: %v", r.entry.Kind, r.entry.Name, err))
+		if r.err != nil {
+			failed = append(failed, fmt.Sprintf("%s %s: %v", r.entry.Kind, r.entry.Name, r.err))
 		}
 	}
 	if len(failed) > 0 {
@@ -278,7 +289,14 @@ func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEnt
 				users := rand.NewZipf(rnd, 1.3, 1, 999)
 				dims := len(l.Pattern.Dims())
 				var allowed, rejected atomic.Int64
+				lastFlush := time.Now()
 				return func(n int) error {
+						if time.Since(lastFlush) >= time.Second { // so watchers see the rates as they go
+							lastFlush = time.Now()
+							if err := lim.Flush(ctx); err != nil {
+								return err
+							}
+						}
 						for range n {
 							vals := make([]string, dims)
 							for i := range vals {
@@ -359,8 +377,15 @@ func runDemoProfile(ctx context.Context, st *store.Store, cfg *Config, rate floa
 	if err != nil {
 		return err
 	}
-	var firstErr atomic.Value
-	report := func(err error) { firstErr.CompareAndSwap(nil, err) }
+	var mu sync.Mutex
+	var firstErr error
+	report := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
 	start := time.Now()
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -370,15 +395,15 @@ func runDemoProfile(ctx context.Context, st *store.Store, cfg *Config, rate floa
 	}()
 	dm.run(ctx, io.Discard)
 	wg.Wait()
-	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer fcancel()
 	if _, err := dm.w.Flush(fctx); err != nil {
 		report(err)
 	}
 	fmt.Fprintf(out, "inject profile demo: seconds=%.2f\n  counter (all families): events=%d\n  %s\n",
 		time.Since(start).Seconds(), dm.events.Load(), sd.summary())
-	if err, _ := firstErr.Load().(error); err != nil {
-		return fmt.Errorf("inject profile demo: %w", err)
+	if firstErr != nil {
+		return fmt.Errorf("inject profile demo: %w", firstErr)
 	}
 	return nil
 }

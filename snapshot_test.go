@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -273,5 +274,24 @@ func TestInjectProfile(t *testing.T) {
 	if lim.Keys == 0 || lim.Allowed+lim.Rejected < 900*0.95 || lim.Rejected == 0 || len(snap.Uniques) != 2 || snap.Uniques[1].Union7d == 0 ||
 		snap.ListQueues[0].Length != 0 || snap.Locks[0].NoTTL != 0 {
 		t.Errorf("snapshot after the profile: limiters %+v uniques %+v lists %+v locks %+v", snap.Limiters, snap.Uniques, snap.ListQueues, snap.Locks)
+	}
+}
+
+// TestInjectProfileSurvivesRedisGoingAway stops the server mid-profile: the command says which
+// structures failed, in one line, and exits 1.
+func TestInjectProfileSurvivesRedisGoingAway(t *testing.T) {
+	srv := redistest.Start(t)
+	path, _ := utcConfig(t, srv.Addr)
+	rdb := srv.Client(t)
+	go func() { // once the profile is writing, the server goes away
+		deadline := time.Now().Add(10 * time.Second)
+		for rdb.DBSize(context.Background()).Val() == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		srv.Stop()
+	}()
+	code, out, errOut := hg(t, "inject", "--profile", "steady", "--duration", "5s", "--allow-writes", "--config", path)
+	if code != exitRuntime || !strings.Contains(errOut, "inject profile steady:") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and one line", code, out, errOut)
 	}
 }
