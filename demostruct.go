@@ -23,6 +23,10 @@ type structDemo struct {
 	counter []*store.Family
 	rate    float64 // events per second per structure, before the swings
 	rnd     *rand.Rand
+	// anomalies is set only on the embedded Redis: on a real one the demo must not PERSIST a
+	// production key or leave a lock that never expires.
+	anomalies  bool
+	userPrefix string // the limiter's users: "user" on the embedded Redis
 
 	queues   []*store.DelayQueue
 	lists    []*store.ListQueue
@@ -38,11 +42,25 @@ type demoCounts struct {
 	enqueued, claimed, acked, pushed, popped, allowed, rejected, uniques, locks, anomalies atomic.Int64
 }
 
+// sampleQueueKey is the queue a demo or profile drives: the configured key, or for a pattern the
+// key of its first sample dims ("delay:<topic>" -> "delay:topic0").
+func sampleQueueKey(q scanner.DelayQueueSpec) string {
+	if q.Pattern == nil {
+		return q.Key
+	}
+	dims := make([]string, len(q.Pattern.Dims()))
+	for i, name := range q.Pattern.Dims() {
+		dims[i] = dimValue(name, 0)
+	}
+	k, _ := q.Pattern.Key(dims, "")
+	return k
+}
+
 func newStructDemo(st *store.Store, structs scanner.Structures, counters []*store.Family, rate float64) (*structDemo, error) {
-	d := &structDemo{st: st, structs: structs, counter: counters, rate: rate, rnd: rand.New(rand.NewPCG(7, 11))}
+	d := &structDemo{st: st, structs: structs, counter: counters, rate: rate, rnd: rand.New(rand.NewPCG(7, 11)), userPrefix: "user"}
 	d.users = rand.NewZipf(d.rnd, 1.3, 1, 999)
 	for _, q := range structs.DelayQueues {
-		d.queues = append(d.queues, st.DelayQueue(q.Key, q.Unit))
+		d.queues = append(d.queues, st.DelayQueue(sampleQueueKey(q), q.Unit))
 	}
 	for _, q := range structs.ListQueues {
 		d.lists = append(d.lists, st.ListQueue(q.Key))
@@ -90,7 +108,7 @@ func (d *structDemo) run(ctx context.Context, report func(error)) {
 				fail(l.Flush(ctx))
 			}
 		}
-		if n%300 == 150 { // every half minute, an anomaly for TTL health
+		if d.anomalies && n%300 == 150 { // every half minute, an anomaly for TTL health
 			fail(d.anomaly(ctx))
 		}
 	}
@@ -119,11 +137,12 @@ func (d *structDemo) queueTick(ctx context.Context, per, phase float64) error {
 		if err != nil {
 			return err
 		}
-		d.counts.claimed.Add(int64(len(got)))
-		if len(got) > 1 && i == 0 && d.rnd.IntN(20) == 0 {
-			got = got[1:] // a worker that dies holding one: the reaper brings it back
+		d.counts.claimed.Add(int64(len(got.Tasks)))
+		done := got.Tasks
+		if len(done) > 1 && i == 0 && d.rnd.IntN(20) == 0 {
+			done = done[1:] // a worker that dies holding one: the reaper brings it back
 		}
-		n, err := q.Ack(ctx, got...)
+		n, err := q.Ack(ctx, got, done...)
 		if err != nil {
 			return err
 		}
@@ -160,7 +179,7 @@ func (d *structDemo) limiterTick(ctx context.Context, per float64) error {
 	for i, l := range d.limiters {
 		n := len(d.structs.Limiters[i].Pattern.Dims())
 		for range int(per*3 + d.rnd.Float64()) {
-			user := fmt.Sprint("user", d.users.Uint64())
+			user := fmt.Sprint(d.userPrefix, d.users.Uint64())
 			vals := make([]string, n) // every placeholder takes the user: rl:api:<user>
 			for i := range vals {
 				vals[i] = user
@@ -281,5 +300,21 @@ func (d *structDemo) burst(ctx context.Context, ticks int) error {
 			return err
 		}
 	}
+	if !d.anomalies {
+		return nil
+	}
 	return d.anomaly(ctx)
+}
+
+// useTestQueues points the demo's queues at test queues beside the configured ones, for a real
+// Redis: its consumers then claim only the demo's own tasks; and its limiter users at keys no
+// real user has.
+func (d *structDemo) useTestQueues() {
+	d.userPrefix = "hourglass-test-user" // and limiter keys no real user has
+	for i, q := range d.queues {
+		d.queues[i] = d.st.DelayQueue(store.CompanionKey(q.Key, testQueueSuffix), q.Unit)
+	}
+	for i, q := range d.lists {
+		d.lists[i] = d.st.ListQueue(store.CompanionKey(q.Key, testQueueSuffix))
+	}
 }

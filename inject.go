@@ -346,7 +346,7 @@ func injectProfile(ctx context.Context, common commonFlags, name, family string,
 		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.emb.Addr())
 	}
 	if p == nil {
-		return runDemoProfile(ctx, t.store, cfg, 300, opt.duration, stdout)
+		return runDemoProfile(ctx, t.store, cfg, 300, opt.duration, t.emb != nil, stdout)
 	}
-	return runProfile(ctx, t.store, cfg, *p, opt.duration, stdout)
+	return runProfile(ctx, t.store, cfg, *p, opt.duration, t.emb != nil, stdout)
 }

@@ -26,6 +26,9 @@ type ProfileEntry struct {
 	Rate       float64
 }
 
+// testQueueSuffix names the queue beside a real one that profiles drive on a real Redis.
+const testQueueSuffix = "hourglass-test"
+
 // profileKinds are the kinds a [[profile]] can drive, as its keys name them.
 var profileKinds = []string{"counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock"}
 
@@ -129,7 +132,11 @@ func (r *profileResult) fail(err error) {
 
 // runProfile drives every entry of p at its rate until d has passed or ctx ends, then prints
 // one summary line per entry. It returns an error when any entry failed.
-func runProfile(ctx context.Context, st *store.Store, cfg *Config, p Profile, d time.Duration, out io.Writer) error {
+//
+// On a real Redis (embedded false) queue traffic goes to a test queue beside each configured one
+// ("{key}:hourglass-test"): a consumer there can only claim and acknowledge its own tasks, never
+// the real ones waiting in the queue.
+func runProfile(ctx context.Context, st *store.Store, cfg *Config, p Profile, d time.Duration, embedded bool, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	results := make([]*profileResult, len(p.Entries))
@@ -138,7 +145,7 @@ func runProfile(ctx context.Context, st *store.Store, cfg *Config, p Profile, d 
 	for i, e := range p.Entries {
 		r := &profileResult{entry: e}
 		results[i] = r
-		work, finish, err := profileWork(ctx, st, cfg, e, r)
+		work, finish, err := profileWork(ctx, st, cfg, e, r, embedded)
 		if err != nil {
 			return err
 		}
@@ -202,7 +209,7 @@ func paced(ctx context.Context, rate float64, work func(n int) bool) {
 }
 
 // profileWork returns what one entry does per batch of n operations, and what it does at the end.
-func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEntry, r *profileResult) (func(int) error, func(context.Context) error, error) {
+func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEntry, r *profileResult, embedded bool) (func(int) error, func(context.Context) error, error) {
 	// A batch that has begun runs to its end, so the run's deadline leaves no task half-handled
 	// (pushed, not popped) and no lock taken, not released.
 	ctx = context.WithoutCancel(ctx)
@@ -231,7 +238,12 @@ func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEnt
 	case "delay_queue":
 		for _, q := range s.DelayQueues {
 			if q.Name == e.Name {
-				dq := st.DelayQueue(q.Key, q.Unit)
+				key := sampleQueueKey(q)
+				if !embedded {
+					key = store.CompanionKey(key, testQueueSuffix)
+					r.extra = " on " + key
+				}
+				dq := st.DelayQueue(key, q.Unit)
 				var acked atomic.Int64
 				return func(n int) error {
 						tasks := make([]string, n)
@@ -245,11 +257,11 @@ func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEnt
 						if err != nil {
 							return err
 						}
-						k, err := dq.Ack(ctx, got...)
+						k, err := dq.Ack(ctx, got)
 						acked.Add(k)
 						return err
 					}, func(context.Context) error {
-						r.extra = fmt.Sprintf(" acked=%d", acked.Load())
+						r.extra += fmt.Sprintf(" acked=%d", acked.Load())
 						return nil
 					}, nil
 			}
@@ -257,7 +269,12 @@ func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEnt
 	case "list_queue":
 		for _, q := range s.ListQueues {
 			if q.Name == e.Name {
-				lq := st.ListQueue(q.Key)
+				key := q.Key
+				if !embedded {
+					key = store.CompanionKey(key, testQueueSuffix)
+					r.extra = " on " + key
+				}
+				lq := st.ListQueue(key)
 				return func(n int) error {
 					tasks := make([]string, n)
 					for i := range tasks {
@@ -299,8 +316,8 @@ func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEnt
 						}
 						for range n {
 							vals := make([]string, dims)
-							for i := range vals {
-								vals[i] = fmt.Sprint("user", users.Uint64())
+							for i := range vals { // not a real user's key
+								vals[i] = fmt.Sprint("hourglass-test-user", users.Uint64())
 							}
 							d, err := lim.Allow(ctx, vals...)
 							if err != nil {
@@ -369,13 +386,17 @@ func profileWork(ctx context.Context, st *store.Store, cfg *Config, e ProfileEnt
 }
 
 // runDemoProfile is the built-in demo profile: the embedded mode's traffic, for d.
-func runDemoProfile(ctx context.Context, st *store.Store, cfg *Config, rate float64, d time.Duration, out io.Writer) error {
+func runDemoProfile(ctx context.Context, st *store.Store, cfg *Config, rate float64, d time.Duration, embedded bool, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	dm := newDemo(st, cfg.Counters, rate)
 	sd, err := newStructDemo(st, cfg.Structures, cfg.Counters, rate/10)
 	if err != nil {
 		return err
+	}
+	sd.anomalies = embedded
+	if !embedded {
+		sd.useTestQueues()
 	}
 	var mu sync.Mutex
 	var firstErr error

@@ -156,5 +156,6 @@ func burstStructures(ctx context.Context, st *store.Store, cfg *Config) error {
 	if err != nil {
 		return err
 	}
+	sd.anomalies = true // only ever called on the embedded Redis
 	return sd.burst(ctx, 30)
 }

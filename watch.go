@@ -91,6 +91,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
+		sd.anomalies = true // the embedded Redis: nothing of anyone's to spoil
 		go func() {
 			defer close(demoDone)
 			structsDone := make(chan struct{})

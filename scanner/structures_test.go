@@ -44,7 +44,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 	q := st.DelayQueue("delay:orders", store.Milliseconds)
 	q.Enqueue(ctx, now.Add(-2*time.Minute), "a", "b")
 	q.Enqueue(ctx, now.Add(5*time.Minute), "c")
-	if got, _ := q.Claim(ctx, 1, time.Minute); len(got) != 1 {
+	if got, _ := q.Claim(ctx, 1, time.Minute); len(got.Tasks) != 1 {
 		t.Fatal("claim")
 	}
 	rdb.ZAdd(ctx, "seed:queue", redis.Z{Score: float64(now.Add(-10 * time.Second).UnixMilli()), Member: "x"})

@@ -400,7 +400,18 @@ func (s *Sweep) classify(names []string) []Key {
 	return found
 }
 
-// classifyStructure finds the limiter, lock or unique a key belongs to.
+// companion reports whether name is a queue's companion (its in-flight set, processing list or
+// test queue), which a pattern's last placeholder would otherwise take for a queue of its own.
+func companion(name string) bool {
+	for _, suffix := range []string{":inflight", ":processing", ":hourglass-test"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// classifyStructure finds the limiter, lock, unique or delay queue a key belongs to.
 func (s *Sweep) classifyStructure(name string) (Key, bool) {
 	for i, l := range s.structs.Limiters {
 		if dims, ok := l.Pattern.Match(name); ok {
@@ -413,7 +424,7 @@ func (s *Sweep) classifyStructure(name string) (Key, bool) {
 		}
 	}
 	for i, q := range s.structs.DelayQueues {
-		if q.Pattern == nil {
+		if q.Pattern == nil || companion(name) {
 			continue
 		}
 		if dims, ok := q.Pattern.Match(name); ok {

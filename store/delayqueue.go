@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed"
+	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -82,28 +84,45 @@ func (q *DelayQueue) Enqueue(ctx context.Context, due time.Time, tasks ...string
 	return nil
 }
 
-// Claim takes up to n due tasks, oldest due first, into the in-flight set with a deadline
-// visibility from now. Acknowledge each with Ack once done; one not acknowledged by its deadline
-// goes back to the queue when Reap runs.
-func (q *DelayQueue) Claim(ctx context.Context, n int, visibility time.Duration) ([]string, error) {
-	now := q.s.serverNow(ctx)
-	res, err := dqClaim.Run(ctx, q.s.rdb, []string{q.Key, q.InFlight},
-		q.Unit.score(now), n, now.Add(visibility).UnixMilli()).StringSlice()
-	if err != nil {
-		return nil, fmt.Errorf("store: claim from %s: %w", q.Key, err)
-	}
-	return res, nil
+// Claim is a batch of tasks one worker took, with the id that acknowledges them.
+type Claim struct {
+	ID    string
+	Tasks []string
 }
 
-// Ack removes finished tasks from the in-flight set and returns how many were there (a task whose
-// deadline passed and that was reaped is no longer: another worker may run it again).
-func (q *DelayQueue) Ack(ctx context.Context, tasks ...string) (int64, error) {
+// Claim takes up to n due tasks, oldest due first, into the in-flight set with a deadline
+// visibility from now. Acknowledge them with Ack once done; a task not acknowledged by its
+// deadline goes back to the queue when Reap runs, and its late Ack then does nothing.
+func (q *DelayQueue) Claim(ctx context.Context, n int, visibility time.Duration) (Claim, error) {
+	if n < 1 {
+		return Claim{}, nil
+	}
+	now := q.s.serverNow(ctx)
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	c := Claim{ID: hex.EncodeToString(id[:])}
+	res, err := dqClaim.Run(ctx, q.s.rdb, []string{q.Key, q.InFlight},
+		q.Unit.score(now), n, now.Add(visibility).UnixMilli(), c.ID).StringSlice()
+	if err != nil {
+		return Claim{}, fmt.Errorf("store: claim from %s: %w", q.Key, err)
+	}
+	c.Tasks = res
+	return c, nil
+}
+
+// Ack removes finished tasks of claim c (all of them when none are named) from the in-flight set
+// and returns how many were still there: a task whose deadline passed was reaped, and another
+// worker may run it again.
+func (q *DelayQueue) Ack(ctx context.Context, c Claim, tasks ...string) (int64, error) {
+	if len(tasks) == 0 {
+		tasks = c.Tasks
+	}
 	if len(tasks) == 0 {
 		return 0, nil
 	}
 	members := make([]any, len(tasks))
 	for i, t := range tasks {
-		members[i] = t
+		members[i] = c.ID + "|" + t
 	}
 	n, err := q.s.rdb.ZRem(ctx, q.InFlight, members...).Result()
 	if err != nil {

@@ -80,12 +80,25 @@ func slotTag(slot int) string {
 
 // CompanionKey names a key that must live in key's hash slot (a queue's in-flight set, its
 // processing list): key with suffix when key has a hash tag, else key wrapped as the tag, since
-// "{K}:suffix" hashes exactly as "K" does.
+// "{K}:suffix" hashes exactly as "K" does. A key whose braces Redis does not read as a tag (an
+// empty "{}") is wrapped too when that keeps the slot.
 func CompanionKey(key, suffix string) string {
-	if open := strings.IndexByte(key, '{'); open >= 0 {
-		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
-			return key + ":" + suffix
-		}
+	plain, wrapped := key+":"+suffix, "{"+key+"}:"+suffix
+	if hasTag(key) {
+		return plain
 	}
-	return "{" + key + "}:" + suffix
+	if Slot(wrapped) == Slot(key) {
+		return wrapped
+	}
+	return plain
+}
+
+// hasTag reports whether Redis hashes only part of key: a "{" followed later by a "}" with
+// something between them.
+func hasTag(key string) bool {
+	if open := strings.IndexByte(key, '{'); open >= 0 {
+		end := strings.IndexByte(key[open+1:], '}')
+		return end > 0
+	}
+	return false
 }

@@ -121,16 +121,12 @@ func (l *Limiter) Allow(ctx context.Context, dims ...string) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("store: limiter %s: %w", l.spec.Name, err)
 	}
-	now := l.s.serverNow(ctx)
 	var res []int64
 	if l.spec.Kind == Fixed {
-		win := l.spec.Window.Milliseconds()
-		end := (now.UnixMilli()/win + 1) * win
-		res, err = limitFixed.Run(ctx, l.s.rdb, []string{key}, l.spec.Limit, end, now.UnixMilli()).Int64Slice()
+		res, err = limitFixed.Run(ctx, l.s.rdb, []string{key}, l.spec.Limit, l.spec.Window.Milliseconds()).Int64Slice()
 	} else {
-		member := fmt.Sprintf("%d-%s-%d", now.UnixMilli(), l.id, l.seq.Add(1))
-		res, err = limitSliding.Run(ctx, l.s.rdb, []string{key}, now.UnixMilli(), l.spec.Window.Milliseconds(),
-			l.spec.Limit, member).Int64Slice()
+		member := fmt.Sprintf("%s-%d", l.id, l.seq.Add(1)) // unique per hit; the score is the server's time
+		res, err = limitSliding.Run(ctx, l.s.rdb, []string{key}, l.spec.Window.Milliseconds(), l.spec.Limit, member).Int64Slice()
 	}
 	if err != nil {
 		return Decision{}, fmt.Errorf("store: limiter %s: %w", l.spec.Name, err)

@@ -39,8 +39,15 @@ func (q *ListQueue) Push(ctx context.Context, tasks ...string) error {
 
 // Pop waits up to timeout for a task and moves it to the processing list; ok is false when none
 // came.
+//
+// Redis blocks in whole seconds' steps at best, so a timeout under a second does not block: it
+// takes a task if one is there (LMOVE).
 func (q *ListQueue) Pop(ctx context.Context, timeout time.Duration) (task string, ok bool, err error) {
-	task, err = q.s.rdb.BLMove(ctx, q.Key, q.Processing, "RIGHT", "LEFT", timeout).Result()
+	if timeout < time.Second {
+		task, err = q.s.rdb.LMove(ctx, q.Key, q.Processing, "RIGHT", "LEFT").Result()
+	} else {
+		task, err = q.s.rdb.BLMove(ctx, q.Key, q.Processing, "RIGHT", "LEFT", timeout).Result()
+	}
 	switch {
 	case err == redis.Nil:
 		return "", false, nil

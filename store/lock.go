@@ -33,6 +33,9 @@ type Lock struct {
 // expiry, unlike the seed's SETNX then PEXPIRE, which leaves a lock held forever when the process
 // dies between the two. ok is false when another holds it.
 func (s *Store) Acquire(ctx context.Context, key string, ttl time.Duration) (l *Lock, ok bool, err error) {
+	if ttl < time.Millisecond {
+		return nil, false, fmt.Errorf("store: acquire %s: a lock needs a TTL of at least 1ms, got %v", key, ttl)
+	}
 	// The token is random and says when it was taken ("<unix ms>-<hex>"), so a console can show a
 	// lock's age.
 	var b [12]byte
@@ -60,6 +63,9 @@ func (l *Lock) Release(ctx context.Context) (bool, error) {
 
 // Extend gives the lock ttl more from now if this token still holds it.
 func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
+	if ttl < time.Millisecond {
+		return false, fmt.Errorf("store: extend %s: a TTL of at least 1ms, got %v", l.Key, ttl)
+	}
 	n, err := lockExtend.Run(ctx, l.s.rdb, []string{l.Key}, l.Token, ttl.Milliseconds()).Int64()
 	if err != nil {
 		return false, fmt.Errorf("store: extend %s: %w", l.Key, err)

@@ -33,8 +33,8 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 	}
 	const visibility = 800 * time.Millisecond
 	dead, err := q.Claim(ctx, 100, visibility) // claimed, never acknowledged
-	if err != nil || len(dead) != 100 {
-		t.Fatalf("the doomed worker claimed %d: %v", len(dead), err)
+	if err != nil || len(dead.Tasks) != 100 {
+		t.Fatalf("the doomed worker claimed %d: %v", len(dead.Tasks), err)
 	}
 
 	var mu sync.Mutex
@@ -57,16 +57,16 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if len(got) == 0 {
+				if len(got.Tasks) == 0 {
 					time.Sleep(5 * time.Millisecond)
 					continue
 				}
 				mu.Lock()
-				for _, task := range got {
+				for _, task := range got.Tasks {
 					done[task]++
 				}
 				mu.Unlock()
-				k, err := q.Ack(ctx, got...)
+				k, err := q.Ack(ctx, got)
 				if err != nil {
 					t.Error(err)
 					return
@@ -104,7 +104,7 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 			t.Fatalf("%s ran %d times", task, times)
 		}
 	}
-	for _, task := range dead {
+	for _, task := range dead.Tasks {
 		if done[task] != 1 {
 			t.Fatalf("the dead worker's %s was not run after its deadline", task)
 		}
@@ -112,6 +112,37 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 	st, err := q.Stats(ctx, s.Now())
 	if err != nil || st.Depth != 0 || st.InFlight != 0 {
 		t.Fatalf("after: %+v %v", st, err)
+	}
+}
+
+// TestLateAckLosesNothing: worker A stalls past its deadline, the task is reaped and claimed by B;
+// A's late Ack must not remove B's claim, or the task would be lost when B dies.
+func TestLateAckLosesNothing(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newStore(t, srv.Client(t), Options{})
+	ctx := t.Context()
+	q := s.DelayQueue("delay:late", Milliseconds)
+	q.Enqueue(ctx, time.Time{}, "x")
+	a, _ := q.Claim(ctx, 1, time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for n, _ := q.Reap(ctx, 10); n == 0; n, _ = q.Reap(ctx, 10) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled claim was never reaped")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	b, _ := q.Claim(ctx, 1, time.Minute)
+	if len(a.Tasks) != 1 || len(b.Tasks) != 1 {
+		t.Fatalf("claims %v %v", a.Tasks, b.Tasks)
+	}
+	if n, _ := q.Ack(ctx, a); n != 0 {
+		t.Fatalf("the late ack removed %d in-flight entries, want none", n)
+	}
+	if st, _ := q.Stats(ctx, s.Now()); st.InFlight != 1 {
+		t.Fatalf("B's claim is gone: %+v", st)
+	}
+	if c, _ := q.Claim(ctx, 0, time.Minute); len(c.Tasks) != 0 {
+		t.Fatal("a claim of 0 took tasks")
 	}
 }
 
@@ -217,6 +248,14 @@ func TestLimiterNeverExceedsItsLimit(t *testing.T) {
 		if d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > time.Hour {
 			t.Fatalf("%s: a hit past the limit: %+v", kind, d)
 		}
+		// Refused hits are not counted: the key holds exactly the limit, not "over" it.
+		key := "rl:" + kind.String() + ":u1"
+		if kind == Fixed && getInt(t, rdb, key) != limit {
+			t.Fatalf("fixed: the key counts %d hits, want %d", getInt(t, rdb, key), limit)
+		}
+		if kind == Sliding && rdb.ZCard(ctx, key).Val() != limit {
+			t.Fatalf("sliding: the key holds %d hits, want %d", rdb.ZCard(ctx, key).Val(), limit)
+		}
 		if ttl := rdb.PTTL(ctx, "rl:"+kind.String()+":u1").Val(); ttl <= 0 || ttl > time.Hour {
 			t.Fatalf("%s: the key's TTL is %v", kind, ttl)
 		}
@@ -297,6 +336,9 @@ func TestLocksAreHeldAndReleasedByTheirHolder(t *testing.T) {
 	}
 	if ok, _ := l.Release(ctx); ok {
 		t.Fatal("a second release reported success")
+	}
+	if _, _, err := s.Acquire(ctx, "lock:forever", 0); err == nil {
+		t.Fatal("a lock without a TTL was taken")
 	}
 }
 

@@ -28,6 +28,13 @@ func (k UniqueKind) String() string {
 	return "hll"
 }
 
+// MaxBitmapID bounds a bitmap member: one id sets one bit, so the largest id sizes the key (2^29
+// ids make a 64 MB key per window, which a union reads whole).
+const MaxBitmapID = 1 << 29
+
+// maxUnionBytes bounds what a bitmap union reads into memory.
+const maxUnionBytes = 256 << 20
+
 // Uniques counts distinct members per window (UV, DAU) of one family of keys: its pattern has a
 // <window> and may have dims; each key gets its window-aligned expiry when written.
 type Uniques struct {
@@ -58,9 +65,9 @@ func (u *Uniques) Add(ctx context.Context, g Granularity, dims []string, at time
 	pipe := u.s.rdb.Pipeline()
 	if u.Kind == Bitmap {
 		for _, m := range members {
-			off, err := strconv.ParseUint(m, 10, 32)
-			if err != nil {
-				return fmt.Errorf("store: uniques %s: bitmap member %q is not an id from 0 to 4294967295", u.Name(), m)
+			off, err := strconv.ParseUint(m, 10, 64)
+			if err != nil || off >= MaxBitmapID {
+				return fmt.Errorf("store: uniques %s: bitmap member %q is not an id from 0 to %d", u.Name(), m, MaxBitmapID-1)
 			}
 			pipe.SetBit(ctx, key, int64(off), 1)
 		}
@@ -123,6 +130,21 @@ func UnionOf(ctx context.Context, rdb redis.Cmdable, kind UniqueKind, keys []str
 			return 0, fmt.Errorf("store: bitcount: %w", err)
 		}
 		return n, nil
+	}
+	sizes := rdb.Pipeline()
+	lens := make([]*redis.IntCmd, len(keys))
+	for i, k := range keys {
+		lens[i] = sizes.StrLen(ctx, k)
+	}
+	if _, err := sizes.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("store: bitmap union: %w", err)
+	}
+	var total int64
+	for _, l := range lens {
+		total += l.Val()
+	}
+	if total > maxUnionBytes {
+		return 0, fmt.Errorf("store: bitmap union: %d MB of bitmaps is more than a union reads here (%d MB)", total>>20, maxUnionBytes>>20)
 	}
 	pipe := rdb.Pipeline()
 	gets := make([]*redis.StringCmd, len(keys))

@@ -53,12 +53,12 @@ func (c *common) record() {
 		}
 		c.history[k] = h
 	}
-	for _, q := range s.DelayQueues {
-		add("dq.depth."+q.Name, q.Depth)
-		add("dq.lag."+q.Name, q.OldestDueAgeMS)
+	for _, q := range s.DelayQueues { // by key: a pattern's queues share a name
+		add("dq.depth."+q.Key, q.Depth)
+		add("dq.lag."+q.Key, q.OldestDueAgeMS)
 	}
 	for _, q := range s.ListQueues {
-		add("lq.length."+q.Name, q.Length)
+		add("lq.length."+q.Key, q.Length)
 	}
 	for _, l := range s.Limiters {
 		if l.RejectedPerSec != nil {

@@ -80,33 +80,36 @@ func (v *queues) render(w, h int) string {
 	}
 	st := v.c.styles
 	var lines []string
+	row := 0 // the selection runs over the shown rows: delay queues, then list queues
 	if len(s.DelayQueues) > 0 {
 		t := &table{styles: v.c, selected: -1, cols: []column{
 			{title: "DELAY QUEUE", flex: true}, {title: "DEPTH", right: true}, {title: "DUE", right: true},
 			{title: "IN FLIGHT", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true},
 			{title: "≤1M", right: true}, {title: "≤10M", right: true}, {title: "≤1H", right: true}, {title: "LATER", right: true},
+			{title: "KEY", flex: true},
 		}}
-		for i, q := range s.DelayQueues {
+		var shown []scanner.DelayQueue
+		for _, q := range s.DelayQueues {
 			if !matches(v.filter, q.Name, q.Key) {
 				continue
 			}
-			if i == v.sel {
+			if row == v.sel {
 				t.selected = len(t.rows)
 			}
+			row++
+			shown = append(shown, q)
 			if q.Error != "" {
 				t.rows = append(t.rows, []string{q.Name, "error: " + q.Error})
 				continue
 			}
 			t.rows = append(t.rows, []string{q.Name, commas(q.Depth), commas(q.Due), commas(q.InFlight), msText(q.OldestDueAgeMS),
-				msText(q.NextDueInMS), commas(q.Schedule["1m"]), commas(q.Schedule["10m"]), commas(q.Schedule["1h"]), commas(q.Schedule["later"])})
+				msText(q.NextDueInMS), commas(q.Schedule["1m"]), commas(q.Schedule["10m"]), commas(q.Schedule["1h"]), commas(q.Schedule["later"]), q.Key})
 		}
 		lines = append(lines, t.render(w)...)
-		sw := max(w-24, 8)
-		for _, q := range s.DelayQueues {
-			if matches(v.filter, q.Name, q.Key) {
-				lines = append(lines, fit(fmt.Sprintf("  %-12s depth %s", truncate(q.Name, 12), v.c.spark("dq.depth."+q.Name, sw)), w),
-					fit(fmt.Sprintf("  %-12s lag   %s", "", v.c.spark("dq.lag."+q.Name, sw)), w))
-			}
+		sw := max(w-30, 8)
+		for _, q := range shown[:min(len(shown), max((h-8)/2, 1))] {
+			lines = append(lines, fit(fmt.Sprintf("  %-18s depth %s", truncate(q.Key, 18), v.c.spark("dq.depth."+q.Key, sw)), w),
+				fit(fmt.Sprintf("  %-18s lag   %s", "", v.c.spark("dq.lag."+q.Key, sw)), w))
 		}
 		lines = append(lines, "")
 	}
@@ -115,17 +118,19 @@ func (v *queues) render(w, h int) string {
 			{title: "LIST QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "LENGTH", right: true},
 			{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME"},
 		}}
-		for i, q := range s.ListQueues {
+		for _, q := range s.ListQueues {
 			if !matches(v.filter, q.Name, q.Key) {
 				continue
 			}
-			if len(s.DelayQueues)+i == v.sel {
+			if row == v.sel {
 				t.selected = len(t.rows)
 			}
-			t.rows = append(t.rows, []string{q.Name, q.Key, commas(q.Length), commas(q.Processing), v.c.spark("lq.length."+q.Name, 30)})
+			row++
+			t.rows = append(t.rows, []string{q.Name, q.Key, commas(q.Length), commas(q.Processing), v.c.spark("lq.length."+q.Key, 30)})
 		}
 		lines = append(lines, t.render(w)...)
 	}
+	v.sel = min(v.sel, max(row-1, 0))
 	lines = append(lines, "", st.Muted.Render("lag: how long the oldest due task has waited; in flight: claimed, not yet acknowledged"))
 	return strings.Join(lines, "\n")
 }
