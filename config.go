@@ -46,6 +46,12 @@ type RedisConfig struct {
 	Addrs       []string // host:port or redis:// / rediss:// URLs; empty means the embedded Redis
 	Username    string
 	PasswordEnv string // name of the variable holding the password
+	// Name labels the target in the header ("prod-ads"), so an operator always knows which
+	// environment is on screen; the repair confirmation asks for it.
+	Name string
+	// TLS files; a rediss:// address or any of them turns TLS on. Skipping verification is
+	// only ever a flag (--insecure), never the file.
+	TLS store.TLSFiles
 	AllowWrites bool   // against a real Redis; the embedded one always allows writes
 }
 
@@ -222,7 +228,22 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (c *checker) redis(t table) RedisConfig {
 	var r RedisConfig
-	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes")
+	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes", "name", "tls_ca_file", "tls_cert_file", "tls_key_file")
+	r.Name, _ = c.str(t, "name")
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"tls_ca_file", &r.TLS.CA}, {"tls_cert_file", &r.TLS.Cert}, {"tls_key_file", &r.TLS.Key}} {
+		if v, ok := c.str(t, f.key); ok {
+			if _, err := os.Stat(v); err != nil {
+				c.fail(t.path+"."+f.key, "cannot read %s: %v", v, errors.Unwrap(err))
+			}
+			*f.dst = v
+		}
+	}
+	if (r.TLS.Cert == "") != (r.TLS.Key == "") {
+		c.fail(t.path+".tls_cert_file", "a client certificate needs tls_cert_file and tls_key_file both")
+	}
 	if addrs, ok := c.stringList(t, "addrs"); ok {
 		for i, a := range addrs {
 			if msg := checkAddr(a); msg != "" {

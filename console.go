@@ -25,7 +25,7 @@ func runConsole(ctx context.Context, t *target, cfg *Config, palette theme.Palet
 		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures},
 		scanner.SnapshotOptions{Now: t.store.Now, Location: loc, Target: t.label, Mode: t.mode, TopK: 20})
 	opt := tui.Options{
-		Target: t.label, Mode: t.mode, Demo: t.emb != nil, Source: src,
+		Target: t.label, Name: t.name, Mode: t.mode, Demo: t.emb != nil, Source: src,
 		Refresh: cfg.UI.Refresh, Now: t.store.Now, Location: loc,
 		ReadOnlyWhy: "this Redis is read-only; start hourglass with --allow-writes to write to it",
 	}

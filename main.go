@@ -144,12 +144,14 @@ type commonFlags struct {
 	config      string
 	addrs       stringList
 	allowWrites bool
+	insecure    bool
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config file (default ./config.toml when present, else the built-in defaults)")
 	fs.Var(&c.addrs, "addr", "Redis `address`: host:port, or a redis:// or rediss:// URL; repeat for a\ncluster's seeds (overrides [redis] addrs)")
 	fs.BoolVar(&c.allowWrites, "allow-writes", false, "allow writes to a real Redis (the embedded one always allows them)")
+	fs.BoolVar(&c.insecure, "insecure", false, "TLS without verifying the server's certificate (a test server only; never from the config file)")
 }
 
 // load reads the config the flags name and applies the flags over it.
@@ -181,6 +183,7 @@ func (c *commonFlags) load() (*Config, error) {
 	if c.allowWrites {
 		cfg.Redis.AllowWrites = true
 	}
+	cfg.Redis.TLS.Insecure = c.insecure
 	return cfg, nil
 }
 

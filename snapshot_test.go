@@ -295,3 +295,51 @@ func TestInjectProfileSurvivesRedisGoingAway(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and one line", code, out, errOut)
 	}
 }
+
+// TestTLS talks to a redis-server over TLS with a CA made in the test: verified with the CA file,
+// refused without it, accepted by --insecure only when asked, and with a client certificate when
+// the server demands one.
+func TestTLS(t *testing.T) {
+	certs := redistest.MakeCerts(t)
+	tlsPort := redistest.FreePort(t)
+	srv := redistest.Start(t, "--tls-port", fmt.Sprint(tlsPort), "--tls-cert-file", certs.ServerCert,
+		"--tls-key-file", certs.ServerKey, "--tls-ca-cert-file", certs.CA, "--tls-auth-clients", "optional")
+	srv.Client(t).Set(t.Context(), familyKey(t, DefaultConfig(), "flow", store.Hour, time.Now(), "a", "b", "c"), 7, time.Hour)
+	addr := fmt.Sprintf("rediss://127.0.0.1:%d", tlsPort)
+	dir := t.TempDir()
+	cfgWith := func(extra string) string {
+		p := filepath.Join(dir, fmt.Sprint(len(extra), "tls.toml"))
+		if err := os.WriteFile(p, []byte("[redis]\n"+extra), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	verified := cfgWith(fmt.Sprintf("name = \"tls-test\"\ntls_ca_file = %q\n", certs.CA))
+	code, out, errOut := hg(t, "snapshot", "--json", "--addr", addr, "--config", verified, "--keys-per-second", "0")
+	if code != exitOK || !strings.Contains(out, `"target": "tls-test (tls:127.0.0.1:`) {
+		t.Fatalf("verified TLS: exit %d, %s %s", code, out[:min(len(out), 300)], errOut)
+	}
+	code, _, errOut = hg(t, "snapshot", "--addr", addr, "--config", cfgWith(""))
+	if code != exitRuntime || !strings.Contains(errOut, "certificate") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Fatalf("an unknown CA: exit %d, %q; want exit 1 naming the certificate", code, errOut)
+	}
+	if code, _, errOut = hg(t, "snapshot", "--addr", addr, "--config", cfgWith(""), "--insecure"); code != exitOK {
+		t.Fatalf("--insecure: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut = hg(t, "snapshot", "--addr", addr, "--config", cfgWith("tls_ca_file = \"/nonexistent/ca.pem\"\n")); code != exitUsage || !strings.Contains(errOut, ":2: redis.tls_ca_file") {
+		t.Fatalf("a missing CA file: exit %d, %q", code, errOut)
+	}
+
+	// A server that demands a client certificate.
+	mtlsPort := redistest.FreePort(t)
+	redistest.Start(t, "--tls-port", fmt.Sprint(mtlsPort), "--tls-cert-file", certs.ServerCert,
+		"--tls-key-file", certs.ServerKey, "--tls-ca-cert-file", certs.CA, "--tls-auth-clients", "yes")
+	mtls := fmt.Sprintf("rediss://127.0.0.1:%d", mtlsPort)
+	if code, _, errOut = hg(t, "snapshot", "--addr", mtls, "--config", verified); code != exitRuntime {
+		t.Fatalf("no client certificate: exit %d, %q; want refused", code, errOut)
+	}
+	withCert := cfgWith(fmt.Sprintf("tls_ca_file = %q\ntls_cert_file = %q\ntls_key_file = %q\n", certs.CA, certs.ClientCert, certs.ClientKey))
+	if code, _, errOut = hg(t, "snapshot", "--addr", mtls, "--config", withCert); code != exitOK {
+		t.Fatalf("with a client certificate: exit %d, %q", code, errOut)
+	}
+}

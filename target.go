@@ -15,6 +15,7 @@ import (
 type target struct {
 	mode     string // "embedded", "standalone" or "cluster"
 	label    string // what the operator is told they are looking at
+	name     string // [redis] name, when given
 	writable bool
 	rdb      redis.UniversalClient
 	store    *store.Store
@@ -45,7 +46,18 @@ func openTarget(ctx context.Context, cfg *Config) (*target, error) {
 		if err != nil {
 			return nil, usageError{err}
 		}
+		if cfg.Redis.TLS.Any() {
+			if err := tg.UseTLS(cfg.Redis.TLS); err != nil {
+				return nil, usageError{err}
+			}
+		}
 		t.label, t.writable = strings.Join(tg.Addrs, ","), cfg.Redis.AllowWrites
+		if tg.TLS != nil {
+			t.label = "tls:" + t.label
+		}
+		if n := cfg.Redis.Name; n != "" {
+			t.name, t.label = n, n+" ("+t.label+")"
+		}
 		t.rdb = tg.NewClient()
 		if !tg.Cluster() && clusterNode(initCtx, t.rdb) {
 			// One address of a cluster: talk to the whole cluster through it.

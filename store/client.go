@@ -2,8 +2,10 @@ package store
 
 import (
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -121,4 +123,55 @@ func urlPassword(a string) string {
 	}
 	_, pass, _ := strings.Cut(rest[:at], ":")
 	return pass
+}
+
+// TLSFiles are the files of a TLS connection: the CA that signed the server's certificate (the
+// system's roots when empty), and a client certificate and key for servers that ask for one.
+type TLSFiles struct {
+	CA, Cert, Key string
+	// Insecure skips verifying the server's certificate: for a test server only, and only when
+	// the operator asks by flag.
+	Insecure bool
+}
+
+// Any reports whether any TLS setting is given.
+func (f TLSFiles) Any() bool { return f.CA != "" || f.Cert != "" || f.Key != "" || f.Insecure }
+
+// UseTLS turns TLS on for the target (a rediss:// URL already has it) with files' settings.
+func (t *Target) UseTLS(files TLSFiles) error {
+	cfg := t.TLS
+	if cfg == nil {
+		cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+	} else {
+		cfg = cfg.Clone()
+	}
+	if cfg.ServerName == "" && len(t.Addrs) > 0 {
+		if host, _, err := net.SplitHostPort(t.Addrs[0]); err == nil {
+			cfg.ServerName = host
+		}
+	}
+	if files.CA != "" {
+		pem, err := os.ReadFile(files.CA)
+		if err != nil {
+			return fmt.Errorf("tls: CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("tls: CA file %s holds no PEM certificate", files.CA)
+		}
+		cfg.RootCAs = pool
+	}
+	if (files.Cert == "") != (files.Key == "") {
+		return fmt.Errorf("tls: a client certificate needs both its cert and key files")
+	}
+	if files.Cert != "" {
+		pair, err := tls.LoadX509KeyPair(files.Cert, files.Key)
+		if err != nil {
+			return fmt.Errorf("tls: client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	cfg.InsecureSkipVerify = files.Insecure
+	t.TLS = cfg
+	return nil
 }

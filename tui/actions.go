@@ -115,6 +115,9 @@ func (m *Model) repair() tea.Cmd {
 	m.modal = &modal{id: id, stage: modalPreviewing}
 	if m.c.opt.Mode != "embedded" {
 		m.modal.confirm = m.c.opt.Target
+		if m.c.opt.Name != "" {
+			m.modal.confirm = m.c.opt.Name
+		}
 	}
 	act := m.c.opt.Actions
 	ctx := m.repairContext()

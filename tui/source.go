@@ -27,7 +27,8 @@ type Actions interface {
 
 // Options describe the console's target and how to run.
 type Options struct {
-	Target  string // the address(es), passwords hidden
+	Target  string // the address(es), passwords hidden, after the name when there is one
+	Name    string // the target's [redis] name: what a destructive action asks to have typed
 	Mode    string // embedded, standalone or cluster
 	Demo    bool   // an embedded Redis with demo traffic
 	Source  Source
