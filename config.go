@@ -51,8 +51,8 @@ type RedisConfig struct {
 	Name string
 	// TLS files; a rediss:// address or any of them turns TLS on. Skipping verification is
 	// only ever a flag (--insecure), never the file.
-	TLS store.TLSFiles
-	AllowWrites bool   // against a real Redis; the embedded one always allows writes
+	TLS         store.TLSFiles
+	AllowWrites bool // against a real Redis; the embedded one always allows writes
 }
 
 // Password returns the password: the variable named by PasswordEnv, or, when no PasswordEnv is

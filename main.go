@@ -6,6 +6,7 @@
 //	hourglass inject [flags]    write counter test traffic through the batch writer
 //	hourglass snapshot [flags]  sweep once and report every family's windows and TTL health
 //	hourglass repair [flags]    give keys without a TTL their window-aligned expiry
+//	hourglass serve [flags]     export the Snapshot as Prometheus metrics
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
 package main
@@ -93,6 +94,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdSnapshot(ctx, rest, stdout, stderr)
 	case "repair":
 		err = cmdRepair(ctx, rest, stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, rest, stdout, stderr)
 	case "help":
 		if len(rest) > 0 { // help COMMAND is COMMAND --help
 			return run(ctx, []string{rest[0], "--help"}, stdout, stderr)
@@ -133,6 +136,7 @@ Usage:
                                totals, top dims, series, TTL health, reconciliation (--json)
   hourglass repair [flags]     give family keys that have no TTL their window-aligned expiry
                                (--dry-run lists what it would do)
+  hourglass serve [flags]      keep sweeping and export the Snapshot as Prometheus metrics
   hourglass help               this text
 
 Every command takes --help. Flags override config.toml; config.toml overrides built-in defaults.

@@ -4,12 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
 	"hourglass/scanner"
@@ -342,4 +347,83 @@ func TestTLS(t *testing.T) {
 	if code, _, errOut = hg(t, "snapshot", "--addr", mtls, "--config", withCert); code != exitOK {
 		t.Fatalf("with a client certificate: exit %d, %q", code, errOut)
 	}
+}
+
+// TestServeMetrics runs `hourglass serve` against a real server and scrapes it over loopback.
+func TestServeMetrics(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	path, cfg := utcConfig(t, srv.Addr)
+	now := time.Now()
+	for i := range 4 {
+		rdb.Set(t.Context(), familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", fmt.Sprint("10.0.0.", i)), 10*(i+1), time.Hour)
+	}
+	rdb.Set(t.Context(), familyKey(t, cfg, "flow", store.Hour, now, "leak", "ios", "10.0.0.9"), 5, 0)
+	rdb.ZAdd(t.Context(), "delay:orders", redis.Z{Score: float64(now.Add(-30 * time.Second).UnixMilli()), Member: "late"})
+
+	ctx, cancel := context.WithCancel(t.Context())
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", path}, out, errOut) }()
+	defer func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("serve exited %d: %s", code, errOut.String())
+		}
+	}()
+	url := ""
+	deadline := time.Now().Add(10 * time.Second)
+	for url == "" {
+		if m := regexp.MustCompile(`http://\S+/metrics`).FindString(out.String()); m != "" {
+			url = m
+		} else if time.Now().After(deadline) {
+			t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	want := []string{
+		`hourglass_up 1`,
+		`hourglass_counter_window_total{family="flow",granularity="hour"} 105`,
+		`hourglass_ttl_keys{family="flow",problem="no_ttl"} 1`,
+		`hourglass_delay_queue_tasks{key="delay:orders",queue="orders",state="due"} 1`,
+		`hourglass_locks_held{lock="jobs"} 0`,
+	}
+	var body string
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+		}
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the metrics never showed %q:\n%s", missing, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	line := grepLine(body, "hourglass_delay_queue_lag_seconds")
+	var lag float64
+	if _, err := fmt.Sscanf(line[strings.LastIndexByte(line, ' ')+1:], "%g", &lag); err != nil || lag < 29 || lag > 120 {
+		t.Errorf("lag line %q: want about 30 s", line)
+	}
+}
+
+func grepLine(text, sub string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return ""
 }

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"hourglass/scanner"
+)
+
+const serveUsage = `hourglass serve: keep sweeping within the [scan] budget and export the Snapshot to Prometheus.
+
+Every [ui] refresh it sweeps on for half the interval (as the console does) and reads INFO; when a
+sweep completes, its Snapshot replaces the last. GET /metrics returns the latest as Prometheus
+text: counter totals, rates and keys per family and granularity, TTL health, reconciliation,
+queue depth and lag, limiter hits and rejections, uniques, locks, and the sweep itself. It only
+reads, so a read-only ACL user is enough.
+
+Usage:
+  hourglass serve [--listen ADDR] [flags]
+
+Flags:
+`
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", serveUsage, stdout)
+	var common commonFlags
+	common.register(fs)
+	listen := fs.String("listen", "127.0.0.1:9121", "address to serve /metrics on")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	t, err := openTarget(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	loc := cfg.UI.Timezone
+	w := scanner.NewWatcher(t.rdb, cfg.Counters,
+		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures},
+		scanner.SnapshotOptions{Now: t.store.Now, Location: loc, Target: t.label, Mode: t.mode})
+	col := &collector{target: t.label, now: t.store.Now}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(col)
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return usagef("serve: --listen %s: %v", *listen, err)
+	}
+	srv := &http.Server{Handler: http.NewServeMux(), ReadHeaderTimeout: 5 * time.Second}
+	mux := srv.Handler.(*http.ServeMux)
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/metrics", http.StatusFound)
+	})
+	fmt.Fprintf(stdout, "hourglass: serving metrics of %s on http://%s/metrics (ctrl+c stops)\n", t.label, l.Addr())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+
+	refresh := cfg.UI.Refresh
+	for {
+		pctx, cancel := context.WithTimeout(ctx, refresh+5*time.Second)
+		st, err := w.Poll(pctx, refresh/2, "")
+		cancel()
+		col.set(st, err)
+		if err != nil && ctx.Err() == nil {
+			fmt.Fprintln(stderr, "hourglass: serve: "+oneLine(err))
+		}
+		select {
+		case <-ctx.Done():
+			sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer scancel()
+			_ = srv.Shutdown(sctx)
+			return nil
+		case err := <-served:
+			if !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serve: %w", err)
+			}
+			return nil
+		case <-time.After(refresh / 2):
+		}
+	}
+}
+
+// collector exports the latest status on every scrape. It holds a pointer to a Snapshot no one
+// changes after it is made, so a scrape never waits on Redis.
+type collector struct {
+	target string
+	now    func() time.Time
+
+	mu     sync.Mutex
+	status scanner.Status
+	err    error
+}
+
+func (c *collector) set(st scanner.Status, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil || st.Snapshot != nil {
+		c.status = st
+	}
+	c.err = err
+}
+
+var (
+	descUp          = prometheus.NewDesc("hourglass_up", "1 when the last poll of Redis succeeded.", nil, nil)
+	descSnapAge     = prometheus.NewDesc("hourglass_snapshot_age_seconds", "Seconds since the last complete sweep.", nil, nil)
+	descSweepDur    = prometheus.NewDesc("hourglass_sweep_duration_seconds", "How long the last complete sweep took.", nil, nil)
+	descSweepSeen   = prometheus.NewDesc("hourglass_sweep_keys_seen", "Keys SCAN returned in the last complete sweep.", nil, nil)
+	descSweepMatch  = prometheus.NewDesc("hourglass_sweep_keys_matched", "Keys of a family or structure in the last complete sweep.", nil, nil)
+	descOps         = prometheus.NewDesc("hourglass_redis_ops_per_second", "instantaneous_ops_per_sec from INFO, summed over masters.", nil, nil)
+	descMem         = prometheus.NewDesc("hourglass_redis_used_memory_bytes", "used_memory from INFO, summed over masters.", nil, nil)
+	descWindowTotal = prometheus.NewDesc("hourglass_counter_window_total", "The current window's total of a counter family.", []string{"family", "granularity"}, nil)
+	descWindowKeys  = prometheus.NewDesc("hourglass_counter_window_keys", "Keys in the current window of a counter family.", []string{"family", "granularity"}, nil)
+	descFamilyKeys  = prometheus.NewDesc("hourglass_counter_keys", "Keys of a counter family, all windows.", []string{"family"}, nil)
+	descRate        = prometheus.NewDesc("hourglass_counter_rate_per_second", "Growth of the current window between sweeps (the hour's average before a second sweep).", []string{"family"}, nil)
+	descTTL         = prometheus.NewDesc("hourglass_ttl_keys", "Unhealthy keys of a family by problem: no_ttl, over_retention, expired_but_present, wrong_type, not_integer.", []string{"family", "problem"}, nil)
+	descTTLBytes    = prometheus.NewDesc("hourglass_ttl_bytes", "Estimated memory of a family's unhealthy keys, by problem (MEMORY USAGE sampled).", []string{"family", "problem"}, nil)
+	descMismatch    = prometheus.NewDesc("hourglass_reconcile_mismatched_dims", "Dims tuples whose hours do not add up to their day.", []string{"family"}, nil)
+	descLockNoTTL   = prometheus.NewDesc("hourglass_locks_no_ttl", "Locks held with no expiry.", []string{"lock"}, nil)
+	descLocksHeld   = prometheus.NewDesc("hourglass_locks_held", "Locks held.", []string{"lock"}, nil)
+	descDQ          = prometheus.NewDesc("hourglass_delay_queue_tasks", "Delay queue tasks by state: queued (all), due, in_flight.", []string{"queue", "key", "state"}, nil)
+	descDQLag       = prometheus.NewDesc("hourglass_delay_queue_lag_seconds", "How long the oldest due task has waited.", []string{"queue", "key"}, nil)
+	descLQ          = prometheus.NewDesc("hourglass_list_queue_tasks", "List queue tasks by state: queued, processing.", []string{"queue", "key", "state"}, nil)
+	descLimKeys     = prometheus.NewDesc("hourglass_limiter_keys", "A limiter's keys by state: all, at_limit, over_limit.", []string{"limiter", "state"}, nil)
+	descLimHits     = prometheus.NewDesc("hourglass_limiter_hits", "Hits in the current window over a limiter's keys.", []string{"limiter"}, nil)
+	descLimHour     = prometheus.NewDesc("hourglass_limiter_hour_decisions", "This hour's decisions of hourglass's limiter: allowed, rejected.", []string{"limiter", "outcome"}, nil)
+	descUnique      = prometheus.NewDesc("hourglass_unique_count", "A unique family's current window count (summed over its keys).", []string{"name", "kind", "granularity"}, nil)
+	descUnion       = prometheus.NewDesc("hourglass_unique_union", "Distinct members over the last days of a unique family's busiest dims.", []string{"name", "kind", "days"}, nil)
+)
+
+// Describe sends nothing: the collector is unchecked, its label sets follow the config.
+func (c *collector) Describe(chan<- *prometheus.Desc) {}
+
+// Collect writes the latest status as metrics.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	st, err := c.status, c.err
+	c.mu.Unlock()
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	up := 1.0
+	if err != nil {
+		up = 0
+	}
+	gauge(descUp, up)
+	if st.Server.Err == "" && st.Server.Masters > 0 {
+		gauge(descOps, float64(st.Server.OpsPerSec))
+		gauge(descMem, float64(st.Server.UsedMemory))
+	}
+	s := st.Snapshot
+	if s == nil {
+		return
+	}
+	gauge(descSnapAge, c.now().Sub(s.TakenAt).Seconds())
+	gauge(descSweepDur, float64(s.Scan.DurationMS)/1000)
+	gauge(descSweepSeen, float64(s.Scan.KeysSeen))
+	gauge(descSweepMatch, float64(s.Scan.KeysMatched))
+	for _, f := range s.Counters {
+		gauge(descFamilyKeys, float64(f.Keys), f.Family)
+		for _, g := range f.Granularities {
+			var total, keys int64
+			if w := f.CurrentWindow(g); w != nil {
+				total, keys = w.Total, w.Keys
+			}
+			gauge(descWindowTotal, float64(total), f.Family, g)
+			gauge(descWindowKeys, float64(keys), f.Family, g)
+		}
+		r := f.HourAvgPerSec
+		if f.RatePerSec != nil {
+			r = *f.RatePerSec
+		}
+		gauge(descRate, r, f.Family)
+		for _, p := range f.Health.Problems()[:5] {
+			gauge(descTTL, float64(p.Keys), f.Family, p.Name)
+			if p.Sampled > 0 {
+				gauge(descTTLBytes, float64(p.Bytes), f.Family, p.Name)
+			}
+		}
+		if f.Reconciliation != nil {
+			gauge(descMismatch, float64(f.MismatchedDims), f.Family)
+		}
+	}
+	for _, q := range s.DelayQueues {
+		gauge(descDQ, float64(q.Depth), q.Name, q.Key, "queued")
+		gauge(descDQ, float64(q.Due), q.Name, q.Key, "due")
+		gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
+		gauge(descDQLag, float64(q.OldestDueAgeMS)/1000, q.Name, q.Key)
+	}
+	for _, q := range s.ListQueues {
+		gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
+		gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
+	}
+	for _, l := range s.Limiters {
+		gauge(descLimKeys, float64(l.Keys), l.Name, "all")
+		gauge(descLimKeys, float64(l.AtLimit), l.Name, "at_limit")
+		gauge(descLimKeys, float64(l.OverLimit), l.Name, "over_limit")
+		gauge(descLimHits, float64(l.Hits), l.Name)
+		gauge(descLimHour, float64(l.Allowed), l.Name, "allowed")
+		gauge(descLimHour, float64(l.Rejected), l.Name, "rejected")
+	}
+	for _, u := range s.Uniques {
+		for _, w := range u.Windows {
+			if w.Current {
+				gauge(descUnique, float64(w.Count), u.Name, u.Kind, w.Granularity)
+			}
+		}
+		gauge(descUnion, float64(u.Union7d), u.Name, u.Kind, "7")
+		gauge(descUnion, float64(u.Union30d), u.Name, u.Kind, "30")
+	}
+	for _, l := range s.Locks {
+		gauge(descLocksHeld, float64(l.Held), l.Name)
+		gauge(descLockNoTTL, float64(l.NoTTL), l.Name)
+	}
+}
