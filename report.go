@@ -27,8 +27,16 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 	if s.Scan.DurationMS > 0 {
 		took += fmt.Sprintf(", %s keys/s", commas(s.Scan.KeysSeen*1000/s.Scan.DurationMS))
 	}
-	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %s\n\n",
+	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %s\n",
 		commas(s.Scan.KeysSeen), commas(s.Scan.KeysMatched), len(s.Counters), state, took)
+	if len(s.Scan.Masters) > 1 {
+		parts := make([]string, len(s.Scan.Masters))
+		for i, m := range s.Scan.Masters {
+			parts[i] = m.Addr + " " + commas(m.KeysSeen)
+		}
+		fmt.Fprintf(out, "keys by master: %s\n", strings.Join(parts, " · "))
+	}
+	fmt.Fprintln(out)
 
 	tb := newTable("FAMILY", ">KEYS", ">THIS HOUR", ">AVG/S", ">TODAY", ">NO TTL", ">OVER RET", ">EXPIRED", ">WRONG TYPE", ">NOT INT", ">MISMATCHED")
 	for _, f := range s.Counters {

@@ -61,6 +61,7 @@ type Aggregator struct {
 	scan    ScanStats
 	start   time.Time // when the first page arrived
 	structs *structAgg
+	masters map[string]int64 // keys seen by cluster master
 }
 
 type famAgg struct {
@@ -134,6 +135,12 @@ func (a *Aggregator) Add(p Page) {
 		a.start = time.Now() // a console's sweep starts at its first page, not when it was made
 	}
 	a.scan.KeysSeen += int64(p.Seen)
+	for addr, n := range p.SeenBy {
+		if a.masters == nil {
+			a.masters = map[string]int64{}
+		}
+		a.masters[addr] += int64(n)
+	}
 	if len(p.Keys) == 0 {
 		return
 	}
@@ -299,6 +306,11 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 		Counters: make([]FamilyStats, 0, len(a.order)),
 	}
 	snap.Scan.Complete = complete
+	snap.Scan.Masters = []MasterKeys{}
+	for addr, n := range a.masters {
+		snap.Scan.Masters = append(snap.Scan.Masters, MasterKeys{Addr: addr, KeysSeen: n})
+	}
+	sort.Slice(snap.Scan.Masters, func(i, j int) bool { return snap.Scan.Masters[i].Addr < snap.Scan.Masters[j].Addr })
 	if !a.start.IsZero() {
 		snap.Scan.DurationMS = time.Since(a.start).Milliseconds()
 	}

@@ -30,6 +30,14 @@ type ScanStats struct {
 	KeysGone    int64 `json:"keys_gone"`    // family keys that expired between SCAN and their read
 	DurationMS  int64 `json:"duration_ms"`
 	Complete    bool  `json:"complete"` // every master's cursor came back to 0
+	// Masters splits KeysSeen by cluster master (empty on a standalone server).
+	Masters []MasterKeys `json:"masters"`
+}
+
+// MasterKeys is one cluster master's share of a sweep.
+type MasterKeys struct {
+	Addr     string `json:"addr"`
+	KeysSeen int64  `json:"keys_seen"`
 }
 
 // FamilyStats is one counter family in a Snapshot.

@@ -575,4 +575,15 @@ func TestSnapshotOnACluster(t *testing.T) {
 	if snap.TTLHealth.MemoryNote != "" || snap.TTLHealth.NoTTL.Bytes <= 0 {
 		t.Errorf("memory on a cluster: note %q, bytes %d", snap.TTLHealth.MemoryNote, snap.TTLHealth.NoTTL.Bytes)
 	}
+	// Every master's share, adding up to the whole, each with keys of its own.
+	var sum int64
+	for _, m := range snap.Scan.Masters {
+		sum += m.KeysSeen
+		if m.KeysSeen == 0 {
+			t.Errorf("master %s saw no key", m.Addr)
+		}
+	}
+	if len(snap.Scan.Masters) != 3 || sum != snap.Scan.KeysSeen {
+		t.Errorf("masters %+v add up to %d of %d", snap.Scan.Masters, sum, snap.Scan.KeysSeen)
+	}
 }

@@ -48,6 +48,8 @@ const NoTTL = time.Duration(-1)
 type Page struct {
 	Seen int   // keys SCAN returned, in families or not
 	Keys []Key // the keys that belong to a family, read
+	// SeenBy splits Seen by cluster master address (nil on a standalone server).
+	SeenBy map[string]int
 }
 
 // Sweep walks the keyspace with SCAN (on every master of a cluster, each with its own cursor),
@@ -134,6 +136,12 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 		mu.Lock()
 		page.Seen += p.Seen
 		page.Keys = append(page.Keys, p.Keys...)
+		if addr != "" {
+			if page.SeenBy == nil {
+				page.SeenBy = map[string]int{}
+			}
+			page.SeenBy[addr] += p.Seen
+		}
 		mu.Unlock()
 		return nil
 	}
@@ -328,6 +336,9 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 			return nil
 		}
 		v := visited{addr: addr, page: Page{Seen: b.seen, Keys: b.keys}, next: b.next, read: make(chan error, 1)}
+		if addr != "" {
+			v.page.SeenBy = map[string]int{addr: b.seen}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

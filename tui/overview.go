@@ -56,6 +56,13 @@ func (o *overview) render(w, h int) string {
 	out := strings.Join(rows, "\n")
 	sweep := fmt.Sprintf("last sweep: %s keys, %s in families, %s ms; the next has seen %s keys",
 		commas(snap.Scan.KeysSeen), commas(snap.Scan.KeysMatched), commas(snap.Scan.DurationMS), commas(o.c.status.Sweep.KeysSeen))
+	if ms := snap.Scan.Masters; len(ms) > 1 {
+		parts := make([]string, len(ms))
+		for i, m := range ms {
+			parts[i] = m.Addr + " " + commas(m.KeysSeen)
+		}
+		sweep += "\nkeys by master: " + strings.Join(parts, " · ")
+	}
 	if e := o.c.status.Server.Err; e != "" {
 		sweep += "\n" + st.Warn.Render("server panel: "+e)
 	}
