@@ -87,3 +87,69 @@ func TestWriterOnCluster(t *testing.T) {
 		t.Fatal("Incr of a family whose hour and day keys are in different slots did not refuse")
 	}
 }
+
+// TestFailoverLosesNoIncrement writes into a 3-master cluster with a replica each while a replica
+// takes over its master (CLUSTER FAILOVER): once the writer has retried what the switch refused,
+// every hour and day total is exactly what was added.
+func TestFailoverLosesNoIncrement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a six-node cluster")
+	}
+	cl := redistest.StartClusterReplicas(t, 3, 1)
+	rdb := cl.Client(t)
+	s := newStore(t, rdb, Options{})
+	f := adRevenue(t)
+	w := s.NewWriter(WriterOptions{})
+	at := s.Now()
+	const dims = 200
+	failedOver := make(chan string, 1)
+	// Write round after round: five before the failover starts, while it runs (the master pauses
+	// its clients while the replica catches up), and ten more after it.
+	rounds, after := 0, -1
+	promoted := ""
+	for after != 0 {
+		for i := range dims {
+			if err := w.Add(f, []string{"c", strconv.Itoa(i)}, 1, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rounds++
+		if rounds == 5 {
+			go func() { failedOver <- cl.Failover(t) }()
+		}
+		_, _ = w.Flush(t.Context()) // errors while the slots move: what is unsent stays pending
+		select {
+		case promoted = <-failedOver:
+			after = 10
+		default:
+		}
+		if after > 0 {
+			after--
+		}
+	}
+	t.Logf("%d rounds written across the failover to %s", rounds, promoted)
+	deadline := time.Now().Add(30 * time.Second)
+	for w.Pending() > 0 {
+		if _, err := w.Flush(t.Context()); err != nil && time.Now().After(deadline) {
+			t.Fatalf("still %d pending after the failover: %v", w.Pending(), err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still %d pending after the failover", w.Pending())
+		}
+	}
+	for _, g := range []Granularity{Hour, Day} {
+		dimsList := make([][]string, dims)
+		for i := range dims {
+			dimsList[i] = []string{"c", strconv.Itoa(i)}
+		}
+		vals, err := s.GetMany(t.Context(), f, g, dimsList, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			if v.Value != int64(rounds) {
+				t.Fatalf("%s = %d after the failover to %s, want %d", v.Key, v.Value, promoted, rounds)
+			}
+		}
+	}
+}

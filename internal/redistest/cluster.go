@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Cluster is a Redis Cluster of masters without replicas, started for one test.
+// Cluster is a Redis Cluster started for one test.
 type Cluster struct {
 	Addrs   []string
 	servers []*Server
@@ -23,6 +23,12 @@ type Cluster struct {
 // when the test ends. It skips (or under CI fails) like Start when the binaries are missing.
 func StartCluster(t testing.TB, masters int) *Cluster {
 	t.Helper()
+	return StartClusterReplicas(t, masters, 0)
+}
+
+// StartClusterReplicas is StartCluster with replicas replicas of each master.
+func StartClusterReplicas(t testing.TB, masters, replicas int) *Cluster {
+	t.Helper()
 	bin := Binary(t)
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
@@ -32,7 +38,7 @@ func StartCluster(t testing.TB, masters int) *Cluster {
 		t.Skip("redis-cli is not installed; install Debian's redis-tools to run this test")
 	}
 	c := &Cluster{}
-	for range masters {
+	for range masters * (1 + replicas) {
 		var s *Server
 		var lastErr error
 		for range 5 {
@@ -52,7 +58,7 @@ func StartCluster(t testing.TB, masters int) *Cluster {
 		c.Addrs = append(c.Addrs, s.Addr)
 	}
 	args := append([]string{"--cluster", "create"}, c.Addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	args = append(args, "--cluster-replicas", fmt.Sprint(replicas), "--cluster-yes")
 	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
 		t.Fatalf("redistest: redis-cli --cluster create: %v: %s", err, out)
 	}
@@ -90,4 +96,53 @@ func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs})
 	t.Cleanup(func() { _ = cc.Close() })
 	return cc
+}
+
+// Failover promotes a replica with CLUSTER FAILOVER (a coordinated, manual failover: its master
+// hands its slots over), waits until the replica reports itself a master and the cluster is ok,
+// and returns the promoted node's address ("" after reporting an error: it may run on a goroutine
+// of its own, so it does not stop the test).
+func (c *Cluster) Failover(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	for _, addr := range c.Addrs {
+		n := redis.NewClient(&redis.Options{Addr: addr})
+		role, err := n.Do(ctx, "ROLE").Slice()
+		if err != nil || len(role) == 0 || role[0] != "slave" {
+			n.Close()
+			continue
+		}
+		// A manual failover that times out (the replica did not catch up in time) is simply
+		// dropped by Redis: ask again until the replica reports itself a master.
+		deadline := time.Now().Add(60 * time.Second)
+		var asked time.Time
+		for {
+			role, err := n.Do(ctx, "ROLE").Slice()
+			if err == nil && len(role) > 0 && role[0] == "master" {
+				break
+			}
+			if time.Now().After(deadline) {
+				n.Close()
+				t.Errorf("redistest: %s did not become a master: %v %v", addr, role, err)
+				return ""
+			}
+			if time.Since(asked) > 5*time.Second {
+				if err := n.Do(ctx, "CLUSTER", "FAILOVER").Err(); err != nil {
+					n.Close()
+					t.Errorf("redistest: CLUSTER FAILOVER on %s: %v", addr, err)
+					return ""
+				}
+				asked = time.Now()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		n.Close()
+		if err := c.waitOK(30 * time.Second); err != nil {
+			t.Errorf("redistest: after failover: %v", err)
+			return ""
+		}
+		return addr
+	}
+	t.Fatal("redistest: no replica to promote")
+	return ""
 }
