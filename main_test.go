@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -400,6 +402,15 @@ func TestOneAddressOfAClusterIsACluster(t *testing.T) {
 	}
 	if total := windowTotal(t, st, f, store.Day, newTraffic(f, dims, 1).tuples, st.Now()); total != events {
 		t.Fatalf("day windows across the cluster hold %d, want %d", total, events)
+	}
+	// The snapshot, merged from every master's sweep, says the same.
+	code, out, errOut = hg(t, "snapshot", "--json", "--addr", cl.Addrs[2], "--keys-per-second", "0")
+	var snap scanner.Snapshot
+	if code != exitOK || json.Unmarshal([]byte(out), &snap) != nil {
+		t.Fatalf("snapshot of the cluster: exit %d, %q", code, errOut)
+	}
+	if w := snap.Family("ad_revenue").CurrentWindow("day"); w == nil || w.Total != events || snap.Mode != "cluster" || len(snap.Scan.Masters) != 3 {
+		t.Fatalf("cluster snapshot: mode %s, masters %+v, today %+v; want %d", snap.Mode, snap.Scan.Masters, w, events)
 	}
 	code, _, errOut = hg(t, "--config", "testdata/config/split-slots.toml", "--addr", cl.Addrs[2])
 	if code != exitUsage || !strings.Contains(errOut, "split-slots.toml:8: counter.pattern:") {

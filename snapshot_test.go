@@ -427,3 +427,76 @@ func grepLine(text, sub string) string {
 	}
 	return ""
 }
+
+// aclReadOnly and aclWrites are the README's ACL rules for a monitoring user and a writing one.
+const (
+	aclReadOnly = `on >PASSWORD resetkeys ~* resetchannels -@all +time +ping +hello +info +scan +type +pttl +ttl +get +mget +strlen +zcard +zcount +zrange +zrangebyscore +llen +pfcount +bitcount +memory|usage +cluster|slots +cluster|shards +cluster|info +readonly`
+	aclWrites   = aclReadOnly + ` +evalsha +eval +script|load +expireat +del +zadd +zrem +lpush +lmove +blmove +lrem +set +incrby +pfadd +setbit +pexpire`
+)
+
+// TestLeastPrivilege runs hourglass as the README's read-only user: the snapshot works with
+// nothing missing, a write is refused by Redis and reported in one line, and a user without INFO
+// loses only the server numbers, with a note, not the watch. The writing user can inject.
+func TestLeastPrivilege(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range []string{aclReadOnly, strings.TrimPrefix(aclWrites, aclReadOnly)} {
+		if !strings.Contains(string(readme), strings.TrimSpace(rule)) {
+			t.Fatalf("the README does not give the rule the test uses: %s", rule)
+		}
+	}
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := t.Context()
+	path, cfg := utcConfig(t, srv.Addr)
+	admin.Set(ctx, familyKey(t, cfg, "flow", store.Hour, time.Now(), "a", "b", "c"), 5, 0) // a leak, for repair
+	setUser := func(name, rule string) string {
+		args := []any{"ACL", "SETUSER", name}
+		for _, f := range strings.Fields(strings.ReplaceAll(rule, "PASSWORD", "pw-"+name)) {
+			args = append(args, f)
+		}
+		if err := admin.Do(ctx, args...).Err(); err != nil {
+			t.Fatalf("ACL SETUSER %s: %v", name, err)
+		}
+		return fmt.Sprintf("redis://%s:pw-%s@%s", name, name, srv.Addr)
+	}
+	ro := setUser("watcher", aclReadOnly)
+	code, out, errOut := hg(t, "snapshot", "--json", "--config", path, "--addr", ro, "--keys-per-second", "0")
+	var snap scanner.Snapshot
+	if code != exitOK || json.Unmarshal([]byte(out), &snap) != nil {
+		t.Fatalf("snapshot as the read-only user: exit %d, %s", code, errOut)
+	}
+	if snap.TTLHealth.NoTTL.Keys != 1 || snap.TTLHealth.MemoryNote != "" || len(snap.Limiters) != 1 {
+		t.Errorf("read-only snapshot: health %+v", snap.TTLHealth)
+	}
+	code, _, errOut = hg(t, "repair", "--allow-writes", "--config", path, "--addr", ro)
+	if code != exitRuntime || !strings.Contains(errOut, "NOPERM") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("repair as the read-only user: exit %d, %q", code, errOut)
+	}
+
+	// No INFO: the watch goes on; only the server panel says what is missing.
+	noInfo := setUser("blind", strings.Replace(aclReadOnly, " +info", "", 1))
+	tg, err := store.ParseTarget([]string{noInfo}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := tg.NewClient()
+	defer rdb.Close()
+	w := scanner.NewWatcher(rdb, cfg.Counters, scanner.Options{Structures: cfg.Structures}, scanner.SnapshotOptions{})
+	st, err := w.Poll(ctx, time.Second, "flow")
+	if err != nil || st.Snapshot == nil || !strings.Contains(st.Server.Err, "INFO refused: NOPERM") {
+		t.Fatalf("poll without INFO: err %v, snapshot %v, server %+v", err, st.Snapshot != nil, st.Server)
+	}
+
+	rw := setUser("writer", aclWrites)
+	code, out, errOut = hg(t, "inject", "--config", path, "--addr", rw, "--allow-writes", "--events", "1000")
+	if code != exitOK || parseSummary(t, out)["events"] != 1000 {
+		t.Errorf("inject as the writing user: exit %d, %s %s", code, out, errOut)
+	}
+	code, out, errOut = hg(t, "repair", "--allow-writes", "--config", path, "--addr", rw)
+	if code != exitOK || !strings.Contains(out, "expiry_set=1") {
+		t.Errorf("repair as the writing user: exit %d, %s %s", code, out, errOut)
+	}
+}

@@ -546,3 +546,16 @@ func TestUnconfiguredViewsSayHowToConfigure(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingInfoDegradesOnePanel: a user without INFO sees every view, with a note where the
+// server's numbers would be.
+func TestMissingInfoDegradesOnePanel(t *testing.T) {
+	st := testStatus(t)
+	st.Server = scanner.ServerInfo{Err: "INFO refused: NOPERM this user has no permissions to run the 'info' command"}
+	m := newTestModel(t, &fakeSource{status: st}, nil, 120, 36)
+	poll(t, m)
+	s := screen(m)
+	if !strings.Contains(s, "INFO refused") || strings.Contains(s, "ops/s") || !strings.Contains(s, "events/s now") || m.err != nil {
+		t.Fatalf("overview without INFO:\n%s", s)
+	}
+}
