@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // FaultProxy is a loopback TCP proxy in front of a Redis that forwards whole RESP frames and can
@@ -23,6 +24,7 @@ type FaultProxy struct {
 	rate  atomic.Uint64 // share of array and bulk replies to lose, per million
 	rnd   atomic.Uint64
 	cuts  atomic.Int64
+	delay atomic.Int64 // the longest random delay of a reply, in ns; 0 for none
 
 	mu       sync.Mutex
 	armed    bool
@@ -59,6 +61,10 @@ func (p *FaultProxy) Arm(before func(i int), cutAfter int) {
 	defer p.mu.Unlock()
 	p.armed, p.before, p.cutAfter = true, before, cutAfter
 }
+
+// SetDelay makes the proxy hold each reply for a random time below max, as a congested network
+// does (replies of one connection stay in order).
+func (p *FaultProxy) SetDelay(max time.Duration) { p.delay.Store(int64(max)) }
 
 // Cuts returns how many replies the proxy has lost.
 func (p *FaultProxy) Cuts() int { return int(p.cuts.Load()) }
@@ -155,6 +161,9 @@ func (p *FaultProxy) replies(c, s net.Conn, ln *link) {
 			p.cuts.Add(1)
 			return
 		}
+		if d := p.delay.Load(); d > 0 {
+			time.Sleep(time.Duration(p.draw() % uint64(d)))
+		}
 		if _, err := c.Write(f); err != nil {
 			return
 		}
@@ -180,11 +189,16 @@ func (p *FaultProxy) randomCut(f []byte) bool {
 	if rate == 0 || len(f) == 0 || (f[0] != '*' && f[0] != '$') {
 		return false
 	}
+	return p.draw()%1_000_000 < rate
+}
+
+// draw returns the next pseudo-random number (splitmix64).
+func (p *FaultProxy) draw() uint64 {
 	x := p.rnd.Add(0x9E3779B97F4A7C15)
 	x ^= x >> 31
 	x *= 0xBF58476D1CE4E5B9
 	x ^= x >> 29
-	return x%1_000_000 < rate
+	return x
 }
 
 func (p *FaultProxy) close() {
