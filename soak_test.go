@@ -1,0 +1,80 @@
+package main
+
+import (
+	"io"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"hourglass/theme"
+)
+
+// TestSoak runs the embedded demo's traffic (every kind) and the real console polling it, for
+// HOURGLASS_SOAK_DURATION (2m by default), and checks that the heap and the goroutines stay flat.
+// It is skipped unless HOURGLASS_SOAK=1: minutes, not a unit test.
+//
+//	HOURGLASS_SOAK=1 go test -run Soak -v .
+func TestSoak(t *testing.T) {
+	if os.Getenv("HOURGLASS_SOAK") != "1" {
+		t.Skip("set HOURGLASS_SOAK=1 to run the soak test")
+	}
+	d := 2 * time.Minute
+	if v, err := time.ParseDuration(os.Getenv("HOURGLASS_SOAK_DURATION")); err == nil && v > 0 {
+		d = v
+	}
+	cfg, err := parseConfig("config.toml", shippedConfig, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.UI.Refresh = 250 * time.Millisecond // four polls a second: the hardest the console runs
+	tg, err := openTarget(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if _, err := writeDemoHistory(t.Context(), tg.store, cfg.Counters); err != nil {
+		t.Fatal(err)
+	}
+	dm := newDemo(tg.store, cfg.Counters, 300)
+	sd, err := newStructDemo(tg.store, cfg.Structures, cfg.Counters, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd.anomalies = true
+	in, keys := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- runConsole(t.Context(), tg, cfg, theme.Dark, in, io.Discard) }()
+	go dm.run(t.Context(), io.Discard)
+	go sd.run(t.Context(), func(err error) { t.Log(err) })
+
+	sample := func() (uint64, int) {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc, runtime.NumGoroutine()
+	}
+	time.Sleep(10 * time.Second) // warm up: pools, caches, the first sweeps
+	heap0, g0 := sample()
+	var heapMax uint64
+	gMax := 0
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		time.Sleep(5 * time.Second)
+		h, g := sample()
+		heapMax, gMax = max(heapMax, h), max(gMax, g)
+		t.Logf("heap %d KB, goroutines %d", h>>10, g)
+	}
+	keys.Write([]byte("q"))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if heapMax > heap0*3/2+8<<20 {
+		t.Errorf("the heap grew from %d KB to %d KB", heap0>>10, heapMax>>10)
+	}
+	if gMax > g0+10 {
+		t.Errorf("goroutines grew from %d to %d", g0, gMax)
+	}
+	t.Logf("over %v: heap %d KB at start, %d KB at most; goroutines %d, at most %d; demo wrote %d counter events; %s",
+		d, heap0>>10, heapMax>>10, g0, gMax, dm.events.Load(), sd.summary())
+}
