@@ -7,6 +7,7 @@
 //	hourglass snapshot [flags]  sweep once and report every family's windows and TTL health
 //	hourglass repair [flags]    give keys without a TTL their window-aligned expiry
 //	hourglass serve [flags]     export the Snapshot as Prometheus metrics
+//	hourglass bench [flags]     measure the writers and the sweep
 //
 // Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
 package main
@@ -96,6 +97,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRepair(ctx, rest, stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, rest, stdout, stderr)
+	case "bench":
+		err = cmdBench(ctx, rest, stdout, stderr)
 	case "help":
 		if len(rest) > 0 { // help COMMAND is COMMAND --help
 			return run(ctx, []string{rest[0], "--help"}, stdout, stderr)
@@ -137,6 +140,7 @@ Usage:
   hourglass repair [flags]     give family keys that have no TTL their window-aligned expiry
                                (--dry-run lists what it would do)
   hourglass serve [flags]      keep sweeping and export the Snapshot as Prometheus metrics
+  hourglass bench [flags]      measure the writers and the sweep next to redis-benchmark and SCAN
   hourglass help               this text
 
 Every command takes --help. Flags override config.toml; config.toml overrides built-in defaults.

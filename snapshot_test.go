@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -498,5 +499,37 @@ func TestLeastPrivilege(t *testing.T) {
 	code, out, errOut = hg(t, "repair", "--allow-writes", "--config", path, "--addr", rw)
 	if code != exitOK || !strings.Contains(out, "expiry_set=1") {
 		t.Errorf("repair as the writing user: exit %d, %s %s", code, out, errOut)
+	}
+}
+
+// TestBenchJSON runs a small bench against a server of its own and checks the report's shape:
+// every figure measured, the ratios computed from them.
+func TestBenchJSON(t *testing.T) {
+	redistest.Binary(t) // skips (or fails under CI) without redis-server
+	code, out, errOut := hg(t, "bench", "--events", "2000", "--keys", "2000", "--load-for", "1s", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, k := range []string{"sweep_vs_raw_scan", "zipf_events_per_script", "limiter_hits_per_sec", "delay_queue_claimed_acked_per_sec",
+		"sweep_keys_per_sec", "raw_scan_keys_per_sec", "console_redis_cpu_percent"} {
+		if v, ok := rep[k].(float64); !ok || (v <= 0 && k != "console_redis_cpu_percent") {
+			t.Errorf("%s = %v", k, rep[k])
+		}
+	}
+	if _, err := exec.LookPath("redis-benchmark"); err == nil {
+		if v, ok := rep["writer_vs_redis_benchmark"].(float64); !ok || v <= 0 {
+			t.Errorf("writer_vs_redis_benchmark = %v", rep["writer_vs_redis_benchmark"])
+		}
+	}
+	if got, want := rep["sweep_vs_raw_scan"].(float64), rep["sweep_keys_per_sec"].(float64)/rep["raw_scan_keys_per_sec"].(float64); got != want {
+		t.Errorf("sweep_vs_raw_scan %v is not sweep ÷ raw SCAN %v", got, want)
+	}
+	code, _, errOut = hg(t, "bench", "--addr", "127.0.0.1:1")
+	if code != exitUsage || !strings.Contains(errOut, "--allow-writes") {
+		t.Errorf("bench of a given Redis without --allow-writes: exit %d, %q", code, errOut)
 	}
 }

@@ -38,3 +38,7 @@ func (s *Store) LoadScripts(ctx context.Context) error {
 	s.scriptsLoaded.Store(err == nil)
 	return err
 }
+
+// CounterScriptHash is the SHA1 of the counter script (lua/incr_windows.lua), for tools that call
+// it directly (hourglass bench hands it to redis-benchmark).
+func CounterScriptHash() string { return incrWindows.Hash() }
