@@ -88,3 +88,41 @@ func TestHostileKeys(t *testing.T) {
 		t.Errorf("text report: exit %d, or a control character reached it", code)
 	}
 }
+
+// TestInjectAcrossARestart kills redis-server (AOF on) while inject runs and starts it again: inject
+// keeps what it could not send, writes it when Redis is back, and every event it reports written
+// is in Redis exactly once.
+func TestInjectAcrossARestart(t *testing.T) {
+	aof := []string{"--appendonly", "yes", "--appendfsync", "always"}
+	srv := redistest.Start(t, aof...)
+	rdb := srv.Client(t)
+	path, cfg := utcConfig(t, srv.Addr)
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(t.Context(), []string{"inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
+			"--duration", "4s", "--rate", "20000", "--dims", "300"}, out, errOut)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for rdb.DBSize(t.Context()).Val() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("inject wrote nothing")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.Stop()
+	time.Sleep(500 * time.Millisecond) // Redis stays away for a while: inject must hold what it generates
+	srv.Restart(t, aof...)
+	if code := <-done; code != exitOK {
+		t.Fatalf("inject across the restart: exit %d, %s %s", code, out.String(), errOut.String())
+	}
+	events := parseSummary(t, out.String())["events"]
+	f, _ := pickFamily(cfg, "ad_revenue")
+	st := store.New(srv.Client(t), store.Options{Location: cfg.UI.Timezone})
+	if err := st.Init(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if total := windowTotal(t, st, f, store.Day, newTraffic(f, 300, 1).tuples, st.Now()); float64(total) != events || events < 20000 {
+		t.Fatalf("Redis holds %d for the %v events inject reported", total, events)
+	}
+}
