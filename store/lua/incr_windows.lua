@@ -28,14 +28,21 @@ for i = 1, n do
 end
 local seq = tonumber(ARGV[1])
 if seq > 0 then
-  local last = math.max(tonumber(redis.call('GET', KEYS[1])) or 0, tonumber(ARGV[3]) or 0)
-  if seq <= last then
-    return 'DUPLICATE'
-  end
-  if seq > last + 1 then
+  -- Record this call's number and read the one before in one command: almost every call is the
+  -- next in its sequence, so the record rarely has to be put back.
+  local prev = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'GET')
+  local last = math.max(tonumber(prev) or 0, tonumber(ARGV[3]) or 0)
+  if seq ~= last + 1 then
+    if prev then
+      redis.call('SET', KEYS[1], prev, 'EX', ARGV[2])
+    else
+      redis.call('DEL', KEYS[1])
+    end
+    if seq <= last then
+      return 'DUPLICATE'
+    end
     return 'GAP'
   end
-  redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
 end
 local reply = {}
 for i = 1, n do
