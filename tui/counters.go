@@ -100,7 +100,7 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 	t := &table{styles: v.c, cols: []column{
 		{title: "FAMILY", flex: true}, {title: "KEYS", right: true}, {title: "THIS HOUR", right: true},
 		{title: "RATE/S", right: true}, {title: "TODAY", right: true}, {title: "NO TTL", right: true},
-		{title: "MISMATCH", right: true}, {title: "LAST 24 HOURS"},
+		{title: "MISMATCH", right: true}, {title: "LAST 24 HOURS", optional: true},
 	}}
 	for _, f := range snap.Counters {
 		if !matches(v.filter, f.Family) {

@@ -86,7 +86,7 @@ func (v *queues) render(w, h int) string {
 			{title: "DELAY QUEUE", flex: true}, {title: "DEPTH", right: true}, {title: "DUE", right: true},
 			{title: "IN FLIGHT", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true},
 			{title: "≤1M", right: true}, {title: "≤10M", right: true}, {title: "≤1H", right: true}, {title: "LATER", right: true},
-			{title: "KEY", flex: true},
+			{title: "KEY", optional: true},
 		}}
 		var shown []scanner.DelayQueue
 		for _, q := range s.DelayQueues {
@@ -116,7 +116,7 @@ func (v *queues) render(w, h int) string {
 	if len(s.ListQueues) > 0 {
 		t := &table{styles: v.c, selected: -1, cols: []column{
 			{title: "LIST QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "LENGTH", right: true},
-			{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME"},
+			{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME", optional: true},
 		}}
 		for _, q := range s.ListQueues {
 			if !matches(v.filter, q.Name, q.Key) {
@@ -160,7 +160,7 @@ func (v *limiters) render(w, h int) string {
 	t := &table{styles: v.c, cols: []column{
 		{title: "LIMITER", flex: true}, {title: "KEYS", right: true}, {title: "AT LIMIT", right: true}, {title: "OVER", right: true},
 		{title: "REJECTED/S", right: true}, {title: "ALLOWED/S", right: true}, {title: "HITS", right: true},
-		{title: "LIMIT", right: true}, {title: "WINDOW", right: true}, {title: "KIND"}, {title: "REJECTED/S OVER TIME"},
+		{title: "LIMIT", right: true}, {title: "WINDOW", right: true}, {title: "KIND"}, {title: "REJECTED/S OVER TIME", optional: true},
 	}}
 	var shown []scanner.Limiter
 	for _, l := range s.Limiters {
@@ -227,7 +227,7 @@ func (v *uniques) render(w, h int) string {
 	st := v.c.styles
 	t := &table{styles: v.c, cols: []column{
 		{title: "UNIQUES", flex: true}, {title: "KIND"}, {title: "CURRENT WINDOW"}, {title: "KEYS", right: true},
-		{title: "COUNT", right: true}, {title: "7-DAY UNION", right: true}, {title: "30-DAY UNION", right: true}, {title: "BY WINDOW"},
+		{title: "COUNT", right: true}, {title: "7-DAY UNION", right: true}, {title: "30-DAY UNION", right: true}, {title: "BY WINDOW", optional: true},
 	}}
 	var shown []scanner.Unique
 	for _, u := range s.Uniques {

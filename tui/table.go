@@ -8,9 +8,10 @@ import (
 
 // column is one table column: right-aligned for numbers; flex columns share the spare width.
 type column struct {
-	title string
-	right bool
-	flex  bool
+	title    string
+	right    bool
+	flex     bool
+	optional bool // dropped first when the width is short (a sparkline, a key beside a name)
 }
 
 // table lays rows of plain cells out in width cells: every column as wide as its widest cell,
@@ -37,7 +38,15 @@ func (t *table) render(width int) []string {
 	for _, w := range widths {
 		total += w
 	}
-	// Too wide: cut flex columns first (to 8 cells at least), then drop columns from the right.
+	// Too wide: drop optional columns first, then cut flex ones (to 8 cells at least), then drop
+	// columns from the right.
+	dropped := make([]bool, n)
+	for i := n - 1; i >= 0 && total > width; i-- {
+		if t.cols[i].optional {
+			dropped[i] = true
+			total -= widths[i] + 2
+		}
+	}
 	for i := range n {
 		if over := total - width; over > 0 && t.cols[i].flex && widths[i] > 8 {
 			cut := min(over, widths[i]-8)
@@ -48,11 +57,16 @@ func (t *table) render(width int) []string {
 	shown := n
 	for shown > 1 && total > width {
 		shown--
-		total -= widths[shown] + 2
+		if !dropped[shown] {
+			total -= widths[shown] + 2
+		}
 	}
 	line := func(cells []string) string {
 		parts := make([]string, 0, shown)
 		for i := range shown {
+			if dropped[i] {
+				continue
+			}
 			cell := ""
 			if i < len(cells) {
 				cell = cells[i]
