@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -28,8 +29,10 @@ const benchUsage = `hourglass bench: measure hourglass's writers and sweep again
 redis-benchmark and a raw SCAN in the same run.
 
 With no --addr it starts a redis-server of its own (from PATH) on a free loopback port, with
-persistence off, and stops it at the end. With --addr it uses that Redis and writes to it (it
-needs --allow-writes, and writes keys under "bench:" and "{bench...}"; point it at a test server).
+persistence off, and stops it at the end. With --addr it uses that Redis (one standalone server;
+its [redis] user, password and TLS settings apply) and writes to it: it needs --allow-writes, it
+writes about a million keys under "bench:" and "{bench...}" and deletes them again (its own keys
+only), and it loads the server to its limit for a minute or two. Point it at a test server.
 
 It measures, one after another:
   - the counter batch writer: events/s, key pairs/s and script calls/s, every event its own dims;
@@ -94,39 +97,47 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *events < 1000 || *keys < 1000 {
 		return usagef("bench: --events and --keys must be at least 1000")
 	}
-	var addr string
-	var stopServer func()
-	if len(common.addrs) > 0 {
+	var tg store.Target
+	own := len(common.addrs) == 0
+	if !own {
+		if len(common.addrs) > 1 {
+			return usagef("bench measures one server; give one standalone address")
+		}
 		if !common.allowWrites {
 			return usagef("bench writes test keys: give --allow-writes to use %s", redactAddrs(common.addrs))
 		}
-		addr = common.addrs[0]
+		cfg, err := common.load() // the [redis] user, password and TLS settings apply
+		if err != nil {
+			return err
+		}
+		password, err := cfg.Redis.Password()
+		if err != nil {
+			return usageError{err}
+		}
+		if tg, err = store.ParseTarget(cfg.Redis.Addrs, cfg.Redis.Username, password); err != nil {
+			return usageError{err}
+		}
+		if cfg.Redis.TLS.Any() {
+			if err := tg.UseTLS(cfg.Redis.TLS); err != nil {
+				return usageError{err}
+			}
+		}
 	} else {
-		var err error
-		addr, stopServer, err = startBenchRedis()
+		addr, stopServer, err := startBenchRedis()
 		if err != nil {
 			return err
 		}
 		defer stopServer()
 		fmt.Fprintf(stderr, "hourglass: bench on a redis-server of its own at %s\n", addr)
+		tg = store.Target{Addrs: []string{addr}}
 	}
-	tg, err := store.ParseTarget([]string{addr}, "", "")
-	if err != nil {
-		return usageError{err}
-	}
-	password, err := (RedisConfig{}).Password()
-	if err != nil {
-		return err
-	}
-	if tg.Password == "" {
-		tg.Password = password
-	}
-	if tg.Cluster() {
-		return usagef("bench measures one server; give one standalone address")
-	}
-	rdb := redis.NewClient(&redis.Options{Addr: tg.Addrs[0], Username: tg.Username, Password: tg.Password, TLSConfig: tg.TLS, PoolSize: 64})
+	rdb := redis.NewClient(&redis.Options{Addr: tg.Addrs[0], Username: tg.Username, Password: tg.Password, DB: tg.DB,
+		TLSConfig: tg.TLS, PoolSize: 64})
 	defer rdb.Close()
-	b := &bencher{ctx: ctx, rdb: rdb, addr: tg.Addrs[0], log: stderr, loadFor: max(*loadFor, time.Second)}
+	if clusterNode(ctx, rdb) {
+		return usagef("bench measures one server, and %s is a cluster node", tg.Addrs[0])
+	}
+	b := &bencher{ctx: ctx, rdb: rdb, target: tg, own: own, log: stderr, loadFor: max(*loadFor, time.Second)}
 	rep, err := b.run(*events, *keys)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
@@ -166,8 +177,13 @@ func startBenchRedis() (string, func(), error) {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c.Ping(context.Background()).Err() == nil {
-			return addr, stop, nil
+		// The port was free a moment ago; make sure the server answering is the one started.
+		if info, err := c.Info(context.Background(), "server").Result(); err == nil {
+			if strings.Contains(info, "process_id:"+strconv.Itoa(cmd.Process.Pid)+"\r\n") {
+				return addr, stop, nil
+			}
+			stop()
+			return "", nil, fmt.Errorf("bench: another server took port %s before redis-server did; run bench again", port)
 		}
 		if time.Now().After(deadline) {
 			stop()
@@ -180,9 +196,36 @@ func startBenchRedis() (string, func(), error) {
 type bencher struct {
 	ctx     context.Context
 	rdb     *redis.Client
-	addr    string
+	target  store.Target
+	own     bool // the server is bench's own: it may empty it
 	log     io.Writer
 	loadFor time.Duration
+}
+
+// clean empties the bench's own server; on a given Redis it deletes only the keys bench writes
+// ("bench:*" and "{bench*"), with SCAN and UNLINK a page at a time.
+func (b *bencher) clean() error {
+	if b.own {
+		return b.rdb.FlushDB(b.ctx).Err()
+	}
+	for _, match := range []string{"bench:*", "{bench*"} {
+		var cursor uint64
+		for {
+			keys, next, err := b.rdb.Scan(b.ctx, cursor, match, 1000).Result()
+			if err != nil {
+				return err
+			}
+			if len(keys) > 0 {
+				if err := b.rdb.Unlink(b.ctx, keys...).Err(); err != nil {
+					return err
+				}
+			}
+			if cursor = next; cursor == 0 {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 func (b *bencher) step(format string, args ...any) {
@@ -256,6 +299,12 @@ func (b *bencher) run(events, keys int) (*benchReport, error) {
 	if rep.RawScan > 0 {
 		rep.SweepVsRawScan = rep.Sweep / rep.RawScan
 	}
+	if !b.own {
+		b.step("deleting the keys bench wrote")
+		if err := b.clean(); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 
@@ -321,15 +370,26 @@ func (b *bencher) redisBenchmark(n int) (float64, error) {
 	if err := st.LoadScripts(b.ctx); err != nil {
 		return 0, err
 	}
+	if b.target.TLS != nil {
+		return 0, fmt.Errorf("skipped over TLS: redis-benchmark would need its own TLS options")
+	}
 	exp := strconv.FormatInt(time.Now().Add(3*time.Hour).Unix(), 10)
-	host, port, _ := strings.Cut(b.addr, ":")
-	args := []string{"-h", host, "-p", port, "-c", "1", "-P", "16", "-n", strconv.Itoa(n), "-r", "1000000", "--csv"}
-	if b.rdb.Options().Password != "" {
-		args = append(args, "-a", b.rdb.Options().Password)
+	host, port, err := net.SplitHostPort(b.target.Addrs[0])
+	if err != nil {
+		return 0, err
+	}
+	args := []string{"-h", host, "-p", port, "--dbnum", strconv.Itoa(b.target.DB), "-c", "1", "-P", "16",
+		"-n", strconv.Itoa(n), "-r", "1000000", "--csv"}
+	if b.target.Username != "" {
+		args = append(args, "--user", b.target.Username)
 	}
 	args = append(args, "EVALSHA", store.CounterScriptHash(), "3", "{bench:rb}:seq", "{bench:rb:__rand_int__}:h",
 		"{bench:rb:__rand_int__}:d", "0", "0", "0", "1", exp, "1", exp)
-	out, err := exec.CommandContext(b.ctx, bin, args...).Output()
+	cmd := exec.CommandContext(b.ctx, bin, args...)
+	if b.target.Password != "" { // by the environment, not the command line, where ps would show it
+		cmd.Env = append(os.Environ(), "REDISCLI_AUTH="+b.target.Password)
+	}
+	out, err := cmd.Output()
 	if err != nil {
 		return 0, fmt.Errorf("redis-benchmark: %v: %s", err, out)
 	}
@@ -410,8 +470,9 @@ func (b *bencher) parallel(n int, op func(i int) error) (float64, error) {
 // consoleLoad polls Redis as the console does at the default refresh for loadFor, and returns the
 // share of one CPU Redis spent meanwhile.
 func (b *bencher) consoleLoad(st *store.Store, f *store.Family) (float64, error) {
-	// An idle Redis: no traffic, and a keyspace the size of the demo's (10,000 counter keys).
-	if err := b.rdb.FlushDB(b.ctx).Err(); err != nil {
+	// An idle Redis: no traffic, and a keyspace the size of the demo's (10,000 counter keys) on
+	// bench's own server; a given Redis keeps its own keys beside them.
+	if err := b.clean(); err != nil {
 		return 0, err
 	}
 	wr := st.NewWriter(store.WriterOptions{})
@@ -451,7 +512,7 @@ func (b *bencher) sweep(n int) (float64, float64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := b.rdb.FlushDB(b.ctx).Err(); err != nil && !strings.Contains(err.Error(), "NOPERM") {
+	if err := b.clean(); err != nil {
 		return 0, 0, err
 	}
 	hour := time.Now().UTC().Format("2006010215")

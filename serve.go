@@ -51,9 +51,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	w := scanner.NewWatcher(t.rdb, cfg.Counters,
 		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures},
 		scanner.SnapshotOptions{Now: t.store.Now, Location: loc, Target: t.label, Mode: t.mode})
-	col := &collector{target: t.label, now: t.store.Now}
+	col := &collector{now: t.store.Now}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(col)
+	// Every series carries the target (its [redis] name when there is one), so several serve
+	// processes behind one Prometheus job stay apart.
+	label := t.label
+	if t.name != "" {
+		label = t.name
+	}
+	prometheus.WrapRegistererWith(prometheus.Labels{"target": label}, reg).MustRegister(col)
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return usagef("serve: --listen %s: %v", *listen, err)
@@ -96,8 +102,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // collector exports the latest status on every scrape. It holds a pointer to a Snapshot no one
 // changes after it is made, so a scrape never waits on Redis.
 type collector struct {
-	target string
-	now    func() time.Time
+	now func() time.Time
 
 	mu     sync.Mutex
 	status scanner.Status
@@ -137,6 +142,7 @@ var (
 	descLimHits     = prometheus.NewDesc("hourglass_limiter_hits", "Hits in the current window over a limiter's keys.", []string{"limiter"}, nil)
 	descLimHour     = prometheus.NewDesc("hourglass_limiter_hour_decisions", "This hour's decisions of hourglass's limiter: allowed, rejected.", []string{"limiter", "outcome"}, nil)
 	descUnique      = prometheus.NewDesc("hourglass_unique_count", "A unique family's current window count (summed over its keys).", []string{"name", "kind", "granularity"}, nil)
+	descStructErr   = prometheus.NewDesc("hourglass_structure_error", "1 for a queue or unique family the last snapshot could not read (its other series are left out).", []string{"kind", "name", "key"}, nil)
 	descUnion       = prometheus.NewDesc("hourglass_unique_union", "Distinct members over the last days of a unique family's busiest dims.", []string{"name", "kind", "days"}, nil)
 )
 
@@ -194,12 +200,20 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	for _, q := range s.DelayQueues {
+		if q.Error != "" {
+			gauge(descStructErr, 1, "delay_queue", q.Name, q.Key)
+			continue
+		}
 		gauge(descDQ, float64(q.Depth), q.Name, q.Key, "queued")
 		gauge(descDQ, float64(q.Due), q.Name, q.Key, "due")
 		gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
 		gauge(descDQLag, float64(q.OldestDueAgeMS)/1000, q.Name, q.Key)
 	}
 	for _, q := range s.ListQueues {
+		if q.Error != "" {
+			gauge(descStructErr, 1, "list_queue", q.Name, q.Key)
+			continue
+		}
 		gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
 		gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
 	}
@@ -212,6 +226,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descLimHour, float64(l.Rejected), l.Name, "rejected")
 	}
 	for _, u := range s.Uniques {
+		if u.Error != "" {
+			gauge(descStructErr, 1, u.Kind, u.Name, "")
+			continue
+		}
 		for _, w := range u.Windows {
 			if w.Current {
 				gauge(descUnique, float64(w.Count), u.Name, u.Kind, w.Granularity)
