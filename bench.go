@@ -23,6 +23,7 @@ import (
 
 	"hourglass/scanner"
 	"hourglass/store"
+	"hourglass/tui"
 )
 
 const benchUsage = `hourglass bench: measure hourglass's writers and sweep against a Redis, side by side with
@@ -570,19 +571,19 @@ func writeBenchTable(out io.Writer, r *benchReport) {
 	fmt.Fprintf(out, "hourglass bench on %s, Redis %s\n\n", r.Machine, r.RedisVersion)
 	tb := newTable("COUNTER WRITER", ">EVENTS/S", ">KEY PAIRS/S", ">SCRIPTS/S")
 	for _, w := range r.Writer {
-		tb.row(w.Case, commas(int64(w.EventsPerSec)), commas(int64(w.PairsPerSec)), commas(int64(w.ScriptsPerSec)))
+		tb.row(w.Case, tui.Commas(int64(w.EventsPerSec)), tui.Commas(int64(w.PairsPerSec)), tui.Commas(int64(w.ScriptsPerSec)))
 	}
 	if r.RedisBenchmark != nil {
-		tb.row("redis-benchmark -c 1 -P 16, 1 pair a call", "", commas(int64(*r.RedisBenchmark)), commas(int64(*r.RedisBenchmark)))
+		tb.row("redis-benchmark -c 1 -P 16, 1 pair a call", "", tui.Commas(int64(*r.RedisBenchmark)), tui.Commas(int64(*r.RedisBenchmark)))
 	}
 	tb.write(out, "")
 	fmt.Fprintln(out)
 	tb = newTable("OTHER", ">PER SECOND")
-	tb.row("sliding limiter hits (16 clients)", commas(int64(r.Limiter)))
-	tb.row("delay queue tasks enqueued", commas(int64(r.Enqueue)))
-	tb.row("delay queue tasks claimed and acknowledged", commas(int64(r.ClaimAck)))
-	tb.row(fmt.Sprintf("sweep of %s keys (TTL and value of each)", commas(int64(r.SweepKeys))), commas(int64(r.Sweep)))
-	tb.row("raw SCAN of the same keys, COUNT 1000", commas(int64(r.RawScan)))
+	tb.row("sliding limiter hits (16 clients)", tui.Commas(int64(r.Limiter)))
+	tb.row("delay queue tasks enqueued", tui.Commas(int64(r.Enqueue)))
+	tb.row("delay queue tasks claimed and acknowledged", tui.Commas(int64(r.ClaimAck)))
+	tb.row(fmt.Sprintf("sweep of %s keys (TTL and value of each)", tui.Commas(int64(r.SweepKeys))), tui.Commas(int64(r.Sweep)))
+	tb.row("raw SCAN of the same keys, COUNT 1000", tui.Commas(int64(r.RawScan)))
 	tb.write(out, "")
 	fmt.Fprintln(out)
 	tb = newTable("RATIO", ">MEASURED", ">GOAL")

@@ -86,7 +86,7 @@ func (a *consoleActions) Inject(ctx context.Context, family string, events int) 
 		return "inject", err
 	}
 	res := inject(ctx, a.t.store, f, injectOptions{events: int64(events), dims: demoTuples})
-	text := fmt.Sprintf("injected %s events into %s (%d script calls)", commas(res.events), family, res.increments)
+	text := fmt.Sprintf("injected %s events into %s (%d script calls)", tui.Commas(res.events), family, res.increments)
 	switch {
 	case res.unsent > 0:
 		return "inject", fmt.Errorf("%d key pairs not written: %v", res.unsent, res.sendErr)

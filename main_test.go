@@ -239,14 +239,6 @@ func TestEmbeddedDemoPrintsLiveTotals(t *testing.T) {
 	}
 }
 
-func TestCommas(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45678: "-45,678"} {
-		if got := commas(n); got != want {
-			t.Errorf("commas(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestTrafficIsZipfAndStable(t *testing.T) {
 	f, _ := pickFamily(DefaultConfig(), "flow")
 	a, b := newTraffic(f, 100, 1), newTraffic(f, 100, 1)

@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"hourglass/scanner"
 	"hourglass/store"
+	"hourglass/tui"
 )
 
 // writeReport prints a snapshot as an aligned text report. Every string in a Snapshot that came
@@ -25,14 +25,14 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 		took = fmt.Sprintf("%.1f s", float64(s.Scan.DurationMS)/1000)
 	}
 	if s.Scan.DurationMS > 0 {
-		took += fmt.Sprintf(", %s keys/s", commas(s.Scan.KeysSeen*1000/s.Scan.DurationMS))
+		took += fmt.Sprintf(", %s keys/s", tui.Commas(s.Scan.KeysSeen*1000/s.Scan.DurationMS))
 	}
 	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %s\n",
-		commas(s.Scan.KeysSeen), commas(s.Scan.KeysMatched), len(s.Counters), state, took)
+		tui.Commas(s.Scan.KeysSeen), tui.Commas(s.Scan.KeysMatched), len(s.Counters), state, took)
 	if len(s.Scan.Masters) > 1 {
 		parts := make([]string, len(s.Scan.Masters))
 		for i, m := range s.Scan.Masters {
-			parts[i] = m.Addr + " " + commas(m.KeysSeen)
+			parts[i] = m.Addr + " " + tui.Commas(m.KeysSeen)
 		}
 		fmt.Fprintf(out, "keys by master: %s\n", strings.Join(parts, " · "))
 	}
@@ -42,26 +42,26 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 	for _, f := range s.Counters {
 		hour, today, avg, mism := "-", "-", "-", "-"
 		if w := f.CurrentWindow("hour"); w != nil {
-			hour = commas(w.Total)
+			hour = tui.Commas(w.Total)
 		} else if has(f, "hour") {
 			hour = "0"
 		}
 		if has(f, "hour") {
-			avg = rate(f.HourAvgPerSec)
+			avg = tui.Rate(f.HourAvgPerSec)
 			if f.RatePerSec != nil {
-				avg = rate(*f.RatePerSec)
+				avg = tui.Rate(*f.RatePerSec)
 			}
 		}
 		if w := f.CurrentWindow("day"); w != nil {
-			today = commas(w.Total)
+			today = tui.Commas(w.Total)
 		} else if has(f, "day") {
 			today = "0"
 		}
 		if f.Reconciliation != nil {
-			mism = commas(f.MismatchedDims)
+			mism = tui.Commas(f.MismatchedDims)
 		}
-		tb.row(f.Family, commas(f.Keys), hour, avg, today, commas(f.TTL.NoTTL), commas(f.TTL.OverRetention),
-			commas(f.TTL.ExpiredButPresent), commas(f.WrongType), commas(f.NotInteger), mism)
+		tb.row(f.Family, tui.Commas(f.Keys), hour, avg, today, tui.Commas(f.TTL.NoTTL), tui.Commas(f.TTL.OverRetention),
+			tui.Commas(f.TTL.ExpiredButPresent), tui.Commas(f.WrongType), tui.Commas(f.NotInteger), mism)
 	}
 	tb.write(out, "")
 
@@ -76,13 +76,13 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 	for _, p := range h.Problems() {
 		mem := "-"
 		if p.Sampled > 0 {
-			mem = "~" + bytesIEC(p.Bytes)
+			mem = "~" + tui.BytesIEC(p.Bytes)
 		}
 		first := ""
 		if len(p.Examples) > 0 {
 			first = exampleText(p.Name, p.Examples[0], s)
 		}
-		tb.row(strings.ReplaceAll(p.Name, "_", " "), commas(p.Keys), mem, first)
+		tb.row(strings.ReplaceAll(p.Name, "_", " "), tui.Commas(p.Keys), mem, first)
 		for _, ex := range p.Examples[min(1, len(p.Examples)):] {
 			tb.row("", "", "", exampleText(p.Name, ex, s))
 		}
@@ -116,8 +116,8 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 				tb.row(q.Name, q.Key, "error: "+q.Error)
 				continue
 			}
-			tb.row(q.Name, q.Key, commas(q.Depth), commas(q.Due), commas(q.InFlight), ms(q.OldestDueAgeMS), ms(q.NextDueInMS),
-				commas(q.Schedule["1m"]), commas(q.Schedule["10m"]), commas(q.Schedule["1h"]), commas(q.Schedule["later"]))
+			tb.row(q.Name, q.Key, tui.Commas(q.Depth), tui.Commas(q.Due), tui.Commas(q.InFlight), ms(q.OldestDueAgeMS), ms(q.NextDueInMS),
+				tui.Commas(q.Schedule["1m"]), tui.Commas(q.Schedule["10m"]), tui.Commas(q.Schedule["1h"]), tui.Commas(q.Schedule["later"]))
 		}
 		tb.write(out, "")
 	}
@@ -125,7 +125,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 		fmt.Fprintln(out)
 		tb := newTable("LIST QUEUE", "KEY", ">LENGTH", ">PROCESSING")
 		for _, q := range s.ListQueues {
-			tb.row(q.Name, q.Key, commas(q.Length), commas(q.Processing))
+			tb.row(q.Name, q.Key, tui.Commas(q.Length), tui.Commas(q.Processing))
 		}
 		tb.write(out, "")
 	}
@@ -135,10 +135,10 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 		for _, l := range s.Limiters {
 			busiest := ""
 			if len(l.Top) > 0 {
-				busiest = fmt.Sprintf("%s (%s)", l.Top[0].Key, commas(l.Top[0].Count))
+				busiest = fmt.Sprintf("%s (%s)", l.Top[0].Key, tui.Commas(l.Top[0].Count))
 			}
-			tb.row(l.Name, l.Kind, age(time.Duration(l.WindowMS)*time.Millisecond), commas(l.Limit), commas(l.Keys), commas(l.Hits),
-				commas(l.AtLimit), commas(l.OverLimit), commas(l.Allowed), commas(l.Rejected), busiest)
+			tb.row(l.Name, l.Kind, age(time.Duration(l.WindowMS)*time.Millisecond), tui.Commas(l.Limit), tui.Commas(l.Keys), tui.Commas(l.Hits),
+				tui.Commas(l.AtLimit), tui.Commas(l.OverLimit), tui.Commas(l.Allowed), tui.Commas(l.Rejected), busiest)
 		}
 		tb.write(out, "")
 	}
@@ -149,10 +149,10 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			cur, keys, count := "-", "0", "0"
 			for _, w := range u.Windows {
 				if w.Current {
-					cur, keys, count = w.Granularity+" "+w.Window, commas(w.Keys), commas(w.Count)
+					cur, keys, count = w.Granularity+" "+w.Window, tui.Commas(w.Keys), tui.Commas(w.Count)
 				}
 			}
-			tb.row(u.Name, u.Kind, cur, keys, count, commas(u.Union7d), commas(u.Union30d))
+			tb.row(u.Name, u.Kind, cur, keys, count, tui.Commas(u.Union7d), tui.Commas(u.Union30d))
 		}
 		tb.write(out, "")
 	}
@@ -165,7 +165,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 				e := l.Examples[0]
 				ex = fmt.Sprintf("%s held by %s, TTL %s", e.Key, e.Token, ms(e.TTLMS))
 			}
-			tb.row(l.Name, commas(l.Held), commas(l.NoTTL), ex)
+			tb.row(l.Name, tui.Commas(l.Held), tui.Commas(l.NoTTL), ex)
 		}
 		tb.write(out, "")
 	}
@@ -199,7 +199,7 @@ func exampleText(problem string, ex scanner.Example, s *scanner.Snapshot) string
 		what = "held by " + ex.Value + " with no TTL: nothing will free it"
 	}
 	if ex.Bytes > 0 {
-		what += ", " + bytesIEC(ex.Bytes)
+		what += ", " + tui.BytesIEC(ex.Bytes)
 	}
 	return fmt.Sprintf("%s  (%s)", ex.Key, what)
 }
@@ -232,7 +232,7 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, cfg *Config) {
 	tb := newTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
 	for _, g := range f.Granularities {
 		if w := f.CurrentWindow(g); w != nil {
-			tb.row(fmt.Sprintf("  %s %s", g, w.Window), commas(w.Total), commas(w.Keys), topText(f, w))
+			tb.row(fmt.Sprintf("  %s %s", g, w.Window), tui.Commas(w.Total), tui.Commas(w.Keys), topText(f, w))
 		} else {
 			tb.row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
 		}
@@ -241,10 +241,10 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, cfg *Config) {
 		tb.write(out, "")
 	}
 	if len(f.Series.Hours) > 0 {
-		fmt.Fprintf(out, "  last 48 hours  %s  peak %s\n", sparkline(f.Series.Hours), commas(maxOf(f.Series.Hours)))
+		fmt.Fprintf(out, "  last 48 hours  %s  peak %s\n", tui.Sparkline(f.Series.Hours), tui.Commas(tui.MaxOf(f.Series.Hours)))
 	}
 	if len(f.Series.Days) > 0 {
-		fmt.Fprintf(out, "  last 30 days   %s  peak %s\n", sparkline(f.Series.Days), commas(maxOf(f.Series.Days)))
+		fmt.Fprintf(out, "  last 30 days   %s  peak %s\n", tui.Sparkline(f.Series.Days), tui.Commas(tui.MaxOf(f.Series.Days)))
 	}
 	counts := map[string][2]int{}
 	for _, w := range f.Windows {
@@ -266,24 +266,24 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, cfg *Config) {
 	}
 	fmt.Fprintf(out, "  windows        %s\n", strings.Join(parts, ", "))
 	fmt.Fprintf(out, "  ttl            %s ok, %s no TTL, %s over retention, %s expired but present\n",
-		commas(f.TTL.OK), commas(f.TTL.NoTTL), commas(f.TTL.OverRetention), commas(f.TTL.ExpiredButPresent))
+		tui.Commas(f.TTL.OK), tui.Commas(f.TTL.NoTTL), tui.Commas(f.TTL.OverRetention), tui.Commas(f.TTL.ExpiredButPresent))
 	if r := f.Reconciliation; r != nil {
 		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims %s", r.Days, plural(r.Days, "day", "days"),
-			commas(r.Dims), plural(int(min(r.Dims, 2)), "tuple", "tuples"))
+			tui.Commas(r.Dims), plural(int(min(r.Dims, 2)), "tuple", "tuples"))
 		switch {
 		case r.Days == 0:
 			text = "nothing to check: no keys in an ended day whose hours are all still retained"
 		case r.Mismatched == 0:
 			text += ": hours add up to the day"
 		default:
-			text += fmt.Sprintf(": %s disagree, off by %s in all", commas(r.Mismatched), commas(r.Difference))
+			text += fmt.Sprintf(": %s disagree, off by %s in all", tui.Commas(r.Mismatched), tui.Commas(r.Difference))
 		}
 		if r.Sampled < 1 {
 			text += fmt.Sprintf(" (estimated from a 1/%.0f sample)", 1/r.Sampled)
 		}
 		fmt.Fprintf(out, "  reconcile      %s\n", text)
 		for _, m := range r.Examples {
-			fmt.Fprintf(out, "                 %s %s: hours %s, day %s\n", m.Day, dimsText(f.Dims, m.Dims), commas(m.Hours), commas(m.DayValue))
+			fmt.Fprintf(out, "                 %s %s: hours %s, day %s\n", m.Day, tui.DimsText(f.Dims, m.Dims), tui.Commas(m.Hours), tui.Commas(m.DayValue))
 		}
 	}
 }
@@ -291,53 +291,9 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, cfg *Config) {
 func topText(f *scanner.FamilyStats, w *scanner.WindowStats) string {
 	var parts []string
 	for _, t := range w.Top[:min(3, len(w.Top))] {
-		parts = append(parts, dimsText(f.Dims, t.Dims)+" "+commas(t.Value))
+		parts = append(parts, tui.DimsText(f.Dims, t.Dims)+" "+tui.Commas(t.Value))
 	}
 	return strings.Join(parts, " · ")
-}
-
-// dimsText joins dims in pattern order: "app1/ios/10.0.0.1".
-func dimsText(names []string, dims map[string]string) string {
-	vals := make([]string, 0, len(names))
-	for _, n := range names {
-		vals = append(vals, dims[n])
-	}
-	if len(vals) == 0 { // a family without dims
-		keys := make([]string, 0, len(dims))
-		for k := range dims {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			vals = append(vals, dims[k])
-		}
-	}
-	return strings.Join(vals, "/")
-}
-
-func maxOf(v []int64) int64 {
-	var m int64
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
-}
-
-// sparkline draws values as eighth-blocks scaled to the largest; a window with nothing is a dot.
-func sparkline(v []int64) string {
-	const bars = "▁▂▃▄▅▆▇█"
-	m := maxOf(v)
-	var b strings.Builder
-	for _, x := range v {
-		switch {
-		case x <= 0 || m <= 0:
-			b.WriteString("·")
-		default:
-			i := int(float64(x) / float64(m) * 8) // 8 only at the peak
-			b.WriteRune([]rune(bars)[min(i, 7)])
-		}
-	}
-	return b.String()
 }
 
 // textTable aligns columns; a header starting with ">" is right-aligned.

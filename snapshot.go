@@ -10,6 +10,7 @@ import (
 
 	"hourglass/scanner"
 	"hourglass/store"
+	"hourglass/tui"
 )
 
 const snapshotUsage = `hourglass snapshot: sweep the keyspace once and report every counter family.
@@ -65,7 +66,7 @@ func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("snapshot: writing demo data: %w", err)
 		}
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
-			t.emb.Addr(), commas(n))
+			t.emb.Addr(), tui.Commas(n))
 	}
 	snap, err := takeSnapshot(ctx, t, cfg, scanner.SnapshotOptions{TopK: *top, Examples: *examples})
 	if err != nil && snap == nil {
@@ -95,36 +96,10 @@ func takeSnapshot(ctx context.Context, t *target, cfg *Config, opt scanner.Snaps
 	case err == nil:
 		return snap, nil
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return snap, fmt.Errorf("snapshot: interrupted after %s keys; the report above is partial", commas(snap.Scan.KeysSeen))
+		return snap, fmt.Errorf("snapshot: interrupted after %s keys; the report above is partial", tui.Commas(snap.Scan.KeysSeen))
 	default:
 		return nil, fmt.Errorf("snapshot: sweeping %s: %w", t.label, err)
 	}
-}
-
-// rate formats a per-second rate for the report.
-func rate(r float64) string {
-	switch {
-	case r == 0:
-		return "0"
-	case r < 10:
-		return fmt.Sprintf("%.2f", r)
-	default:
-		return commas(int64(r + 0.5))
-	}
-}
-
-// bytesIEC formats a byte count: 1536 -> "1.5 KiB".
-func bytesIEC(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // age formats a duration for a person: "3h12m", "45s", "2d4h".

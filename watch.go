@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"hourglass/store"
 	"hourglass/theme"
+	"hourglass/tui"
 )
 
 const watchUsage = `Running hourglass with no command opens the console: a live, full-screen view of
@@ -222,32 +222,14 @@ func familyTotals(ctx context.Context, st *store.Store, tr *traffic, prev map[st
 		if g == store.Day {
 			label = "today"
 		}
-		fmt.Fprintf(&b, " %s %s", label, commas(total))
+		fmt.Fprintf(&b, " %s %s", label, tui.Commas(total))
 		if g == store.Hour {
 			last, ok := prev[f.Name()]
 			if ok && last.window.Equal(vals[0].Window.Start) && dt > 0 {
-				fmt.Fprintf(&b, " (+%s/s)", commas(int64(math.Round(float64(total-last.total)/dt.Seconds()))))
+				fmt.Fprintf(&b, " (+%s/s)", tui.Commas(int64(math.Round(float64(total-last.total)/dt.Seconds()))))
 			}
 			prev[f.Name()] = hourTotal{vals[0].Window.Start, total}
 		}
 	}
 	return b.String(), nil
-}
-
-// commas renders n with thousands separators: 1234567 -> "1,234,567".
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -515,6 +515,23 @@ func dimsMap(names, dims []string) map[string]string {
 // Take runs one sweep to its end and returns its Snapshot. When ctx ends first, it returns the
 // Snapshot of what it saw (Complete false) with ctx's error.
 func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, sweep Options, snap SnapshotOptions) (*Snapshot, error) {
+	pairOptions(&sweep, &snap)
+	s := New(rdb, families, sweep)
+	a := NewAggregator(families, snap)
+	err := s.Run(ctx, a.Add)
+	readCtx := ctx
+	if err != nil {
+		readCtx = context.WithoutCancel(ctx) // still read the samples of what was seen, briefly
+		var cancel context.CancelFunc
+		readCtx, cancel = context.WithTimeout(readCtx, 2*time.Second)
+		defer cancel()
+	}
+	return a.Snapshot(readCtx, rdb, err == nil && s.Done()), err
+}
+
+// pairOptions fills what a sweep's and a snapshot's options share (the time zone, the
+// structures) from whichever of the two gives it.
+func pairOptions(sweep *Options, snap *SnapshotOptions) {
 	if sweep.Location == nil {
 		sweep.Location = snap.Location
 	}
@@ -527,15 +544,4 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	if sweep.Structures.Empty() {
 		sweep.Structures = snap.Structures
 	}
-	s := New(rdb, families, sweep)
-	a := NewAggregator(families, snap)
-	err := s.Run(ctx, a.Add)
-	readCtx := ctx
-	if err != nil {
-		readCtx = context.WithoutCancel(ctx) // still read the samples of what was seen, briefly
-		var cancel context.CancelFunc
-		readCtx, cancel = context.WithTimeout(readCtx, 2*time.Second)
-		defer cancel()
-	}
-	return a.Snapshot(readCtx, rdb, err == nil && s.Done()), err
 }

@@ -74,18 +74,7 @@ type ServerInfo struct {
 
 // NewWatcher returns a watcher of families on rdb.
 func NewWatcher(rdb redis.UniversalClient, families []*store.Family, sweep Options, snap SnapshotOptions) *Watcher {
-	if sweep.Location == nil {
-		sweep.Location = snap.Location
-	}
-	if snap.Location == nil {
-		snap.Location = sweep.Location
-	}
-	if snap.Structures.Empty() {
-		snap.Structures = sweep.Structures
-	}
-	if sweep.Structures.Empty() {
-		sweep.Structures = snap.Structures
-	}
+	pairOptions(&sweep, &snap)
 	return &Watcher{rdb: rdb, families: families, sweepOpt: sweep, snapOpt: snap, restart: true}
 }
 

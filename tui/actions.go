@@ -69,7 +69,7 @@ func (m *Model) inject() tea.Cmd {
 		return nil
 	}
 	act, ctx := m.c.opt.Actions, m.ctx
-	m.flashf(fmt.Sprintf("injecting %s events into %s…", commas(injectBurst), fam))
+	m.flashf(fmt.Sprintf("injecting %s events into %s…", Commas(injectBurst), fam))
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -189,7 +189,7 @@ func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 	return func() tea.Msg {
 		n, err := act.Repair(ctx, false)
 		return actionMsg{repair: id, text: fmt.Sprintf("repair: %s keys given their expiry, %s gone meanwhile, %s past expiry left",
-			commas(n.Expired), commas(n.Gone), commas(n.SkippedPastExpiry)), err: err}
+			Commas(n.Expired), Commas(n.Gone), Commas(n.SkippedPastExpiry)), err: err}
 	}
 }
 
@@ -225,19 +225,19 @@ func (m *Model) modalText() []string {
 	case md.err != nil:
 		lines = append(lines, st.Bad.Render("The dry run failed: "+oneLine(md.err.Error())), "", st.Muted.Render("esc closes"))
 	case md.counts.Expired == 0:
-		lines = append(lines, fmt.Sprintf("%s keys seen; none needs an expiry.", commas(md.counts.KeysSeen)))
+		lines = append(lines, fmt.Sprintf("%s keys seen; none needs an expiry.", Commas(md.counts.KeysSeen)))
 		if md.counts.SkippedPastExpiry > 0 {
 			lines = append(lines, fmt.Sprintf("%s keys are past their expiry: `hourglass repair --delete-expired` deletes them.",
-				commas(md.counts.SkippedPastExpiry)))
+				Commas(md.counts.SkippedPastExpiry)))
 		}
 		lines = append(lines, "", st.Muted.Render("esc closes"))
 	default:
 		c := md.counts
 		lines = append(lines,
-			fmt.Sprintf("%s keys seen, %s without a TTL:", commas(c.KeysSeen), commas(c.NoTTL)),
-			fmt.Sprintf("  %s will get EXPIREAT their window's end plus retention", commas(c.Expired)),
-			fmt.Sprintf("  %s are past that and stay (the repair command's --delete-expired deletes them)", commas(c.SkippedPastExpiry)),
-			fmt.Sprintf("  %s are not strings and stay", commas(c.SkippedWrongType)), "")
+			fmt.Sprintf("%s keys seen, %s without a TTL:", Commas(c.KeysSeen), Commas(c.NoTTL)),
+			fmt.Sprintf("  %s will get EXPIREAT their window's end plus retention", Commas(c.Expired)),
+			fmt.Sprintf("  %s are past that and stay (the repair command's --delete-expired deletes them)", Commas(c.SkippedPastExpiry)),
+			fmt.Sprintf("  %s are not strings and stay", Commas(c.SkippedWrongType)), "")
 		if md.confirm != "" {
 			lines = append(lines, fmt.Sprintf("Type the target's name (%s) and enter to repair; esc cancels.", md.confirm),
 				"> "+md.typed+"▏")

@@ -1,5 +1,8 @@
 package tui
 
+// The number and series formats here are the console's, and the text report of `hourglass
+// snapshot` uses them too, so both faces of a Snapshot read alike.
+
 import (
 	"fmt"
 	"strconv"
@@ -10,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// commas renders n with thousands separators: 1234567 -> "1,234,567".
-func commas(n int64) string {
+// Commas renders n with thousands separators: 1234567 -> "1,234,567".
+func Commas(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
@@ -28,20 +31,20 @@ func commas(n int64) string {
 	return b.String()
 }
 
-// rate renders a per-second rate: two decimals below 10, whole numbers with separators above.
-func rate(r float64) string {
+// Rate renders a per-second rate: two decimals below 10, whole numbers with separators above.
+func Rate(r float64) string {
 	switch {
 	case r == 0:
 		return "0"
 	case r < 10 && r > -10:
 		return fmt.Sprintf("%.2f", r)
 	default:
-		return commas(int64(r + 0.5))
+		return Commas(int64(r + 0.5))
 	}
 }
 
-// bytesIEC renders a byte count: 1536 -> "1.5 KiB".
-func bytesIEC(n int64) string {
+// BytesIEC renders a byte count: 1536 -> "1.5 KiB".
+func BytesIEC(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
@@ -71,8 +74,8 @@ func ago(d time.Duration) string {
 	}
 }
 
-// sparkline draws values as eighth-blocks scaled to the largest; an empty window is a dot.
-func sparkline(v []int64) string {
+// Sparkline draws values as eighth-blocks scaled to the largest; an empty window is a dot.
+func Sparkline(v []int64) string {
 	bars := []rune("▁▂▃▄▅▆▇█")
 	var m int64
 	for _, x := range v {

@@ -55,11 +55,11 @@ func (o *overview) render(w, h int) string {
 	}
 	out := strings.Join(rows, "\n")
 	sweep := fmt.Sprintf("last sweep: %s keys, %s in families, %s ms; the next has seen %s keys",
-		commas(snap.Scan.KeysSeen), commas(snap.Scan.KeysMatched), commas(snap.Scan.DurationMS), commas(o.c.status.Sweep.KeysSeen))
+		Commas(snap.Scan.KeysSeen), Commas(snap.Scan.KeysMatched), Commas(snap.Scan.DurationMS), Commas(o.c.status.Sweep.KeysSeen))
 	if ms := snap.Scan.Masters; len(ms) > 1 {
 		parts := make([]string, len(ms))
 		for i, m := range ms {
-			parts[i] = m.Addr + " " + commas(m.KeysSeen)
+			parts[i] = m.Addr + " " + Commas(m.KeysSeen)
 		}
 		sweep += "\nkeys by master: " + strings.Join(parts, " · ")
 	}
@@ -73,7 +73,7 @@ func (o *overview) render(w, h int) string {
 func (o *overview) waiting() string {
 	st := o.c.styles
 	if n := o.c.status.Sweep.KeysSeen; n > 0 {
-		return st.Muted.Render(fmt.Sprintf("First sweep under way: %s keys seen. The panels fill when it completes.", commas(n)))
+		return st.Muted.Render(fmt.Sprintf("First sweep under way: %s keys seen. The panels fill when it completes.", Commas(n)))
 	}
 	return st.Muted.Render("Connecting and starting the first sweep…")
 }
@@ -101,10 +101,10 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 		label = "events/s (hour avg)"
 	}
 	return []string{
-		row(label, commas(now)),
-		row("this hour", commas(hour)),
-		row("today", commas(today)),
-		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), commas(keys))),
+		row(label, Commas(now)),
+		row("this hour", Commas(hour)),
+		row("today", Commas(today)),
+		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), Commas(keys))),
 	}
 }
 
@@ -115,7 +115,7 @@ func (o *overview) health(snap *scanner.Snapshot) []string {
 		if p.Sampled == 0 {
 			return ""
 		}
-		return " ~" + bytesIEC(p.Bytes)
+		return " ~" + BytesIEC(p.Bytes)
 	}
 	warn := func(n int64, s string) string {
 		if n > 0 {
@@ -124,10 +124,10 @@ func (o *overview) health(snap *scanner.Snapshot) []string {
 		return st.Good.Render(s)
 	}
 	return []string{
-		warn(h.NoTTL.Keys, row("leaking (no TTL)", commas(h.NoTTL.Keys)+mem(h.NoTTL))),
-		warn(h.OverRetention.Keys, row("over retention", commas(h.OverRetention.Keys)+mem(h.OverRetention))),
-		warn(h.ExpiredButPresent.Keys, row("expired, present", commas(h.ExpiredButPresent.Keys))),
-		warn(h.WrongType.Keys+h.NotInteger.Keys, row("wrong type / not int", commas(h.WrongType.Keys)+" / "+commas(h.NotInteger.Keys))),
+		warn(h.NoTTL.Keys, row("leaking (no TTL)", Commas(h.NoTTL.Keys)+mem(h.NoTTL))),
+		warn(h.OverRetention.Keys, row("over retention", Commas(h.OverRetention.Keys)+mem(h.OverRetention))),
+		warn(h.ExpiredButPresent.Keys, row("expired, present", Commas(h.ExpiredButPresent.Keys))),
+		warn(h.WrongType.Keys+h.NotInteger.Keys, row("wrong type / not int", Commas(h.WrongType.Keys)+" / "+Commas(h.NotInteger.Keys))),
 	}
 }
 
@@ -161,10 +161,10 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		lagStyle = st.Warn
 	}
 	return []string{
-		row("depth / due now", commas(depth)+" / "+commas(due)),
-		row("in flight", commas(inFlight)),
+		row("depth / due now", Commas(depth)+" / "+Commas(due)),
+		row("in flight", Commas(inFlight)),
 		lagStyle.Render(row("oldest lag", lagText)),
-		row("lists / processing", commas(length)+" / "+commas(processing)),
+		row("lists / processing", Commas(length)+" / "+Commas(processing)),
 	}
 }
 
@@ -192,13 +192,13 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		return s
 	}
 	lines := []string{
-		row("keys", commas(keys)),
-		warn(atLimit, row("at their limit", commas(atLimit))),
-		warn(over, row("over (racy writer)", commas(over))),
-		row("rejected/s", rate(rejected)),
+		row("keys", Commas(keys)),
+		warn(atLimit, row("at their limit", Commas(atLimit))),
+		warn(over, row("over (racy writer)", Commas(over))),
+		row("rejected/s", Rate(rejected)),
 	}
 	if busiest != "" {
-		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+commas(busiestN)+")"))
+		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+Commas(busiestN)+")"))
 	}
 	return lines
 }

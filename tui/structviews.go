@@ -45,7 +45,7 @@ func (c *common) spark(k string, w int) string {
 	if len(h) == 0 {
 		return ""
 	}
-	return c.styles.Spark.Render(sparkline(h))
+	return c.styles.Spark.Render(Sparkline(h))
 }
 
 func msText(ms int64) string {
@@ -102,8 +102,8 @@ func (v *queues) render(w, h int) string {
 				t.rows = append(t.rows, []string{q.Name, "error: " + q.Error})
 				continue
 			}
-			t.rows = append(t.rows, []string{q.Name, commas(q.Depth), commas(q.Due), commas(q.InFlight), msText(q.OldestDueAgeMS),
-				msText(q.NextDueInMS), commas(q.Schedule["1m"]), commas(q.Schedule["10m"]), commas(q.Schedule["1h"]), commas(q.Schedule["later"]), q.Key})
+			t.rows = append(t.rows, []string{q.Name, Commas(q.Depth), Commas(q.Due), Commas(q.InFlight), msText(q.OldestDueAgeMS),
+				msText(q.NextDueInMS), Commas(q.Schedule["1m"]), Commas(q.Schedule["10m"]), Commas(q.Schedule["1h"]), Commas(q.Schedule["later"]), q.Key})
 		}
 		lines = append(lines, t.render(w)...)
 		sw := max(w-30, 8)
@@ -126,7 +126,7 @@ func (v *queues) render(w, h int) string {
 				t.selected = len(t.rows)
 			}
 			row++
-			t.rows = append(t.rows, []string{q.Name, q.Key, commas(q.Length), commas(q.Processing), v.c.spark("lq.length."+q.Key, 30)})
+			t.rows = append(t.rows, []string{q.Name, q.Key, Commas(q.Length), Commas(q.Processing), v.c.spark("lq.length."+q.Key, 30)})
 		}
 		lines = append(lines, t.render(w)...)
 	}
@@ -175,26 +175,26 @@ func (v *limiters) render(w, h int) string {
 	t.selected = v.sel
 	perSec := func(p *float64, hourTotal int64) string {
 		if p != nil {
-			return rate(*p)
+			return Rate(*p)
 		}
-		return "~" + rate(float64(hourTotal)/max(v.c.now().Sub(v.c.now().Truncate(time.Hour)).Seconds(), 1))
+		return "~" + Rate(float64(hourTotal)/max(v.c.now().Sub(v.c.now().Truncate(time.Hour)).Seconds(), 1))
 	}
 	for _, l := range shown {
-		t.rows = append(t.rows, []string{l.Name, commas(l.Keys), commas(l.AtLimit), commas(l.OverLimit),
-			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), commas(l.Hits), commas(l.Limit),
+		t.rows = append(t.rows, []string{l.Name, Commas(l.Keys), Commas(l.AtLimit), Commas(l.OverLimit),
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), Commas(l.Hits), Commas(l.Limit),
 			ago(time.Duration(l.WindowMS) * time.Millisecond), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
 	l := shown[v.sel]
 	if l.OverLimit > 0 {
-		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (the seed's sliding limiter does)", commas(l.OverLimit))))
+		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (the seed's sliding limiter does)", Commas(l.OverLimit))))
 	}
 	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
 	kt := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
 	}}
 	for _, k := range l.Top {
-		kt.rows = append(kt.rows, []string{k.Key, commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), msText(k.TTLMS)})
+		kt.rows = append(kt.rows, []string{k.Key, Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), msText(k.TTLMS)})
 	}
 	if len(kt.rows) == 0 {
 		lines = append(lines, st.Muted.Render("no keys in the last sweep"))
@@ -246,13 +246,13 @@ func (v *uniques) render(w, h int) string {
 		for _, win := range u.Windows {
 			series = append(series, win.Count)
 			if win.Current {
-				cur, keys, count = win.Granularity+" "+win.Window, commas(win.Keys), commas(win.Count)
+				cur, keys, count = win.Granularity+" "+win.Window, Commas(win.Keys), Commas(win.Count)
 			}
 		}
 		if len(series) > 30 {
 			series = series[len(series)-30:]
 		}
-		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, commas(u.Union7d), commas(u.Union30d), st.Spark.Render(sparkline(series))})
+		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, Commas(u.Union7d), Commas(u.Union30d), st.Spark.Render(Sparkline(series))})
 	}
 	lines := t.render(w)
 	u := shown[v.sel]

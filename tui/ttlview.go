@@ -77,10 +77,10 @@ func (v *ttlView) render(w, h int) string {
 		}
 		mem := "-"
 		if sampled {
-			mem = bytesIEC(bytes)
+			mem = BytesIEC(bytes)
 		}
-		t.rows = append(t.rows, []string{f.Family, commas(f.Keys), commas(f.TTL.NoTTL), commas(f.TTL.OverRetention),
-			commas(f.TTL.ExpiredButPresent), commas(f.WrongType), commas(f.NotInteger), mem})
+		t.rows = append(t.rows, []string{f.Family, Commas(f.Keys), Commas(f.TTL.NoTTL), Commas(f.TTL.OverRetention),
+			Commas(f.TTL.ExpiredButPresent), Commas(f.WrongType), Commas(f.NotInteger), mem})
 	}
 	if len(t.rows) == 0 {
 		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
@@ -92,8 +92,8 @@ func (v *ttlView) render(w, h int) string {
 	for _, f := range snap.Counters {
 		familyKeys += f.Keys
 	}
-	t.rows = append(t.rows, []string{"all families", commas(familyKeys), commas(h0.NoTTL.Keys),
-		commas(h0.OverRetention.Keys), commas(h0.ExpiredButPresent.Keys), commas(h0.WrongType.Keys), commas(h0.NotInteger.Keys), ""})
+	t.rows = append(t.rows, []string{"all families", Commas(familyKeys), Commas(h0.NoTTL.Keys),
+		Commas(h0.OverRetention.Keys), Commas(h0.ExpiredButPresent.Keys), Commas(h0.WrongType.Keys), Commas(h0.NotInteger.Keys), ""})
 	lines := t.render(w)
 
 	f := snap.Family(visible[v.sel])
@@ -113,7 +113,7 @@ func (v *ttlView) render(w, h int) string {
 		lines = append(lines, st.Good.Render("none: every key of this family expires on time"))
 	}
 	for _, l := range snap.Locks {
-		line := fmt.Sprintf("locks %s: %s held, %s without a TTL", l.Name, commas(l.Held), commas(l.NoTTL))
+		line := fmt.Sprintf("locks %s: %s held, %s without a TTL", l.Name, Commas(l.Held), Commas(l.NoTTL))
 		if l.NoTTL > 0 {
 			lines = append(lines, "", st.Warn.Render(line+" (held forever: the holder died between SETNX and PEXPIRE)"))
 		} else {
@@ -132,7 +132,7 @@ func (v *ttlView) render(w, h int) string {
 	}
 	lines = append(lines, "")
 	if v.c.opt.Actions != nil {
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the keys without a TTL (%s in the last sweep): a dry run first, then confirm", commas(h0.NoTTL.Keys))))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the keys without a TTL (%s in the last sweep): a dry run first, then confirm", Commas(h0.NoTTL.Keys))))
 	} else {
 		lines = append(lines, st.Muted.Render("r (repair) is off: "+v.c.opt.ReadOnlyWhy))
 	}
@@ -158,7 +158,7 @@ func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
 		s = fmt.Sprintf("value %q", ex.Value)
 	}
 	if ex.Bytes > 0 {
-		s += ", " + bytesIEC(ex.Bytes)
+		s += ", " + BytesIEC(ex.Bytes)
 	}
 	return s
 }
