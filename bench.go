@@ -36,7 +36,8 @@ writes about a million keys under "bench:" and "{bench...}" and deletes them aga
 only), and it loads the server to its limit for a minute or two. Point it at a test server.
 
 It measures, one after another:
-  - the counter batch writer: events/s, key pairs/s and script calls/s, every event its own dims;
+  - the counter batch writer: events/s, key pairs/s and script calls/s, with dims drawn uniformly
+    from a million (as redis-benchmark -r 1000000 draws its keys), so few events fold;
     at redis-benchmark's shape (one connection, pipelines of 16 calls) with 1 and 16 pairs a call,
     and with its defaults; and over 10,000 Zipf-drawn dims, where pre-aggregation folds events;
   - redis-benchmark calling the same script with one pair a call at the same depth (-c 1 -P 16;
@@ -75,6 +76,9 @@ type benchReport struct {
 	SweepVsRawScan             float64  `json:"sweep_vs_raw_scan"`              // TTL and value of every key
 	RedisBenchmarkSkipped      string   `json:"redis_benchmark_skipped,omitempty"`
 }
+
+// benchKeyspace is how many dims tuples the writer cases draw from, and redis-benchmark's -r.
+const benchKeyspace = 1_000_000
 
 // rate3 is one writer case: events, key pairs and script calls a second.
 type rate3 struct {
@@ -312,7 +316,9 @@ func (b *bencher) run(events, keys int) (*benchReport, error) {
 // writer adds events on one goroutine while another flushes, as a service runs it.
 func (b *bencher) writer(st *store.Store, f *store.Family, events, pairs, lanes, calls int, zipf bool) (rate3, error) {
 	w := st.NewWriter(store.WriterOptions{KeysPerCall: 2 * pairs, Lanes: lanes, CallsPerPipeline: calls})
-	dims := events
+	// Dims are drawn the way redis-benchmark draws its keys (-r 1000000: uniformly from a
+	// million), so both find the same share of keys already there; or Zipf-like from 10,000.
+	dims := benchKeyspace
 	if zipf {
 		dims = 10_000
 	}
@@ -328,8 +334,8 @@ func (b *bencher) writer(st *store.Store, f *store.Family, events, pairs, lanes,
 	added := make(chan struct{})
 	go func() {
 		defer close(added)
-		for i := range events {
-			idx := i
+		for range events {
+			idx := r.IntN(dims)
 			if zipf {
 				idx = int(z.Uint64())
 			}
@@ -380,7 +386,7 @@ func (b *bencher) redisBenchmark(n int) (float64, error) {
 		return 0, err
 	}
 	args := []string{"-h", host, "-p", port, "--dbnum", strconv.Itoa(b.target.DB), "-c", "1", "-P", "16",
-		"-n", strconv.Itoa(n), "-r", "1000000", "--csv"}
+		"-n", strconv.Itoa(n), "-r", strconv.Itoa(benchKeyspace), "--csv"}
 	if b.target.Username != "" {
 		args = append(args, "--user", b.target.Username)
 	}

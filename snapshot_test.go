@@ -439,7 +439,7 @@ func grepLine(text, sub string) string {
 // aclReadOnly and aclWrites are the README's ACL rules for a monitoring user and a writing one.
 const (
 	aclReadOnly = `on >PASSWORD resetkeys ~* resetchannels -@all +time +ping +hello +info +scan +type +pttl +ttl +get +mget +strlen +zcard +zcount +zrange +zrangebyscore +llen +pfcount +bitcount +memory|usage +cluster|slots +cluster|shards +cluster|info +readonly`
-	aclWrites   = aclReadOnly + ` +evalsha +eval +script|load +expireat +del +zadd +zrem +lpush +lmove +blmove +lrem +set +incrby +pfadd +setbit +pexpire`
+	aclWrites   = aclReadOnly + ` +evalsha +eval +script|load +expireat +del +zadd +zrem +lpush +lmove +blmove +lrem +set +incr +incrby +pexpireat +pfadd +setbit +pexpire`
 )
 
 // TestLeastPrivilege runs hourglass as the README's read-only user: the snapshot works with

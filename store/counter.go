@@ -55,7 +55,7 @@ func (s *Store) Incr(ctx context.Context, f *Family, dims []string, delta int64,
 		}
 		vals = append(vals, Value{Window: w, Key: key})
 		keys = append(keys, key)
-		args = append(args, delta, exp.Unix())
+		args = append(args, delta, exp.UnixMilli())
 	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("store: incr %s: %w", f.name, ErrExpired)

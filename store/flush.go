@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -130,13 +131,22 @@ func (w *Writer) prepare(ctx context.Context) error {
 	return nil
 }
 
-// number gives c the next sequence number of its lane and slot.
-func (w *Writer) number(c *call) {
+// number gives c the next sequence number of its lane and slot. The call asks Redis to set the
+// sequence record's TTL again when a quarter of it has passed since a call last asked, so the
+// record outlives the last call by at least three quarters of the TTL without every call paying
+// for an EXPIRE.
+func (w *Writer) number(c *call, now time.Time) {
 	ls := laneSlot{c.lane, c.slot}
 	w.seq[ls]++
 	c.seq = w.seq[ls]
 	c.keys[0] = seqKey(w.id, c.lane, c.slot)
-	c.args[0], c.args[1] = c.seq, int64(math.Ceil(w.seqTTL.Seconds()))
+	keep := int64(math.Ceil(w.seqTTL.Seconds()))
+	if now.Sub(w.refreshed[ls]) < w.seqTTL/4 {
+		keep = -keep
+	} else {
+		w.refreshed[ls] = now
+	}
+	c.args[0], c.args[1] = c.seq, keep
 }
 
 // plan groups units by hash slot (one group on a standalone Redis) and packs each group into
@@ -147,10 +157,13 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 	cluster := isCluster(w.s.rdb)
 	open := map[int]*call{}
 	var calls []*call
+	// add puts u's keys of granularities gs (all its keys: a unit split between slots comes as
+	// two units) into the open call of slot.
 	add := func(slot int, u *unit, gs ...Granularity) {
 		c := open[slot]
 		if c == nil || len(c.keys)-1+len(gs) > w.keysPerCall {
-			c = &call{slot: slot, keys: []string{""}, args: []any{int64(0), int64(0), int64(0)}}
+			c = &call{slot: slot, keys: make([]string, 1, 1+w.keysPerCall), args: make([]any, 3, 3+2*w.keysPerCall)}
+			c.args[0], c.args[1], c.args[2] = int64(0), int64(0), int64(0)
 			if cluster {
 				c.lane = slot % w.lanes
 			} else {
@@ -159,16 +172,15 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 			open[slot] = c
 			calls = append(calls, c)
 		}
-		part := &unit{delta: u.delta, events: u.events}
 		for _, g := range gs {
 			c.keys = append(c.keys, u.keys[g])
 			c.args = append(c.args, u.delta, u.expire[g])
-			part.keys[g], part.expire[g] = u.keys[g], u.expire[g]
 		}
-		c.units = append(c.units, part)
+		c.units = append(c.units, u)
 	}
 	for _, u := range units {
-		var gs []Granularity
+		var have [2]Granularity
+		gs := have[:0]
 		for _, g := range [2]Granularity{Hour, Day} {
 			if u.keys[g] != "" {
 				gs = append(gs, g)
@@ -186,8 +198,9 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 		}
 		add(Slot(u.keys[gs[0]]), u, gs...)
 	}
+	now := time.Now()
 	for _, c := range calls {
-		w.number(c)
+		w.number(c, now)
 	}
 	return calls
 }

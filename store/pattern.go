@@ -139,6 +139,21 @@ func (p *Pattern) key(dims []string, window string) string {
 	return b.String()
 }
 
+// appendKey appends the key to dst, without checking the number of dims.
+func (p *Pattern) appendKey(dst []byte, dims []string, window string) []byte {
+	for _, s := range p.segments {
+		switch {
+		case s.literal != "":
+			dst = append(dst, s.literal...)
+		case s.dim < 0:
+			dst = append(dst, window...)
+		default:
+			dst = append(dst, dims[s.dim]...)
+		}
+	}
+	return dst
+}
+
 // SharesSlot reports whether every key of the pattern hashes to the same Redis Cluster slot
 // whatever its window: the key's hash tag (the first "{...}") is fixed before any placeholder
 // can shift it, is not empty, and closes before <window>.

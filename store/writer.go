@@ -47,21 +47,23 @@ type Writer struct {
 
 	mu      sync.Mutex
 	pending map[string]*unit // by unit name (hour key + NUL + day key)
+	nameBuf []byte           // Add builds unit names here
 	windows map[*Family]*[2]windowCache
 
 	unsentPairs int // units in unsent calls, kept under mu for Pending
 
 	flushMu   sync.Mutex // one Flush at a time, so each lane applies its calls in sequence order
 	seq       map[laneSlot]int64
-	confirmed map[laneSlot]int64 // the highest number Redis confirmed, per lane and slot
-	unsent    []*call            // calls not confirmed by Redis, in lane order: sent again first
+	refreshed map[laneSlot]time.Time // when a call last asked to refresh the sequence record's TTL
+	confirmed map[laneSlot]int64     // the highest number Redis confirmed, per lane and slot
+	unsent    []*call                // calls not confirmed by Redis, in lane order: sent again first
 }
 
 // unit is the increments of one family+dims in one hour (and so one day): its hour and day keys
 // go out in the same script call, so they move together.
 type unit struct {
 	keys   [2]string // by Granularity; "" when the family lacks it or the window has expired
-	expire [2]int64  // unix seconds
+	expire [2]any    // unix milliseconds as an int64, boxed once per window for the script's arguments
 	delta  int64
 	events int64
 }
@@ -69,9 +71,10 @@ type unit struct {
 // windowCache keeps the last window a family's events fell in, so a stream of events in the
 // current hour does not format the same window string again and again.
 type windowCache struct {
-	w      Window
-	text   string
-	expire time.Time
+	w         Window
+	text      string
+	expire    time.Time
+	expireArg any // expire in unix milliseconds, boxed once
 }
 
 // FlushResult counts what one Flush wrote.
@@ -112,6 +115,7 @@ func (s *Store) NewWriter(opt WriterOptions) *Writer {
 		pending:          map[string]*unit{},
 		windows:          map[*Family]*[2]windowCache{},
 		seq:              map[laneSlot]int64{},
+		refreshed:        map[laneSlot]time.Time{},
 		confirmed:        map[laneSlot]int64{},
 	}
 }
@@ -134,13 +138,21 @@ func (w *Writer) Add(f *Family, dims []string, delta int64, at time.Time) error 
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var u unit
 	cache := w.windows[f]
 	if cache == nil {
 		cache = new([2]windowCache)
 		w.windows[f] = cache
 	}
+	// The unit's name is its hour key, a NUL and its day key, built in a reused buffer: an event
+	// that folds into a pending unit allocates nothing, and a new unit's keys are cut from its
+	// name.
+	var expire [2]any
+	var bounds [2][2]int // where each key lies in the name
+	buf := w.nameBuf[:0]
 	for _, g := range [2]Granularity{Hour, Day} {
+		if g == Day {
+			buf = append(buf, 0)
+		}
 		spec := f.specs[g]
 		if spec == nil {
 			continue
@@ -148,25 +160,32 @@ func (w *Writer) Add(f *Family, dims []string, delta int64, at time.Time) error 
 		c := &cache[g]
 		if c.text == "" || !c.w.Contains(at) {
 			win := WindowAt(g, at, w.s.loc)
-			*c = windowCache{w: win, text: spec.format.Format(win), expire: f.ExpireAt(win)}
+			exp := f.ExpireAt(win)
+			*c = windowCache{w: win, text: spec.format.Format(win), expire: exp, expireArg: exp.UnixMilli()}
 		}
 		if !c.expire.After(now) {
 			continue
 		}
-		u.keys[g] = f.pattern.key(dims, c.text)
-		u.expire[g] = c.expire.Unix()
+		start := len(buf)
+		buf = f.pattern.appendKey(buf, dims, c.text)
+		bounds[g] = [2]int{start, len(buf)}
+		expire[g] = c.expireArg
 	}
-	if u.keys[Hour] == "" && u.keys[Day] == "" {
+	w.nameBuf = buf
+	if expire[Hour] == nil && expire[Day] == nil {
 		return fmt.Errorf("store: add %s: %w", f.name, ErrExpired)
 	}
-	name := u.keys[Hour] + "\x00" + u.keys[Day]
-	if p := w.pending[name]; p != nil {
+	if p := w.pending[string(buf)]; p != nil {
 		p.delta += delta
 		p.events++
 		return nil
 	}
-	u.delta, u.events = delta, 1
-	w.pending[name] = &u
+	name := string(buf)
+	u := &unit{expire: expire, delta: delta, events: 1}
+	for g, b := range bounds {
+		u.keys[g] = name[b[0]:b[1]]
+	}
+	w.pending[name] = u
 	return nil
 }
 

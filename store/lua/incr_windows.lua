@@ -6,10 +6,11 @@
 -- KEYS[1+i]    counter key i, for i = 1..n (on Redis Cluster all in one hash slot)
 -- ARGV[1]      the call's sequence number: 1, 2, 3... per sender lane and slot, with no gaps;
 --              0 skips the sequence check
--- ARGV[2]      seconds the sequence key is kept
+-- ARGV[2]      seconds the sequence key is kept from now; negative (the same seconds, negated)
+--              when the sender refreshed the record's expiry recently and it need not be set again
 -- ARGV[3]      the highest sequence number the sender has seen confirmed, in case the key is gone
 -- ARGV[2+2i]   the integer delta for KEYS[1+i]
--- ARGV[3+2i]   unix seconds at which KEYS[1+i] expires: its window's end plus the retention
+-- ARGV[3+2i]   unix milliseconds at which KEYS[1+i] expires: its window's end plus the retention
 --
 -- Reply:
 --   "DUPLICATE"  this sequence number was applied before (its reply was lost): nothing is added
@@ -20,6 +21,9 @@
 --
 -- Every argument is checked before the first write, and every write after the sequence record
 -- runs under pcall, so a call is applied whole or not at all and a bad key never stops the others.
+-- The commands are the cheapest for Redis that do the job: PEXPIREAT with milliseconds is
+-- replicated as it is sent (EXPIREAT is rewritten first), and an INCR of the sequence record costs
+-- half a SET ... GET.
 local n = #KEYS - 1
 for i = 1, n do
   if not tonumber(ARGV[2 + 2 * i]) or not tonumber(ARGV[3 + 2 * i]) then
@@ -27,21 +31,30 @@ for i = 1, n do
   end
 end
 local seq = tonumber(ARGV[1])
+local keep = tonumber(ARGV[2])
 if seq > 0 then
-  -- Record this call's number and read the one before in one command: almost every call is the
-  -- next in its sequence, so the record rarely has to be put back.
-  local prev = redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'GET')
-  local last = math.max(tonumber(prev) or 0, tonumber(ARGV[3]) or 0)
-  if seq ~= last + 1 then
-    if prev then
-      redis.call('SET', KEYS[1], prev, 'EX', ARGV[2])
-    else
-      redis.call('DEL', KEYS[1])
+  -- Almost every call is the next in its sequence: count the record up and compare.
+  local cur = redis.call('INCR', KEYS[1])
+  if cur ~= seq then
+    local prev = cur - 1
+    local last = math.max(prev, tonumber(ARGV[3]) or 0)
+    if seq ~= last + 1 then
+      -- Put the record back as it was: a record that was missing goes again.
+      if prev > 0 then
+        redis.call('SET', KEYS[1], prev, 'KEEPTTL')
+      else
+        redis.call('DEL', KEYS[1])
+      end
+      if seq <= last then
+        return 'DUPLICATE'
+      end
+      return 'GAP'
     end
-    if seq <= last then
-      return 'DUPLICATE'
-    end
-    return 'GAP'
+    -- The record was gone (expired or evicted) and the sender's confirmed floor says this call
+    -- is the next one.
+    redis.call('SET', KEYS[1], ARGV[1], 'EX', math.abs(keep))
+  elseif seq == 1 or keep > 0 then
+    redis.call('EXPIRE', KEYS[1], math.abs(keep))
   end
 end
 local reply = {}
@@ -54,12 +67,12 @@ for i = 1, n do
   else
     reply[i] = v
     -- A value equal to the delta means the key was just created: it has no TTL, so skip asking.
-    -- Otherwise TTL -1 means the key lost its expiry (seed 003's leak): heal it now. Setting the
+    -- Otherwise PTTL -1 means the key lost its expiry (seed 003's leak): heal it now. Setting the
     -- same window-aligned instant again, as for a key that had counted down to 0, is harmless.
-    if v == tonumber(delta) or redis.call('TTL', key) == -1 then
-      local e = redis.pcall('EXPIREAT', key, ARGV[3 + 2 * i])
+    if v == tonumber(delta) or redis.call('PTTL', key) == -1 then
+      local e = redis.pcall('PEXPIREAT', key, ARGV[3 + 2 * i])
       if type(e) == 'table' and e.err then
-        reply[i] = 'EXPIREAT: ' .. e.err
+        reply[i] = 'PEXPIREAT: ' .. e.err
       end
     end
   end

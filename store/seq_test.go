@@ -1,0 +1,91 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestSequenceRecord drives the counter script's exactly-once record call by call: the next
+// number applies, a number already applied and a number ahead of the record add nothing and leave
+// the record (and its TTL) as they were, a lost record is rebuilt from the sender's confirmed
+// floor, and the record's TTL is set only when the call asks for it.
+func TestSequenceRecord(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		const rec, counter = "hourglass:seq:{sq}:t:0", "{sq}:count"
+		exp := time.Now().Add(time.Hour).UnixMilli()
+		// call sends number seq with the record's TTL (negated: no refresh) and the floor, adding
+		// 1 to the counter. It returns the counter's new value, or the script's word for a skip.
+		call := func(seq, keep, floor int64) string {
+			t.Helper()
+			reply, err := incrWindows.Run(ctx, b.rdb, []string{rec, counter}, seq, keep, floor, 1, exp).Result()
+			if err != nil {
+				t.Fatalf("call %d: %v", seq, err)
+			}
+			if s, ok := reply.(string); ok {
+				return s
+			}
+			vals, errs := incrValues(reply, []string{counter})
+			if len(errs) > 0 {
+				t.Fatalf("call %d: %v", seq, errs)
+			}
+			return fmt.Sprint(vals[0])
+		}
+		want := func(step, got, want string) {
+			t.Helper()
+			if got != want {
+				t.Fatalf("%s: got %q, want %q", step, got, want)
+			}
+		}
+		record := func() (string, time.Duration) {
+			t.Helper()
+			v, err := b.rdb.Get(ctx, rec).Result()
+			if errors.Is(err, redis.Nil) {
+				return "", 0
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			return v, b.rdb.TTL(ctx, rec).Val()
+		}
+		wantRecord := func(step, value string, minTTL, maxTTL time.Duration) {
+			t.Helper()
+			v, ttl := record()
+			if v != value || (value != "" && (ttl < minTTL || ttl > maxTTL)) {
+				t.Fatalf("%s: record %q with TTL %v, want %q with TTL in [%v, %v]", step, v, ttl, value, minTTL, maxTTL)
+			}
+		}
+
+		want("first call", call(1, -3600, 0), "1")
+		wantRecord("first call sets the TTL even when not asked", "1", 3590*time.Second, time.Hour)
+
+		b.rdb.Expire(ctx, rec, 100*time.Second)
+		want("next call, no refresh", call(2, -3600, 1), "2")
+		wantRecord("a call that does not ask leaves the TTL", "2", 90*time.Second, 100*time.Second)
+		want("next call, refresh", call(3, 3600, 2), "3")
+		wantRecord("a call that asks sets the TTL", "3", 3590*time.Second, time.Hour)
+
+		b.rdb.Expire(ctx, rec, 100*time.Second)
+		want("resent call", call(3, 3600, 2), replyDuplicate)
+		want("an older call", call(1, 3600, 2), replyDuplicate)
+		want("a call ahead", call(5, 3600, 3), replyGap)
+		wantRecord("skipped calls leave the record and its TTL", "3", 90*time.Second, 100*time.Second)
+
+		b.rdb.Del(ctx, rec) // expired or evicted
+		want("resent after the record was lost, below the floor", call(3, 3600, 3), replyDuplicate)
+		want("ahead after the record was lost", call(5, 3600, 3), replyGap)
+		wantRecord("a lost record is not brought back by a skipped call", "", 0, 0)
+		want("next after the record was lost", call(4, -3600, 3), "4")
+		wantRecord("the record is rebuilt with its TTL", "4", 3590*time.Second, time.Hour)
+
+		if v := b.rdb.Get(ctx, counter).Val(); v != "4" {
+			t.Fatalf("counter %q after 4 applied calls, want 4", v)
+		}
+		if pttl := b.rdb.PTTL(ctx, counter).Val(); pttl <= 59*time.Minute || pttl > time.Hour {
+			t.Fatalf("counter PTTL %v, want its window-aligned expiry an hour away", pttl)
+		}
+	})
+}
