@@ -528,9 +528,32 @@ func TestBenchJSON(t *testing.T) {
 		}
 	}
 	if _, err := exec.LookPath("redis-benchmark"); err == nil {
-		if v, ok := rep["writer_vs_redis_benchmark"].(float64); !ok || v <= 0 {
-			t.Errorf("writer_vs_redis_benchmark = %v", rep["writer_vs_redis_benchmark"])
+		// Each ratio is its writer case (or go-redis alone) over redis-benchmark on as many
+		// connections: cases 0 and 1 on one, 2 and 3 on four.
+		writer, _ := rep["writer"].([]any)
+		pairs := func(i int) float64 {
+			if i >= len(writer) {
+				t.Fatalf("%d writer cases, want at least %d", len(writer), i+1)
+			}
+			return writer[i].(map[string]any)["pairs_per_sec"].(float64)
 		}
+		rb1, _ := rep["redis_benchmark_pairs_per_sec"].(float64)
+		rb4, _ := rep["redis_benchmark_c4_pairs_per_sec"].(float64)
+		bare, _ := rep["bare_client_pairs_per_sec"].(float64)
+		for k, want := range map[string]float64{
+			"single_pair_vs_redis_benchmark":    pairs(0) / rb1,
+			"writer_vs_redis_benchmark":         pairs(1) / rb1,
+			"single_pair_vs_redis_benchmark_c4": pairs(2) / rb4,
+			"writer_vs_redis_benchmark_c4":      pairs(3) / rb4,
+			"bare_client_vs_redis_benchmark":    bare / rb1,
+		} {
+			if got, ok := rep[k].(float64); !ok || got <= 0 || got != want {
+				t.Errorf("%s = %v, want %v", k, rep[k], want)
+			}
+		}
+	}
+	if v, ok := rep["idle_redis_cpu_percent"].(float64); !ok || v < 0 {
+		t.Errorf("idle_redis_cpu_percent = %v", rep["idle_redis_cpu_percent"])
 	}
 	if got, want := rep["sweep_vs_raw_scan"].(float64), rep["sweep_keys_per_sec"].(float64)/rep["raw_scan_keys_per_sec"].(float64); got != want {
 		t.Errorf("sweep_vs_raw_scan %v is not sweep ÷ raw SCAN %v", got, want)
