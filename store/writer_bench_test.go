@@ -39,8 +39,11 @@ func BenchmarkWriter(b *testing.B) {
 	}{
 		{"depth16_lanes1/pairs_per_call=1", 1, 1, depth, 0, false},
 		{"depth16_lanes1/pairs_per_call=16", 16, 1, depth, 0, false},
+		{"depth16_lanes1/pairs_per_call=32", 32, 1, depth, 0, false},
+		{"depth16_lanes1/pairs_per_call=64", 64, 1, depth, 0, false},
 		{"depth16_lanes4/pairs_per_call=1", 1, 4, depth, 0, false},
 		{"depth16_lanes4/pairs_per_call=16", 16, 4, depth, 0, false},
+		{"depth16_lanes4/pairs_per_call=32", 32, 4, depth, 0, false},
 		{"default/pairs_per_call=1", 1, 0, 0, 0, false},
 		{"default/pairs_per_call=16", 16, 0, 0, 0, false},
 		{"default/pairs_per_call=64", 64, 0, 0, 0, false},
