@@ -540,12 +540,14 @@ func TestBenchJSON(t *testing.T) {
 		rb1, _ := rep["redis_benchmark_pairs_per_sec"].(float64)
 		rb4, _ := rep["redis_benchmark_c4_pairs_per_sec"].(float64)
 		bare, _ := rep["bare_client_pairs_per_sec"].(float64)
+		bare4, _ := rep["bare_client_c4_pairs_per_sec"].(float64)
 		for k, want := range map[string]float64{
 			"single_pair_vs_redis_benchmark":    pairs(0) / rb1,
 			"writer_vs_redis_benchmark":         pairs(1) / rb1,
 			"single_pair_vs_redis_benchmark_c4": pairs(2) / rb4,
 			"writer_vs_redis_benchmark_c4":      pairs(3) / rb4,
 			"bare_client_vs_redis_benchmark":    bare / rb1,
+			"bare_client_vs_redis_benchmark_c4": bare4 / rb4,
 		} {
 			if got, ok := rep[k].(float64); !ok || got <= 0 || got != want {
 				t.Errorf("%s = %v, want %v", k, rep[k], want)
