@@ -39,7 +39,7 @@ if seq > 0 then
     local prev = cur - 1
     local last = math.max(prev, tonumber(ARGV[3]) or 0)
     if seq ~= last + 1 then
-      -- Put the record back as it was: a record that was missing goes again.
+      -- Put the record back as it was; a record this INCR created is removed again.
       if prev > 0 then
         redis.call('SET', KEYS[1], prev, 'KEEPTTL')
       else
