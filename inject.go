@@ -82,17 +82,11 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := requireWrites(cfg, "inject"); err != nil {
-		return err
-	}
-	t, err := openTarget(ctx, cfg)
+	t, err := openInjectTarget(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	if t.emb != nil {
-		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.emb.Addr())
-	}
 	res := inject(ctx, t.store, f, opt)
 	fmt.Fprintln(stdout, res.summary(f.Name()))
 	if res.unsent > 0 {
@@ -334,19 +328,29 @@ func injectProfile(ctx context.Context, common commonFlags, name, family string,
 	if p == nil && name != "demo" {
 		return usagef("inject: no profile %q (the config has: demo %s)", name, strings.Join(names, " "))
 	}
-	if err := requireWrites(cfg, "inject"); err != nil {
-		return err
-	}
-	t, err := openTarget(ctx, cfg)
+	t, err := openInjectTarget(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	if t.emb != nil {
-		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.emb.Addr())
-	}
 	if p == nil {
 		return runDemoProfile(ctx, t.store, cfg, 300, opt.duration, t.emb != nil, stdout)
 	}
 	return runProfile(ctx, t.store, cfg, *p, opt.duration, t.emb != nil, stdout)
+}
+
+// openInjectTarget opens the target inject writes to: a real Redis only with writes allowed, and
+// the embedded one with a word that its data goes when inject ends.
+func openInjectTarget(ctx context.Context, cfg *Config, stderr io.Writer) (*target, error) {
+	if err := requireWrites(cfg, "inject"); err != nil {
+		return nil, err
+	}
+	t, err := openTarget(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if t.emb != nil {
+		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.emb.Addr())
+	}
+	return t, nil
 }

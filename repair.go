@@ -8,6 +8,7 @@ import (
 
 	"hourglass/scanner"
 	"hourglass/store"
+	"hourglass/tui"
 )
 
 const repairUsage = `hourglass repair: give family keys that have no TTL their window-aligned expiry.
@@ -83,11 +84,11 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		switch a.Kind {
 		case scanner.RepairExpire:
-			fmt.Fprintf(stdout, "%sexpire  %s  at %s (in %s)\n", would, a.Key, due, age(a.ExpireAt.Sub(now())))
+			fmt.Fprintf(stdout, "%sexpire  %s  at %s (in %s)\n", would, a.Key, due, tui.Age(a.ExpireAt.Sub(now())))
 		case scanner.RepairDelete:
-			fmt.Fprintf(stdout, "%sdelete  %s  (past its expiry %s, %s ago)\n", would, a.Key, due, age(now().Sub(a.ExpireAt)))
+			fmt.Fprintf(stdout, "%sdelete  %s  (past its expiry %s, %s ago)\n", would, a.Key, due, tui.Age(now().Sub(a.ExpireAt)))
 		case scanner.RepairSkipExpired:
-			fmt.Fprintf(stdout, "skip  %s  (past its expiry %s, %s ago; --delete-expired deletes it)\n", a.Key, due, age(now().Sub(a.ExpireAt)))
+			fmt.Fprintf(stdout, "skip  %s  (past its expiry %s, %s ago; --delete-expired deletes it)\n", a.Key, due, tui.Age(now().Sub(a.ExpireAt)))
 		case scanner.RepairSkipWrongType:
 			fmt.Fprintf(stdout, "skip  %s  (not a string, so not a counter)\n", a.Key)
 		}

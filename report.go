@@ -99,15 +99,6 @@ func writeReport(out io.Writer, s *scanner.Snapshot, cfg *Config) {
 
 // writeStructures prints the sections of the queues, limiters, uniques and locks configured.
 func writeStructures(out io.Writer, s *scanner.Snapshot) {
-	ms := func(n int64) string {
-		switch {
-		case n < 0:
-			return "-"
-		case n < 1000:
-			return fmt.Sprintf("%dms", n)
-		}
-		return age(time.Duration(n) * time.Millisecond)
-	}
 	if len(s.DelayQueues) > 0 {
 		fmt.Fprintln(out)
 		tb := newTable("DELAY QUEUE", "KEY", ">DEPTH", ">DUE", ">IN FLIGHT", ">LAG", ">NEXT IN", ">≤1M", ">≤10M", ">≤1H", ">LATER")
@@ -116,7 +107,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 				tb.row(q.Name, q.Key, "error: "+q.Error)
 				continue
 			}
-			tb.row(q.Name, q.Key, tui.Commas(q.Depth), tui.Commas(q.Due), tui.Commas(q.InFlight), ms(q.OldestDueAgeMS), ms(q.NextDueInMS),
+			tb.row(q.Name, q.Key, tui.Commas(q.Depth), tui.Commas(q.Due), tui.Commas(q.InFlight), tui.Millis(q.OldestDueAgeMS), tui.Millis(q.NextDueInMS),
 				tui.Commas(q.Schedule["1m"]), tui.Commas(q.Schedule["10m"]), tui.Commas(q.Schedule["1h"]), tui.Commas(q.Schedule["later"]))
 		}
 		tb.write(out, "")
@@ -137,7 +128,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			if len(l.Top) > 0 {
 				busiest = fmt.Sprintf("%s (%s)", l.Top[0].Key, tui.Commas(l.Top[0].Count))
 			}
-			tb.row(l.Name, l.Kind, age(time.Duration(l.WindowMS)*time.Millisecond), tui.Commas(l.Limit), tui.Commas(l.Keys), tui.Commas(l.Hits),
+			tb.row(l.Name, l.Kind, tui.Millis(l.WindowMS), tui.Commas(l.Limit), tui.Commas(l.Keys), tui.Commas(l.Hits),
 				tui.Commas(l.AtLimit), tui.Commas(l.OverLimit), tui.Commas(l.Allowed), tui.Commas(l.Rejected), busiest)
 		}
 		tb.write(out, "")
@@ -163,7 +154,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			ex := ""
 			if len(l.Examples) > 0 {
 				e := l.Examples[0]
-				ex = fmt.Sprintf("%s held by %s, TTL %s", e.Key, e.Token, ms(e.TTLMS))
+				ex = fmt.Sprintf("%s held by %s, TTL %s", e.Key, e.Token, tui.Millis(e.TTLMS))
 			}
 			tb.row(l.Name, tui.Commas(l.Held), tui.Commas(l.NoTTL), ex)
 		}
@@ -188,9 +179,9 @@ func exampleText(problem string, ex scanner.Example, s *scanner.Snapshot) string
 	case "no_ttl":
 		what = "no TTL; due " + due
 	case "over_retention":
-		what = fmt.Sprintf("expires in %s; due %s", age(msDuration(ex.TTLMS)), due)
+		what = fmt.Sprintf("expires in %s; due %s", tui.Millis(ex.TTLMS), due)
 	case "expired_but_present":
-		what = fmt.Sprintf("due %s, %s ago; expires in %s", due, age(s.TakenAt.Sub(ex.ExpireAt)), age(msDuration(ex.TTLMS)))
+		what = fmt.Sprintf("due %s, %s ago; expires in %s", due, tui.Age(s.TakenAt.Sub(ex.ExpireAt)), tui.Millis(ex.TTLMS))
 	case "wrong_type":
 		what = "a " + orUnknown(ex.Type)
 	case "not_integer":
@@ -359,5 +350,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
-func msDuration(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"hourglass/scanner"
 	"hourglass/store"
@@ -100,29 +99,6 @@ func takeSnapshot(ctx context.Context, t *target, cfg *Config, opt scanner.Snaps
 	default:
 		return nil, fmt.Errorf("snapshot: sweeping %s: %w", t.label, err)
 	}
-}
-
-// age formats a duration for a person: "3h12m", "45s", "2d4h".
-func age(d time.Duration) string {
-	neg := d < 0
-	if neg {
-		d = -d
-	}
-	var s string
-	switch {
-	case d < time.Minute:
-		s = fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		s = fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 48*time.Hour:
-		s = fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		s = fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
 }
 
 // burstStructures gives the configured queues, limiters, uniques and locks some demo traffic.

@@ -57,10 +57,11 @@ func BytesIEC(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// ago renders an age for a person: "3s", "4m10s", "2h05m", "3d04h".
-func ago(d time.Duration) string {
+// Age renders a duration for a person: "3s", "4m10s", "2h05m", "3d04h", with a "-" in front when
+// it is negative.
+func Age(d time.Duration) string {
 	if d < 0 {
-		d = 0
+		return "-" + Age(-d)
 	}
 	switch {
 	case d < time.Minute:
@@ -72,6 +73,21 @@ func ago(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
 	}
+}
+
+// ago is Age for what cannot be negative but may read so across clocks: it shows 0s instead.
+func ago(d time.Duration) string { return Age(max(d, 0)) }
+
+// Millis renders milliseconds from Redis (a lag, a TTL): "-" when negative (none), "350ms" under a
+// second, else as Age.
+func Millis(ms int64) string {
+	switch {
+	case ms < 0:
+		return "-"
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	}
+	return Age(time.Duration(ms) * time.Millisecond)
 }
 
 // Sparkline draws values as eighth-blocks scaled to the largest; an empty window is a dot.

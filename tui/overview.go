@@ -152,7 +152,7 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 	for _, q := range snap.ListQueues {
 		length, processing = length+q.Length, processing+q.Processing
 	}
-	lagText := msText(lag)
+	lagText := Millis(lag)
 	if lagName != "" {
 		lagText += " (" + lagName + ")"
 	}

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -67,5 +66,3 @@ var uniquesText = []string{
 	`  name = "uv"`,
 	`  pattern = "uv:<page>:<window>"`,
 }
-
-func msDur(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }

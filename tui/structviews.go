@@ -48,16 +48,6 @@ func (c *common) spark(k string, w int) string {
 	return c.styles.Spark.Render(Sparkline(h))
 }
 
-func msText(ms int64) string {
-	switch {
-	case ms < 0:
-		return "-"
-	case ms < 1000:
-		return fmt.Sprintf("%dms", ms)
-	}
-	return ago(time.Duration(ms) * time.Millisecond)
-}
-
 // queues shows the delay and list queues.
 type queues struct{ listView }
 
@@ -102,8 +92,8 @@ func (v *queues) render(w, h int) string {
 				t.rows = append(t.rows, []string{q.Name, "error: " + q.Error})
 				continue
 			}
-			t.rows = append(t.rows, []string{q.Name, Commas(q.Depth), Commas(q.Due), Commas(q.InFlight), msText(q.OldestDueAgeMS),
-				msText(q.NextDueInMS), Commas(q.Schedule["1m"]), Commas(q.Schedule["10m"]), Commas(q.Schedule["1h"]), Commas(q.Schedule["later"]), q.Key})
+			t.rows = append(t.rows, []string{q.Name, Commas(q.Depth), Commas(q.Due), Commas(q.InFlight), Millis(q.OldestDueAgeMS),
+				Millis(q.NextDueInMS), Commas(q.Schedule["1m"]), Commas(q.Schedule["10m"]), Commas(q.Schedule["1h"]), Commas(q.Schedule["later"]), q.Key})
 		}
 		lines = append(lines, t.render(w)...)
 		sw := max(w-30, 8)
@@ -194,7 +184,7 @@ func (v *limiters) render(w, h int) string {
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
 	}}
 	for _, k := range l.Top {
-		kt.rows = append(kt.rows, []string{k.Key, Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), msText(k.TTLMS)})
+		kt.rows = append(kt.rows, []string{k.Key, Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), Millis(k.TTLMS)})
 	}
 	if len(kt.rows) == 0 {
 		lines = append(lines, st.Muted.Render("no keys in the last sweep"))

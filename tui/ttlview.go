@@ -122,9 +122,9 @@ func (v *ttlView) render(w, h int) string {
 		for _, ex := range l.Examples[:min(len(l.Examples), 3)] {
 			age := "age unknown"
 			if ex.AgeMS >= 0 {
-				age = "taken " + msText(ex.AgeMS) + " ago"
+				age = "taken " + Millis(ex.AgeMS) + " ago"
 			}
-			lines = append(lines, fit("  "+ex.Key+"  "+st.Muted.Render("held by "+ex.Token+", TTL "+msText(ex.TTLMS)+", "+age), w))
+			lines = append(lines, fit("  "+ex.Key+"  "+st.Muted.Render("held by "+ex.Token+", TTL "+Millis(ex.TTLMS)+", "+age), w))
 		}
 	}
 	if note := h0.MemoryNote; note != "" {
@@ -149,7 +149,7 @@ func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
 	case "no_ttl":
 		s = "no TTL, due " + due
 	case "over_retention":
-		s = fmt.Sprintf("TTL %s, due %s", ago(msDur(ex.TTLMS)), due)
+		s = fmt.Sprintf("TTL %s, due %s", Millis(ex.TTLMS), due)
 	case "expired_but_present":
 		s = "was due " + due
 	case "wrong_type":
