@@ -188,10 +188,24 @@ func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) erro
 		defer close(out)
 		var mu sync.Mutex
 		masters := map[string]bool{}
+		// The masters a sweep under way began on; none yet for a new sweep.
+		s.mu.Lock()
+		began := make(map[string]bool, len(s.done))
+		for addr := range s.done {
+			began[addr] = true
+		}
+		s.mu.Unlock()
 		run := func(ctx context.Context, addr string, c redis.Cmdable) error {
 			mu.Lock()
 			masters[addr] = true
 			mu.Unlock()
+			if len(began) > 0 && !began[addr] {
+				// A master the sweep did not begin on (a replica promoted in a failover) holds
+				// keys another master may have given already: scanning it from the start
+				// would count them twice.
+				cancel(ErrMastersChanged)
+				return nil
+			}
 			if err := s.runMaster(ctx, addr, c, until, out); err != nil {
 				cancel(err)
 			}
@@ -240,7 +254,8 @@ func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) erro
 // cursors mean nothing on the new ones, so the sweep must start over.
 var ErrMastersChanged = errors.New("the cluster's masters changed during the sweep")
 
-// checkMasters reports ErrMastersChanged when a master the sweep began on is no longer one.
+// checkMasters reports ErrMastersChanged when a master the sweep began on, and had not finished,
+// is no longer one. (A new master is caught before it is scanned, in run.)
 func (s *Sweep) checkMasters(now map[string]bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

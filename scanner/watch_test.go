@@ -1,8 +1,13 @@
 package scanner
 
 import (
+	"errors"
+	"fmt"
+	"net"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
 	"hourglass/store"
@@ -72,15 +77,81 @@ func TestWatcherKeepsASnapshotCurrent(t *testing.T) {
 	}
 }
 
-// TestMastersChangedRestartsTheSweep: a master the sweep began on that is no longer one (a
-// failover) invalidates the cursors.
+// TestMastersChangedRestartsTheSweep fails a master over between two slices of a sweep, after
+// that master was swept to its end: the replica it hands its slots to holds the same keys, so the
+// sweep must start over rather than scan it from the beginning and count its keys twice.
 func TestMastersChangedRestartsTheSweep(t *testing.T) {
-	s := New(nil, families(t), Options{})
-	s.done = map[string]bool{"10.0.0.1:7000": false, "10.0.0.2:7000": true}
-	if err := s.checkMasters(map[string]bool{"10.0.0.1:7000": true, "10.0.0.2:7000": true}); err != nil {
-		t.Fatalf("same masters: %v", err)
+	cl := redistest.StartClusterReplicas(t, 3, 1)
+	cc := cl.Client(t)
+	ctx := t.Context()
+
+	// The master that Failover will hand over: the one replicating to the first replica listed.
+	var failing string
+	for _, addr := range cl.Addrs {
+		n := redis.NewClient(&redis.Options{Addr: addr})
+		role, err := n.Do(ctx, "ROLE").Slice()
+		n.Close()
+		if err == nil && len(role) > 2 && role[0] == "slave" {
+			failing = net.JoinHostPort(fmt.Sprint(role[1]), fmt.Sprint(role[2]))
+			break
+		}
 	}
-	if err := s.checkMasters(map[string]bool{"10.0.0.3:7000": true, "10.0.0.2:7000": true}); err != ErrMastersChanged {
-		t.Fatalf("a master replaced mid-sweep: %v, want ErrMastersChanged", err)
+	if failing == "" {
+		t.Fatal("no replica found")
+	}
+	// A few keys on that master, so a sweep finishes it at once; many on another, so the
+	// sweep is still under way when the failover comes.
+	var few, many int
+	var onFailing string
+	for i := 0; few < 20 || many < 5000; i++ {
+		key := fmt.Sprintf("{k%d}:x", i)
+		m, err := cc.MasterForKey(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch addr := m.Options().Addr; {
+		case addr == failing && few < 20:
+			few++
+			onFailing = key
+		case addr != failing && many < 5000:
+			many++
+		default:
+			continue
+		}
+		if err := cc.Set(ctx, key, 1, time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s := New(cc, families(t), Options{Count: 100, KeysPerSecond: 2000})
+	seen := 0
+	visit := func(p Page) { seen += p.Seen }
+	for deadline := time.Now().Add(20 * time.Second); !s.done[failing]; {
+		if err := s.RunUntil(ctx, time.Now().Add(100*time.Millisecond), visit); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failing master was not swept to its end in time (%d keys seen)", seen)
+		}
+	}
+	if s.Done() {
+		t.Fatalf("the sweep ended (%d keys seen) before the failover; the test would test nothing", seen)
+	}
+	if cl.Failover(t) == "" {
+		t.FailNow()
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; { // until the client knows the new master
+		cc.ReloadState(ctx)
+		if m, err := cc.MasterForKey(ctx, onFailing); err == nil && m.Options().Addr != failing {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the client never saw the promoted master")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	err := s.RunUntil(ctx, time.Now().Add(100*time.Millisecond), visit)
+	if !errors.Is(err, ErrMastersChanged) {
+		t.Fatalf("a slice after the failover: %v (%d keys seen of %d), want ErrMastersChanged", err, seen, few+many)
 	}
 }
