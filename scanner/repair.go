@@ -92,8 +92,8 @@ func (r *repairer) apply(ctx context.Context, p Page) error {
 	var acts []RepairAction
 	var names []string
 	for _, k := range p.Keys {
-		if k.Gone || k.TTL != NoTTL || (r.opt.Only != nil && k.Family != r.opt.Only) {
-			continue
+		if k.Gone || k.TTL != NoTTL || k.kind != kindCounter || (r.opt.Only != nil && k.Family != r.opt.Only) {
+			continue // repair knows counter windows only: a structure's keys have no window to expire by
 		}
 		r.n.NoTTL++
 		a := RepairAction{Key: Escape(k.Name), Family: k.Family.Name(), ExpireAt: k.Family.ExpireAt(k.Window)}

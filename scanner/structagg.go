@@ -25,17 +25,18 @@ type structAgg struct {
 }
 
 type limAgg struct {
-	keys, hits, atLimit, overLimit int64
-	top                            []KeyCount // largest first
+	keys, hits, atLimit, overLimit, wrongType int64
+	top                                       []KeyCount // largest first
 }
 
 type lockAgg struct {
-	held, noTTL int64
-	examples    []LockHolder
+	held, noTTL, wrongType int64
+	examples               []LockHolder
 }
 
 type uniqAgg struct {
-	windows map[winKey]*uniqWin
+	windows   map[winKey]*uniqWin
+	wrongType int64
 }
 
 type uniqWin struct {
@@ -70,9 +71,13 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 			return
 		}
 		l, spec := &a.limiters[k.spec], a.specs.Limiters[k.spec]
+		n, ok := ParseInteger(k.Value) // a fixed limiter's GET may hold anything
+		if k.WrongType || !ok {
+			l.wrongType++
+			return
+		}
 		l.keys++
-		n, _ := strconv.ParseInt(k.Value, 10, 64)
-		l.hits += n
+		l.hits = addSat(l.hits, n)
 		switch {
 		case n > spec.Limit:
 			l.overLimit++
@@ -94,6 +99,10 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 			return
 		}
 		l := &a.locks[k.spec]
+		if k.WrongType {
+			l.wrongType++
+			return
+		}
 		l.held++
 		ex := LockHolder{Key: Escape(k.Name), Token: Escape(k.Value), TTLMS: ttlMS(k.TTL), AgeMS: -1}
 		if ms, ok := tokenTime(k.Value); ok {
@@ -135,6 +144,10 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 			return
 		}
 		u := &a.uniques[k.spec]
+		if k.WrongType {
+			u.wrongType++
+			return
+		}
 		wk := winKey{k.window.Granularity, k.window.Start.Unix()}
 		w := u.windows[wk]
 		if w == nil {
@@ -143,7 +156,7 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 		}
 		n, _ := strconv.ParseInt(k.Value, 10, 64)
 		w.keys++
-		w.count += n
+		w.count = addSat(w.count, n)
 		if w.best == nil || n > w.bestCount {
 			w.best, w.bestCount = k.Dims, n
 		}
@@ -193,7 +206,8 @@ func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *S
 	for i, spec := range a.specs.Limiters {
 		l := a.limiters[i]
 		out := Limiter{Name: spec.Name, Kind: spec.Kind.String(), WindowMS: spec.Window.Milliseconds(), Limit: spec.Limit,
-			Keys: l.keys, Hits: l.hits, AtLimit: l.atLimit, OverLimit: l.overLimit, Top: l.top, hour: hour.Start.Unix()}
+			Keys: l.keys, Hits: l.hits, AtLimit: l.atLimit, OverLimit: l.overLimit, WrongType: l.wrongType, Top: l.top,
+			hour: hour.Start.Unix()}
 		if out.Top == nil {
 			out.Top = []KeyCount{}
 		}
@@ -211,7 +225,8 @@ func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *S
 	for i, spec := range a.specs.Uniques {
 		u := a.uniques[i]
 		f := spec.Family
-		out := Unique{Name: f.Name(), Kind: spec.Kind.String(), Windows: []UniqueWindow{}, UnionDims: map[string]string{}}
+		out := Unique{Name: f.Name(), Kind: spec.Kind.String(), Windows: []UniqueWindow{}, UnionDims: map[string]string{},
+			WrongType: u.wrongType}
 		wins := make([]*uniqWin, 0, len(u.windows))
 		for _, w := range u.windows {
 			wins = append(wins, w)
@@ -256,7 +271,7 @@ func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *S
 	}
 	for i, spec := range a.specs.Locks {
 		l := a.locks[i]
-		out := Lock{Name: spec.Name, Held: l.held, NoTTL: l.noTTL, Examples: l.examples}
+		out := Lock{Name: spec.Name, Held: l.held, NoTTL: l.noTTL, WrongType: l.wrongType, Examples: l.examples}
 		if out.Examples == nil {
 			out.Examples = []LockHolder{}
 		}

@@ -39,6 +39,9 @@ type Limiter struct {
 	// OverLimit counts keys past their limit: only a racy writer (the seed's check-then-add) gets
 	// there.
 	OverLimit int64 `json:"over_limit"`
+	// WrongType counts keys that fit the pattern but hold another type, or (fixed) a value that
+	// is not an integer: left out of every other figure.
+	WrongType int64 `json:"wrong_type"`
 	// Allowed and Rejected are this hour's decisions, from the counters hourglass's limiter keeps
 	// (0 for a limiter written by others); the rates compare two snapshots.
 	Allowed        int64      `json:"allowed"`
@@ -68,6 +71,7 @@ type Unique struct {
 	Union7d   int64             `json:"union_7d"`
 	Union30d  int64             `json:"union_30d"`
 	UnionDims map[string]string `json:"union_dims"`
+	WrongType int64             `json:"wrong_type"` // keys of the pattern that are not HLLs or strings: not counted
 	Error     string            `json:"error,omitempty"`
 }
 
@@ -83,10 +87,11 @@ type UniqueWindow struct {
 
 // Lock is a lock pattern's keys.
 type Lock struct {
-	Name     string       `json:"name"`
-	Held     int64        `json:"held"`
-	NoTTL    int64        `json:"no_ttl"` // held forever: the holder died between SETNX and PEXPIRE
-	Examples []LockHolder `json:"examples"`
+	Name      string       `json:"name"`
+	Held      int64        `json:"held"`
+	NoTTL     int64        `json:"no_ttl"`     // held forever: the holder died between SETNX and PEXPIRE
+	WrongType int64        `json:"wrong_type"` // keys of the pattern that are not strings: not counted
+	Examples  []LockHolder `json:"examples"`
 }
 
 // LockHolder is one held lock.

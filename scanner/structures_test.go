@@ -35,7 +35,9 @@ func TestSnapshotOfStructures(t *testing.T) {
 			{Name: "topics", Pattern: mustPattern("topic:<name>"), Unit: store.Seconds}},
 		ListQueues: []ListQueueSpec{{Name: "jobs", Key: "queue:jobs"}},
 		Limiters: []LimiterSpec{{LimiterSpec: store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 5},
-			Pattern: mustPattern("rl:api:<user>")}},
+			Pattern: mustPattern("rl:api:<user>")},
+			{LimiterSpec: store.LimiterSpec{Name: "fx", Pattern: "rl:fx:<user>", Kind: store.Fixed, Window: time.Hour, Limit: 10},
+				Pattern: mustPattern("rl:fx:<user>")}},
 		Uniques: []UniqueSpec{{Kind: store.HyperLogLog, Family: uvFam}},
 		Locks:   []LockSpec{{Name: "jobs", Pattern: mustPattern("lock:job:<id>")}},
 	}
@@ -87,11 +89,21 @@ func TestSnapshotOfStructures(t *testing.T) {
 	}
 	rdb.SetNX(ctx, "lock:job:2", "pid-4711", 0)
 
+	// Keys that fit a pattern but not its type: a hash where a limiter's zset, a lock's string
+	// or an HLL belongs, and a fixed limiter's count reading 12abc. Each is counted apart and
+	// left out of every other figure.
+	rdb.Set(ctx, "rl:fx:a", 3, time.Hour)
+	rdb.Set(ctx, "rl:fx:b", "12abc", time.Hour)
+	rdb.HSet(ctx, "rl:api:u9", "f", 1)
+	rdb.HSet(ctx, "lock:job:9", "f", 1)
+	junk, _ := uvFam.Key(store.WindowAt(store.Day, now, shanghai), []string{"junk"})
+	rdb.HSet(ctx, junk, "f", 1)
+
 	snap, err := Take(ctx, rdb, nil, Options{Location: shanghai, Structures: structs}, SnapshotOptions{Now: st.Now, Location: shanghai})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.DelayQueues) != 4 || len(snap.ListQueues) != 1 || len(snap.Limiters) != 1 || len(snap.Uniques) != 1 || len(snap.Locks) != 1 {
+	if len(snap.DelayQueues) != 4 || len(snap.ListQueues) != 1 || len(snap.Limiters) != 2 || len(snap.Uniques) != 1 || len(snap.Locks) != 1 {
 		t.Fatalf("sections: %+v", snap)
 	}
 	dq := snap.DelayQueues[0]
@@ -109,9 +121,12 @@ func TestSnapshotOfStructures(t *testing.T) {
 		t.Errorf("list queue %+v", lqs)
 	}
 	lim := snap.Limiters[0]
-	if lim.Keys != 3 || lim.Hits != 5+1+8 || lim.AtLimit != 1 || lim.OverLimit != 1 || lim.Allowed != 6 || lim.Rejected != 2 ||
+	if lim.Keys != 3 || lim.Hits != 5+1+8 || lim.AtLimit != 1 || lim.OverLimit != 1 || lim.Allowed != 6 || lim.Rejected != 2 || lim.WrongType != 1 ||
 		len(lim.Top) != 3 || lim.Top[0].Key != "rl:api:u3" || lim.Top[0].Dims["user"] != "u3" {
 		t.Errorf("limiter %+v", lim)
+	}
+	if fx := snap.Limiters[1]; fx.Keys != 1 || fx.Hits != 3 || fx.WrongType != 1 || len(fx.Top) != 1 {
+		t.Errorf("fixed limiter with a 12abc key %+v", fx)
 	}
 	u := snap.Uniques[0]
 	var today UniqueWindow
@@ -120,12 +135,12 @@ func TestSnapshotOfStructures(t *testing.T) {
 			today = w
 		}
 	}
-	if len(u.Windows) != 2 || today.Keys != 2 || today.Count < 100 || today.Count > 104 || u.UnionDims["page"] != "home" ||
+	if len(u.Windows) != 2 || today.Keys != 2 || u.WrongType != 1 || today.Count < 100 || today.Count > 104 || u.UnionDims["page"] != "home" ||
 		u.Union7d < 147 || u.Union7d > 153 || u.Union30d != u.Union7d {
 		t.Errorf("uniques %+v (today %+v)", u, today)
 	}
 	lk := snap.Locks[0]
-	if lk.Held != 2 || lk.NoTTL != 1 || snap.TTLHealth.LockNoTTL.Keys != 1 || snap.TTLHealth.LockNoTTL.Examples[0].Key != "lock:job:2" {
+	if lk.Held != 2 || lk.NoTTL != 1 || lk.WrongType != 1 || snap.TTLHealth.LockNoTTL.Keys != 1 || snap.TTLHealth.LockNoTTL.Examples[0].Key != "lock:job:2" {
 		t.Errorf("locks %+v, health %+v", lk, snap.TTLHealth.LockNoTTL)
 	}
 	for _, ex := range lk.Examples {
@@ -136,7 +151,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 			t.Errorf("the seed's lock %+v", ex)
 		}
 	}
-	if snap.Scan.KeysMatched != 3+3+2+2 { // limiter keys, unique keys, locks, queues by pattern
+	if snap.Scan.KeysMatched != 3+3+2+2+5 { // limiter keys, unique keys, locks, queues by pattern, and 5 above
 		t.Errorf("matched %d", snap.Scan.KeysMatched)
 	}
 }
