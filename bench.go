@@ -32,7 +32,7 @@ redis-benchmark and a raw SCAN in the same run.
 With no --addr it starts a redis-server of its own (from PATH) on a free loopback port, with
 persistence off, and stops it at the end. With --addr it uses that Redis (one standalone server;
 its [redis] user, password and TLS settings apply) and writes to it: it needs --allow-writes, it
-writes about a million keys under "bench:" and "{bench...}" and deletes them again (its own keys
+writes about a million keys under "bench:" and "{bench:...}" and deletes them again (its own keys
 only), and it loads the server to its limit for a minute or two. Point it at a test server.
 
 It measures, one after another:
@@ -228,12 +228,12 @@ type bencher struct {
 }
 
 // clean empties the bench's own server; on a given Redis it deletes only the keys bench writes
-// ("bench:*" and "{bench*"), with SCAN and UNLINK a page at a time.
+// ("bench:*" and "{bench:*"), with SCAN and UNLINK a page at a time.
 func (b *bencher) clean() error {
 	if b.own {
 		return b.rdb.FlushDB(b.ctx).Err()
 	}
-	for _, match := range []string{"bench:*", "{bench*"} {
+	for _, match := range []string{"bench:*", "{bench:*"} {
 		var cursor uint64
 		for {
 			keys, next, err := b.rdb.Scan(b.ctx, cursor, match, 1000).Result()

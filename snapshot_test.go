@@ -569,14 +569,15 @@ func TestBenchJSON(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	rdb.Set(t.Context(), "mine:keep", "1", 0)
+	rdb.Set(t.Context(), "{benchmarks}:keep", "1", 0) // close to bench's names, yet not bench's
 	code, _, errOut = hg(t, "bench", "--addr", srv.Addr, "--allow-writes", "--events", "2000", "--keys", "2000", "--load-for", "1s", "--json")
 	if code != exitOK {
 		t.Fatalf("bench --addr: exit %d, %s", code, errOut)
 	}
-	if rdb.Exists(t.Context(), "mine:keep").Val() != 1 {
+	if rdb.Exists(t.Context(), "mine:keep", "{benchmarks}:keep").Val() != 2 {
 		t.Fatal("bench deleted a key that was not its own")
 	}
-	for _, match := range []string{"bench:*", "{bench*"} {
+	for _, match := range []string{"bench:*", "{bench:*"} {
 		if keys, _, _ := rdb.Scan(t.Context(), 0, match, 10_000).Result(); len(keys) != 0 {
 			t.Errorf("bench left %d keys matching %s, e.g. %q", len(keys), match, keys[0])
 		}

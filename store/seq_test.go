@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,14 @@ func TestSequenceRecord(t *testing.T) {
 		want("next after the record was lost", call(4, -3600, 3), "4")
 		wantRecord("the record is rebuilt with its TTL", "4", 3590*time.Second, time.Hour)
 
+		// Arguments that make no sequence are refused before anything is written.
+		for _, args := range [][]any{{5, "x", 4}, {5, 0, 4}, {"5.5", 3600, 4}, {-1, 3600, 4}, {5, 3600, "y"}} {
+			err := incrWindows.Run(ctx, b.rdb, []string{rec, counter}, append(args, 1, exp)...).Err()
+			if err == nil || !strings.Contains(err.Error(), "bad sequence") {
+				t.Errorf("arguments %v: %v, want the call refused", args, err)
+			}
+		}
+		wantRecord("refused calls leave the record", "4", 3590*time.Second, time.Hour)
 		if v := b.rdb.Get(ctx, counter).Val(); v != "4" {
 			t.Fatalf("counter %q after 4 applied calls, want 4", v)
 		}

@@ -21,8 +21,9 @@ type WriterOptions struct {
 	// large flush as several pipelines, one after another.
 	CallsPerPipeline int
 	// SeqTTL is how long Redis keeps a lane's sequence record, which makes resending a call whose
-	// reply was lost safe (24 hours when zero, at least a minute). A call still unconfirmed after
-	// that long could be applied twice.
+	// reply was lost safe (24 hours when zero, at least a minute). Calls ask for the record's TTL
+	// again only once a quarter of it has passed, so a call still unconfirmed after three quarters
+	// of SeqTTL could be applied twice.
 	SeqTTL time.Duration
 }
 

@@ -25,19 +25,21 @@
 -- replicated as it is sent (EXPIREAT is rewritten first), and an INCR of the sequence record costs
 -- half a SET ... GET.
 local n = #KEYS - 1
+local seq, keep, floor = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+if not seq or seq < 0 or seq % 1 ~= 0 or not floor or (seq > 0 and (not keep or keep == 0 or keep % 1 ~= 0)) then
+  return redis.error_reply('ERR incr_windows: bad sequence, record TTL or confirmed number')
+end
 for i = 1, n do
   if not tonumber(ARGV[2 + 2 * i]) or not tonumber(ARGV[3 + 2 * i]) then
     return redis.error_reply('ERR incr_windows: bad delta or expiry for ' .. KEYS[1 + i])
   end
 end
-local seq = tonumber(ARGV[1])
-local keep = tonumber(ARGV[2])
 if seq > 0 then
   -- Almost every call is the next in its sequence: count the record up and compare.
   local cur = redis.call('INCR', KEYS[1])
   if cur ~= seq then
     local prev = cur - 1
-    local last = math.max(prev, tonumber(ARGV[3]) or 0)
+    local last = math.max(prev, floor)
     if seq ~= last + 1 then
       -- Put the record back as it was; a record this INCR created is removed again.
       if prev > 0 then
