@@ -108,10 +108,9 @@ func (m *Model) repair() tea.Cmd {
 	if !m.writable("repair") {
 		return nil
 	}
-	id := 1
-	if m.modal != nil {
-		id = m.modal.id + 1
-	}
+	// Every overlay gets a number of its own, so a cancelled one's late answer finds no overlay.
+	m.repairs++
+	id := m.repairs
 	m.modal = &modal{id: id, stage: modalPreviewing}
 	if m.c.opt.Mode != "embedded" {
 		m.modal.confirm = m.c.opt.Target
@@ -188,8 +187,11 @@ func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 	ctx := m.repairContext()
 	return func() tea.Msg {
 		n, err := act.Repair(ctx, false)
+		if err != nil {
+			return actionMsg{repair: id, text: fmt.Sprintf("repair (%s keys given their expiry before it stopped)", Commas(n.Expired)), err: err}
+		}
 		return actionMsg{repair: id, text: fmt.Sprintf("repair: %s keys given their expiry, %s gone meanwhile, %s past expiry left",
-			Commas(n.Expired), Commas(n.Gone), Commas(n.SkippedPastExpiry)), err: err}
+			Commas(n.Expired), Commas(n.Gone), Commas(n.SkippedPastExpiry))}
 	}
 }
 
@@ -198,7 +200,7 @@ func (m *Model) handleAction(msg actionMsg) tea.Cmd {
 		m.closeModal()
 	}
 	if msg.err != nil {
-		m.flashf(strings.TrimSpace(msg.text+" failed: "+oneLine(msg.err.Error())) + "")
+		m.flashf(strings.TrimSpace(msg.text + " failed: " + oneLine(msg.err.Error())))
 		return nil
 	}
 	m.flashf(msg.text)

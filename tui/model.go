@@ -104,6 +104,7 @@ type Model struct {
 	filter       string // per active view
 	modal        *modal
 	cancelRepair context.CancelFunc // stops the dry run or repair the overlay started
+	repairs      int                // overlays opened so far: each one's number
 	flash        string             // the last action's outcome
 	flashAt      time.Time
 	traffic      map[string]bool

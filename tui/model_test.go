@@ -513,8 +513,10 @@ func TestResumeDuringAPollKeepsPolling(t *testing.T) {
 	if next == nil {
 		t.Fatal("the poll that ran across the pause scheduled nothing: polling stopped")
 	}
-	if msg, ok := next().(tickMsg); ok && msg.gen != m.gen {
-		t.Fatalf("it scheduled a tick of generation %d, want %d", msg.gen, m.gen)
+	// The Cmd is the next refresh tick: running it waits out the refresh (a second).
+	msg, ok := next().(tickMsg)
+	if !ok || msg.gen != m.gen {
+		t.Fatalf("it scheduled %#v, want a tick of generation %d", msg, m.gen)
 	}
 }
 
@@ -557,5 +559,62 @@ func TestMissingInfoDegradesOnePanel(t *testing.T) {
 	s := screen(m)
 	if !strings.Contains(s, "INFO refused") || strings.Contains(s, "ops/s") || !strings.Contains(s, "events/s now") || m.err != nil {
 		t.Fatalf("overview without INFO:\n%s", s)
+	}
+}
+
+// TestCancelledRepairsAnswerLate opens the repair overlay, closes it and opens it again, then
+// delivers the first overlay's dry run, and a cancelled real repair's failure, late: neither
+// touches the overlay now open, which still waits for its own dry run.
+func TestCancelledRepairsAnswerLate(t *testing.T) {
+	acts := &fakeActions{counts: scanner.RepairCounts{NoTTL: 3, Expired: 2}}
+	m := newTestModel(t, &fakeSource{status: testStatus(t)}, acts, 120, 36)
+	poll(t, m)
+	first := press(m, "r")
+	press(m, "esc")
+	second := press(m, "r")
+	if m.modal == nil || first == nil || second == nil {
+		t.Fatal("r did not open the overlay twice")
+	}
+	m.Update(repairPreviewMsg{id: 1, err: context.Canceled}) // the first overlay's, cancelled by esc
+	if m.modal == nil || m.modal.stage != modalPreviewing || m.modal.err != nil {
+		t.Fatalf("a cancelled overlay's late dry run reached the open one: %+v", m.modal)
+	}
+	m.Update(actionMsg{repair: 1, text: "repair (0 keys given their expiry before it stopped)", err: context.Canceled})
+	if m.modal == nil {
+		t.Fatal("a cancelled overlay's late repair closed the open one")
+	}
+	m.Update(second())
+	if m.modal == nil || m.modal.stage != modalConfirm || !strings.Contains(screen(m), "2 will get EXPIREAT") {
+		t.Fatalf("the open overlay's own dry run did not land:\n%s", screen(m))
+	}
+}
+
+// TestLimiterRateBeforeASecondSnapshot draws the limiter view from a first snapshot, which has
+// no rates between snapshots yet: the rate shown is the hour's average up to when that snapshot
+// was taken, not up to the console's clock.
+func TestLimiterRateBeforeASecondSnapshot(t *testing.T) {
+	st := testStatus(t)
+	st.Snapshot.TakenAt = time.Date(2026, 11, 22, 9, 5, 0, 0, time.UTC) // 300 s into the hour; the clock says 09:30
+	st.Snapshot.Limiters[0].RejectedPerSec, st.Snapshot.Limiters[0].Rejected = nil, 3000
+	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 40)
+	poll(t, m)
+	press(m, "5")
+	if s := screen(m); !strings.Contains(s, "~"+Rate(10)) {
+		t.Fatalf("the limiter's rejected/s is not 3,000 over the 300 s before its snapshot (~%s):\n%s", Rate(10), s)
+	}
+}
+
+// TestEscapedValuesAreShownOnce: a value the scanner has escaped is shown as it is, not escaped again.
+func TestEscapedValuesAreShownOnce(t *testing.T) {
+	m := newTestModel(t, &fakeSource{status: testStatus(t)}, nil, 120, 36)
+	var v *ttlView
+	for _, view := range m.views {
+		if tv, ok := view.(*ttlView); ok {
+			v = tv
+		}
+	}
+	note := v.exampleNote("not_integer", scanner.Example{Value: scanner.Escape("12\x1babc")})
+	if want := `value "12\x1babc"`; note != want {
+		t.Fatalf("note %q, want %q", note, want)
 	}
 }

@@ -167,12 +167,14 @@ func (v *limiters) render(w, h int) string {
 		if p != nil {
 			return Rate(*p)
 		}
-		return "~" + Rate(float64(hourTotal)/max(v.c.now().Sub(v.c.now().Truncate(time.Hour)).Seconds(), 1))
+		// The first snapshot (or the first of an hour): this hour's average, up to when it was taken.
+		taken := s.TakenAt
+		return "~" + Rate(float64(hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
 	}
 	for _, l := range shown {
 		t.rows = append(t.rows, []string{l.Name, Commas(l.Keys), Commas(l.AtLimit), Commas(l.OverLimit),
 			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), Commas(l.Hits), Commas(l.Limit),
-			ago(time.Duration(l.WindowMS) * time.Millisecond), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
+			Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
 	l := shown[v.sel]

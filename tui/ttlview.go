@@ -155,7 +155,7 @@ func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
 	case "wrong_type":
 		s = "a " + ex.Type
 	case "not_integer":
-		s = fmt.Sprintf("value %q", ex.Value)
+		s = `value "` + ex.Value + `"` // escaped already: %q would escape it again
 	}
 	if ex.Bytes > 0 {
 		s += ", " + BytesIEC(ex.Bytes)
