@@ -38,7 +38,7 @@ type Config struct {
 	Profiles []Profile
 
 	file        string         // the name errors give for the file
-	patternLine map[string]int // family name -> line of its pattern, for errors found later
+	patternLine map[string]int // "<table>:<name>" -> line of the family's pattern, for errors found later
 }
 
 // RedisConfig says which Redis to watch and whether the console may write to it.
@@ -53,6 +53,8 @@ type RedisConfig struct {
 	// only ever a flag (--insecure), never the file.
 	TLS         store.TLSFiles
 	AllowWrites bool // against a real Redis; the embedded one always allows writes
+
+	passwordEnvAt ConfigError // where PasswordEnv was set, for the error when it names no variable
 }
 
 // Password returns the password: the variable named by PasswordEnv, or, when no PasswordEnv is
@@ -64,7 +66,12 @@ func (r RedisConfig) Password() (string, error) {
 	if r.PasswordEnv != "" {
 		p, ok := os.LookupEnv(r.PasswordEnv)
 		if !ok {
-			return "", fmt.Errorf("password_env names %s, which is not set", r.PasswordEnv)
+			err := r.passwordEnvAt
+			err.Msg = fmt.Sprintf("names %s, which is not set", r.PasswordEnv)
+			if err.File == "" { // not from a file
+				return "", fmt.Errorf("password_env %s", err.Msg)
+			}
+			return "", &err
 		}
 		return p, nil
 	}
@@ -181,7 +188,7 @@ type checker struct {
 	file        string
 	lines       lineIndex
 	errs        []*ConfigError
-	patternLine map[string]int // family name -> line of its pattern
+	patternLine map[string]int // "<table>:<name>" -> line of its pattern (a unique may share a counter's name)
 }
 
 // table is one decoded TOML table and the path its keys are found under in the line index.
@@ -230,6 +237,7 @@ func (c *checker) redis(t table) RedisConfig {
 	var r RedisConfig
 	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes", "name", "tls_ca_file", "tls_cert_file", "tls_key_file")
 	r.Name, _ = c.str(t, "name")
+	readable := map[string]bool{}
 	for _, f := range []struct {
 		key string
 		dst *string
@@ -237,12 +245,25 @@ func (c *checker) redis(t table) RedisConfig {
 		if v, ok := c.str(t, f.key); ok {
 			if _, err := os.Stat(v); err != nil {
 				c.fail(t.path+"."+f.key, "cannot read %s: %v", v, errors.Unwrap(err))
+			} else {
+				readable[f.key] = true
 			}
 			*f.dst = v
 		}
 	}
-	if (r.TLS.Cert == "") != (r.TLS.Key == "") {
+	// The files' contents are checked now, so a bad one is named by its line.
+	if readable["tls_ca_file"] {
+		if _, err := store.LoadCA(r.TLS.CA); err != nil {
+			c.fail(t.path+".tls_ca_file", "%v", err)
+		}
+	}
+	switch {
+	case (r.TLS.Cert == "") != (r.TLS.Key == ""):
 		c.fail(t.path+".tls_cert_file", "a client certificate needs tls_cert_file and tls_key_file both")
+	case readable["tls_cert_file"] && readable["tls_key_file"]:
+		if _, err := store.LoadClientCert(r.TLS.Cert, r.TLS.Key); err != nil {
+			c.fail(t.path+".tls_cert_file", "%v", err)
+		}
 	}
 	if addrs, ok := c.stringList(t, "addrs"); ok {
 		for i, a := range addrs {
@@ -258,6 +279,7 @@ func (c *checker) redis(t table) RedisConfig {
 			c.fail(t.path+".password_env", "%q is not an environment variable name", v)
 		}
 		r.PasswordEnv = v
+		r.passwordEnvAt = ConfigError{File: c.file, Line: c.lines.lineOf(t.path + ".password_env"), Key: "redis.password_env"}
 	}
 	r.AllowWrites, _ = c.boolean(t, "allow_writes")
 	return r
@@ -419,7 +441,7 @@ func (c *checker) counter(t table, firstLine map[string]int, header string) *sto
 		c.fail(t.path, "%v", err)
 		return nil
 	}
-	c.patternLine[spec.Name] = c.lines.lineOf(at("pattern"))
+	c.patternLine[indexSuffix.ReplaceAllString(t.path, "")+":"+spec.Name] = c.lines.lineOf(at("pattern"))
 	if len(c.errs) > start {
 		return nil
 	}
@@ -433,7 +455,7 @@ func (cfg *Config) checkCluster() error {
 	for _, f := range cfg.Counters {
 		if !f.SharesSlot() {
 			return &ConfigError{
-				File: cfg.file, Line: cfg.patternLine[f.Name()], Key: "counter.pattern",
+				File: cfg.file, Line: cfg.patternLine["counter:"+f.Name()], Key: "counter.pattern",
 				Msg: fmt.Sprintf("hour and day keys of %q can land in different cluster slots, so one script "+
 					"cannot write both; put the dims in a hash tag: pattern = %q", f.Name(), hashTagged(f.Pattern().String())),
 			}
@@ -441,8 +463,12 @@ func (cfg *Config) checkCluster() error {
 	}
 	for _, u := range cfg.Structures.Uniques {
 		if f := u.Family; !f.Pattern().SharesSlot() {
+			table := "unique" // the [[unique]] table holds the HyperLogLogs
+			if u.Kind == store.Bitmap {
+				table = "bitmap"
+			}
 			return &ConfigError{
-				File: cfg.file, Line: cfg.patternLine[f.Name()], Key: u.Kind.String() + ".pattern",
+				File: cfg.file, Line: cfg.patternLine[table+":"+f.Name()], Key: table + ".pattern",
 				Msg: fmt.Sprintf("the windows of %q can land in different cluster slots, so its 7- and 30-day unions "+
 					"cannot be read in one command; put the part before <window> in a hash tag: pattern = %q", f.Name(), hashTagged(f.Pattern().String())),
 			}

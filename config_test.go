@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -157,6 +158,7 @@ func TestParseSettings(t *testing.T) {
 		Addrs:    []string{"10.0.0.1:7000", "rediss://user@redis.example:6380/0"},
 		Username: "ops", PasswordEnv: "HG_PASS", AllowWrites: true,
 	}
+	cfg.Redis.passwordEnvAt = ConfigError{} // where password_env was set: for its error, below
 	if !reflect.DeepEqual(cfg.Redis, wantRedis) {
 		t.Errorf("redis = %+v, want %+v", cfg.Redis, wantRedis)
 	}
@@ -411,6 +413,9 @@ func TestPassword(t *testing.T) {
 			if got != tt.want || (err != nil) != tt.err {
 				t.Errorf("Password() = %q, %v; want %q, error %v", got, err, tt.want, tt.err)
 			}
+			if err != nil && !strings.HasPrefix(err.Error(), "c.toml:2: redis.password_env: names HG_PASS, which is not set") {
+				t.Errorf("Password() error %q does not name the file and line", err)
+			}
 		})
 	}
 }
@@ -497,4 +502,65 @@ func FuzzConfig(f *testing.F) {
 			t.Fatalf("error %q does not name the file in one line", msg)
 		}
 	})
+}
+
+// TestClusterErrorsNameTheirPatternLine: a family a cluster cannot write in one script is named
+// by its own pattern's line, even when a unique family carries the same name.
+func TestClusterErrorsNameTheirPatternLine(t *testing.T) {
+	data := src(
+		`[[counter]]`,
+		`name = "dup"`,
+		`pattern = "a:<x>:<window>"`, // line 3: untagged, hour and day keys may part
+		`hour_format = "yyyyMMddHH"`,
+		`hour_retention = "48h"`,
+		`day_format = "yyyyMMdd"`,
+		`day_retention = "30d"`,
+		`[[unique]]`,
+		`name = "dup"`,
+		`pattern = "u:{<x>}:<window>"`, // line 10
+		`day_format = "yyyyMMdd"`,
+		`day_retention = "30d"`,
+		`[[unique]]`,
+		`name = "uv"`,
+		`pattern = "v:<x>:<window>"`, // line 15: untagged, unions cannot read in one command
+		`day_format = "yyyyMMdd"`,
+		`day_retention = "30d"`,
+	)
+	cfg, err := parseConfig("dup.toml", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *ConfigError
+	if err := cfg.checkCluster(); !errors.As(err, &ce) || ce.Line != 3 || ce.Key != "counter.pattern" {
+		t.Fatalf("cluster check: %v, want the counter's pattern on dup.toml:3", err)
+	}
+	cfg.Counters = nil
+	if err := cfg.checkCluster(); !errors.As(err, &ce) || ce.Line != 15 || ce.Key != "unique.pattern" {
+		t.Fatalf("cluster check of the uniques: %v, want uv's pattern on dup.toml:15", err)
+	}
+}
+
+// TestTLSFilesAreReadAtLoad: a CA file that holds no certificate, or a client certificate that
+// does not load, is a config error at its line, not a failure at connect time.
+func TestTLSFilesAreReadAtLoad(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		line int
+		key  string
+	}{
+		{"CA without PEM", src(`[redis]`, `tls_ca_file = "`+notPEM+`"`), 2, "redis.tls_ca_file"},
+		{"client certificate that does not load", src(`[redis]`, `tls_cert_file = "`+notPEM+`"`, `tls_key_file = "`+notPEM+`"`), 2, "redis.tls_cert_file"},
+	} {
+		_, err := ParseConfig("c.toml", c.data)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Line != c.line || ce.Key != c.key {
+			t.Errorf("%s: %v, want an error at c.toml:%d %s", c.name, err, c.line, c.key)
+		}
+	}
 }

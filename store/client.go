@@ -151,13 +151,9 @@ func (t *Target) UseTLS(files TLSFiles) error {
 		}
 	}
 	if files.CA != "" {
-		pem, err := os.ReadFile(files.CA)
+		pool, err := LoadCA(files.CA)
 		if err != nil {
-			return fmt.Errorf("tls: CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return fmt.Errorf("tls: CA file %s holds no PEM certificate", files.CA)
+			return fmt.Errorf("tls: %w", err)
 		}
 		cfg.RootCAs = pool
 	}
@@ -165,13 +161,35 @@ func (t *Target) UseTLS(files TLSFiles) error {
 		return fmt.Errorf("tls: a client certificate needs both its cert and key files")
 	}
 	if files.Cert != "" {
-		pair, err := tls.LoadX509KeyPair(files.Cert, files.Key)
+		pair, err := LoadClientCert(files.Cert, files.Key)
 		if err != nil {
-			return fmt.Errorf("tls: client certificate: %w", err)
+			return fmt.Errorf("tls: %w", err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	}
 	cfg.InsecureSkipVerify = files.Insecure
 	t.TLS = cfg
 	return nil
+}
+
+// LoadCA reads the PEM certificates of a CA file, to verify servers by.
+func LoadCA(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("CA file %s holds no PEM certificate", path)
+	}
+	return pool, nil
+}
+
+// LoadClientCert reads a client certificate and its key, for servers that ask for one.
+func LoadClientCert(certFile, keyFile string) (tls.Certificate, error) {
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("client certificate: %w", err)
+	}
+	return pair, nil
 }
