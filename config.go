@@ -505,3 +505,13 @@ func hashTagged(pattern string) string {
 	}
 	return pattern[:from] + "{" + pattern[from:w-1] + "}" + pattern[w-1:]
 }
+
+// sweepOptions are the scanner's options as the config sets them: the [scan] budget and the [ui]
+// zone windows are cut in, with the queues, limiters, uniques and locks when withStructures.
+func (cfg *Config) sweepOptions(withStructures bool) scanner.Options {
+	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: cfg.UI.Timezone}
+	if withStructures {
+		opt.Structures = cfg.Structures
+	}
+	return opt
+}

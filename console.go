@@ -22,7 +22,7 @@ const trafficRate = 200
 func runConsole(ctx context.Context, t *target, cfg *Config, palette theme.Palette, in io.Reader, out io.Writer) error {
 	loc := cfg.UI.Timezone
 	src := scanner.NewWatcher(t.rdb, cfg.Counters,
-		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures},
+		cfg.sweepOptions(true),
 		scanner.SnapshotOptions{Now: t.store.Now, Location: loc, Target: t.label, Mode: t.mode, TopK: 20})
 	opt := tui.Options{
 		Target: t.label, Name: t.name, Mode: t.mode, Demo: t.emb != nil, Source: src,
@@ -70,18 +70,9 @@ func newConsoleActions(ctx context.Context, t *target, cfg *Config) *consoleActi
 	return &consoleActions{ctx: ctx, t: t, cfg: cfg, traffic: map[string]context.CancelFunc{}}
 }
 
-func (a *consoleActions) family(name string) (*store.Family, error) {
-	for _, f := range a.cfg.Counters {
-		if f.Name() == name {
-			return f, nil
-		}
-	}
-	return nil, fmt.Errorf("no counter family %q", name)
-}
-
 // Inject writes events into family through a batch writer, over the demo's dims.
 func (a *consoleActions) Inject(ctx context.Context, family string, events int) (string, error) {
-	f, err := a.family(family)
+	f, err := pickFamily(a.cfg, family)
 	if err != nil {
 		return "inject", err
 	}
@@ -107,7 +98,7 @@ func (a *consoleActions) SetTraffic(family string, on bool) string {
 	if !on {
 		return "test traffic into " + family + " stopped"
 	}
-	f, err := a.family(family)
+	f, err := pickFamily(a.cfg, family)
 	if err != nil {
 		return "test traffic: " + err.Error()
 	}
@@ -126,7 +117,7 @@ func (a *consoleActions) SetTraffic(family string, on bool) string {
 // Repair runs scanner.Repair over every family at the scan budget.
 func (a *consoleActions) Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error) {
 	return scanner.Repair(ctx, a.t.rdb, a.cfg.Counters,
-		scanner.Options{Count: a.cfg.Scan.Count, KeysPerSecond: a.cfg.Scan.KeysPerSecond, Location: a.cfg.UI.Timezone},
+		a.cfg.sweepOptions(false),
 		scanner.RepairOptions{Now: a.t.store.Now, DryRun: dryRun}, nil)
 }
 

@@ -94,7 +94,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	n, err := scanner.Repair(ctx, t.rdb, cfg.Counters,
-		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc},
+		cfg.sweepOptions(false),
 		scanner.RepairOptions{Now: now, Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, report)
 	fmt.Fprintln(stdout, repairSummary(n, *dryRun))
 	switch {

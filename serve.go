@@ -49,7 +49,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer t.Close()
 	loc := cfg.UI.Timezone
 	w := scanner.NewWatcher(t.rdb, cfg.Counters,
-		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures},
+		cfg.sweepOptions(true),
 		scanner.SnapshotOptions{Now: t.store.Now, Location: loc, Target: t.label, Mode: t.mode})
 	col := &collector{now: t.store.Now}
 	reg := prometheus.NewRegistry()

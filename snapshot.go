@@ -89,7 +89,7 @@ func takeSnapshot(ctx context.Context, t *target, cfg *Config, opt scanner.Snaps
 	loc := cfg.UI.Timezone
 	opt.Now, opt.Location, opt.Target, opt.Mode = t.store.Now, loc, t.label, t.mode
 	snap, err := scanner.Take(ctx, t.rdb, cfg.Counters,
-		scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: loc, Structures: cfg.Structures}, opt)
+		cfg.sweepOptions(true), opt)
 	snap.TakenAt = snap.TakenAt.In(loc)
 	switch {
 	case err == nil:
