@@ -115,9 +115,6 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 				a.lockNoTTL.examples = append(a.lockNoTTL.examples, Example{Family: "lock:" + a.specs.Locks[k.spec].Name,
 					Key: ex.Key, TTLMS: -1, Value: ex.Token})
 			}
-			if len(a.lockNoTTL.samples) < max(opt.MemorySamples, 0) {
-				a.lockNoTTL.samples = append(a.lockNoTTL.samples, k.Name)
-			}
 		}
 		if len(l.examples) < maxLockExamples {
 			l.examples = append(l.examples, ex)

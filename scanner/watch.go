@@ -29,7 +29,6 @@ type Watcher struct {
 	sweep   *Sweep
 	agg     *Aggregator
 	last    *Snapshot
-	seen    int64 // keys the sweep under way has seen
 	started time.Time
 	restart bool
 }
@@ -93,7 +92,6 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	var st Status
 	err := w.sweep.RunUntil(ctx, time.Now().Add(slice), func(p Page) {
 		w.agg.Add(p)
-		w.seen += int64(p.Seen)
 	})
 	if err == nil && w.sweep.Done() {
 		snap := w.agg.Snapshot(ctx, w.rdb, true)
@@ -115,7 +113,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		err = infoErr
 	}
 	st.Snapshot = w.last
-	st.Sweep.KeysSeen, st.Sweep.Started = w.seen, w.started
+	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.scan.KeysSeen, w.started
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus)
 	}
@@ -175,7 +173,7 @@ func (w *Watcher) readLive(ctx context.Context, family string) ([]LiveWindow, er
 func (w *Watcher) begin() {
 	w.sweep = New(w.rdb, w.families, w.sweepOpt)
 	w.agg = NewAggregator(w.families, w.snapOpt)
-	w.seen, w.started, w.restart = 0, time.Now(), false
+	w.started, w.restart = time.Now(), false
 }
 
 // readInfo reads INFO from every master. A refusal (NOPERM) is reported in ServerInfo.Err, not
