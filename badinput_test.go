@@ -41,7 +41,7 @@ func TestHostileKeys(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := t.Context()
 	path, _ := utcConfig(t, srv.Addr)
-	now := time.Now()
+	now := redistest.ClearOfHourEnd(t, 30*time.Second)
 	hour := store.WindowAt(store.Hour, now, time.UTC).Start.Format("2006010215")
 	huge := "flow:count:" + strings.Repeat("a", 1<<20) + ":ios:10.0.0.1:" + hour
 	rdb.Set(ctx, huge, 1, time.Hour)

@@ -381,6 +381,7 @@ func TestOneAddressOfAClusterIsACluster(t *testing.T) {
 		t.Fatalf("exit %d, %q %q; want it to report a cluster", code, out, errOut)
 	}
 	const events, dims = 30000, 300
+	redistest.ClearOfHourEnd(t, time.Minute) // today's window from the inject to the snapshot
 	code, out, errOut = hg(t, "inject", "--addr", cl.Addrs[0], "--allow-writes", "--family", "ad_revenue",
 		"--events", strconv.Itoa(events), "--dims", strconv.Itoa(dims))
 	if code != exitOK || parseSummary(t, out)["events"] != events {

@@ -58,7 +58,7 @@ func TestSnapshotCommand(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := t.Context()
 	path, cfg := utcConfig(t, srv.Addr)
-	now := time.Now()
+	now := redistest.ClearOfHourEnd(t, 30*time.Second) // the snapshot's current hour is this one
 	var hourTotal int64
 	for i := range 10 { // sound: INCRBY then a window-aligned EXPIREAT
 		k := familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", fmt.Sprint("10.0.0.", i))
@@ -357,7 +357,7 @@ func TestServeMetrics(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	path, cfg := utcConfig(t, srv.Addr)
-	now := time.Now()
+	now := redistest.ClearOfHourEnd(t, 30*time.Second)
 	for i := range 4 {
 		rdb.Set(t.Context(), familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", fmt.Sprint("10.0.0.", i)), 10*(i+1), time.Hour)
 	}

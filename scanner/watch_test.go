@@ -22,7 +22,7 @@ func TestWatcherKeepsASnapshotCurrent(t *testing.T) {
 	ctx := t.Context()
 	fams := families(t)
 	flow := fams[0]
-	now := time.Now()
+	now := redistest.ClearOfHourEnd(t, 30*time.Second) // the watcher's current hour stays this one
 	k := key(t, flow, store.Hour, now, "app", "ios", "10.0.0.1")
 	rdb.Set(ctx, k, 100, time.Hour)
 	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai}, SnapshotOptions{Location: shanghai})
