@@ -134,17 +134,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		password, err := cfg.Redis.Password()
-		if err != nil {
-			return usageError{err}
-		}
-		if tg, err = store.ParseTarget(cfg.Redis.Addrs, cfg.Redis.Username, password); err != nil {
-			return usageError{err}
-		}
-		if cfg.Redis.TLS.Any() {
-			if err := tg.UseTLS(cfg.Redis.TLS); err != nil {
-				return usageError{err}
-			}
+		if tg, err = cfg.Redis.target(); err != nil {
+			return err
 		}
 	} else {
 		addr, stopServer, err := startBenchRedis()

@@ -38,18 +38,9 @@ func openTarget(ctx context.Context, cfg *Config) (*target, error) {
 		t.mode, t.label, t.writable, t.emb = "embedded", "embedded Redis on "+emb.Addr(), true, emb
 		t.rdb = redis.NewClient(&redis.Options{Addr: emb.Addr()})
 	} else {
-		password, err := cfg.Redis.Password()
+		tg, err := cfg.Redis.target()
 		if err != nil {
-			return nil, usageError{err}
-		}
-		tg, err := store.ParseTarget(cfg.Redis.Addrs, cfg.Redis.Username, password)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		if cfg.Redis.TLS.Any() {
-			if err := tg.UseTLS(cfg.Redis.TLS); err != nil {
-				return nil, usageError{err}
-			}
+			return nil, err
 		}
 		t.label, t.writable = strings.Join(tg.Addrs, ","), cfg.Redis.AllowWrites
 		if tg.TLS != nil {
@@ -114,4 +105,23 @@ func redactAddrs(addrs []string) string {
 		shown[i] = store.RedactAddr(a)
 	}
 	return strings.Join(shown, ",")
+}
+
+// target is the Redis the [redis] table names: its addresses, user, password and TLS settings.
+// A mistake in them is a usage error.
+func (r RedisConfig) target() (store.Target, error) {
+	password, err := r.Password()
+	if err != nil {
+		return store.Target{}, usageError{err}
+	}
+	tg, err := store.ParseTarget(r.Addrs, r.Username, password)
+	if err != nil {
+		return store.Target{}, usageError{err}
+	}
+	if r.TLS.Any() {
+		if err := tg.UseTLS(r.TLS); err != nil {
+			return store.Target{}, usageError{err}
+		}
+	}
+	return tg, nil
 }

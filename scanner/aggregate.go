@@ -234,15 +234,26 @@ func (fa *famAgg) note(p int, k *Key, ex Example, opt SnapshotOptions) {
 
 // push offers a value to the window's top list.
 func (w *winAgg) push(name string, dims []string, v int64, k int) {
-	if len(w.top) == k && v <= w.top[k-1].value {
-		return
+	var i int
+	if w.top, i = topSlot(w.top, v, k, func(e topEntry) int64 { return e.value }); i >= 0 {
+		w.top[i] = topEntry{name: name, dims: dims, value: v}
 	}
-	i := sort.Search(len(w.top), func(i int) bool { return w.top[i].value < v })
-	if len(w.top) < k {
-		w.top = append(w.top, topEntry{})
+}
+
+// topSlot makes room in top (largest value first, at most k long) for a value v that ranks among
+// them: it returns the list and the index to write v's entry at, or -1 when v does not rank, so
+// an entry is built only when it is kept.
+func topSlot[T any](top []T, v int64, k int, value func(T) int64) ([]T, int) {
+	if k <= 0 || (len(top) >= k && v <= value(top[k-1])) {
+		return top, -1
 	}
-	copy(w.top[i+1:], w.top[i:])
-	w.top[i] = topEntry{name: name, dims: dims, value: v}
+	i := sort.Search(len(top), func(i int) bool { return value(top[i]) < v })
+	if len(top) < k {
+		var zero T
+		top = append(top, zero)
+	}
+	copy(top[i+1:], top[i:])
+	return top, i
 }
 
 // ParseInteger parses a counter's value the way Redis' INCRBY does: an optional minus sign and

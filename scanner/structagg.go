@@ -84,15 +84,9 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 		case n == spec.Limit:
 			l.atLimit++
 		}
-		if len(l.top) < maxTopKeys || n > l.top[len(l.top)-1].Count {
-			kc := KeyCount{Key: Escape(k.Name), Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: n, TTLMS: ttlMS(k.TTL)}
-			i := sort.Search(len(l.top), func(i int) bool { return l.top[i].Count < n })
-			l.top = append(l.top, KeyCount{})
-			copy(l.top[i+1:], l.top[i:])
-			l.top[i] = kc
-			if len(l.top) > maxTopKeys {
-				l.top = l.top[:maxTopKeys]
-			}
+		var i int
+		if l.top, i = topSlot(l.top, n, maxTopKeys, keyCount); i >= 0 {
+			l.top[i] = KeyCount{Key: Escape(k.Name), Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: n, TTLMS: ttlMS(k.TTL)}
 		}
 	case kindLock:
 		if k.spec >= len(a.locks) {
@@ -125,16 +119,9 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 		}
 		a.queuesN[k.spec]++
 		n, _ := strconv.ParseInt(k.Value, 10, 64)
-		top := a.queues[k.spec]
-		if len(top) < maxPatternQueues || n > top[len(top)-1].Count {
-			i := sort.Search(len(top), func(i int) bool { return top[i].Count < n })
-			top = append(top, KeyCount{})
-			copy(top[i+1:], top[i:])
-			top[i] = KeyCount{Key: k.Name, Count: n} // the raw name: fill reads it, then escapes it
-			if len(top) > maxPatternQueues {
-				top = top[:maxPatternQueues]
-			}
-			a.queues[k.spec] = top
+		var i int
+		if a.queues[k.spec], i = topSlot(a.queues[k.spec], n, maxPatternQueues, keyCount); i >= 0 {
+			a.queues[k.spec][i] = KeyCount{Key: k.Name, Count: n} // the raw name: fill reads it, then escapes it
 		}
 	case kindUnique:
 		if k.spec >= len(a.uniques) {
@@ -159,6 +146,8 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 		}
 	}
 }
+
+func keyCount(kc KeyCount) int64 { return kc.Count }
 
 // tokenTime reads the acquisition time hourglass's locks put in their tokens ("<unix ms>-<hex>").
 func tokenTime(token string) (int64, bool) {
