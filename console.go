@@ -88,7 +88,7 @@ func (a *consoleActions) Inject(ctx context.Context, family string, events int) 
 }
 
 // SetTraffic starts or stops trafficRate events a second into family.
-func (a *consoleActions) SetTraffic(family string, on bool) string {
+func (a *consoleActions) SetTraffic(family string, on bool) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if stop, ok := a.traffic[family]; ok {
@@ -96,11 +96,11 @@ func (a *consoleActions) SetTraffic(family string, on bool) string {
 		delete(a.traffic, family)
 	}
 	if !on {
-		return "test traffic into " + family + " stopped"
+		return "test traffic into " + family + " stopped", nil
 	}
 	f, err := pickFamily(a.cfg, family)
 	if err != nil {
-		return "test traffic: " + err.Error()
+		return "", err
 	}
 	ctx, stop := context.WithCancel(a.ctx)
 	a.traffic[family] = stop
@@ -111,7 +111,7 @@ func (a *consoleActions) SetTraffic(family string, on bool) string {
 			traffic: []*traffic{newTraffic(f, demoTuples, 99)}}
 		d.run(ctx, io.Discard)
 	}()
-	return fmt.Sprintf("test traffic into %s: %d events a second (t again stops it)", family, trafficRate)
+	return fmt.Sprintf("test traffic into %s: %d events a second (t again stops it)", family, trafficRate), nil
 }
 
 // Repair runs scanner.Repair over every family at the scan budget.

@@ -88,8 +88,14 @@ func (m *Model) toggleTraffic() tea.Cmd {
 		m.flashf("test traffic: the config has no counter family")
 		return nil
 	}
-	m.traffic[fam] = !m.traffic[fam]
-	m.flashf(m.c.opt.Actions.SetTraffic(fam, m.traffic[fam]))
+	on := !m.traffic[fam]
+	text, err := m.c.opt.Actions.SetTraffic(fam, on)
+	if err != nil {
+		m.flashf("test traffic: " + oneLine(err.Error()))
+		return nil
+	}
+	m.traffic[fam] = on
+	m.flashf(text)
 	return nil
 }
 

@@ -47,6 +47,8 @@ type fakeActions struct {
 	traffic  map[string]bool
 	repairs  []bool // dryRun of each call
 	counts   scanner.RepairCounts
+	// trafficErr, when set, is what SetTraffic answers: the traffic did not start.
+	trafficErr error
 }
 
 func (a *fakeActions) Inject(ctx context.Context, family string, events int) (string, error) {
@@ -56,14 +58,17 @@ func (a *fakeActions) Inject(ctx context.Context, family string, events int) (st
 	return fmt.Sprintf("injected %d events into %s", events, family), nil
 }
 
-func (a *fakeActions) SetTraffic(family string, on bool) string {
+func (a *fakeActions) SetTraffic(family string, on bool) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.trafficErr != nil {
+		return "", a.trafficErr
+	}
 	if a.traffic == nil {
 		a.traffic = map[string]bool{}
 	}
 	a.traffic[family] = on
-	return fmt.Sprintf("traffic %s %v", family, on)
+	return fmt.Sprintf("traffic %s %v", family, on), nil
 }
 
 func (a *fakeActions) Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error) {
@@ -616,5 +621,18 @@ func TestEscapedValuesAreShownOnce(t *testing.T) {
 	note := v.exampleNote("not_integer", scanner.Example{Value: scanner.Escape("12\x1babc")})
 	if want := `value "12\x1babc"`; note != want {
 		t.Fatalf("note %q, want %q", note, want)
+	}
+}
+
+// TestTrafficThatDidNotStartIsNotShown: when test traffic fails to start, the header does not
+// claim it runs, and the reason is said.
+func TestTrafficThatDidNotStartIsNotShown(t *testing.T) {
+	acts := &fakeActions{trafficErr: errors.New("no counter family \"flow\"")}
+	m := newTestModel(t, &fakeSource{status: testStatus(t)}, acts, 120, 36)
+	poll(t, m)
+	press(m, "t")
+	s := screen(m)
+	if m.traffic["flow"] || strings.Contains(s, "test traffic: flow") || !strings.Contains(s, `test traffic: no counter family "flow"`) {
+		t.Fatalf("traffic %v; the failure is not said:\n%s", m.traffic, s)
 	}
 }

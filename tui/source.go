@@ -19,8 +19,10 @@ type Source interface {
 type Actions interface {
 	// Inject writes a burst of test events into a counter family and says what it wrote.
 	Inject(ctx context.Context, family string, events int) (string, error)
-	// SetTraffic starts or stops steady test traffic into a family and says what now runs.
-	SetTraffic(family string, on bool) string
+	// SetTraffic starts or stops steady test traffic into a family and says what now runs; an
+	// error means it did not start. It is called in Update, so it must not block: the traffic
+	// runs on goroutines of its own.
+	SetTraffic(family string, on bool) (string, error)
 	// Repair gives family keys without a TTL their window-aligned expiry (DryRun: only counts).
 	Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error)
 }
