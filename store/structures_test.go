@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -143,6 +144,49 @@ func TestLateAckLosesNothing(t *testing.T) {
 	}
 	if c, _ := q.Claim(ctx, 0, time.Minute); len(c.Tasks) != 0 {
 		t.Fatal("a claim of 0 took tasks")
+	}
+}
+
+// TestClaimAndReapManyAtOnce claims more tasks in one call than the scripts move in one command,
+// then reaps them all in one call: every task is moved whole, none twice.
+func TestClaimAndReapManyAtOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	s := newStore(t, srv.Client(t), Options{})
+	ctx := t.Context()
+	q := s.DelayQueue("delay:many", Milliseconds)
+	const n = 1234
+	tasks := make([]string, n)
+	for i := range tasks {
+		tasks[i] = fmt.Sprint("t", i)
+	}
+	if err := q.Enqueue(ctx, time.Time{}, tasks...); err != nil {
+		t.Fatal(err)
+	}
+	c, err := q.Claim(ctx, n+10, time.Millisecond)
+	if err != nil || len(c.Tasks) != n {
+		t.Fatalf("claimed %d, %v; want all %d", len(c.Tasks), err, n)
+	}
+	if st, _ := q.Stats(ctx, s.Now()); st.Depth != 0 || st.InFlight != n {
+		t.Fatalf("after the claim: %+v", st)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for st, _ := q.Stats(ctx, s.Now()); st.InFlight > 0; st, _ = q.Stats(ctx, s.Now()) {
+		if _, err := q.Reap(ctx, n+10); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("in flight after reaping: %+v", st)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	again, err := q.Claim(ctx, n+10, time.Minute)
+	if err != nil || len(again.Tasks) != n {
+		t.Fatalf("claimed again %d, %v; want all %d", len(again.Tasks), err, n)
+	}
+	slices.Sort(again.Tasks)
+	slices.Sort(tasks)
+	if !slices.Equal(again.Tasks, tasks) {
+		t.Fatal("the reaped tasks are not the tasks enqueued")
 	}
 }
 

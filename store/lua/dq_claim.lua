@@ -15,8 +15,15 @@
 --
 -- Reply: the claimed tasks, oldest due first.
 local tasks = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, task in ipairs(tasks) do
-  redis.call('ZREM', KEYS[1], task)
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4] .. '|' .. task)
+-- One ZREM and one ZADD per chunk of tasks, not per task (chunks keep unpack within Lua's stack).
+for i = 1, #tasks, 500 do
+  local last = math.min(i + 499, #tasks)
+  redis.call('ZREM', KEYS[1], unpack(tasks, i, last))
+  local adds = {}
+  for j = i, last do
+    adds[#adds + 1] = ARGV[3]
+    adds[#adds + 1] = ARGV[4] .. '|' .. tasks[j]
+  end
+  redis.call('ZADD', KEYS[2], unpack(adds))
 end
 return tasks

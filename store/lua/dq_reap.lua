@@ -9,13 +9,17 @@
 --
 -- Reply: how many tasks were returned.
 local entries = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, entry in ipairs(entries) do
-  redis.call('ZREM', KEYS[2], entry)
-  local bar = string.find(entry, '|', 1, true)
-  local task = entry
-  if bar then
-    task = string.sub(entry, bar + 1)
+-- One ZREM and one ZADD per chunk of entries, not per entry.
+for i = 1, #entries, 500 do
+  local last = math.min(i + 499, #entries)
+  redis.call('ZREM', KEYS[2], unpack(entries, i, last))
+  local adds = {}
+  for j = i, last do
+    local entry = entries[j]
+    local bar = string.find(entry, '|', 1, true)
+    adds[#adds + 1] = ARGV[3]
+    adds[#adds + 1] = bar and string.sub(entry, bar + 1) or entry
   end
-  redis.call('ZADD', KEYS[1], ARGV[3], task)
+  redis.call('ZADD', KEYS[1], unpack(adds))
 end
 return #entries
