@@ -56,6 +56,7 @@ func TestHostileKeys(t *testing.T) {
 		}
 		rdb.ZAdd(ctx, "rl:api:flood", z...)
 	}
+	rdb.HSet(ctx, "rl:api:a-hash", "f", 1) // a limiter's key of the wrong type
 
 	code, out, errOut := hg(t, "snapshot", "--json", "--config", path, "--keys-per-second", "0")
 	if code != exitOK {
@@ -80,12 +81,15 @@ func TestHostileKeys(t *testing.T) {
 			t.Errorf("an example key of %d bytes: names are cut", len(ex.Key))
 		}
 	}
-	if lim := snap.Limiters[0]; lim.OverLimit != 1 || lim.Top[0].Count != 200_000 {
-		t.Errorf("the flooded limiter key: %+v", lim)
+	if lim := snap.Limiters[0]; lim.OverLimit != 1 || lim.Top[0].Count != 200_000 || lim.Keys != 1 || lim.WrongType != 1 {
+		t.Errorf("the flooded limiter key, and a hash beside it: %+v", lim)
 	}
 	code, out, _ = hg(t, "snapshot", "--config", path, "--keys-per-second", "0")
 	if code != exitOK || strings.ContainsAny(out, "\x1b\x07\x00") {
 		t.Errorf("text report: exit %d, or a control character reached it", code)
+	}
+	if !strings.Contains(out, "limiter api: 1 keys of its pattern hold another type") {
+		t.Errorf("the text report does not say a limiter key is of the wrong type:\n%s", out)
 	}
 }
 

@@ -132,6 +132,9 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 				tui.Commas(l.AtLimit), tui.Commas(l.OverLimit), tui.Commas(l.Allowed), tui.Commas(l.Rejected), busiest)
 		}
 		tb.write(out, "")
+		for _, l := range s.Limiters {
+			wrongTypeNote(out, "limiter", l.Name, l.WrongType)
+		}
 	}
 	if len(s.Uniques) > 0 {
 		fmt.Fprintln(out)
@@ -146,6 +149,9 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			tb.row(u.Name, u.Kind, cur, keys, count, tui.Commas(u.Union7d), tui.Commas(u.Union30d))
 		}
 		tb.write(out, "")
+		for _, u := range s.Uniques {
+			wrongTypeNote(out, u.Kind, u.Name, u.WrongType)
+		}
 	}
 	if len(s.Locks) > 0 {
 		fmt.Fprintln(out)
@@ -159,6 +165,17 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			tb.row(l.Name, tui.Commas(l.Held), tui.Commas(l.NoTTL), ex)
 		}
 		tb.write(out, "")
+		for _, l := range s.Locks {
+			wrongTypeNote(out, "lock", l.Name, l.WrongType)
+		}
+	}
+}
+
+// wrongTypeNote says how many keys of a structure's pattern hold something else, when any do.
+func wrongTypeNote(out io.Writer, kind, name string, n int64) {
+	if n > 0 {
+		fmt.Fprintf(out, "  %s %s: %s keys of its pattern hold another type or a value that is no count; left out above\n",
+			kind, name, tui.Commas(n))
 	}
 }
 
