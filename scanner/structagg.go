@@ -179,7 +179,7 @@ func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *S
 	for _, q := range a.specs.ListQueues {
 		lq := ListQueue{Name: q.Name, Key: Escape(q.Key)}
 		if rdb != nil {
-			st, err := store.ListQueueStatsOf(ctx, rdb, q.Key, store.CompanionKey(q.Key, "processing"))
+			st, err := store.ListQueueStatsOf(ctx, rdb, q.Key, store.ProcessingKey(q.Key))
 			if err != nil {
 				lq.Error = err.Error()
 			} else {
@@ -279,7 +279,7 @@ func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSp
 	if rdb == nil {
 		return dq
 	}
-	st, err := store.DelayQueueStatsOf(ctx, rdb, key, store.CompanionKey(key, "inflight"), q.Unit, now)
+	st, err := store.DelayQueueStatsOf(ctx, rdb, key, store.InFlightKey(key), q.Unit, now)
 	if err != nil {
 		dq.Error = err.Error()
 		return dq

@@ -414,8 +414,8 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 func (s *Sweep) classify(names []string) []Key {
 	found := make([]Key, 0, len(names))
 	for _, name := range names {
-		if strings.HasPrefix(name, "hourglass:") {
-			continue // the tool's own bookkeeping (writer sequence keys)
+		if store.IsOwnKey(name) {
+			continue // the tool's own bookkeeping (writer sequence records, decision counters)
 		}
 		if cl, ok := store.Classify(s.families, name, s.loc); ok {
 			found = append(found, Key{Name: name, Classified: cl})
@@ -424,17 +424,6 @@ func (s *Sweep) classify(names []string) []Key {
 		}
 	}
 	return found
-}
-
-// companion reports whether name is a queue's companion (its in-flight set, processing list or
-// test queue), which a pattern's last placeholder would otherwise take for a queue of its own.
-func companion(name string) bool {
-	for _, suffix := range []string{":inflight", ":processing", ":hourglass-test"} {
-		if strings.HasSuffix(name, suffix) {
-			return true
-		}
-	}
-	return false
 }
 
 // classifyStructure finds the limiter, lock, unique or delay queue a key belongs to.
@@ -450,7 +439,7 @@ func (s *Sweep) classifyStructure(name string) (Key, bool) {
 		}
 	}
 	for i, q := range s.structs.DelayQueues {
-		if q.Pattern == nil || companion(name) {
+		if q.Pattern == nil || store.IsCompanionKey(name) {
 			continue
 		}
 		if dims, ok := q.Pattern.Match(name); ok {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -102,6 +103,15 @@ func RedactAddr(a string) string {
 	return a
 }
 
+// RedactAddrs lists addresses for a message, comma-separated, with any URL password hidden.
+func RedactAddrs(addrs []string) string {
+	shown := make([]string, len(addrs))
+	for i, a := range addrs {
+		shown[i] = RedactAddr(a)
+	}
+	return strings.Join(shown, ",")
+}
+
 // RedactIn hides the password of address a wherever it appears in msg (URL parse errors quote
 // the whole URL).
 func RedactIn(msg, a string) string {
@@ -192,4 +202,12 @@ func LoadClientCert(certFile, keyFile string) (tls.Certificate, error) {
 		return tls.Certificate{}, fmt.Errorf("client certificate: %w", err)
 	}
 	return pair, nil
+}
+
+// IsClusterNode reports whether the server rdb talks to runs in cluster mode. A server that will
+// not say (INFO refused to the user, or unreachable: the clock read that follows reports that)
+// is taken as standalone.
+func IsClusterNode(ctx context.Context, rdb redis.UniversalClient) bool {
+	info, err := rdb.Info(ctx, "cluster").Result()
+	return err == nil && strings.Contains(info, "cluster_enabled:1")
 }

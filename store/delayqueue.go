@@ -62,7 +62,7 @@ func (s *Store) DelayQueue(key string, unit ScoreUnit) *DelayQueue {
 	if unit != Seconds {
 		unit = Milliseconds
 	}
-	return &DelayQueue{s: s, Key: key, InFlight: CompanionKey(key, "inflight"), Unit: unit}
+	return &DelayQueue{s: s, Key: key, InFlight: InFlightKey(key), Unit: unit}
 }
 
 // Enqueue adds tasks due at due (the server's now when zero). A task already queued takes the

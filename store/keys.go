@@ -47,9 +47,21 @@ var crc16Table = func() (t [256]uint16) {
 	return t
 }()
 
+// The keys hourglass writes for itself are spelled in this file, once: each with a builder and,
+// where a sweep must recognise it, a parser (IsOwnKey, IsCompanionKey) that the scanner uses.
+
+// ownPrefix starts hourglass's own bookkeeping: the writers' sequence records and the limiters'
+// hourly decision counters. Sweeps skip these keys (IsOwnKey); they are not a user's data.
+const ownPrefix = "hourglass:"
+
 // seqKeyPrefix starts the keys where writers record the last call they applied (flush.go).
-// Sweeps skip keys under "hourglass:"; they are the tool's own bookkeeping.
-const seqKeyPrefix = "hourglass:seq:"
+const seqKeyPrefix = ownPrefix + "seq:"
+
+// limitKeyPattern is the pattern of a limiter's hourly decision counters (limiter.go).
+const limitKeyPattern = ownPrefix + "limit:{<limiter>}:<outcome>:<window>"
+
+// IsOwnKey reports whether key is hourglass's own bookkeeping, which sweeps skip.
+func IsOwnKey(key string) bool { return strings.HasPrefix(key, ownPrefix) }
 
 // seqKey names the sequence key of a writer's lane in one slot. Its hash tag routes it to that
 // slot, so one script call can read it alongside the counters it guards.
@@ -78,11 +90,59 @@ func slotTag(slot int) string {
 	return slotTags[slot]
 }
 
-// CompanionKey names a key that must live in key's hash slot (a queue's in-flight set, its
+// The suffixes of a queue's companion keys, which live in its hash slot.
+const (
+	inFlightSuffix   = "inflight"       // a delay queue's claimed tasks
+	processingSuffix = "processing"     // a list queue's popped tasks
+	testQueueSuffix  = "hourglass-test" // the test queue inject drives beside a real one
+)
+
+// InFlightKey names a delay queue's in-flight set: its claimed tasks and their deadlines.
+func InFlightKey(queue string) string { return companionKey(queue, inFlightSuffix) }
+
+// ProcessingKey names a list queue's processing list: the tasks popped and not yet acknowledged.
+func ProcessingKey(list string) string { return companionKey(list, processingSuffix) }
+
+// TestQueueKey names the test queue beside queue that test traffic drives on a real Redis: a
+// consumer there claims and acknowledges only its own tasks, never the real ones.
+func TestQueueKey(queue string) string { return companionKey(queue, testQueueSuffix) }
+
+// IsCompanionKey reports whether key is a queue's companion (its in-flight set, processing list
+// or test queue), which a queue pattern's last placeholder would otherwise take for a queue.
+func IsCompanionKey(key string) bool {
+	for _, suffix := range []string{inFlightSuffix, processingSuffix, testQueueSuffix} {
+		if strings.HasSuffix(key, ":"+suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// testPrefix marks a name or dims value that test traffic uses on a real Redis, so its keys are
+// never a real user's, lock's or limiter's.
+const testPrefix = "hourglass-test-"
+
+// TestValue is value as test traffic uses it on a real Redis: "hourglass-test-<value>".
+func TestValue(value string) string { return testPrefix + value }
+
+// TestName is a limiter's name for test traffic's decisions, so they are counted apart.
+func TestName(name string) string { return name + "-" + testQueueSuffix }
+
+// benchPrefix starts every key `hourglass bench` writes, bare or inside a hash tag, so bench can
+// delete exactly its own keys from a server it shares (BenchMatches).
+const benchPrefix = "bench:"
+
+// BenchKey names a key bench writes: "bench:<name>". Put it in braces for a hash tag.
+func BenchKey(name string) string { return benchPrefix + name }
+
+// BenchMatches are the SCAN MATCH patterns that find the keys BenchKey names, bare or tagged.
+func BenchMatches() []string { return []string{benchPrefix + "*", "{" + benchPrefix + "*"} }
+
+// companionKey names a key that must live in key's hash slot (a queue's in-flight set, its
 // processing list): key with suffix when key has a hash tag, else key wrapped as the tag, since
 // "{K}:suffix" hashes exactly as "K" does. A key whose braces Redis does not read as a tag (an
 // empty "{}") is wrapped too when that keeps the slot.
-func CompanionKey(key, suffix string) string {
+func companionKey(key, suffix string) string {
 	plain, wrapped := key+":"+suffix, "{"+key+"}:"+suffix
 	if hasTag(key) {
 		return plain

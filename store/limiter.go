@@ -101,7 +101,7 @@ func (s *Store) NewLimiter(spec LimiterSpec) (*Limiter, error) {
 // "outcome" (allowed or rejected), hour windows kept 48 hours. Its keys start with hourglass:, so
 // sweeps leave them out; the snapshot reads them directly.
 func LimiterStats(name string) *Family {
-	f, err := NewFamily(FamilySpec{Name: "limiter:" + name, Pattern: "hourglass:limit:{<limiter>}:<outcome>:<window>",
+	f, err := NewFamily(FamilySpec{Name: "limiter:" + name, Pattern: limitKeyPattern,
 		HourFormat: "yyyyMMddHH", HourRetention: 48 * time.Hour})
 	if err != nil {
 		panic(err) // a constant spec

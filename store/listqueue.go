@@ -19,7 +19,7 @@ type ListQueue struct {
 
 // ListQueue returns the list queue at key.
 func (s *Store) ListQueue(key string) *ListQueue {
-	return &ListQueue{s: s, Key: key, Processing: CompanionKey(key, "processing")}
+	return &ListQueue{s: s, Key: key, Processing: ProcessingKey(key)}
 }
 
 // Push adds tasks at the head; Pop takes from the tail, so the queue is first in, first out.

@@ -207,7 +207,7 @@ func TestDelayQueueStatsOfASeedQueue(t *testing.T) {
 	add("in-30m", now.Add(30*time.Minute))
 	add("in-2h", now.Add(2*time.Hour))
 	add("in-3h", now.Add(3*time.Hour))
-	st, err := DelayQueueStatsOf(ctx, rdb, "queue:retry", CompanionKey("queue:retry", "inflight"), Milliseconds, now)
+	st, err := DelayQueueStatsOf(ctx, rdb, "queue:retry", InFlightKey("queue:retry"), Milliseconds, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
@@ -69,7 +70,7 @@ func (m *Model) inject() tea.Cmd {
 		return nil
 	}
 	act, ctx := m.c.opt.Actions, m.ctx
-	m.flashf(fmt.Sprintf("injecting %s events into %s…", Commas(injectBurst), fam))
+	m.flashf(fmt.Sprintf("injecting %s events into %s…", format.Commas(injectBurst), fam))
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -194,10 +195,10 @@ func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 	return func() tea.Msg {
 		n, err := act.Repair(ctx, false)
 		if err != nil {
-			return actionMsg{repair: id, text: fmt.Sprintf("repair (%s keys given their expiry before it stopped)", Commas(n.Expired)), err: err}
+			return actionMsg{repair: id, text: fmt.Sprintf("repair (%s keys given their expiry before it stopped)", format.Commas(n.Expired)), err: err}
 		}
 		return actionMsg{repair: id, text: fmt.Sprintf("repair: %s keys given their expiry, %s gone meanwhile, %s past expiry left",
-			Commas(n.Expired), Commas(n.Gone), Commas(n.SkippedPastExpiry))}
+			format.Commas(n.Expired), format.Commas(n.Gone), format.Commas(n.SkippedPastExpiry))}
 	}
 }
 
@@ -233,19 +234,19 @@ func (m *Model) modalText() []string {
 	case md.err != nil:
 		lines = append(lines, st.Bad.Render("The dry run failed: "+oneLine(md.err.Error())), "", st.Muted.Render("esc closes"))
 	case md.counts.Expired == 0:
-		lines = append(lines, fmt.Sprintf("%s keys seen; none needs an expiry.", Commas(md.counts.KeysSeen)))
+		lines = append(lines, fmt.Sprintf("%s keys seen; none needs an expiry.", format.Commas(md.counts.KeysSeen)))
 		if md.counts.SkippedPastExpiry > 0 {
 			lines = append(lines, fmt.Sprintf("%s keys are past their expiry: `hourglass repair --delete-expired` deletes them.",
-				Commas(md.counts.SkippedPastExpiry)))
+				format.Commas(md.counts.SkippedPastExpiry)))
 		}
 		lines = append(lines, "", st.Muted.Render("esc closes"))
 	default:
 		c := md.counts
 		lines = append(lines,
-			fmt.Sprintf("%s keys seen, %s without a TTL:", Commas(c.KeysSeen), Commas(c.NoTTL)),
-			fmt.Sprintf("  %s will get EXPIREAT their window's end plus retention", Commas(c.Expired)),
-			fmt.Sprintf("  %s are past that and stay (the repair command's --delete-expired deletes them)", Commas(c.SkippedPastExpiry)),
-			fmt.Sprintf("  %s are not strings and stay", Commas(c.SkippedWrongType)), "")
+			fmt.Sprintf("%s keys seen, %s without a TTL:", format.Commas(c.KeysSeen), format.Commas(c.NoTTL)),
+			fmt.Sprintf("  %s will get EXPIREAT their window's end plus retention", format.Commas(c.Expired)),
+			fmt.Sprintf("  %s are past that and stay (the repair command's --delete-expired deletes them)", format.Commas(c.SkippedPastExpiry)),
+			fmt.Sprintf("  %s are not strings and stay", format.Commas(c.SkippedWrongType)), "")
 		if md.confirm != "" {
 			lines = append(lines, fmt.Sprintf("Type the target's name (%s) and enter to repair; esc cancels.", md.confirm),
 				"> "+md.typed+"▏")

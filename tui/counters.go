@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
@@ -110,24 +111,24 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if has(f, "hour") {
 			hour = "0"
 			if cw := f.CurrentWindow("hour"); cw != nil {
-				hour = Commas(cw.Total)
+				hour = format.Commas(cw.Total)
 			}
 		}
 		if has(f, "day") {
 			today = "0"
 			if cw := f.CurrentWindow("day"); cw != nil {
-				today = Commas(cw.Total)
+				today = format.Commas(cw.Total)
 			}
 		}
 		if f.Reconciliation != nil {
-			mism = Commas(f.MismatchedDims)
+			mism = format.Commas(f.MismatchedDims)
 		}
 		spark := ""
 		if n := len(f.Series.Hours); n > 0 {
-			spark = Sparkline(f.Series.Hours[max(n-24, 0):])
+			spark = format.Sparkline(f.Series.Hours[max(n-24, 0):])
 		}
-		t.rows = append(t.rows, []string{f.Family, Commas(f.Keys), hour, rateText(f), today,
-			Commas(f.TTL.NoTTL), mism, spark})
+		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), hour, rateText(f), today,
+			format.Commas(f.TTL.NoTTL), mism, spark})
 	}
 	v.sel = min(v.sel, max(len(t.rows)-1, 0))
 	t.selected = v.sel
@@ -150,10 +151,10 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 // rateText is the family's events a second: between sweeps when known, else the hour's average.
 func rateText(f scanner.FamilyStats) string {
 	if f.RatePerSec != nil {
-		return Rate(*f.RatePerSec)
+		return format.Rate(*f.RatePerSec)
 	}
 	if has(f, "hour") {
-		return "~" + Rate(f.HourAvgPerSec)
+		return "~" + format.Rate(f.HourAvgPerSec)
 	}
 	return "-"
 }
@@ -179,22 +180,22 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
 	var nums []string
 	if cw := f.CurrentWindow("hour"); cw != nil {
-		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(Commas(cw.Total))))
+		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
 	} else if has(*f, "hour") {
 		nums = append(nums, "this hour 0")
 	}
 	if cw := f.CurrentWindow("day"); cw != nil {
-		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(Commas(cw.Total))))
+		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
 	}
-	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", Commas(f.Keys)))
+	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", format.Commas(f.Keys)))
 	lines = append(lines, strings.Join(nums, "   "))
 	if n := len(f.Series.Hours); n > 0 {
 		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
-		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(Sparkline(series)), Commas(MaxOf(series))))
+		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), format.Commas(format.MaxOf(series))))
 	}
 	if n := len(f.Series.Days); n > 0 && h >= 16 {
 		days := f.Series.Days
-		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), Commas(MaxOf(days))))
+		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), format.Commas(format.MaxOf(days))))
 		for _, r := range barChart(days, 3) {
 			lines = append(lines, "  "+st.Spark.Render(r))
 		}
@@ -222,18 +223,18 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	}}
 	swept := map[string]int64{}
 	for _, dv := range cw.Top {
-		swept[DimsText(f.Dims, dv.Dims)] = dv.Value
+		swept[format.DimsText(f.Dims, dv.Dims)] = dv.Value
 	}
 	var shown []scanner.DimsValue
 	for _, dv := range top {
-		if matches(v.filter, DimsText(f.Dims, dv.Dims)) {
+		if matches(v.filter, format.DimsText(f.Dims, dv.Dims)) {
 			shown = append(shown, dv)
 		}
 	}
 	v.topSel = min(v.topSel, max(len(shown)-1, 0))
 	t.selected = v.topSel
 	for i, dv := range shown {
-		text := DimsText(f.Dims, dv.Dims)
+		text := format.DimsText(f.Dims, dv.Dims)
 		extra := "-"
 		switch {
 		case live != nil:
@@ -241,7 +242,7 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 		case cw.Total > 0:
 			extra = fmt.Sprintf("%.1f%%", 100*float64(dv.Value)/float64(cw.Total))
 		}
-		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), text, Commas(dv.Value), extra})
+		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), text, format.Commas(dv.Value), extra})
 	}
 	tl := t.render(w)
 	room := max(h-len(lines)-1, 1)
@@ -270,30 +271,12 @@ func reconcileText(good, bad func(...string) string, dims []string, r *scanner.R
 		if r.Days == 1 {
 			days = "day"
 		}
-		return good(fmt.Sprintf("reconcile: hours add up to the day for %s dims over %d ended %s", Commas(r.Dims), r.Days, days))
+		return good(fmt.Sprintf("reconcile: hours add up to the day for %s dims over %d ended %s", format.Commas(r.Dims), r.Days, days))
 	}
-	text := fmt.Sprintf("reconcile: %s dims disagree, off by %s", Commas(r.Mismatched), Commas(r.Difference))
+	text := fmt.Sprintf("reconcile: %s dims disagree, off by %s", format.Commas(r.Mismatched), format.Commas(r.Difference))
 	if len(r.Examples) > 0 {
 		e := r.Examples[0]
-		text += fmt.Sprintf(" (e.g. %s %s: hours %s, day %s)", e.Day, DimsText(dims, e.Dims), Commas(e.Hours), Commas(e.DayValue))
+		text += fmt.Sprintf(" (e.g. %s %s: hours %s, day %s)", e.Day, format.DimsText(dims, e.Dims), format.Commas(e.Hours), format.Commas(e.DayValue))
 	}
 	return bad(text)
-}
-
-// DimsText joins a key's dims in pattern order: "app1/ios/10.0.0.1".
-func DimsText(names []string, dims map[string]string) string {
-	vals := make([]string, 0, len(names))
-	for _, n := range names {
-		vals = append(vals, dims[n])
-	}
-	return strings.Join(vals, "/")
-}
-
-// MaxOf is the largest of v (0 for none).
-func MaxOf(v []int64) int64 {
-	var m int64
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"hourglass/internal/format"
 	"hourglass/scanner"
 	"hourglass/store"
 	"hourglass/theme"
@@ -604,8 +605,8 @@ func TestLimiterRateBeforeASecondSnapshot(t *testing.T) {
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 40)
 	poll(t, m)
 	press(m, "5")
-	if s := screen(m); !strings.Contains(s, "~"+Rate(10)) {
-		t.Fatalf("the limiter's rejected/s is not 3,000 over the 300 s before its snapshot (~%s):\n%s", Rate(10), s)
+	if s := screen(m); !strings.Contains(s, "~"+format.Rate(10)) {
+		t.Fatalf("the limiter's rejected/s is not 3,000 over the 300 s before its snapshot (~%s):\n%s", format.Rate(10), s)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
@@ -55,11 +56,11 @@ func (o *overview) render(w, h int) string {
 	}
 	out := strings.Join(rows, "\n")
 	sweep := fmt.Sprintf("last sweep: %s keys, %s in families, %s ms; the next has seen %s keys",
-		Commas(snap.Scan.KeysSeen), Commas(snap.Scan.KeysMatched), Commas(snap.Scan.DurationMS), Commas(o.c.status.Sweep.KeysSeen))
+		format.Commas(snap.Scan.KeysSeen), format.Commas(snap.Scan.KeysMatched), format.Commas(snap.Scan.DurationMS), format.Commas(o.c.status.Sweep.KeysSeen))
 	if ms := snap.Scan.Masters; len(ms) > 1 {
 		parts := make([]string, len(ms))
 		for i, m := range ms {
-			parts[i] = m.Addr + " " + Commas(m.KeysSeen)
+			parts[i] = m.Addr + " " + format.Commas(m.KeysSeen)
 		}
 		sweep += "\nkeys by master: " + strings.Join(parts, " · ")
 	}
@@ -73,7 +74,7 @@ func (o *overview) render(w, h int) string {
 func (o *overview) waiting() string {
 	st := o.c.styles
 	if n := o.c.status.Sweep.KeysSeen; n > 0 {
-		return st.Muted.Render(fmt.Sprintf("First sweep under way: %s keys seen. The panels fill when it completes.", Commas(n)))
+		return st.Muted.Render(fmt.Sprintf("First sweep under way: %s keys seen. The panels fill when it completes.", format.Commas(n)))
 	}
 	return st.Muted.Render("Connecting and starting the first sweep…")
 }
@@ -101,10 +102,10 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 		label = "events/s (hour avg)"
 	}
 	return []string{
-		row(label, Commas(now)),
-		row("this hour", Commas(hour)),
-		row("today", Commas(today)),
-		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), Commas(keys))),
+		row(label, format.Commas(now)),
+		row("this hour", format.Commas(hour)),
+		row("today", format.Commas(today)),
+		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), format.Commas(keys))),
 	}
 }
 
@@ -115,7 +116,7 @@ func (o *overview) health(snap *scanner.Snapshot) []string {
 		if p.Sampled == 0 {
 			return ""
 		}
-		return " ~" + BytesIEC(p.Bytes)
+		return " ~" + format.BytesIEC(p.Bytes)
 	}
 	warn := func(n int64, s string) string {
 		if n > 0 {
@@ -124,10 +125,10 @@ func (o *overview) health(snap *scanner.Snapshot) []string {
 		return st.Good.Render(s)
 	}
 	return []string{
-		warn(h.NoTTL.Keys, row("leaking (no TTL)", Commas(h.NoTTL.Keys)+mem(h.NoTTL))),
-		warn(h.OverRetention.Keys, row("over retention", Commas(h.OverRetention.Keys)+mem(h.OverRetention))),
-		warn(h.ExpiredButPresent.Keys, row("expired, present", Commas(h.ExpiredButPresent.Keys))),
-		warn(h.WrongType.Keys+h.NotInteger.Keys, row("wrong type / not int", Commas(h.WrongType.Keys)+" / "+Commas(h.NotInteger.Keys))),
+		warn(h.NoTTL.Keys, row("leaking (no TTL)", format.Commas(h.NoTTL.Keys)+mem(h.NoTTL))),
+		warn(h.OverRetention.Keys, row("over retention", format.Commas(h.OverRetention.Keys)+mem(h.OverRetention))),
+		warn(h.ExpiredButPresent.Keys, row("expired, present", format.Commas(h.ExpiredButPresent.Keys))),
+		warn(h.WrongType.Keys+h.NotInteger.Keys, row("wrong type / not int", format.Commas(h.WrongType.Keys)+" / "+format.Commas(h.NotInteger.Keys))),
 	}
 }
 
@@ -152,7 +153,7 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 	for _, q := range snap.ListQueues {
 		length, processing = length+q.Length, processing+q.Processing
 	}
-	lagText := Millis(lag)
+	lagText := format.Millis(lag)
 	if lagName != "" {
 		lagText += " (" + lagName + ")"
 	}
@@ -161,10 +162,10 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		lagStyle = st.Warn
 	}
 	return []string{
-		row("depth / due now", Commas(depth)+" / "+Commas(due)),
-		row("in flight", Commas(inFlight)),
+		row("depth / due now", format.Commas(depth)+" / "+format.Commas(due)),
+		row("in flight", format.Commas(inFlight)),
 		lagStyle.Render(row("oldest lag", lagText)),
-		row("lists / processing", Commas(length)+" / "+Commas(processing)),
+		row("lists / processing", format.Commas(length)+" / "+format.Commas(processing)),
 	}
 }
 
@@ -192,13 +193,13 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		return s
 	}
 	lines := []string{
-		row("keys", Commas(keys)),
-		warn(atLimit, row("at their limit", Commas(atLimit))),
-		warn(over, row("over (racy writer)", Commas(over))),
-		row("rejected/s", Rate(rejected)),
+		row("keys", format.Commas(keys)),
+		warn(atLimit, row("at their limit", format.Commas(atLimit))),
+		warn(over, row("over (racy writer)", format.Commas(over))),
+		row("rejected/s", format.Rate(rejected)),
 	}
 	if busiest != "" {
-		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+Commas(busiestN)+")"))
+		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+format.Commas(busiestN)+")"))
 	}
 	return lines
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"hourglass/internal/format"
 	"strings"
 	"time"
 
@@ -71,7 +72,7 @@ func (m *Model) header(w int) []string {
 	case srv.Err != "":
 		parts = append(parts, st.Warn.Render("INFO refused"))
 	case srv.Version != "":
-		parts = append(parts, "ops/s "+Commas(srv.OpsPerSec), "mem "+BytesIEC(srv.UsedMemory))
+		parts = append(parts, "ops/s "+format.Commas(srv.OpsPerSec), "mem "+format.BytesIEC(srv.UsedMemory))
 		if srv.Masters > 1 {
 			parts = append(parts, fmt.Sprintf("%d masters", srv.Masters))
 		}
@@ -89,7 +90,7 @@ func (m *Model) header(w int) []string {
 	if s := m.c.status.Snapshot; s != nil {
 		parts = append(parts, "sweep "+ago(m.c.now().Sub(s.TakenAt))+" ago")
 	} else if m.c.status.Sweep.KeysSeen > 0 {
-		parts = append(parts, "first sweep: "+Commas(m.c.status.Sweep.KeysSeen)+" keys")
+		parts = append(parts, "first sweep: "+format.Commas(m.c.status.Sweep.KeysSeen)+" keys")
 	}
 	return []string{fit(line1, w), fit(strings.Join(parts, st.Muted.Render("  ·  ")), w)}
 }

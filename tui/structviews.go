@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
@@ -45,7 +46,7 @@ func (c *common) spark(k string, w int) string {
 	if len(h) == 0 {
 		return ""
 	}
-	return c.styles.Spark.Render(Sparkline(h))
+	return c.styles.Spark.Render(format.Sparkline(h))
 }
 
 // queues shows the delay and list queues.
@@ -92,8 +93,8 @@ func (v *queues) render(w, h int) string {
 				t.rows = append(t.rows, []string{q.Name, "error: " + q.Error})
 				continue
 			}
-			t.rows = append(t.rows, []string{q.Name, Commas(q.Depth), Commas(q.Due), Commas(q.InFlight), Millis(q.OldestDueAgeMS),
-				Millis(q.NextDueInMS), Commas(q.Schedule["1m"]), Commas(q.Schedule["10m"]), Commas(q.Schedule["1h"]), Commas(q.Schedule["later"]), q.Key})
+			t.rows = append(t.rows, []string{q.Name, format.Commas(q.Depth), format.Commas(q.Due), format.Commas(q.InFlight), format.Millis(q.OldestDueAgeMS),
+				format.Millis(q.NextDueInMS), format.Commas(q.Schedule["1m"]), format.Commas(q.Schedule["10m"]), format.Commas(q.Schedule["1h"]), format.Commas(q.Schedule["later"]), q.Key})
 		}
 		lines = append(lines, t.render(w)...)
 		sw := max(w-30, 8)
@@ -116,7 +117,7 @@ func (v *queues) render(w, h int) string {
 				t.selected = len(t.rows)
 			}
 			row++
-			t.rows = append(t.rows, []string{q.Name, q.Key, Commas(q.Length), Commas(q.Processing), v.c.spark("lq.length."+q.Key, 30)})
+			t.rows = append(t.rows, []string{q.Name, q.Key, format.Commas(q.Length), format.Commas(q.Processing), v.c.spark("lq.length."+q.Key, 30)})
 		}
 		lines = append(lines, t.render(w)...)
 	}
@@ -165,28 +166,28 @@ func (v *limiters) render(w, h int) string {
 	t.selected = v.sel
 	perSec := func(p *float64, hourTotal int64) string {
 		if p != nil {
-			return Rate(*p)
+			return format.Rate(*p)
 		}
 		// The first snapshot (or the first of an hour): this hour's average, up to when it was taken.
 		taken := s.TakenAt
-		return "~" + Rate(float64(hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
+		return "~" + format.Rate(float64(hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
 	}
 	for _, l := range shown {
-		t.rows = append(t.rows, []string{l.Name, Commas(l.Keys), Commas(l.AtLimit), Commas(l.OverLimit),
-			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), Commas(l.Hits), Commas(l.Limit),
-			Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
+		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.Commas(l.OverLimit),
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Commas(l.Hits), format.Commas(l.Limit),
+			format.Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
 	l := shown[v.sel]
 	if l.OverLimit > 0 {
-		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (the seed's sliding limiter does)", Commas(l.OverLimit))))
+		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (the seed's sliding limiter does)", format.Commas(l.OverLimit))))
 	}
 	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
 	kt := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
 	}}
 	for _, k := range l.Top {
-		kt.rows = append(kt.rows, []string{k.Key, Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), Millis(k.TTLMS)})
+		kt.rows = append(kt.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), format.Millis(k.TTLMS)})
 	}
 	if len(kt.rows) == 0 {
 		lines = append(lines, st.Muted.Render("no keys in the last sweep"))
@@ -238,13 +239,13 @@ func (v *uniques) render(w, h int) string {
 		for _, win := range u.Windows {
 			series = append(series, win.Count)
 			if win.Current {
-				cur, keys, count = win.Granularity+" "+win.Window, Commas(win.Keys), Commas(win.Count)
+				cur, keys, count = win.Granularity+" "+win.Window, format.Commas(win.Keys), format.Commas(win.Count)
 			}
 		}
 		if len(series) > 30 {
 			series = series[len(series)-30:]
 		}
-		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, Commas(u.Union7d), Commas(u.Union30d), st.Spark.Render(Sparkline(series))})
+		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, format.Commas(u.Union7d), format.Commas(u.Union30d), st.Spark.Render(format.Sparkline(series))})
 	}
 	lines := t.render(w)
 	u := shown[v.sel]

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
@@ -77,10 +78,10 @@ func (v *ttlView) render(w, h int) string {
 		}
 		mem := "-"
 		if sampled {
-			mem = BytesIEC(bytes)
+			mem = format.BytesIEC(bytes)
 		}
-		t.rows = append(t.rows, []string{f.Family, Commas(f.Keys), Commas(f.TTL.NoTTL), Commas(f.TTL.OverRetention),
-			Commas(f.TTL.ExpiredButPresent), Commas(f.WrongType), Commas(f.NotInteger), mem})
+		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention),
+			format.Commas(f.TTL.ExpiredButPresent), format.Commas(f.WrongType), format.Commas(f.NotInteger), mem})
 	}
 	if len(t.rows) == 0 {
 		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
@@ -92,8 +93,8 @@ func (v *ttlView) render(w, h int) string {
 	for _, f := range snap.Counters {
 		familyKeys += f.Keys
 	}
-	t.rows = append(t.rows, []string{"all families", Commas(familyKeys), Commas(h0.NoTTL.Keys),
-		Commas(h0.OverRetention.Keys), Commas(h0.ExpiredButPresent.Keys), Commas(h0.WrongType.Keys), Commas(h0.NotInteger.Keys), ""})
+	t.rows = append(t.rows, []string{"all families", format.Commas(familyKeys), format.Commas(h0.NoTTL.Keys),
+		format.Commas(h0.OverRetention.Keys), format.Commas(h0.ExpiredButPresent.Keys), format.Commas(h0.WrongType.Keys), format.Commas(h0.NotInteger.Keys), ""})
 	lines := t.render(w)
 
 	f := snap.Family(visible[v.sel])
@@ -113,7 +114,7 @@ func (v *ttlView) render(w, h int) string {
 		lines = append(lines, st.Good.Render("none: every key of this family expires on time"))
 	}
 	for _, l := range snap.Locks {
-		line := fmt.Sprintf("locks %s: %s held, %s without a TTL", l.Name, Commas(l.Held), Commas(l.NoTTL))
+		line := fmt.Sprintf("locks %s: %s held, %s without a TTL", l.Name, format.Commas(l.Held), format.Commas(l.NoTTL))
 		if l.NoTTL > 0 {
 			lines = append(lines, "", st.Warn.Render(line+" (held forever: the holder died between SETNX and PEXPIRE)"))
 		} else {
@@ -122,9 +123,9 @@ func (v *ttlView) render(w, h int) string {
 		for _, ex := range l.Examples[:min(len(l.Examples), 3)] {
 			age := "age unknown"
 			if ex.AgeMS >= 0 {
-				age = "taken " + Millis(ex.AgeMS) + " ago"
+				age = "taken " + format.Millis(ex.AgeMS) + " ago"
 			}
-			lines = append(lines, fit("  "+ex.Key+"  "+st.Muted.Render("held by "+ex.Token+", TTL "+Millis(ex.TTLMS)+", "+age), w))
+			lines = append(lines, fit("  "+ex.Key+"  "+st.Muted.Render("held by "+ex.Token+", TTL "+format.Millis(ex.TTLMS)+", "+age), w))
 		}
 	}
 	if note := h0.MemoryNote; note != "" {
@@ -132,7 +133,7 @@ func (v *ttlView) render(w, h int) string {
 	}
 	lines = append(lines, "")
 	if v.c.opt.Actions != nil {
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the keys without a TTL (%s in the last sweep): a dry run first, then confirm", Commas(h0.NoTTL.Keys))))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the keys without a TTL (%s in the last sweep): a dry run first, then confirm", format.Commas(h0.NoTTL.Keys))))
 	} else {
 		lines = append(lines, st.Muted.Render("r (repair) is off: "+v.c.opt.ReadOnlyWhy))
 	}
@@ -149,7 +150,7 @@ func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
 	case "no_ttl":
 		s = "no TTL, due " + due
 	case "over_retention":
-		s = fmt.Sprintf("TTL %s, due %s", Millis(ex.TTLMS), due)
+		s = fmt.Sprintf("TTL %s, due %s", format.Millis(ex.TTLMS), due)
 	case "expired_but_present":
 		s = "was due " + due
 	case "wrong_type":
@@ -158,7 +159,7 @@ func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
 		s = `value "` + ex.Value + `"` // escaped already: %q would escape it again
 	}
 	if ex.Bytes > 0 {
-		s += ", " + BytesIEC(ex.Bytes)
+		s += ", " + format.BytesIEC(ex.Bytes)
 	}
 	return s
 }

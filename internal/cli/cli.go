@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"hourglass/internal/config"
+	"hourglass/internal/format"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+)
+
+// command is one subcommand: its name, its line in `hourglass help`, and what runs it.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands are hourglass's subcommands in the order help lists them; "" is the console.
+func commands() []command {
+	return []command{
+		{"", "the console: a live view of the configured Redis; with no address, an embedded Redis with demo traffic", cmdWatch},
+		{"inject", "write counter test traffic through the batch writer, or a [[profile]] of every kind", cmdInject},
+		{"snapshot", "sweep the keyspace once and report every family and structure, as text or --json", cmdSnapshot},
+		{"repair", "give family keys that have no TTL their window-aligned expiry (--dry-run lists it)", cmdRepair},
+		{"serve", "keep sweeping and export the Snapshot as Prometheus metrics", cmdServe},
+		{"bench", "measure the writers and the sweep next to redis-benchmark and a raw SCAN", cmdBench},
+		{"help", "list the commands; help COMMAND shows that command's flags", nil},
+	}
+}
+
+// Run runs a command line and turns its error into one line on stderr and an exit code.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	name, rest := "", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, rest = args[0], args[1:]
+	}
+	if name == "help" {
+		if len(rest) > 0 { // help COMMAND is COMMAND --help
+			return Run(ctx, []string{rest[0], "--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, mainUsage())
+		return exitOK
+	}
+	err := config.Usagef("unknown command %q (run hourglass --help)", name)
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			err = c.run(ctx, rest, stdout, stderr)
+		}
+	}
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, new(config.UsageError)), errors.As(err, new(*config.Error)):
+		fmt.Fprintln(stderr, "hourglass: "+format.OneLine(err))
+		return exitUsage
+	default:
+		fmt.Fprintln(stderr, "hourglass: "+format.OneLine(err))
+		return exitRuntime
+	}
+}
+
+// mainUsage is `hourglass help`: every command with its line.
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString("hourglass: watch and exercise the counting structures in Redis: hour/day counters, delay and\n")
+	b.WriteString("list queues, limiters, uniques and locks.\n\nUsage:\n")
+	for _, c := range commands() {
+		line := "hourglass " + c.name + " [flags]"
+		switch c.name {
+		case "":
+			line = "hourglass [flags]"
+		case "help":
+			line = "hourglass help [COMMAND]"
+		}
+		fmt.Fprintf(&b, "  %-29s%s\n", line, c.summary)
+	}
+	b.WriteString("\nEvery command takes --help. Flags override config.toml; config.toml overrides built-in defaults.\n")
+	b.WriteString("Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.\n")
+	return b.String()
+}

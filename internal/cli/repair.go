@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"hourglass/internal/config"
+	"hourglass/internal/report"
+	"hourglass/internal/target"
+	"hourglass/internal/traffic"
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+const repairUsage = `hourglass repair: give family keys that have no TTL their window-aligned expiry.
+
+One SCAN sweep at the [scan] budget, like snapshot's. Each key of a counter family that has no
+TTL (a leak: written by INCRBY with the EXPIRE forgotten, or by INCR after its TTL ran out) gets
+EXPIREAT its window's end plus the family's retention, the instant a sound writer gives it. A key
+already past that instant is left alone and listed, unless --delete-expired deletes it. Keys that
+are not strings are listed and left alone. Every action is printed, then a summary.
+
+A real Redis needs --allow-writes, except with --dry-run, which only lists what would be done.
+
+Usage:
+  hourglass repair [--family NAME] [--dry-run] [--delete-expired] [flags]
+
+Flags:
+`
+
+func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("repair", repairUsage, stdout)
+	var common commonFlags
+	common.register(fs)
+	family := fs.String("family", "", "repair only this counter family (default: all)")
+	dryRun := fs.Bool("dry-run", false, "list what would be done; write nothing")
+	deleteExpired := fs.Bool("delete-expired", false, "delete keys with no TTL whose window is already past its retention")
+	kps := fs.Int("keys-per-second", -1, "sweep budget in keys per second, 0 for none (default: [scan] keys_per_second)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *kps < -1 {
+		return config.Usagef("repair: --keys-per-second must not be negative")
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	if *kps >= 0 {
+		cfg.Scan.KeysPerSecond = *kps
+	}
+	var only *store.Family
+	if *family != "" {
+		if only, err = cfg.Counter(*family); err != nil {
+			return err
+		}
+	}
+	if len(cfg.Counters) == 0 {
+		return config.Usagef("the config declares no [[counter]] family")
+	}
+	if !*dryRun {
+		if err := cfg.RequireWrites("repair"); err != nil {
+			return err
+		}
+	}
+	t, err := target.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if t.Embedded != nil {
+		if _, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters); err != nil {
+			return fmt.Errorf("repair: writing demo data: %w", err)
+		}
+		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data, some of it leaking; give --addr to repair your Redis\n", t.Embedded.Addr())
+	}
+
+	loc, now := cfg.UI.Timezone, t.Store.Now
+	each := func(a scanner.RepairAction) { report.RepairAction(stdout, a, *dryRun, loc, now()) }
+	n, err := scanner.Repair(ctx, t.RDB, cfg.Counters,
+		cfg.SweepOptions(false),
+		scanner.RepairOptions{Now: now, Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, each)
+	fmt.Fprintln(stdout, report.RepairSummary(n, *dryRun))
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("repair: interrupted; the summary above counts what was done")
+	case strings.HasPrefix(err.Error(), "repair: "):
+		return err // a write Redis refused
+	default:
+		return fmt.Errorf("repair: sweeping %s: %w", t.Label, err)
+	}
+}

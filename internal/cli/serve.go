@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"hourglass/internal/config"
+	"hourglass/internal/metrics"
+	"hourglass/internal/target"
+	"hourglass/scanner"
+	"io"
+	"net"
+)
+
+const serveUsage = `hourglass serve: keep sweeping within the [scan] budget and export the Snapshot to Prometheus.
+
+Every [ui] refresh it sweeps on for half the interval (as the console does) and reads INFO; when a
+sweep completes, its Snapshot replaces the last. GET /metrics returns the latest as Prometheus
+text: counter totals, rates and keys per family and granularity, TTL health, reconciliation,
+queue depth and lag, limiter hits and rejections, uniques, locks, and the sweep itself. It only
+reads, so a read-only ACL user is enough.
+
+Usage:
+  hourglass serve [--listen ADDR] [flags]
+
+Flags:
+`
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", serveUsage, stdout)
+	var common commonFlags
+	common.register(fs)
+	listen := fs.String("listen", "127.0.0.1:9121", "address to serve /metrics on")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	t, err := target.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	w := scanner.NewWatcher(t.RDB, cfg.Counters, cfg.SweepOptions(true),
+		scanner.SnapshotOptions{Now: t.Store.Now, Location: cfg.UI.Timezone, Target: t.Label, Mode: t.Mode})
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return config.Usagef("serve: --listen %s: %v", *listen, err)
+	}
+	fmt.Fprintf(stdout, "hourglass: serving metrics of %s on http://%s/metrics (ctrl+c stops)\n", t.Label, l.Addr())
+	label := t.Label
+	if t.Name != "" {
+		label = t.Name
+	}
+	return metrics.Serve(ctx, l, w, metrics.Options{Target: label, Refresh: cfg.UI.Refresh, Now: t.Store.Now, Log: stderr})
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"hourglass/internal/config"
+	"hourglass/internal/format"
+	"hourglass/internal/report"
+	"hourglass/internal/target"
+	"hourglass/internal/traffic"
+	"hourglass/scanner"
+)
+
+const snapshotUsage = `hourglass snapshot: sweep the keyspace once and report every counter family.
+
+One complete SCAN sweep (never KEYS), at the [scan] budget: each key is read back as a family's
+window and dims, and its TTL and value are read in a pipeline per page. The report gives each
+family's windows (totals, key counts, top dims), its rate and 48-hour / 30-day series, its TTL
+health (keys without a TTL, kept past their retention, or due to have expired; wrong types and
+non-integers; examples and the memory they hold) and, for families with hour and day windows,
+whether the hours of each ended day add up to the day. --json prints the same as one object
+(its fields are listed in the README).
+
+With no address it reports on an embedded Redis holding demo data written for the purpose.
+
+Usage:
+  hourglass snapshot [--json] [--keys-per-second N] [flags]
+
+Flags:
+`
+
+func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("snapshot", snapshotUsage, stdout)
+	var common commonFlags
+	common.register(fs)
+	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
+	kps := fs.Int("keys-per-second", -1, "sweep budget in keys per second, 0 for none (default: [scan] keys_per_second)")
+	top := fs.Int("top", 5, "largest dims kept per window")
+	examples := fs.Int("examples", 3, "example keys kept per problem and family")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *top < 1 || *examples < 1 || *kps < -1 {
+		return config.Usagef("snapshot: --top and --examples must be at least 1, --keys-per-second not negative")
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	if *kps >= 0 {
+		cfg.Scan.KeysPerSecond = *kps
+	}
+	t, err := target.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if t.Embedded != nil {
+		n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters)
+		if err == nil {
+			err = traffic.BurstStructures(ctx, t.Store, cfg)
+		}
+		if err != nil {
+			return fmt.Errorf("snapshot: writing demo data: %w", err)
+		}
+		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
+			t.Embedded.Addr(), format.Commas(n))
+	}
+	snap, err := takeSnapshot(ctx, t, cfg, scanner.SnapshotOptions{TopK: *top, Examples: *examples})
+	if err != nil && snap == nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(snap); err != nil {
+			return err
+		}
+	} else {
+		report.Snapshot(stdout, snap, cfg.Counters)
+	}
+	return err
+}
+
+// takeSnapshot runs one sweep of t at the config's budget. When the sweep stops early it returns
+// the partial snapshot (Complete false) with the reason.
+func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, opt scanner.SnapshotOptions) (*scanner.Snapshot, error) {
+	loc := cfg.UI.Timezone
+	opt.Now, opt.Location, opt.Target, opt.Mode = t.Store.Now, loc, t.Label, t.Mode
+	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters,
+		cfg.SweepOptions(true), opt)
+	snap.TakenAt = snap.TakenAt.In(loc)
+	switch {
+	case err == nil:
+		return snap, nil
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return snap, fmt.Errorf("snapshot: interrupted after %s keys; the report above is partial", format.Commas(snap.Scan.KeysSeen))
+	default:
+		return nil, fmt.Errorf("snapshot: sweeping %s: %w", t.Label, err)
+	}
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"hourglass/internal/config"
+	"hourglass/internal/console"
+	"hourglass/internal/target"
+	"hourglass/internal/traffic"
+	"hourglass/theme"
+)
+
+const watchUsage = `Running hourglass with no command opens the console: a live, full-screen view of
+every counter family (windows, rates, series, top dims), their TTL health and reconciliation,
+refreshed every [ui] refresh by a budgeted sweep. With no address (the default config) it starts
+an embedded Redis on a loopback port with 48 hours of demo history and live demo traffic.
+
+When standard output is not a terminal there is no console: on the embedded Redis it prints a line
+of live totals a second instead; on a real Redis it says what it connected to and exits.
+
+Flags:
+`
+
+func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("hourglass", mainUsage()+"\n"+watchUsage, stdout)
+	var common commonFlags
+	common.register(fs)
+	rate := fs.Float64("demo-rate", 300, "demo events per second per family (embedded Redis only)")
+	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !(*rate >= 0) || math.IsInf(*rate, 0) { // NaN fails the comparison
+		return config.Usagef("--demo-rate must be a finite number, not negative")
+	}
+	cfg, err := common.load()
+	if err != nil {
+		return err
+	}
+	if *themeName == "" {
+		*themeName = cfg.UI.Theme
+	}
+	palette, err := theme.Pick(*themeName)
+	if err != nil {
+		return config.Usagef("--theme: %v", err)
+	}
+	if len(cfg.Redis.Addrs) == 0 && len(cfg.Counters) == 0 {
+		return config.Usagef("the config declares no [[counter]] family, so the demo has nothing to write")
+	}
+	t, err := target.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	onTerminal := console.IsTerminal(stdout)
+	if t.Embedded == nil && !onTerminal {
+		mode := "read-only"
+		if t.Writable {
+			mode = "writes allowed"
+		}
+		fmt.Fprintf(stdout, "hourglass: connected to %s (%s, %s); server clock is %v ahead of this host; %d counter families configured\n",
+			t.Label, t.Mode, mode, t.Store.Clock().Offset().Round(time.Millisecond), len(cfg.Counters))
+		fmt.Fprintln(stdout, "hourglass: standard output is not a terminal, so there is no console; `hourglass snapshot` reports in text or JSON")
+		return nil
+	}
+	var demo *traffic.Demo
+	if t.Embedded != nil {
+		if onTerminal { // history, so every view has something to show from the first second
+			if _, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters); err != nil {
+				return fmt.Errorf("writing demo data: %w", err)
+			}
+		}
+		demoCtx, stopDemo := context.WithCancel(ctx)
+		d, demoDone, err := traffic.StartDemo(demoCtx, t.Store, cfg, *rate)
+		if err != nil {
+			stopDemo()
+			return err
+		}
+		defer func() {
+			stopDemo()
+			<-demoDone // the demo stops before the Redis under it does
+		}()
+		demo = d
+	}
+	if onTerminal {
+		return console.Run(ctx, t, cfg, palette, os.Stdin, stdout)
+	}
+	fmt.Fprintf(stdout, "hourglass: demo on an embedded Redis at %s (try: redis-cli -p %s GET <key>; its data is gone at exit)\n",
+		t.Embedded.Addr(), t.Embedded.Port())
+	fmt.Fprintln(stdout, "hourglass: standard output is not a terminal, so instead of the console this prints live totals read from Redis once a second (ctrl+c stops)")
+	return console.PrintTotals(ctx, t.Store, demo, stdout)
+}

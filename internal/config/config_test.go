@@ -1,0 +1,566 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+// src joins lines with newlines, so a fixture's line N is its Nth argument.
+func src(lines ...string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
+
+func TestShippedConfig(t *testing.T) {
+	parsed, err := Parse("config.toml", shippedConfig, nil)
+	if err != nil {
+		t.Fatalf("shipped config.toml: %v", err)
+	}
+	loaded, err := Load("config.toml", nil)
+	if err != nil {
+		t.Fatalf("LoadConfig: %v", err)
+	}
+	def := Default()
+	if def.Path != "" || parsed.Path != "config.toml" || loaded.Path != "config.toml" {
+		t.Errorf("paths: default %q, parsed %q, loaded %q", def.Path, parsed.Path, loaded.Path)
+	}
+	def.Path = "config.toml"
+	if !reflect.DeepEqual(parsed, def) || !reflect.DeepEqual(loaded, def) {
+		t.Errorf("DefaultConfig differs from the shipped file:\n parsed  %+v\n default %+v", parsed, def)
+	}
+	if Default() == Default() || Default().Counters[0] == Default().Counters[0] {
+		t.Error("DefaultConfig shares state between calls")
+	}
+
+	want := Config{
+		Path:  "config.toml",
+		Redis: RedisConfig{Addrs: []string{}},
+		UI:    UIConfig{Refresh: time.Second, Theme: "dark", Timezone: time.Local, TimezoneName: "Local"},
+		Scan:  ScanConfig{Count: 1000, KeysPerSecond: 20000},
+	}
+	got := *def
+	got.Counters, got.file, got.patternLine = nil, "", nil // bookkeeping for later errors
+	st, profiles := got.Structures, got.Profiles
+	got.Structures, got.Profiles = scanner.Structures{}, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("shipped settings = %+v, want %+v", got, want)
+	}
+	if len(st.DelayQueues) != 1 || st.DelayQueues[0] != (scanner.DelayQueueSpec{Name: "orders", Key: "delay:orders", Unit: store.Milliseconds}) ||
+		len(st.ListQueues) != 1 || st.ListQueues[0].Key != "queue:emails" ||
+		len(st.Limiters) != 1 || st.Limiters[0].LimiterSpec != (store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 100}) ||
+		len(st.Uniques) != 2 || st.Uniques[0].Kind != store.HyperLogLog || st.Uniques[1].Kind != store.Bitmap ||
+		st.Uniques[1].Family.Retention(store.Day) != 90*24*time.Hour ||
+		len(st.Locks) != 1 || st.Locks[0].Pattern.String() != "lock:job:<id>" {
+		t.Errorf("shipped structures = %+v", st)
+	}
+	if len(profiles) != 1 || profiles[0].Name != "steady" || len(profiles[0].Entries) != 8 ||
+		profiles[0].Entries[0] != (ProfileEntry{Kind: "counter", Name: "ad_revenue", Rate: 2000}) {
+		t.Errorf("shipped profiles = %+v", profiles)
+	}
+	var names []string
+	for _, f := range def.Counters {
+		names = append(names, f.Name())
+	}
+	if want := []string{"flow", "ad_revenue", "api_calls"}; !slices.Equal(names, want) {
+		t.Errorf("families = %v, want %v", names, want)
+	}
+	flow, ad := def.Counters[0], def.Counters[1]
+	if !flow.Has(store.Hour) || flow.Has(store.Day) || flow.Retention(store.Hour) != 48*time.Hour {
+		t.Errorf("flow: hour %v day %v retention %v", flow.Has(store.Hour), flow.Has(store.Day), flow.Retention(store.Hour))
+	}
+	if !ad.Has(store.Hour) || ad.Retention(store.Day) != 30*24*time.Hour || !ad.Pattern().SharesSlot() {
+		t.Errorf("ad_revenue: hour %v, day retention %v, tagged %v", ad.Has(store.Hour), ad.Retention(store.Day), ad.Pattern().SharesSlot())
+	}
+}
+
+// The shipped families must stay valid when an operator points the file at a cluster.
+func TestShippedFamiliesAreClusterSafe(t *testing.T) {
+	text := strings.Replace(string(shippedConfig), "\naddrs = []\n", "\naddrs = [\"10.0.0.1:7000\", \"10.0.0.2:7000\"]\n", 1)
+	if text == string(shippedConfig) {
+		t.Fatal("config.toml no longer has an addrs = [] line")
+	}
+	if _, err := Parse("config.toml", []byte(text), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every key the loader accepts is documented in a comment of the shipped file.
+func TestShippedConfigDocumentsEveryKey(t *testing.T) {
+	for _, key := range []string{
+		"addrs", "username", "password_env", "allow_writes",
+		"refresh", "theme", "timezone",
+		"count", "keys_per_second",
+		"name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention",
+	} {
+		documented := regexp.MustCompile(`(?m)^#\s+` + key + `\b`)
+		if !documented.Match(shippedConfig) {
+			t.Errorf("config.toml has no comment line starting with %s", key)
+		}
+	}
+}
+
+func TestDefaultsForAbsentKeys(t *testing.T) {
+	for name, data := range map[string][]byte{
+		"empty file":   nil,
+		"empty tables": src("[redis]", "[ui]", "[scan]"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, err := Parse("c.toml", data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cfg.Redis.Addrs) != 0 || cfg.Redis.AllowWrites || cfg.Redis.Username != "" || cfg.Redis.PasswordEnv != "" {
+				t.Errorf("redis = %+v", cfg.Redis)
+			}
+			wantUI := UIConfig{Refresh: time.Second, Theme: "dark", Timezone: time.Local, TimezoneName: "Local"}
+			if cfg.UI != wantUI {
+				t.Errorf("ui = %+v, want %+v", cfg.UI, wantUI)
+			}
+			if cfg.Scan != (ScanConfig{Count: 1000, KeysPerSecond: 20000}) {
+				t.Errorf("scan = %+v", cfg.Scan)
+			}
+			if len(cfg.Counters) != 0 || cfg.Path != "c.toml" {
+				t.Errorf("counters %d, path %q", len(cfg.Counters), cfg.Path)
+			}
+		})
+	}
+}
+
+func TestParseSettings(t *testing.T) {
+	cfg, err := Parse("c.toml", src(
+		`[redis]`,
+		`addrs = [`,
+		`  "10.0.0.1:7000",                      # a comment`,
+		`  "rediss://user@redis.example:6380/0",`,
+		`]`,
+		`username = "ops"`,
+		`password_env = "HG_PASS"`,
+		`allow_writes = true`,
+		`[ui]`,
+		`refresh = "1500ms"`,
+		`theme = "none"`,
+		`timezone = "Asia/Shanghai"`,
+		`[scan]`,
+		`count = 10`,
+		`keys_per_second = 1`,
+	), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRedis := RedisConfig{
+		Addrs:    []string{"10.0.0.1:7000", "rediss://user@redis.example:6380/0"},
+		Username: "ops", PasswordEnv: "HG_PASS", AllowWrites: true,
+	}
+	cfg.Redis.passwordEnvAt = Error{} // where password_env was set: for its error, below
+	if !reflect.DeepEqual(cfg.Redis, wantRedis) {
+		t.Errorf("redis = %+v, want %+v", cfg.Redis, wantRedis)
+	}
+	if cfg.UI.Refresh != 1500*time.Millisecond || cfg.UI.Theme != "none" ||
+		cfg.UI.TimezoneName != "Asia/Shanghai" || cfg.UI.Timezone.String() != "Asia/Shanghai" {
+		t.Errorf("ui = %+v", cfg.UI)
+	}
+	if cfg.Scan != (ScanConfig{Count: 10, KeysPerSecond: 1}) {
+		t.Errorf("scan = %+v", cfg.Scan)
+	}
+}
+
+// counter is a valid hour-only [[counter]] table, four lines long, for fixtures to build on.
+func counter(name string) []string {
+	return []string{
+		`[[counter]]`,
+		`name = "` + name + `"`,
+		`pattern = "` + name + `:<id>:<window>"`,
+		`hour_format = "yyyyMMddHH"`,
+		`hour_retention = "48h"`,
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  []byte
+		line int
+		key  string
+		msg  string // substring of the message
+	}{
+		{"syntax error keeps the parser's line", src(`[ui]`, `theme = "dark`, `[scan]`), 2, "", ""},
+		{"duplicate key is a syntax error", src(`[ui]`, `theme = "dark"`, `theme = "light"`), 3, "", ""},
+
+		{"unknown top-level table", src(`[ui]`, `theme = "dark"`, `[redis_cluster]`, `addrs = []`), 3, "redis_cluster", "unknown table"},
+		{"unknown top-level key", src(`# c`, `verbose = true`), 2, "verbose", "unknown"},
+		{"unknown key in [ui]", src(`[ui]`, `theme = "dark"`, `colour = "red"`), 3, "ui.colour", "[ui] takes refresh, theme, timezone"},
+		{"unknown key in [scan]", src(`[scan]`, `cont = 5`), 2, "scan.cont", "unknown key"},
+		{"unknown key in [redis]", src(`[redis]`, `addr = "127.0.0.1:6379"`), 2, "redis.addr", "addrs"},
+		{"unknown key in the second counter", src(slices.Concat(counter("a"), counter("b"), []string{`colour = "red"`})...), 11, "counter.colour", "[[counter]] takes"},
+		{"unknown subtable of a counter", src(slices.Concat(counter("a"), counter("b"), []string{`[counter.extra]`, `x = 1`})...), 11, "counter.extra", "unknown key"},
+		{"password in the file", src(`[redis]`, `addrs = []`, `password = "hunter2"`), 3, "redis.password", "set REDISCLI_AUTH, or name another variable with password_env"},
+
+		{"string for a duration", src(`[ui]`, `refresh = 5`), 2, "ui.refresh", `want a duration string such as "48h" or "30d", got integer 5`},
+		{"string for addrs", src(`[redis]`, `addrs = "127.0.0.1:6379"`), 2, "redis.addrs", "want an array of strings"},
+		{"number in addrs", src(`[redis]`, `addrs = [`, `  "127.0.0.1:6379",`, `  6380,`, `]`), 4, "redis.addrs", "want a string, got integer 6380"},
+		{"string for a bool", src(`[redis]`, `allow_writes = "yes"`), 2, "redis.allow_writes", "want true or false"},
+		{"string for an integer", src(`[scan]`, `count = "10"`), 2, "scan.count", `want an integer, got string "10"`},
+		{"float for an integer", src(`[scan]`, `keys_per_second = 1.5`), 2, "scan.keys_per_second", "got float 1.5"},
+		{"array of tables for a table", src(`[[redis]]`, `addrs = []`), 1, "redis", "want a [redis] table, got array of tables"},
+		{"value for a table", src(`ui = "dark"`), 1, "ui", "want a [ui] table"},
+		{"table for [[counter]]", src(`[counter]`, `name = "a"`), 1, "counter", "want [[counter]] tables, got table"},
+		{"integer for a name", src(`[[counter]]`, `name = 5`, `pattern = "a:<window>"`, `hour_format = "yyyyMMddHH"`, `hour_retention = "1h"`), 2, "counter.name", "want a string"},
+		{"inline array of counters points at the element", src(
+			`counter = [`,
+			`  {name = "a", pattern = "a:<window>", hour_format = "yyyyMMddHH", hour_retention = "1h"},`,
+			`  {name = "b", pattern = "b:<window>", hour_format = "yyyyMMddHH", hour_retention = "1x"},`,
+			`]`,
+		), 3, "counter.hour_retention", "bad duration"},
+		{"inline table falls back to its key", src(`# c`, `ui = { theme = "pink" }`), 2, "ui.theme", "unknown theme"},
+
+		{"bad duration in the second counter", src(slices.Concat(counter("a"), counter("b")[:4], []string{`hour_retention = "48x"`})...), 10, "counter.hour_retention", `bad duration "48x" (use e.g. 48h, 30d)`},
+		{"bad day duration", src(`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `day_format = "yyyyMMdd"`, `day_retention = "1.5d"`), 5, "counter.day_retention", `bad duration "1.5d"`},
+		{"zero retention", src(`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `hour_retention = "0s"`, `hour_format = "yyyyMMddHH"`), 4, "counter.hour_retention", `must be positive, got "0s"`},
+		{"negative retention", src(`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `day_format = "yyyyMMdd"`, `day_retention = "-1d"`), 5, "counter.day_retention", `must be positive, got "-1d"`},
+		{"format without retention", src(`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `hour_format = "yyyyMMddHH"`), 4, "counter.hour_format", "need hour_retention"},
+		{"retention without format", src(slices.Concat(counter("a"), []string{`day_retention = "30d"`})...), 6, "counter.day_retention", "set without day_format"},
+		{"neither format", src(`# c`, `[[counter]]`, `name = "a"`, `pattern = "a:<window>"`), 2, "counter.hour_format", "a counter family needs hour_format, day_format or both"},
+		{"missing name", src(`[[counter]]`, `pattern = "a:<window>"`, `hour_format = "yyyyMMddHH"`, `hour_retention = "1h"`), 1, "counter.name", "missing"},
+		{"missing pattern", src(slices.Concat(counter("a"), []string{`[[counter]]`, `name = "b"`, `day_format = "yyyyMMdd"`, `day_retention = "1d"`})...), 6, "counter.pattern", "missing"},
+		{"duplicate name", src(slices.Concat(counter("a"), counter("a"))...), 7, "counter.name", `duplicate family name "a" (first declared at line 2)`},
+		{"pattern without <window>", src(`[[counter]]`, `name = "a"`, `pattern = "a:<id>:<hour>"`, `hour_format = "yyyyMMddHH"`, `hour_retention = "1h"`), 3, "counter.pattern", "no <window> placeholder"},
+		{"bad pattern syntax", src(`[[counter]]`, `name = "a"`, `hour_format = "yyyyMMddHH"`, `pattern = "a:<id:<window>"`, `hour_retention = "1h"`), 4, "counter.pattern", "placeholder"},
+		{"hour format without HH", src(`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `hour_format = "yyyyMMdd"`, `hour_retention = "1h"`), 4, "counter.hour_format", ""},
+		{"split slots in a cluster", src(
+			`[redis]`,
+			`addrs = ["10.0.0.1:7000", "10.0.0.2:7000"]`,
+			`[[counter]]`,
+			`name = "flow"`,
+			`pattern = "flow:count:<app>:<device>:<window>"`,
+			`hour_format = "yyyyMMddHH"`, `hour_retention = "48h"`,
+			`day_format = "yyyyMMdd"`, `day_retention = "30d"`,
+		), 5, "counter.pattern", `hash tag: pattern = "flow:count:{<app>:<device>}:<window>"`},
+
+		{"delay queue without key", src(`[[delay_queue]]`, `name = "q"`, `score_unit = "ms"`), 1, "delay_queue.key", "missing: every [[delay_queue]] needs a key"},
+		{"delay queue with key and pattern", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `pattern = "q:<topic>"`), 4, "delay_queue.pattern", "not both"},
+		{"delay queue bad unit", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `score_unit = "us"`), 4, "delay_queue.score_unit", `want "ms" or "s"`},
+		{"duplicate delay queue", src(`[[delay_queue]]`, `name = "q"`, `key = "a"`, `[[delay_queue]]`, `name = "q"`, `key = "b"`), 5, "delay_queue.name", `duplicate [[delay_queue]] name "q" (first declared at line 2)`},
+		{"unknown key in a list queue", src(`[[list_queue]]`, `name = "q"`, `key = "a"`, `visibility = "1m"`), 4, "list_queue.visibility", "[[list_queue]] takes"},
+		{"limiter with a window placeholder", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>:<window>"`, `window = "1m"`, `limit = 5`), 3, "limiter.pattern", "not windowed"},
+		{"limiter bad kind", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>"`, `kind = "leaky"`, `window = "1m"`, `limit = 5`), 4, "limiter.kind", `want "sliding" or "fixed"`},
+		{"limiter without limit", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>"`, `window = "1m"`), 1, "limiter.limit", "missing"},
+		{"limiter zero limit", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>"`, `window = "1m"`, `limit = 0`), 5, "limiter.limit", "must be at least 1"},
+		{"unique without window", src(`[[unique]]`, `name = "uv"`, `pattern = "uv:<page>"`, `day_format = "yyyyMMdd"`, `day_retention = "30d"`), 3, "unique.pattern", "no <window>"},
+		{"bitmap without retention", src(`[[bitmap]]`, `name = "dau"`, `pattern = "dau:<window>"`, `day_format = "yyyyMMdd"`), 4, "bitmap.day_format", "need day_retention"},
+		{"lock without pattern", src(`[[lock]]`, `name = "l"`), 1, "lock.pattern", "missing: every [[lock]] needs a pattern"},
+		{"profile naming a missing structure", src(slices.Concat(counter("a"), []string{`[[profile]]`, `name = "p"`, `counter = { a = 10, b = 5 }`})...), 8, "profile.counter.b", `no counter named "b"`},
+		{"profile with a zero rate", src(slices.Concat(counter("a"), []string{`[[profile]]`, `name = "p"`, `counter = { a = 0 }`})...), 8, "profile.counter.a", "above zero"},
+		{"profile named demo", src(slices.Concat(counter("a"), []string{`[[profile]]`, `name = "demo"`, `counter = { a = 1 }`})...), 7, "profile.name", "demo is built in"},
+
+		{"bad timezone", src(`[ui]`, `timezone = "Mars/Olympus"`), 2, "ui.timezone", `unknown time zone "Mars/Olympus"`},
+		{"empty timezone", src(`[ui]`, `timezone = ""`), 2, "ui.timezone", "unknown time zone"},
+		{"bad theme", src(`[ui]`, `theme = "solarized"`), 2, "ui.theme", "use dark, light, none"},
+		{"refresh too fast", src(`[ui]`, `refresh = "100ms"`), 2, "ui.refresh", "100ms is below the 250ms minimum"},
+		{"refresh zero", src(`[ui]`, `refresh = "0"`), 2, "ui.refresh", "below the 250ms minimum"},
+		{"scan count zero", src(`[scan]`, `count = 0`), 2, "scan.count", "must be at least 1, got 0"},
+		{"keys per second negative", src(`[scan]`, `count = 5`, `keys_per_second = -1`), 3, "scan.keys_per_second", "must be at least 1"},
+
+		{"addr without port", src(`[redis]`, `addrs = ["localhost"]`), 2, "redis.addrs", `bad addr "localhost" (want host:port`},
+		{"addr with a bad port", src(`[redis]`, `addrs = ["localhost:redis"]`), 2, "redis.addrs", `port "redis"`},
+		{"addr without host", src(`[redis]`, `addrs = [":6379"]`), 2, "redis.addrs", "want host:port"},
+		{"addr with another scheme", src(`[redis]`, `addrs = ["http://localhost:6379"]`), 2, "redis.addrs", "redis:// or rediss://"},
+		{"unparseable URL", src(`[redis]`, `addrs = ["redis://localhost:6379/notadb"]`), 2, "redis.addrs", "bad addr"},
+		{"bad addr on its own line", src(`[redis]`, `addrs = [`, `  "10.0.0.1:7000",`, `  "10.0.0.2",`, `  "10.0.0.3:7000",`, `]`), 4, "redis.addrs", `bad addr "10.0.0.2"`},
+		{"bad password_env", src(`[redis]`, `password_env = "$HG_PASS"`), 2, "redis.password_env", "not an environment variable name"},
+
+		{"first problem in the file wins", src(`[ui]`, `theme = "x"`, `refresh = "1ms"`, `[scan]`, `count = 0`), 2, "ui.theme", ""},
+		{"multi-line string does not move lines", src(
+			`[ui]`,
+			`theme = "dark"`,
+			`[[counter]]`,
+			`name = """`,
+			`[[counter]]`,
+			`name = "x"`,
+			`"""`,
+			`pattern = "a:<window>"`,
+			`hour_format = "yyyyMMddHH"`,
+			`hour_retention = '''`,
+			`48x'''`,
+		), 10, "counter.hour_retention", "bad duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse("config.toml", tt.src, nil)
+			if err == nil {
+				t.Fatalf("no error; config %+v", cfg)
+			}
+			t.Log(err)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %T %v is not a *Error", err, err)
+			}
+			if ce.File != "config.toml" || ce.Line != tt.line || ce.Key != tt.key || !strings.Contains(ce.Msg, tt.msg) {
+				t.Errorf("got  %v\nwant config.toml:%d: %s: ...%s...", err, tt.line, tt.key, tt.msg)
+			}
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestConfigErrorText(t *testing.T) {
+	_, err := Parse("config.toml", src(slices.Concat(counter("a"), counter("b")[:4], []string{`hour_retention = "48x"`})...), nil)
+	want := `config.toml:10: counter.hour_retention: bad duration "48x" (use e.g. 48h, 30d)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	_, err = Load("testdata/config/split-slots.toml", nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "testdata/config/split-slots.toml:") {
+		t.Errorf("LoadConfig error %v does not name the file", err)
+	}
+	if _, err := Load("testdata/config/absent.toml", nil); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestLoadClusterConfig(t *testing.T) {
+	cfg, err := Load("testdata/config/cluster.toml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Path != "testdata/config/cluster.toml" || len(cfg.Redis.Addrs) != 3 || !cfg.Redis.AllowWrites {
+		t.Errorf("cfg = %+v", cfg)
+	}
+	for _, f := range cfg.Counters {
+		if !f.SharesSlot() {
+			t.Errorf("family %s splits slots", f.Name())
+		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"48h", 48 * time.Hour, true},
+		{"30d", 30 * 24 * time.Hour, true},
+		{"1d12h", 36 * time.Hour, true},
+		{"1d30m15s", 24*time.Hour + 30*time.Minute + 15*time.Second, true},
+		{"+2d", 48 * time.Hour, true},
+		{"-1d", -24 * time.Hour, true},
+		{"250ms", 250 * time.Millisecond, true},
+		{"1.5h", 90 * time.Minute, true},
+		{"0", 0, true},
+		{"0d", 0, true},
+		{"", 0, false},
+		{"d", 0, false},
+		{"1.5d", 0, false},
+		{"48x", 0, false},
+		{"48", 0, false},
+		{"1h1d", 0, false},
+		{"1d-1h", 0, false},
+		{"--1h", 0, false},
+		{"1dd", 0, false},
+		{"200000d", 0, false},
+		{"106751d23h59m", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, ok := parseDuration(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("parseDuration(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestPassword(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string // variables to set; the others are unset
+		passEnv string
+		want    string
+		err     bool
+	}{
+		{"neither", nil, "", "", false},
+		{"REDISCLI_AUTH as redis-cli", map[string]string{"REDISCLI_AUTH": "cli"}, "", "cli", false},
+		{"password_env wins", map[string]string{"REDISCLI_AUTH": "cli", "HG_PASS": "mine"}, "HG_PASS", "mine", false},
+		{"password_env unset is an error", map[string]string{"REDISCLI_AUTH": "cli"}, "HG_PASS", "", true},
+		{"password_env set empty is empty", map[string]string{"REDISCLI_AUTH": "cli", "HG_PASS": ""}, "HG_PASS", "", false},
+		{"password_env without REDISCLI_AUTH", map[string]string{"HG_PASS": "mine"}, "HG_PASS", "mine", false},
+		{"REDISCLI_AUTH unset, password_env unset", nil, "HG_PASS", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, name := range []string{"REDISCLI_AUTH", "HG_PASS"} {
+				t.Setenv(name, "") // restores the outer value when the test ends
+				if v, ok := tt.env[name]; ok {
+					t.Setenv(name, v)
+				} else {
+					os.Unsetenv(name)
+				}
+			}
+			cfg, err := Parse("c.toml", src(`[redis]`, `password_env = "`+tt.passEnv+`"`), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := cfg.Redis.Password()
+			if got != tt.want || (err != nil) != tt.err {
+				t.Errorf("Password() = %q, %v; want %q, error %v", got, err, tt.want, tt.err)
+			}
+			if err != nil && !strings.HasPrefix(err.Error(), "c.toml:2: redis.password_env: names HG_PASS, which is not set") {
+				t.Errorf("Password() error %q does not name the file and line", err)
+			}
+		})
+	}
+}
+
+// The fix suggested for a family that splits slots must itself be accepted.
+func TestHashTaggedSuggestionSharesSlot(t *testing.T) {
+	for _, pattern := range []string{
+		"flow:count:<app>:<device>:<ip>:<window>",
+		"stats:<window>",
+		"<tenant>:<window>",
+		"a:<id>-<window>",
+		"{<x>:<window>}",
+		"<window>:<id>",
+	} {
+		t.Run(pattern, func(t *testing.T) {
+			fixed := hashTagged(pattern)
+			f, err := store.NewFamily(store.FamilySpec{
+				Name: "x", Pattern: fixed,
+				HourFormat: "yyyyMMddHH", HourRetention: time.Hour,
+				DayFormat: "yyyyMMdd", DayRetention: time.Hour,
+			})
+			if err != nil || !f.SharesSlot() {
+				t.Errorf("hashTagged(%q) = %q: err %v", pattern, fixed, err)
+			}
+		})
+	}
+}
+
+func TestIndexLines(t *testing.T) {
+	idx := indexLines(strings.Join([]string{
+		`top = 1`,                            // 1
+		`[a]`,                                // 2
+		`"quoted key" = 'x # not a comment'`, // 3
+		`dotted.key = 2`,                     // 4
+		`list = [ # items`,                   // 5
+		`  [1, 2], { k = "]" },`,             // 6
+		`  'three',`,                         // 7
+		`]`,                                  // 8
+		`text = """`,                         // 9
+		`not = "a key" \"""`,                 // 10
+		`"""`,                                // 11
+		`[[t]]`,                              // 12
+		`[ t . sub ]`,                        // 13
+		`[[t]] # second`,                     // 14
+		`k = 1`,                              // 15
+		`[[ 't'.'inner' ]]`,                  // 16
+		"crlf = 1\r",                         // 17
+	}, "\n"))
+	want := map[string]int{
+		"top": 1, "a": 2, "a.quoted key": 3, "a.dotted": 4, "a.dotted.key": 4,
+		"a.list": 5, "a.list[0]": 6, "a.list[1]": 6, "a.list[2]": 7, "a.text": 9,
+		"t": 12, "t[0]": 12, "t[0].sub": 13, "t[1]": 14, "t[1].k": 15,
+		"t[1].inner": 16, "t[1].inner[0]": 16, "t[1].inner[0].crlf": 17,
+	}
+	if !reflect.DeepEqual(map[string]int(idx), want) {
+		t.Errorf("index = %v\nwant    %v", idx, want)
+	}
+	if got := idx.lineOf("t[1].inner[0].missing"); got != 16 {
+		t.Errorf("lineOf falls back to %d, want 16", got)
+	}
+}
+
+// FuzzConfig feeds the loader any bytes: it never panics, and what it refuses it refuses in one
+// line that names the file (and the line, when there is one to name).
+func FuzzConfig(f *testing.F) {
+	f.Add(shippedConfig)
+	for _, seed := range []string{
+		"[ui]\ntheme = \"dark\"\n", "[[counter]]\nname = 1\n", "[redis]\naddrs = [\"x\"]\n", "counter = 5",
+		"[[limiter]]\nname = \"l\"\npattern = \"rl:<u>\"\nwindow = \"1m\"\nlimit = 5\n",
+		"[[profile]]\nname = \"p\"\ncounter = { a = 1 }\n", "[scan]\ncount = 99999999999999999999\n", "\xff\xfe",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse("fuzz.toml", data, nil)
+		if err == nil {
+			if cfg == nil {
+				t.Fatal("no config and no error")
+			}
+			return
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "fuzz.toml") || strings.Contains(msg, "\n") {
+			t.Fatalf("error %q does not name the file in one line", msg)
+		}
+	})
+}
+
+// TestClusterErrorsNameTheirPatternLine: a family a cluster cannot write in one script is named
+// by its own pattern's line, even when a unique family carries the same name.
+func TestClusterErrorsNameTheirPatternLine(t *testing.T) {
+	data := src(
+		`[[counter]]`,
+		`name = "dup"`,
+		`pattern = "a:<x>:<window>"`, // line 3: untagged, hour and day keys may part
+		`hour_format = "yyyyMMddHH"`,
+		`hour_retention = "48h"`,
+		`day_format = "yyyyMMdd"`,
+		`day_retention = "30d"`,
+		`[[unique]]`,
+		`name = "dup"`,
+		`pattern = "u:{<x>}:<window>"`, // line 10
+		`day_format = "yyyyMMdd"`,
+		`day_retention = "30d"`,
+		`[[unique]]`,
+		`name = "uv"`,
+		`pattern = "v:<x>:<window>"`, // line 15: untagged, unions cannot read in one command
+		`day_format = "yyyyMMdd"`,
+		`day_retention = "30d"`,
+	)
+	cfg, err := Parse("dup.toml", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ce *Error
+	if err := cfg.CheckCluster(); !errors.As(err, &ce) || ce.Line != 3 || ce.Key != "counter.pattern" {
+		t.Fatalf("cluster check: %v, want the counter's pattern on dup.toml:3", err)
+	}
+	cfg.Counters = nil
+	if err := cfg.CheckCluster(); !errors.As(err, &ce) || ce.Line != 15 || ce.Key != "unique.pattern" {
+		t.Fatalf("cluster check of the uniques: %v, want uv's pattern on dup.toml:15", err)
+	}
+}
+
+// TestTLSFilesAreReadAtLoad: a CA file that holds no certificate, or a client certificate that
+// does not load, is a config error at its line, not a failure at connect time.
+func TestTLSFilesAreReadAtLoad(t *testing.T) {
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		line int
+		key  string
+	}{
+		{"CA without PEM", src(`[redis]`, `tls_ca_file = "`+notPEM+`"`), 2, "redis.tls_ca_file"},
+		{"client certificate that does not load", src(`[redis]`, `tls_cert_file = "`+notPEM+`"`, `tls_key_file = "`+notPEM+`"`), 2, "redis.tls_cert_file"},
+	} {
+		_, err := Parse("c.toml", c.data, nil)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Line != c.line || ce.Key != c.key {
+			t.Errorf("%s: %v, want an error at c.toml:%d %s", c.name, err, c.line, c.key)
+		}
+	}
+}

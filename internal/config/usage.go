@@ -1,0 +1,81 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"hourglass/store"
+)
+
+// UsageError is a mistake in what the user asked for, on the command line or in the config: the
+// command ends with exit code 2. A config file's own mistakes are *Error, which names the line.
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Usagef formats a UsageError.
+func Usagef(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+
+// Counter finds the counter family named name, or the first one when name is empty.
+func (cfg *Config) Counter(name string) (*store.Family, error) {
+	if len(cfg.Counters) == 0 {
+		return nil, Usagef("the config declares no [[counter]] family")
+	}
+	if name == "" {
+		return cfg.Counters[0], nil
+	}
+	var names []string
+	for _, f := range cfg.Counters {
+		if f.Name() == name {
+			return f, nil
+		}
+		names = append(names, f.Name())
+	}
+	return nil, Usagef("no counter family %q (the config has: %v)", name, names)
+}
+
+// RequireWrites refuses a write command (what: "inject", "repair") on a real Redis that the
+// config and flags leave read-only, before anything connects.
+func (cfg *Config) RequireWrites(what string) error {
+	if len(cfg.Redis.Addrs) == 0 || cfg.Redis.AllowWrites {
+		return nil
+	}
+	return Usagef("refusing to %s on %s: a real Redis is read-only unless --allow-writes (or allow_writes = true under [redis])",
+		what, store.RedactAddrs(cfg.Redis.Addrs))
+}
+
+// Target is the Redis the [redis] table names: its addresses, user, password and TLS settings.
+// A mistake in them is a usage error.
+func (r RedisConfig) Target() (store.Target, error) {
+	password, err := r.Password()
+	if err != nil {
+		return store.Target{}, UsageError{err}
+	}
+	tg, err := store.ParseTarget(r.Addrs, r.Username, password)
+	if err != nil {
+		return store.Target{}, UsageError{err}
+	}
+	if r.TLS.Any() {
+		if err := tg.UseTLS(r.TLS); err != nil {
+			return store.Target{}, UsageError{err}
+		}
+	}
+	return tg, nil
+}
+
+// ProfileNamed finds the [[profile]] named name; nil for the built-in "demo", and a usage error
+// naming the profiles there are for any other name the config lacks.
+func (cfg *Config) ProfileNamed(name string) (*Profile, error) {
+	names := []string{"demo"}
+	for i := range cfg.Profiles {
+		if cfg.Profiles[i].Name == name {
+			return &cfg.Profiles[i], nil
+		}
+		names = append(names, cfg.Profiles[i].Name)
+	}
+	if name == "demo" {
+		return nil, nil
+	}
+	return nil, Usagef("inject: no profile %q (the config has: %s)", name, strings.Join(names, " "))
+}

@@ -1,0 +1,88 @@
+package console
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"hourglass/internal/config"
+	"hourglass/internal/target"
+	"hourglass/internal/traffic"
+	"hourglass/theme"
+)
+
+// TestConsoleRunsOnTheEmbeddedDemo runs the real console, as `hourglass` does with no address,
+// with keys from a pipe: the demo's numbers appear, the views switch, and q quits.
+func TestConsoleRunsOnTheEmbeddedDemo(t *testing.T) {
+	cfg, err := config.Parse("config.toml", config.Shipped(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.UI.Refresh = 250 * time.Millisecond
+	tg, err := target.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if _, err := traffic.WriteDemoHistory(t.Context(), tg.Store, cfg.Counters); err != nil {
+		t.Fatal(err)
+	}
+	in, keys := io.Pipe()
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- Run(t.Context(), tg, cfg, theme.Dark, in, out) }()
+
+	waitFor := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(ansi.Strip(out.String()), what) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("DEMO")
+	waitFor("leaking (no TTL)")
+	keys.Write([]byte("3"))
+	waitFor("Examples in flow")
+	keys.Write([]byte("q"))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("q did not quit the console")
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the console writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

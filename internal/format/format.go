@@ -1,0 +1,131 @@
+// Package format renders numbers, durations, byte counts and series for people, one way for
+// every front end: the console (tui), the text report and bench all import it, so a figure reads
+// the same wherever it is shown. It imports nothing of hourglass's and does no I/O.
+package format
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Commas renders n with thousands separators: 1234567 -> "1,234,567".
+func Commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Rate renders a per-second rate: two decimals below 10, whole numbers with separators above.
+func Rate(r float64) string {
+	switch {
+	case r == 0:
+		return "0"
+	case r < 10 && r > -10:
+		return fmt.Sprintf("%.2f", r)
+	default:
+		return Commas(int64(r + 0.5))
+	}
+}
+
+// BytesIEC renders a byte count: 1536 -> "1.5 KiB".
+func BytesIEC(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// Age renders a duration for a person: "3s", "4m10s", "2h05m", "3d04h", with a "-" in front when
+// it is negative.
+func Age(d time.Duration) string {
+	if d < 0 {
+		return "-" + Age(-d)
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}
+
+// Millis renders milliseconds from Redis (a lag, a TTL): "-" when negative (none), "350ms" under a
+// second, else as Age.
+func Millis(ms int64) string {
+	switch {
+	case ms < 0:
+		return "-"
+	case ms < 1000:
+		return fmt.Sprintf("%dms", ms)
+	}
+	return Age(time.Duration(ms) * time.Millisecond)
+}
+
+// Sparkline draws values as eighth-blocks scaled to the largest; an empty window is a dot.
+func Sparkline(v []int64) string {
+	bars := []rune("▁▂▃▄▅▆▇█")
+	var m int64
+	for _, x := range v {
+		m = max(m, x)
+	}
+	var b strings.Builder
+	for _, x := range v {
+		if x <= 0 || m <= 0 {
+			b.WriteRune('·')
+			continue
+		}
+		b.WriteRune(bars[min(int(float64(x)/float64(m)*8), 7)])
+	}
+	return b.String()
+}
+
+// DimsText joins a key's dims in pattern order: "app1/ios/10.0.0.1".
+func DimsText(names []string, dims map[string]string) string {
+	vals := make([]string, 0, len(names))
+	for _, n := range names {
+		vals = append(vals, dims[n])
+	}
+	return strings.Join(vals, "/")
+}
+
+// MaxOf is the largest of v (0 for none).
+func MaxOf(v []int64) int64 {
+	var m int64
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// OneLine keeps an error to one line however many were joined into it: the first, and how many
+// more there were.
+func OneLine(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return fmt.Sprintf("%s (and %d more)", lines[0], len(lines)-1)
+}

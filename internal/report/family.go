@@ -1,0 +1,95 @@
+package report
+
+import (
+	"fmt"
+	"hourglass/internal/format"
+	"hourglass/scanner"
+	"hourglass/store"
+	"io"
+	"strings"
+)
+
+// writeFamily prints one family's windows, series, health and reconciliation.
+func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family) {
+	var fam *store.Family
+	for _, c := range families {
+		if c.Name() == f.Family {
+			fam = c
+		}
+	}
+	line := f.Family
+	if fam != nil {
+		line += "  " + fam.Pattern().String()
+		var kept []string
+		for _, g := range fam.Granularities() {
+			kept = append(kept, fmt.Sprintf("%s windows kept %s", g, span(fam.Retention(g))))
+		}
+		line += "  (" + strings.Join(kept, ", ") + ")"
+	}
+	fmt.Fprintln(out, line)
+	tb := NewTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
+	for _, g := range f.Granularities {
+		if w := f.CurrentWindow(g); w != nil {
+			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), format.Commas(w.Total), format.Commas(w.Keys), topText(f, w))
+		} else {
+			tb.Row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
+		}
+	}
+	if len(tb.rows) > 0 {
+		tb.Write(out, "")
+	}
+	if len(f.Series.Hours) > 0 {
+		fmt.Fprintf(out, "  last 48 hours  %s  peak %s\n", format.Sparkline(f.Series.Hours), format.Commas(format.MaxOf(f.Series.Hours)))
+	}
+	if len(f.Series.Days) > 0 {
+		fmt.Fprintf(out, "  last 30 days   %s  peak %s\n", format.Sparkline(f.Series.Days), format.Commas(format.MaxOf(f.Series.Days)))
+	}
+	counts := map[string][2]int{}
+	for _, w := range f.Windows {
+		c := counts[w.Granularity]
+		c[0]++
+		if w.Expired {
+			c[1]++
+		}
+		counts[w.Granularity] = c
+	}
+	var parts []string
+	for _, g := range f.Granularities {
+		c := counts[g]
+		p := fmt.Sprintf("%d %s windows", c[0], g)
+		if c[1] > 0 {
+			p += fmt.Sprintf(" (%d past retention)", c[1])
+		}
+		parts = append(parts, p)
+	}
+	fmt.Fprintf(out, "  windows        %s\n", strings.Join(parts, ", "))
+	fmt.Fprintf(out, "  ttl            %s ok, %s no TTL, %s over retention, %s expired but present\n",
+		format.Commas(f.TTL.OK), format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention), format.Commas(f.TTL.ExpiredButPresent))
+	if r := f.Reconciliation; r != nil {
+		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims %s", r.Days, plural(r.Days, "day", "days"),
+			format.Commas(r.Dims), plural(int(min(r.Dims, 2)), "tuple", "tuples"))
+		switch {
+		case r.Days == 0:
+			text = "nothing to check: no keys in an ended day whose hours are all still retained"
+		case r.Mismatched == 0:
+			text += ": hours add up to the day"
+		default:
+			text += fmt.Sprintf(": %s disagree, off by %s in all", format.Commas(r.Mismatched), format.Commas(r.Difference))
+		}
+		if r.Sampled < 1 {
+			text += fmt.Sprintf(" (estimated from a 1/%.0f sample)", 1/r.Sampled)
+		}
+		fmt.Fprintf(out, "  reconcile      %s\n", text)
+		for _, m := range r.Examples {
+			fmt.Fprintf(out, "                 %s %s: hours %s, day %s\n", m.Day, format.DimsText(f.Dims, m.Dims), format.Commas(m.Hours), format.Commas(m.DayValue))
+		}
+	}
+}
+
+func topText(f *scanner.FamilyStats, w *scanner.WindowStats) string {
+	var parts []string
+	for _, t := range w.Top[:min(3, len(w.Top))] {
+		parts = append(parts, format.DimsText(f.Dims, t.Dims)+" "+format.Commas(t.Value))
+	}
+	return strings.Join(parts, " · ")
+}

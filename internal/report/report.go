@@ -1,0 +1,157 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+// Snapshot prints a snapshot as an aligned text report; families are the counter families swept,
+// for their patterns and retentions. Every string in a Snapshot that came from Redis is already
+// escaped.
+func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
+	state := "complete"
+	if !s.Scan.Complete {
+		state = "PARTIAL (the sweep did not finish)"
+	}
+	fmt.Fprintf(out, "hourglass snapshot of %s (%s) at %s\n", s.Target, s.Mode, s.TakenAt.Format("2006-01-02 15:04:05 MST"))
+	took := fmt.Sprintf("%d ms", s.Scan.DurationMS)
+	if s.Scan.DurationMS >= 1000 {
+		took = fmt.Sprintf("%.1f s", float64(s.Scan.DurationMS)/1000)
+	}
+	if s.Scan.DurationMS > 0 {
+		took += fmt.Sprintf(", %s keys/s", format.Commas(s.Scan.KeysSeen*1000/s.Scan.DurationMS))
+	}
+	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %s\n",
+		format.Commas(s.Scan.KeysSeen), format.Commas(s.Scan.KeysMatched), len(s.Counters), state, took)
+	if len(s.Scan.Masters) > 1 {
+		parts := make([]string, len(s.Scan.Masters))
+		for i, m := range s.Scan.Masters {
+			parts[i] = m.Addr + " " + format.Commas(m.KeysSeen)
+		}
+		fmt.Fprintf(out, "keys by master: %s\n", strings.Join(parts, " · "))
+	}
+	fmt.Fprintln(out)
+
+	tb := NewTable("FAMILY", ">KEYS", ">THIS HOUR", ">AVG/S", ">TODAY", ">NO TTL", ">OVER RET", ">EXPIRED", ">WRONG TYPE", ">NOT INT", ">MISMATCHED")
+	for _, f := range s.Counters {
+		hour, today, avg, mism := "-", "-", "-", "-"
+		if w := f.CurrentWindow("hour"); w != nil {
+			hour = format.Commas(w.Total)
+		} else if has(f, "hour") {
+			hour = "0"
+		}
+		if has(f, "hour") {
+			avg = format.Rate(f.HourAvgPerSec)
+			if f.RatePerSec != nil {
+				avg = format.Rate(*f.RatePerSec)
+			}
+		}
+		if w := f.CurrentWindow("day"); w != nil {
+			today = format.Commas(w.Total)
+		} else if has(f, "day") {
+			today = "0"
+		}
+		if f.Reconciliation != nil {
+			mism = format.Commas(f.MismatchedDims)
+		}
+		tb.Row(f.Family, format.Commas(f.Keys), hour, avg, today, format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention),
+			format.Commas(f.TTL.ExpiredButPresent), format.Commas(f.WrongType), format.Commas(f.NotInteger), mism)
+	}
+	tb.Write(out, "")
+
+	for i := range s.Counters {
+		fmt.Fprintln(out)
+		writeFamily(out, &s.Counters[i], families)
+	}
+
+	fmt.Fprintln(out)
+	h := s.TTLHealth
+	tb = NewTable("TTL HEALTH", ">KEYS", ">MEMORY", "EXAMPLES")
+	for _, p := range h.Problems() {
+		mem := "-"
+		if p.Sampled > 0 {
+			mem = "~" + format.BytesIEC(p.Bytes)
+		}
+		first := ""
+		if len(p.Examples) > 0 {
+			first = exampleText(p.Name, p.Examples[0], s)
+		}
+		tb.Row(strings.ReplaceAll(p.Name, "_", " "), format.Commas(p.Keys), mem, first)
+		for _, ex := range p.Examples[min(1, len(p.Examples)):] {
+			tb.Row("", "", "", exampleText(p.Name, ex, s))
+		}
+	}
+	tb.Write(out, "")
+	if h.MemoryNote != "" {
+		fmt.Fprintf(out, "memory: %s\n", h.MemoryNote)
+	}
+	if h.NoTTL.Keys > 0 {
+		fmt.Fprintln(out, "repair: `hourglass repair --dry-run` lists the expiries it would set on the keys with no TTL")
+	}
+	writeStructures(out, s)
+}
+
+func has(f scanner.FamilyStats, g string) bool {
+	for _, x := range f.Granularities {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// exampleText describes one unhealthy key.
+func exampleText(problem string, ex scanner.Example, s *scanner.Snapshot) string {
+	due := ex.ExpireAt.In(s.TakenAt.Location()).Format("2006-01-02 15:04")
+	var what string
+	switch problem {
+	case "no_ttl":
+		what = "no TTL; due " + due
+	case "over_retention":
+		what = fmt.Sprintf("expires in %s; due %s", format.Millis(ex.TTLMS), due)
+	case "expired_but_present":
+		what = fmt.Sprintf("due %s, %s ago; expires in %s", due, format.Age(s.TakenAt.Sub(ex.ExpireAt)), format.Millis(ex.TTLMS))
+	case "wrong_type":
+		what = "a " + orUnknown(ex.Type)
+	case "not_integer":
+		what = fmt.Sprintf("value %q", ex.Value)
+	case "lock_no_ttl":
+		what = "held by " + ex.Value + " with no TTL: nothing will free it"
+	}
+	if ex.Bytes > 0 {
+		what += ", " + format.BytesIEC(ex.Bytes)
+	}
+	return fmt.Sprintf("%s  (%s)", ex.Key, what)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "non-string"
+	}
+	return s
+}
+
+// span formats a retention: whole days as "30d", whole hours as "48h".
+func span(d time.Duration) string {
+	switch {
+	case d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	default:
+		return d.String()
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

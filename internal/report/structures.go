@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"hourglass/internal/format"
+	"hourglass/scanner"
+	"io"
+)
+
+// writeStructures prints the sections of the queues, limiters, uniques and locks configured.
+func writeStructures(out io.Writer, s *scanner.Snapshot) {
+	if len(s.DelayQueues) > 0 {
+		fmt.Fprintln(out)
+		tb := NewTable("DELAY QUEUE", "KEY", ">DEPTH", ">DUE", ">IN FLIGHT", ">LAG", ">NEXT IN", ">≤1M", ">≤10M", ">≤1H", ">LATER")
+		for _, q := range s.DelayQueues {
+			if q.Error != "" {
+				tb.Row(q.Name, q.Key, "error: "+q.Error)
+				continue
+			}
+			tb.Row(q.Name, q.Key, format.Commas(q.Depth), format.Commas(q.Due), format.Commas(q.InFlight), format.Millis(q.OldestDueAgeMS), format.Millis(q.NextDueInMS),
+				format.Commas(q.Schedule["1m"]), format.Commas(q.Schedule["10m"]), format.Commas(q.Schedule["1h"]), format.Commas(q.Schedule["later"]))
+		}
+		tb.Write(out, "")
+	}
+	if len(s.ListQueues) > 0 {
+		fmt.Fprintln(out)
+		tb := NewTable("LIST QUEUE", "KEY", ">LENGTH", ">PROCESSING")
+		for _, q := range s.ListQueues {
+			tb.Row(q.Name, q.Key, format.Commas(q.Length), format.Commas(q.Processing))
+		}
+		tb.Write(out, "")
+	}
+	if len(s.Limiters) > 0 {
+		fmt.Fprintln(out)
+		tb := NewTable("LIMITER", "KIND", ">WINDOW", ">LIMIT", ">KEYS", ">HITS", ">AT LIMIT", ">OVER", ">ALLOWED/H", ">REJECTED/H", "BUSIEST")
+		for _, l := range s.Limiters {
+			busiest := ""
+			if len(l.Top) > 0 {
+				busiest = fmt.Sprintf("%s (%s)", l.Top[0].Key, format.Commas(l.Top[0].Count))
+			}
+			tb.Row(l.Name, l.Kind, format.Millis(l.WindowMS), format.Commas(l.Limit), format.Commas(l.Keys), format.Commas(l.Hits),
+				format.Commas(l.AtLimit), format.Commas(l.OverLimit), format.Commas(l.Allowed), format.Commas(l.Rejected), busiest)
+		}
+		tb.Write(out, "")
+		for _, l := range s.Limiters {
+			wrongTypeNote(out, "limiter", l.Name, l.WrongType)
+		}
+	}
+	if len(s.Uniques) > 0 {
+		fmt.Fprintln(out)
+		tb := NewTable("UNIQUES", "KIND", "CURRENT", ">KEYS", ">COUNT", ">7-DAY UNION", ">30-DAY UNION")
+		for _, u := range s.Uniques {
+			cur, keys, count := "-", "0", "0"
+			for _, w := range u.Windows {
+				if w.Current {
+					cur, keys, count = w.Granularity+" "+w.Window, format.Commas(w.Keys), format.Commas(w.Count)
+				}
+			}
+			tb.Row(u.Name, u.Kind, cur, keys, count, format.Commas(u.Union7d), format.Commas(u.Union30d))
+		}
+		tb.Write(out, "")
+		for _, u := range s.Uniques {
+			wrongTypeNote(out, u.Kind, u.Name, u.WrongType)
+		}
+	}
+	if len(s.Locks) > 0 {
+		fmt.Fprintln(out)
+		tb := NewTable("LOCKS", ">HELD", ">NO TTL", "EXAMPLES")
+		for _, l := range s.Locks {
+			ex := ""
+			if len(l.Examples) > 0 {
+				e := l.Examples[0]
+				ex = fmt.Sprintf("%s held by %s, TTL %s", e.Key, e.Token, format.Millis(e.TTLMS))
+			}
+			tb.Row(l.Name, format.Commas(l.Held), format.Commas(l.NoTTL), ex)
+		}
+		tb.Write(out, "")
+		for _, l := range s.Locks {
+			wrongTypeNote(out, "lock", l.Name, l.WrongType)
+		}
+	}
+}
+
+// wrongTypeNote says how many keys of a structure's pattern hold something else, when any do.
+func wrongTypeNote(out io.Writer, kind, name string, n int64) {
+	if n > 0 {
+		fmt.Fprintf(out, "  %s %s: %s keys of its pattern hold another type or a value that is no count; left out above\n",
+			kind, name, format.Commas(n))
+	}
+}

@@ -1,0 +1,42 @@
+package target
+
+import (
+	"hourglass/store"
+	"testing"
+	"time"
+)
+
+// TestEmbeddedExpiresOnWallClock checks keys in the embedded Redis expire as time passes, as in a
+// real Redis, with no one advancing its clock by hand.
+func TestEmbeddedExpiresOnWallClock(t *testing.T) {
+	emb, err := StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	tg, err := store.ParseTarget([]string{emb.Addr()}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := tg.NewClient()
+	defer rdb.Close()
+	if err := rdb.Set(t.Context(), "short", "1", 300*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Set(t.Context(), "long", "1", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for rdb.Exists(t.Context(), "short").Val() == 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("a key with a 300ms TTL still exists after 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if rdb.Exists(t.Context(), "long").Val() != 1 {
+		t.Fatal("a key with an hour's TTL expired")
+	}
+	if ttl := rdb.TTL(t.Context(), "long").Val(); ttl > time.Hour-200*time.Millisecond {
+		t.Fatalf("TTL %v has not counted down", ttl)
+	}
+}

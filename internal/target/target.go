@@ -1,0 +1,87 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/config"
+	"hourglass/store"
+)
+
+// Target is the Redis a command runs against, connected and with the store on it.
+type Target struct {
+	Mode     string // "embedded", "standalone" or "cluster"
+	Label    string // what the operator is told they are looking at
+	Name     string // [redis] name, when given
+	Writable bool
+	RDB      redis.UniversalClient
+	Store    *store.Store
+	Embedded *Embedded // nil for a real Redis
+}
+
+// ErrInterrupted is an Open stopped by ctrl+c before it had connected.
+var ErrInterrupted = errors.New("interrupted")
+
+// Open starts the embedded Redis when the config has no address, or connects to the one
+// it names (as a cluster when a single address turns out to be a cluster node); then it measures
+// the server clock, which only reads. A real Redis is writable only when the config (or
+// --allow-writes) says so.
+func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
+	t := &Target{}
+	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if len(cfg.Redis.Addrs) == 0 {
+		emb, err := StartEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		t.Mode, t.Label, t.Writable, t.Embedded = "embedded", "embedded Redis on "+emb.Addr(), true, emb
+		t.RDB = redis.NewClient(&redis.Options{Addr: emb.Addr()})
+	} else {
+		tg, err := cfg.Redis.Target()
+		if err != nil {
+			return nil, err
+		}
+		t.Label, t.Writable = strings.Join(tg.Addrs, ","), cfg.Redis.AllowWrites
+		if tg.TLS != nil {
+			t.Label = "tls:" + t.Label
+		}
+		if n := cfg.Redis.Name; n != "" {
+			t.Name, t.Label = n, n+" ("+t.Label+")"
+		}
+		t.RDB = tg.NewClient()
+		if !tg.Cluster() && store.IsClusterNode(initCtx, t.RDB) {
+			// One address of a cluster: talk to the whole cluster through it.
+			_ = t.RDB.Close()
+			tg.ClusterMode = true
+			t.RDB = tg.NewClient()
+			if err := cfg.CheckCluster(); err != nil {
+				_ = t.RDB.Close()
+				return nil, config.UsageError{Err: err}
+			}
+		}
+		t.Mode = tg.Mode()
+	}
+	t.Store = store.New(t.RDB, store.Options{Location: cfg.UI.Timezone})
+	if err := t.Store.Init(initCtx); err != nil {
+		t.Close()
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, fmt.Errorf("cannot use Redis at %s: %w", t.Label, err)
+	}
+	return t, nil
+}
+
+// Close disconnects and stops the embedded Redis, if any.
+func (t *Target) Close() {
+	_ = t.RDB.Close()
+	if t.Embedded != nil {
+		t.Embedded.Close()
+	}
+}

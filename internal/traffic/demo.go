@@ -1,0 +1,111 @@
+package traffic
+
+import (
+	"context"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"hourglass/internal/config"
+	"hourglass/store"
+)
+
+// DemoTuples is how many dims tuples the demo spreads each family's traffic over.
+const DemoTuples = 50
+
+// Demo writes counter traffic into every family at a gently swinging rate, so totals and rates
+// move the way live traffic does.
+type Demo struct {
+	w      *store.Writer
+	gens   []*Generator
+	rate   float64
+	events atomic.Int64 // added to the writer
+}
+
+// NewDemo prepares demo traffic of rate events a second into each of families.
+func NewDemo(st *store.Store, families []*store.Family, rate float64) *Demo {
+	d := &Demo{w: st.NewWriter(store.WriterOptions{}), rate: rate}
+	for i, f := range families {
+		d.gens = append(d.gens, NewGenerator(f, DemoTuples, uint64(i+1)))
+	}
+	return d
+}
+
+// Generators are the demo's generators, one per family, in the order given.
+func (d *Demo) Generators() []*Generator { return d.gens }
+
+// Events is how many events the demo has added to its writer.
+func (d *Demo) Events() int64 { return d.events.Load() }
+
+// Run adds events every 100 ms and flushes them until ctx ends; it paces itself well under the
+// few thousand script calls a second miniredis manages. A flush that fails goes to report.
+func (d *Demo) Run(ctx context.Context, report func(error)) {
+	const tick = 100 * time.Millisecond
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	start := time.Now()
+	owed := make([]float64, len(d.gens))
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			phase := now.Sub(start).Seconds() / 60 * 2 * math.Pi
+			for i, g := range d.gens {
+				// Each family swings between half and one and a half times the rate, a minute a cycle.
+				owed[i] += d.rate * tick.Seconds() * (1 + 0.5*math.Sin(phase+float64(i)))
+				for ; owed[i] >= 1; owed[i]-- {
+					if d.w.Add(g.family, g.Next(), 1, time.Time{}) == nil {
+						d.events.Add(1)
+					}
+				}
+			}
+			if _, err := d.w.Flush(ctx); err != nil && ctx.Err() == nil {
+				report(err)
+			}
+		}
+	}
+}
+
+// Steady writes rate events a second into f, over the demo's dims, until ctx ends: the console's
+// test traffic. A flush that fails goes to report.
+func Steady(ctx context.Context, st *store.Store, f *store.Family, rate float64, report func(error)) {
+	d := &Demo{w: st.NewWriter(store.WriterOptions{}), rate: rate, gens: []*Generator{NewGenerator(f, DemoTuples, 99)}}
+	d.Run(ctx, report)
+}
+
+// StartDemo runs the embedded Redis's live demo until ctx ends: counter traffic at rate events a
+// second per family, and every configured queue, limiter, unique and lock driven at a tenth of
+// it, with now and then an anomaly for TTL health to find. Only ever on the embedded Redis:
+// nothing of anyone's to spoil. done is closed once all of it has stopped.
+func StartDemo(ctx context.Context, st *store.Store, cfg *config.Config, rate float64) (demo *Demo, done <-chan struct{}, err error) {
+	demo = NewDemo(st, cfg.Counters, rate)
+	sd, err := newStructDemo(st, cfg.Structures, cfg.Counters, rate/10)
+	if err != nil {
+		return nil, nil, err
+	}
+	sd.anomalies = true
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		structsDone := make(chan struct{})
+		go func() {
+			defer close(structsDone)
+			sd.run(ctx, func(error) {})
+		}()
+		demo.Run(ctx, func(error) {})
+		<-structsDone
+	}()
+	return demo, finished, nil
+}
+
+// BurstStructures gives the configured queues, limiters, uniques and locks some demo traffic at
+// once, anomalies included, so a one-shot command on the embedded Redis has structures to show.
+func BurstStructures(ctx context.Context, st *store.Store, cfg *config.Config) error {
+	sd, err := newStructDemo(st, cfg.Structures, cfg.Counters, 30)
+	if err != nil {
+		return err
+	}
+	sd.anomalies = true // only ever called on the embedded Redis
+	return sd.burst(ctx, 30)
+}

@@ -1,0 +1,7 @@
+// Package traffic writes test and demo traffic through the store: the Zipf-like dims generator,
+// inject's batch writing with its retries, the [[profile]] mixes, and the embedded Redis's demo
+// (48 hours of history, live counter traffic, queues, limiters, uniques and locks in motion, and
+// the leaks TTL health should find). On a real Redis it keeps to test keys (store.TestQueueKey,
+// store.TestValue), never a real application's. It may import config, scanner (for the structure
+// specs) and store, nothing else of hourglass's.
+package traffic
