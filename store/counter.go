@@ -44,7 +44,7 @@ func (s *Store) Incr(ctx context.Context, f *Family, dims []string, delta int64,
 	var keys []string
 	args := []any{0, 0, 0} // no sequence: a single call is not resent by the store
 	for _, g := range f.Granularities() {
-		w := WindowAt(g, at, s.loc)
+		w := WindowAt(g, at, f.Zone(s.loc))
 		exp := f.ExpireAt(w)
 		if !exp.After(now) {
 			continue
@@ -103,7 +103,7 @@ func (s *Store) getWindows(ctx context.Context, f *Family, gs []Granularity, dim
 	at = s.eventTime(ctx, at)
 	all := make([]Value, 0, len(gs)*len(dimsList))
 	for _, g := range gs {
-		w := WindowAt(g, at, s.loc)
+		w := WindowAt(g, at, f.Zone(s.loc))
 		for _, dims := range dimsList {
 			key, err := f.Key(w, dims)
 			if err != nil {
@@ -129,7 +129,7 @@ func (s *Store) Series(ctx context.Context, f *Family, g Granularity, dims []str
 		return nil, nil
 	}
 	vals := make([]Value, n)
-	w := WindowAt(g, s.eventTime(ctx, end), s.loc)
+	w := WindowAt(g, s.eventTime(ctx, end), f.Zone(s.loc))
 	for i := n - 1; i >= 0; w = w.Prev() {
 		key, err := f.Key(w, dims)
 		if err != nil {

@@ -14,6 +14,9 @@ type FamilySpec struct {
 	DayFormat     string        // Java style, e.g. "yyyyMMdd"; "" means no day windows
 	HourRetention time.Duration // how long an hour window is kept after it ends
 	DayRetention  time.Duration // how long a day window is kept after it ends
+	// Location is the time zone the family's windows are cut in: which hour or day a key names.
+	// nil leaves it to the Store or sweep that handles the family (their Location).
+	Location *time.Location
 }
 
 // SpecError says which field of a FamilySpec is wrong. Field is the config key name.
@@ -29,6 +32,7 @@ type Family struct {
 	name    string
 	pattern *Pattern
 	specs   [2]*windowSpec // indexed by Granularity; nil when the family lacks it
+	loc     *time.Location // nil: the handler's default
 }
 
 type windowSpec struct {
@@ -71,7 +75,7 @@ func NewFamily(spec FamilySpec) (*Family, error) {
 	if err != nil {
 		return nil, &SpecError{"pattern", err.Error()}
 	}
-	f := &Family{name: spec.Name, pattern: p}
+	f := &Family{name: spec.Name, pattern: p, loc: spec.Location}
 	for _, g := range []struct {
 		gran               Granularity
 		format             string
@@ -104,6 +108,18 @@ func NewFamily(spec FamilySpec) (*Family, error) {
 
 // Name returns the family's name.
 func (f *Family) Name() string { return f.name }
+
+// Location returns the time zone the family's windows are cut in; nil when the family leaves it
+// to the Store or sweep that handles it.
+func (f *Family) Location() *time.Location { return f.loc }
+
+// Zone returns the time zone the family's windows are cut in: its own, or def when it has none.
+func (f *Family) Zone(def *time.Location) *time.Location {
+	if f.loc != nil {
+		return f.loc
+	}
+	return def
+}
 
 // Pattern returns the family's key pattern.
 func (f *Family) Pattern() *Pattern { return f.pattern }

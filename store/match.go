@@ -21,13 +21,15 @@ import (
 // no more than a short one.
 const maxWindowTries = 64
 
-// Match reports whether key is a key of family f in a window of granularity g, cut in loc, and
-// returns that window and the dims (in Dims order).
+// Match reports whether key is a key of family f in a window of granularity g, cut in the
+// family's own time zone or, when it has none, in loc, and returns that window and the dims (in
+// Dims order).
 func (f *Family) Match(g Granularity, key string, loc *time.Location) (Window, []string, bool) {
 	spec := f.specs[g]
 	if spec == nil {
 		return Window{}, nil, false
 	}
+	loc = f.Zone(loc)
 	segs, wi := f.pattern.segments, f.pattern.windowSeg
 	before, after := segs[:wi], segs[wi+1:]
 	width := len(spec.format.layout)
@@ -107,7 +109,7 @@ type Classified struct {
 }
 
 // Classify finds the first of families (in their order) that key belongs to, trying hour windows
-// before day windows.
+// before day windows; a family without a time zone of its own is read in loc.
 func Classify(families []*Family, key string, loc *time.Location) (Classified, bool) {
 	for _, f := range families {
 		for g := Hour; g <= Day; g++ { // what Granularities returns, without allocating

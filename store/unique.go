@@ -57,7 +57,7 @@ func (u *Uniques) Add(ctx context.Context, g Granularity, dims []string, at time
 	if at.IsZero() {
 		at = u.s.serverNow(ctx)
 	}
-	w := WindowAt(g, at, u.s.loc)
+	w := WindowAt(g, at, u.Zone(u.s.loc))
 	key, err := u.Key(w, dims)
 	if err != nil {
 		return fmt.Errorf("store: uniques %s: %w", u.Name(), err)
@@ -99,7 +99,7 @@ func (u *Uniques) Union(ctx context.Context, g Granularity, dims []string, at ti
 	if at.IsZero() {
 		at = u.s.serverNow(ctx)
 	}
-	w := WindowAt(g, at, u.s.loc)
+	w := WindowAt(g, at, u.Zone(u.s.loc))
 	var keys []string
 	for range n {
 		k, err := u.Key(w, dims)

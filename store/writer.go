@@ -161,7 +161,7 @@ func (w *Writer) Add(f *Family, dims []string, delta int64, at time.Time) error 
 		}
 		c := &cache[g]
 		if c.text == "" || !c.w.Contains(at) {
-			win := WindowAt(g, at, w.s.loc)
+			win := WindowAt(g, at, f.Zone(w.s.loc))
 			exp := f.ExpireAt(win)
 			*c = windowCache{w: win, text: spec.format.Format(win), expire: exp, expireArg: exp.UnixMilli()}
 		}
