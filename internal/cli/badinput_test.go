@@ -123,7 +123,7 @@ func TestInjectAcrossARestart(t *testing.T) {
 	}
 	events := parseSummary(t, out.String())["events"]
 	f, _ := cfg.Counter("ad_revenue")
-	st := store.New(srv.Client(t), store.Options{Location: cfg.UI.Timezone})
+	st := store.New(srv.Client(t), store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}

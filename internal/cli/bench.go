@@ -62,7 +62,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if !common.allowWrites {
 			return config.Usagef("bench writes test keys: give --allow-writes to use %s", store.RedactAddrs(common.addrs))
 		}
-		cfg, err := common.load() // the [redis] user, password and TLS settings apply
+		cfg, err := common.load(stderr) // the [redis] user, password and TLS settings apply
 		if err != nil {
 			return err
 		}

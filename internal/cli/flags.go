@@ -26,8 +26,9 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.insecure, "insecure", false, "TLS without verifying the server's certificate (a test server only; never from the config file)")
 }
 
-// load reads the config the flags name and applies the flags over it.
-func (c *commonFlags) load() (*config.Config, error) {
+// load reads the config the flags name and applies the flags over it. The config's warnings (a
+// setting in its old place) go to stderr, one line each with its file:line.
+func (c *commonFlags) load(stderr io.Writer) (*config.Config, error) {
 	if len(c.addrs) > 0 {
 		if _, err := store.ParseTarget(c.addrs, "", ""); err != nil {
 			return nil, config.Usagef("--addr: %v", err)
@@ -36,6 +37,9 @@ func (c *commonFlags) load() (*config.Config, error) {
 	cfg, err := config.Open(c.config, c.addrs)
 	if err != nil {
 		return nil, config.UsageError{Err: err}
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stderr, "hourglass: warning: "+w.Error())
 	}
 	if c.allowWrites {
 		cfg.Redis.AllowWrites = true

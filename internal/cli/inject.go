@@ -51,7 +51,7 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if opt.Events == 0 && opt.Duration == 0 {
 		opt.Events = 100000
 	}
-	cfg, err := common.load()
+	cfg, err := common.load(stderr)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func injectProfile(ctx context.Context, common commonFlags, name, family string,
 	if opt.Duration == 0 {
 		opt.Duration = 10 * time.Second
 	}
-	cfg, err := common.load()
+	cfg, err := common.load(stderr)
 	if err != nil {
 		return err
 	}

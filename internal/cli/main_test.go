@@ -166,7 +166,7 @@ func TestInjectTotalsEqualEvents(t *testing.T) {
 	}
 	cfg := config.Default()
 	f, _ := cfg.Counter("ad_revenue")
-	st := store.New(srv.Client(t), store.Options{Location: cfg.UI.Timezone})
+	st := store.New(srv.Client(t), store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestInjectTotalsEqualEvents(t *testing.T) {
 		total := windowTotal(t, st, f, g, tuples, now)
 		// The window may have turned during the inject; then the two windows hold the sum.
 		if total != events {
-			total += windowTotal(t, st, f, g, tuples, store.WindowAt(g, now, cfg.UI.Timezone).Start.Add(-time.Second))
+			total += windowTotal(t, st, f, g, tuples, store.WindowAt(g, now, cfg.Timezone).Start.Add(-time.Second))
 		}
 		if total != events {
 			t.Errorf("%s windows hold %d, want %d", g, total, events)
@@ -247,15 +247,15 @@ func TestInjectReportsRefusedKeys(t *testing.T) {
 	rdb := srv.Client(t)
 	cfg := config.Default()
 	f, _ := cfg.Counter("ad_revenue")
-	st := store.New(rdb, store.Options{Location: cfg.UI.Timezone})
+	st := store.New(rdb, store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	tuples := traffic.NewGenerator(f, 3, 1).Tuples()
 	// The list sits in this hour's key and the next one's, in case the hour turns meanwhile.
-	hour := store.WindowAt(store.Hour, st.Now(), cfg.UI.Timezone)
+	hour := store.WindowAt(store.Hour, st.Now(), cfg.Timezone)
 	key, _ := f.Key(hour, tuples[0])
-	next, _ := f.Key(store.WindowAt(store.Hour, hour.End, cfg.UI.Timezone), tuples[0])
+	next, _ := f.Key(store.WindowAt(store.Hour, hour.End, cfg.Timezone), tuples[0])
 	rdb.RPush(t.Context(), key, "not a counter")
 	rdb.RPush(t.Context(), next, "not a counter")
 	code, out, errOut := hg(t, "inject", "--addr", srv.Addr, "--allow-writes", "--family", "ad_revenue", "--dims", "3", "--events", "300")
@@ -336,7 +336,7 @@ func TestOneAddressOfAClusterIsACluster(t *testing.T) {
 	}
 	cfg := config.Default()
 	f, _ := cfg.Counter("ad_revenue")
-	st := store.New(cl.Client(t), store.Options{Location: cfg.UI.Timezone})
+	st := store.New(cl.Client(t), store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *kps < -1 {
 		return config.Usagef("repair: --keys-per-second must not be negative")
 	}
-	cfg, err := common.load()
+	cfg, err := common.load(stderr)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data, some of it leaking; give --addr to repair your Redis\n", t.Embedded.Addr())
 	}
 
-	loc, now := cfg.UI.Timezone, t.Store.Now
+	loc, now := cfg.Timezone, t.Store.Now
 	each := func(a scanner.RepairAction) { report.RepairAction(stdout, a, *dryRun, loc, now()) }
 	n, err := scanner.Repair(ctx, t.RDB, cfg.Counters,
 		cfg.SweepOptions(false),

@@ -33,7 +33,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := common.load()
+	cfg, err := common.load(stderr)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer t.Close()
 	w := scanner.NewWatcher(t.RDB, cfg.Counters, cfg.SweepOptions(true),
-		scanner.SnapshotOptions{Now: t.Store.Now, Location: cfg.UI.Timezone, Target: t.Label, Mode: t.Mode})
+		scanner.SnapshotOptions{Now: t.Store.Now, Location: cfg.Timezone, Target: t.Label, Mode: t.Mode})
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return config.Usagef("serve: --listen %s: %v", *listen, err)

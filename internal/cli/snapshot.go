@@ -47,7 +47,7 @@ func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *top < 1 || *examples < 1 || *kps < -1 {
 		return config.Usagef("snapshot: --top and --examples must be at least 1, --keys-per-second not negative")
 	}
-	cfg, err := common.load()
+	cfg, err := common.load(stderr)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // takeSnapshot runs one sweep of t at the config's budget. When the sweep stops early it returns
 // the partial snapshot (Complete false) with the reason.
 func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, opt scanner.SnapshotOptions) (*scanner.Snapshot, error) {
-	loc := cfg.UI.Timezone
+	loc := cfg.Timezone
 	opt.Now, opt.Location, opt.Target, opt.Mode = t.Store.Now, loc, t.Label, t.Mode
 	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters,
 		cfg.SweepOptions(true), opt)

@@ -38,7 +38,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !(*rate >= 0) || math.IsInf(*rate, 0) { // NaN fails the comparison
 		return config.Usagef("--demo-rate must be a finite number, not negative")
 	}
-	cfg, err := common.load()
+	cfg, err := common.load(stderr)
 	if err != nil {
 		return err
 	}

@@ -42,8 +42,10 @@ func TestShippedConfig(t *testing.T) {
 	want := Config{
 		Path:  "config.toml",
 		Redis: RedisConfig{Addrs: []string{}},
-		UI:    UIConfig{Refresh: time.Second, Theme: "dark", Timezone: time.Local, TimezoneName: "Local"},
+		UI:    UIConfig{Refresh: time.Second, Theme: "dark"},
 		Scan:  ScanConfig{Count: 1000, KeysPerSecond: 20000},
+
+		Timezone: time.Local, TimezoneName: "Local",
 	}
 	got := *def
 	got.Counters, got.file, got.patternLine = nil, "", nil // bookkeeping for later errors
@@ -119,9 +121,9 @@ func TestDefaultsForAbsentKeys(t *testing.T) {
 			if len(cfg.Redis.Addrs) != 0 || cfg.Redis.AllowWrites || cfg.Redis.Username != "" || cfg.Redis.PasswordEnv != "" {
 				t.Errorf("redis = %+v", cfg.Redis)
 			}
-			wantUI := UIConfig{Refresh: time.Second, Theme: "dark", Timezone: time.Local, TimezoneName: "Local"}
-			if cfg.UI != wantUI {
-				t.Errorf("ui = %+v, want %+v", cfg.UI, wantUI)
+			wantUI := UIConfig{Refresh: time.Second, Theme: "dark"}
+			if cfg.UI != wantUI || cfg.Timezone != time.Local || cfg.TimezoneName != "Local" || len(cfg.Warnings) != 0 {
+				t.Errorf("ui = %+v, want %+v; timezone %v %q; warnings %v", cfg.UI, wantUI, cfg.Timezone, cfg.TimezoneName, cfg.Warnings)
 			}
 			if cfg.Scan != (ScanConfig{Count: 1000, KeysPerSecond: 20000}) {
 				t.Errorf("scan = %+v", cfg.Scan)
@@ -163,8 +165,12 @@ func TestParseSettings(t *testing.T) {
 		t.Errorf("redis = %+v, want %+v", cfg.Redis, wantRedis)
 	}
 	if cfg.UI.Refresh != 1500*time.Millisecond || cfg.UI.Theme != "none" ||
-		cfg.UI.TimezoneName != "Asia/Shanghai" || cfg.UI.Timezone.String() != "Asia/Shanghai" {
-		t.Errorf("ui = %+v", cfg.UI)
+		cfg.TimezoneName != "Asia/Shanghai" || cfg.Timezone.String() != "Asia/Shanghai" {
+		t.Errorf("ui = %+v, timezone %v", cfg.UI, cfg.Timezone)
+	}
+	// [ui] timezone is the setting's old place: it still works, with a warning naming the new.
+	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Error(), "c.toml:12: ui.timezone: has moved: write timezone = \"Asia/Shanghai\" at the top") {
+		t.Errorf("warnings = %v", cfg.Warnings)
 	}
 	if cfg.Scan != (ScanConfig{Count: 10, KeysPerSecond: 1}) {
 		t.Errorf("scan = %+v", cfg.Scan)
@@ -561,6 +567,58 @@ func TestTLSFilesAreReadAtLoad(t *testing.T) {
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Line != c.line || ce.Key != c.key {
 			t.Errorf("%s: %v, want an error at c.toml:%d %s", c.name, err, c.line, c.key)
+		}
+	}
+}
+
+// TestTimezones: the zone windows are cut in is a setting of the families: a top-level default
+// that every family takes, a family's own that overrides it, and [ui] timezone, its old place,
+// still read (with a warning) unless the top-level one is set, when it is ignored (with another).
+func TestTimezones(t *testing.T) {
+	cfg, err := Parse("c.toml", src(slices.Concat(
+		[]string{`timezone = "Asia/Shanghai"`, `[ui]`, `timezone = "UTC"`},
+		counter("a"),
+		counter("b"), []string{`timezone = "America/New_York"`},
+		[]string{`[[unique]]`, `name = "uv"`, `pattern = "uv:{<page>}:<window>"`, `day_format = "yyyyMMdd"`, `day_retention = "7d"`},
+		[]string{`[[bitmap]]`, `name = "dau"`, `pattern = "dau:{<app>}:<window>"`, `day_format = "yyyyMMdd"`, `day_retention = "7d"`, `timezone = "UTC"`},
+	)...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Timezone.String() != "Asia/Shanghai" || cfg.TimezoneName != "Asia/Shanghai" || cfg.SweepOptions(false).Location != cfg.Timezone {
+		t.Errorf("top-level timezone %v %q, sweep %v", cfg.Timezone, cfg.TimezoneName, cfg.SweepOptions(false).Location)
+	}
+	zones := map[string]string{"a": "Asia/Shanghai", "b": "America/New_York", "uv": "Asia/Shanghai", "dau": "UTC"}
+	got := map[string]string{}
+	for _, f := range cfg.Counters {
+		got[f.Name()] = f.Location().String()
+	}
+	for _, u := range cfg.Structures.Uniques {
+		got[u.Family.Name()] = u.Family.Location().String()
+	}
+	if !reflect.DeepEqual(got, zones) {
+		t.Errorf("family zones = %v, want %v", got, zones)
+	}
+	if len(cfg.Warnings) != 1 || !strings.HasPrefix(cfg.Warnings[0].Error(), "c.toml:3: ui.timezone: ignored") {
+		t.Errorf("warnings = %v", cfg.Warnings)
+	}
+
+	// With no zone anywhere, families take Local, as before.
+	cfg, err = Parse("c.toml", src(counter("a")...), nil)
+	if err != nil || cfg.Counters[0].Location() != time.Local || len(cfg.Warnings) != 0 {
+		t.Fatalf("no zone: err %v, zone %v, warnings %v", err, cfg.Counters[0].Location(), cfg.Warnings)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"bad family zone", src(slices.Concat(counter("a"), []string{`timezone = "Mars/Olympus"`})...), `c.toml:6: counter.timezone: unknown time zone "Mars/Olympus"`},
+		{"bad top-level zone", src(`timezone = ""`), `c.toml:1: timezone: unknown time zone ""`},
+		{"zone on a queue", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `timezone = "UTC"`), `c.toml:4: delay_queue.timezone: unknown key`},
+	} {
+		if _, err := Parse("c.toml", c.data, nil); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
 		}
 	}
 }

@@ -8,47 +8,62 @@ import (
 // structures builds the [[delay_queue]], [[list_queue]], [[limiter]], [[unique]], [[bitmap]] and
 // [[lock]] sections.
 func (c *checker) structures(root table) scanner.Structures {
-	var s scanner.Structures
 	names := map[string]int{} // every structure's name -> its line: one name, one thing
-	named := func(t table, header string) (string, bool) {
-		name, ok := c.str(t, "name")
-		if _, present := t.m["name"]; !present {
-			c.fail(t.path+".name", "missing: every %s needs a name", header)
-			return "", false
-		}
-		if !ok {
-			return "", false
-		}
-		if line, dup := names[header+name]; dup {
-			c.fail(t.path+".name", "duplicate %s name %q (first declared at line %d)", header, name, line)
-			return "", false
-		}
-		names[header+name] = c.lines.lineOf(t.path + ".name")
-		return name, true
+	return scanner.Structures{
+		DelayQueues: c.delayQueues(root, names),
+		ListQueues:  c.listQueues(root, names),
+		Limiters:    c.limiters(root, names),
+		Uniques:     c.uniques(root),
+		Locks:       c.locks(root, names),
 	}
-	required := func(t table, header, key string) (string, bool) {
-		if _, present := t.m[key]; !present {
-			c.fail(t.path+"."+key, "missing: every %s needs a %s", header, key)
-			return "", false
-		}
-		return c.str(t, key)
-	}
-	keyPattern := func(t table, header string) (*store.Pattern, bool) {
-		text, ok := required(t, header, "pattern")
-		if !ok {
-			return nil, false
-		}
-		p, err := store.ParseKeyPattern(text)
-		if err != nil {
-			c.fail(t.path+".pattern", "%v", err)
-			return nil, false
-		}
-		return p, true
-	}
+}
 
+// named reads a structure's name, which must be there and be the only one of its header.
+func (c *checker) named(t table, header string, names map[string]int) (string, bool) {
+	name, ok := c.str(t, "name")
+	if _, present := t.m["name"]; !present {
+		c.fail(t.path+".name", "missing: every %s needs a name", header)
+		return "", false
+	}
+	if !ok {
+		return "", false
+	}
+	if line, dup := names[header+name]; dup {
+		c.fail(t.path+".name", "duplicate %s name %q (first declared at line %d)", header, name, line)
+		return "", false
+	}
+	names[header+name] = c.lines.lineOf(t.path + ".name")
+	return name, true
+}
+
+// required reads a string key that must be there.
+func (c *checker) required(t table, header, key string) (string, bool) {
+	if _, present := t.m[key]; !present {
+		c.fail(t.path+"."+key, "missing: every %s needs a %s", header, key)
+		return "", false
+	}
+	return c.str(t, key)
+}
+
+// keyPattern reads a structure's required key pattern (no <window>).
+func (c *checker) keyPattern(t table, header string) (*store.Pattern, bool) {
+	text, ok := c.required(t, header, "pattern")
+	if !ok {
+		return nil, false
+	}
+	p, err := store.ParseKeyPattern(text)
+	if err != nil {
+		c.fail(t.path+".pattern", "%v", err)
+		return nil, false
+	}
+	return p, true
+}
+
+func (c *checker) delayQueues(root table, names map[string]int) []scanner.DelayQueueSpec {
+	var out []scanner.DelayQueueSpec
 	for _, t := range c.arrayTables(root, "delay_queue") {
 		c.onlyKeys(t, "[[delay_queue]]", "name", "key", "pattern", "score_unit")
-		name, ok1 := named(t, "[[delay_queue]]")
+		name, ok1 := c.named(t, "[[delay_queue]]", names)
 		var key string
 		var pattern *store.Pattern
 		_, hasKey := t.m["key"]
@@ -59,9 +74,9 @@ func (c *checker) structures(root table) scanner.Structures {
 			c.fail(t.path+".pattern", "give key (one queue) or pattern (a queue per matching key), not both")
 			ok2 = false
 		case hasPattern:
-			pattern, ok2 = keyPattern(t, "[[delay_queue]]")
+			pattern, ok2 = c.keyPattern(t, "[[delay_queue]]")
 		default:
-			key, ok2 = required(t, "[[delay_queue]]", "key")
+			key, ok2 = c.required(t, "[[delay_queue]]", "key")
 		}
 		unit := store.Milliseconds
 		if u, ok := c.str(t, "score_unit"); ok {
@@ -74,22 +89,32 @@ func (c *checker) structures(root table) scanner.Structures {
 			}
 		}
 		if ok1 && ok2 {
-			s.DelayQueues = append(s.DelayQueues, scanner.DelayQueueSpec{Name: name, Key: key, Pattern: pattern, Unit: unit})
+			out = append(out, scanner.DelayQueueSpec{Name: name, Key: key, Pattern: pattern, Unit: unit})
 		}
 	}
+	return out
+}
+
+func (c *checker) listQueues(root table, names map[string]int) []scanner.ListQueueSpec {
+	var out []scanner.ListQueueSpec
 	for _, t := range c.arrayTables(root, "list_queue") {
 		c.onlyKeys(t, "[[list_queue]]", "name", "key")
-		name, ok1 := named(t, "[[list_queue]]")
-		key, ok2 := required(t, "[[list_queue]]", "key")
+		name, ok1 := c.named(t, "[[list_queue]]", names)
+		key, ok2 := c.required(t, "[[list_queue]]", "key")
 		if ok1 && ok2 {
-			s.ListQueues = append(s.ListQueues, scanner.ListQueueSpec{Name: name, Key: key})
+			out = append(out, scanner.ListQueueSpec{Name: name, Key: key})
 		}
 	}
+	return out
+}
+
+func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSpec {
+	var out []scanner.LimiterSpec
 	for _, t := range c.arrayTables(root, "limiter") {
 		c.onlyKeys(t, "[[limiter]]", "name", "pattern", "kind", "window", "limit")
 		start := len(c.errs)
-		name, _ := named(t, "[[limiter]]")
-		p, _ := keyPattern(t, "[[limiter]]")
+		name, _ := c.named(t, "[[limiter]]", names)
+		p, _ := c.keyPattern(t, "[[limiter]]")
 		spec := store.LimiterSpec{Name: name, Kind: store.Sliding}
 		if p != nil {
 			spec.Pattern = p.String()
@@ -120,9 +145,15 @@ func (c *checker) structures(root table) scanner.Structures {
 			c.fail(t.path+".limit", "missing: every [[limiter]] needs a limit (hits allowed per window)")
 		}
 		if len(c.errs) == start {
-			s.Limiters = append(s.Limiters, scanner.LimiterSpec{LimiterSpec: spec, Pattern: p})
+			out = append(out, scanner.LimiterSpec{LimiterSpec: spec, Pattern: p})
 		}
 	}
+	return out
+}
+
+// uniques builds [[unique]] (HyperLogLogs) and [[bitmap]] tables: windowed like counters.
+func (c *checker) uniques(root table) []scanner.UniqueSpec {
+	var out []scanner.UniqueSpec
 	firstLine := map[string]int{}
 	for _, kind := range []struct {
 		name string
@@ -130,17 +161,22 @@ func (c *checker) structures(root table) scanner.Structures {
 	}{{"unique", store.HyperLogLog}, {"bitmap", store.Bitmap}} {
 		for _, t := range c.arrayTables(root, kind.name) {
 			if f := c.counter(t, firstLine, "[["+kind.name+"]]"); f != nil {
-				s.Uniques = append(s.Uniques, scanner.UniqueSpec{Kind: kind.kind, Family: f})
+				out = append(out, scanner.UniqueSpec{Kind: kind.kind, Family: f})
 			}
 		}
 	}
+	return out
+}
+
+func (c *checker) locks(root table, names map[string]int) []scanner.LockSpec {
+	var out []scanner.LockSpec
 	for _, t := range c.arrayTables(root, "lock") {
 		c.onlyKeys(t, "[[lock]]", "name", "pattern")
-		name, ok1 := named(t, "[[lock]]")
-		p, ok2 := keyPattern(t, "[[lock]]")
+		name, ok1 := c.named(t, "[[lock]]", names)
+		p, ok2 := c.keyPattern(t, "[[lock]]")
 		if ok1 && ok2 {
-			s.Locks = append(s.Locks, scanner.LockSpec{Name: name, Pattern: p})
+			out = append(out, scanner.LockSpec{Name: name, Pattern: p})
 		}
 	}
-	return s
+	return out
 }

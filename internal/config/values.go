@@ -93,6 +93,21 @@ func (c *checker) duration(t table, key string) (time.Duration, bool) {
 	return d, ok
 }
 
+// zone reads a time zone: "Local", "UTC" or an IANA name. LoadLocation("") means UTC, which
+// would hide a half-edited line, so an empty name is refused.
+func (c *checker) zone(t table, key string) (*time.Location, string, bool) {
+	v, ok := c.str(t, key)
+	if !ok {
+		return nil, "", false
+	}
+	loc, err := time.LoadLocation(v)
+	if v == "" || err != nil {
+		c.fail(joinPath(t.path, key), "unknown time zone %q (use Local, UTC or an IANA name such as Asia/Shanghai)", v)
+		return nil, "", false
+	}
+	return loc, v, true
+}
+
 // subtable returns the table under key, recording a problem if key holds something else.
 func (c *checker) subtable(t table, key string) (table, bool) {
 	v, present := t.m[key]

@@ -26,7 +26,7 @@ const trafficRate = 200
 // Run runs the full-screen console on t until the operator quits or ctx ends, reading keys from
 // in and drawing on out.
 func Run(ctx context.Context, t *target.Target, cfg *config.Config, palette theme.Palette, in io.Reader, out io.Writer) error {
-	loc := cfg.UI.Timezone
+	loc := cfg.Timezone
 	src := scanner.NewWatcher(t.RDB, cfg.Counters,
 		cfg.SweepOptions(true),
 		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode, TopK: 20})

@@ -67,7 +67,7 @@ func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 		}
 		t.Mode = tg.Mode()
 	}
-	t.Store = store.New(t.RDB, store.Options{Location: cfg.UI.Timezone})
+	t.Store = store.New(t.RDB, store.Options{Location: cfg.Timezone})
 	if err := t.Store.Init(initCtx); err != nil {
 		t.Close()
 		if ctx.Err() != nil {

@@ -1,0 +1,185 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"hourglass/store"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// checker walks the decoded file, collecting every problem with its line.
+type checker struct {
+	file        string
+	lines       lineIndex
+	errs        []*Error
+	patternLine map[string]int // "<table>:<name>" -> line of its pattern (a unique may share a counter's name)
+	defaultZone *time.Location // the top-level timezone, for families without their own
+	warnings    []*Error
+}
+
+// table is one decoded TOML table and the path its keys are found under in the line index.
+type table struct {
+	path string
+	m    map[string]any
+}
+
+var indexSuffix = regexp.MustCompile(`\[\d+\]`)
+
+// warn records something that works but should change, with its line.
+func (c *checker) warn(path, format string, args ...any) {
+	c.warnings = append(c.warnings, &Error{
+		File: c.file,
+		Line: c.lines.lineOf(path),
+		Key:  indexSuffix.ReplaceAllString(path, ""),
+		Msg:  fmt.Sprintf(format, args...),
+	})
+}
+
+// fail records a problem with the key at path (e.g. "counter[1].name").
+func (c *checker) fail(path, format string, args ...any) {
+	c.errs = append(c.errs, &Error{
+		File: c.file,
+		Line: c.lines.lineOf(path),
+		Key:  indexSuffix.ReplaceAllString(path, ""),
+		Msg:  fmt.Sprintf(format, args...),
+	})
+}
+
+func (c *checker) config(raw map[string]any) *Config {
+	cfg := &Config{
+		UI:       UIConfig{Refresh: time.Second, Theme: "dark"},
+		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000},
+		Timezone: time.Local, TimezoneName: "Local",
+	}
+	root := table{m: raw}
+	c.onlyKeys(root, "", "timezone", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock", "profile")
+	if loc, name, ok := c.zone(root, "timezone"); ok {
+		cfg.Timezone, cfg.TimezoneName = loc, name
+	}
+	if t, ok := c.subtable(root, "redis"); ok {
+		cfg.Redis = c.redis(t)
+	}
+	if t, ok := c.subtable(root, "ui"); ok {
+		_, topLevel := raw["timezone"]
+		c.ui(t, cfg, topLevel)
+	}
+	c.defaultZone = cfg.Timezone
+	if t, ok := c.subtable(root, "scan"); ok {
+		c.scan(t, &cfg.Scan)
+	}
+	cfg.Counters = c.counters(root)
+	cfg.Structures = c.structures(root)
+	cfg.Profiles = c.profiles(root, cfg)
+	return cfg
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (c *checker) redis(t table) RedisConfig {
+	var r RedisConfig
+	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes", "name", "tls_ca_file", "tls_cert_file", "tls_key_file")
+	r.Name, _ = c.str(t, "name")
+	readable := map[string]bool{}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"tls_ca_file", &r.TLS.CA}, {"tls_cert_file", &r.TLS.Cert}, {"tls_key_file", &r.TLS.Key}} {
+		if v, ok := c.str(t, f.key); ok {
+			if _, err := os.Stat(v); err != nil {
+				c.fail(t.path+"."+f.key, "cannot read %s: %v", v, errors.Unwrap(err))
+			} else {
+				readable[f.key] = true
+			}
+			*f.dst = v
+		}
+	}
+	// The files' contents are checked now, so a bad one is named by its line.
+	if readable["tls_ca_file"] {
+		if _, err := store.LoadCA(r.TLS.CA); err != nil {
+			c.fail(t.path+".tls_ca_file", "%v", err)
+		}
+	}
+	switch {
+	case (r.TLS.Cert == "") != (r.TLS.Key == ""):
+		c.fail(t.path+".tls_cert_file", "a client certificate needs tls_cert_file and tls_key_file both")
+	case readable["tls_cert_file"] && readable["tls_key_file"]:
+		if _, err := store.LoadClientCert(r.TLS.Cert, r.TLS.Key); err != nil {
+			c.fail(t.path+".tls_cert_file", "%v", err)
+		}
+	}
+	if addrs, ok := c.stringList(t, "addrs"); ok {
+		for i, a := range addrs {
+			if msg := checkAddr(a); msg != "" {
+				c.fail(t.path+".addrs["+strconv.Itoa(i)+"]", "%s", msg)
+			}
+		}
+		r.Addrs = addrs
+	}
+	r.Username, _ = c.str(t, "username")
+	if v, ok := c.str(t, "password_env"); ok {
+		if v != "" && !envName.MatchString(v) {
+			c.fail(t.path+".password_env", "%q is not an environment variable name", v)
+		}
+		r.PasswordEnv = v
+		r.passwordEnvAt = Error{File: c.file, Line: c.lines.lineOf(t.path + ".password_env"), Key: "redis.password_env"}
+	}
+	r.AllowWrites, _ = c.boolean(t, "allow_writes")
+	return r
+}
+
+// checkAddr returns what is wrong with a Redis address, or "".
+func checkAddr(a string) string {
+	if _, err := store.ParseTarget([]string{a}, "", ""); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// ui reads [ui], and its timezone, the top-level timezone's old place, with a warning: the zone
+// decides which keys a window reads in every command, not only how the console shows times.
+func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
+	ui := &cfg.UI
+	c.onlyKeys(t, "[ui]", "refresh", "theme", "timezone")
+	if d, ok := c.duration(t, "refresh"); ok {
+		if d < MinRefresh {
+			c.fail(t.path+".refresh", "%v is below the %v minimum", d, MinRefresh)
+		}
+		ui.Refresh = d
+	}
+	if v, ok := c.str(t, "theme"); ok {
+		if !slices.Contains(themes, v) {
+			c.fail(t.path+".theme", "unknown theme %q (use %s)", v, strings.Join(themes, ", "))
+		}
+		ui.Theme = v
+	}
+	if loc, name, ok := c.zone(t, "timezone"); ok {
+		if topLevelZone {
+			c.warn(t.path+".timezone", "ignored: the top-level timezone sets the zone windows are cut in; remove this line")
+		} else {
+			cfg.Timezone, cfg.TimezoneName = loc, name
+			c.warn(t.path+".timezone", "has moved: write timezone = %q at the top of the file, before any [table], "+
+				"or per [[counter]], [[unique]] or [[bitmap]]; it is read here for now", name)
+		}
+	}
+}
+
+func (c *checker) scan(t table, s *ScanConfig) {
+	c.onlyKeys(t, "[scan]", "count", "keys_per_second")
+	if n, ok := c.integer(t, "count"); ok {
+		if n < 1 {
+			c.fail(t.path+".count", "must be at least 1, got %d", n)
+		}
+		s.Count = n
+	}
+	if n, ok := c.integer(t, "keys_per_second"); ok {
+		if n < 1 {
+			c.fail(t.path+".keys_per_second", "must be at least 1, got %d", n)
+		}
+		s.KeysPerSecond = n
+	}
+}
