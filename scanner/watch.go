@@ -14,6 +14,10 @@ import (
 	"hourglass/store"
 )
 
+// MinRefresh is the shortest interval between two Polls the console, serve and the config allow:
+// faster than a person can read, and each Poll costs the watched Redis a round of reads.
+const MinRefresh = 250 * time.Millisecond
+
 // Watcher keeps a Snapshot current for a console: each Poll sweeps on for a slice of time within
 // the budget, and when a sweep completes its Snapshot replaces the last one (with rates from the
 // one before) and a new sweep begins. It also reads the server's INFO. A Poll that fails leaves

@@ -112,8 +112,8 @@ type Model struct {
 
 // New returns the console model.
 func New(opt Options, styles theme.Styles) *Model {
-	if opt.Refresh < MinRefresh {
-		opt.Refresh = MinRefresh
+	if opt.Refresh < scanner.MinRefresh {
+		opt.Refresh = scanner.MinRefresh
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now

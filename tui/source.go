@@ -37,7 +37,7 @@ type Options struct {
 	Actions Actions
 	// ReadOnlyWhy says why writes are off, shown where a write key is pressed.
 	ReadOnlyWhy string
-	Refresh     time.Duration // poll interval (at least MinRefresh)
+	Refresh     time.Duration // poll interval (at least scanner.MinRefresh)
 	Families    []FamilyInfo
 	Now         func() time.Time // the server clock (time.Now when nil)
 	Location    *time.Location
@@ -48,6 +48,3 @@ type Options struct {
 type FamilyInfo struct {
 	Name, Pattern string
 }
-
-// MinRefresh is the shortest poll interval.
-const MinRefresh = 250 * time.Millisecond

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"hourglass/scanner"
 	"hourglass/store"
 	"os"
 	"regexp"
@@ -146,8 +147,8 @@ func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 	ui := &cfg.UI
 	c.onlyKeys(t, "[ui]", "refresh", "theme", "timezone")
 	if d, ok := c.duration(t, "refresh"); ok {
-		if d < MinRefresh {
-			c.fail(t.path+".refresh", "%v is below the %v minimum", d, MinRefresh)
+		if d < scanner.MinRefresh {
+			c.fail(t.path+".refresh", "%v is below the %v minimum", d, scanner.MinRefresh)
 		}
 		ui.Refresh = d
 	}

@@ -87,7 +87,7 @@ func (r RedisConfig) Password() (string, error) {
 
 // UIConfig shapes the terminal console.
 type UIConfig struct {
-	Refresh time.Duration // poll interval, at least MinRefresh
+	Refresh time.Duration // poll interval, at least scanner.MinRefresh
 	Theme   string        // "dark", "light" or "none"
 }
 
@@ -96,10 +96,6 @@ type ScanConfig struct {
 	Count         int // COUNT hint per SCAN call
 	KeysPerSecond int // ceiling on keys visited per second, per sweep
 }
-
-// MinRefresh is the shortest poll interval: faster than a person can read, and each poll costs
-// the watched Redis a round of reads.
-const MinRefresh = 250 * time.Millisecond
 
 // themes are the palettes the theme package provides.
 var themes = []string{"dark", "light", "none"}
