@@ -28,13 +28,13 @@ type command struct {
 // commands are hourglass's subcommands in the order help lists them; "" is the console.
 func commands() []command {
 	return []command{
-		{"", "the console: a live view of the configured Redis; with no address, an embedded Redis with demo traffic", cmdWatch},
-		{"inject", "write counter test traffic through the batch writer, or a [[profile]] of every kind", cmdInject},
-		{"snapshot", "sweep the keyspace once and report every family and structure, as text or --json", cmdSnapshot},
-		{"repair", "give family keys that have no TTL their window-aligned expiry (--dry-run lists it)", cmdRepair},
-		{"serve", "keep sweeping and export the Snapshot as Prometheus metrics", cmdServe},
-		{"bench", "measure the writers and the sweep next to redis-benchmark and a raw SCAN", cmdBench},
-		{"help", "list the commands; help COMMAND shows that command's flags", nil},
+		{"", "the console; with no address, an embedded Redis with demo traffic", cmdWatch},
+		{"inject", "write test traffic: counter events, or a [[profile]] of every kind", cmdInject},
+		{"snapshot", "sweep once; report every family and structure, as text or --json", cmdSnapshot},
+		{"repair", "give family keys without a TTL their window-aligned expiry", cmdRepair},
+		{"serve", "keep sweeping; export the Snapshot as Prometheus metrics", cmdServe},
+		{"bench", "measure the writers and the sweep beside redis-benchmark and SCAN", cmdBench},
+		{"help", "this list; help COMMAND shows that command's flags", nil},
 	}
 }
 
@@ -72,8 +72,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // mainUsage is `hourglass help`: every command with its line.
 func mainUsage() string {
 	var b strings.Builder
-	b.WriteString("hourglass: watch and exercise the counting structures in Redis: hour/day counters, delay and\n")
-	b.WriteString("list queues, limiters, uniques and locks.\n\nUsage:\n")
+	b.WriteString("hourglass: watch and exercise the counting structures in Redis: hour/day counters,\n")
+	b.WriteString("delay and list queues, limiters, uniques and locks.\n\nUsage:\n")
 	for _, c := range commands() {
 		line := "hourglass " + c.name + " [flags]"
 		switch c.name {
@@ -82,9 +82,10 @@ func mainUsage() string {
 		case "help":
 			line = "hourglass help [COMMAND]"
 		}
-		fmt.Fprintf(&b, "  %-29s%s\n", line, c.summary)
+		fmt.Fprintf(&b, "  %-27s%s\n", line, c.summary)
 	}
-	b.WriteString("\nEvery command takes --help. Flags override config.toml; config.toml overrides built-in defaults.\n")
+	b.WriteString("\nEvery command takes --help. Flags override config.toml; config.toml overrides the\n")
+	b.WriteString("built-in defaults.\n")
 	b.WriteString("Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.\n")
 	return b.String()
 }

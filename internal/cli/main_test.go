@@ -49,6 +49,38 @@ func hg(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// TestHelpListsEveryCommand: `hourglass help` gives each command one line of its own, which
+// names it, and nothing promised for later; every command it lists runs its own --help.
+func TestHelpListsEveryCommand(t *testing.T) {
+	code, out, _ := hg(t, "help")
+	if code != exitOK || strings.Contains(out, "more to come") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, c := range commands() {
+		prefix := strings.TrimSpace("hourglass " + c.name)
+		lines := 0
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 1 && strings.Join(f[:len(strings.Fields(prefix))], " ") == prefix &&
+				strings.Contains(line, c.summary) {
+				lines++
+			}
+		}
+		if lines != 1 || c.summary == "" {
+			t.Errorf("%q has %d lines in help:\n%s", prefix, lines, out)
+		}
+		if c.name != "help" && c.name != "" {
+			if code, usage, _ := hg(t, c.name, "--help"); code != exitOK || !strings.Contains(usage, "hourglass "+c.name) {
+				t.Errorf("%s --help: exit %d\n%s", c.name, code, usage)
+			}
+		}
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if len([]rune(line)) > 100 {
+			t.Errorf("help line over 100 columns: %q", line)
+		}
+	}
+}
+
 func TestHelpAndUsage(t *testing.T) {
 	for _, c := range []struct {
 		args []string
