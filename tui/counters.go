@@ -171,39 +171,7 @@ func has(f scanner.FamilyStats, g string) bool {
 // detail is one family: its current windows, rate, series, top dims and reconciliation.
 func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	st := v.c.styles
-	var pattern string
-	for _, fi := range v.c.opt.Families {
-		if fi.Name == f.Family {
-			pattern = fi.Pattern
-		}
-	}
-	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
-	var nums []string
-	if cw := f.CurrentWindow("hour"); cw != nil {
-		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
-	} else if has(*f, "hour") {
-		nums = append(nums, "this hour 0")
-	}
-	if cw := f.CurrentWindow("day"); cw != nil {
-		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
-	}
-	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", format.Commas(f.Keys)))
-	lines = append(lines, strings.Join(nums, "   "))
-	if n := len(f.Series.Hours); n > 0 {
-		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
-		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), format.Commas(format.MaxOf(series))))
-	}
-	if n := len(f.Series.Days); n > 0 && h >= 16 {
-		days := f.Series.Days
-		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), format.Commas(format.MaxOf(days))))
-		for _, r := range barChart(days, 3) {
-			lines = append(lines, "  "+st.Spark.Render(r))
-		}
-	}
-	if r := f.Reconciliation; r != nil {
-		lines = append(lines, reconcileText(st.Good.Render, st.Bad.Render, f.Dims, r))
-	}
-	lines = append(lines, "")
+	lines := v.summaryLines(f, w, h)
 
 	// The top dims of the current window: hour when the family has hours.
 	g := f.Granularities[0]
@@ -250,6 +218,46 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	lines = append(lines, tl[0])
 	lines = append(lines, tl[1+from:1+to]...)
 	return strings.Join(lines, "\n")
+}
+
+// summaryLines head a family's detail: its pattern, current totals, rate and key count, its
+// series (the days only when h leaves room for their chart) and its reconciliation.
+func (v *counters) summaryLines(f *scanner.FamilyStats, w, h int) []string {
+	st := v.c.styles
+	var pattern string
+	for _, fi := range v.c.opt.Families {
+		if fi.Name == f.Family {
+			pattern = fi.Pattern
+		}
+	}
+	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
+	var nums []string
+	if cw := f.CurrentWindow("hour"); cw != nil {
+		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
+	} else if has(*f, "hour") {
+		nums = append(nums, "this hour 0")
+	}
+	if cw := f.CurrentWindow("day"); cw != nil {
+		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
+	}
+	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", format.Commas(f.Keys)))
+	lines = append(lines, strings.Join(nums, "   "))
+	if n := len(f.Series.Hours); n > 0 {
+		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
+		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), format.Commas(format.MaxOf(series))))
+	}
+	if n := len(f.Series.Days); n > 0 && h >= 16 {
+		days := f.Series.Days
+		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), format.Commas(format.MaxOf(days))))
+		for _, r := range barChart(days, 3) {
+			lines = append(lines, "  "+st.Spark.Render(r))
+		}
+	}
+	if r := f.Reconciliation; r != nil {
+		lines = append(lines, reconcileText(st.Good.Render, st.Bad.Render, f.Dims, r))
+	}
+	lines = append(lines, "")
+	return lines
 }
 
 // live returns the live read of family's current window, when the last poll made one.

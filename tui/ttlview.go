@@ -62,12 +62,38 @@ func (v *ttlView) render(w, h int) string {
 	if snap == nil {
 		return st.Muted.Render("Waiting for the first sweep to complete…")
 	}
+	visible := v.visible()
+	if len(visible) == 0 {
+		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
+	}
+	v.sel = min(v.sel, len(visible)-1)
+	h0 := snap.TTLHealth
+	lines := v.healthTable(snap, visible).render(w)
+	lines = append(lines, v.exampleLines(snap.Family(visible[v.sel]), w)...)
+	lines = append(lines, v.lockLines(snap.Locks, w)...)
+	if note := h0.MemoryNote; note != "" {
+		lines = append(lines, st.Muted.Render("memory: "+note))
+	}
+	lines = append(lines, "")
+	if v.c.opt.Actions != nil {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the keys without a TTL (%s in the last sweep): a dry run first, then confirm", format.Commas(h0.NoTTL.Keys))))
+	} else {
+		lines = append(lines, st.Muted.Render("r (repair) is off: "+v.c.opt.ReadOnlyWhy))
+	}
+	if len(lines) > h { // keep the table's head and the footer hint; cut examples
+		lines = append(lines[:h-1], lines[len(lines)-1])
+	}
+	return strings.Join(lines, "\n")
+}
+
+// healthTable has a row of problem counts for each visible family, the selected one marked, and
+// a last row that adds up all families.
+func (v *ttlView) healthTable(snap *scanner.Snapshot, visible []string) *table {
 	t := &table{styles: v.c, cols: []column{
 		{title: "FAMILY", flex: true}, {title: "KEYS", right: true}, {title: "NO TTL", right: true},
 		{title: "OVER RET", right: true}, {title: "EXPIRED", right: true}, {title: "WRONG TYPE", right: true},
 		{title: "NOT INT", right: true}, {title: "~MEMORY", right: true},
 	}}
-	visible := v.visible()
 	for _, name := range visible {
 		f := snap.Family(name)
 		var bytes int64
@@ -83,10 +109,6 @@ func (v *ttlView) render(w, h int) string {
 		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention),
 			format.Commas(f.TTL.ExpiredButPresent), format.Commas(f.WrongType), format.Commas(f.NotInteger), mem})
 	}
-	if len(t.rows) == 0 {
-		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
-	}
-	v.sel = min(v.sel, len(visible)-1)
 	t.selected = v.sel
 	h0 := snap.TTLHealth
 	var familyKeys int64
@@ -95,10 +117,14 @@ func (v *ttlView) render(w, h int) string {
 	}
 	t.rows = append(t.rows, []string{"all families", format.Commas(familyKeys), format.Commas(h0.NoTTL.Keys),
 		format.Commas(h0.OverRetention.Keys), format.Commas(h0.ExpiredButPresent.Keys), format.Commas(h0.WrongType.Keys), format.Commas(h0.NotInteger.Keys), ""})
-	lines := t.render(w)
+	return t
+}
 
-	f := snap.Family(visible[v.sel])
-	lines = append(lines, "", st.Title.Render("Examples in "+f.Family)+st.Muted.Render("  (names escaped; ↑/↓ picks the family)"))
+// exampleLines lists the examples of f's problems that match the filter, under a title, or says
+// there are none.
+func (v *ttlView) exampleLines(f *scanner.FamilyStats, w int) []string {
+	st := v.c.styles
+	lines := []string{"", st.Title.Render("Examples in "+f.Family) + st.Muted.Render("  (names escaped; ↑/↓ picks the family)")}
 	any := false
 	for _, p := range f.Health.Problems() {
 		for _, ex := range p.Examples {
@@ -113,7 +139,15 @@ func (v *ttlView) render(w, h int) string {
 	if !any {
 		lines = append(lines, st.Good.Render("none: every key of this family expires on time"))
 	}
-	for _, l := range snap.Locks {
+	return lines
+}
+
+// lockLines says how many locks of each pattern are held and how many have no TTL, warning of
+// those, with a few holders.
+func (v *ttlView) lockLines(locks []scanner.Lock, w int) []string {
+	st := v.c.styles
+	var lines []string
+	for _, l := range locks {
 		line := fmt.Sprintf("locks %s: %s held, %s without a TTL", l.Name, format.Commas(l.Held), format.Commas(l.NoTTL))
 		if l.NoTTL > 0 {
 			lines = append(lines, "", st.Warn.Render(line+" (held forever: the holder died between SETNX and PEXPIRE)"))
@@ -128,19 +162,7 @@ func (v *ttlView) render(w, h int) string {
 			lines = append(lines, fit("  "+ex.Key+"  "+st.Muted.Render("held by "+ex.Token+", TTL "+format.Millis(ex.TTLMS)+", "+age), w))
 		}
 	}
-	if note := h0.MemoryNote; note != "" {
-		lines = append(lines, st.Muted.Render("memory: "+note))
-	}
-	lines = append(lines, "")
-	if v.c.opt.Actions != nil {
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("r repairs the keys without a TTL (%s in the last sweep): a dry run first, then confirm", format.Commas(h0.NoTTL.Keys))))
-	} else {
-		lines = append(lines, st.Muted.Render("r (repair) is off: "+v.c.opt.ReadOnlyWhy))
-	}
-	if len(lines) > h { // keep the table's head and the footer hint; cut examples
-		lines = append(lines[:h-1], lines[len(lines)-1])
-	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {

@@ -142,16 +142,11 @@ func (b *bencher) step(format string, args ...any) {
 	fmt.Fprintf(b.log, "hourglass: bench: "+format+"\n", args...)
 }
 
+// run measures every case in turn: the writer, go-redis alone and redis-benchmark, the limiter,
+// the delay queue, the console's load and the sweep.
 func (b *bencher) run(events, keys int) (*Report, error) {
-	rep := &Report{Events: events, SweepKeys: keys,
+	rep := &Report{Events: events, SweepKeys: keys, RedisVersion: b.redisVersion(),
 		Machine: fmt.Sprintf("%s/%s, %d CPUs, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())}
-	if info, err := b.rdb.Info(b.ctx, "server").Result(); err == nil {
-		for _, line := range strings.Split(info, "\r\n") {
-			if v, ok := strings.CutPrefix(line, "redis_version:"); ok {
-				rep.RedisVersion = v
-			}
-		}
-	}
 	st := store.New(b.rdb, store.Options{Location: time.UTC})
 	if err := st.Init(b.ctx); err != nil {
 		return nil, err
@@ -161,28 +156,8 @@ func (b *bencher) run(events, keys int) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range []struct {
-		name                string
-		pairs, lanes, calls int
-		zipf                bool
-	}{
-		{"1 connection, pipelines of 16, 1 pair a call", 1, 1, 16, false},
-		{"1 connection, pipelines of 16, 32 pairs a call", 32, 1, 16, false},
-		{"4 connections, pipelines of 16, 1 pair a call", 1, 4, 16, false},
-		{"4 connections, pipelines of 16, 32 pairs a call", 32, 4, 16, false},
-		{"defaults (4 lanes, pipelines of 256, 32 pairs)", 32, 0, 0, false},
-		{"defaults, Zipf over 10,000 dims", 32, 0, 0, true},
-	} {
-		b.step("writer: %s", c.name)
-		if err := b.clean(); err != nil { // every case starts from the same keyspace
-			return nil, err
-		}
-		r, err := b.writer(st, fam, events, c.pairs, c.lanes, c.calls, c.zipf)
-		if err != nil {
-			return nil, err
-		}
-		r.Case = c.name
-		rep.Writer = append(rep.Writer, r)
+	if rep.Writer, err = b.writerCases(st, fam, events); err != nil {
+		return nil, err
 	}
 	b.step("go-redis alone at redis-benchmark's shape")
 	if rep.BareClient, err = b.bareClient(events, 1); err != nil {
@@ -192,20 +167,7 @@ func (b *bencher) run(events, keys int) (*Report, error) {
 		return nil, err
 	}
 	b.step("redis-benchmark")
-	ratio := func(a, b float64) *float64 { r := a / b; return &r }
-	if rb, err := b.redisBenchmark(events, 1); err != nil {
-		rep.RedisBenchmarkSkipped = err.Error()
-	} else if rb4, err := b.redisBenchmark(events, 4); err != nil {
-		rep.RedisBenchmarkSkipped = err.Error()
-	} else {
-		rep.RedisBenchmark, rep.RedisBenchmark4 = &rb, &rb4
-		rep.SinglePairVsRedisBenchmark = ratio(rep.Writer[0].PairsPerSec, rb)
-		rep.WriterVsRedisBenchmark = ratio(rep.Writer[1].PairsPerSec, rb)
-		rep.SinglePairVsRedisBenchmark4 = ratio(rep.Writer[2].PairsPerSec, rb4)
-		rep.WriterVsRedisBenchmark4 = ratio(rep.Writer[3].PairsPerSec, rb4)
-		rep.BareClientVsRedisBenchmark = ratio(rep.BareClient, rb)
-		rep.BareClientVsRedisBenchmark4 = ratio(rep.BareClient4, rb4)
-	}
+	b.compareRedisBenchmark(rep, events)
 	if z := rep.Writer[5]; z.ScriptsPerSec > 0 {
 		rep.ZipfEventsPerScript = z.EventsPerSec / z.ScriptsPerSec
 	}
@@ -235,4 +197,66 @@ func (b *bencher) run(events, keys int) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// redisVersion is the server's redis_version from INFO, or "" when INFO fails.
+func (b *bencher) redisVersion() string {
+	version := ""
+	if info, err := b.rdb.Info(b.ctx, "server").Result(); err == nil {
+		for _, line := range strings.Split(info, "\r\n") {
+			if v, ok := strings.CutPrefix(line, "redis_version:"); ok {
+				version = v
+			}
+		}
+	}
+	return version
+}
+
+// writerCases measures the writer at each shape, from the same empty keyspace every time; the
+// order is the one compareRedisBenchmark and the Zipf ratio read the cases in.
+func (b *bencher) writerCases(st *store.Store, fam *store.Family, events int) ([]rate3, error) {
+	var rates []rate3
+	for _, c := range []struct {
+		name                string
+		pairs, lanes, calls int
+		zipf                bool
+	}{
+		{"1 connection, pipelines of 16, 1 pair a call", 1, 1, 16, false},
+		{"1 connection, pipelines of 16, 32 pairs a call", 32, 1, 16, false},
+		{"4 connections, pipelines of 16, 1 pair a call", 1, 4, 16, false},
+		{"4 connections, pipelines of 16, 32 pairs a call", 32, 4, 16, false},
+		{"defaults (4 lanes, pipelines of 256, 32 pairs)", 32, 0, 0, false},
+		{"defaults, Zipf over 10,000 dims", 32, 0, 0, true},
+	} {
+		b.step("writer: %s", c.name)
+		if err := b.clean(); err != nil { // every case starts from the same keyspace
+			return nil, err
+		}
+		r, err := b.writer(st, fam, events, c.pairs, c.lanes, c.calls, c.zipf)
+		if err != nil {
+			return nil, err
+		}
+		r.Case = c.name
+		rates = append(rates, r)
+	}
+	return rates, nil
+}
+
+// compareRedisBenchmark runs redis-benchmark on one and four connections and sets the writer's
+// and go-redis's ratios to it in rep; when it cannot run, rep says why instead.
+func (b *bencher) compareRedisBenchmark(rep *Report, events int) {
+	ratio := func(a, b float64) *float64 { r := a / b; return &r }
+	if rb, err := b.redisBenchmark(events, 1); err != nil {
+		rep.RedisBenchmarkSkipped = err.Error()
+	} else if rb4, err := b.redisBenchmark(events, 4); err != nil {
+		rep.RedisBenchmarkSkipped = err.Error()
+	} else {
+		rep.RedisBenchmark, rep.RedisBenchmark4 = &rb, &rb4
+		rep.SinglePairVsRedisBenchmark = ratio(rep.Writer[0].PairsPerSec, rb)
+		rep.WriterVsRedisBenchmark = ratio(rep.Writer[1].PairsPerSec, rb)
+		rep.SinglePairVsRedisBenchmark4 = ratio(rep.Writer[2].PairsPerSec, rb4)
+		rep.WriterVsRedisBenchmark4 = ratio(rep.Writer[3].PairsPerSec, rb4)
+		rep.BareClientVsRedisBenchmark = ratio(rep.BareClient, rb)
+		rep.BareClientVsRedisBenchmark4 = ratio(rep.BareClient4, rb4)
+	}
 }

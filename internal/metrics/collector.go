@@ -88,7 +88,20 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descSweepDur, float64(s.Scan.DurationMS)/1000)
 	gauge(descSweepSeen, float64(s.Scan.KeysSeen))
 	gauge(descSweepMatch, float64(s.Scan.KeysMatched))
-	for _, f := range s.Counters {
+	collectCounters(gauge, s.Counters)
+	collectQueues(gauge, s.DelayQueues, s.ListQueues)
+	collectLimiters(gauge, s.Limiters)
+	collectUniques(gauge, s.Uniques)
+	collectLocks(gauge, s.Locks)
+}
+
+// gaugeFunc sends one gauge with its label values.
+type gaugeFunc func(d *prometheus.Desc, v float64, labels ...string)
+
+// collectCounters writes each counter family's keys, current windows, rate, TTL health and
+// reconciliation.
+func collectCounters(gauge gaugeFunc, counters []scanner.FamilyStats) {
+	for _, f := range counters {
 		gauge(descFamilyKeys, float64(f.Keys), f.Family)
 		for _, g := range f.Granularities {
 			var total, keys int64
@@ -113,7 +126,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descMismatch, float64(f.MismatchedDims), f.Family)
 		}
 	}
-	for _, q := range s.DelayQueues {
+}
+
+// collectQueues writes each delay queue's and list queue's tasks by state, or its error.
+func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.ListQueue) {
+	for _, q := range delay {
 		if q.Error != "" {
 			gauge(descStructErr, 1, "delay_queue", q.Name, q.Key)
 			continue
@@ -123,7 +140,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
 		gauge(descDQLag, float64(q.OldestDueAgeMS)/1000, q.Name, q.Key)
 	}
-	for _, q := range s.ListQueues {
+	for _, q := range list {
 		if q.Error != "" {
 			gauge(descStructErr, 1, "list_queue", q.Name, q.Key)
 			continue
@@ -131,7 +148,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
 		gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
 	}
-	for _, l := range s.Limiters {
+}
+
+// collectLimiters writes each limiter's keys by state, its hits and this hour's decisions.
+func collectLimiters(gauge gaugeFunc, limiters []scanner.Limiter) {
+	for _, l := range limiters {
 		gauge(descLimKeys, float64(l.Keys), l.Name, "all")
 		gauge(descLimKeys, float64(l.AtLimit), l.Name, "at_limit")
 		gauge(descLimKeys, float64(l.OverLimit), l.Name, "over_limit")
@@ -139,7 +160,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descLimHour, float64(l.Allowed), l.Name, "allowed")
 		gauge(descLimHour, float64(l.Rejected), l.Name, "rejected")
 	}
-	for _, u := range s.Uniques {
+}
+
+// collectUniques writes each unique family's current counts and unions, or its error.
+func collectUniques(gauge gaugeFunc, uniques []scanner.Unique) {
+	for _, u := range uniques {
 		if u.Error != "" {
 			gauge(descStructErr, 1, u.Kind, u.Name, "")
 			continue
@@ -152,7 +177,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descUnion, float64(u.Union7d), u.Name, u.Kind, "7")
 		gauge(descUnion, float64(u.Union30d), u.Name, u.Kind, "30")
 	}
-	for _, l := range s.Locks {
+}
+
+// collectLocks writes each lock pattern's locks held, and those held with no expiry.
+func collectLocks(gauge gaugeFunc, locks []scanner.Lock) {
+	for _, l := range locks {
 		gauge(descLocksHeld, float64(l.Held), l.Name)
 		gauge(descLockNoTTL, float64(l.NoTTL), l.Name)
 	}

@@ -15,6 +15,21 @@ import (
 // for their patterns and retentions. Every string in a Snapshot that came from Redis is already
 // escaped.
 func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
+	writeScan(out, s)
+	fmt.Fprintln(out)
+	writeCounters(out, s)
+	for i := range s.Counters {
+		fmt.Fprintln(out)
+		writeFamily(out, &s.Counters[i], families)
+	}
+	fmt.Fprintln(out)
+	writeTTLHealth(out, s)
+	writeStructures(out, s)
+}
+
+// writeScan prints the report's head: the target, and how much of the keyspace the sweep saw,
+// how fast, and on which masters.
+func writeScan(out io.Writer, s *scanner.Snapshot) {
 	state := "complete"
 	if !s.Scan.Complete {
 		state = "PARTIAL (the sweep did not finish)"
@@ -36,8 +51,10 @@ func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 		}
 		fmt.Fprintf(out, "keys by master: %s\n", strings.Join(parts, " · "))
 	}
-	fmt.Fprintln(out)
+}
 
+// writeCounters prints one row a counter family: its current totals, rate and problem counts.
+func writeCounters(out io.Writer, s *scanner.Snapshot) {
 	tb := NewTable("FAMILY", ">KEYS", ">THIS HOUR", ">AVG/S", ">TODAY", ">NO TTL", ">OVER RET", ">EXPIRED", ">WRONG TYPE", ">NOT INT", ">MISMATCHED")
 	for _, f := range s.Counters {
 		hour, today, avg, mism := "-", "-", "-", "-"
@@ -64,15 +81,13 @@ func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 			format.Commas(f.TTL.ExpiredButPresent), format.Commas(f.WrongType), format.Commas(f.NotInteger), mism)
 	}
 	tb.Write(out, "")
+}
 
-	for i := range s.Counters {
-		fmt.Fprintln(out)
-		writeFamily(out, &s.Counters[i], families)
-	}
-
-	fmt.Fprintln(out)
+// writeTTLHealth prints the problems of all families added up, with their examples, and what
+// to do about keys with no TTL.
+func writeTTLHealth(out io.Writer, s *scanner.Snapshot) {
 	h := s.TTLHealth
-	tb = NewTable("TTL HEALTH", ">KEYS", ">MEMORY", "EXAMPLES")
+	tb := NewTable("TTL HEALTH", ">KEYS", ">MEMORY", "EXAMPLES")
 	for _, p := range h.Problems() {
 		mem := "-"
 		if p.Sampled > 0 {
@@ -94,7 +109,6 @@ func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 	if h.NoTTL.Keys > 0 {
 		fmt.Fprintln(out, "repair: `hourglass repair --dry-run` lists the expiries it would set on the keys with no TTL")
 	}
-	writeStructures(out, s)
 }
 
 func has(f scanner.FamilyStats, g string) bool {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hourglass/store"
-	"sync/atomic"
 	"time"
+
+	"hourglass/store"
 )
 
 // InjectOptions say what Inject writes.
@@ -46,17 +46,17 @@ func (r InjectResult) Summary(family string) string {
 	return s
 }
 
+// How long a Redis that went away is retried before inject reports what it could not send:
+// shorter once the operator has asked to stop.
+const giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
+
 // Inject generates events on one goroutine and flushes on another, so Redis works while the next
 // events are drawn. It stops at the event or time limit or when ctx ends, then flushes what is
 // left, retrying a Redis that went away for up to giveUp before reporting what it could not send.
 func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOptions) InjectResult {
-	// How long a Redis that went away is retried before inject reports what it could not send:
-	// shorter once the operator has asked to stop.
-	const giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
 	w := st.NewWriter(store.WriterOptions{})
 	gen := NewGenerator(f, opt.Dims, 1)
 	start := time.Now()
-	var generated atomic.Int64
 	genDone := make(chan struct{})
 	// The generator stops at ctx's end, or when the flusher gives up on Redis. Flushes outlive
 	// ctx by up to giveUpStopping, so ctrl+c stops generating but what was generated is still
@@ -73,63 +73,61 @@ func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOpt
 
 	go func() {
 		defer close(genDone)
-		deadline := time.Time{}
-		if opt.Duration > 0 {
-			deadline = start.Add(opt.Duration)
-		}
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			now := time.Now()
-			if ctx.Err() != nil || (!deadline.IsZero() && !now.Before(deadline)) {
-				return
-			}
-			n := int64(4096)
-			if opt.Rate > 0 {
-				n = int64(opt.Rate*now.Sub(start).Seconds()) - generated.Load()
-			}
-			if opt.Events > 0 && generated.Load()+n > opt.Events {
-				n = opt.Events - generated.Load()
-			}
-			n = max(n, 0)
-			for w.Pending() >= maxPending && ctx.Err() == nil {
-				time.Sleep(time.Millisecond) // Redis is behind: hold back rather than pile up
-			}
-			for range n {
-				if err := w.Add(f, gen.Next(), 1, time.Time{}); err != nil {
-					return // dims always fit; only a clock far off could expire "now"
-				}
-			}
-			if generated.Add(n); opt.Events > 0 && generated.Load() >= opt.Events {
-				return
-			}
-			if opt.Rate > 0 {
-				select {
-				case <-tick.C:
-				case <-ctx.Done():
-				}
-			}
-		}
+		generate(ctx, w, f, gen, opt, start)
 	}()
+	res := flushUntilDone(flushCtx, w, genDone, stopGen)
+	res.Elapsed = time.Since(start)
+	return res
+}
 
-	var res InjectResult
-	record := func(fr store.FlushResult, err error) {
-		res.Events += fr.Events
-		res.Keys += int64(fr.Keys)
-		res.Increments += int64(fr.Calls)
-		var ke *store.KeyError
-		for _, e := range unjoin(err) {
-			if !errors.As(e, &ke) {
-				if !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) {
-					res.SendErr = e
-				}
-				continue
+// generate adds gen's events to w at opt's rate, counted from start, until opt's event or time
+// limit or ctx's end. It holds back while more than maxPending key pairs wait for Redis.
+func generate(ctx context.Context, w *store.Writer, f *store.Family, gen *Generator, opt InjectOptions, start time.Time) {
+	var generated int64
+	deadline := time.Time{}
+	if opt.Duration > 0 {
+		deadline = start.Add(opt.Duration)
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		if ctx.Err() != nil || (!deadline.IsZero() && !now.Before(deadline)) {
+			return
+		}
+		n := int64(4096)
+		if opt.Rate > 0 {
+			n = int64(opt.Rate*now.Sub(start).Seconds()) - generated
+		}
+		if opt.Events > 0 && generated+n > opt.Events {
+			n = opt.Events - generated
+		}
+		n = max(n, 0)
+		for w.Pending() >= maxPending && ctx.Err() == nil {
+			time.Sleep(time.Millisecond) // Redis is behind: hold back rather than pile up
+		}
+		for range n {
+			if err := w.Add(f, gen.Next(), 1, time.Time{}); err != nil {
+				return // dims always fit; only a clock far off could expire "now"
 			}
-			if res.Refused++; res.RefusedErr == nil {
-				res.RefusedErr = e
+		}
+		if generated += n; opt.Events > 0 && generated >= opt.Events {
+			return
+		}
+		if opt.Rate > 0 {
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
 			}
 		}
 	}
+}
+
+// flushUntilDone flushes w until the generator is done (genDone) and nothing is pending, or until
+// it gives up on a failing Redis: then it stops the generator with stopGen and reports what it
+// could not send. It returns what was written, without Elapsed.
+func flushUntilDone(flushCtx context.Context, w *store.Writer, genDone <-chan struct{}, stopGen context.CancelFunc) InjectResult {
+	var res InjectResult
 	// While Redis is failing, each flush and each pause between flushes is held to the give-up
 	// deadline, so inject ends on time whatever a single attempt would take.
 	backoff := 50 * time.Millisecond
@@ -142,7 +140,7 @@ func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOpt
 		default:
 		}
 		fr, err := flushBy(flushCtx, w, deadline)
-		record(fr, err)
+		res.record(fr, err)
 		if fr.Failed > 0 {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(giveUp)
@@ -159,7 +157,7 @@ func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOpt
 				stopGen()
 				<-genDone
 				res.Unsent = w.Pending()
-				break
+				return res
 			}
 			select { // wait, but not past the deadline or the end of flushing
 			case <-time.After(min(backoff, time.Until(deadline))):
@@ -170,12 +168,30 @@ func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOpt
 		}
 		deadline, backoff = time.Time{}, 50*time.Millisecond
 		if done && w.Pending() == 0 {
-			break
+			return res
 		}
 		waitForBatch(w, genDone)
 	}
-	res.Elapsed = time.Since(start)
-	return res
+}
+
+// record adds one flush's outcome: what it wrote, the keys Redis refused, and the last error
+// that was not a refusal nor inject's own cancelling.
+func (r *InjectResult) record(fr store.FlushResult, err error) {
+	r.Events += fr.Events
+	r.Keys += int64(fr.Keys)
+	r.Increments += int64(fr.Calls)
+	var ke *store.KeyError
+	for _, e := range unjoin(err) {
+		if !errors.As(e, &ke) {
+			if !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) {
+				r.SendErr = e
+			}
+			continue
+		}
+		if r.Refused++; r.RefusedErr == nil {
+			r.RefusedErr = e
+		}
+	}
 }
 
 // Inject flushes every flushInterval, or sooner once flushPending key pairs wait: the pause lets

@@ -1,0 +1,141 @@
+package scanner
+
+import (
+	"sort"
+	"time"
+
+	"hourglass/store"
+)
+
+// stats renders one family's aggregate.
+func (fa *famAgg) stats(now time.Time, opt SnapshotOptions, sizes map[string]int64, types map[string]string, note string) FamilyStats {
+	f := fa.f
+	fs := FamilyStats{
+		Family: f.Name(), Dims: f.Dims(), Keys: fa.keys, TTL: fa.ttl,
+		WrongType:  fa.problems[probWrongType].keys,
+		NotInteger: fa.problems[probNotInteger].keys,
+		Windows:    make([]WindowStats, 0, len(fa.windows)),
+		Series:     Series{Hours: []int64{}, Days: []int64{}},
+	}
+	for _, g := range f.Granularities() {
+		fs.Granularities = append(fs.Granularities, g.String())
+	}
+	dimNames := f.Dims()
+	for _, w := range sortedWindows(fa.windows) {
+		wf, _ := f.Format(w.w.Granularity)
+		ws := WindowStats{
+			Granularity: w.w.Granularity.String(), Window: wf.Format(w.w), Start: w.w.Start,
+			Total: w.total, Keys: w.keys,
+			Current: w.w.Contains(now),
+			Expired: !now.Before(w.expireAt),
+		}
+		for _, t := range w.top {
+			ws.Top = append(ws.Top, DimsValue{Dims: dimsMap(dimNames, t.dims), Value: t.value, key: t.name})
+		}
+		fs.Windows = append(fs.Windows, ws)
+	}
+	fs.Series = fa.series(now, opt.Location)
+	if f.Has(store.Hour) {
+		cur := store.WindowAt(store.Hour, now, opt.Location)
+		if w := fa.windows[winKey{store.Hour, cur.Start.Unix()}]; w != nil {
+			if secs := now.Sub(cur.Start).Seconds(); secs >= 1 {
+				fs.HourAvgPerSec = float64(w.total) / secs
+			}
+		}
+	}
+	fa.problemStats(&fs.Health, sizes, types)
+	fs.Health.MemoryNote = note
+	if fa.recon != nil {
+		r := fa.recon.result(f, dimNames)
+		fs.Reconciliation = &r
+		fs.MismatchedDims = r.Mismatched
+	}
+	return fs
+}
+
+// problemStats fills h's problems: their counts, their examples with the bytes and type read of
+// each, and the memory of all their keys estimated from the sampled ones.
+func (fa *famAgg) problemStats(h *Health, sizes map[string]int64, types map[string]string) {
+	for i, p := range h.Problems()[:numProblems] {
+		pa := &fa.problems[i]
+		p.Keys = pa.keys
+		p.Examples = make([]Example, 0, len(pa.examples))
+		var sum int64
+		for j, name := range pa.samples {
+			n, ok := sizes[name]
+			if !ok {
+				continue
+			}
+			sum += n
+			p.Sampled++
+			if j < len(pa.examples) {
+				pa.examples[j].Bytes = n
+			}
+		}
+		for j, ex := range pa.examples {
+			if i == probWrongType && j < len(pa.samples) {
+				ex.Type = types[pa.samples[j]]
+			}
+			p.Examples = append(p.Examples, ex)
+		}
+		if p.Sampled > 0 {
+			p.Bytes = int64(float64(sum) / float64(p.Sampled) * float64(pa.keys))
+		}
+	}
+}
+
+// series returns the totals of the last SeriesHours hours and SeriesDays days, oldest first.
+func (fa *famAgg) series(now time.Time, loc *time.Location) Series {
+	s := Series{Hours: []int64{}, Days: []int64{}}
+	for _, g := range fa.f.Granularities() {
+		n := SeriesHours
+		if g == store.Day {
+			n = SeriesDays
+		}
+		out := make([]int64, n)
+		w := store.WindowAt(g, now, loc)
+		for i := n - 1; i >= 0; i-- {
+			if a := fa.windows[winKey{g, w.Start.Unix()}]; a != nil {
+				out[i] = a.total
+			}
+			w = w.Prev()
+		}
+		if g == store.Day {
+			s.Days = out
+		} else {
+			s.Hours = out
+		}
+	}
+	return s
+}
+
+// dimsMap pairs dims with their names, escaped for display.
+func dimsMap(names, dims []string) map[string]string {
+	m := make(map[string]string, len(names))
+	for i, n := range names {
+		if i < len(dims) {
+			m[n] = Escape(dims[i])
+		}
+	}
+	return m
+}
+
+// sortedWindows returns the windows in m by granularity, then start: the order a snapshot lists
+// them in.
+func sortedWindows[T any](m map[winKey]T) []T {
+	keys := make([]winKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].g != keys[j].g {
+			return keys[i].g < keys[j].g
+		}
+		return keys[i].start < keys[j].start
+	})
+	wins := make([]T, len(keys))
+	for i, k := range keys {
+		wins[i] = m[k]
+	}
+	return wins
+}

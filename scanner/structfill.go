@@ -1,0 +1,179 @@
+package scanner
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+// fill writes the structure sections into snap, reading what a sweep does not: the queues by
+// their keys, the limiters' hourly counters, the unions.
+func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *Snapshot, now time.Time, opt SnapshotOptions) {
+	snap.DelayQueues = a.delayQueues(ctx, rdb, now)
+	snap.ListQueues = a.listQueues(ctx, rdb)
+	snap.Limiters = a.limiterStats(ctx, rdb, store.WindowAt(store.Hour, now, opt.Location))
+	snap.Uniques = a.uniqueStats(ctx, rdb, now, opt.Location)
+	snap.Locks = a.lockStats()
+	p := &snap.TTLHealth.LockNoTTL
+	p.Keys = a.lockNoTTL.keys
+	p.Examples = a.lockNoTTL.examples
+}
+
+// delayQueues reads each delay queue: a spec's one key, or the deepest queues its pattern found.
+func (a *structAgg) delayQueues(ctx context.Context, rdb redis.UniversalClient, now time.Time) []DelayQueue {
+	out := []DelayQueue{}
+	for i, q := range a.specs.DelayQueues {
+		keys := []string{q.Key}
+		if q.Pattern != nil {
+			keys = keys[:0]
+			for _, kc := range a.queues[i] {
+				keys = append(keys, kc.Key)
+			}
+		}
+		for _, key := range keys {
+			out = append(out, delayQueueOf(ctx, rdb, q, key, now))
+		}
+	}
+	return out
+}
+
+// listQueues reads each list queue's length and the tasks it has in processing.
+func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) []ListQueue {
+	out := []ListQueue{}
+	for _, q := range a.specs.ListQueues {
+		lq := ListQueue{Name: q.Name, Key: Escape(q.Key)}
+		if rdb != nil {
+			st, err := store.ListQueueStatsOf(ctx, rdb, q.Key, store.ProcessingKey(q.Key))
+			if err != nil {
+				lq.Error = err.Error()
+			} else {
+				lq.Length, lq.Processing = st.Length, st.Processing
+			}
+		}
+		out = append(out, lq)
+	}
+	return out
+}
+
+// limiterStats renders each limiter's aggregate with the decisions hourglass's limiter counted
+// in hour.
+func (a *structAgg) limiterStats(ctx context.Context, rdb redis.UniversalClient, hour store.Window) []Limiter {
+	out := []Limiter{}
+	for i, spec := range a.specs.Limiters {
+		l := a.limiters[i]
+		lim := Limiter{Name: spec.Name, Kind: spec.Kind.String(), WindowMS: spec.Window.Milliseconds(), Limit: spec.Limit,
+			Keys: l.keys, Hits: l.hits, AtLimit: l.atLimit, OverLimit: l.overLimit, WrongType: l.wrongType, Top: l.top,
+			hour: hour.Start.Unix()}
+		if lim.Top == nil {
+			lim.Top = []KeyCount{}
+		}
+		if rdb != nil {
+			stats := store.LimiterStats(spec.Name)
+			ka, _ := stats.Key(hour, []string{spec.Name, "allowed"})
+			kr, _ := stats.Key(hour, []string{spec.Name, "rejected"})
+			if vals, err := rdb.MGet(ctx, ka, kr).Result(); err == nil && len(vals) == 2 {
+				lim.Allowed, _ = strconv.ParseInt(str(vals[0]), 10, 64)
+				lim.Rejected, _ = strconv.ParseInt(str(vals[1]), 10, 64)
+			}
+		}
+		out = append(out, lim)
+	}
+	return out
+}
+
+// uniqueStats renders each unique family's windows and, for a family with days, the unions of
+// its busiest dims today.
+func (a *structAgg) uniqueStats(ctx context.Context, rdb redis.UniversalClient, now time.Time, loc *time.Location) []Unique {
+	out := []Unique{}
+	for i, spec := range a.specs.Uniques {
+		u := a.uniques[i]
+		f := spec.Family
+		uq := Unique{Name: f.Name(), Kind: spec.Kind.String(), Windows: []UniqueWindow{}, UnionDims: map[string]string{},
+			WrongType: u.wrongType}
+		for _, w := range sortedWindows(u.windows) {
+			wf, _ := f.Format(w.w.Granularity)
+			uq.Windows = append(uq.Windows, UniqueWindow{Granularity: w.w.Granularity.String(), Window: wf.Format(w.w),
+				Keys: w.keys, Count: w.count, Current: w.w.Contains(now)})
+		}
+		if f.Has(store.Day) && rdb != nil {
+			today := store.WindowAt(store.Day, now, loc)
+			if w := u.windows[winKey{store.Day, today.Start.Unix()}]; w != nil {
+				uq.UnionDims = dimsMap(f.Dims(), w.best)
+				readUnions(ctx, rdb, spec, today, w.best, &uq)
+			}
+		}
+		out = append(out, uq)
+	}
+	return out
+}
+
+// readUnions counts the distinct members of dims over the last 7 and 30 days up to today into
+// uq, and the error of a union that could not be read.
+func readUnions(ctx context.Context, rdb redis.UniversalClient, spec UniqueSpec, today store.Window, dims []string, uq *Unique) {
+	f := spec.Family
+	for _, days := range []int{7, 30} {
+		var keys []string
+		d := today
+		for range days {
+			if k, err := f.Key(d, dims); err == nil {
+				keys = append(keys, k)
+			}
+			d = d.Prev()
+		}
+		n, err := store.UnionOf(ctx, rdb, spec.Kind, keys)
+		if err != nil {
+			uq.Error = err.Error()
+		}
+		if days == 7 {
+			uq.Union7d = n
+		} else {
+			uq.Union30d = n
+		}
+	}
+}
+
+// lockStats renders each lock pattern's aggregate.
+func (a *structAgg) lockStats() []Lock {
+	out := []Lock{}
+	for i, spec := range a.specs.Locks {
+		l := a.locks[i]
+		lk := Lock{Name: spec.Name, Held: l.held, NoTTL: l.noTTL, WrongType: l.wrongType, Examples: l.examples}
+		if lk.Examples == nil {
+			lk.Examples = []LockHolder{}
+		}
+		out = append(out, lk)
+	}
+	return out
+}
+
+// str is an MGET reply's string: "" for a key that is not there.
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// delayQueueOf reads one delay queue.
+func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSpec, key string, now time.Time) DelayQueue {
+	dq := DelayQueue{Name: q.Name, Key: Escape(key), Schedule: map[string]int64{}, NextDueInMS: -1}
+	if rdb == nil {
+		return dq
+	}
+	st, err := store.DelayQueueStatsOf(ctx, rdb, key, store.InFlightKey(key), q.Unit, now)
+	if err != nil {
+		dq.Error = err.Error()
+		return dq
+	}
+	dq.Depth, dq.Due, dq.InFlight = st.Depth, st.Due, st.InFlight
+	dq.OldestDueAgeMS = st.Lag.Milliseconds()
+	if st.NextIn >= 0 {
+		dq.NextDueInMS = st.NextIn.Milliseconds()
+	}
+	for i, label := range store.ScheduleLabels {
+		dq.Schedule[label] = st.Schedule[i]
+	}
+	return dq
+}

@@ -1,0 +1,244 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Run sweeps until the sweep is done or ctx ends, at the budget, handing each page to visit on
+// the caller's goroutine. Each master runs as a pipeline of three stages on their own goroutines
+// and connections: SCAN and classify; read the family keys' TTLs and values; visit. So Redis
+// scans one page and reads another while hourglass classifies and visits a third, and neither
+// side waits on the other. A Run stopped by an error or ctx leaves the sweep where the last
+// visited page ended: Step or Run resume it from there, with nothing skipped.
+func (s *Sweep) Run(ctx context.Context, visit func(Page)) error {
+	return s.run(ctx, time.Time{}, visit)
+}
+
+// RunUntil is Run that starts no new SCAN after until: the pages already scanned are still read
+// and visited, so it returns soon after until with nothing lost, and the next call resumes. A
+// console calls it on every poll with a slice of its refresh interval.
+func (s *Sweep) RunUntil(ctx context.Context, until time.Time, visit func(Page)) error {
+	return s.run(ctx, until, visit)
+}
+
+func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	out := make(chan visited, 4)
+	go func() {
+		defer close(out)
+		var mu sync.Mutex
+		masters := map[string]bool{}
+		// The masters a sweep under way began on; none yet for a new sweep.
+		s.mu.Lock()
+		began := make(map[string]bool, len(s.done))
+		for addr := range s.done {
+			began[addr] = true
+		}
+		s.mu.Unlock()
+		run := func(ctx context.Context, addr string, c redis.Cmdable) error {
+			mu.Lock()
+			masters[addr] = true
+			mu.Unlock()
+			if len(began) > 0 && !began[addr] {
+				// A master the sweep did not begin on (a replica promoted in a failover) holds
+				// keys another master may have given already: scanning it from the start
+				// would count them twice.
+				cancel(ErrMastersChanged)
+				return nil
+			}
+			if err := s.runMaster(ctx, addr, c, until, out); err != nil {
+				cancel(err)
+			}
+			return nil
+		}
+		if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+			if err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+				return run(ctx, c.Options().Addr, c)
+			}); err != nil {
+				cancel(err)
+			}
+			if err := s.checkMasters(masters); err != nil {
+				cancel(err)
+			}
+		} else {
+			_ = run(ctx, "", s.rdb)
+		}
+	}()
+	for v := range out {
+		if err := <-v.read; err != nil {
+			cancel(err)
+		}
+		if ctx.Err() != nil {
+			continue // drain: the stages stop on ctx
+		}
+		visit(v.page)
+		s.mu.Lock()
+		s.started = true
+		s.cursors[v.addr], s.pending[v.addr] = v.next, nil
+		s.done[v.addr] = v.next == 0
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
+	s.started = s.started || len(s.done) > 0
+	s.mu.Unlock()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("scanner: sweep: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ErrMastersChanged says a cluster's masters are not those the sweep began with (a failover): its
+// cursors mean nothing on the new ones, so the sweep must start over.
+var ErrMastersChanged = errors.New("the cluster's masters changed during the sweep")
+
+// checkMasters reports ErrMastersChanged when a master the sweep began on, and had not finished,
+// is no longer one. (A new master is caught before it is scanned, in run.)
+func (s *Sweep) checkMasters(now map[string]bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for addr, done := range s.done {
+		if !done && !now[addr] {
+			return ErrMastersChanged
+		}
+	}
+	return nil
+}
+
+// visited is a page of one master, the cursor after it, and the outcome of its read, which
+// may still be under way.
+type visited struct {
+	addr string
+	page Page
+	next uint64
+	read chan error
+}
+
+// readsInFlight is how many pages of one master are read at once: while hourglass parses one
+// reply, Redis works on the next page.
+const readsInFlight = 3
+
+// runMaster sweeps one master to its end, sending each page read to out.
+func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, until time.Time, out chan<- visited) error {
+	s.mu.Lock()
+	if s.done[addr] {
+		s.mu.Unlock()
+		return nil
+	}
+	s.done[addr] = false // known, and not done: Done waits for it
+	cursor, begun := s.cursors[addr]
+	pending := append([]Key(nil), s.pending[addr]...) // read into a copy: a Step may read the original
+	s.mu.Unlock()
+
+	// Every goroutine started here has ended when runMaster returns: on success the reads under
+	// way finish; on failure cancel stops them first.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+
+	batches := make(chan scanBatch, 2)
+	scanErr := make(chan error, 1)
+	wg.Add(1)
+	go func() { // stage 1: SCAN and classify
+		defer wg.Done()
+		defer close(batches)
+		if err := s.scanPages(ctx, c, cursor, begun, pending, until, batches); err != nil {
+			scanErr <- err
+		}
+	}()
+	if !s.readPages(ctx, addr, c, batches, out, &wg) { // stage 2
+		return nil
+	}
+	select {
+	case err := <-scanErr:
+		return err
+	default:
+		return nil
+	}
+}
+
+// scanBatch is one page of a master's SCAN, classified: the family keys to read, how many keys
+// SCAN returned and the cursor after the page.
+type scanBatch struct {
+	keys []Key
+	seen int
+	next uint64
+}
+
+// scanPages is a master's first stage: it sends the keys pending from an earlier sweep step, then
+// SCANs from cursor at the budget, classifying each page into batches, until the master is
+// scanned to its end, until passes (when not zero) or ctx ends. begun says whether cursor came
+// from a SCAN already made. It returns only a SCAN's error.
+func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, begun bool, pending []Key, until time.Time, batches chan<- scanBatch) error {
+	send := func(b scanBatch) bool {
+		select {
+		case batches <- b:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	if len(pending) > 0 && !send(scanBatch{keys: pending, next: cursor}) {
+		return nil
+	}
+	if begun && cursor == 0 {
+		return nil // scanned to the end before; only pending keys were left
+	}
+	for {
+		if !until.IsZero() && !s.pace.readyBy(until) {
+			return nil // the budget allows no more pages in this slice
+		}
+		if err := s.pace.wait(ctx); err != nil {
+			return nil
+		}
+		names, next, err := c.Scan(ctx, cursor, "", int64(s.count)).Result()
+		if err != nil {
+			return err
+		}
+		s.pace.spend(len(names))
+		if !send(scanBatch{keys: s.classify(names), seen: len(names), next: next}) || next == 0 {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// readPages is a master's second stage: it reads the batches' keys, a few pages at once on
+// goroutines counted in wg, and sends each page to out in SCAN's order, its read still under way.
+// It reports false when ctx ended first.
+func (s *Sweep) readPages(ctx context.Context, addr string, c redis.Cmdable, batches <-chan scanBatch, out chan<- visited, wg *sync.WaitGroup) bool {
+	sem := make(chan struct{}, readsInFlight)
+	for b := range batches {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return false
+		}
+		v := visited{addr: addr, page: Page{Seen: b.seen, Keys: b.keys}, next: b.next, read: make(chan error, 1)}
+		if addr != "" {
+			v.page.SeenBy = map[string]int{addr: b.seen}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v.read <- s.read(ctx, c, b.keys)
+			<-sem
+		}()
+		select {
+		case out <- v:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
+}
