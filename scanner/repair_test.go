@@ -9,8 +9,8 @@ import (
 )
 
 // TestRepairLeavesStructureKeys repairs a sweep that also classifies structures: a counter key
-// without a TTL gets its window's expiry, and a lock held forever (seed 004), which has no window
-// to expire by, is left as it is for its owner to decide.
+// without a TTL gets its window's expiry, and a lock held forever (a SETNX whose PEXPIRE never
+// ran), which has no window to expire by, is left as it is for its owner to decide.
 func TestRepairLeavesStructureKeys(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)

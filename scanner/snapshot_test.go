@@ -16,8 +16,9 @@ import (
 	"hourglass/store"
 )
 
-// seedWorld is a keyspace written the way the seeds' writers write it, and what it must add up to.
-type seedWorld struct {
+// legacyWorld is a keyspace written the way hand-rolled application writers commonly write it,
+// mistakes included, and what it must add up to.
+type legacyWorld struct {
 	now  time.Time
 	fams []*store.Family
 	flow *store.Family
@@ -42,13 +43,13 @@ func key(t *testing.T, f *store.Family, g store.Granularity, at time.Time, dims 
 	return k
 }
 
-// writeSeedWorld writes keys as the seeds' Java code does, into rdb.
+// writeLegacyWorld writes keys as typical hand-rolled Java writers do, into rdb.
 // Writes dated in the past set the TTL their writer set then, less the time gone since. elapse,
 // when not nil, moves the server clock on (miniredis's does not move by itself).
-func writeSeedWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient, now time.Time, elapse func()) *seedWorld {
+func writeLegacyWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient, now time.Time, elapse func()) *legacyWorld {
 	t.Helper()
 	fams := families(t)
-	w := &seedWorld{
+	w := &legacyWorld{
 		now: now, fams: fams, flow: fams[0], ad: fams[1],
 		flowHour: map[time.Time]int64{}, adHour: map[time.Time]int64{}, adDay: map[time.Time]int64{},
 	}
@@ -61,7 +62,7 @@ func writeSeedWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient
 		}
 	}
 
-	// Seed 000, 2.1: INCRBY with the EXPIRE forgotten: no TTL, a leak.
+	// INCRBY with the EXPIRE forgotten: no TTL, a leak.
 	for i := range 20 {
 		k := key(t, w.flow, store.Hour, now, "app1", "ios", fmt.Sprintf("10.0.0.%d", i))
 		must(rdb.IncrBy(ctx, k, int64(i+1)).Err())
@@ -69,7 +70,7 @@ func writeSeedWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient
 		w.flowKeys++
 		w.noTTL++
 	}
-	// Seed 000, 2.2: INCRBY, then EXPIRE on the first write, 48 hours from it: within retention.
+	// INCRBY, then EXPIRE on the first write, 48 hours from it: within retention.
 	for i := range 30 {
 		k := key(t, w.flow, store.Hour, now.Add(-time.Hour), "app2", "android", fmt.Sprintf("10.1.0.%d", i))
 		for range 3 {
@@ -92,7 +93,7 @@ func writeSeedWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient
 		w.flowKeys++
 		w.over++
 	}
-	// Seed 003: SET NX EX then INCR. Once the key expires between the two, INCR makes a key with
+	// SET NX EX then INCR. Once the key expires between the two, INCR makes a key with
 	// no TTL. A dim holds an escape sequence, so its example must come out escaped.
 	raced := key(t, w.flow, store.Hour, now, "app4\x1b[31m", "ios", "10.3.0.1")
 	must(rdb.SetArgs(ctx, raced, "0", redis.SetArgs{Mode: "NX", TTL: time.Millisecond}).Err())
@@ -137,7 +138,7 @@ func writeSeedWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient
 	w.ok++
 	w.notInteger++
 
-	// Seed 001's pipelined batch: INCRBY and EXPIRE the day key, then the hour key, per record,
+	// A pipelined batch: INCRBY and EXPIRE the day key, then the hour key, per record,
 	// over yesterday's hours and today's first hour.
 	yesterday := store.WindowAt(store.Day, now, shanghai).Prev()
 	pipe := rdb.Pipeline()
@@ -168,7 +169,7 @@ func writeSeedWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClient
 	record(now, "toutiao", "ad9", 1234)
 	_, err := pipe.Exec(ctx)
 	must(err)
-	// Seed 000's split write gone wrong: the hour incremented, the day write lost, for two ads.
+	// A split write gone wrong: the hour incremented, the day write lost, for two ads.
 	for i, ad := range []string{"ad1", "ad3"} {
 		at := yesterday.Start.Add(time.Duration(5+i)*time.Hour + 30*time.Minute)
 		must(rdb.IncrBy(ctx, key(t, w.ad, store.Hour, at, "baidu", ad), int64(40+i)).Err())
@@ -195,19 +196,19 @@ func waitGone(t *testing.T, ctx context.Context, rdb redis.UniversalClient, k st
 	}
 }
 
-func TestSnapshotAddsUpSeedWrittenKeys(t *testing.T) {
+func TestSnapshotAddsUpLegacyWrittenKeys(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
 	now := time.Now()
-	w := writeSeedWorld(t, ctx, rdb, now, nil)
+	w := writeLegacyWorld(t, ctx, rdb, now, nil)
 
 	snap, err := Take(ctx, rdb, w.fams, Options{Count: 7, Location: shanghai},
 		SnapshotOptions{Now: func() time.Time { return now }, Examples: 25, Target: "test", Mode: "standalone"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSeedSnapshot(t, w, snap)
+	checkLegacySnapshot(t, w, snap)
 	if snap.TTLHealth.MemoryNote != "" {
 		t.Errorf("memory note on a real redis-server: %s", snap.TTLHealth.MemoryNote)
 	}
@@ -226,12 +227,12 @@ func TestSnapshotOnMiniredis(t *testing.T) {
 	ctx := t.Context()
 	now := time.Now()
 	mr.SetTime(now) // miniredis expires keys on its own clock
-	w := writeSeedWorld(t, ctx, rdb, now, func() { mr.FastForward(time.Second) })
+	w := writeLegacyWorld(t, ctx, rdb, now, func() { mr.FastForward(time.Second) })
 	snap, err := Take(ctx, rdb, w.fams, Options{Location: shanghai}, SnapshotOptions{Now: func() time.Time { return now }, Examples: 25})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSeedSnapshot(t, w, snap)
+	checkLegacySnapshot(t, w, snap)
 }
 
 func TestSnapshotWithoutMemoryPermission(t *testing.T) {
@@ -239,7 +240,7 @@ func TestSnapshotWithoutMemoryPermission(t *testing.T) {
 	admin := srv.Client(t)
 	ctx := t.Context()
 	now := time.Now()
-	w := writeSeedWorld(t, ctx, admin, now, nil)
+	w := writeLegacyWorld(t, ctx, admin, now, nil)
 	// A monitoring user that may read and scan, but not run MEMORY.
 	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "on", ">secret", "~*", "+@read", "+scan", "-memory").Err(); err != nil {
 		t.Fatal(err)
@@ -250,7 +251,7 @@ func TestSnapshotWithoutMemoryPermission(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSeedSnapshot(t, w, snap)
+	checkLegacySnapshot(t, w, snap)
 	if !strings.Contains(snap.TTLHealth.MemoryNote, "MEMORY USAGE refused: NOPERM") || snap.TTLHealth.NoTTL.Bytes != 0 {
 		t.Errorf("memory note %q, bytes %d; want the refusal said and no bytes", snap.TTLHealth.MemoryNote, snap.TTLHealth.NoTTL.Bytes)
 	}
@@ -259,7 +260,7 @@ func TestSnapshotWithoutMemoryPermission(t *testing.T) {
 	}
 }
 
-func checkSeedSnapshot(t *testing.T, w *seedWorld, snap *Snapshot) {
+func checkLegacySnapshot(t *testing.T, w *legacyWorld, snap *Snapshot) {
 	t.Helper()
 	if !snap.Scan.Complete {
 		t.Error("sweep not complete")
@@ -558,20 +559,20 @@ func TestSweepOf200kKeysIsBoundedAndBudgeted(t *testing.T) {
 	t.Logf("%d keys in %v (budget %d/s); live heap grew %d KB", n, elapsed.Round(time.Millisecond), budget, (int64(peak)-int64(base))>>10)
 }
 
-// TestSnapshotOnACluster writes the seed world across a 3-master cluster: the snapshot, merged
+// TestSnapshotOnACluster writes the legacy world across a 3-master cluster: the snapshot, merged
 // from every master's sweep, adds up exactly as on one server.
 func TestSnapshotOnACluster(t *testing.T) {
 	cl := redistest.StartCluster(t, 3)
 	rdb := cl.Client(t)
 	ctx := t.Context()
 	now := time.Now()
-	w := writeSeedWorld(t, ctx, rdb, now, nil)
+	w := writeLegacyWorld(t, ctx, rdb, now, nil)
 	snap, err := Take(ctx, rdb, w.fams, Options{Count: 10, Location: shanghai},
 		SnapshotOptions{Now: func() time.Time { return now }, Examples: 25, Mode: "cluster"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkSeedSnapshot(t, w, snap)
+	checkLegacySnapshot(t, w, snap)
 	if snap.TTLHealth.MemoryNote != "" || snap.TTLHealth.NoTTL.Bytes <= 0 {
 		t.Errorf("memory on a cluster: note %q, bytes %d", snap.TTLHealth.MemoryNote, snap.TTLHealth.NoTTL.Bytes)
 	}

@@ -36,8 +36,8 @@ type Limiter struct {
 	Keys     int64  `json:"keys"`
 	Hits     int64  `json:"hits"`     // in the current window, over all keys
 	AtLimit  int64  `json:"at_limit"` // keys at exactly their limit: the next hit is refused
-	// OverLimit counts keys past their limit: only a racy writer (the seed's check-then-add) gets
-	// there.
+	// OverLimit counts keys past their limit: only a racy writer (a check-then-add, such as ZCARD
+	// then ZADD) gets there.
 	OverLimit int64 `json:"over_limit"`
 	// WrongType counts keys that fit the pattern but hold another type, or (fixed) a value that
 	// is not an integer: left out of every other figure.

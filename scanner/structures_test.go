@@ -11,8 +11,8 @@ import (
 	"hourglass/store"
 )
 
-// TestSnapshotOfStructures writes queues, limiter keys, uniques and locks (ours, and the seeds'
-// way) and checks every number of their Snapshot sections.
+// TestSnapshotOfStructures writes queues, limiter keys, uniques and locks (ours, and
+// hand-rolled ones) and checks every number of their Snapshot sections.
 func TestSnapshotOfStructures(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
@@ -31,7 +31,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 	}
 	uvFam, _ := store.NewFamily(store.FamilySpec{Name: "uv", Pattern: "uv:{<page>}:<window>", DayFormat: "yyyyMMdd", DayRetention: 90 * 24 * time.Hour})
 	structs := Structures{
-		DelayQueues: []DelayQueueSpec{{Name: "orders", Key: "delay:orders", Unit: store.Milliseconds}, {Name: "seed", Key: "seed:queue", Unit: store.Milliseconds},
+		DelayQueues: []DelayQueueSpec{{Name: "orders", Key: "delay:orders", Unit: store.Milliseconds}, {Name: "legacy", Key: "legacy:queue", Unit: store.Milliseconds},
 			{Name: "topics", Pattern: mustPattern("topic:<name>"), Unit: store.Seconds}},
 		ListQueues: []ListQueueSpec{{Name: "jobs", Key: "queue:jobs"}},
 		Limiters: []LimiterSpec{{LimiterSpec: store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 5},
@@ -42,14 +42,14 @@ func TestSnapshotOfStructures(t *testing.T) {
 		Locks:   []LockSpec{{Name: "jobs", Pattern: mustPattern("lock:job:<id>")}},
 	}
 
-	// Delay queues: ours with a claimed task, and the seed's (ZADD due ms, no in-flight set).
+	// Delay queues: ours with a claimed task, and a hand-rolled one (ZADD due ms, no in-flight set).
 	q := st.DelayQueue("delay:orders", store.Milliseconds)
 	q.Enqueue(ctx, now.Add(-2*time.Minute), "a", "b")
 	q.Enqueue(ctx, now.Add(5*time.Minute), "c")
 	if got, _ := q.Claim(ctx, 1, time.Minute); len(got.Tasks) != 1 {
 		t.Fatal("claim")
 	}
-	rdb.ZAdd(ctx, "seed:queue", redis.Z{Score: float64(now.Add(-10 * time.Second).UnixMilli()), Member: "x"})
+	rdb.ZAdd(ctx, "legacy:queue", redis.Z{Score: float64(now.Add(-10 * time.Second).UnixMilli()), Member: "x"})
 	for i, topic := range []string{"topic:a", "topic:b"} { // queues by pattern, scored in seconds
 		for j := range i + 1 {
 			rdb.ZAdd(ctx, topic, redis.Z{Score: float64(now.Add(-time.Minute).Unix()), Member: fmt.Sprint(j)})
@@ -83,7 +83,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 	}
 	uv.Add(ctx, store.Day, []string{"about"}, now, "u1", "u2")
 
-	// Locks: ours, and seed 004's SETNX whose PEXPIRE never ran.
+	// Locks: ours, and a hand-rolled SETNX whose PEXPIRE never ran.
 	if _, ok, _ := st.Acquire(ctx, "lock:job:1", time.Minute); !ok {
 		t.Fatal("acquire")
 	}
@@ -111,7 +111,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 		t.Errorf("delay queue %+v", dq)
 	}
 	if sq := snap.DelayQueues[1]; sq.Depth != 1 || sq.Due != 1 || sq.InFlight != 0 || sq.OldestDueAgeMS < 9_000 || sq.NextDueInMS != -1 {
-		t.Errorf("seed queue %+v", sq)
+		t.Errorf("hand-rolled queue %+v", sq)
 	}
 	if a, b := snap.DelayQueues[2], snap.DelayQueues[3]; a.Name != "topics" || a.Key != "topic:b" || a.Depth != 2 || a.Due != 2 ||
 		a.OldestDueAgeMS < 59_000 || b.Key != "topic:a" || b.Depth != 1 {
@@ -148,7 +148,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 			t.Errorf("our lock's holder %+v: want its age from the token", ex)
 		}
 		if ex.Key == "lock:job:2" && (ex.AgeMS != -1 || ex.TTLMS != -1 || ex.Token != "pid-4711") {
-			t.Errorf("the seed's lock %+v", ex)
+			t.Errorf("the hand-rolled lock %+v", ex)
 		}
 	}
 	if snap.Scan.KeysMatched != 3+3+2+2+5 { // limiter keys, unique keys, locks, queues by pattern, and 5 above

@@ -58,12 +58,12 @@ func collect(t *testing.T, s *Sweep) (map[string]Key, int) {
 	return keys, seen
 }
 
-// TestSweepReadsKeysAsTheSeedsWriteThem writes counters the ways the source documents' Java code
-// does (plain INCRBY with no TTL, INCRBY then EXPIRE from the first write, SET NX EX then INCR),
-// plus a list and a non-integer where counters go, keys of no family and the writer's own
+// TestSweepReadsKeysAsLegacyWritersWriteThem writes counters the ways hand-rolled Java writers
+// commonly do (plain INCRBY with no TTL, INCRBY then EXPIRE from the first write, SET NX EX then
+// INCR), plus a list and a non-integer where counters go, keys of no family and the writer's own
 // sequence key, then sweeps in small pages: every family key is read once with its TTL and value,
 // and nothing else is kept.
-func TestSweepReadsKeysAsTheSeedsWriteThem(t *testing.T) {
+func TestSweepReadsKeysAsLegacyWritersWriteThem(t *testing.T) {
 	for _, b := range []struct {
 		name string
 		rdb  redis.UniversalClient
@@ -77,18 +77,18 @@ func TestSweepReadsKeysAsTheSeedsWriteThem(t *testing.T) {
 			hour := time.Now().In(shanghai).Format("2006010215")
 			day := time.Now().In(shanghai).Format("20060102")
 			want := map[string]Key{}
-			for i := range 40 { // INCRBY with no TTL: seed 000's first version, a leak
+			for i := range 40 { // INCRBY with no TTL: the EXPIRE forgotten, a leak
 				name := fmt.Sprintf("flow:count:app%d:dev:10.0.0.%d:%s", i, i, hour)
 				rdb.IncrBy(ctx, name, int64(i+1))
 				want[name] = Key{TTL: NoTTL, Value: strconv.Itoa(i + 1)}
 			}
-			for i := range 30 { // INCRBY then EXPIRE 48h from the first write (seed 000's Lua)
+			for i := range 30 { // INCRBY then EXPIRE 48h from the first write
 				name := fmt.Sprintf("{ch:ad%d}:%s", i, hour)
 				rdb.IncrBy(ctx, name, 5)
 				rdb.Expire(ctx, name, 48*time.Hour)
 				want[name] = Key{TTL: 48 * time.Hour, Value: "5"}
 			}
-			for i := range 20 { // SET NX EX then INCR (seed 003)
+			for i := range 20 { // SET NX EX then INCR
 				name := fmt.Sprintf("{ch:ad%d}:%s", i, day)
 				rdb.SetNX(ctx, name, "0", 30*24*time.Hour)
 				rdb.Incr(ctx, name)

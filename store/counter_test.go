@@ -148,8 +148,9 @@ func checkTTL(t *testing.T, b backend, key string, expire, now time.Time) {
 	}
 }
 
-// TestLostTTLHealsOnNextWrite removes a key's TTL with PERSIST (seed 003's leak) and checks the
-// next write, through Incr and through the writer, gives it back.
+// TestLostTTLHealsOnNextWrite removes a key's TTL with PERSIST (standing in for a leak: INCR
+// after the key's TTL ran out) and checks the next write, through Incr and through the writer,
+// gives it back.
 func TestLostTTLHealsOnNextWrite(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		s := newStore(t, b.rdb, Options{})

@@ -22,8 +22,8 @@ var (
 	dqReap  = redis.NewScript(dqReapLua)
 )
 
-// ScoreUnit is the unit of a delay queue's scores: due times in ms (the seeds' Java writes
-// System.currentTimeMillis()) or in seconds.
+// ScoreUnit is the unit of a delay queue's scores: due times in ms (Java writers commonly score
+// with System.currentTimeMillis()) or in seconds.
 type ScoreUnit time.Duration
 
 // Score units.
@@ -66,7 +66,7 @@ func (s *Store) DelayQueue(key string, unit ScoreUnit) *DelayQueue {
 }
 
 // Enqueue adds tasks due at due (the server's now when zero). A task already queued takes the
-// new due time: a task is its own identity, as in the seeds.
+// new due time: a task is its own identity, as in a plain ZADD-based queue.
 func (q *DelayQueue) Enqueue(ctx context.Context, due time.Time, tasks ...string) error {
 	if len(tasks) == 0 {
 		return nil
@@ -158,7 +158,7 @@ type DelayQueueStats struct {
 var ScheduleLabels = [4]string{"1m", "10m", "1h", "later"}
 
 // Stats reads the queue in one pipeline (only reads: it works on a queue hourglass did not write,
-// such as the seed's, whose in-flight set simply does not exist).
+// such as a plain ZADD-based one, whose in-flight set simply does not exist).
 func (q *DelayQueue) Stats(ctx context.Context, now time.Time) (DelayQueueStats, error) {
 	return DelayQueueStatsOf(ctx, q.s.rdb, q.Key, q.InFlight, q.Unit, now)
 }

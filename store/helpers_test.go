@@ -72,7 +72,7 @@ func mustFamily(t testing.TB, spec FamilySpec) *Family {
 	return f
 }
 
-// adRevenue is seed 001's family: hour and day windows, hash-tagged dims.
+// adRevenue is an ad revenue family: hour and day windows, hash-tagged dims.
 func adRevenue(t testing.TB) *Family {
 	return mustFamily(t, FamilySpec{
 		Name: "ad_revenue", Pattern: "{<channel>:<ad>}:<window>",
@@ -81,7 +81,7 @@ func adRevenue(t testing.TB) *Family {
 	})
 }
 
-// flow is seed 000's family: hour windows only.
+// flow is a traffic counter family: hour windows only.
 func flow(t testing.TB) *Family {
 	return mustFamily(t, FamilySpec{
 		Name: "flow", Pattern: "flow:count:<app>:<device>:<ip>:<window>",

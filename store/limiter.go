@@ -52,8 +52,8 @@ type LimiterSpec struct {
 }
 
 // Limiter allows at most Limit hits per Window for each key of its pattern. Every decision is
-// one atomic script; the seed's check-then-add (ZCARD, then ZADD) lets concurrent clients through
-// past the limit, this does not. Allowed and rejected hits are also counted per hour, in the
+// one atomic script; a check-then-add (ZCARD, then ZADD) lets concurrent clients through past
+// the limit, this does not. Allowed and rejected hits are also counted per hour, in the
 // counter family LimiterStats returns, so rates can be watched; those counts are batched and
 // written by Flush.
 type Limiter struct {

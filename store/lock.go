@@ -30,8 +30,8 @@ type Lock struct {
 }
 
 // Acquire takes the lock at key for ttl with one SET NX PX: the key never exists without its
-// expiry, unlike the seed's SETNX then PEXPIRE, which leaves a lock held forever when the process
-// dies between the two. ok is false when another holds it.
+// expiry, unlike a SETNX then PEXPIRE, which leaves a lock held forever when the process dies
+// between the two. ok is false when another holds it.
 func (s *Store) Acquire(ctx context.Context, key string, ttl time.Duration) (l *Lock, ok bool, err error) {
 	if ttl < time.Millisecond {
 		return nil, false, fmt.Errorf("store: acquire %s: a lock needs a TTL of at least 1ms, got %v", key, ttl)

@@ -190,9 +190,9 @@ func TestClaimAndReapManyAtOnce(t *testing.T) {
 	}
 }
 
-// TestDelayQueueStatsOfASeedQueue reads a queue written as the seed's Java does (ZADD with the due
-// time in ms, no in-flight set): depth, due, lag, next and the schedule.
-func TestDelayQueueStatsOfASeedQueue(t *testing.T) {
+// TestDelayQueueStatsOfAPlainQueue reads a queue written as Java writers commonly do (ZADD with
+// the due time in ms, no in-flight set): depth, due, lag, next and the schedule.
+func TestDelayQueueStatsOfAPlainQueue(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
@@ -249,7 +249,7 @@ func TestListQueueMovesToProcessing(t *testing.T) {
 }
 
 // TestLimiterNeverExceedsItsLimit: 8 clients hit one key at once; the script allows exactly the
-// limit, sliding and fixed. The seed's check-then-add, run the same way, lets more through.
+// limit, sliding and fixed. A check-then-add, run the same way, lets more through.
 func TestLimiterNeverExceedsItsLimit(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
@@ -315,8 +315,9 @@ func TestLimiterNeverExceedsItsLimit(t *testing.T) {
 		}
 	}
 
-	// The seed's limiter: ZREMRANGEBYSCORE, ZCARD, then ZADD if under the limit, three commands.
-	seedAllow := func(key string, member func(now int64) string) bool {
+	// A check-then-add limiter: ZREMRANGEBYSCORE, ZCARD, then ZADD if under the limit, three
+	// commands.
+	naiveAllow := func(key string, member func(now int64) string) bool {
 		now := time.Now().UnixMilli()
 		rdb.ZRemRangeByScore(ctx, key, "0", fmt.Sprint(now-3600_000))
 		if rdb.ZCard(ctx, key).Val() >= limit {
@@ -329,23 +330,23 @@ func TestLimiterNeverExceedsItsLimit(t *testing.T) {
 	unique := func(now int64) string { return fmt.Sprint(now, "-", seq.Add(1)) }
 	// Two clients interleaved as the race allows: both count 49, both add.
 	for range limit - 1 {
-		seedAllow("rl:seed:det", unique)
+		naiveAllow("rl:naive:det", unique)
 	}
-	n1, n2 := rdb.ZCard(ctx, "rl:seed:det").Val(), rdb.ZCard(ctx, "rl:seed:det").Val()
+	n1, n2 := rdb.ZCard(ctx, "rl:naive:det").Val(), rdb.ZCard(ctx, "rl:naive:det").Val()
 	if n1 < limit && n2 < limit {
-		rdb.ZAdd(ctx, "rl:seed:det", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"})
+		rdb.ZAdd(ctx, "rl:naive:det", redis.Z{Score: 1, Member: "a"}, redis.Z{Score: 2, Member: "b"})
 	}
-	if got := rdb.ZCard(ctx, "rl:seed:det").Val(); got <= limit {
+	if got := rdb.ZCard(ctx, "rl:naive:det").Val(); got <= limit {
 		t.Fatalf("the interleaved check-then-add kept %d hits, want past %d", got, limit)
 	}
-	over := hammer(func() bool { return seedAllow("rl:seed:live", unique) }) - limit
-	t.Logf("the seed's check-then-add under %d clients allowed %d past the limit of %d", clients, over, limit)
+	over := hammer(func() bool { return naiveAllow("rl:naive:live", unique) }) - limit
+	t.Logf("the check-then-add under %d clients allowed %d past the limit of %d", clients, over, limit)
 	// And its member, the timestamp alone, folds hits of one millisecond into one.
 	now := time.Now().UnixMilli()
 	for range 3 {
-		rdb.ZAdd(ctx, "rl:seed:ms", redis.Z{Score: float64(now), Member: fmt.Sprint(now)})
+		rdb.ZAdd(ctx, "rl:naive:ms", redis.Z{Score: float64(now), Member: fmt.Sprint(now)})
 	}
-	if got := rdb.ZCard(ctx, "rl:seed:ms").Val(); got != 1 {
+	if got := rdb.ZCard(ctx, "rl:naive:ms").Val(); got != 1 {
 		t.Fatalf("three hits in one millisecond counted %d", got)
 	}
 }

@@ -180,7 +180,7 @@ func (v *limiters) render(w, h int) string {
 	lines := t.render(w)
 	l := shown[v.sel]
 	if l.OverLimit > 0 {
-		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (the seed's sliding limiter does)", format.Commas(l.OverLimit))))
+		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(l.OverLimit))))
 	}
 	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
 	kt := &table{styles: v.c, selected: -1, cols: []column{

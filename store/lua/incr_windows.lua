@@ -69,8 +69,9 @@ for i = 1, n do
   else
     reply[i] = v
     -- A value equal to the delta means the key was just created: it has no TTL, so skip asking.
-    -- Otherwise PTTL -1 means the key lost its expiry (seed 003's leak): heal it now. Setting the
-    -- same window-aligned instant again, as for a key that had counted down to 0, is harmless.
+    -- Otherwise PTTL -1 means the key lost its expiry (a leak: INCR after the key's TTL ran
+    -- out): heal it now. Setting the same window-aligned instant again, as for a key that had
+    -- counted down to 0, is harmless.
     if v == tonumber(delta) or redis.call('PTTL', key) == -1 then
       local e = redis.pcall('PEXPIREAT', key, ARGV[3 + 2 * i])
       if type(e) == 'table' and e.err then

@@ -1,5 +1,5 @@
 -- A sliding-window rate limiter in one step: drop hits older than the window, count the rest, and
--- record this hit only when under the limit. The seed's version runs these as three commands, so
+-- record this hit only when under the limit. A check-then-add runs these as three commands, so
 -- two clients can both see limit-1 and both add: this cannot. The time is the server's (TIME), so
 -- clients whose clocks differ still share one window.
 --
