@@ -1,0 +1,288 @@
+package main
+
+// The tests in this file keep the code's shape: which package may import which, that every
+// package says what it is for, and that no file or function grows past a size a reader can hold.
+// They read the module through `go list -json ./...`, so they see exactly what the build sees.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// module is the module path; an import of it or of a path under it is one of ours.
+const module = "hourglass"
+
+// importRule is what one package may import. may lists the packages of ours it may import
+// directly, as paths under the module ("store", "internal/format"); anyOurs lets it import every
+// package of ours. mustNot lists imports it must not have, of any module, each for the reason
+// given in why.
+type importRule struct {
+	pkg     string
+	may     []string
+	anyOurs bool
+	mustNot []string
+	why     string
+}
+
+const (
+	goRedis   = "github.com/redis/go-redis/v9"
+	miniredis = "github.com/alicebob/miniredis/v2"
+)
+
+// importRules is the import graph of the module, one line per package. A new package must be
+// added here with its rule before TestImportRules passes. Only direct, non-test imports count.
+var importRules = []importRule{
+	{pkg: "hourglass", may: []string{"internal/cli"},
+		why: "main only wires signals and exit codes; the commands live in internal/cli"},
+	{pkg: "hourglass/store", may: nil,
+		why: "store is the bottom layer: how services count in Redis"},
+	{pkg: "hourglass/scanner", may: []string{"store"},
+		why: "the scanner reads what store writes"},
+	{pkg: "hourglass/theme", may: nil,
+		why: "styles and palettes only"},
+	{pkg: "hourglass/internal/format", may: nil,
+		why: "formatting for people, no I/O"},
+	{pkg: "hourglass/tui", may: []string{"scanner", "theme", "internal/format"},
+		mustNot: []string{goRedis, miniredis, module + "/store"},
+		why:     "the views render a Snapshot and never do Redis I/O; console wires their Redis work"},
+	{pkg: "hourglass/internal/config", may: []string{"store", "scanner"},
+		why: "the config builds store's families and the scanner's specs"},
+	{pkg: "hourglass/internal/target", may: []string{"internal/config", "store"},
+		why: "opens the Redis the config names"},
+	{pkg: "hourglass/internal/traffic", may: []string{"internal/config", "scanner", "store"},
+		why: "writes test traffic through the store"},
+	{pkg: "hourglass/internal/report", may: []string{"internal/format", "scanner", "store"},
+		mustNot: []string{goRedis},
+		why:     "renders a Snapshot as text and talks to no Redis"},
+	{pkg: "hourglass/internal/metrics", may: []string{"internal/format", "scanner"},
+		mustNot: []string{goRedis},
+		why:     "exports a Snapshot; the scanner does the Redis work"},
+	{pkg: "hourglass/internal/bench", may: []string{"internal/config", "internal/format", "internal/report", "scanner", "store"},
+		why: "measures store and scanner and prints with report"},
+	{pkg: "hourglass/internal/console", may: []string{"internal/config", "internal/format", "internal/target", "internal/traffic", "scanner", "store", "theme", "tui"},
+		why: "wires the views to the scanner and the writes"},
+	{pkg: "hourglass/internal/cli", anyOurs: true,
+		why: "the command line hands over to every other package"},
+	{pkg: "hourglass/internal/redistest", may: nil,
+		why: "test helpers that start real Redis servers"},
+}
+
+// listedPackage is the part of `go list -json` these tests read.
+type listedPackage struct {
+	ImportPath string
+	Dir        string
+	Doc        string
+	GoFiles    []string
+	CgoFiles   []string
+	Imports    []string
+}
+
+var goList = sync.OnceValues(func() ([]listedPackage, error) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return nil, errors.New("the go tool is not on PATH: " + err.Error())
+	}
+	cmd := exec.Command(goTool, "list", "-json", "./...")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, errors.New("go list -json ./...: " + err.Error() + "\n" + stderr.String())
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(&stdout)
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, errors.New("decoding go list -json: " + err.Error())
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) == 0 {
+		return nil, errors.New("go list -json ./... listed no packages")
+	}
+	return pkgs, nil
+})
+
+func listPackages(t *testing.T) []listedPackage {
+	t.Helper()
+	pkgs, err := goList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+func isOurs(path string) bool {
+	return path == module || strings.HasPrefix(path, module+"/")
+}
+
+func TestImportRules(t *testing.T) {
+	rules := make(map[string]importRule, len(importRules))
+	for _, r := range importRules {
+		if _, dup := rules[r.pkg]; dup {
+			t.Errorf("%s has two rules in importRules", r.pkg)
+		}
+		rules[r.pkg] = r
+	}
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		seen[p.ImportPath] = true
+		r, ok := rules[p.ImportPath]
+		if !ok {
+			t.Errorf("%s has no import rule: add it to the table with its rule (importRules in layout_test.go)", p.ImportPath)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if slices.Contains(r.mustNot, imp) {
+				t.Errorf("%s imports %s, which it must not: %s", p.ImportPath, imp, r.why)
+				continue
+			}
+			if !isOurs(imp) || r.anyOurs {
+				continue
+			}
+			if !slices.Contains(r.may, strings.TrimPrefix(imp, module+"/")) {
+				t.Errorf("%s imports %s, not in its allow-list %v (%s)", p.ImportPath, imp, r.may, r.why)
+			}
+		}
+	}
+	for _, r := range importRules {
+		if !seen[r.pkg] {
+			t.Errorf("importRules has a rule for %s, which go list does not list: remove it", r.pkg)
+		}
+	}
+}
+
+// packageComment returns the package's doc comment in full (go list's Doc is only its first
+// sentence), from whichever of its files carries it.
+func packageComment(t *testing.T, p listedPackage) string {
+	t.Helper()
+	var docs []string
+	fset := token.NewFileSet()
+	for _, name := range slices.Concat(p.GoFiles, p.CgoFiles) {
+		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.PackageClauseOnly|parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil {
+			docs = append(docs, f.Doc.Text())
+		}
+	}
+	return strings.Join(docs, "\n")
+}
+
+func TestPackageComments(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if p.ImportPath == module {
+			continue // main has its command doc, but nothing here requires it
+		}
+		if strings.TrimSpace(p.Doc) == "" {
+			t.Errorf("%s has no package comment: say what the package is for", p.ImportPath)
+			continue
+		}
+		if strings.HasPrefix(p.ImportPath, module+"/internal/") {
+			if doc := packageComment(t, p); !strings.Contains(doc, "import") {
+				t.Errorf("%s: its package comment should say what it may import (it does not contain %q)", p.ImportPath, "import")
+			}
+		}
+	}
+}
+
+const (
+	maxFileLines = 500
+	maxFuncLines = 80
+)
+
+// sizeExceptions would list files exempt from the size limits, by path from the module root. It
+// is for generated tables only, and there are none.
+var sizeExceptions = []string{}
+
+func TestFileAndFunctionSize(t *testing.T) {
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, p := range listPackages(t) {
+		for _, name := range slices.Concat(p.GoFiles, p.CgoFiles) {
+			path := filepath.Join(p.Dir, name)
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				rel = path
+			}
+			rel = filepath.ToSlash(rel)
+			if slices.Contains(sizeExceptions, rel) {
+				continue
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.Count(src, []byte("\n"))
+			if len(src) > 0 && src[len(src)-1] != '\n' {
+				lines++
+			}
+			if lines > maxFileLines {
+				t.Errorf("%s: %d lines, over the limit of %d: split it by concern", rel, lines, maxFileLines)
+			}
+			f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				var what string
+				var body *ast.BlockStmt
+				switch fn := n.(type) {
+				case *ast.FuncDecl:
+					what, body = "func "+funcName(fn), fn.Body
+				case *ast.FuncLit:
+					what, body = "func literal", fn.Body
+				default:
+					return true
+				}
+				if body == nil {
+					return true // declared without a body (implemented elsewhere)
+				}
+				start, end := fset.Position(n.Pos()), fset.Position(body.Rbrace)
+				if length := end.Line - start.Line + 1; length > maxFuncLines {
+					t.Errorf("%s:%d: %s is %d lines, over the limit of %d", rel, start.Line, what, length, maxFuncLines)
+				}
+				return true
+			})
+		}
+	}
+}
+
+// funcName names a declared function as a reader finds it: Name, or (Recv).Name for a method.
+func funcName(fn *ast.FuncDecl) string {
+	if fn.Recv == nil || len(fn.Recv.List) == 0 {
+		return fn.Name.Name
+	}
+	recv := fn.Recv.List[0].Type
+	if star, ok := recv.(*ast.StarExpr); ok {
+		recv = star.X
+	}
+	switch r := recv.(type) {
+	case *ast.IndexExpr: // generic receiver T[P]
+		recv = r.X
+	case *ast.IndexListExpr:
+		recv = r.X
+	}
+	if id, ok := recv.(*ast.Ident); ok {
+		return "(" + id.Name + ")." + fn.Name.Name
+	}
+	return fn.Name.Name
+}
