@@ -12,7 +12,8 @@ import (
 type SnapshotOptions struct {
 	// Now reads the server clock (time.Now when nil): windows are current, and keys expired, by it.
 	Now func() time.Time
-	// Location is the time zone windows are cut in (time.Local when nil).
+	// Location is the time zone windows are cut in for families without one of their own
+	// (time.Local when nil), and of hourglass's limiter decision counters.
 	Location *time.Location
 	// TopK is how many of the largest values each window keeps (5 when zero).
 	TopK int
@@ -203,7 +204,7 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 		w.push(k.Name, k.Dims, v, a.opt.TopK)
 	}
 	if fa.recon != nil {
-		fa.recon.add(f, k.Window, k.Dims, v, now, a.opt.Location)
+		fa.recon.add(f, k.Window, k.Dims, v, now, f.Zone(a.opt.Location))
 	}
 }
 

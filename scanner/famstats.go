@@ -34,9 +34,10 @@ func (fa *famAgg) stats(now time.Time, opt SnapshotOptions, sizes map[string]int
 		}
 		fs.Windows = append(fs.Windows, ws)
 	}
-	fs.Series = fa.series(now, opt.Location)
+	loc := f.Zone(opt.Location) // the family's own zone, else the sweep's
+	fs.Series = fa.series(now, loc)
 	if f.Has(store.Hour) {
-		cur := store.WindowAt(store.Hour, now, opt.Location)
+		cur := store.WindowAt(store.Hour, now, loc)
 		if w := fa.windows[winKey{store.Hour, cur.Start.Unix()}]; w != nil {
 			if secs := now.Sub(cur.Start).Seconds(); secs >= 1 {
 				fs.HourAvgPerSec = float64(w.total) / secs

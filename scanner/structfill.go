@@ -100,7 +100,7 @@ func (a *structAgg) uniqueStats(ctx context.Context, rdb redis.UniversalClient, 
 				Keys: w.keys, Count: w.count, Current: w.w.Contains(now)})
 		}
 		if f.Has(store.Day) && rdb != nil {
-			today := store.WindowAt(store.Day, now, loc)
+			today := store.WindowAt(store.Day, now, f.Zone(loc))
 			if w := u.windows[winKey{store.Day, today.Start.Unix()}]; w != nil {
 				uq.UnionDims = dimsMap(f.Dims(), w.best)
 				readUnions(ctx, rdb, spec, today, w.best, &uq)

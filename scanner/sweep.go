@@ -17,7 +17,8 @@ type Options struct {
 	Count int
 	// KeysPerSecond caps how many keys a sweep visits a second, across all masters; 0 is no cap.
 	KeysPerSecond int
-	// Location is the time zone windows are cut in (time.Local when nil).
+	// Location is the time zone windows are cut in for families without one of their own
+	// (time.Local when nil).
 	Location *time.Location
 	// Structures are the limiters, locks and uniques whose keys the sweep also finds and reads
 	// (queues are read by their keys, not swept).
