@@ -23,7 +23,7 @@ family's windows (totals, key counts, top dims), its rate and 48-hour / 30-day s
 health (keys without a TTL, kept past their retention, or due to have expired; wrong types and
 non-integers; examples and the memory they hold) and, for families with hour and day windows,
 whether the hours of each ended day add up to the day. --json prints the same as one object
-(its fields are listed in the README).
+(its fields are listed in docs/commands.md).
 
 With no address it reports on an embedded Redis holding demo data written for the purpose.
 

@@ -437,23 +437,23 @@ func grepLine(text, sub string) string {
 	return ""
 }
 
-// aclReadOnly and aclWrites are the README's ACL rules for a monitoring user and a writing one.
+// aclReadOnly and aclWrites are docs/production.md's ACL rules for a monitoring user and a writing one.
 const (
 	aclReadOnly = `on >PASSWORD resetkeys ~* resetchannels -@all +time +ping +hello +info +scan +type +pttl +ttl +get +mget +strlen +zcard +zcount +zrange +zrangebyscore +llen +pfcount +bitcount +memory|usage +cluster|slots +cluster|shards +cluster|info +readonly`
 	aclWrites   = aclReadOnly + ` +evalsha +eval +script|load +expireat +del +zadd +zrem +lpush +lmove +blmove +lrem +set +incr +incrby +pexpireat +pfadd +setbit +pexpire`
 )
 
-// TestLeastPrivilege runs hourglass as the README's read-only user: the snapshot works with
+// TestLeastPrivilege runs hourglass as docs/production.md's read-only user: the snapshot works with
 // nothing missing, a write is refused by Redis and reported in one line, and a user without INFO
 // loses only the server numbers, with a note, not the watch. The writing user can inject.
 func TestLeastPrivilege(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/production.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, rule := range []string{aclReadOnly, strings.TrimPrefix(aclWrites, aclReadOnly)} {
 		if !strings.Contains(string(readme), strings.TrimSpace(rule)) {
-			t.Fatalf("the README does not give the rule the test uses: %s", rule)
+			t.Fatalf("docs/production.md does not give the rule the test uses: %s", rule)
 		}
 	}
 	srv := redistest.Start(t)
