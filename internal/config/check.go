@@ -31,24 +31,19 @@ type table struct {
 
 var indexSuffix = regexp.MustCompile(`\[\d+\]`)
 
-// warn records something that works but should change, with its line.
-func (c *checker) warn(path, format string, args ...any) {
-	c.warnings = append(c.warnings, &Error{
-		File: c.file,
-		Line: c.lines.lineOf(path),
-		Key:  indexSuffix.ReplaceAllString(path, ""),
-		Msg:  fmt.Sprintf(format, args...),
-	})
+// at is a problem or a warning about the key at path (e.g. "counter[1].name"), with its line.
+func (c *checker) at(path, format string, args ...any) *Error {
+	return &Error{File: c.file, Line: c.lines.lineOf(path), Key: indexSuffix.ReplaceAllString(path, ""), Msg: fmt.Sprintf(format, args...)}
 }
 
-// fail records a problem with the key at path (e.g. "counter[1].name").
+// warn records something that works but should change.
+func (c *checker) warn(path, format string, args ...any) {
+	c.warnings = append(c.warnings, c.at(path, format, args...))
+}
+
+// fail records a problem.
 func (c *checker) fail(path, format string, args ...any) {
-	c.errs = append(c.errs, &Error{
-		File: c.file,
-		Line: c.lines.lineOf(path),
-		Key:  indexSuffix.ReplaceAllString(path, ""),
-		Msg:  fmt.Sprintf(format, args...),
-	})
+	c.errs = append(c.errs, c.at(path, format, args...))
 }
 
 func (c *checker) config(raw map[string]any) *Config {

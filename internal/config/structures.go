@@ -98,14 +98,23 @@ func (c *checker) delayQueues(root table, names map[string]int) []scanner.DelayQ
 func (c *checker) listQueues(root table, names map[string]int) []scanner.ListQueueSpec {
 	var out []scanner.ListQueueSpec
 	for _, t := range c.arrayTables(root, "list_queue") {
-		c.onlyKeys(t, "[[list_queue]]", "name", "key")
-		name, ok1 := c.named(t, "[[list_queue]]", names)
-		key, ok2 := c.required(t, "[[list_queue]]", "key")
-		if ok1 && ok2 {
+		name, key, ok := namedWith(c, t, "[[list_queue]]", names, "key", func() (string, bool) {
+			return c.required(t, "[[list_queue]]", "key")
+		})
+		if ok {
 			out = append(out, scanner.ListQueueSpec{Name: name, Key: key})
 		}
 	}
 	return out
+}
+
+// namedWith checks a table that takes a name and one other key, read by value; ok is false
+// unless both are good. Both are read whatever the other is, so every problem is reported.
+func namedWith[V any](c *checker, t table, header string, names map[string]int, key string, value func() (V, bool)) (string, V, bool) {
+	c.onlyKeys(t, header, "name", key)
+	name, nameOK := c.named(t, header, names)
+	v, valueOK := value()
+	return name, v, nameOK && valueOK
 }
 
 func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSpec {
@@ -171,10 +180,10 @@ func (c *checker) uniques(root table) []scanner.UniqueSpec {
 func (c *checker) locks(root table, names map[string]int) []scanner.LockSpec {
 	var out []scanner.LockSpec
 	for _, t := range c.arrayTables(root, "lock") {
-		c.onlyKeys(t, "[[lock]]", "name", "pattern")
-		name, ok1 := c.named(t, "[[lock]]", names)
-		p, ok2 := c.keyPattern(t, "[[lock]]")
-		if ok1 && ok2 {
+		name, p, ok := namedWith(c, t, "[[lock]]", names, "pattern", func() (*store.Pattern, bool) {
+			return c.keyPattern(t, "[[lock]]")
+		})
+		if ok {
 			out = append(out, scanner.LockSpec{Name: name, Pattern: p})
 		}
 	}
