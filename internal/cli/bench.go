@@ -41,9 +41,7 @@ Flags:
 `
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", benchUsage, stdout)
-	var common commonFlags
-	common.register(fs)
+	fs, common := commandFlags("bench", benchUsage, stdout)
 	opt := bench.Options{Log: stderr}
 	fs.IntVar(&opt.Events, "events", 1_000_000, "events per writer case")
 	fs.IntVar(&opt.Keys, "keys", 1_000_000, "keys the sweep measures")

@@ -89,3 +89,17 @@ func mainUsage() string {
 	b.WriteString("Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.\n")
 	return b.String()
 }
+
+// parseFlags parses args, turning mistakes into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err // the flag package has printed the usage
+		}
+		return config.UsageError{Err: err}
+	}
+	if fs.NArg() > 0 {
+		return config.Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"hourglass/internal/config"
 	"hourglass/internal/target"
 	"hourglass/internal/traffic"
+	"hourglass/store"
 	"io"
 	"math"
 	"time"
@@ -29,9 +30,7 @@ Flags:
 `
 
 func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("inject", injectUsage, stdout)
-	var common commonFlags
-	common.register(fs)
+	fs, common := commandFlags("inject", injectUsage, stdout)
 	family := fs.String("family", "", "counter family to write (default: the first in the config)")
 	var opt traffic.InjectOptions
 	fs.Int64Var(&opt.Events, "events", 0, "number of events to write (default 100000 when --duration is not given)")
@@ -51,15 +50,11 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if opt.Events == 0 && opt.Duration == 0 {
 		opt.Events = 100000
 	}
-	cfg, err := common.load(stderr)
-	if err != nil {
+	var f *store.Family
+	_, t, err := openInjectTarget(ctx, common, stderr, func(cfg *config.Config) (err error) {
+		f, err = cfg.Counter(*family)
 		return err
-	}
-	f, err := cfg.Counter(*family)
-	if err != nil {
-		return err
-	}
-	t, err := openInjectTarget(ctx, cfg, stderr)
+	})
 	if err != nil {
 		return err
 	}
@@ -76,22 +71,18 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // injectProfile runs a profile for the duration.
-func injectProfile(ctx context.Context, common commonFlags, name, family string, opt traffic.InjectOptions, stdout, stderr io.Writer) error {
+func injectProfile(ctx context.Context, common *commonFlags, name, family string, opt traffic.InjectOptions, stdout, stderr io.Writer) error {
 	if family != "" || opt.Events != 0 || opt.Rate != 0 {
 		return config.Usagef("inject: --profile sets its own structures and rates; --family, --events and --rate do not apply")
 	}
 	if opt.Duration == 0 {
 		opt.Duration = 10 * time.Second
 	}
-	cfg, err := common.load(stderr)
-	if err != nil {
+	var p *config.Profile
+	cfg, t, err := openInjectTarget(ctx, common, stderr, func(cfg *config.Config) (err error) {
+		p, err = cfg.ProfileNamed(name)
 		return err
-	}
-	p, err := cfg.ProfileNamed(name)
-	if err != nil {
-		return err
-	}
-	t, err := openInjectTarget(ctx, cfg, stderr)
+	})
 	if err != nil {
 		return err
 	}
@@ -102,18 +93,21 @@ func injectProfile(ctx context.Context, common commonFlags, name, family string,
 	return traffic.RunProfile(ctx, t.Store, cfg, *p, opt.Duration, t.Embedded != nil, stdout)
 }
 
-// openInjectTarget opens the target inject writes to: a real Redis only with writes allowed, and
-// the embedded one with a word that its data goes when inject ends.
-func openInjectTarget(ctx context.Context, cfg *config.Config, stderr io.Writer) (*target.Target, error) {
-	if err := cfg.RequireWrites("inject"); err != nil {
-		return nil, err
-	}
-	t, err := target.Open(ctx, cfg)
+// openInjectTarget loads the config, lets pick find what inject writes (a family, a profile)
+// before anything connects, and opens the target: a real Redis only with writes allowed, and the
+// embedded one with a word that its data goes when inject ends.
+func openInjectTarget(ctx context.Context, common *commonFlags, stderr io.Writer, pick func(*config.Config) error) (*config.Config, *target.Target, error) {
+	cfg, t, err := common.open(ctx, stderr, func(cfg *config.Config) error {
+		if err := pick(cfg); err != nil {
+			return err
+		}
+		return cfg.RequireWrites("inject")
+	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t.Embedded != nil {
 		fmt.Fprintf(stderr, "hourglass: writing to an embedded Redis on %s; it stops when inject ends (give --addr to keep the data)\n", t.Embedded.Addr())
 	}
-	return t, nil
+	return cfg, t, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"hourglass/internal/config"
 	"hourglass/internal/report"
-	"hourglass/internal/target"
 	"hourglass/internal/traffic"
 	"hourglass/scanner"
 	"hourglass/store"
@@ -31,41 +30,29 @@ Flags:
 `
 
 func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("repair", repairUsage, stdout)
-	var common commonFlags
-	common.register(fs)
+	fs, common := commandFlags("repair", repairUsage, stdout)
 	family := fs.String("family", "", "repair only this counter family (default: all)")
 	dryRun := fs.Bool("dry-run", false, "list what would be done; write nothing")
 	deleteExpired := fs.Bool("delete-expired", false, "delete keys with no TTL whose window is already past its retention")
-	kps := fs.Int("keys-per-second", -1, "sweep budget in keys per second, 0 for none (default: [scan] keys_per_second)")
+	common.withBudget(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *kps < -1 {
-		return config.Usagef("repair: --keys-per-second must not be negative")
-	}
-	cfg, err := common.load(stderr)
-	if err != nil {
-		return err
-	}
-	if *kps >= 0 {
-		cfg.Scan.KeysPerSecond = *kps
-	}
 	var only *store.Family
-	if *family != "" {
-		if only, err = cfg.Counter(*family); err != nil {
-			return err
+	cfg, t, err := common.open(ctx, stderr, func(cfg *config.Config) (err error) {
+		if *family != "" {
+			if only, err = cfg.Counter(*family); err != nil {
+				return err
+			}
 		}
-	}
-	if len(cfg.Counters) == 0 {
-		return config.Usagef("the config declares no [[counter]] family")
-	}
-	if !*dryRun {
-		if err := cfg.RequireWrites("repair"); err != nil {
-			return err
+		if len(cfg.Counters) == 0 {
+			return config.Usagef("the config declares no [[counter]] family")
 		}
-	}
-	t, err := target.Open(ctx, cfg)
+		if !*dryRun {
+			return cfg.RequireWrites("repair")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hourglass/internal/config"
 	"hourglass/internal/metrics"
-	"hourglass/internal/target"
 	"hourglass/scanner"
 	"io"
 	"net"
@@ -26,18 +25,12 @@ Flags:
 `
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("serve", serveUsage, stdout)
-	var common commonFlags
-	common.register(fs)
+	fs, common := commandFlags("serve", serveUsage, stdout)
 	listen := fs.String("listen", "127.0.0.1:9121", "address to serve /metrics on")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, err := common.load(stderr)
-	if err != nil {
-		return err
-	}
-	t, err := target.Open(ctx, cfg)
+	cfg, t, err := common.open(ctx, stderr, nil)
 	if err != nil {
 		return err
 	}

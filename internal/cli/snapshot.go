@@ -34,27 +34,18 @@ Flags:
 `
 
 func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("snapshot", snapshotUsage, stdout)
-	var common commonFlags
-	common.register(fs)
+	fs, common := commandFlags("snapshot", snapshotUsage, stdout)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
-	kps := fs.Int("keys-per-second", -1, "sweep budget in keys per second, 0 for none (default: [scan] keys_per_second)")
+	common.withBudget(fs)
 	top := fs.Int("top", 5, "largest dims kept per window")
 	examples := fs.Int("examples", 3, "example keys kept per problem and family")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *top < 1 || *examples < 1 || *kps < -1 {
-		return config.Usagef("snapshot: --top and --examples must be at least 1, --keys-per-second not negative")
+	if *top < 1 || *examples < 1 {
+		return config.Usagef("snapshot: --top and --examples must be at least 1")
 	}
-	cfg, err := common.load(stderr)
-	if err != nil {
-		return err
-	}
-	if *kps >= 0 {
-		cfg.Scan.KeysPerSecond = *kps
-	}
-	t, err := target.Open(ctx, cfg)
+	cfg, t, err := common.open(ctx, stderr, nil)
 	if err != nil {
 		return err
 	}

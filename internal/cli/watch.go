@@ -10,7 +10,6 @@ import (
 
 	"hourglass/internal/config"
 	"hourglass/internal/console"
-	"hourglass/internal/target"
 	"hourglass/internal/traffic"
 	"hourglass/theme"
 )
@@ -27,9 +26,7 @@ Flags:
 `
 
 func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("hourglass", mainUsage()+"\n"+watchUsage, stdout)
-	var common commonFlags
-	common.register(fs)
+	fs, common := commandFlags("hourglass", mainUsage()+"\n"+watchUsage, stdout)
 	rate := fs.Float64("demo-rate", 300, "demo events per second per family (embedded Redis only)")
 	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")
 	if err := parseFlags(fs, args); err != nil {
@@ -38,21 +35,19 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !(*rate >= 0) || math.IsInf(*rate, 0) { // NaN fails the comparison
 		return config.Usagef("--demo-rate must be a finite number, not negative")
 	}
-	cfg, err := common.load(stderr)
-	if err != nil {
-		return err
-	}
-	if *themeName == "" {
-		*themeName = cfg.UI.Theme
-	}
-	palette, err := theme.Pick(*themeName)
-	if err != nil {
-		return config.Usagef("--theme: %v", err)
-	}
-	if len(cfg.Redis.Addrs) == 0 && len(cfg.Counters) == 0 {
-		return config.Usagef("the config declares no [[counter]] family, so the demo has nothing to write")
-	}
-	t, err := target.Open(ctx, cfg)
+	var palette theme.Palette
+	cfg, t, err := common.open(ctx, stderr, func(cfg *config.Config) (err error) {
+		if *themeName == "" {
+			*themeName = cfg.UI.Theme
+		}
+		if palette, err = theme.Pick(*themeName); err != nil {
+			return config.Usagef("--theme: %v", err)
+		}
+		if len(cfg.Redis.Addrs) == 0 && len(cfg.Counters) == 0 {
+			return config.Usagef("the config declares no [[counter]] family, so the demo has nothing to write")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
