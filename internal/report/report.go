@@ -120,23 +120,29 @@ func has(f scanner.FamilyStats, g string) bool {
 	return false
 }
 
+// problemNotes say what is wrong with an example key of each problem; due is its expiry as the
+// window sets it.
+var problemNotes = map[string]func(ex scanner.Example, due string, takenAt time.Time) string{
+	"no_ttl": func(_ scanner.Example, due string, _ time.Time) string { return "no TTL; due " + due },
+	"over_retention": func(ex scanner.Example, due string, _ time.Time) string {
+		return "expires in " + format.Millis(ex.TTLMS) + "; due " + due
+	},
+	"expired_but_present": func(ex scanner.Example, due string, takenAt time.Time) string {
+		return fmt.Sprintf("due %s, %s ago; expires in %s", due, format.Age(takenAt.Sub(ex.ExpireAt)), format.Millis(ex.TTLMS))
+	},
+	"wrong_type": func(ex scanner.Example, _ string, _ time.Time) string { return "a " + orUnknown(ex.Type) },
+	// The value is escaped already: %q would escape it a second time.
+	"not_integer": func(ex scanner.Example, _ string, _ time.Time) string { return `value "` + ex.Value + `"` },
+	"lock_no_ttl": func(ex scanner.Example, _ string, _ time.Time) string {
+		return "held by " + ex.Value + " with no TTL: nothing will free it"
+	},
+}
+
 // exampleText describes one unhealthy key.
 func exampleText(problem string, ex scanner.Example, s *scanner.Snapshot) string {
-	due := ex.ExpireAt.In(s.TakenAt.Location()).Format("2006-01-02 15:04")
 	var what string
-	switch problem {
-	case "no_ttl":
-		what = "no TTL; due " + due
-	case "over_retention":
-		what = fmt.Sprintf("expires in %s; due %s", format.Millis(ex.TTLMS), due)
-	case "expired_but_present":
-		what = fmt.Sprintf("due %s, %s ago; expires in %s", due, format.Age(s.TakenAt.Sub(ex.ExpireAt)), format.Millis(ex.TTLMS))
-	case "wrong_type":
-		what = "a " + orUnknown(ex.Type)
-	case "not_integer":
-		what = fmt.Sprintf("value %q", ex.Value)
-	case "lock_no_ttl":
-		what = "held by " + ex.Value + " with no TTL: nothing will free it"
+	if note := problemNotes[problem]; note != nil {
+		what = note(ex, ex.ExpireAt.In(s.TakenAt.Location()).Format("2006-01-02 15:04"), s.TakenAt)
 	}
 	if ex.Bytes > 0 {
 		what += ", " + format.BytesIEC(ex.Bytes)
