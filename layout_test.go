@@ -184,6 +184,8 @@ func packageComment(t *testing.T, p listedPackage) string {
 	return strings.Join(docs, "\n")
 }
 
+// TestPackageComments: every package but main has a package comment, and it says what the
+// package may import.
 func TestPackageComments(t *testing.T) {
 	for _, p := range listPackages(t) {
 		if p.ImportPath == module {
@@ -193,10 +195,8 @@ func TestPackageComments(t *testing.T) {
 			t.Errorf("%s has no package comment: say what the package is for", p.ImportPath)
 			continue
 		}
-		if strings.HasPrefix(p.ImportPath, module+"/internal/") {
-			if doc := packageComment(t, p); !strings.Contains(doc, "import") {
-				t.Errorf("%s: its package comment should say what it may import (it does not contain %q)", p.ImportPath, "import")
-			}
+		if doc := packageComment(t, p); !strings.Contains(doc, "import") {
+			t.Errorf("%s: its package comment should say what it may import (it does not contain %q)", p.ImportPath, "import")
 		}
 	}
 }

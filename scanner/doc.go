@@ -3,5 +3,6 @@
 // Snapshot that every front end renders: counter totals per window, TTL health, reconciliation.
 //
 // A sweep is budgeted in keys per second so that watching a production Redis never hurts it, and
-// its memory is bounded by families, windows and top-K dims, never by the number of keys.
+// its memory is bounded by families, windows and top-K dims, never by the number of keys. It
+// imports only store, whose key layouts and parsers it reads keys with.
 package scanner

@@ -5,5 +5,7 @@
 //
 // It takes a redis.UniversalClient, so it works the same on a standalone Redis and on Redis
 // Cluster. It must not hold per-key state beyond a batch that has not been flushed, never uses
-// KEYS, and never loops over single commands where a pipeline serves.
+// KEYS, and never loops over single commands where a pipeline serves. The keys hourglass writes
+// for itself are spelled once, in keys.go. It imports nothing of hourglass's: services import it
+// alone.
 package store
