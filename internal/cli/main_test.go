@@ -81,6 +81,22 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 }
 
+// TestConfigWarningsReachStderr: a config that sets the time zone in its old place under [ui]
+// still runs in that zone, and the command says, once on stderr, where the setting has moved,
+// naming the file and line.
+func TestConfigWarningsReachStderr(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.toml")
+	body := "[ui]\ntimezone = \"Asia/Shanghai\"\n\n[[counter]]\nname = \"c\"\npattern = \"c:<a>:<window>\"\nhour_format = \"yyyyMMddHH\"\nhour_retention = \"48h\"\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hg(t, "snapshot", "--config", path)
+	want := "hourglass: warning: " + path + ":2: ui.timezone: has moved"
+	if code != exitOK || strings.Count(errOut, want) != 1 || !strings.Contains(out, " CST\n") {
+		t.Fatalf("exit %d; stderr %q (want one %q); report head %q", code, errOut, want, out[:min(len(out), 200)])
+	}
+}
+
 func TestHelpAndUsage(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -30,6 +30,7 @@ type InjectResult struct {
 	GaveUp     string // why inject stopped retrying, when it did
 }
 
+// Summary is inject's one line: what it wrote into family, how fast, and what it could not.
 func (r InjectResult) Summary(family string) string {
 	secs := r.Elapsed.Seconds()
 	if secs <= 0 {
