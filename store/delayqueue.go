@@ -22,30 +22,6 @@ var (
 	dqReap  = redis.NewScript(dqReapLua)
 )
 
-// ScoreUnit is the unit of a delay queue's scores: due times in ms (Java writers commonly score
-// with System.currentTimeMillis()) or in seconds.
-type ScoreUnit time.Duration
-
-// Score units.
-const (
-	Milliseconds = ScoreUnit(time.Millisecond)
-	Seconds      = ScoreUnit(time.Second)
-)
-
-func (u ScoreUnit) score(t time.Time) int64 {
-	if u == Seconds {
-		return t.Unix()
-	}
-	return t.UnixMilli()
-}
-
-func (u ScoreUnit) time(score float64) time.Time {
-	if u == Seconds {
-		return time.UnixMilli(int64(score * 1000))
-	}
-	return time.UnixMilli(int64(score))
-}
-
 // DelayQueue is a sorted set of tasks scored by due time, with an in-flight set beside it (same
 // hash slot) holding claimed tasks until they are acknowledged. A task is delivered at least
 // once: a worker that dies holding tasks loses none, since the reaper returns them after their
@@ -59,10 +35,7 @@ type DelayQueue struct {
 
 // DelayQueue returns the delay queue at key, scored in unit.
 func (s *Store) DelayQueue(key string, unit ScoreUnit) *DelayQueue {
-	if unit != Seconds {
-		unit = Milliseconds
-	}
-	return &DelayQueue{s: s, Key: key, InFlight: InFlightKey(key), Unit: unit}
+	return &DelayQueue{s: s, Key: key, InFlight: InFlightKey(key), Unit: unit.writeUnit()}
 }
 
 // Enqueue adds tasks due at due (the server's now when zero). A task already queued takes the
@@ -76,7 +49,7 @@ func (q *DelayQueue) Enqueue(ctx context.Context, due time.Time, tasks ...string
 	}
 	z := make([]redis.Z, len(tasks))
 	for i, t := range tasks {
-		z[i] = redis.Z{Score: float64(q.Unit.score(due)), Member: t}
+		z[i] = redis.Z{Score: q.Unit.score(due), Member: t}
 	}
 	if err := q.s.rdb.ZAdd(ctx, q.Key, z...).Err(); err != nil {
 		return fmt.Errorf("store: enqueue %s: %w", q.Key, err)
@@ -102,7 +75,7 @@ func (q *DelayQueue) Claim(ctx context.Context, n int, visibility time.Duration)
 	_, _ = rand.Read(id[:])
 	c := Claim{ID: hex.EncodeToString(id[:])}
 	res, err := dqClaim.Run(ctx, q.s.rdb, []string{q.Key, q.InFlight},
-		q.Unit.score(now), n, now.Add(visibility).UnixMilli(), c.ID).StringSlice()
+		q.Unit.Bound(now), n, now.Add(visibility).UnixMilli(), c.ID).StringSlice()
 	if err != nil {
 		return Claim{}, fmt.Errorf("store: claim from %s: %w", q.Key, err)
 	}
@@ -140,62 +113,4 @@ func (q *DelayQueue) Reap(ctx context.Context, max int) (int64, error) {
 		return 0, fmt.Errorf("store: reap %s: %w", q.Key, err)
 	}
 	return n, nil
-}
-
-// DelayQueueStats is what a delay queue holds now.
-type DelayQueueStats struct {
-	Depth    int64         // tasks queued, due or not
-	Due      int64         // tasks due now and not claimed
-	InFlight int64         // tasks claimed and not acknowledged
-	Lag      time.Duration // how long the oldest due task has waited past its due time (0: none due)
-	NextIn   time.Duration // until the next task not yet due is due (-1: none)
-	// Schedule counts the tasks not yet due by when they fall due: within 1 minute, 10 minutes,
-	// an hour, and later.
-	Schedule [4]int64
-}
-
-// ScheduleLabels name Schedule's buckets.
-var ScheduleLabels = [4]string{"1m", "10m", "1h", "later"}
-
-// Stats reads the queue in one pipeline (only reads: it works on a queue hourglass did not write,
-// such as a plain ZADD-based one, whose in-flight set simply does not exist).
-func (q *DelayQueue) Stats(ctx context.Context, now time.Time) (DelayQueueStats, error) {
-	return DelayQueueStatsOf(ctx, q.s.rdb, q.Key, q.InFlight, q.Unit, now)
-}
-
-// DelayQueueStatsOf is Stats for any queue key.
-func DelayQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, inflight string, unit ScoreUnit, now time.Time) (DelayQueueStats, error) {
-	s := func(t time.Time) string { return fmt.Sprint(unit.score(t)) }
-	open := func(t time.Time) string { return "(" + s(t) } // exclusive bound
-	pipe := rdb.Pipeline()
-	depth := pipe.ZCard(ctx, key)
-	due := pipe.ZCount(ctx, key, "-inf", s(now))
-	inf := pipe.ZCard(ctx, inflight)
-	oldest := pipe.ZRangeWithScores(ctx, key, 0, 0)
-	next := pipe.ZRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{Min: open(now), Max: "+inf", Count: 1})
-	bounds := []time.Time{now, now.Add(time.Minute), now.Add(10 * time.Minute), now.Add(time.Hour)}
-	var sched [4]*redis.IntCmd
-	for i := range bounds {
-		hi := "+inf"
-		if i+1 < len(bounds) {
-			hi = s(bounds[i+1])
-		}
-		sched[i] = pipe.ZCount(ctx, key, open(bounds[i]), hi)
-	}
-	var st DelayQueueStats
-	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-		return st, fmt.Errorf("store: delay queue %s: %w", key, err)
-	}
-	st.Depth, st.Due, st.InFlight = depth.Val(), due.Val(), inf.Val()
-	if o := oldest.Val(); len(o) > 0 && st.Due > 0 {
-		st.Lag = max(now.Sub(unit.time(o[0].Score)), 0)
-	}
-	st.NextIn = -1
-	if n := next.Val(); len(n) > 0 {
-		st.NextIn = unit.time(n[0].Score).Sub(now)
-	}
-	for i, c := range sched {
-		st.Schedule[i] = c.Val()
-	}
-	return st, nil
 }

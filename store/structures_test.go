@@ -211,7 +211,8 @@ func TestDelayQueueStatsOfAPlainQueue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DelayQueueStats{Depth: 7, Due: 2, Lag: 3 * time.Minute, NextIn: 30 * time.Second, Schedule: [4]int64{1, 1, 1, 2}}
+	want := DelayQueueStats{Depth: 7, Due: 2, Lag: 3 * time.Minute, NextIn: 30 * time.Second, Schedule: [4]int64{1, 1, 1, 2},
+		Unit: Milliseconds, Timed: true}
 	st.Lag, st.NextIn = st.Lag.Round(time.Second), st.NextIn.Round(time.Second)
 	if st != want {
 		t.Fatalf("stats %+v, want %+v", st, want)
