@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// JobLayout names a job library whose keys hourglass reads (never writes): each lays out its
+// queues in Redis its own way, and its readers in jobs_<library>.go spell that layout once.
+type JobLayout string
+
+// The job libraries hourglass reads.
+const (
+	Sidekiq JobLayout = "sidekiq"
+	BullMQ  JobLayout = "bullmq"
+	RQ      JobLayout = "rq"
+	Celery  JobLayout = "celery"
+	Asynq   JobLayout = "asynq"
+)
+
+// JobLayouts lists the layouts in the order the docs and the config name them.
+var JobLayouts = []JobLayout{Sidekiq, BullMQ, RQ, Celery, Asynq}
+
+// DefaultPrefix is the prefix or namespace the library uses when its user sets none.
+func (l JobLayout) DefaultPrefix() string {
+	switch l {
+	case BullMQ:
+		return "bull"
+	case RQ:
+		return "rq"
+	case Asynq:
+		return "asynq"
+	}
+	return "" // Sidekiq without redis-namespace; Celery (kombu) without global_keyprefix
+}
+
+// ParseJobLayout reads a layout's name.
+func ParseJobLayout(s string) (JobLayout, error) {
+	for _, l := range JobLayouts {
+		if string(l) == s {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("unknown job library layout %q (want sidekiq, bullmq, rq, celery or asynq)", s)
+}
+
+// JobSource is one library's keys under one prefix (Sidekiq's redis-namespace, BullMQ's prefix,
+// kombu's global_keyprefix; RQ's and asynq's are fixed).
+type JobSource struct {
+	Layout JobLayout
+	Prefix string
+}
+
+// JobKey says what a key of a job library is.
+type JobKey struct {
+	// Queue is the queue the key belongs to; "" for a key of the library that belongs to no one
+	// queue (Sidekiq's schedule set, Celery's unacked hash, a registry).
+	Queue string
+	// Registry is set for a key whose members name queues (Sidekiq's "queues", RQ's "rq:queues",
+	// asynq's "asynq:queues", a kombu "_kombu.binding.<exchange>" set).
+	Registry bool
+}
+
+// JobStats is one queue of a job library as the library itself counts it.
+//
+// A state the library does not keep for a queue is Absent (-1), never 0: Sidekiq keeps its
+// scheduled, retry and dead sets for all queues together, so they are in the Shared stats, not a
+// queue's; Celery keeps ETA tasks in the worker, not in Redis.
+type JobStats struct {
+	Waiting   int64 // ready to run, not started (lists; BullMQ's prioritized and paused count here)
+	Active    int64 // started, not finished
+	Scheduled int64 // due later (scheduled, delayed, deferred)
+	Retry     int64 // failed once, to run again
+	Dead      int64 // failed for good (dead, failed, archived)
+	Completed int64 // finished and still kept
+	// Schedule is the scheduled set read as a delay queue: depth, due now, lag, next due. Nil when
+	// the library has no such set for the queue.
+	Schedule *DelayQueueStats
+	// States are the library's own states with its own names, as its inspection API reports them
+	// (BullMQ's getJobCounts, asynq's QueueInfo, RQ's registries, Sidekiq::Stats).
+	States map[string]int64
+	Paused bool
+}
+
+// Absent marks a JobStats count the library does not keep there.
+const Absent = -1
+
+// StateNames returns the names of s.States in order.
+func (s JobStats) StateNames() []string {
+	names := make([]string, 0, len(s.States))
+	for n := range s.States {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// nowOrZero is the zero-safe server time a reader compares due times with.
+func nowOrZero(now time.Time) time.Time {
+	if now.IsZero() {
+		return time.Now()
+	}
+	return now
+}
+
+// jobReader is one library's layout: which keys are its, where its queues are registered, and how
+// a queue is counted. Each library's reader lives in jobs_<library>.go with its layout
+// documented at the top.
+type jobReader interface {
+	classify(key string) (JobKey, bool)
+	registries() []string
+	registered(ctx context.Context, rdb redis.Cmdable, registry string) ([]string, error)
+	stats(ctx context.Context, rdb redis.Cmdable, queue string, now time.Time) (JobStats, error)
+	shared(ctx context.Context, rdb redis.Cmdable, now time.Time) (*JobStats, error)
+	notes() []string
+}
+
+func (s JobSource) reader() jobReader {
+	p := s.Prefix
+	switch s.Layout {
+	case Sidekiq:
+		return newSidekiqJobs(p)
+	case BullMQ:
+		return newBullMQJobs(p)
+	case RQ:
+		return newRQJobs(p)
+	case Celery:
+		return newCeleryJobs(p)
+	case Asynq:
+		return newAsynqJobs(p)
+	}
+	return nil
+}
+
+// Classify says whether key is one of the library's keys, and which queue it belongs to. The
+// scanner uses it to claim the library's keys and to find its queues during a sweep.
+func (s JobSource) Classify(key string) (JobKey, bool) {
+	if r := s.reader(); r != nil {
+		return r.classify(key)
+	}
+	return JobKey{}, false
+}
+
+// Registries are the keys where the library registers its queues by name, read even before a
+// sweep has found any of the library's keys (none for BullMQ, whose queues are found by their
+// keys; Celery's bindings are found by the sweep).
+func (s JobSource) Registries() []string { return s.reader().registries() }
+
+// Registered returns the queue names a registry key holds.
+func (s JobSource) Registered(ctx context.Context, rdb redis.Cmdable, registry string) ([]string, error) {
+	names, err := s.reader().registered(ctx, rdb, registry)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s queues in %s: %w", s.Layout, registry, err)
+	}
+	return names, nil
+}
+
+// Stats reads one queue in one or two pipelines, comparing due times with now (the server's
+// time). It only reads.
+func (s JobSource) Stats(ctx context.Context, rdb redis.Cmdable, queue string, now time.Time) (JobStats, error) {
+	st, err := s.reader().stats(ctx, rdb, queue, nowOrZero(now))
+	if err != nil {
+		return st, fmt.Errorf("store: %s queue %s: %w", s.Layout, queue, err)
+	}
+	return st, nil
+}
+
+// Shared reads what the library keeps for all its queues together (Sidekiq's scheduled, retry
+// and dead sets and its busy workers); nil for a library that keeps everything per queue.
+func (s JobSource) Shared(ctx context.Context, rdb redis.Cmdable, now time.Time) (*JobStats, error) {
+	st, err := s.reader().shared(ctx, rdb, nowOrZero(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.Layout, err)
+	}
+	return st, nil
+}
+
+// Notes say what the library keeps outside Redis, which no reading of Redis can count (Celery's
+// ETA tasks wait in the worker's memory).
+func (s JobSource) Notes() []string { return s.reader().notes() }
