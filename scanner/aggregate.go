@@ -113,7 +113,7 @@ func NewAggregator(families []*store.Family, opt SnapshotOptions) *Aggregator {
 	if opt.ReconcileTuples <= 0 {
 		opt.ReconcileTuples = 1 << 16
 	}
-	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}, structs: newStructAgg(opt.Structures)}
+	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}, structs: newStructAgg(opt.Structures, opt.Location)}
 	for _, f := range families {
 		fa := &famAgg{f: f, windows: map[winKey]*winAgg{}}
 		if f.Has(store.Hour) && f.Has(store.Day) {
@@ -151,6 +151,7 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 		a.scan.KeysGone++
 		return
 	}
+	a.structs.claims.add(k, a.opt.Structures)
 	if k.kind != kindCounter {
 		a.scan.KeysMatched++
 		a.structs.add(k, now, a.opt)

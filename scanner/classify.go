@@ -1,8 +1,102 @@
 package scanner
 
-import "hourglass/store"
+import (
+	"time"
 
-// classify returns the keys among names that belong to a family.
+	"hourglass/store"
+)
+
+// A key belongs to the first family or structure that claims it, in this order: counter
+// families, then the structures' entries in matchers' order. A key that a second entry would
+// also claim is counted once, under the first, and the snapshot warns about the pair.
+
+// matcher claims the keys of one structure entry.
+type matcher struct {
+	kind  keyKind
+	spec  int
+	as    keyKind // for kindClaimed: the kind of queue configured by the key
+	match func(name string) (Key, bool)
+}
+
+// matchers lists the structure entries' matchers: queues configured by their key first (they
+// are read by that key, so a pattern that also fits it is the second claim), then limiters,
+// locks, delay and list queue patterns, uniques and job libraries.
+func matchers(st Structures, loc *time.Location) []matcher {
+	var out []matcher
+	exact := func(kind keyKind, i int, key string) {
+		out = append(out, matcher{kindClaimed, i, kind, func(name string) (Key, bool) {
+			return Key{Name: name, kind: kindClaimed, spec: i}, name == key
+		}})
+	}
+	for i, q := range st.DelayQueues {
+		if q.Pattern == nil {
+			exact(kindDelayQueue, i, q.Key)
+		}
+	}
+	for i, q := range st.ListQueues {
+		if q.Pattern == nil {
+			exact(kindListQueue, i, q.Key)
+		}
+	}
+	byPattern := func(kind keyKind, i int, p *store.Pattern, exclude store.Globs) {
+		out = append(out, matcher{kind, i, kind, func(name string) (Key, bool) {
+			dims, ok := p.Match(name)
+			if !ok || exclude.Match(name) {
+				return Key{}, false
+			}
+			return Key{Name: name, kind: kind, spec: i, Classified: store.Classified{Dims: dims}}, true
+		}})
+	}
+	for i, l := range st.Limiters {
+		byPattern(kindLimiter, i, l.Pattern, l.Exclude)
+	}
+	for i, l := range st.Locks {
+		byPattern(kindLock, i, l.Pattern, l.Exclude)
+	}
+	for i, q := range st.DelayQueues {
+		if q.Pattern != nil {
+			byPattern(kindDelayQueue, i, q.Pattern, q.Exclude)
+		}
+	}
+	for i, q := range st.ListQueues {
+		if q.Pattern != nil {
+			byPattern(kindListQueue, i, q.Pattern, q.Exclude)
+		}
+	}
+	for i, u := range st.Uniques {
+		out = append(out, matcher{kindUnique, i, kindUnique, func(name string) (Key, bool) {
+			return matchUnique(u.Family, i, name, loc)
+		}})
+	}
+	return append(out, jobMatchers(st)...)
+}
+
+// matchUnique claims a key of unique family f (spec i).
+func matchUnique(f *store.Family, i int, name string, loc *time.Location) (Key, bool) {
+	if f.Excludes(name) {
+		return Key{}, false
+	}
+	for _, g := range f.Granularities() {
+		if w, dims, ok := f.Match(g, name, loc); ok {
+			return Key{Name: name, kind: kindUnique, spec: i, window: w, Classified: store.Classified{Dims: dims}}, true
+		}
+	}
+	return Key{}, false
+}
+
+// jobMatchers claim the job libraries' keys: the queue a key belongs to is found, not read.
+func jobMatchers(st Structures) []matcher {
+	var out []matcher
+	for i, j := range st.JobQueues {
+		out = append(out, matcher{kindJob, i, kindJob, func(name string) (Key, bool) {
+			jk, ok := j.Source.Classify(name)
+			return Key{Name: name, kind: kindJob, spec: i, job: jk}, ok
+		}})
+	}
+	return out
+}
+
+// classify returns the keys among names that belong to a family or structure.
 func (s *Sweep) classify(names []string) []Key {
 	found := make([]Key, 0, len(names))
 	for _, name := range names {
@@ -10,7 +104,11 @@ func (s *Sweep) classify(names []string) []Key {
 			continue // the tool's own bookkeeping (writer sequence records, decision counters)
 		}
 		if cl, ok := store.Classify(s.families, name, s.loc); ok {
-			found = append(found, Key{Name: name, Classified: cl})
+			k := Key{Name: name, Classified: cl}
+			if len(s.matchers) > 0 {
+				k.also = s.alsoClaimed(name, 0)
+			}
+			found = append(found, k)
 		} else if k, ok := s.classifyStructure(name); ok {
 			found = append(found, k)
 		}
@@ -18,32 +116,31 @@ func (s *Sweep) classify(names []string) []Key {
 	return found
 }
 
-// classifyStructure finds the limiter, lock, unique or delay queue a key belongs to.
+// classifyStructure finds the structure a key belongs to, and the next entry that would also
+// claim it.
 func (s *Sweep) classifyStructure(name string) (Key, bool) {
-	for i, l := range s.structs.Limiters {
-		if dims, ok := l.Pattern.Match(name); ok {
-			return Key{Name: name, kind: kindLimiter, spec: i, Classified: store.Classified{Dims: dims}}, true
+	for i, m := range s.matchers {
+		if m.kind == kindDelayQueue && store.IsCompanionKey(name) {
+			continue // a queue's in-flight set is not a queue
 		}
-	}
-	for i, l := range s.structs.Locks {
-		if dims, ok := l.Pattern.Match(name); ok {
-			return Key{Name: name, kind: kindLock, spec: i, Classified: store.Classified{Dims: dims}}, true
-		}
-	}
-	for i, q := range s.structs.DelayQueues {
-		if q.Pattern == nil || store.IsCompanionKey(name) {
-			continue
-		}
-		if dims, ok := q.Pattern.Match(name); ok {
-			return Key{Name: name, kind: kindDelayQueue, spec: i, Classified: store.Classified{Dims: dims}}, true
-		}
-	}
-	for i, u := range s.structs.Uniques {
-		for _, g := range u.Family.Granularities() {
-			if w, dims, ok := u.Family.Match(g, name, s.loc); ok {
-				return Key{Name: name, kind: kindUnique, spec: i, window: w, Classified: store.Classified{Dims: dims}}, true
-			}
+		if k, ok := m.match(name); ok {
+			k.also = s.alsoClaimed(name, i+1)
+			return k, true
 		}
 	}
 	return Key{}, false
+}
+
+// alsoClaimed returns 1 + the index of the first matcher from from on that claims name, or 0.
+func (s *Sweep) alsoClaimed(name string, from int) int {
+	for i := from; i < len(s.matchers); i++ {
+		m := s.matchers[i]
+		if m.kind == kindDelayQueue && store.IsCompanionKey(name) {
+			continue
+		}
+		if _, ok := m.match(name); ok {
+			return i + 1
+		}
+	}
+	return 0
 }

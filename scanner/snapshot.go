@@ -21,6 +21,10 @@ type Snapshot struct {
 	Limiters    []Limiter    `json:"limiters"`
 	Uniques     []Unique     `json:"uniques"`
 	Locks       []Lock       `json:"locks"`
+	JobQueues   []JobQueues  `json:"job_queues"`
+	// Warnings are what the sweep found wrong with the config against this keyspace, such as
+	// keys that two entries both claim (each counted once, under the first).
+	Warnings []string `json:"warnings"`
 }
 
 // ScanStats says how much of the keyspace a sweep visited.

@@ -18,6 +18,10 @@ type structAgg struct {
 	lockNoTTL probAgg
 	queues    [][]KeyCount // per delay queue pattern: the deepest queues found, deepest first
 	queuesN   []int64      // per pattern: how many queues were found
+	lists     [][]KeyCount // per list queue pattern: the longest lists found
+	listsN    []int64
+	jobs      []jobAgg
+	claims    claimAgg
 }
 
 type limAgg struct {
@@ -51,9 +55,14 @@ const (
 	maxPatternQueues = 20
 )
 
-func newStructAgg(s Structures) *structAgg {
+func newStructAgg(s Structures, loc *time.Location) *structAgg {
 	a := &structAgg{specs: s, limiters: make([]limAgg, len(s.Limiters)), locks: make([]lockAgg, len(s.Locks)),
-		uniques: make([]uniqAgg, len(s.Uniques)), queues: make([][]KeyCount, len(s.DelayQueues)), queuesN: make([]int64, len(s.DelayQueues))}
+		uniques: make([]uniqAgg, len(s.Uniques)), queues: make([][]KeyCount, len(s.DelayQueues)), queuesN: make([]int64, len(s.DelayQueues)),
+		lists: make([][]KeyCount, len(s.ListQueues)), listsN: make([]int64, len(s.ListQueues)), jobs: make([]jobAgg, len(s.JobQueues)),
+		claims: newClaimAgg(s, loc)}
+	for i := range a.jobs {
+		a.jobs[i] = newJobAgg()
+	}
 	for i := range a.uniques {
 		a.uniques[i].windows = map[winKey]*uniqWin{}
 	}
@@ -69,7 +78,11 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 	case k.kind == kindLock && k.spec < len(a.locks):
 		a.addLock(k, now, opt)
 	case k.kind == kindDelayQueue && k.spec < len(a.queues):
-		a.addDelayQueue(k)
+		a.addQueue(k, a.queues, a.queuesN)
+	case k.kind == kindListQueue && k.spec < len(a.lists):
+		a.addQueue(k, a.lists, a.listsN)
+	case k.kind == kindJob && k.spec < len(a.jobs):
+		a.jobs[k.spec].add(k.job, a.specs.JobQueues[k.spec])
 	case k.kind == kindUnique && k.spec < len(a.uniques):
 		a.addUnique(k)
 	}
@@ -124,16 +137,17 @@ func (a *structAgg) addLock(k *Key, now time.Time, opt SnapshotOptions) {
 	}
 }
 
-// addDelayQueue counts a delay queue a pattern found and keeps it among the pattern's deepest.
-func (a *structAgg) addDelayQueue(k *Key) {
+// addQueue counts a queue a pattern found and keeps it among the pattern's deepest (tops and ns
+// are the delay queues' or the list queues').
+func (a *structAgg) addQueue(k *Key, tops [][]KeyCount, ns []int64) {
 	if k.WrongType {
 		return
 	}
-	a.queuesN[k.spec]++
+	ns[k.spec]++
 	n, _ := strconv.ParseInt(k.Value, 10, 64)
 	var i int
-	if a.queues[k.spec], i = topSlot(a.queues[k.spec], n, maxPatternQueues, keyCount); i >= 0 {
-		a.queues[k.spec][i] = KeyCount{Key: k.Name, Count: n} // the raw name: fill reads it, then escapes it
+	if tops[k.spec], i = topSlot(tops[k.spec], n, maxPatternQueues, keyCount); i >= 0 {
+		tops[k.spec][i] = KeyCount{Key: k.Name, Count: n} // the raw name: fill reads it, then escapes it
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *Snapshot, now time.Time, opt SnapshotOptions) {
 	snap.DelayQueues = a.delayQueues(ctx, rdb, now)
 	snap.ListQueues = a.listQueues(ctx, rdb)
+	snap.JobQueues = a.jobQueues(ctx, rdb, now)
+	snap.Warnings = a.claims.warnings()
 	snap.Limiters = a.limiterStats(ctx, rdb, store.WindowAt(store.Hour, now, opt.Location))
 	snap.Uniques = a.uniqueStats(ctx, rdb, now, opt.Location)
 	snap.Locks = a.lockStats()
@@ -23,40 +25,63 @@ func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *S
 	p.Examples = a.lockNoTTL.examples
 }
 
-// delayQueues reads each delay queue: a spec's one key, or the deepest queues its pattern found.
+// delayQueues reads each delay queue: a spec's one key, or the deepest queues its pattern found
+// (a pattern that found none gives one row that says so).
 func (a *structAgg) delayQueues(ctx context.Context, rdb redis.UniversalClient, now time.Time) []DelayQueue {
 	out := []DelayQueue{}
 	for i, q := range a.specs.DelayQueues {
-		keys := []string{q.Key}
-		if q.Pattern != nil {
-			keys = keys[:0]
-			for _, kc := range a.queues[i] {
-				keys = append(keys, kc.Key)
-			}
+		if q.Pattern == nil {
+			out = append(out, delayQueueOf(ctx, rdb, q, q.Key, now))
+			continue
 		}
-		for _, key := range keys {
-			out = append(out, delayQueueOf(ctx, rdb, q, key, now))
+		if len(a.queues[i]) == 0 {
+			out = append(out, DelayQueue{Name: q.Name, Pattern: Escape(q.Pattern.String()), Missing: true, Unit: q.Unit.String(),
+				Schedule: map[string]int64{}, Warning: "no key matches the pattern"})
+		}
+		for _, kc := range a.queues[i] {
+			dq := delayQueueOf(ctx, rdb, q, kc.Key, now)
+			dq.Pattern = Escape(q.Pattern.String())
+			out = append(out, dq)
 		}
 	}
 	return out
 }
 
-// listQueues reads each list queue's length and the tasks it has in processing.
+// listQueues reads each list queue's length and the tasks it has in processing: a spec's one
+// key, or the longest lists its pattern found.
 func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) []ListQueue {
 	out := []ListQueue{}
-	for _, q := range a.specs.ListQueues {
-		lq := ListQueue{Name: q.Name, Key: Escape(q.Key)}
-		if rdb != nil {
-			st, err := store.ListQueueStatsOf(ctx, rdb, q.Key, store.ProcessingKey(q.Key))
-			if err != nil {
-				lq.Error = err.Error()
-			} else {
-				lq.Length, lq.Processing = st.Length, st.Processing
-			}
+	for i, q := range a.specs.ListQueues {
+		if q.Pattern == nil {
+			out = append(out, listQueueOf(ctx, rdb, q, q.Key))
+			continue
 		}
-		out = append(out, lq)
+		if len(a.lists[i]) == 0 {
+			out = append(out, ListQueue{Name: q.Name, Pattern: Escape(q.Pattern.String()), Missing: true,
+				Error: "no key matches the pattern"})
+		}
+		for _, kc := range a.lists[i] {
+			lq := listQueueOf(ctx, rdb, q, kc.Key)
+			lq.Pattern = Escape(q.Pattern.String())
+			out = append(out, lq)
+		}
 	}
 	return out
+}
+
+// listQueueOf reads one list queue.
+func listQueueOf(ctx context.Context, rdb redis.UniversalClient, q ListQueueSpec, key string) ListQueue {
+	processing := q.Processing.Of(key, store.ProcessingKey)
+	lq := ListQueue{Name: q.Name, Key: Escape(key), ProcessingKey: Escape(processing)}
+	if rdb == nil {
+		return lq
+	}
+	st, err := store.ListQueueStatsOf(ctx, rdb, key, processing)
+	if err != nil {
+		lq.Error = err.Error()
+	}
+	lq.Length, lq.Processing, lq.Missing = st.Length, st.Processing, st.Missing
+	return lq
 }
 
 // limiterStats renders each limiter's aggregate with the decisions hourglass's limiter counted
@@ -158,20 +183,25 @@ func str(v any) string {
 
 // delayQueueOf reads one delay queue.
 func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSpec, key string, now time.Time) DelayQueue {
-	dq := DelayQueue{Name: q.Name, Key: Escape(key), Schedule: map[string]int64{}, NextDueInMS: -1}
+	inflight := q.InFlight.Of(key, store.InFlightKey)
+	dq := DelayQueue{Name: q.Name, Key: Escape(key), Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{}}
 	if rdb == nil {
 		return dq
 	}
-	st, err := store.DelayQueueStatsOf(ctx, rdb, key, store.InFlightKey(key), q.Unit, now)
+	st, err := store.DelayQueueStatsOf(ctx, rdb, key, inflight, q.Unit, now)
 	if err != nil {
 		dq.Error = err.Error()
 		return dq
 	}
-	dq.Depth, dq.Due, dq.InFlight = st.Depth, st.Due, st.InFlight
-	dq.OldestDueAgeMS = st.Lag.Milliseconds()
-	if st.NextIn >= 0 {
-		dq.NextDueInMS = st.NextIn.Milliseconds()
+	dq.Depth, dq.InFlight, dq.Missing, dq.Unit, dq.Warning = st.Depth, st.InFlight, st.Missing, st.Unit.String(), st.Warning
+	if !st.Timed {
+		return dq
 	}
+	due, lag, next := st.Due, st.Lag.Milliseconds(), int64(-1)
+	if st.NextIn >= 0 {
+		next = st.NextIn.Milliseconds()
+	}
+	dq.Due, dq.OldestDueAgeMS, dq.NextDueInMS = &due, &lag, &next
 	for i, label := range store.ScheduleLabels {
 		dq.Schedule[label] = st.Schedule[i]
 	}

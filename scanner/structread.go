@@ -11,6 +11,10 @@ import (
 	"hourglass/store"
 )
 
+// readsNothing reports whether a structure key needs no read: a job library's key (the sweep only
+// finds its queue) or a queue's key that its entry reads by name.
+func readsNothing(k *Key) bool { return k.kind == kindJob || k.kind == kindClaimed }
+
 func countStructures(keys []Key) int {
 	n := 0
 	for i := range keys {
@@ -31,6 +35,9 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 	nowMS := time.Now().UnixMilli()
 	for j, i := range idx {
 		k := &keys[i]
+		if readsNothing(k) {
+			continue
+		}
 		ttls[j] = pipe.PTTL(ctx, k.Name)
 		switch k.kind {
 		case kindLimiter:
@@ -44,6 +51,8 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 			vals[j] = pipe.Get(ctx, k.Name)
 		case kindDelayQueue:
 			vals[j] = pipe.ZCard(ctx, k.Name)
+		case kindListQueue:
+			vals[j] = pipe.LLen(ctx, k.Name)
 		case kindUnique:
 			if s.structs.Uniques[k.spec].Kind == store.Bitmap {
 				vals[j] = pipe.BitCount(ctx, k.Name, nil)
@@ -57,6 +66,9 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 	}
 	for j, i := range idx {
 		k := &keys[i]
+		if readsNothing(k) {
+			continue
+		}
 		if err := readTTL(k, ttls[j]); err != nil {
 			return err
 		}

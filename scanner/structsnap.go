@@ -5,26 +5,40 @@ package scanner
 
 // DelayQueue is a delay queue now.
 type DelayQueue struct {
-	Name     string `json:"name"`
-	Key      string `json:"key"`
-	Depth    int64  `json:"depth"`     // tasks queued, due or not
-	Due      int64  `json:"due"`       // due now and not claimed
-	InFlight int64  `json:"in_flight"` // claimed, not acknowledged
-	// OldestDueAgeMS is how long the oldest due task has waited past its due time: the queue's lag.
-	OldestDueAgeMS int64 `json:"oldest_due_age_ms"`
-	NextDueInMS    int64 `json:"next_due_in_ms"` // -1 when nothing is scheduled
-	// Schedule counts tasks not yet due by when they fall due: 1m, 10m, 1h, later.
-	Schedule map[string]int64 `json:"schedule"`
-	Error    string           `json:"error,omitempty"`
+	Name string `json:"name"`
+	Key  string `json:"key"`
+	// Pattern is the entry's pattern, for a queue a pattern found (or, with Key "", for a
+	// pattern that found none).
+	Pattern  string `json:"pattern,omitempty"`
+	Missing  bool   `json:"missing,omitempty"` // the key is not there (a pattern: no key matches)
+	Unit     string `json:"unit"`              // the unit the scores were read in (auto: the one found)
+	Depth    int64  `json:"depth"`             // tasks queued, due or not
+	InFlight int64  `json:"in_flight"`         // claimed, not acknowledged
+	// InFlightKey is where the in-flight tasks were counted ("" for none).
+	InFlightKey string `json:"in_flight_key"`
+	// Due, OldestDueAgeMS (the queue's lag: how long the oldest due task has waited past its due
+	// time), NextDueInMS (-1 when nothing is scheduled) and Schedule (tasks not yet due by when
+	// they fall due: 1m, 10m, 1h, later) are null when the scores are not due times in the unit
+	// (Warning says what they look like).
+	Due            *int64           `json:"due"`
+	OldestDueAgeMS *int64           `json:"oldest_due_age_ms"`
+	NextDueInMS    *int64           `json:"next_due_in_ms"`
+	Schedule       map[string]int64 `json:"schedule"`
+	Warning        string           `json:"warning,omitempty"`
+	Error          string           `json:"error,omitempty"`
 }
 
 // ListQueue is a list queue now.
 type ListQueue struct {
-	Name       string `json:"name"`
-	Key        string `json:"key"`
-	Length     int64  `json:"length"`
-	Processing int64  `json:"processing"`
-	Error      string `json:"error,omitempty"`
+	Name    string `json:"name"`
+	Key     string `json:"key"`
+	Pattern string `json:"pattern,omitempty"`
+	Missing bool   `json:"missing,omitempty"`
+	Length  int64  `json:"length"`
+	// Processing counts the tasks popped and not acknowledged, in ProcessingKey ("" for none).
+	Processing    int64  `json:"processing"`
+	ProcessingKey string `json:"processing_key"`
+	Error         string `json:"error,omitempty"`
 }
 
 // Limiter is a limiter's keys now, ours or another writer's.
@@ -100,4 +114,46 @@ type LockHolder struct {
 	Token string `json:"token"`  // escaped
 	TTLMS int64  `json:"ttl_ms"` // -1: none
 	AgeMS int64  `json:"age_ms"` // -1 when the token does not say (a lock another library took)
+}
+
+// JobQueues is one [[job_queue]] entry: a job library's queues under one prefix, counted as the
+// library itself counts them.
+type JobQueues struct {
+	Name   string     `json:"name"`
+	Layout string     `json:"layout"` // sidekiq, bullmq, rq, celery or asynq
+	Prefix string     `json:"prefix"`
+	Queues []JobQueue `json:"queues"` // by name
+	// QueuesFound counts the queues found; above len(Queues) when there were more than a
+	// snapshot reports.
+	QueuesFound int64 `json:"queues_found"`
+	// Shared holds what the library keeps for all its queues together (Sidekiq's scheduled,
+	// retry and dead sets and busy workers); null when it keeps everything per queue.
+	Shared *JobQueue `json:"shared"`
+	// Notes say what the library keeps outside Redis, which no reading of Redis counts.
+	Notes []string `json:"notes"`
+	Error string   `json:"error,omitempty"`
+}
+
+// JobQueue is one queue of a job library. A count the library does not keep for the queue is
+// null, never 0.
+type JobQueue struct {
+	Queue     string `json:"queue"` // "" for the library's shared counts
+	Waiting   *int64 `json:"waiting"`
+	Active    *int64 `json:"active"`
+	Scheduled *int64 `json:"scheduled"`
+	// Due, OldestDueAgeMS and NextDueInMS read the scheduled set as a delay queue: tasks due now,
+	// how long the oldest has waited past its due time, and until the next is due (-1: none).
+	// Null when the library has no scheduled set here or its scores are not times (Warning).
+	Due            *int64 `json:"due"`
+	OldestDueAgeMS *int64 `json:"oldest_due_age_ms"`
+	NextDueInMS    *int64 `json:"next_due_in_ms"`
+	Retry          *int64 `json:"retry"`
+	Dead           *int64 `json:"dead"` // dead, failed or archived
+	Completed      *int64 `json:"completed"`
+	Paused         bool   `json:"paused,omitempty"`
+	// States are the library's own states with its own names, as its inspection API reports
+	// them.
+	States  map[string]int64 `json:"states"`
+	Warning string           `json:"warning,omitempty"`
+	Error   string           `json:"error,omitempty"`
 }

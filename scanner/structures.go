@@ -12,25 +12,46 @@ type Structures struct {
 	Limiters    []LimiterSpec
 	Uniques     []UniqueSpec
 	Locks       []LockSpec
+	JobQueues   []JobQueueSpec
 }
 
 // DelayQueueSpec is a delay queue by its key, or a family of them by a pattern that the sweep
-// matches (each key a queue); a queue's in-flight set is the store's companion key.
+// matches (each key a queue, less those Exclude names).
 type DelayQueueSpec struct {
 	Name, Key string
 	Pattern   *store.Pattern // instead of Key; nil for a single queue
 	Unit      store.ScoreUnit
+	InFlight  store.Companion // the queue's claimed tasks; the zero value is hourglass's own
+	Exclude   store.Globs
 }
 
-// ListQueueSpec is a list queue by its key.
+// ListQueueSpec is a list queue by its key, or a family of them by a pattern.
 type ListQueueSpec struct {
-	Name, Key string
+	Name, Key  string
+	Pattern    *store.Pattern // instead of Key; nil for a single queue
+	Processing store.Companion
+	Exclude    store.Globs
 }
 
 // LimiterSpec is a limiter whose keys a sweep finds by pattern, ours or not.
 type LimiterSpec struct {
 	store.LimiterSpec
 	Pattern *store.Pattern
+	Exclude store.Globs
+}
+
+// JobQueueSpec is a job library's queues under one prefix: every queue the library registers or
+// the sweep finds, or those whose names Queues matches (none: all), less Exclude's.
+type JobQueueSpec struct {
+	Name    string
+	Source  store.JobSource
+	Queues  store.Globs // queue names, not keys
+	Exclude store.Globs // queue names
+}
+
+// wants reports whether the spec covers the queue named queue.
+func (j JobQueueSpec) wants(queue string) bool {
+	return (len(j.Queues.Strings()) == 0 || j.Queues.Match(queue)) && !j.Exclude.Match(queue)
 }
 
 // UniqueSpec is a HyperLogLog or bitmap family.
@@ -43,11 +64,12 @@ type UniqueSpec struct {
 type LockSpec struct {
 	Name    string
 	Pattern *store.Pattern
+	Exclude store.Globs
 }
 
 // Empty reports whether there is nothing but counters to watch.
 func (s Structures) Empty() bool {
-	return len(s.DelayQueues)+len(s.ListQueues)+len(s.Limiters)+len(s.Uniques)+len(s.Locks) == 0
+	return len(s.DelayQueues)+len(s.ListQueues)+len(s.Limiters)+len(s.Uniques)+len(s.Locks)+len(s.JobQueues) == 0
 }
 
 // keyKind says what a key a sweep found is.
@@ -59,4 +81,9 @@ const (
 	kindLock
 	kindUnique
 	kindDelayQueue
+	kindListQueue
+	kindJob // a job library's key: its queue is found, nothing is read
+	// kindClaimed is the key of a queue configured by its key: it is read by that key, so the
+	// sweep only notes that it is claimed (a pattern that also matches it is a second claim).
+	kindClaimed
 )

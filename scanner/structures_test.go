@@ -107,14 +107,14 @@ func TestSnapshotOfStructures(t *testing.T) {
 		t.Fatalf("sections: %+v", snap)
 	}
 	dq := snap.DelayQueues[0]
-	if dq.Depth != 2 || dq.Due != 1 || dq.InFlight != 1 || dq.OldestDueAgeMS < 110_000 || dq.NextDueInMS < 290_000 || dq.Schedule["10m"] != 1 {
+	if dq.Depth != 2 || *dq.Due != 1 || dq.InFlight != 1 || *dq.OldestDueAgeMS < 110_000 || *dq.NextDueInMS < 290_000 || dq.Schedule["10m"] != 1 {
 		t.Errorf("delay queue %+v", dq)
 	}
-	if sq := snap.DelayQueues[1]; sq.Depth != 1 || sq.Due != 1 || sq.InFlight != 0 || sq.OldestDueAgeMS < 9_000 || sq.NextDueInMS != -1 {
+	if sq := snap.DelayQueues[1]; sq.Depth != 1 || *sq.Due != 1 || sq.InFlight != 0 || *sq.OldestDueAgeMS < 9_000 || *sq.NextDueInMS != -1 {
 		t.Errorf("hand-rolled queue %+v", sq)
 	}
-	if a, b := snap.DelayQueues[2], snap.DelayQueues[3]; a.Name != "topics" || a.Key != "topic:b" || a.Depth != 2 || a.Due != 2 ||
-		a.OldestDueAgeMS < 59_000 || b.Key != "topic:a" || b.Depth != 1 {
+	if a, b := snap.DelayQueues[2], snap.DelayQueues[3]; a.Name != "topics" || a.Key != "topic:b" || a.Depth != 2 || *a.Due != 2 ||
+		*a.OldestDueAgeMS < 59_000 || b.Key != "topic:a" || b.Depth != 1 {
 		t.Errorf("queues by pattern (deepest first): %+v %+v", a, b)
 	}
 	if lqs := snap.ListQueues[0]; lqs.Length != 2 || lqs.Processing != 1 {
@@ -151,7 +151,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 			t.Errorf("the hand-rolled lock %+v", ex)
 		}
 	}
-	if snap.Scan.KeysMatched != 3+3+2+2+5 { // limiter keys, unique keys, locks, queues by pattern, and 5 above
+	if snap.Scan.KeysMatched != 3+3+2+2+3+5 { // limiter keys, unique keys, locks, queues by pattern, queues by key, and 5 above
 		t.Errorf("matched %d", snap.Scan.KeysMatched)
 	}
 }

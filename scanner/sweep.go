@@ -38,6 +38,10 @@ type Key struct {
 	kind   keyKind // counter, limiter, lock or unique
 	spec   int     // index of its spec in Structures, for the kinds other than counter
 	window store.Window
+	job    store.JobKey // a job library's key: its queue
+	// also is 1 + the index in the sweep's matchers of a second entry that would claim the key
+	// too; 0 when none does.
+	also int
 }
 
 // NoTTL is Key.TTL for a key without an expiry.
@@ -61,6 +65,7 @@ type Sweep struct {
 	rdb      redis.UniversalClient
 	families []*store.Family
 	structs  Structures
+	matchers []matcher
 	loc      *time.Location
 	count    int
 	pace     *pacer
@@ -82,6 +87,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 	}
 	return &Sweep{
 		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, structs: opt.Structures,
+		matchers: matchers(opt.Structures, opt.Location),
 		pace:    newPacer(opt.KeysPerSecond, time.Now),
 		cursors: map[string]uint64{},
 		pending: map[string][]Key{},

@@ -17,6 +17,8 @@ type FamilySpec struct {
 	// Location is the time zone the family's windows are cut in: which hour or day a key names.
 	// nil leaves it to the Store or sweep that handles the family (their Location).
 	Location *time.Location
+	// Exclude are glob patterns (see Globs) of keys that fit the pattern but are not the family's.
+	Exclude []string
 }
 
 // SpecError says which field of a FamilySpec is wrong. Field is the config key name.
@@ -33,6 +35,7 @@ type Family struct {
 	pattern *Pattern
 	specs   [2]*windowSpec // indexed by Granularity; nil when the family lacks it
 	loc     *time.Location // nil: the handler's default
+	exclude Globs
 }
 
 type windowSpec struct {
@@ -76,6 +79,9 @@ func NewFamily(spec FamilySpec) (*Family, error) {
 		return nil, &SpecError{"pattern", err.Error()}
 	}
 	f := &Family{name: spec.Name, pattern: p, loc: spec.Location}
+	if f.exclude, err = ParseGlobs(spec.Exclude); err != nil {
+		return nil, &SpecError{"exclude", err.Error()}
+	}
 	for _, g := range []struct {
 		gran               Granularity
 		format             string
@@ -105,6 +111,10 @@ func NewFamily(spec FamilySpec) (*Family, error) {
 	}
 	return f, nil
 }
+
+// Excludes reports whether key is one of the family's exclude patterns: not the family's, even
+// if it fits the pattern.
+func (f *Family) Excludes(key string) bool { return f.exclude.Match(key) }
 
 // Name returns the family's name.
 func (f *Family) Name() string { return f.name }

@@ -162,3 +162,45 @@ func hasTag(key string) bool {
 	}
 	return false
 }
+
+// Companion names a queue's companion key (its in-flight or processing tasks) from the queue's
+// key, for queues another program writes: a template in which "<key>" stands for the queue's key
+// ("<key>:wip", "{<key>}:unacked") or a fixed name ("unacked"). The zero Companion is
+// hourglass's own (InFlightKey, ProcessingKey); one parsed from "" names none.
+type Companion struct {
+	template string
+	none     bool
+}
+
+// KeyPlaceholder stands for the queue's key in a Companion's template.
+const KeyPlaceholder = "<key>"
+
+// ParseCompanion reads a companion template; "" means the queue has none.
+func ParseCompanion(template string) Companion {
+	return Companion{template: template, none: template == ""}
+}
+
+// Of names the companion of the queue at key; own is hourglass's own naming, for the zero
+// Companion. "" means none.
+func (c Companion) Of(key string, own func(string) string) string {
+	switch {
+	case c.none:
+		return ""
+	case c.template == "":
+		return own(key)
+	}
+	return strings.ReplaceAll(c.template, KeyPlaceholder, key)
+}
+
+// PerKey reports whether the template names a different key for each queue.
+func (c Companion) PerKey() bool {
+	return c.template == "" && !c.none || strings.Contains(c.template, KeyPlaceholder)
+}
+
+// String is the template as configured ("" for none, "<own>" for hourglass's own).
+func (c Companion) String() string {
+	if c.template == "" && !c.none {
+		return "<own>"
+	}
+	return c.template
+}

@@ -68,14 +68,31 @@ func (q *ListQueue) Ack(ctx context.Context, task string) error {
 // ListQueueStats is what a list queue holds now.
 type ListQueueStats struct {
 	Length, Processing int64
+	// Missing is set when the list does not exist: a configured queue that is not there is not an
+	// empty, healthy queue.
+	Missing bool
 }
 
-// ListQueueStatsOf reads a list queue's lengths in one pipeline.
+// ListQueueStatsOf reads a list queue's length and the tasks in its processing key ("" for
+// none; of any type: another library's may be a set or a hash) in one pipeline, and a second
+// round trip when the processing key is not a list.
 func ListQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, processing string) (ListQueueStats, error) {
 	pipe := rdb.Pipeline()
-	l, p := pipe.LLen(ctx, key), pipe.LLen(ctx, processing)
+	exists, l := pipe.Exists(ctx, key), pipe.LLen(ctx, key)
+	var typ *redis.StatusCmd
+	if processing != "" {
+		typ = pipe.Type(ctx, processing)
+	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return ListQueueStats{}, fmt.Errorf("store: list queue %s: %w", key, err)
 	}
-	return ListQueueStats{Length: l.Val(), Processing: p.Val()}, nil
+	st := ListQueueStats{Length: l.Val(), Missing: exists.Val() == 0}
+	if typ != nil {
+		n, err := CountOf(ctx, rdb, processing, typ.Val())
+		if err != nil {
+			return st, fmt.Errorf("store: processing %s: %w", processing, err)
+		}
+		st.Processing = n
+	}
+	return st, nil
 }

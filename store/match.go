@@ -116,7 +116,7 @@ func Classify(families []*Family, key string, loc *time.Location) (Classified, b
 			if !f.Has(g) {
 				continue
 			}
-			if w, dims, ok := f.Match(g, key, loc); ok {
+			if w, dims, ok := f.Match(g, key, loc); ok && !f.Excludes(key) {
 				return Classified{Family: f, Window: w, Dims: dims}, true
 			}
 		}

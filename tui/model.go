@@ -55,7 +55,9 @@ func (c *common) record() {
 	}
 	for _, q := range s.DelayQueues { // by key: a pattern's queues share a name
 		add("dq.depth."+q.Key, q.Depth)
-		add("dq.lag."+q.Key, q.OldestDueAgeMS)
+		if q.OldestDueAgeMS != nil {
+			add("dq.lag."+q.Key, *q.OldestDueAgeMS)
+		}
 	}
 	for _, q := range s.ListQueues {
 		add("lq.length."+q.Key, q.Length)

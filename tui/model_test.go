@@ -159,8 +159,13 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 // withStructures adds queues, a limiter, uniques and locks to snap, as a sweep reports them.
 func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	rej, acc := 3.5, 41.0
-	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", Depth: 1250, Due: 340, InFlight: 12,
-		OldestDueAgeMS: 95_000, NextDueInMS: 4_000, Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}}}
+	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", Depth: 1250, Due: ptr(340), InFlight: 12,
+		OldestDueAgeMS: ptr(95_000), NextDueInMS: ptr(4_000), Unit: "ms", Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}},
+		{Name: "legacy", Key: "legacy:delay", Depth: 4, Unit: "ms", Schedule: map[string]int64{},
+			Warning: `score 1795000000.5 is not a due time in ms (more than ten years from now); it looks like s: set score_unit = "s"`}}
+	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
+		Queues: []scanner.JobQueue{{Queue: "critical", Waiting: ptr(12)}, {Queue: "default", Waiting: ptr(1_040)}},
+		Shared: &scanner.JobQueue{Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
 	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Length: 42, Processing: 3}}
 	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: 60_000, Limit: 100, Keys: 212, Hits: 5230,
 		AtLimit: 3, OverLimit: 1, Allowed: 90_000, Rejected: 4_100, AllowedPerSec: &acc, RejectedPerSec: &rej,
@@ -637,3 +642,5 @@ func TestTrafficThatDidNotStartIsNotShown(t *testing.T) {
 		t.Fatalf("traffic %v; the failure is not said:\n%s", m.traffic, s)
 	}
 }
+
+func ptr(n int64) *int64 { return &n }

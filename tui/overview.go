@@ -139,15 +139,37 @@ func row(label, value string) string {
 
 func (o *overview) queues(snap *scanner.Snapshot) []string {
 	st := o.c.styles
-	if len(snap.DelayQueues)+len(snap.ListQueues) == 0 {
+	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
 		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
 	}
 	var depth, due, inFlight, lag, length, processing int64
 	lagName := ""
+	unknown := 0 // queues whose due times could not be read
 	for _, q := range snap.DelayQueues {
-		depth, due, inFlight = depth+q.Depth, due+q.Due, inFlight+q.InFlight
-		if q.OldestDueAgeMS > lag {
-			lag, lagName = q.OldestDueAgeMS, q.Name
+		depth, inFlight = depth+q.Depth, inFlight+q.InFlight
+		if q.Due == nil {
+			unknown++
+			continue
+		}
+		due += *q.Due
+		if *q.OldestDueAgeMS > lag {
+			lag, lagName = *q.OldestDueAgeMS, q.Name
+		}
+	}
+	for _, e := range snap.JobQueues {
+		for _, q := range append(append([]scanner.JobQueue(nil), e.Queues...), sharedRow(e)...) {
+			if q.Due != nil {
+				due += *q.Due
+				if *q.OldestDueAgeMS > lag {
+					lag, lagName = *q.OldestDueAgeMS, e.Name+" "+q.Queue
+				}
+			}
+			if q.Waiting != nil {
+				length += *q.Waiting
+			}
+			if q.Active != nil {
+				processing += *q.Active
+			}
 		}
 	}
 	for _, q := range snap.ListQueues {
@@ -157,15 +179,19 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 	if lagName != "" {
 		lagText += " (" + lagName + ")"
 	}
+	dueText := format.Commas(due)
+	if unknown > 0 {
+		dueText += fmt.Sprintf(" (%d ?)", unknown)
+	}
 	lagStyle := st.Good
 	if lag > 60_000 {
 		lagStyle = st.Warn
 	}
 	return []string{
-		row("depth / due now", format.Commas(depth)+" / "+format.Commas(due)),
+		row("depth / due now", format.Commas(depth)+" / "+dueText),
 		row("in flight", format.Commas(inFlight)),
 		lagStyle.Render(row("oldest lag", lagText)),
-		row("lists / processing", format.Commas(length)+" / "+format.Commas(processing)),
+		row("waiting / active", format.Commas(length)+" / "+format.Commas(processing)),
 	}
 }
 
@@ -202,4 +228,12 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+format.Commas(busiestN)+")"))
 	}
 	return lines
+}
+
+// sharedRow is a job library's shared counts as a row, if it has them.
+func sharedRow(e scanner.JobQueues) []scanner.JobQueue {
+	if e.Shared == nil {
+		return nil
+	}
+	return []scanner.JobQueue{*e.Shared}
 }

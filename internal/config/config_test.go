@@ -54,7 +54,7 @@ func TestShippedConfig(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("shipped settings = %+v, want %+v", got, want)
 	}
-	if len(st.DelayQueues) != 1 || st.DelayQueues[0] != (scanner.DelayQueueSpec{Name: "orders", Key: "delay:orders", Unit: store.Milliseconds}) ||
+	if dq := st.DelayQueues; len(dq) != 1 || dq[0].Name != "orders" || dq[0].Key != "delay:orders" || dq[0].Unit != store.AutoUnit || dq[0].Pattern != nil ||
 		len(st.ListQueues) != 1 || st.ListQueues[0].Key != "queue:emails" ||
 		len(st.Limiters) != 1 || st.Limiters[0].LimiterSpec != (store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 100}) ||
 		len(st.Uniques) != 2 || st.Uniques[0].Kind != store.HyperLogLog || st.Uniques[1].Kind != store.Bitmap ||
@@ -251,7 +251,7 @@ func TestConfigErrors(t *testing.T) {
 
 		{"delay queue without key", src(`[[delay_queue]]`, `name = "q"`, `score_unit = "ms"`), 1, "delay_queue.key", "missing: every [[delay_queue]] needs a key"},
 		{"delay queue with key and pattern", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `pattern = "q:<topic>"`), 4, "delay_queue.pattern", "not both"},
-		{"delay queue bad unit", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `score_unit = "us"`), 4, "delay_queue.score_unit", `want "ms" or "s"`},
+		{"delay queue bad unit", src(`[[delay_queue]]`, `name = "q"`, `key = "q"`, `score_unit = "min"`), 4, "delay_queue.score_unit", `want "ms", "s", "us", "bullmq" or "auto"`},
 		{"duplicate delay queue", src(`[[delay_queue]]`, `name = "q"`, `key = "a"`, `[[delay_queue]]`, `name = "q"`, `key = "b"`), 5, "delay_queue.name", `duplicate [[delay_queue]] name "q" (first declared at line 2)`},
 		{"unknown key in a list queue", src(`[[list_queue]]`, `name = "q"`, `key = "a"`, `visibility = "1m"`), 4, "list_queue.visibility", "[[list_queue]] takes"},
 		{"limiter with a window placeholder", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>:<window>"`, `window = "1m"`, `limit = 5`), 3, "limiter.pattern", "not windowed"},

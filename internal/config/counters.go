@@ -49,7 +49,7 @@ func (c *checker) arrayTables(root table, name string) []table {
 // builds its family; nil if anything is wrong.
 func (c *checker) counter(t table, firstLine map[string]int, header string) *store.Family {
 	start := len(c.errs)
-	c.onlyKeys(t, header, "name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention", "timezone")
+	c.onlyKeys(t, header, "name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention", "timezone", "exclude")
 	at := func(key string) string { return t.path + "." + key }
 	var spec store.FamilySpec
 	for _, f := range []struct {
@@ -62,6 +62,7 @@ func (c *checker) counter(t table, firstLine map[string]int, header string) *sto
 		*f.dst, _ = c.str(t, f.key)
 	}
 	c.windows(t, &spec)
+	spec.Exclude = c.excludes(t).Strings()
 	spec.Location = c.defaultZone
 	if loc, _, ok := c.zone(t, "timezone"); ok {
 		spec.Location = loc

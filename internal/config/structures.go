@@ -15,7 +15,51 @@ func (c *checker) structures(root table) scanner.Structures {
 		Limiters:    c.limiters(root, names),
 		Uniques:     c.uniques(root),
 		Locks:       c.locks(root, names),
+		JobQueues:   c.jobQueues(root, names),
 	}
+}
+
+// excludes reads a table's exclude globs.
+func (c *checker) excludes(t table) store.Globs {
+	list, ok := c.stringList(t, "exclude")
+	if !ok {
+		return store.Globs{}
+	}
+	g, err := store.ParseGlobs(list)
+	if err != nil {
+		c.fail(t.path+".exclude", "%v", err)
+	}
+	return g
+}
+
+// keyOrPattern reads a queue's key (one queue) or pattern (a queue per matching key).
+func (c *checker) keyOrPattern(t table, header string) (string, *store.Pattern, bool) {
+	_, hasKey := t.m["key"]
+	_, hasPattern := t.m["pattern"]
+	switch {
+	case hasKey && hasPattern:
+		c.fail(t.path+".pattern", "give key (one queue) or pattern (a queue per matching key), not both")
+		return "", nil, false
+	case hasPattern:
+		p, ok := c.keyPattern(t, header)
+		return "", p, ok
+	}
+	key, ok := c.required(t, header, "key")
+	return key, nil, ok
+}
+
+// companion reads a queue's in-flight or processing key template; absent, hourglass's own.
+func (c *checker) companion(t table, key string, pattern *store.Pattern) store.Companion {
+	text, ok := c.str(t, key)
+	if !ok {
+		return store.Companion{}
+	}
+	comp := store.ParseCompanion(text)
+	if pattern != nil && text != "" && !comp.PerKey() {
+		c.fail(t.path+"."+key, "a pattern's queues each need their own %s: put %s in it, e.g. \"%s:%s\"",
+			key, store.KeyPlaceholder, store.KeyPlaceholder, key)
+	}
+	return comp
 }
 
 // named reads a structure's name, which must be there and be the only one of its header.
@@ -62,34 +106,21 @@ func (c *checker) keyPattern(t table, header string) (*store.Pattern, bool) {
 func (c *checker) delayQueues(root table, names map[string]int) []scanner.DelayQueueSpec {
 	var out []scanner.DelayQueueSpec
 	for _, t := range c.arrayTables(root, "delay_queue") {
-		c.onlyKeys(t, "[[delay_queue]]", "name", "key", "pattern", "score_unit")
-		name, ok1 := c.named(t, "[[delay_queue]]", names)
-		var key string
-		var pattern *store.Pattern
-		_, hasKey := t.m["key"]
-		_, hasPattern := t.m["pattern"]
-		ok2 := true
-		switch {
-		case hasKey && hasPattern:
-			c.fail(t.path+".pattern", "give key (one queue) or pattern (a queue per matching key), not both")
-			ok2 = false
-		case hasPattern:
-			pattern, ok2 = c.keyPattern(t, "[[delay_queue]]")
-		default:
-			key, ok2 = c.required(t, "[[delay_queue]]", "key")
-		}
-		unit := store.Milliseconds
+		c.onlyKeys(t, "[[delay_queue]]", "name", "key", "pattern", "score_unit", "inflight", "exclude")
+		start := len(c.errs)
+		name, _ := c.named(t, "[[delay_queue]]", names)
+		key, pattern, _ := c.keyOrPattern(t, "[[delay_queue]]")
+		q := scanner.DelayQueueSpec{Name: name, Key: key, Pattern: pattern, Unit: store.AutoUnit,
+			InFlight: c.companion(t, "inflight", pattern), Exclude: c.excludes(t)}
 		if u, ok := c.str(t, "score_unit"); ok {
-			switch u {
-			case "ms":
-			case "s":
-				unit = store.Seconds
-			default:
-				c.fail(t.path+".score_unit", "want \"ms\" or \"s\" (the unit of the due times in the scores), got %q", u)
+			unit, err := store.ParseScoreUnit(u)
+			if err != nil {
+				c.fail(t.path+".score_unit", "%v", err)
 			}
+			q.Unit = unit
 		}
-		if ok1 && ok2 {
-			out = append(out, scanner.DelayQueueSpec{Name: name, Key: key, Pattern: pattern, Unit: unit})
+		if len(c.errs) == start {
+			out = append(out, q)
 		}
 	}
 	return out
@@ -98,29 +129,55 @@ func (c *checker) delayQueues(root table, names map[string]int) []scanner.DelayQ
 func (c *checker) listQueues(root table, names map[string]int) []scanner.ListQueueSpec {
 	var out []scanner.ListQueueSpec
 	for _, t := range c.arrayTables(root, "list_queue") {
-		name, key, ok := namedWith(c, t, "[[list_queue]]", names, "key", func() (string, bool) {
-			return c.required(t, "[[list_queue]]", "key")
-		})
-		if ok {
-			out = append(out, scanner.ListQueueSpec{Name: name, Key: key})
+		c.onlyKeys(t, "[[list_queue]]", "name", "key", "pattern", "processing", "exclude")
+		start := len(c.errs)
+		name, _ := c.named(t, "[[list_queue]]", names)
+		key, pattern, _ := c.keyOrPattern(t, "[[list_queue]]")
+		q := scanner.ListQueueSpec{Name: name, Key: key, Pattern: pattern,
+			Processing: c.companion(t, "processing", pattern), Exclude: c.excludes(t)}
+		if len(c.errs) == start {
+			out = append(out, q)
 		}
 	}
 	return out
 }
 
-// namedWith checks a table that takes a name and one other key, read by value; ok is false
-// unless both are good. Both are read whatever the other is, so every problem is reported.
-func namedWith[V any](c *checker, t table, header string, names map[string]int, key string, value func() (V, bool)) (string, V, bool) {
-	c.onlyKeys(t, header, "name", key)
-	name, nameOK := c.named(t, header, names)
-	v, valueOK := value()
-	return name, v, nameOK && valueOK
+// jobQueues reads [[job_queue]]: a job library's layout, its prefix and which of its queues.
+func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueueSpec {
+	var out []scanner.JobQueueSpec
+	for _, t := range c.arrayTables(root, "job_queue") {
+		c.onlyKeys(t, "[[job_queue]]", "name", "layout", "prefix", "queues", "exclude")
+		start := len(c.errs)
+		name, _ := c.named(t, "[[job_queue]]", names)
+		spec := scanner.JobQueueSpec{Name: name, Exclude: c.excludes(t)}
+		if text, ok := c.required(t, "[[job_queue]]", "layout"); ok {
+			l, err := store.ParseJobLayout(text)
+			if err != nil {
+				c.fail(t.path+".layout", "%v", err)
+			}
+			spec.Source = store.JobSource{Layout: l, Prefix: l.DefaultPrefix()}
+		}
+		if p, ok := c.str(t, "prefix"); ok {
+			spec.Source.Prefix = p
+		}
+		if list, ok := c.stringList(t, "queues"); ok {
+			g, err := store.ParseGlobs(list)
+			if err != nil {
+				c.fail(t.path+".queues", "%v", err)
+			}
+			spec.Queues = g
+		}
+		if len(c.errs) == start {
+			out = append(out, spec)
+		}
+	}
+	return out
 }
 
 func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSpec {
 	var out []scanner.LimiterSpec
 	for _, t := range c.arrayTables(root, "limiter") {
-		c.onlyKeys(t, "[[limiter]]", "name", "pattern", "kind", "window", "limit")
+		c.onlyKeys(t, "[[limiter]]", "name", "pattern", "kind", "window", "limit", "exclude")
 		start := len(c.errs)
 		name, _ := c.named(t, "[[limiter]]", names)
 		p, _ := c.keyPattern(t, "[[limiter]]")
@@ -154,7 +211,7 @@ func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSp
 			c.fail(t.path+".limit", "missing: every [[limiter]] needs a limit (hits allowed per window)")
 		}
 		if len(c.errs) == start {
-			out = append(out, scanner.LimiterSpec{LimiterSpec: spec, Pattern: p})
+			out = append(out, scanner.LimiterSpec{LimiterSpec: spec, Pattern: p, Exclude: c.excludes(t)})
 		}
 	}
 	return out
@@ -180,11 +237,12 @@ func (c *checker) uniques(root table) []scanner.UniqueSpec {
 func (c *checker) locks(root table, names map[string]int) []scanner.LockSpec {
 	var out []scanner.LockSpec
 	for _, t := range c.arrayTables(root, "lock") {
-		name, p, ok := namedWith(c, t, "[[lock]]", names, "pattern", func() (*store.Pattern, bool) {
-			return c.keyPattern(t, "[[lock]]")
-		})
-		if ok {
-			out = append(out, scanner.LockSpec{Name: name, Pattern: p})
+		c.onlyKeys(t, "[[lock]]", "name", "pattern", "exclude")
+		start := len(c.errs)
+		name, _ := c.named(t, "[[lock]]", names)
+		p, _ := c.keyPattern(t, "[[lock]]")
+		if spec := (scanner.LockSpec{Name: name, Pattern: p, Exclude: c.excludes(t)}); len(c.errs) == start {
+			out = append(out, spec)
 		}
 	}
 	return out

@@ -129,3 +129,26 @@ func OneLine(err error) string {
 	}
 	return fmt.Sprintf("%s (and %d more)", lines[0], len(lines)-1)
 }
+
+// Unknown and NotKept fill a cell whose number is missing: Unknown when it could not be read (a
+// note beside the table says why), NotKept when the writer keeps no such number there.
+const (
+	Unknown = "?"
+	NotKept = "—"
+)
+
+// CommasOf is Commas of *n, or missing when n is nil.
+func CommasOf(n *int64, missing string) string {
+	if n == nil {
+		return missing
+	}
+	return Commas(*n)
+}
+
+// MillisOf is Millis of *ms, or missing when ms is nil.
+func MillisOf(ms *int64, missing string) string {
+	if ms == nil {
+		return missing
+	}
+	return Millis(*ms)
+}

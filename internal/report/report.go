@@ -16,6 +16,9 @@ import (
 // escaped.
 func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 	writeScan(out, s)
+	for _, w := range s.Warnings {
+		fmt.Fprintf(out, "warning: %s\n", w)
+	}
 	fmt.Fprintln(out)
 	writeCounters(out, s)
 	for i := range s.Counters {

@@ -2,34 +2,17 @@ package report
 
 import (
 	"fmt"
+	"io"
+
 	"hourglass/internal/format"
 	"hourglass/scanner"
-	"io"
 )
 
 // writeStructures prints the sections of the queues, limiters, uniques and locks configured.
 func writeStructures(out io.Writer, s *scanner.Snapshot) {
-	if len(s.DelayQueues) > 0 {
-		fmt.Fprintln(out)
-		tb := NewTable("DELAY QUEUE", "KEY", ">DEPTH", ">DUE", ">IN FLIGHT", ">LAG", ">NEXT IN", ">≤1M", ">≤10M", ">≤1H", ">LATER")
-		for _, q := range s.DelayQueues {
-			if q.Error != "" {
-				tb.Row(q.Name, q.Key, "error: "+q.Error)
-				continue
-			}
-			tb.Row(q.Name, q.Key, format.Commas(q.Depth), format.Commas(q.Due), format.Commas(q.InFlight), format.Millis(q.OldestDueAgeMS), format.Millis(q.NextDueInMS),
-				format.Commas(q.Schedule["1m"]), format.Commas(q.Schedule["10m"]), format.Commas(q.Schedule["1h"]), format.Commas(q.Schedule["later"]))
-		}
-		tb.Write(out, "")
-	}
-	if len(s.ListQueues) > 0 {
-		fmt.Fprintln(out)
-		tb := NewTable("LIST QUEUE", "KEY", ">LENGTH", ">PROCESSING")
-		for _, q := range s.ListQueues {
-			tb.Row(q.Name, q.Key, format.Commas(q.Length), format.Commas(q.Processing))
-		}
-		tb.Write(out, "")
-	}
+	writeDelayQueues(out, s.DelayQueues)
+	writeListQueues(out, s.ListQueues)
+	writeJobQueues(out, s.JobQueues)
 	if len(s.Limiters) > 0 {
 		fmt.Fprintln(out)
 		tb := NewTable("LIMITER", "KIND", ">WINDOW", ">LIMIT", ">KEYS", ">HITS", ">AT LIMIT", ">OVER", ">ALLOWED/H", ">REJECTED/H", "BUSIEST")

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// writeDelayQueues prints the delay queues, then a line for each whose numbers are missing or
+// suspect: a key that is not there, scores that are not times in the unit.
+func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
+	if len(queues) == 0 {
+		return
+	}
+	fmt.Fprintln(out)
+	tb := NewTable("DELAY QUEUE", "KEY", "UNIT", ">DEPTH", ">DUE", ">IN FLIGHT", ">LAG", ">NEXT IN", ">≤1M", ">≤10M", ">≤1H", ">LATER")
+	for _, q := range queues {
+		key := queueKey(q.Key, q.Pattern)
+		switch {
+		case q.Error != "":
+			tb.Row(q.Name, key, q.Unit, "error: "+q.Error)
+		case q.Missing:
+			tb.Row(q.Name, key, q.Unit, "missing")
+		default:
+			u := format.Unknown
+			tb.Row(q.Name, key, q.Unit, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.Commas(q.InFlight),
+				format.MillisOf(q.OldestDueAgeMS, u), format.MillisOf(q.NextDueInMS, u),
+				schedule(q, "1m"), schedule(q, "10m"), schedule(q, "1h"), schedule(q, "later"))
+		}
+	}
+	tb.Write(out, "")
+	for _, q := range queues {
+		if q.Warning != "" {
+			fmt.Fprintf(out, "  %s %s: %s\n", q.Name, queueKey(q.Key, q.Pattern), q.Warning)
+		}
+	}
+}
+
+// queueKey is a queue's key, or its entry's pattern when no key matched it.
+func queueKey(key, pattern string) string {
+	if key == "" {
+		return pattern
+	}
+	return key
+}
+
+// schedule is one of a queue's schedule buckets, unknown when its due times could not be read.
+func schedule(q scanner.DelayQueue, bucket string) string {
+	if q.Due == nil {
+		return format.Unknown
+	}
+	return format.Commas(q.Schedule[bucket])
+}
+
+func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
+	if len(queues) == 0 {
+		return
+	}
+	fmt.Fprintln(out)
+	tb := NewTable("LIST QUEUE", "KEY", ">LENGTH", ">PROCESSING", "PROCESSING KEY")
+	for _, q := range queues {
+		key := queueKey(q.Key, q.Pattern)
+		switch {
+		case q.Missing && q.Error != "":
+			tb.Row(q.Name, key, "missing: "+q.Error)
+		case q.Missing:
+			tb.Row(q.Name, key, "missing")
+		case q.Error != "":
+			tb.Row(q.Name, key, "error: "+q.Error)
+		default:
+			tb.Row(q.Name, key, format.Commas(q.Length), format.Commas(q.Processing), q.ProcessingKey)
+		}
+	}
+	tb.Write(out, "")
+}
+
+// writeJobQueues prints each job library's queues as the library counts them: "—" where the
+// library keeps no such number for the queue, "?" where it could not be read.
+func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
+	for _, e := range entries {
+		fmt.Fprintln(out)
+		tb := NewTable(fmt.Sprintf("JOBS %s (%s)", e.Name, e.Layout), ">WAITING", ">ACTIVE", ">SCHEDULED", ">DUE", ">LAG", ">NEXT IN",
+			">RETRY", ">DEAD", ">DONE")
+		rows := e.Queues
+		if e.Shared != nil {
+			shared := *e.Shared
+			shared.Queue = "(all queues)"
+			rows = append(append([]scanner.JobQueue(nil), rows...), shared)
+		}
+		for _, q := range rows {
+			if q.Error != "" {
+				tb.Row(q.Queue, "error: "+q.Error)
+				continue
+			}
+			tb.Row(jobRow(q)...)
+		}
+		if len(rows) == 0 {
+			tb.Row("(no queues found)")
+		}
+		tb.Write(out, "")
+		if e.QueuesFound > int64(len(e.Queues)) {
+			fmt.Fprintf(out, "  %s more queues not shown\n", format.Commas(e.QueuesFound-int64(len(e.Queues))))
+		}
+		for _, q := range rows {
+			if q.Warning != "" {
+				fmt.Fprintf(out, "  %s: %s\n", q.Queue, q.Warning)
+			}
+		}
+		for _, n := range e.Notes {
+			fmt.Fprintf(out, "  note: %s\n", n)
+		}
+		if e.Error != "" {
+			fmt.Fprintf(out, "  error: %s\n", e.Error)
+		}
+	}
+}
+
+// jobRow is one job queue's cells.
+func jobRow(q scanner.JobQueue) []string {
+	nk := format.NotKept
+	timed := format.Unknown
+	if q.Scheduled == nil {
+		timed = nk
+	}
+	name := q.Queue
+	if q.Paused {
+		name += " (paused)"
+	}
+	return []string{name, format.CommasOf(q.Waiting, nk), format.CommasOf(q.Active, nk), format.CommasOf(q.Scheduled, nk),
+		format.CommasOf(q.Due, timed), format.MillisOf(q.OldestDueAgeMS, timed), format.MillisOf(q.NextDueInMS, timed),
+		format.CommasOf(q.Retry, nk), format.CommasOf(q.Dead, nk), format.CommasOf(q.Completed, nk)}
+}
