@@ -53,7 +53,7 @@ func (c *checker) config(raw map[string]any) *Config {
 		Timezone: time.Local, TimezoneName: "Local",
 	}
 	root := table{m: raw}
-	c.onlyKeys(root, "", "timezone", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock", "profile")
+	c.onlyKeys(root, "", "timezone", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock", "job_queue", "profile")
 	if loc, name, ok := c.zone(root, "timezone"); ok {
 		cfg.Timezone, cfg.TimezoneName = loc, name
 	}
