@@ -1,0 +1,109 @@
+"""Fills a redis-server the way RQ 1.13 itself does, then prints, as one JSON object, what RQ's own
+API (Queue, its registries, Worker) counts there.
+
+    python3 fixture.py redis://127.0.0.1:6379/0
+
+What it leaves in Redis (RQ's keys all start with "rq:"):
+    rq:queues               set    "rq:queue:<name>" of every queue
+    rq:queue:<name>         list   ids of the jobs waiting (RPUSHed, a worker LPOPs)
+    rq:scheduled:<name>     zset   ids of jobs due later, scored by due time (whole seconds)
+    rq:deferred:<name>      zset   ids of jobs waiting for a job they depend on
+    rq:wip:<name>           zset   ids of jobs a worker runs, scored by when the worker's claim
+                                   expires (seconds)
+    rq:finished:<name>      zset   ids of finished jobs, scored by when their result expires
+    rq:failed:<name>        zset   ids of failed jobs, scored by when the failure expires
+    rq:canceled:<name>      zset   ids of canceled jobs
+    rq:job:<id>             hash   the job (function, args, status, origin queue, ...)
+    rq:workers, rq:workers:<name>  sets of worker keys; rq:worker:<name> hash, the worker
+Logs go to stderr; stdout holds the JSON alone.
+"""
+import json
+import logging
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+
+from redis import Redis
+from rq import Queue, SimpleWorker, Worker
+from rq.registry import (CanceledJobRegistry, DeferredJobRegistry, FailedJobRegistry,
+                         FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry)
+from rq.suspension import is_suspended
+
+sys.dont_write_bytecode = True  # leave no __pycache__ beside jobs.py
+import jobs  # noqa: E402
+
+logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+r = Redis.from_url(sys.argv[1])
+default, mail, work = (Queue(name, connection=r) for name in ("default", "mail", "work"))
+
+# Waiting: three jobs in default, two in mail; a third job of mail is canceled.
+for i in range(3):
+    default.enqueue(jobs.send, i)
+parent = mail.enqueue(jobs.send, "parent")
+mail.enqueue(jobs.send, "user-1")
+mail.enqueue(jobs.send, "canceled").cancel()
+
+# Deferred: a job that runs once parent has finished (parent waits in mail).
+mail.enqueue(jobs.send, "child", depends_on=parent)
+
+# Scheduled. RQ scores them in whole seconds (it truncates the due time), so the one due in
+# 0.4 s may already be due when this prints, and the one 2.7 s from now is due 5 s from now.
+now = datetime.now(timezone.utc)
+mail.enqueue_at(now - timedelta(seconds=5.3), jobs.send, "late")
+mail.enqueue_in(timedelta(seconds=0.4), jobs.send, "soon")
+mail.enqueue_in(timedelta(seconds=2.7), jobs.send, "in-a-moment")
+mail.enqueue_in(timedelta(seconds=90), jobs.send, "later")
+default.enqueue_in(timedelta(hours=2), jobs.send, "much-later")
+
+# Finished and failed: a worker runs the work queue here, in this process, until it is empty.
+work.enqueue(jobs.send, "kept")
+work.enqueue(jobs.send, "kept briefly", result_ttl=2)  # its result expires in 2 s
+work.enqueue(jobs.fail, "once")
+work.enqueue(jobs.fail, "twice")
+SimpleWorker([work], connection=r).work(burst=True, logging_level="WARNING")
+
+# Started: a worker takes a job of default and is running it, as a worker between taking a job
+# and finishing it leaves things.
+busy = Worker([default], connection=r, name="busy-worker")
+busy.register_birth()
+job, _ = Queue.dequeue_any([default], None, connection=r)
+busy.prepare_job_execution(job)
+
+
+def later_count(registry, at):
+    """What registry.count will give at `at`: its count cleans up the entries expired by then."""
+    return r.zcard(registry.key) - len(registry.get_expired_job_ids(at))
+
+
+at = time.time()
+later = at + 5
+queues = {}
+for q in Queue.all(connection=r):
+    scheduled = ScheduledJobRegistry(queue=q)
+    finished, failed = FinishedJobRegistry(queue=q), FailedJobRegistry(queue=q)
+    started = StartedJobRegistry(queue=q)
+    queues[q.name] = {
+        "count": q.count,
+        "len": len(q),
+        "started": started.count,
+        "scheduled": scheduled.count,
+        "deferred": DeferredJobRegistry(queue=q).count,
+        "finished": finished.count,
+        "failed": failed.count,
+        "canceled": CanceledJobRegistry(queue=q).count,
+        "scheduled_due": len(scheduled.get_jobs_to_schedule(at)),
+        "later": {
+            "scheduled_due": len(scheduled.get_jobs_to_schedule(later)),
+            "started": later_count(started, later),
+            "finished": later_count(finished, later),
+            "failed": later_count(failed, later),
+        },
+    }
+print(json.dumps({
+    "now": at,
+    "later": later,
+    "queues": queues,
+    "workers": Worker.count(connection=r),
+    "suspended": bool(is_suspended(r)),
+    "job": job.id,
+}))
