@@ -27,12 +27,12 @@ const (
 
 func newJobAgg() jobAgg { return jobAgg{queues: map[string]bool{}, registries: map[string]bool{}} }
 
-// add notes the queue or registry a key of the library names.
-func (j *jobAgg) add(k store.JobKey, spec JobQueueSpec) {
+// add notes the queue a key of the library belongs to, or the key itself when it is a registry.
+func (j *jobAgg) add(name string, k store.JobKey, spec JobQueueSpec) {
 	switch {
 	case k.Registry:
 		if len(j.registries) < maxJobRegistries {
-			j.registries[k.Queue] = true
+			j.registries[name] = true
 		}
 	case k.Queue != "" && spec.wants(k.Queue) && !j.queues[k.Queue]:
 		if len(j.queues) >= maxJobQueues {

@@ -27,6 +27,10 @@ type structAgg struct {
 type limAgg struct {
 	keys, hits, atLimit, overLimit, wrongType int64
 	top                                       []KeyCount // largest first
+	// refused sums the refused attempts a library's keys count beside their hits; unknown
+	// counts keys its layout cannot read, with the first reason.
+	refused, unknown int64
+	unknownWhy       string
 }
 
 type lockAgg struct {
@@ -82,7 +86,7 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 	case k.kind == kindListQueue && k.spec < len(a.lists):
 		a.addQueue(k, a.lists, a.listsN)
 	case k.kind == kindJob && k.spec < len(a.jobs):
-		a.jobs[k.spec].add(k.job, a.specs.JobQueues[k.spec])
+		a.jobs[k.spec].add(k.Name, k.job, a.specs.JobQueues[k.spec])
 	case k.kind == kindUnique && k.spec < len(a.uniques):
 		a.addUnique(k)
 	}
@@ -92,6 +96,10 @@ func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
 // among the busiest.
 func (a *structAgg) addLimiter(k *Key) {
 	l, spec := &a.limiters[k.spec], a.specs.Limiters[k.spec]
+	if k.limit != nil {
+		l.addLibraryKey(k, spec)
+		return
+	}
 	n, ok := ParseInteger(k.Value) // a fixed limiter's GET may hold anything
 	if k.WrongType || !ok {
 		l.wrongType++
@@ -108,6 +116,35 @@ func (a *structAgg) addLimiter(k *Key) {
 	var i int
 	if l.top, i = topSlot(l.top, n, maxTopKeys, keyCount); i >= 0 {
 		l.top[i] = KeyCount{Key: Escape(k.Name), Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: n, TTLMS: ttlMS(k.TTL)}
+	}
+}
+
+// addLibraryKey folds in a key of a library's limiter as the library answers for it: at its
+// limit or not, never over (these libraries count what they refuse in the same value).
+func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
+	st := k.limit
+	if st.Unknown != "" {
+		l.unknown++
+		if l.unknownWhy == "" {
+			l.unknownWhy = Escape(k.Name) + ": " + st.Unknown
+		}
+		return
+	}
+	l.keys++
+	l.hits = addSat(l.hits, st.Used)
+	l.refused = addSat(l.refused, st.Rejected)
+	if st.AtLimit {
+		l.atLimit++
+	}
+	var i int
+	if l.top, i = topSlot(l.top, st.Used, maxTopKeys, keyCount); i >= 0 {
+		rem, lim := st.Remaining, st.Limit
+		kc := KeyCount{Key: Escape(k.Name), Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: st.Used, TTLMS: -1,
+			Remaining: &rem, Limit: &lim, Refused: st.Rejected}
+		if st.ResetIn >= 0 {
+			kc.TTLMS = st.ResetIn.Milliseconds()
+		}
+		l.top[i] = kc
 	}
 }
 

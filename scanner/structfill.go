@@ -90,9 +90,14 @@ func (a *structAgg) limiterStats(ctx context.Context, rdb redis.UniversalClient,
 	out := []Limiter{}
 	for i, spec := range a.specs.Limiters {
 		l := a.limiters[i]
-		lim := Limiter{Name: spec.Name, Kind: spec.Kind.String(), WindowMS: spec.Window.Milliseconds(), Limit: spec.Limit,
+		lim := Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(), WindowMS: spec.Window.Milliseconds(), Limit: spec.Limit,
 			Keys: l.keys, Hits: l.hits, AtLimit: l.atLimit, OverLimit: l.overLimit, WrongType: l.wrongType, Top: l.top,
-			hour: hour.Start.Unix()}
+			RefusedInWindow: l.refused, Unknown: l.unknown, UnknownNote: l.unknownWhy, hour: hour.Start.Unix()}
+		if spec.Layout != store.Hourglass {
+			lim.Kind = ""
+			out = append(out, lim) // a library's decisions are not counted by hourglass
+			continue
+		}
 		if lim.Top == nil {
 			lim.Top = []KeyCount{}
 		}

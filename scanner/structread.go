@@ -15,6 +15,40 @@ import (
 // finds its queue) or a queue's key that its entry reads by name.
 func readsNothing(k *Key) bool { return k.kind == kindJob || k.kind == kindClaimed }
 
+// libraryLimiter reports whether a key is a limiter key in a library's layout, read by
+// readLibraryLimits rather than the page's pipeline.
+func (s *Sweep) libraryLimiter(k *Key) bool {
+	return k.kind == kindLimiter && s.structs.Limiters[k.spec].Layout != store.Hourglass
+}
+
+// readLibraryLimits reads the library limiters' keys among keys (by index), one limiter at a
+// time, as each library answers for them now.
+func (s *Sweep) readLibraryLimits(ctx context.Context, c redis.Cmdable, keys []Key, idx []int) error {
+	bySpec := map[int][]int{}
+	for _, i := range idx {
+		if s.libraryLimiter(&keys[i]) {
+			bySpec[keys[i].spec] = append(bySpec[keys[i].spec], i)
+		}
+	}
+	now := time.Now()
+	for spec, ids := range bySpec {
+		l := s.structs.Limiters[spec]
+		names := make([]string, len(ids))
+		for j, i := range ids {
+			names[j] = keys[i].Name
+		}
+		states, err := store.ReadLimitKeys(ctx, c, l.Layout, names, l.Limit, l.Window, l.Burst, now)
+		if err != nil {
+			return err
+		}
+		for j, i := range ids {
+			st := states[j]
+			keys[i].limit = &st
+		}
+	}
+	return nil
+}
+
 func countStructures(keys []Key) int {
 	n := 0
 	for i := range keys {
@@ -35,7 +69,7 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 	nowMS := time.Now().UnixMilli()
 	for j, i := range idx {
 		k := &keys[i]
-		if readsNothing(k) {
+		if readsNothing(k) || s.libraryLimiter(k) {
 			continue
 		}
 		ttls[j] = pipe.PTTL(ctx, k.Name)
@@ -64,9 +98,12 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
 		return err
 	}
+	if err := s.readLibraryLimits(ctx, c, keys, idx); err != nil {
+		return err
+	}
 	for j, i := range idx {
 		k := &keys[i]
-		if readsNothing(k) {
+		if readsNothing(k) || s.libraryLimiter(k) {
 			continue
 		}
 		if err := readTTL(k, ttls[j]); err != nil {

@@ -43,7 +43,10 @@ type ListQueue struct {
 
 // Limiter is a limiter's keys now, ours or another writer's.
 type Limiter struct {
-	Name     string `json:"name"`
+	Name string `json:"name"`
+	// Layout is whose keys they are: hourglass (Kind sliding or fixed), limits,
+	// rate-limiter-flexible or redis_rate (read as that library answers for each key).
+	Layout   string `json:"layout"`
 	Kind     string `json:"kind"` // sliding or fixed
 	WindowMS int64  `json:"window_ms"`
 	Limit    int64  `json:"limit"`
@@ -51,8 +54,16 @@ type Limiter struct {
 	Hits     int64  `json:"hits"`     // in the current window, over all keys
 	AtLimit  int64  `json:"at_limit"` // keys at exactly their limit: the next hit is refused
 	// OverLimit counts keys past their limit: only a racy writer (a check-then-add, such as ZCARD
-	// then ZADD) gets there.
+	// then ZADD) gets there. Always 0 for a library's layout, whose keys count refused attempts
+	// too: those are RefusedInWindow.
 	OverLimit int64 `json:"over_limit"`
+	// RefusedInWindow sums the refused attempts that a library's keys count in their current
+	// window (limits' fixed window, rate-limiter-flexible); 0 for the others.
+	RefusedInWindow int64 `json:"refused_in_window"`
+	// Unknown counts keys of the pattern that the layout cannot read (UnknownNote: the first, and
+	// why): never counted as 0 or over.
+	Unknown     int64  `json:"unknown"`
+	UnknownNote string `json:"unknown_note,omitempty"`
 	// WrongType counts keys that fit the pattern but hold another type, or (fixed) a value that
 	// is not an integer: left out of every other figure.
 	WrongType int64 `json:"wrong_type"`
@@ -71,7 +82,12 @@ type KeyCount struct {
 	Key   string            `json:"key"` // escaped
 	Dims  map[string]string `json:"dims"`
 	Count int64             `json:"count"`
-	TTLMS int64             `json:"ttl_ms"`
+	TTLMS int64             `json:"ttl_ms"` // for a library's limiter key: until it allows again or its window ends
+	// Remaining and Limit are what a library's limiter answers for the key (null for
+	// hourglass's own); Refused the refused attempts its value also counts.
+	Remaining *int64 `json:"remaining,omitempty"`
+	Limit     *int64 `json:"limit,omitempty"`
+	Refused   int64  `json:"refused,omitempty"`
 }
 
 // Unique is a HyperLogLog or bitmap family.

@@ -38,6 +38,10 @@ type LimiterSpec struct {
 	store.LimiterSpec
 	Pattern *store.Pattern
 	Exclude store.Globs
+	// Layout is whose keys they are: hourglass's own (Kind says sliding or fixed) or a library's,
+	// read as that library answers (store.ReadLimitKeys). Burst is redis_rate's (0: Limit).
+	Layout store.LimiterLayout
+	Burst  int64
 }
 
 // JobQueueSpec is a job library's queues under one prefix: every queue the library registers or

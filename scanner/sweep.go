@@ -39,6 +39,7 @@ type Key struct {
 	spec   int     // index of its spec in Structures, for the kinds other than counter
 	window store.Window
 	job    store.JobKey // a job library's key: its queue
+	limit  *store.LimitState // a library limiter's key, as the library answers for it
 	// also is 1 + the index in the sweep's matchers of a second entry that would claim the key
 	// too; 0 when none does.
 	also int

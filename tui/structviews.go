@@ -76,6 +76,7 @@ func (v *limiters) render(w, h int) string {
 		{title: "REJECTED/S", right: true}, {title: "ALLOWED/S", right: true}, {title: "HITS", right: true},
 		{title: "LIMIT", right: true}, {title: "WINDOW", right: true}, {title: "KIND"}, {title: "REJECTED/S OVER TIME", optional: true},
 	}}
+	own := func(l scanner.Limiter) bool { return l.Layout == "" || l.Layout == "hourglass" }
 	var shown []scanner.Limiter
 	for _, l := range s.Limiters {
 		if matches(v.filter, l.Name) {
@@ -96,12 +97,24 @@ func (v *limiters) render(w, h int) string {
 		return "~" + format.Rate(float64(hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
 	}
 	for _, l := range shown {
+		if !own(l) { // a library's decisions are its own: hourglass counts no rates for them
+			t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.NotKept,
+				format.NotKept, format.NotKept, format.Commas(l.Hits), limitText(l.Limit), millisOrKey(l.WindowMS), l.Layout, ""})
+			continue
+		}
 		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.Commas(l.OverLimit),
 			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Commas(l.Hits), format.Commas(l.Limit),
 			format.Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
 	l := shown[v.sel]
+	if l.Unknown > 0 {
+		lines = append(lines, st.Warn.Render(fit(fmt.Sprintf("%s keys in no layout %s reads (unknown layout), e.g. %s", format.Commas(l.Unknown), l.Layout, l.UnknownNote), w)))
+	}
+	if !own(l) && l.RefusedInWindow > 0 {
+		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)",
+			format.Commas(l.RefusedInWindow), l.Layout), w)))
+	}
 	if l.OverLimit > 0 {
 		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(l.OverLimit))))
 	}
@@ -110,7 +123,11 @@ func (v *limiters) render(w, h int) string {
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
 	}}
 	for _, k := range l.Top {
-		kt.rows = append(kt.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(l.Limit, 1))), format.Millis(k.TTLMS)})
+		limit := l.Limit
+		if k.Limit != nil { // a library's key, read against its own limit
+			limit = *k.Limit
+		}
+		kt.rows = append(kt.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))), format.Millis(k.TTLMS)})
 	}
 	if len(kt.rows) == 0 {
 		lines = append(lines, st.Muted.Render("no keys in the last sweep"))
@@ -185,4 +202,20 @@ func (v *uniques) render(w, h int) string {
 		lines = append(lines, st.Bad.Render(u.Error))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// limitText is a limiter's configured limit; 0 is a limits limiter whose keys spell their own.
+func limitText(n int64) string {
+	if n == 0 {
+		return "per key"
+	}
+	return format.Commas(n)
+}
+
+// millisOrKey is a configured window, or "per key" for one the keys spell.
+func millisOrKey(ms int64) string {
+	if ms == 0 {
+		return "per key"
+	}
+	return format.Millis(ms)
 }

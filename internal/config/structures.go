@@ -177,44 +177,88 @@ func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueue
 func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSpec {
 	var out []scanner.LimiterSpec
 	for _, t := range c.arrayTables(root, "limiter") {
-		c.onlyKeys(t, "[[limiter]]", "name", "pattern", "kind", "window", "limit", "exclude")
+		c.onlyKeys(t, "[[limiter]]", "name", "layout", "pattern", "kind", "window", "limit", "burst", "exclude")
 		start := len(c.errs)
 		name, _ := c.named(t, "[[limiter]]", names)
-		p, _ := c.keyPattern(t, "[[limiter]]")
-		spec := store.LimiterSpec{Name: name, Kind: store.Sliding}
-		if p != nil {
-			spec.Pattern = p.String()
-		}
-		if k, ok := c.str(t, "kind"); ok {
-			switch k {
-			case "sliding":
-			case "fixed":
-				spec.Kind = store.Fixed
-			default:
-				c.fail(t.path+".kind", "want \"sliding\" or \"fixed\", got %q", k)
+		ls := scanner.LimiterSpec{LimiterSpec: store.LimiterSpec{Name: name, Kind: store.Sliding}, Exclude: c.excludes(t)}
+		if text, ok := c.str(t, "layout"); ok {
+			l, err := store.ParseLimiterLayout(text)
+			if err != nil {
+				c.fail(t.path+".layout", "%v", err)
 			}
+			ls.Layout = l
 		}
-		if d, ok := c.duration(t, "window"); ok {
-			if d < 1e6 {
-				c.fail(t.path+".window", "must be at least 1ms")
-			}
-			spec.Window = d
-		} else if _, present := t.m["window"]; !present {
-			c.fail(t.path+".window", "missing: every [[limiter]] needs a window, e.g. window = \"1m\"")
+		ls.Pattern = c.limiterPattern(t, ls.Layout)
+		if ls.Pattern != nil {
+			ls.LimiterSpec.Pattern = ls.Pattern.String()
 		}
-		if n, ok := c.integer(t, "limit"); ok {
-			if n < 1 {
-				c.fail(t.path+".limit", "must be at least 1, got %d", n)
-			}
-			spec.Limit = int64(n)
-		} else if _, present := t.m["limit"]; !present {
-			c.fail(t.path+".limit", "missing: every [[limiter]] needs a limit (hits allowed per window)")
-		}
+		c.limiterKind(t, &ls)
+		c.limiterBounds(t, &ls)
 		if len(c.errs) == start {
-			out = append(out, scanner.LimiterSpec{LimiterSpec: spec, Pattern: p, Exclude: c.excludes(t)})
+			out = append(out, ls)
 		}
 	}
 	return out
+}
+
+// limiterPattern reads a limiter's pattern, which a library's layout may leave to its default.
+func (c *checker) limiterPattern(t table, layout store.LimiterLayout) *store.Pattern {
+	if _, present := t.m["pattern"]; !present && layout != store.Hourglass {
+		p, err := store.ParseKeyPattern(layout.DefaultPattern())
+		if err != nil {
+			c.fail(t.path+".layout", "%v", err)
+		}
+		return p
+	}
+	p, _ := c.keyPattern(t, "[[limiter]]")
+	return p
+}
+
+// limiterKind reads kind, which only hourglass's own limiters have: a library's layout says how
+// its keys count.
+func (c *checker) limiterKind(t table, ls *scanner.LimiterSpec) {
+	k, ok := c.str(t, "kind")
+	if !ok {
+		return
+	}
+	switch {
+	case ls.Layout != store.Hourglass:
+		c.fail(t.path+".kind", "kind is for hourglass's own limiters; layout %q says how its keys count", ls.Layout)
+	case k == "fixed":
+		ls.Kind = store.Fixed
+	case k != "sliding":
+		c.fail(t.path+".kind", "want \"sliding\" or \"fixed\", got %q", k)
+	}
+}
+
+// limiterBounds reads window, limit and burst: required for hourglass's and the libraries' own
+// limiters, except limits, whose keys spell their own.
+func (c *checker) limiterBounds(t table, ls *scanner.LimiterSpec) {
+	required := ls.Layout != store.Limits
+	if d, ok := c.duration(t, "window"); ok {
+		if d < 1e6 {
+			c.fail(t.path+".window", "must be at least 1ms")
+		}
+		ls.Window = d
+	} else if _, present := t.m["window"]; !present && required {
+		c.fail(t.path+".window", "missing: every [[limiter]] needs a window, e.g. window = \"1m\"")
+	}
+	if n, ok := c.integer(t, "limit"); ok {
+		if n < 1 {
+			c.fail(t.path+".limit", "must be at least 1, got %d", n)
+		}
+		ls.Limit = int64(n)
+	} else if _, present := t.m["limit"]; !present && required {
+		c.fail(t.path+".limit", "missing: every [[limiter]] needs a limit (hits allowed per window)")
+	}
+	if n, ok := c.integer(t, "burst"); ok {
+		if ls.Layout != store.RedisRate {
+			c.fail(t.path+".burst", "burst is redis_rate's (layout = \"redis_rate\")")
+		} else if n < 1 {
+			c.fail(t.path+".burst", "must be at least 1, got %d", n)
+		}
+		ls.Burst = int64(n)
+	}
 }
 
 // uniques builds [[unique]] (HyperLogLogs) and [[bitmap]] tables: windowed like counters.

@@ -15,18 +15,27 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 	writeJobQueues(out, s.JobQueues)
 	if len(s.Limiters) > 0 {
 		fmt.Fprintln(out)
-		tb := NewTable("LIMITER", "KIND", ">WINDOW", ">LIMIT", ">KEYS", ">HITS", ">AT LIMIT", ">OVER", ">ALLOWED/H", ">REJECTED/H", "BUSIEST")
+		tb := NewTable("LIMITER", "KIND", ">WINDOW", ">LIMIT", ">KEYS", ">HITS", ">AT LIMIT", ">OVER", ">ALLOWED/H", ">REJECTED/H", ">REFUSED", "BUSIEST")
 		for _, l := range s.Limiters {
 			busiest := ""
 			if len(l.Top) > 0 {
 				busiest = fmt.Sprintf("%s (%s)", l.Top[0].Key, format.Commas(l.Top[0].Count))
 			}
+			if l.Layout != "" && l.Layout != "hourglass" { // the library decides; hourglass counts no decisions
+				nk := format.NotKept
+				tb.Row(l.Name, l.Layout, perKey(l.WindowMS, format.Millis), perKey(l.Limit, format.Commas), format.Commas(l.Keys), format.Commas(l.Hits),
+					format.Commas(l.AtLimit), nk, nk, nk, format.Commas(l.RefusedInWindow), busiest)
+				continue
+			}
 			tb.Row(l.Name, l.Kind, format.Millis(l.WindowMS), format.Commas(l.Limit), format.Commas(l.Keys), format.Commas(l.Hits),
-				format.Commas(l.AtLimit), format.Commas(l.OverLimit), format.Commas(l.Allowed), format.Commas(l.Rejected), busiest)
+				format.Commas(l.AtLimit), format.Commas(l.OverLimit), format.Commas(l.Allowed), format.Commas(l.Rejected), nkIfZero(l.RefusedInWindow), busiest)
 		}
 		tb.Write(out, "")
 		for _, l := range s.Limiters {
 			wrongTypeNote(out, "limiter", l.Name, l.WrongType)
+			if l.Unknown > 0 {
+				fmt.Fprintf(out, "  limiter %s: %s keys in no layout %s reads (unknown layout), e.g. %s\n", l.Name, format.Commas(l.Unknown), l.Layout, l.UnknownNote)
+			}
 		}
 	}
 	if len(s.Uniques) > 0 {
@@ -70,4 +79,21 @@ func wrongTypeNote(out io.Writer, kind, name string, n int64) {
 		fmt.Fprintf(out, "  %s %s: %s keys of its pattern hold another type or a value that is no count; left out above\n",
 			kind, name, format.Commas(n))
 	}
+}
+
+// perKey is a limiter's configured window or limit, or "per key" when a limits limiter's keys
+// spell their own.
+func perKey(n int64, f func(int64) string) string {
+	if n == 0 {
+		return "per key"
+	}
+	return f(n)
+}
+
+// nkIfZero is n, or "—" for hourglass's own limiters, which count no refusals in their keys.
+func nkIfZero(n int64) string {
+	if n == 0 {
+		return format.NotKept
+	}
+	return format.Commas(n)
 }

@@ -27,7 +27,7 @@ func profileWork(ctx context.Context, st *store.Store, cfg *config.Config, e con
 	// (pushed, not popped) and no lock taken, not released.
 	ctx = context.WithoutCancel(ctx)
 	rnd := rand.New(rand.NewPCG(uint64(len(e.Name)), 17))
-	s := cfg.Structures
+	s := ownWritable(cfg.Structures)
 	switch e.Kind {
 	case "counter":
 		f, err := cfg.Counter(e.Name)
@@ -48,7 +48,10 @@ func profileWork(ctx context.Context, st *store.Store, cfg *config.Config, e con
 			}
 		}
 	case "limiter":
-		for _, l := range s.Limiters {
+		for _, l := range cfg.Structures.Limiters {
+			if l.Name == e.Name && l.Layout != store.Hourglass {
+				return work{}, fmt.Errorf("limiter %s is %s's: hourglass writes only its own limiters' keys", l.Name, l.Layout)
+			}
 			if l.Name == e.Name {
 				return limiterWork(ctx, st, l, r, rnd, embedded)
 			}

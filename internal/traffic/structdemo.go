@@ -56,7 +56,28 @@ func sampleQueueKey(q scanner.DelayQueueSpec) string {
 	return k
 }
 
+// ownWritable keeps of structs what hourglass itself would write: a library's limiter keys are
+// that library's to write, and a list queue given by pattern is driven at one sample key.
+func ownWritable(structs scanner.Structures) scanner.Structures {
+	out := structs
+	out.Limiters = nil
+	for _, l := range structs.Limiters {
+		if l.Layout == store.Hourglass {
+			out.Limiters = append(out.Limiters, l)
+		}
+	}
+	out.ListQueues = nil
+	for _, q := range structs.ListQueues {
+		if q.Pattern != nil {
+			q.Key = sampleQueueKey(scanner.DelayQueueSpec{Pattern: q.Pattern})
+		}
+		out.ListQueues = append(out.ListQueues, q)
+	}
+	return out
+}
+
 func newStructDemo(st *store.Store, structs scanner.Structures, counters []*store.Family, rate float64) (*structDemo, error) {
+	structs = ownWritable(structs)
 	d := &structDemo{st: st, structs: structs, counter: counters, rate: rate, rnd: rand.New(rand.NewPCG(7, 11)), userPrefix: "user"}
 	d.users = rand.NewZipf(d.rnd, 1.3, 1, 999)
 	for _, q := range structs.DelayQueues {
