@@ -38,7 +38,7 @@ type Key struct {
 	kind   keyKind // counter, limiter, lock or unique
 	spec   int     // index of its spec in Structures, for the kinds other than counter
 	window store.Window
-	job    store.JobKey // a job library's key: its queue
+	job    store.JobKey      // a job library's key: its queue
 	limit  *store.LimitState // a library limiter's key, as the library answers for it
 	// also is 1 + the index in the sweep's matchers of a second entry that would claim the key
 	// too; 0 when none does.
@@ -89,10 +89,10 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 	return &Sweep{
 		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, structs: opt.Structures,
 		matchers: matchers(opt.Structures, opt.Location),
-		pace:    newPacer(opt.KeysPerSecond, time.Now),
-		cursors: map[string]uint64{},
-		pending: map[string][]Key{},
-		done:    map[string]bool{},
+		pace:     newPacer(opt.KeysPerSecond, time.Now),
+		cursors:  map[string]uint64{},
+		pending:  map[string][]Key{},
+		done:     map[string]bool{},
 	}
 }
 
