@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hourglass/internal/redistest"
+	"hourglass/scanner"
+)
+
+// libraryConfig writes a config of the given sections that points at addr.
+func libraryConfig(t *testing.T, addr string, sections ...string) string {
+	t.Helper()
+	body := fmt.Sprintf("[redis]\naddrs = [%q]\n\n%s\n", addr, strings.Join(sections, "\n"))
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// snapshotJSON runs `snapshot --json` and decodes it.
+func snapshotJSON(t *testing.T, path string) scanner.Snapshot {
+	t.Helper()
+	code, out, errOut := hg(t, "snapshot", "--json", "--config", path)
+	if code != exitOK {
+		t.Fatalf("snapshot: exit %d: %s", code, errOut)
+	}
+	var snap scanner.Snapshot
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatalf("snapshot JSON: %v\n%s", err, out)
+	}
+	return snap
+}
+
+func num(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// TestSnapshotOfSidekiq lets Sidekiq itself fill a server, then holds `snapshot --json` and the
+// text report to Sidekiq's own counts: each queue's size, and for all queues together the
+// scheduled, retry and dead sets and the busy workers; the scheduled tasks due when the snapshot
+// ran lie between those due when Sidekiq counted and those due five seconds later.
+func TestSnapshotOfSidekiq(t *testing.T) {
+	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
+	srv := redistest.Start(t)
+	var rep struct {
+		Stats struct {
+			ScheduledSize int64 `json:"scheduled_size"`
+			RetrySize     int64 `json:"retry_size"`
+			DeadSize      int64 `json:"dead_size"`
+			WorkersSize   int64 `json:"workers_size"`
+		} `json:"stats"`
+		Sizes        map[string]int64 `json:"sizes"`
+		ScheduledDue int64            `json:"scheduled_due"`
+		DueIn5s      int64            `json:"scheduled_due_in_5s"`
+	}
+	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
+	path := libraryConfig(t, srv.Addr, "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n")
+	snap := snapshotJSON(t, path)
+	if len(snap.JobQueues) != 1 {
+		t.Fatalf("job queues %+v", snap.JobQueues)
+	}
+	jq := snap.JobQueues[0]
+	got := map[string]int64{}
+	for _, q := range jq.Queues {
+		got[q.Queue] = num(q.Waiting)
+		if q.Scheduled != nil || q.Retry != nil || q.Dead != nil {
+			t.Errorf("queue %s has per-queue scheduled/retry/dead %+v: Sidekiq keeps them for all queues", q.Queue, q)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(rep.Sizes) {
+		t.Errorf("waiting per queue %v, Sidekiq::Queue#size %v", got, rep.Sizes)
+	}
+	sh := jq.Shared
+	if sh == nil || num(sh.Scheduled) != rep.Stats.ScheduledSize || num(sh.Retry) != rep.Stats.RetrySize ||
+		num(sh.Dead) != rep.Stats.DeadSize || num(sh.Active) != rep.Stats.WorkersSize {
+		t.Fatalf("shared %+v, Sidekiq::Stats %+v", sh, rep.Stats)
+	}
+	if d := num(sh.Due); d < rep.ScheduledDue || d > rep.DueIn5s {
+		t.Errorf("due %d, want between %d (when Sidekiq counted) and %d (5 s later)", d, rep.ScheduledDue, rep.DueIn5s)
+	}
+	code, out, _ := hg(t, "snapshot", "--config", path)
+	if code != exitOK || !strings.Contains(out, "JOBS sk (sidekiq)") || !strings.Contains(out, "(all queues)") {
+		t.Fatalf("text report (exit %d) has no Sidekiq section:\n%s", code, out)
+	}
+}
+
+// TestSnapshotOfLimits lets python limits fill a server, then holds the limiter's JSON to what
+// limits answers: the keys at their limit, none over, the refused hits its fixed windows count.
+func TestSnapshotOfLimits(t *testing.T) {
+	py := redistest.Interpreter(t, "python3", "limits", "redis")
+	srv := redistest.Start(t)
+	var rep struct {
+		Keys map[string]struct {
+			Strategy  string `json:"strategy"`
+			Amount    int64  `json:"amount"`
+			Hits      []bool `json:"hits"`
+			Remaining int64  `json:"remaining"`
+		} `json:"keys"`
+	}
+	redistest.RunFixture(t, py, "../../store/testdata/limits", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
+	var atLimit, refused, keys int64
+	for _, k := range rep.Keys {
+		keys++
+		if k.Remaining == 0 {
+			atLimit++
+		}
+		if k.Strategy == "fixed" && int64(len(k.Hits)) > k.Amount {
+			refused += int64(len(k.Hits)) - k.Amount
+		}
+	}
+	path := libraryConfig(t, srv.Addr, "[[limiter]]\nname = \"py\"\nlayout = \"limits\"\n")
+	snap := snapshotJSON(t, path)
+	if len(snap.Limiters) != 1 {
+		t.Fatalf("limiters %+v", snap.Limiters)
+	}
+	l := snap.Limiters[0]
+	if l.Layout != "limits" || l.Keys != keys || l.AtLimit != atLimit || l.OverLimit != 0 || l.RefusedInWindow != refused || l.Unknown != 0 {
+		t.Fatalf("limiter %+v: want %d keys, %d at their limit (limits' remaining 0), none over, %d refused", l, keys, atLimit, refused)
+	}
+}
