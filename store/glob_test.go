@@ -25,3 +25,22 @@ func TestGlobs(t *testing.T) {
 		}
 	}
 }
+
+// TestFamilyExclude leaves out of a family the keys its exclude globs name, though they fit the
+// pattern.
+func TestFamilyExclude(t *testing.T) {
+	f, err := NewFamily(FamilySpec{Name: "flow", Pattern: "flow:<app>:<window>", DayFormat: "yyyyMMdd", DayRetention: 24 * 3600e9,
+		Exclude: []string{"flow:test-*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Classify([]*Family{f}, "flow:web:20261123", nil); !ok {
+		t.Fatal("flow:web:20261123 is the family's")
+	}
+	if _, ok := Classify([]*Family{f}, "flow:test-a:20261123", nil); ok {
+		t.Fatal("an excluded key was classified")
+	}
+	if _, err := NewFamily(FamilySpec{Name: "x", Pattern: "x:<window>", DayFormat: "yyyyMMdd", DayRetention: 1, Exclude: []string{"["}}); err == nil {
+		t.Fatal("a bad exclude glob was accepted")
+	}
+}
