@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestGlobs(t *testing.T) {
 	g, err := ParseGlobs([]string{"flow:count:test:*", "tmp:?", "q:[ab]:*", "z:[!x]", `lit\*`})
@@ -34,10 +37,10 @@ func TestFamilyExclude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := Classify([]*Family{f}, "flow:web:20261123", nil); !ok {
+	if _, ok := Classify([]*Family{f}, "flow:web:20261123", time.UTC); !ok {
 		t.Fatal("flow:web:20261123 is the family's")
 	}
-	if _, ok := Classify([]*Family{f}, "flow:test-a:20261123", nil); ok {
+	if _, ok := Classify([]*Family{f}, "flow:test-a:20261123", time.UTC); ok {
 		t.Fatal("an excluded key was classified")
 	}
 	if _, err := NewFamily(FamilySpec{Name: "x", Pattern: "x:<window>", DayFormat: "yyyyMMdd", DayRetention: 1, Exclude: []string{"["}}); err == nil {
