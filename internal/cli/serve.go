@@ -12,11 +12,13 @@ import (
 
 const serveUsage = `hourglass serve: keep sweeping within the [scan] budget and export the Snapshot to Prometheus.
 
-Every [ui] refresh it sweeps on for half the interval (as the console does) and reads INFO; when a
-sweep completes, its Snapshot replaces the last. GET /metrics returns the latest as Prometheus
-text: counter totals, rates and keys per family and granularity, TTL health, reconciliation,
-queue depth and lag, limiter hits and rejections, uniques, locks, and the sweep itself. It only
-reads, so a read-only ACL user is enough.
+Until the first sweep completes it sweeps without a pause, at the full budget; after that, every
+[ui] refresh it sweeps on for half the interval (as the console does) and reads INFO. When a sweep
+completes, its Snapshot replaces the last. GET /metrics returns the latest as Prometheus text:
+counter totals, rates and keys per family and granularity, keys by TTL state and by value,
+reconciliation, queue tasks by state and lag, limiter keys by state, hits and decisions, uniques,
+locks, and the last complete sweep with its age. A series whose keys are gone is exported at 0 for
+one sweep, then dropped (docs/commands.md). It only reads, so a read-only ACL user is enough.
 
 Usage:
   hourglass serve [--listen ADDR] [flags]

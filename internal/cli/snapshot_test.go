@@ -388,8 +388,8 @@ func TestServeMetrics(t *testing.T) {
 	}
 	want := []string{
 		`hourglass_up 1`,
-		`hourglass_counter_window_total{family="flow",granularity="hour"} 105`,
-		`hourglass_ttl_keys{family="flow",problem="no_ttl"} 1`,
+		`hourglass_family_window_value{family="flow",granularity="hour"} 105`,
+		`hourglass_ttl_keys{family="flow",state="no_ttl"} 1`,
 		`hourglass_delay_queue_tasks{key="delay:orders",queue="orders",state="due"} 1`,
 		`hourglass_locks_held{lock="jobs"} 0`,
 	}

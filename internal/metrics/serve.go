@@ -21,23 +21,18 @@ type Options struct {
 	// Target labels every series (the [redis] name when there is one), so several serve
 	// processes behind one Prometheus job stay apart.
 	Target  string
-	Refresh time.Duration    // a poll every Refresh, each sweeping on for half of it
+	Refresh time.Duration    // a poll every Refresh, sweeping half of it once a first sweep is done
 	Now     func() time.Time // the server's clock, for the snapshot's age
 	Log     io.Writer        // a line for each poll that fails
 }
 
-// Serve answers GET /metrics on l with the latest status w polled, polling every opt.Refresh
-// until ctx ends; then it shuts the server down and returns nil.
+// Serve answers GET /metrics on l with the latest status w polled, polling until ctx ends; then it
+// shuts the server down and returns nil. Until the first sweep completes it polls back to back,
+// so that sweep runs at the full budget; after that, every opt.Refresh it sweeps on for half of
+// it, as the console does.
 func Serve(ctx context.Context, l net.Listener, w *scanner.Watcher, opt Options) error {
 	col := newCollector(opt.Now)
-	reg := prometheus.NewRegistry()
-	prometheus.WrapRegistererWith(prometheus.Labels{"target": opt.Target}, reg).MustRegister(col)
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/metrics", http.StatusFound)
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: handler(col, opt.Target), ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 
@@ -50,6 +45,10 @@ func Serve(ctx context.Context, l net.Listener, w *scanner.Watcher, opt Options)
 		if err != nil && ctx.Err() == nil {
 			fmt.Fprintln(opt.Log, "hourglass: serve: "+format.OneLine(err))
 		}
+		pause := refresh / 2
+		if st.Snapshot == nil && err == nil {
+			pause = 0 // the first sweep is under way: no rest until it completes
+		}
 		select {
 		case <-ctx.Done():
 			sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -61,7 +60,20 @@ func Serve(ctx context.Context, l net.Listener, w *scanner.Watcher, opt Options)
 				return fmt.Errorf("serve: %w", err)
 			}
 			return nil
-		case <-time.After(refresh / 2):
+		case <-time.After(pause):
 		}
 	}
+}
+
+// handler serves col's metrics, each labelled with target, at /metrics, and redirects the rest
+// there.
+func handler(col *collector, target string) http.Handler {
+	reg := prometheus.NewRegistry()
+	prometheus.WrapRegistererWith(prometheus.Labels{"target": target}, reg).MustRegister(col)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/metrics", http.StatusFound)
+	})
+	return mux
 }

@@ -1,0 +1,196 @@
+package metrics
+
+import (
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"hourglass/scanner"
+)
+
+// The series a Snapshot gives. Every metric is a gauge: each value is what the last complete sweep
+// found, not a count since the process started. Where a metric has a state label its states do
+// not overlap: a family's hourglass_ttl_keys add up to its hourglass_family_keys, a queue's tasks
+// to all its tasks, a limiter's keys to all its keys.
+var (
+	descSweepDur    = prometheus.NewDesc("hourglass_sweep_duration_seconds", "How long the last complete sweep took.", nil, nil)
+	descSweepSeen   = prometheus.NewDesc("hourglass_sweep_keys_seen", "Keys SCAN returned in the last complete sweep.", nil, nil)
+	descSweepMatch  = prometheus.NewDesc("hourglass_sweep_keys_matched", "Keys of a family or structure in the last complete sweep.", nil, nil)
+	descFamilyKeys  = prometheus.NewDesc("hourglass_family_keys", "Keys of a counter family, all windows.", []string{"family"}, nil)
+	descWindowValue = prometheus.NewDesc("hourglass_family_window_value", "Sum of the integer values in a counter family's current window.", []string{"family", "granularity"}, nil)
+	descWindowKeys  = prometheus.NewDesc("hourglass_family_window_keys", "Keys in a counter family's current window.", []string{"family", "granularity"}, nil)
+	descRate        = prometheus.NewDesc("hourglass_family_rate_per_second", "Growth of a counter family's current window between sweeps (the hour's average before a second sweep).", []string{"family"}, nil)
+	descTTL         = prometheus.NewDesc("hourglass_ttl_keys", "A counter family's keys by expiry: ok, no_ttl, over_retention, expired_but_present; they add up to hourglass_family_keys.", []string{"family", "state"}, nil)
+	descTTLBytes    = prometheus.NewDesc("hourglass_ttl_bytes", "Estimated memory of a counter family's keys by expiry problem: no_ttl, over_retention, expired_but_present (MEMORY USAGE sampled).", []string{"family", "state"}, nil)
+	descValue       = prometheus.NewDesc("hourglass_value_keys", "A counter family's keys by value: integer, not_integer, wrong_type; they add up to hourglass_family_keys.", []string{"family", "state"}, nil)
+	descValueBytes  = prometheus.NewDesc("hourglass_value_bytes", "Estimated memory of a counter family's keys by value problem: not_integer, wrong_type (MEMORY USAGE sampled).", []string{"family", "state"}, nil)
+	descMismatch    = prometheus.NewDesc("hourglass_reconcile_mismatched_dims", "Dims tuples whose hours do not add up to their day.", []string{"family"}, nil)
+	descLockNoTTL   = prometheus.NewDesc("hourglass_locks_no_ttl", "Locks held with no expiry.", []string{"lock"}, nil)
+	descLocksHeld   = prometheus.NewDesc("hourglass_locks_held", "Locks held.", []string{"lock"}, nil)
+	descDQ          = prometheus.NewDesc("hourglass_delay_queue_tasks", "A delay queue's tasks by state: not_due, due (and not claimed), in_flight, or unknown and in_flight when its scores are not due times; they add up to all its tasks.", []string{"queue", "key", "state"}, nil)
+	descDQLag       = prometheus.NewDesc("hourglass_delay_queue_lag_seconds", "How long the oldest due task has waited.", []string{"queue", "key"}, nil)
+	descLQ          = prometheus.NewDesc("hourglass_list_queue_tasks", "A list queue's tasks by state: queued, processing; they add up to all its tasks.", []string{"queue", "key", "state"}, nil)
+	descLimKeys     = prometheus.NewDesc("hourglass_limiter_keys", "A limiter's keys by state: under_limit, at_limit, over_limit; they add up to all its keys.", []string{"limiter", "state"}, nil)
+	descLimHits     = prometheus.NewDesc("hourglass_limiter_hits", "Hits in the current window over a limiter's keys.", []string{"limiter"}, nil)
+	descLimHour     = prometheus.NewDesc("hourglass_limiter_hour_decisions", "This hour's decisions of hourglass's limiter by outcome: allowed, rejected.", []string{"limiter", "outcome"}, nil)
+	descUnique      = prometheus.NewDesc("hourglass_unique_members", "Distinct members in a unique family's current window (summed over its keys).", []string{"name", "kind", "granularity"}, nil)
+	descUnion       = prometheus.NewDesc("hourglass_unique_union", "Distinct members over the last days of a unique family's busiest dims.", []string{"name", "kind", "days"}, nil)
+	descStructErr   = prometheus.NewDesc("hourglass_structure_error", "1 for a queue or unique family the last sweep could not read (its other series are left out).", []string{"kind", "name", "key"}, nil)
+)
+
+// series is one gauge with its label values.
+type series struct {
+	desc   *prometheus.Desc
+	value  float64
+	labels []string
+}
+
+// id names the series among those of a snapshot: its metric and its label values.
+func (s series) id() seriesID {
+	return seriesID{desc: s.desc, labels: strings.Join(s.labels, "\xff")}
+}
+
+type seriesID struct {
+	desc   *prometheus.Desc
+	labels string
+}
+
+// gaugeFunc adds one gauge with its label values.
+type gaugeFunc func(d *prometheus.Desc, v float64, labels ...string)
+
+// snapshotSeries returns the series a snapshot gives, in a stable order.
+func snapshotSeries(s *scanner.Snapshot) []series {
+	var out []series
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		out = append(out, series{desc: d, value: v, labels: labels})
+	}
+	gauge(descSweepDur, float64(s.Scan.DurationMS)/1000)
+	gauge(descSweepSeen, float64(s.Scan.KeysSeen))
+	gauge(descSweepMatch, float64(s.Scan.KeysMatched))
+	collectCounters(gauge, s.Counters)
+	collectQueues(gauge, s.DelayQueues, s.ListQueues)
+	collectLimiters(gauge, s.Limiters)
+	collectUniques(gauge, s.Uniques)
+	collectLocks(gauge, s.Locks)
+	return out
+}
+
+// collectCounters writes each counter family's keys, current windows, rate, health and
+// reconciliation.
+func collectCounters(gauge gaugeFunc, counters []scanner.FamilyStats) {
+	for _, f := range counters {
+		gauge(descFamilyKeys, float64(f.Keys), f.Family)
+		for _, g := range f.Granularities {
+			var total, keys int64
+			if w := f.CurrentWindow(g); w != nil {
+				total, keys = w.Total, w.Keys
+			}
+			gauge(descWindowValue, float64(total), f.Family, g)
+			gauge(descWindowKeys, float64(keys), f.Family, g)
+		}
+		r := f.HourAvgPerSec
+		if f.RatePerSec != nil {
+			r = *f.RatePerSec
+		}
+		gauge(descRate, r, f.Family)
+		collectHealth(gauge, &f)
+		if f.Reconciliation != nil {
+			gauge(descMismatch, float64(f.MismatchedDims), f.Family)
+		}
+	}
+}
+
+// collectHealth writes a family's keys by expiry and by value, each set of states adding up to
+// the family's keys, and the estimated memory of the unhealthy ones: for each problem with keys
+// whose memory was sampled, and 0 for a problem with none.
+func collectHealth(gauge gaugeFunc, f *scanner.FamilyStats) {
+	h := &f.Health
+	gauge(descTTL, float64(f.TTL.OK), f.Family, "ok")
+	gauge(descTTL, float64(f.TTL.NoTTL), f.Family, "no_ttl")
+	gauge(descTTL, float64(f.TTL.OverRetention), f.Family, "over_retention")
+	gauge(descTTL, float64(f.TTL.ExpiredButPresent), f.Family, "expired_but_present")
+	gauge(descValue, float64(f.Keys-f.WrongType-f.NotInteger), f.Family, "integer")
+	gauge(descValue, float64(f.NotInteger), f.Family, "not_integer")
+	gauge(descValue, float64(f.WrongType), f.Family, "wrong_type")
+	bytes := func(d *prometheus.Desc, p *scanner.Problem, state string) {
+		if p.Keys == 0 || p.Sampled > 0 {
+			gauge(d, float64(p.Bytes), f.Family, state)
+		}
+	}
+	bytes(descTTLBytes, &h.NoTTL, "no_ttl")
+	bytes(descTTLBytes, &h.OverRetention, "over_retention")
+	bytes(descTTLBytes, &h.ExpiredButPresent, "expired_but_present")
+	bytes(descValueBytes, &h.NotInteger, "not_integer")
+	bytes(descValueBytes, &h.WrongType, "wrong_type")
+}
+
+// collectQueues writes each delay queue's and list queue's tasks by state, or its error. A
+// pattern that found no queue gives no series (its queues' series go to 0, then away).
+func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.ListQueue) {
+	for _, q := range delay {
+		switch {
+		case q.Pattern != "" && q.Key == "":
+		case q.Error != "":
+			gauge(descStructErr, 1, "delay_queue", q.Name, q.Key)
+		case q.Due == nil: // the scores are not due times in the unit: the split is unknown
+			gauge(descDQ, float64(q.Depth), q.Name, q.Key, "unknown")
+			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
+		default:
+			// Depth and Due are read one after the other: a task added between can make Due
+			// the larger.
+			gauge(descDQ, float64(max(q.Depth-*q.Due, 0)), q.Name, q.Key, "not_due")
+			gauge(descDQ, float64(*q.Due), q.Name, q.Key, "due")
+			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
+			if q.OldestDueAgeMS != nil {
+				gauge(descDQLag, float64(*q.OldestDueAgeMS)/1000, q.Name, q.Key)
+			}
+		}
+	}
+	for _, q := range list {
+		switch {
+		case q.Pattern != "" && q.Key == "":
+		case q.Error != "":
+			gauge(descStructErr, 1, "list_queue", q.Name, q.Key)
+		default:
+			gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
+			gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
+		}
+	}
+}
+
+// collectLimiters writes each limiter's keys by state, its hits and this hour's decisions.
+func collectLimiters(gauge gaugeFunc, limiters []scanner.Limiter) {
+	for _, l := range limiters {
+		gauge(descLimKeys, float64(l.Keys-l.AtLimit-l.OverLimit), l.Name, "under_limit")
+		gauge(descLimKeys, float64(l.AtLimit), l.Name, "at_limit")
+		gauge(descLimKeys, float64(l.OverLimit), l.Name, "over_limit")
+		gauge(descLimHits, float64(l.Hits), l.Name)
+		gauge(descLimHour, float64(l.Allowed), l.Name, "allowed")
+		gauge(descLimHour, float64(l.Rejected), l.Name, "rejected")
+	}
+}
+
+// collectUniques writes each unique family's current counts and unions, or its error.
+func collectUniques(gauge gaugeFunc, uniques []scanner.Unique) {
+	for _, u := range uniques {
+		if u.Error != "" {
+			gauge(descStructErr, 1, u.Kind, u.Name, "")
+			continue
+		}
+		for _, w := range u.Windows {
+			if w.Current {
+				gauge(descUnique, float64(w.Count), u.Name, u.Kind, w.Granularity)
+			}
+		}
+		gauge(descUnion, float64(u.Union7d), u.Name, u.Kind, "7")
+		gauge(descUnion, float64(u.Union30d), u.Name, u.Kind, "30")
+	}
+}
+
+// collectLocks writes each lock pattern's locks held, and those held with no expiry.
+func collectLocks(gauge gaugeFunc, locks []scanner.Lock) {
+	for _, l := range locks {
+		gauge(descLocksHeld, float64(l.Held), l.Name)
+		gauge(descLockNoTTL, float64(l.NoTTL), l.Name)
+	}
+}
