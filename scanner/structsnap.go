@@ -173,3 +173,78 @@ type JobQueue struct {
 	Warning string           `json:"warning,omitempty"`
 	Error   string           `json:"error,omitempty"`
 }
+
+// HasCounts reports whether q holds any of the normalized counts (a library's shared row may hold
+// only its own states, such as RQ's workers).
+func (q *JobQueue) HasCounts() bool {
+	for _, p := range []*int64{q.Waiting, q.Active, q.Scheduled, q.Retry, q.Dead, q.Completed} {
+		if p != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Totals adds up the entry's queues and its shared row without counting anything twice: a count
+// the queues keep is summed over them, and one only the shared row keeps (Sidekiq's scheduled,
+// retry, dead and busy) is taken from it. The lag is the largest, the next due the soonest.
+func (e *JobQueues) Totals() JobQueue {
+	var t JobQueue
+	fields := func(q *JobQueue) []**int64 {
+		return []**int64{&q.Waiting, &q.Active, &q.Scheduled, &q.Due, &q.Retry, &q.Dead, &q.Completed}
+	}
+	perQueue := make([]bool, 7)
+	for i := range e.Queues {
+		for f, p := range fields(&e.Queues[i]) {
+			if *p != nil {
+				perQueue[f] = true
+				*fields(&t)[f] = sumPtr(*fields(&t)[f], **p)
+			}
+		}
+		t.OldestDueAgeMS = maxPtr(t.OldestDueAgeMS, e.Queues[i].OldestDueAgeMS)
+		t.NextDueInMS = soonest(t.NextDueInMS, e.Queues[i].NextDueInMS)
+	}
+	if e.Shared != nil {
+		for f, p := range fields(e.Shared) {
+			if *p != nil && !perQueue[f] {
+				*fields(&t)[f] = sumPtr(*fields(&t)[f], **p)
+			}
+		}
+		if !perQueue[3] {
+			t.OldestDueAgeMS = maxPtr(t.OldestDueAgeMS, e.Shared.OldestDueAgeMS)
+			t.NextDueInMS = soonest(t.NextDueInMS, e.Shared.NextDueInMS)
+		}
+	}
+	return t
+}
+
+func sumPtr(p *int64, n int64) *int64 {
+	if p == nil {
+		return &n
+	}
+	s := addSat(*p, n)
+	return &s
+}
+
+func maxPtr(p, q *int64) *int64 {
+	if p == nil || (q != nil && *q > *p) {
+		return q
+	}
+	return p
+}
+
+// soonest is the nearer of two next-due times, -1 meaning none.
+func soonest(p, q *int64) *int64 {
+	switch {
+	case p == nil || *p < 0:
+		if q == nil {
+			return p
+		}
+		return q
+	case q == nil || *q < 0:
+		return p
+	case *q < *p:
+		return q
+	}
+	return p
+}

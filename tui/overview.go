@@ -157,19 +157,21 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		}
 	}
 	for _, e := range snap.JobQueues {
-		for _, q := range append(append([]scanner.JobQueue(nil), e.Queues...), sharedRow(e)...) {
-			if q.Due != nil {
-				due += *q.Due
-				if *q.OldestDueAgeMS > lag {
-					lag, lagName = *q.OldestDueAgeMS, e.Name+" "+q.Queue
-				}
+		q := e.Totals()
+		if q.Scheduled != nil {
+			depth += *q.Scheduled
+		}
+		if q.Due != nil {
+			due += *q.Due
+			if q.OldestDueAgeMS != nil && *q.OldestDueAgeMS > lag {
+				lag, lagName = *q.OldestDueAgeMS, e.Name
 			}
-			if q.Waiting != nil {
-				length += *q.Waiting
-			}
-			if q.Active != nil {
-				processing += *q.Active
-			}
+		}
+		if q.Waiting != nil {
+			length += *q.Waiting
+		}
+		if q.Active != nil {
+			processing += *q.Active
 		}
 	}
 	for _, q := range snap.ListQueues {
@@ -228,12 +230,4 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+format.Commas(busiestN)+")"))
 	}
 	return lines
-}
-
-// sharedRow is a job library's shared counts as a row, if it has them.
-func sharedRow(e scanner.JobQueues) []scanner.JobQueue {
-	if e.Shared == nil {
-		return nil
-	}
-	return []scanner.JobQueue{*e.Shared}
 }

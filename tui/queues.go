@@ -20,7 +20,7 @@ func queueRows(s *scanner.Snapshot) int {
 	n := len(s.DelayQueues) + len(s.ListQueues)
 	for _, e := range s.JobQueues {
 		n += len(e.Queues)
-		if e.Shared != nil {
+		if e.Shared != nil && e.Shared.HasCounts() {
 			n++
 		}
 	}
@@ -157,7 +157,7 @@ func (v *queues) jobQueues(e scanner.JobQueues, w int, row *int) ([]string, []st
 		{title: "RETRY", right: true}, {title: "DEAD", right: true}, {title: "DONE", right: true, optional: true},
 	}}
 	rows := e.Queues
-	if e.Shared != nil {
+	if e.Shared != nil && e.Shared.HasCounts() {
 		shared := *e.Shared
 		shared.Queue = "(all queues)"
 		rows = append(append([]scanner.JobQueue(nil), rows...), shared)

@@ -84,7 +84,7 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 		tb := NewTable(fmt.Sprintf("JOBS %s (%s)", e.Name, e.Layout), ">WAITING", ">ACTIVE", ">SCHEDULED", ">DUE", ">LAG", ">NEXT IN",
 			">RETRY", ">DEAD", ">DONE")
 		rows := e.Queues
-		if e.Shared != nil {
+		if e.Shared != nil && e.Shared.HasCounts() {
 			shared := *e.Shared
 			shared.Queue = "(all queues)"
 			rows = append(append([]scanner.JobQueue(nil), rows...), shared)
