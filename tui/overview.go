@@ -183,7 +183,7 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 	}
 	dueText := format.Commas(due)
 	if unknown > 0 {
-		dueText += fmt.Sprintf(" (%d ?)", unknown)
+		dueText += "+?" // some queues' due times could not be read (the Queues view says why)
 	}
 	lagStyle := st.Good
 	if lag > 60_000 {
