@@ -65,7 +65,7 @@ func TestStatesAddUp(t *testing.T) {
 		{"hourglass_list_queue_tasks", []string{"queue", "emails", "key", "queue:emails"},
 			map[string]float64{"queued": 2, "processing": 1}},
 		{"hourglass_limiter_keys", []string{"limiter", "api"},
-			map[string]float64{"under_limit": 1, "at_limit": 1, "over_limit": 1}},
+			map[string]float64{"under_limit": 1, "at_limit": 1, "over_limit": 1, "unknown_layout": 0}},
 	} {
 		got := values(samples, w.metric, "state", w.labels...)
 		if len(got) != len(w.states) {

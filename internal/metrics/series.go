@@ -35,6 +35,11 @@ var (
 	descLimHour     = prometheus.NewDesc("hourglass_limiter_hour_decisions", "This hour's decisions of hourglass's limiter by outcome: allowed, rejected.", []string{"limiter", "outcome"}, nil)
 	descUnique      = prometheus.NewDesc("hourglass_unique_members", "Distinct members in a unique family's current window (summed over its keys).", []string{"name", "kind", "granularity"}, nil)
 	descUnion       = prometheus.NewDesc("hourglass_unique_union", "Distinct members over the last days of a unique family's busiest dims.", []string{"name", "kind", "days"}, nil)
+	descMissing     = prometheus.NewDesc("hourglass_queue_missing", "1 for a configured queue key that does not exist (not an empty queue).", []string{"kind", "queue", "key"}, nil)
+	descLimRefused  = prometheus.NewDesc("hourglass_limiter_refused", "Refused attempts a library's limiter keys count in their current window (limits' fixed window, rate-limiter-flexible).", []string{"limiter"}, nil)
+	descJobs        = prometheus.NewDesc("hourglass_job_queue_jobs", "A job library's jobs by state, as the library counts them: waiting, active, scheduled, retry, dead, completed (a state the library does not keep for the queue is absent). queue=\"_all\" holds what the library keeps for all queues together.", []string{"entry", "layout", "queue", "state"}, nil)
+	descJobsDue     = prometheus.NewDesc("hourglass_job_queue_due", "Scheduled jobs of a job library's queue that are due now.", []string{"entry", "layout", "queue"}, nil)
+	descJobsLag     = prometheus.NewDesc("hourglass_job_queue_lag_seconds", "How long the oldest due scheduled job of a job library's queue has waited.", []string{"entry", "layout", "queue"}, nil)
 	descStructErr   = prometheus.NewDesc("hourglass_structure_error", "1 for a queue or unique family the last sweep could not read (its other series are left out).", []string{"kind", "name", "key"}, nil)
 )
 
@@ -70,6 +75,7 @@ func snapshotSeries(s *scanner.Snapshot) []series {
 	collectCounters(gauge, s.Counters)
 	collectQueues(gauge, s.DelayQueues, s.ListQueues)
 	collectLimiters(gauge, s.Limiters)
+	collectJobQueues(gauge, s.JobQueues)
 	collectUniques(gauge, s.Uniques)
 	collectLocks(gauge, s.Locks)
 	return out
@@ -132,6 +138,8 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 		case q.Pattern != "" && q.Key == "":
 		case q.Error != "":
 			gauge(descStructErr, 1, "delay_queue", q.Name, q.Key)
+		case q.Missing:
+			gauge(descMissing, 1, "delay_queue", q.Name, q.Key)
 		case q.Due == nil: // the scores are not due times in the unit: the split is unknown
 			gauge(descDQ, float64(q.Depth), q.Name, q.Key, "unknown")
 			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
@@ -151,6 +159,8 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 		case q.Pattern != "" && q.Key == "":
 		case q.Error != "":
 			gauge(descStructErr, 1, "list_queue", q.Name, q.Key)
+		case q.Missing:
+			gauge(descMissing, 1, "list_queue", q.Name, q.Key)
 		default:
 			gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
 			gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
@@ -164,9 +174,74 @@ func collectLimiters(gauge gaugeFunc, limiters []scanner.Limiter) {
 		gauge(descLimKeys, float64(l.Keys-l.AtLimit-l.OverLimit), l.Name, "under_limit")
 		gauge(descLimKeys, float64(l.AtLimit), l.Name, "at_limit")
 		gauge(descLimKeys, float64(l.OverLimit), l.Name, "over_limit")
+		gauge(descLimKeys, float64(l.Unknown), l.Name, "unknown_layout")
 		gauge(descLimHits, float64(l.Hits), l.Name)
+		if l.Layout != "" && l.Layout != "hourglass" { // the library decides; hourglass counts no decisions
+			gauge(descLimRefused, float64(l.RefusedInWindow), l.Name)
+			continue
+		}
 		gauge(descLimHour, float64(l.Allowed), l.Name, "allowed")
 		gauge(descLimHour, float64(l.Rejected), l.Name, "rejected")
+	}
+}
+
+// collectJobQueues writes each job library's queues by state; the shared row ("_all") only with
+// the states no queue keeps, so a sum over queues counts nothing twice.
+func collectJobQueues(gauge gaugeFunc, entries []scanner.JobQueues) {
+	for _, e := range entries {
+		kept := map[string]bool{}
+		for _, q := range e.Queues {
+			if q.Error != "" {
+				gauge(descStructErr, 1, "job_queue", e.Name, q.Queue)
+				continue
+			}
+			for _, st := range jobStates(q) {
+				kept[st.state] = true
+				gauge(descJobs, float64(st.n), e.Name, e.Layout, q.Queue, st.state)
+			}
+			jobDue(gauge, e, q, q.Queue)
+		}
+		if e.Shared == nil {
+			continue
+		}
+		for _, st := range jobStates(*e.Shared) {
+			if !kept[st.state] {
+				gauge(descJobs, float64(st.n), e.Name, e.Layout, "_all", st.state)
+			}
+		}
+		if !kept["scheduled"] {
+			jobDue(gauge, e, *e.Shared, "_all")
+		}
+	}
+}
+
+type jobState struct {
+	state string
+	n     int64
+}
+
+// jobStates are a job queue's counts the library keeps, by state, in a stable order.
+func jobStates(q scanner.JobQueue) []jobState {
+	var out []jobState
+	for _, s := range []struct {
+		state string
+		p     *int64
+	}{{"waiting", q.Waiting}, {"active", q.Active}, {"scheduled", q.Scheduled}, {"retry", q.Retry}, {"dead", q.Dead}, {"completed", q.Completed}} {
+		if s.p != nil {
+			out = append(out, jobState{s.state, *s.p})
+		}
+	}
+	return out
+}
+
+// jobDue writes a queue's due scheduled jobs and their lag, when they could be read.
+func jobDue(gauge gaugeFunc, e scanner.JobQueues, q scanner.JobQueue, queue string) {
+	if q.Due == nil {
+		return
+	}
+	gauge(descJobsDue, float64(*q.Due), e.Name, e.Layout, queue)
+	if q.OldestDueAgeMS != nil {
+		gauge(descJobsLag, float64(*q.OldestDueAgeMS)/1000, e.Name, e.Layout, queue)
 	}
 }
 

@@ -1,0 +1,69 @@
+package metrics
+
+import (
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"hourglass/internal/config"
+	"hourglass/internal/redistest"
+	"hourglass/scanner"
+)
+
+// TestJobQueueMetrics lets Sidekiq itself fill a server and checks its series: each queue's
+// waiting jobs equal Sidekiq's sizes, what Sidekiq keeps for all queues (scheduled, retry, dead,
+// busy) is exported once under queue="_all" and its enqueued sum is not (it would count every
+// waiting job twice), a configured queue key that is not there is missing, and promtool finds
+// nothing wrong.
+func TestJobQueueMetrics(t *testing.T) {
+	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
+	srv := redistest.Start(t)
+	var rep struct {
+		Stats struct {
+			ScheduledSize int64 `json:"scheduled_size"`
+			RetrySize     int64 `json:"retry_size"`
+			DeadSize      int64 `json:"dead_size"`
+			WorkersSize   int64 `json:"workers_size"`
+		} `json:"stats"`
+		Sizes map[string]int64 `json:"sizes"`
+	}
+	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
+	cfg, err := config.Parse("jobs.toml", []byte("[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n"+
+		"[[delay_queue]]\nname = \"gone\"\nkey = \"delay:gone\"\n"), []string{srv.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := scanner.NewWatcher(srv.Client(t), cfg.Counters, cfg.SweepOptions(true), scanner.SnapshotOptions{Location: cfg.Timezone})
+	col := newCollector(nil)
+	col.set(sweep(t, w), nil)
+	body := scrapeHandler(t, col)
+	samples := parse(t, body)
+	waiting := values(samples, "hourglass_job_queue_jobs", "queue", "state", "waiting")
+	for q, n := range rep.Sizes {
+		if waiting[q] != float64(n) {
+			t.Errorf("queue %s: waiting %v, Sidekiq's size %d", q, waiting[q], n)
+		}
+	}
+	if _, ok := waiting["_all"]; ok {
+		t.Error("the shared row exports waiting: summed over queues, every waiting job would count twice")
+	}
+	all := values(samples, "hourglass_job_queue_jobs", "state", "queue", "_all")
+	want := map[string]float64{"scheduled": float64(rep.Stats.ScheduledSize), "retry": float64(rep.Stats.RetrySize),
+		"dead": float64(rep.Stats.DeadSize), "active": float64(rep.Stats.WorkersSize)}
+	for state, n := range want {
+		if all[state] != n {
+			t.Errorf("_all %s = %v, Sidekiq::Stats says %v (all: %v)", state, all[state], n, all)
+		}
+	}
+	if len(find(samples, "hourglass_queue_missing", "queue", "gone")) != 1 {
+		t.Error("the configured delay:gone, which does not exist, is not reported missing")
+	}
+	cmd := exec.CommandContext(t.Context(), promtool(t), "check", "metrics")
+	cmd.Stdin = strings.NewReader(body)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil || strings.TrimSpace(out.String()) != "" {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out.String())
+	}
+}
