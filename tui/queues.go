@@ -149,7 +149,8 @@ func (v *queues) listQueues(qs []scanner.ListQueue, w int, row *int) []string {
 	return append(t.render(w), "")
 }
 
-// jobQueues renders one job library's queues as the library counts them, with its notes.
+// jobQueues renders one job library's queues as the library counts them, with its warnings, and
+// its notes when the selection is on one of its rows.
 func (v *queues) jobQueues(e scanner.JobQueues, w int, row *int) ([]string, []string) {
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: strings.ToUpper(e.Layout) + " " + e.Name, flex: true}, {title: "WAITING", right: true}, {title: "ACTIVE", right: true},
@@ -163,6 +164,7 @@ func (v *queues) jobQueues(e scanner.JobQueues, w int, row *int) ([]string, []st
 		rows = append(append([]scanner.JobQueue(nil), rows...), shared)
 	}
 	var notes []string
+	first := *row
 	for _, q := range rows {
 		if !matches(v.filter, e.Name, q.Queue) {
 			continue
@@ -186,8 +188,10 @@ func (v *queues) jobQueues(e scanner.JobQueues, w int, row *int) ([]string, []st
 	if e.QueuesFound > int64(len(e.Queues)) {
 		notes = append(notes, fmt.Sprintf("%s: %s more queues not shown", e.Name, format.Commas(e.QueuesFound-int64(len(e.Queues)))))
 	}
-	for _, n := range e.Notes {
-		notes = append(notes, e.Name+": "+n)
+	if v.sel >= first && v.sel < *row { // the library's notes are long: the selected entry's only
+		for _, n := range e.Notes {
+			notes = append(notes, e.Name+": "+n)
+		}
 	}
 	if e.Error != "" {
 		notes = append(notes, e.Name+": error: "+e.Error)
