@@ -137,7 +137,7 @@ func jobQueueOf(queue string, st store.JobStats, err error) JobQueue {
 		q.States[name] = n
 	}
 	if s := st.Schedule; s != nil {
-		q.Warning = s.Warning
+		q.Warning, q.Missing = s.Warning, s.Missing
 		if s.Timed {
 			due, lag, next := s.Due, s.Lag.Milliseconds(), int64(-1)
 			if s.NextIn >= 0 {

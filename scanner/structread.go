@@ -30,7 +30,13 @@ func (s *Sweep) readLibraryLimits(ctx context.Context, c redis.Cmdable, keys []K
 			bySpec[keys[i].spec] = append(bySpec[keys[i].spec], i)
 		}
 	}
-	now := time.Now()
+	if len(bySpec) == 0 {
+		return nil
+	}
+	now, err := c.Time(ctx).Result() // the libraries answer by the server's clock (redis_rate reads TIME)
+	if err != nil {
+		return err
+	}
 	for spec, ids := range bySpec {
 		l := s.structs.Limiters[spec]
 		names := make([]string, len(ids))

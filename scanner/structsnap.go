@@ -167,6 +167,9 @@ type JobQueue struct {
 	Dead           *int64 `json:"dead"` // dead, failed or archived
 	Completed      *int64 `json:"completed"`
 	Paused         bool   `json:"paused,omitempty"`
+	// Missing is set for a queue the library no longer knows (BullMQ: no meta hash; asynq: not in
+	// asynq:queues) though some of its keys remain.
+	Missing bool `json:"missing,omitempty"`
 	// States are the library's own states with its own names, as its inspection API reports
 	// them.
 	States  map[string]int64 `json:"states"`

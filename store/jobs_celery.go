@@ -151,7 +151,7 @@ func (j celeryJobs) shared(ctx context.Context, rdb redis.Cmdable, _ time.Time) 
 func (j celeryJobs) notes() []string {
 	return []string{
 		"Celery keeps ETA and countdown tasks (and retries, re-sent with a countdown) in the worker's memory, not in Redis: a worker takes such a task from its queue at once and holds it until it is due, so it shows as waiting until a worker takes it and then as active (unacked), never as scheduled.",
-		"Active is the unacked messages of all queues together: kombu records each with its exchange and routing key, not its queue.",
+		"Active is the unacked messages of all queues together (delivered to a worker and not acknowledged: prefetched and ETA tasks, and running ones only with task_acks_late): kombu records each with its exchange and routing key, not its queue.",
 		"Celery keeps finished tasks only in a result backend (celery-task-meta-<id>), not by queue.",
 	}
 }

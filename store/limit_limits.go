@@ -6,8 +6,9 @@ package store
 // Key: RateLimitItem.key_for(*identifiers), "<namespace>/<identifier>/…/<amount>/<multiples>/
 // <granularity>", namespace "LIMITER" unless the item names another; granularity is second,
 // minute, hour, day, month (30 days) or year (360 days), and the window is multiples of it:
-// "LIMITER/login/alice/5/1/minute" is 5 per minute. As a pattern, LIMITER/<key>/<amount>/
-// <multiples>/<granularity>. Both strategies name their keys alike; the type tells them apart.
+// "LIMITER/login/alice/5/1/minute" is 5 per minute. As a pattern, LIMITER/<key>: identifiers may
+// hold "/" themselves, so the amount and window are read from the end of the name, not matched
+// as placeholders. Both strategies name their keys alike; the type tells them apart.
 //
 // Fixed window (FixedWindowRateLimiter): a string counter. A hit is INCRBY cost, with EXPIRE of
 // the window when the counter is created (incr_expire.lua), and is allowed when the new value is
@@ -43,7 +44,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-const limitsDefaultPattern = "LIMITER/<key>/<amount>/<multiples>/<granularity>"
+const limitsDefaultPattern = "LIMITER/<key>"
 
 // limitsGranularity is limits' TIME_TYPES: the seconds of each granularity name.
 var limitsGranularity = map[string]time.Duration{
