@@ -163,6 +163,7 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 		OldestDueAgeMS: ptr(95_000), NextDueInMS: ptr(4_000), Unit: "ms", Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}},
 		{Name: "legacy", Key: "legacy:delay", Depth: 4, Unit: "ms", Schedule: map[string]int64{},
 			Warning: `score 1795000000.5 is not a due time in ms (more than ten years from now); it looks like s: set score_unit = "s"`}}
+	snap.Warnings = []string{"1 key(s) fit both delay_queue orders and job_queue jobs (e.g. schedule): counted once, under delay_queue orders"}
 	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
 		Queues: []scanner.JobQueue{{Queue: "critical", Waiting: ptr(12)}, {Queue: "default", Waiting: ptr(1_040)}},
 		Shared: &scanner.JobQueue{Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}

@@ -67,7 +67,11 @@ func (o *overview) render(w, h int) string {
 	if e := o.c.status.Server.Err; e != "" {
 		sweep += "\n" + st.Warn.Render("server panel: "+e)
 	}
-	return out + "\n" + st.Muted.Render(sweep)
+	out += "\n" + st.Muted.Render(sweep)
+	for _, warning := range snap.Warnings { // the config against this keyspace, e.g. a key two entries claim
+		out += "\n" + st.Warn.Render(fit("warning: "+warning, w))
+	}
+	return out
 }
 
 // waiting is what shows before the first sweep ends.
