@@ -37,10 +37,7 @@ func (c *claimAgg) add(k *Key, st Structures) {
 	if k.also == 0 || k.also > len(c.labels) {
 		return
 	}
-	first := "counter " + familyName(k.Family)
-	if k.kind != kindCounter {
-		first = c.labelOf(k, st)
-	}
+	first := c.labelOf(k, st)
 	pair := [2]string{first, c.labels[k.also-1]}
 	p := c.pairs[pair]
 	if p == nil {
@@ -96,11 +93,4 @@ func structLabel(st Structures, kind keyKind, spec int) string {
 		return "job_queue " + st.JobQueues[spec].Name
 	}
 	return "?"
-}
-
-func familyName(f *store.Family) string {
-	if f == nil {
-		return "?"
-	}
-	return f.Name()
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // A key belongs to the first family or structure that claims it, in this order: counter
-// families, then the structures' entries in matchers' order. A key that a second entry would
-// also claim is counted once, under the first, and the snapshot warns about the pair.
+// families, then the structures' entries in matchers' order. A key that a second structure entry
+// would also claim is counted once, under the first, and the snapshot warns about the pair.
 
 // matcher claims the keys of one structure entry.
 type matcher struct {
@@ -103,12 +103,10 @@ func (s *Sweep) classify(names []string) []Key {
 		if store.IsOwnKey(name) {
 			continue // the tool's own bookkeeping (writer sequence records, decision counters)
 		}
+		// A counter family's key is the family's: checking it against every structure entry
+		// too would triple the cost of classifying counters, the bulk of most keyspaces.
 		if cl, ok := store.Classify(s.families, name, s.loc); ok {
-			k := Key{Name: name, Classified: cl}
-			if len(s.matchers) > 0 {
-				k.also = s.alsoClaimed(name, 0)
-			}
-			found = append(found, k)
+			found = append(found, Key{Name: name, Classified: cl})
 		} else if k, ok := s.classifyStructure(name); ok {
 			found = append(found, k)
 		}

@@ -55,7 +55,7 @@ type JobQueueSpec struct {
 
 // wants reports whether the spec covers the queue named queue.
 func (j JobQueueSpec) wants(queue string) bool {
-	return (len(j.Queues.Strings()) == 0 || j.Queues.Match(queue)) && !j.Exclude.Match(queue)
+	return (j.Queues.Empty() || j.Queues.Match(queue)) && !j.Exclude.Match(queue)
 }
 
 // UniqueSpec is a HyperLogLog or bitmap family.

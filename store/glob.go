@@ -40,6 +40,9 @@ func ParseGlobs(patterns []string) (Globs, error) {
 // Match reports whether key matches one of the patterns.
 func (g Globs) Match(key string) bool { return g.re != nil && g.re.MatchString(key) }
 
+// Empty reports whether there are no patterns.
+func (g Globs) Empty() bool { return g.re == nil }
+
 // Strings returns the patterns as given.
 func (g Globs) Strings() []string { return append([]string(nil), g.texts...) }
 

@@ -96,22 +96,12 @@ func readLimits(ctx context.Context, rdb redis.Cmdable, keys []string, limit int
 			continue
 		}
 		amounts[i], windows[i] = amount, win
-		r := reads[i]
-		switch {
-		case r.refused != "":
-			out[i].Unknown = r.refused
-		case r.wrongType:
+		st, list := reads[i].counterKey(amount, win)
+		if list {
 			lists = append(lists, i)
-		case !r.present:
-			out[i] = absentState(amount, win)
-		default:
-			n, bad := parseCounter(r.value)
-			if bad != "" {
-				out[i].Unknown = bad
-				continue
-			}
-			out[i] = counterState(n, amount, win, r.ttl)
+			continue
 		}
+		out[i] = st
 	}
 	if len(lists) > 0 {
 		if err := readLimitsLists(ctx, rdb, keys, lists, amounts, windows, now, out); err != nil {

@@ -40,21 +40,12 @@ func readRLFlex(ctx context.Context, rdb redis.Cmdable, keys []string, limit int
 	out := make([]LimitState, len(keys))
 	var foreign []int
 	for i, r := range reads {
-		switch {
-		case r.refused != "":
-			out[i].Unknown = r.refused
-		case r.wrongType:
+		st, wrongType := r.counterKey(limit, window)
+		if wrongType {
 			foreign = append(foreign, i)
-		case !r.present:
-			out[i] = absentState(limit, window)
-		default:
-			n, bad := parseCounter(r.value)
-			if bad != "" {
-				out[i].Unknown = bad
-				continue
-			}
-			out[i] = counterState(n, limit, window, r.ttl)
+			continue
 		}
+		out[i] = st
 	}
 	if err := nameForeignTypes(ctx, rdb, keys, foreign, out); err != nil {
 		return nil, err

@@ -228,6 +228,28 @@ func foreignType(typ string) string {
 	return "unknown layout: a " + typ
 }
 
+// counterKey is a counter key read as limits' fixed window and rate-limiter-flexible answer for
+// it; wrongType is set, and the state left zero, for a key of another type, which the caller
+// reads again (limits' moving-window lists) or names.
+func (r counterRead) counterKey(limit int64, window time.Duration) (st LimitState, wrongType bool) {
+	switch {
+	case r.refused != "":
+		st.Unknown = r.refused
+	case r.wrongType:
+		return st, true
+	case !r.present:
+		st = absentState(limit, window)
+	default:
+		n, bad := parseCounter(r.value)
+		if bad != "" {
+			st.Unknown = bad
+			return st, false
+		}
+		st = counterState(n, limit, window, r.ttl)
+	}
+	return st, false
+}
+
 // counterState is a counter that counts refused attempts too (limits' fixed window,
 // rate-limiter-flexible): the libraries allow a hit while the counter is below the limit and
 // report remaining = max(limit - counter, 0), so a counter past the limit is at the limit with

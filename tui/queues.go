@@ -78,17 +78,10 @@ func (v *queues) delayQueues(qs []scanner.DelayQueue, w, h int, row *int) ([]str
 	var notes []string
 	u := format.Unknown
 	for _, q := range qs {
-		key := q.Key
-		if key == "" {
-			key = q.Pattern
-		}
-		if !matches(v.filter, q.Name, key) {
+		key := keyOrPattern(q.Key, q.Pattern)
+		if !v.shows(t, row, q.Name, key) {
 			continue
 		}
-		if *row == v.sel {
-			t.selected = len(t.rows)
-		}
-		*row++
 		switch {
 		case q.Error != "":
 			t.rows = append(t.rows, []string{q.Name, "error: " + q.Error})
@@ -126,17 +119,10 @@ func (v *queues) listQueues(qs []scanner.ListQueue, w int, row *int) []string {
 		{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME", optional: true},
 	}}
 	for _, q := range qs {
-		key := q.Key
-		if key == "" {
-			key = q.Pattern
-		}
-		if !matches(v.filter, q.Name, key) {
+		key := keyOrPattern(q.Key, q.Pattern)
+		if !v.shows(t, row, q.Name, key) {
 			continue
 		}
-		if *row == v.sel {
-			t.selected = len(t.rows)
-		}
-		*row++
 		switch {
 		case q.Missing:
 			t.rows = append(t.rows, []string{q.Name, key, "missing", "", q.Error})
@@ -166,13 +152,9 @@ func (v *queues) jobQueues(e scanner.JobQueues, w int, row *int) ([]string, []st
 	var notes []string
 	first := *row
 	for _, q := range rows {
-		if !matches(v.filter, e.Name, q.Queue) {
+		if !v.shows(t, row, e.Name, q.Queue) {
 			continue
 		}
-		if *row == v.sel {
-			t.selected = len(t.rows)
-		}
-		*row++
 		if q.Error != "" {
 			t.rows = append(t.rows, []string{q.Queue, "error: " + q.Error})
 			continue
@@ -213,4 +195,25 @@ func jobCells(q scanner.JobQueue) []string {
 	return []string{name, format.CommasOf(q.Waiting, nk), format.CommasOf(q.Active, nk), format.CommasOf(q.Scheduled, nk),
 		format.CommasOf(q.Due, timed), format.MillisOf(q.OldestDueAgeMS, timed), format.MillisOf(q.NextDueInMS, timed),
 		format.CommasOf(q.Retry, nk), format.CommasOf(q.Dead, nk), format.CommasOf(q.Completed, nk)}
+}
+
+// shows reports whether a row of name and key passes the filter; one that does takes the next
+// row number, and is t's selected row when the selection is on it.
+func (v *queues) shows(t *table, row *int, name, key string) bool {
+	if !matches(v.filter, name, key) {
+		return false
+	}
+	if *row == v.sel {
+		t.selected = len(t.rows)
+	}
+	*row++
+	return true
+}
+
+// keyOrPattern is a queue's key, or its entry's pattern for the row of a pattern that found no key.
+func keyOrPattern(key, pattern string) string {
+	if key == "" {
+		return pattern
+	}
+	return key
 }

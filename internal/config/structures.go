@@ -20,14 +20,17 @@ func (c *checker) structures(root table) scanner.Structures {
 }
 
 // excludes reads a table's exclude globs.
-func (c *checker) excludes(t table) store.Globs {
-	list, ok := c.stringList(t, "exclude")
+func (c *checker) excludes(t table) store.Globs { return c.globs(t, "exclude") }
+
+// globs reads a list of globs at key.
+func (c *checker) globs(t table, key string) store.Globs {
+	list, ok := c.stringList(t, key)
 	if !ok {
 		return store.Globs{}
 	}
 	g, err := store.ParseGlobs(list)
 	if err != nil {
-		c.fail(t.path+".exclude", "%v", err)
+		c.fail(t.path+"."+key, "%v", err)
 	}
 	return g
 }
@@ -160,13 +163,7 @@ func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueue
 		if p, ok := c.str(t, "prefix"); ok {
 			spec.Source.Prefix = p
 		}
-		if list, ok := c.stringList(t, "queues"); ok {
-			g, err := store.ParseGlobs(list)
-			if err != nil {
-				c.fail(t.path+".queues", "%v", err)
-			}
-			spec.Queues = g
-		}
+		spec.Queues = c.globs(t, "queues")
 		if len(c.errs) == start {
 			out = append(out, spec)
 		}
