@@ -58,6 +58,7 @@ type Aggregator struct {
 	start   time.Time // when the first page arrived
 	structs *structAgg
 	masters map[string]int64 // keys seen by cluster master
+	sweep   *Sweep           // whose unclaimed keys the Snapshot reports; none when nil
 }
 
 type famAgg struct {

@@ -51,6 +51,7 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 		}
 	}
 	a.structs.fill(ctx, rdb, snap, now, a.opt)
+	snap.Unclaimed = a.sweep.unclaimedResult()
 	for _, p := range snap.TTLHealth.Problems() {
 		if p.Examples == nil {
 			p.Examples = []Example{}
@@ -118,6 +119,7 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	pairOptions(&sweep, &snap)
 	s := New(rdb, families, sweep)
 	a := NewAggregator(families, snap)
+	a.sweep = s
 	err := s.Run(ctx, a.Add)
 	readCtx := ctx
 	if err != nil {

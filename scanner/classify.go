@@ -96,9 +96,11 @@ func jobMatchers(st Structures) []matcher {
 	return out
 }
 
-// classify returns the keys among names that belong to a family or structure.
-func (s *Sweep) classify(names []string) []Key {
+// classify returns the keys among names that belong to a family or structure, and those of the
+// others (counted into the sweep's discover groups) whose type and value should be read.
+func (s *Sweep) classify(names []string) ([]Key, []string) {
 	found := make([]Key, 0, len(names))
+	var unclaimed []string
 	for _, name := range names {
 		if store.IsOwnKey(name) {
 			continue // the tool's own bookkeeping (writer sequence records, decision counters)
@@ -109,9 +111,14 @@ func (s *Sweep) classify(names []string) []Key {
 			found = append(found, Key{Name: name, Classified: cl})
 		} else if k, ok := s.classifyStructure(name); ok {
 			found = append(found, k)
+		} else {
+			unclaimed = append(unclaimed, name)
 		}
 	}
-	return found
+	if s.groups == nil || len(unclaimed) == 0 {
+		return found, nil
+	}
+	return found, s.groups.Add(unclaimed)
 }
 
 // classifyStructure finds the structure a key belongs to, and the next entry that would also

@@ -36,7 +36,9 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 	if scan {
 		names, next, err = c.Scan(ctx, cursor, "", int64(s.count)).Result()
 		if err == nil {
-			found = s.classify(names)
+			var samples []string
+			found, samples = s.classify(names)
+			err = s.readSamples(ctx, c, samples)
 		}
 	}
 	wg.Wait()

@@ -2,6 +2,8 @@ package scanner
 
 import (
 	"time"
+
+	"hourglass/internal/discover"
 )
 
 // Snapshot is what one complete sweep found: every counter family's windows, rates, series, TTL
@@ -25,6 +27,9 @@ type Snapshot struct {
 	// Warnings are what the sweep found wrong with the config against this keyspace, such as
 	// keys that two entries both claim (each counted once, under the first).
 	Warnings []string `json:"warnings"`
+	// Unclaimed is the keys no entry claims: how many, their estimated memory, and their groups
+	// with the kind, evidence and config entry discover proposes for each. Examples are escaped.
+	Unclaimed discover.Result `json:"unclaimed"`
 }
 
 // ScanStats says how much of the keyspace a sweep visited.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"hourglass/internal/discover"
 	"hourglass/store"
 )
 
@@ -20,6 +21,9 @@ type Options struct {
 	// Location is the time zone windows are cut in for families without one of their own
 	// (time.Local when nil).
 	Location *time.Location
+	// MaxShapes caps the shapes of unclaimed key names a sweep tells apart (discover's default
+	// when zero).
+	MaxShapes int
 	// Structures are the limiters, locks and uniques whose keys the sweep also finds and reads
 	// (queues are read by their keys, not swept).
 	Structures Structures
@@ -70,6 +74,8 @@ type Sweep struct {
 	loc      *time.Location
 	count    int
 	pace     *pacer
+	groups   *discover.Groups // the unclaimed keys, by shape
+	samples  sampleReads
 
 	mu      sync.Mutex
 	cursors map[string]uint64 // by master address ("" on a standalone server)
@@ -90,6 +96,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, structs: opt.Structures,
 		matchers: matchers(opt.Structures, opt.Location),
 		pace:     newPacer(opt.KeysPerSecond, time.Now),
+		groups:   discover.New(discover.Options{Location: opt.Location, MaxShapes: opt.MaxShapes}),
 		cursors:  map[string]uint64{},
 		pending:  map[string][]Key{},
 		done:     map[string]bool{},

@@ -170,7 +170,8 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 // scanBatch is one page of a master's SCAN, classified: the family keys to read, how many keys
 // SCAN returned and the cursor after the page.
 type scanBatch struct {
-	keys []Key
+	keys    []Key
+	samples []string // unclaimed keys to read for discover's evidence
 	seen int
 	next uint64
 }
@@ -206,7 +207,8 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 			return err
 		}
 		s.pace.spend(len(names))
-		if !send(scanBatch{keys: s.classify(names), seen: len(names), next: next}) || next == 0 {
+		keys, samples := s.classify(names)
+		if !send(scanBatch{keys: keys, samples: samples, seen: len(names), next: next}) || next == 0 {
 			return nil
 		}
 		cursor = next
@@ -231,7 +233,11 @@ func (s *Sweep) readPages(ctx context.Context, addr string, c redis.Cmdable, bat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v.read <- s.read(ctx, c, b.keys)
+			err := s.read(ctx, c, b.keys)
+			if err == nil {
+				err = s.readSamples(ctx, c, b.samples)
+			}
+			v.read <- err
 			<-sem
 		}()
 		select {

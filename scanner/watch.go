@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"hourglass/internal/discover"
 	"hourglass/store"
 )
 
@@ -45,6 +46,9 @@ type Status struct {
 	// Live holds, for the family in focus, its current windows' top dims read again at this Poll
 	// (a sweep of a big keyspace takes a while; these are what the screen shows meanwhile).
 	Live []LiveWindow
+	// Unclaimed is what the sweep under way has found of the keys no entry claims so far (its
+	// groups grow as it goes; Snapshot.Unclaimed is the last complete sweep's).
+	Unclaimed discover.Result
 }
 
 // LiveWindow is a current window's top dims with values read now, largest first.
@@ -118,6 +122,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	}
 	st.Snapshot = w.last
 	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.scan.KeysSeen, w.started
+	st.Unclaimed = w.sweep.unclaimedResult()
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus)
 	}
@@ -177,6 +182,7 @@ func (w *Watcher) readLive(ctx context.Context, family string) ([]LiveWindow, er
 func (w *Watcher) begin() {
 	w.sweep = New(w.rdb, w.families, w.sweepOpt)
 	w.agg = NewAggregator(w.families, w.snapOpt)
+	w.agg.sweep = w.sweep
 	w.started, w.restart = time.Now(), false
 }
 

@@ -1,0 +1,11 @@
+// Package discover infers, from a keyspace nobody has described to hourglass, what its keys are:
+// it splits each key name into segments, tells time windows, ids and literals apart, groups the
+// names into patterns, and from a few keys of each group read by the sweep (type, TTL, value or
+// scores) decides the kind of each group (counter, delay queue, limiter, unique, bitmap, lock,
+// list queue, a job library's or a limiter library's keys) with its evidence and how confident it
+// is. It renders what it found as config.toml entries.
+//
+// What it holds is bounded by the number of groups, never by the number of keys. It does no Redis
+// I/O: the scanner feeds it the names a sweep leaves unclaimed and the samples it reads. It
+// imports only store, whose window formats, score units and library layouts it reads keys with.
+package discover

@@ -1,0 +1,177 @@
+package discover
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// Result returns the groups found so far, largest first, each with its kind, evidence and
+// proposed entry. It leaves the Groups as they are: a sweep under way goes on adding.
+func (g *Groups) Result() Result {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var groups []Group
+	var libs []*shape
+	for _, sh := range g.libs {
+		libs = append(libs, sh)
+	}
+	sort.Slice(libs, func(i, j int) bool { return libs[i].lib.Name < libs[j].lib.Name })
+	for _, sk := range g.skels {
+		for _, sh := range sk.project() {
+			if lib := foldInto(libs, sh); lib != nil {
+				lib.merge(sh)
+				continue
+			}
+			groups = append(groups, g.infer(sh))
+		}
+	}
+	for _, sh := range libs {
+		groups = append(groups, inferLibrary(sh))
+	}
+	groups = mergeWindows(groups)
+	nameEntries(groups)
+	sort.SliceStable(groups, func(i, j int) bool {
+		if groups[i].Keys != groups[j].Keys {
+			return groups[i].Keys > groups[j].Keys
+		}
+		return groups[i].Pattern < groups[j].Pattern
+	})
+	r := Result{Keys: g.keys, Groups: groups}
+	if r.Groups == nil {
+		r.Groups = []Group{}
+	}
+	r.Bytes, r.BytesNote = totalBytes(groups, g.skels, g.libs)
+	for _, sh := range g.allShapes() {
+		r.Sampled += int64(sh.ev.sampled)
+	}
+	return r
+}
+
+// project merges a skeleton's shapes over the word segments that vary enough to be dims, and
+// returns the merged shapes (copies: the skeleton's own go on counting).
+func (sk *skeleton) project() []*shape {
+	windowed := false
+	for _, c := range sk.classes {
+		windowed = windowed || c.timeClass()
+	}
+	dim := make([]bool, len(sk.classes))
+	for i := 1; i < len(sk.classes); i++ {
+		if sk.classes[i] != clWord {
+			continue
+		}
+		n := len(sk.words[i])
+		dim[i] = sk.wordOver[i] || n >= 3 && (windowed || n > maxDistinct/2 || int64(2*n) >= sk.keys)
+	}
+	byKey := map[string]*shape{}
+	var order []string
+	keys := make([]string, 0, len(sk.shapes))
+	for k := range sk.shapes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		sh := sk.shapes[k]
+		words := append([]string(nil), sh.words...)
+		for i := range words {
+			if dim[i] {
+				words[i] = ""
+			}
+		}
+		key := strings.Join(words, "\x00")
+		into := byKey[key]
+		if into == nil {
+			into = &shape{skel: sk, words: words, slots: make([]slotStat, len(sk.classes))}
+			byKey[key] = into
+			order = append(order, key)
+		}
+		into.merge(sh)
+	}
+	out := make([]*shape, len(order))
+	for i, k := range order {
+		out[i] = byKey[k]
+	}
+	return out
+}
+
+// foldInto returns the library among libs that every example of sh belongs to, when that library
+// has shown its own registry: then sh is its keys with names anyone could have (Sidekiq's
+// queue:<name> lists, Celery's queue lists).
+func foldInto(libs []*shape, sh *shape) *shape {
+	for _, lib := range libs {
+		if !lib.registry || len(sh.examples) == 0 {
+			continue
+		}
+		all := true
+		for _, ex := range sh.examples {
+			all = all && lib.lib.claims(ex)
+		}
+		if all {
+			return lib
+		}
+	}
+	return nil
+}
+
+// allShapes lists every shape kept. g.mu is held.
+func (g *Groups) allShapes() []*shape {
+	var out []*shape
+	for _, sk := range g.skels {
+		for _, sh := range sk.shapes {
+			out = append(out, sh)
+		}
+	}
+	for _, sh := range g.libs {
+		out = append(out, sh)
+	}
+	return out
+}
+
+// totalBytes adds up the groups' estimates; nil, with the reason, when no sample's memory was
+// read.
+func totalBytes(groups []Group, skels map[string]*skeleton, libs map[string]*shape) (*int64, string) {
+	var total int64
+	known, unknown := false, int64(0)
+	for _, gr := range groups {
+		if gr.Bytes != nil {
+			total += *gr.Bytes
+			known = true
+		} else {
+			unknown += gr.Keys
+		}
+	}
+	reason := ""
+	for _, sk := range skels {
+		for _, sh := range sk.shapes {
+			if sh.ev.bytesErr != "" {
+				reason = sh.ev.bytesErr
+			}
+		}
+	}
+	for _, sh := range libs {
+		if sh.ev.bytesErr != "" {
+			reason = sh.ev.bytesErr
+		}
+	}
+	if !known {
+		if reason == "" {
+			reason = "no key sampled yet"
+		}
+		return nil, reason
+	}
+	note := "estimated: each group's sampled keys' mean MEMORY USAGE times its keys"
+	if unknown > 0 {
+		note += "; " + commas(unknown) + " keys in groups with no sample are left out"
+	}
+	return &total, note
+}
+
+// estimate is a shape's keys times its samples' mean memory, or nil.
+func estimate(sh *shape) *int64 {
+	m := sh.ev.bytesPerKey()
+	if math.IsNaN(m) {
+		return nil
+	}
+	b := int64(math.Round(m * float64(sh.keys)))
+	return &b
+}

@@ -1,0 +1,427 @@
+package discover
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"hourglass/store"
+)
+
+// infer decides what a group is from its pattern and its samples' evidence. g.mu is held.
+func (g *Groups) infer(sh *shape) Group {
+	l := patternOf(sh)
+	gr := Group{Pattern: l.text, Keys: sh.keys, Sampled: sh.ev.sampled, Bytes: estimate(sh),
+		Examples: append([]string{}, sh.examples...), Kind: KindUndecided, Confidence: Low}
+	e := &sh.ev
+	gr.Evidence = append(gr.Evidence, typesText(e))
+	gr.Evidence = append(gr.Evidence, l.dims...)
+	if e.present() == 0 {
+		gr.Evidence = append(gr.Evidence, "no key of the group has been read yet")
+		return gr
+	}
+	t, share := e.mainType()
+	if share < 0.8 {
+		gr.Evidence = append(gr.Evidence, "the sampled keys are of different types: not one structure")
+		return gr
+	}
+	switch {
+	case l.timeSeg >= 0 && t == "string":
+		g.inferWindowed(&gr, sh, l)
+	case t == "zset":
+		inferScores(&gr, sh, l)
+	case t == "list":
+		gr.Kind, gr.Confidence = KindListQueue, Medium
+		if taskName(l.text) {
+			gr.Confidence = High
+		}
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("lists of up to %s elements", commas(e.lenMax)))
+		none := ""
+		gr.Entry = &Entry{Table: "list_queue", Processing: &none}
+		keyOrPattern(gr.Entry, l, sh)
+	case t == "string":
+		inferString(&gr, sh, l)
+	default:
+		gr.Kind, gr.Confidence = KindOther, High
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("%s keys hold no structure hourglass reads (records, sets, streams)", t))
+	}
+	gr.Evidence = append(gr.Evidence, ttlText(e))
+	return gr
+}
+
+// inferWindowed decides a group of strings whose names hold a time token.
+func (g *Groups) inferWindowed(gr *Group, sh *shape, l layout) {
+	e := &sh.ev
+	n := float64(e.present())
+	var kind Kind
+	var table string
+	switch {
+	case float64(e.hll) >= 0.9*n:
+		kind, table = KindUnique, "unique"
+		gr.Evidence = append(gr.Evidence, "values are HyperLogLogs")
+	case float64(e.ints) >= 0.9*n:
+		kind, table = KindCounter, "counter"
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("values: integers in %d of %d sampled, up to %s", e.ints, e.present(), commas(e.intMax)))
+	case float64(e.binary) >= 0.9*n:
+		kind, table = KindBitmap, "bitmap"
+		gr.Evidence = append(gr.Evidence, "values are binary: bitmaps")
+	default:
+		gr.Kind, gr.Confidence = KindOther, Medium
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("values: %d of %d sampled are not integers: a cache by time, not a counter", e.nonInts, e.present()))
+		return
+	}
+	gr.Kind = kind
+	st := sh.slots[l.timeSeg]
+	c := sh.skel.classes[l.timeSeg]
+	gr.Evidence = append(gr.Evidence, fmt.Sprintf("windows: %s, %s … %s (%s)", c.describe(), st.min, st.max, distinctText(st)))
+	if l.window < 0 {
+		gr.Confidence = Low
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("windows named in %s: hourglass's families read hour and day windows in date formats, so no entry can read these", c.describe()))
+		return
+	}
+	gr.Confidence = High
+	if e.present() < 3 || (kind == KindCounter && e.ints < e.present()) {
+		gr.Confidence = Medium
+	}
+	ret, note := g.retention(sh, l)
+	gr.Evidence = append(gr.Evidence, note)
+	gr.Entry = &Entry{Table: table, Pattern: l.text}
+	if c == clHour {
+		gr.Entry.HourFormat, gr.Entry.HourRetention = c.format(), ret
+	} else {
+		gr.Entry.DayFormat, gr.Entry.DayRetention = c.format(), ret
+	}
+}
+
+// retention reads a windowed group's retention from its keys' TTLs: the largest expiry past a
+// window's end seen. With no TTL seen it is the age of the oldest window present, so that no key
+// there reads as expired; the evidence says which.
+func (g *Groups) retention(sh *shape, l layout) (string, string) {
+	e := &sh.ev
+	c := sh.skel.classes[l.window]
+	unit := time.Hour
+	if c != clHour {
+		unit = 24 * time.Hour
+	}
+	if e.retN > 0 {
+		// A minute of slack: the TTL is read a moment after the clock, and writers that expire
+		// from their first write land a little past the window-aligned instant.
+		r := roundUp(e.retMax-time.Minute, unit)
+		note := fmt.Sprintf("retention: keys expire %s … %s after their window ends, on %d of %d sampled", short(e.retMin), short(e.retMax), e.retN, e.present())
+		if e.noTTL > 0 {
+			note += fmt.Sprintf("; %d have no TTL and never expire", e.noTTL)
+		}
+		return duration(r), note
+	}
+	start, length, ok := windowOf(c, sh.slots[l.window].min, g.opt.Location)
+	age := unit
+	if ok && !e.lastNow.IsZero() {
+		age = max(unit, roundUp(e.lastNow.Sub(start.Add(length)), unit))
+	}
+	return duration(age), fmt.Sprintf("no TTL on any of %d sampled keys: they never expire; retention set to the oldest window's age (%s) so nothing present reads as expired", e.present(), duration(age))
+}
+
+// inferScores decides a group of sorted sets by where their scores lie against the server clock.
+func inferScores(gr *Group, sh *shape, l layout) {
+	e := &sh.ev
+	timed := e.ahead + e.recent + e.past
+	if e.notTime > timed {
+		gr.Kind, gr.Confidence = KindUndecided, Low
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("sorted sets whose scores are not times in any unit (%d of %d): a ranking, not a queue or limiter", e.notTime, e.notTime+timed))
+		return
+	}
+	if timed == 0 {
+		gr.Kind, gr.Confidence = KindUndecided, Low
+		gr.Evidence = append(gr.Evidence, "every sampled sorted set was empty")
+		return
+	}
+	u := e.unit()
+	scores := fmt.Sprintf("scores: %s; newest ahead of the server clock in %d, within the last day in %d, older in %d of %d", unitName(u), e.ahead, e.recent, e.past, timed)
+	gr.Evidence = append(gr.Evidence, scores)
+	expiring := e.withTTL*2 >= e.present()
+	switch {
+	case e.ahead*5 >= timed:
+		gr.Kind, gr.Confidence = KindDelayQueue, High
+		if e.ahead*2 < timed {
+			gr.Confidence = Medium
+		}
+	case expiring && e.past == 0:
+		gr.Kind, gr.Confidence = KindSlidingLimiter, Medium
+		window := roundUp(max(e.ttlMax, e.spanMax), time.Second)
+		gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "sliding", Window: duration(window), Limit: max(1, e.lenMax)}
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("recent times with TTLs: a sliding limiter; window from the longest TTL (%s), limit = the most hits seen in one key (%s): set your real limit", short(e.ttlMax), commas(e.lenMax)))
+		return
+	default:
+		gr.Kind, gr.Confidence = KindDelayQueue, Medium
+		gr.Evidence = append(gr.Evidence, "every task is overdue: a queue backing up, or a log of times")
+	}
+	none := ""
+	gr.Entry = &Entry{Table: "delay_queue", ScoreUnit: u.String(), InFlight: &none}
+	keyOrPattern(gr.Entry, l, sh)
+}
+
+// inferString decides a group of strings whose names hold no time token.
+func inferString(gr *Group, sh *shape, l layout) {
+	e := &sh.ev
+	n := float64(e.present())
+	expiring := float64(e.withTTL) >= 0.9*n
+	switch {
+	case float64(e.ints) >= 0.9*n && expiring && e.ttlMax <= 24*time.Hour:
+		gr.Kind, gr.Confidence = KindFixedLimiter, Medium
+		window := niceWindow(e.ttlMax)
+		gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "fixed", Window: duration(window), Limit: max(1, e.intMax)}
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("small integers (up to %s) with TTLs up to %s: a fixed-window limiter; limit = the highest count seen: set your real limit", commas(e.intMax), short(e.ttlMax)))
+	case float64(e.ints) >= 0.9*n:
+		gr.Kind, gr.Confidence = KindOther, Medium
+		gr.Evidence = append(gr.Evidence, "integers with no time window in their names and no short TTL: totals, not windowed counters")
+	case float64(e.tokens) >= 0.9*n && expiring && e.ttlMax <= 24*time.Hour:
+		gr.Kind, gr.Confidence = KindLock, Medium
+		if strings.Contains(strings.ToLower(l.text), "lock") || strings.Contains(strings.ToLower(l.text), "mutex") {
+			gr.Confidence = High
+		}
+		gr.Entry = &Entry{Table: "lock", Pattern: l.text}
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("random tokens with TTLs up to %s: locks and their holders", short(e.ttlMax)))
+	case e.hll > 0 && float64(e.hll) >= 0.9*n:
+		gr.Kind, gr.Confidence = KindOther, Medium
+		gr.Evidence = append(gr.Evidence, "HyperLogLogs with no time window in their names: a [[unique]] family needs one")
+	default:
+		gr.Kind, gr.Confidence = KindOther, High
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("values: %d of %d sampled are text or data, not counts: cache or session values", e.nonInts, e.present()))
+	}
+}
+
+// keyOrPattern sets a queue entry's key when the group is one key, its pattern otherwise.
+func keyOrPattern(en *Entry, l layout, sh *shape) {
+	for _, v := range l.varies {
+		if v {
+			en.Pattern = l.text
+			return
+		}
+	}
+	en.Key = l.text
+}
+
+// inferLibrary describes a library's keys.
+func inferLibrary(sh *shape) Group {
+	lib := sh.lib
+	gr := Group{Pattern: lib.Name + " keys", Keys: sh.keys, Sampled: sh.ev.sampled, Bytes: estimate(sh),
+		Examples: append([]string{}, sh.examples...), Confidence: High}
+	gr.Evidence = append(gr.Evidence, typesText(&sh.ev))
+	if lib.Job != "" {
+		gr.Kind = KindJobQueue
+		gr.Pattern = lib.source.Prefix + "… (" + lib.Name + ")"
+		gr.Entry = &Entry{Table: "job_queue", Name: lib.Name, Layout: lib.Name}
+		if sh.registry {
+			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them, its queue registry among them")
+		} else {
+			gr.Confidence = Medium
+			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them; its queue registry was not seen")
+		}
+		return gr
+	}
+	gr.Kind = KindLimiterLibrary
+	gr.Pattern = lib.Limiter.DefaultPattern()
+	gr.Entry = &Entry{Table: "limiter", Name: lib.Name, Layout: lib.Name}
+	gr.Evidence = append(gr.Evidence, "names under "+lib.Name+"'s default prefix "+lib.prefix)
+	if lib.Limiter != store.Limits {
+		gr.Confidence = Medium
+		gr.Entry.Window = duration(niceWindow(sh.ev.ttlMax))
+		gr.Entry.Limit = max(1, sh.ev.intMax)
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("window from the longest TTL (%s) and limit from the highest count seen (%s): the keys do not hold them, set yours", short(sh.ev.ttlMax), commas(sh.ev.intMax)))
+	}
+	return gr
+}
+
+// mergeWindows folds an hour group and a day group of one pattern into one entry.
+func mergeWindows(groups []Group) []Group {
+	at := map[string]int{}
+	out := groups[:0]
+	for _, gr := range groups {
+		en := gr.Entry
+		if en == nil || en.Pattern == "" || en.HourFormat == "" && en.DayFormat == "" {
+			out = append(out, gr)
+			continue
+		}
+		k := en.Table + "\x00" + en.Pattern
+		i, ok := at[k]
+		if !ok || out[i].Entry.HourFormat != "" && en.HourFormat != "" || out[i].Entry.DayFormat != "" && en.DayFormat != "" {
+			at[k] = len(out)
+			out = append(out, gr)
+			continue
+		}
+		m := &out[i]
+		m.Evidence = append(labelled(m.Evidence, m.Entry), labelled(gr.Evidence, en)...)
+		if en.HourFormat != "" {
+			m.Entry.HourFormat, m.Entry.HourRetention = en.HourFormat, en.HourRetention
+		} else {
+			m.Entry.DayFormat, m.Entry.DayRetention = en.DayFormat, en.DayRetention
+		}
+		m.Keys += gr.Keys
+		m.Sampled += gr.Sampled
+		if gr.Bytes != nil || m.Bytes != nil {
+			b := deref(m.Bytes) + deref(gr.Bytes)
+			m.Bytes = &b
+		}
+		m.Examples = append(m.Examples, gr.Examples...)[:min(len(m.Examples)+len(gr.Examples), maxExamples)]
+		if rank(gr.Confidence) < rank(m.Confidence) {
+			m.Confidence = gr.Confidence
+		}
+	}
+	return out
+}
+
+// labelled prefixes evidence lines with the windows they are about, once both an hour and a day
+// group are in one entry.
+func labelled(ev []string, en *Entry) []string {
+	label := "day windows: "
+	if en.HourFormat != "" && en.DayFormat == "" {
+		label = "hour windows: "
+	}
+	out := make([]string, 0, len(ev))
+	for _, line := range ev {
+		if !strings.HasPrefix(line, "hour windows: ") && !strings.HasPrefix(line, "day windows: ") {
+			line = label + line
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func rank(c Confidence) int { return map[Confidence]int{Low: 0, Medium: 1, High: 2}[c] }
+
+// nameEntries gives each entry a unique name from its pattern's first literal words.
+func nameEntries(groups []Group) {
+	used := map[string]bool{}
+	for i := range groups {
+		en := groups[i].Entry
+		if en == nil {
+			continue
+		}
+		base := en.Name
+		if base == "" {
+			base = entryName(groups[i].Pattern)
+		}
+		name := base
+		for n := 2; used[name]; n++ {
+			name = fmt.Sprintf("%s_%d", base, n)
+		}
+		used[name] = true
+		en.Name = name
+	}
+}
+
+// entryName is the first two literal words of a pattern joined by "_", or "keys".
+func entryName(pattern string) string {
+	var words []string
+	for _, f := range strings.FieldsFunc(pattern, func(r rune) bool { return r < 128 && isSep(byte(r)) }) {
+		if strings.ContainsAny(f, "<>") || f == "" {
+			continue
+		}
+		if w := placeholderSafe(strings.ToLower(f)); w != "" {
+			words = append(words, w)
+		}
+		if len(words) == 2 {
+			break
+		}
+	}
+	if len(words) == 0 {
+		return "keys"
+	}
+	return strings.Join(words, "_")
+}
+
+// taskName reports whether a pattern reads like a queue's.
+func taskName(p string) bool {
+	p = strings.ToLower(p)
+	for _, w := range []string{"queue", "job", "task", "delay", "mq", "inbox", "outbox"} {
+		if strings.Contains(p, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// typesText says what was sampled.
+func typesText(e *evidence) string {
+	if e.sampled == 0 {
+		return "sampled: none yet"
+	}
+	var parts []string
+	for t, n := range e.types {
+		parts = append(parts, fmt.Sprintf("%s %d", t, n))
+	}
+	sort.Strings(parts)
+	s := fmt.Sprintf("sampled %d: %s", e.sampled, strings.Join(parts, ", "))
+	if e.gone > 0 {
+		s += fmt.Sprintf(" (%d gone before they were read)", e.gone)
+	}
+	return s
+}
+
+// ttlText says what TTLs the samples had.
+func ttlText(e *evidence) string {
+	switch {
+	case e.present() == 0:
+		return ""
+	case e.withTTL == 0:
+		return fmt.Sprintf("TTL: none on %d sampled keys", e.present())
+	case e.noTTL == 0:
+		return fmt.Sprintf("TTL: %s … %s on all %d sampled", short(e.ttlMin), short(e.ttlMax), e.withTTL)
+	}
+	return fmt.Sprintf("TTL: %s … %s on %d sampled; none on %d", short(e.ttlMin), short(e.ttlMax), e.withTTL, e.noTTL)
+}
+
+func unitName(u store.ScoreUnit) string {
+	return map[store.ScoreUnit]string{store.Seconds: "Unix seconds", store.Milliseconds: "Unix milliseconds",
+		store.Microseconds: "Unix microseconds", store.BullMQScore: "BullMQ's ms×4096"}[u]
+}
+
+// roundUp rounds d up to a multiple of unit (at least one unit).
+func roundUp(d, unit time.Duration) time.Duration {
+	if d <= unit {
+		return unit
+	}
+	return (d + unit - 1) / unit * unit
+}
+
+// niceWindow rounds a TTL up to the window it most likely is: a second, minute, hour or day
+// multiple.
+func niceWindow(ttl time.Duration) time.Duration {
+	switch {
+	case ttl <= time.Minute:
+		return roundUp(ttl, time.Second)
+	case ttl <= time.Hour:
+		return roundUp(ttl, time.Minute)
+	case ttl <= 24*time.Hour:
+		return roundUp(ttl, time.Hour)
+	}
+	return roundUp(ttl, 24*time.Hour)
+}
+
+// duration spells d as the config reads it: whole days as "30d", else Go's form without zero
+// units ("48h", "90s", "1h30m").
+func duration(d time.Duration) string {
+	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	s := d.String()
+	s = strings.Replace(s, "m0s", "m", 1)
+	s = strings.Replace(s, "h0m", "h", 1)
+	return s
+}
+
+// short spells a duration for the evidence, to the second.
+func short(d time.Duration) string {
+	if d < 0 {
+		return "-" + short(-d)
+	}
+	return duration(d.Round(time.Second))
+}

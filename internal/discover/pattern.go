@@ -1,0 +1,137 @@
+package discover
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// layout is a group's pattern with what each placeholder stands for.
+type layout struct {
+	text   string
+	window int    // the segment that is the <window>, or -1
+	varies []bool // per segment: a placeholder
+	names  []string
+	dims   []string // evidence: each placeholder and what it held
+	// timeSeg is the last time token segment (a window in a format no family reads), or -1.
+	timeSeg int
+}
+
+// patternOf builds sh's pattern: literal words and constant segments as they are, the last date
+// window as <window>, every other varying segment as a placeholder named after what it holds.
+func patternOf(sh *shape) layout {
+	sk := sh.skel
+	l := layout{window: -1, timeSeg: -1, varies: make([]bool, len(sk.classes)), names: make([]string, len(sk.classes))}
+	for i := len(sk.classes) - 1; i >= 0; i-- {
+		if sk.classes[i].timeClass() && l.timeSeg < 0 {
+			l.timeSeg = i
+		}
+		if sk.classes[i].dateWindow() && l.window < 0 {
+			l.window = i
+		}
+	}
+	used := map[string]bool{}
+	var b strings.Builder
+	for i, c := range sk.classes {
+		if i > 0 {
+			b.WriteByte(sk.seps[i])
+		}
+		st := sh.slots[i]
+		single := !st.over && len(st.distinct) == 1
+		switch {
+		case i == l.window:
+			l.varies[i] = true
+			l.names[i] = "window"
+			b.WriteString("<window>")
+		case c == clWord && sh.words[i] != "", c == clEmpty:
+			b.WriteString(sh.words[i])
+		case single && !c.timeClass() && c != clBlob:
+			for v := range st.distinct {
+				b.WriteString(v)
+			}
+		default:
+			name := dimName(sh, i, used)
+			l.varies[i], l.names[i] = true, name
+			b.WriteString("<" + name + ">")
+			l.dims = append(l.dims, fmt.Sprintf("<%s>: %s, %s", name, c.describe(), distinctText(st)))
+		}
+	}
+	l.text = b.String()
+	return l
+}
+
+// dimName names segment i after the literal word before it, or what it holds, unused so far.
+func dimName(sh *shape, i int, used map[string]bool) string {
+	sk := sh.skel
+	base := ""
+	switch sk.classes[i] {
+	case clIP:
+		base = "ip"
+	case clUUID:
+		base = "uuid"
+	case clID:
+		for v := range sh.slots[i].distinct {
+			base = strings.ToLower(strings.TrimRight(v, "0123456789"))
+			break
+		}
+	case clUnixS, clUnixMS, clMinute, clWeek, clHour, clDay, clDayDash:
+		base = "time"
+	}
+	if base == "" && i > 0 && sk.classes[i-1] == clWord && sh.words[i-1] != "" {
+		base = strings.ToLower(sh.words[i-1])
+	}
+	base = placeholderSafe(base)
+	if base == "" || base == "window" {
+		base = map[class]string{clNum: "id", clHex: "hex", clWord: "name", clBlob: "part"}[sk.classes[i]]
+		if base == "" {
+			base = "part"
+		}
+	}
+	name := base
+	for n := 2; used[name]; n++ {
+		name = base + strconv.Itoa(n)
+	}
+	used[name] = true
+	return name
+}
+
+// placeholderSafe keeps the letters, digits and underscores of s, starting with a letter, up to
+// 24 bytes.
+func placeholderSafe(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s) && b.Len() < 24; i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+			b.WriteByte(c)
+		case c >= '0' && c <= '9' && b.Len() > 0:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// distinctText says how many values a segment held.
+func distinctText(st slotStat) string {
+	if st.over {
+		return fmt.Sprintf("over %d values", maxDistinct)
+	}
+	if len(st.distinct) == 1 {
+		return "1 value"
+	}
+	return fmt.Sprintf("%d values", len(st.distinct))
+}
+
+// commas writes n with thousands separators.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}

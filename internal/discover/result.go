@@ -1,0 +1,84 @@
+package discover
+
+// Kind is what discover takes a group of keys to be.
+type Kind string
+
+// The kinds a group can be.
+const (
+	KindCounter        Kind = "counter"         // integer strings in hour or day windows
+	KindUnique         Kind = "unique"          // HyperLogLogs in windows
+	KindBitmap         Kind = "bitmap"          // bitmaps in windows
+	KindDelayQueue     Kind = "delay_queue"     // a sorted set of tasks scored by due time
+	KindListQueue      Kind = "list_queue"      // a list of tasks
+	KindSlidingLimiter Kind = "sliding_limiter" // sorted sets of recent hit times
+	KindFixedLimiter   Kind = "fixed_limiter"   // small integer strings with short TTLs
+	KindLock           Kind = "lock"            // short-TTL strings holding a random token
+	KindJobQueue       Kind = "job_queue"       // a job library's keys
+	KindLimiterLibrary Kind = "limiter_library" // a limiter library's keys
+	KindOther          Kind = "other"           // keys hourglass reads no structure from: caches, sessions, records
+	KindUndecided      Kind = "undecided"       // the evidence does not tell
+)
+
+// Confidence says how far the evidence supports a group's kind and entry. Low-confidence entries
+// are proposed commented out.
+type Confidence string
+
+// Confidence levels.
+const (
+	High   Confidence = "high"
+	Medium Confidence = "medium"
+	Low    Confidence = "low"
+)
+
+// Result is what Groups found so far.
+type Result struct {
+	Keys int64 `json:"keys"` // unclaimed keys counted
+	// Bytes estimates their memory: per group, the mean MEMORY USAGE of its sampled keys times its
+	// keys. Nil when no sample's memory could be read; BytesNote then says why.
+	Bytes     *int64  `json:"bytes"`
+	BytesNote string  `json:"bytes_note,omitempty"`
+	Sampled   int64   `json:"sampled"` // keys whose type, TTL and value were read
+	Groups    []Group `json:"groups"`  // largest first
+}
+
+// Group is keys that share a pattern, with what discover takes them to be.
+type Group struct {
+	// Pattern is the keys' pattern in hourglass's syntax (placeholders in angle brackets), or
+	// the one key's name.
+	Pattern string `json:"pattern"`
+	Kind    Kind   `json:"kind"`
+	Keys    int64  `json:"keys"`
+	// Bytes is the estimated memory of the group's keys; nil when no sample's was read.
+	Bytes *int64 `json:"bytes"`
+	// Sampled is how many of its keys were read for the evidence.
+	Sampled    int        `json:"sampled"`
+	Examples   []string   `json:"examples"` // raw key names: escape them before display
+	Confidence Confidence `json:"confidence"`
+	// Evidence says what the kind and the entry rest on, one finding a line.
+	Evidence []string `json:"evidence"`
+	// Entry is the config entry proposed for the group; nil for kinds hourglass has no entry for
+	// (other, undecided) and for windows no family can read.
+	Entry *Entry `json:"entry"`
+}
+
+// Entry is one proposed config.toml table.
+type Entry struct {
+	Table         string `json:"table"` // counter, unique, bitmap, delay_queue, list_queue, limiter, lock, job_queue
+	Name          string `json:"name"`
+	Pattern       string `json:"pattern,omitempty"`
+	Key           string `json:"key,omitempty"`
+	HourFormat    string `json:"hour_format,omitempty"`
+	HourRetention string `json:"hour_retention,omitempty"`
+	DayFormat     string `json:"day_format,omitempty"`
+	DayRetention  string `json:"day_retention,omitempty"`
+	ScoreUnit     string `json:"score_unit,omitempty"`
+	Layout        string `json:"layout,omitempty"`
+	Prefix        string `json:"prefix,omitempty"`
+	LimiterKind   string `json:"kind,omitempty"`
+	Window        string `json:"window,omitempty"`
+	Limit         int64  `json:"limit,omitempty"`
+	// Processing and InFlight are "" (none) for another program's queues, which have no
+	// companion of hourglass's own.
+	Processing *string `json:"processing,omitempty"`
+	InFlight   *string `json:"inflight,omitempty"`
+}

@@ -1,0 +1,185 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/discover"
+)
+
+// Keys that no family or structure claims are never dropped silently: the sweep counts each into
+// its discover group by name, and reads a few keys of each group (type, TTL, memory, and a
+// string's first bytes, a collection's size or a sorted set's lowest and highest scores), so the
+// Snapshot can say how many there are, what they weigh, and what they look like.
+
+// sampleReads is what a sweep learnt about reading samples: a command the server refuses is not
+// asked again in the same sweep.
+type sampleReads struct {
+	mu        sync.Mutex
+	memoryErr string // why MEMORY USAGE is not read
+	refused   string // why samples are not read at all (TYPE or PTTL refused)
+}
+
+// readSamples reads the sampled unclaimed keys names on c, in two pipelines, and hands each to
+// the sweep's groups. A command the server refuses (NOPERM) stops that part of the sampling for
+// the rest of the sweep; only a failure of the connection is returned.
+func (s *Sweep) readSamples(ctx context.Context, c redis.Cmdable, names []string) error {
+	if len(names) == 0 || s.groups == nil {
+		return nil
+	}
+	s.samples.mu.Lock()
+	refused, memoryErr := s.samples.refused, s.samples.memoryErr
+	s.samples.mu.Unlock()
+	if refused != "" {
+		return nil
+	}
+	pipe := c.Pipeline()
+	clock := pipe.Time(ctx)
+	types := make([]*redis.StatusCmd, len(names))
+	ttls := make([]*redis.DurationCmd, len(names))
+	mems := make([]*redis.IntCmd, len(names))
+	for i, name := range names {
+		types[i] = pipe.Type(ctx, name)
+		ttls[i] = pipe.PTTL(ctx, name)
+		if memoryErr == "" {
+			mems[i] = pipe.MemoryUsage(ctx, name)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return err
+	}
+	now, err := clock.Result()
+	if err != nil {
+		return s.refuseSamples("TIME", err)
+	}
+	samples := make([]discover.Sample, len(names))
+	for i, name := range names {
+		t, err := types[i].Result()
+		if err != nil {
+			return s.refuseSamples("TYPE", err)
+		}
+		ttl, err := ttls[i].Result()
+		if err != nil {
+			return s.refuseSamples("PTTL", err)
+		}
+		samples[i] = discover.Sample{Name: name, Type: t, TTL: ttl, Bytes: -1, Now: now}
+		if ttl < 0 {
+			samples[i].TTL = -1
+		}
+		if mems[i] != nil {
+			n, err := mems[i].Result()
+			switch {
+			case err == nil:
+				samples[i].Bytes = n
+			case err != redis.Nil:
+				memoryErr = "MEMORY USAGE refused: " + strings.TrimSpace(err.Error())
+				samples[i].BytesErr = memoryErr
+			}
+		}
+	}
+	if memoryErr != "" {
+		s.samples.mu.Lock()
+		s.samples.memoryErr = memoryErr
+		s.samples.mu.Unlock()
+	}
+	if err := readSampleValues(ctx, c, samples); err != nil {
+		return err
+	}
+	for _, sm := range samples {
+		s.groups.AddSample(sm)
+	}
+	return nil
+}
+
+// refuseSamples stops sampling for the sweep when the server refused cmd (the sweep's counts by
+// name go on), and returns err when it was not a refusal.
+func (s *Sweep) refuseSamples(cmd string, err error) error {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		return err
+	}
+	s.samples.mu.Lock()
+	s.samples.refused = cmd + " refused: " + strings.TrimSpace(err.Error())
+	s.samples.mu.Unlock()
+	return nil
+}
+
+// readSampleValues reads, by type, a string's length and first bytes, a collection's size, and a
+// sorted set's lowest and highest scores. A key that changed type or went meanwhile keeps what the
+// first read found.
+func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.Sample) error {
+	pipe := c.Pipeline()
+	lens := make([]*redis.IntCmd, len(samples))
+	vals := make([]*redis.StringCmd, len(samples))
+	lows := make([]*redis.ZSliceCmd, len(samples))
+	highs := make([]*redis.ZSliceCmd, len(samples))
+	for i, sm := range samples {
+		switch sm.Type {
+		case "string":
+			lens[i] = pipe.StrLen(ctx, sm.Name)
+			vals[i] = pipe.GetRange(ctx, sm.Name, 0, discover.ValuePrefix-1)
+		case "zset":
+			lens[i] = pipe.ZCard(ctx, sm.Name)
+			lows[i] = pipe.ZRangeWithScores(ctx, sm.Name, 0, 0)
+			highs[i] = pipe.ZRangeWithScores(ctx, sm.Name, -1, -1)
+		case "list":
+			lens[i] = pipe.LLen(ctx, sm.Name)
+		case "hash":
+			lens[i] = pipe.HLen(ctx, sm.Name)
+		case "set":
+			lens[i] = pipe.SCard(ctx, sm.Name)
+		case "stream":
+			lens[i] = pipe.XLen(ctx, sm.Name)
+		}
+	}
+	if pipe.Len() == 0 {
+		return nil
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+		return err
+	}
+	for i := range samples {
+		sm := &samples[i]
+		if lens[i] != nil {
+			sm.Len, _ = lens[i].Result()
+		}
+		if vals[i] != nil {
+			sm.Value, _ = vals[i].Result()
+		}
+		if lows[i] != nil {
+			lo, err1 := lows[i].Result()
+			hi, err2 := highs[i].Result()
+			if err1 == nil && err2 == nil && len(lo) == 1 && len(hi) == 1 {
+				sm.MinScore, sm.MaxScore = lo[0].Score, hi[0].Score
+			} else {
+				sm.Len = 0
+			}
+		}
+	}
+	return nil
+}
+
+// unclaimedResult is what the sweep's groups hold, ready for a Snapshot: examples escaped, and the
+// reason no sample could be read, if any.
+func (s *Sweep) unclaimedResult() discover.Result {
+	if s == nil || s.groups == nil {
+		return discover.Result{Groups: []discover.Group{}}
+	}
+	r := s.groups.Result()
+	s.samples.mu.Lock()
+	refused := s.samples.refused
+	s.samples.mu.Unlock()
+	if refused != "" {
+		r.BytesNote = refused + "; groups are by name only"
+	}
+	for i := range r.Groups {
+		for j, ex := range r.Groups[i].Examples {
+			r.Groups[i].Examples[j] = Escape(ex)
+		}
+	}
+	return r
+}
