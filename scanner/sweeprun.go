@@ -172,8 +172,8 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 type scanBatch struct {
 	keys    []Key
 	samples []string // unclaimed keys to read for discover's evidence
-	seen int
-	next uint64
+	seen    int
+	next    uint64
 }
 
 // scanPages is a master's first stage: it sends the keys pending from an earlier sweep step, then

@@ -6,21 +6,21 @@ import "time"
 type class uint8
 
 const (
-	clWord   class = iota // letters and safe punctuation: a literal, unless it varies a lot
-	clNum                 // digits that are not a time
-	clID                  // letters and digits mixed (app12, u9x3)
-	clHex                 // eight or more hex digits with a letter among them, or sixteen or more
-	clUUID                // 8-4-4-4-12 hex
-	clIP                  // an IPv4 address
-	clBlob                // bytes no literal of a pattern may hold (control, non-ASCII, quotes, <>)
-	clEmpty               // nothing between two separators
-	clHour                // yyyyMMddHH
-	clDay                 // yyyyMMdd
-	clDayDash             // yyyy-MM-dd
-	clMinute              // yyyyMMddHHmm
-	clWeek                // an ISO week: yyyy-Www or yyyyWww
-	clUnixS               // Unix seconds
-	clUnixMS              // Unix milliseconds
+	clWord    class = iota // letters and safe punctuation: a literal, unless it varies a lot
+	clNum                  // digits that are not a time
+	clID                   // letters and digits mixed (app12, u9x3)
+	clHex                  // eight or more hex digits with a letter among them, or sixteen or more
+	clUUID                 // 8-4-4-4-12 hex
+	clIP                   // an IPv4 address
+	clBlob                 // bytes no literal of a pattern may hold (control, non-ASCII, quotes, <>)
+	clEmpty                // nothing between two separators
+	clHour                 // yyyyMMddHH
+	clDay                  // yyyyMMdd
+	clDayDash              // yyyy-MM-dd
+	clMinute               // yyyyMMddHHmm
+	clWeek                 // an ISO week: yyyy-Www or yyyyWww
+	clUnixS                // Unix seconds
+	clUnixMS               // Unix milliseconds
 	numClasses
 )
 
