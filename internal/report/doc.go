@@ -1,7 +1,7 @@
 // Package report writes what hourglass found as plain text for a terminal or a log: the
 // snapshot report (families, windows, TTL health, reconciliation, queues, limiters, uniques,
-// locks), repair's lines, and the aligned Table that bench prints with too. It formats with
-// internal/format, as the console does, so both read alike. It may import format, scanner and
-// store (for a family's pattern and retention), and does no I/O but writing to the io.Writer it
-// is given.
+// locks, the keys no entry claims), repair's lines, and the aligned Table that bench prints with
+// too. It formats with internal/format, as the console does, so both read alike. It may import
+// format, scanner and store (for a family's pattern and retention), and does no I/O but writing to
+// the io.Writer it is given.
 package report

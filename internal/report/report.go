@@ -28,6 +28,7 @@ func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 	fmt.Fprintln(out)
 	writeTTLHealth(out, s)
 	writeStructures(out, s)
+	writeUnclaimed(out, s)
 }
 
 // writeScan prints the report's head: the target, and how much of the keyspace the sweep saw,

@@ -1,0 +1,57 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// maxUnclaimedGroups is how many of the largest unclaimed groups the report lists.
+const maxUnclaimedGroups = 10
+
+// writeUnclaimed prints the keys no entry of the config claims: how many, their estimated memory
+// (or why it is unknown), their largest groups with the kind discover takes each to be, and where
+// to turn them into config. With none it says so, so a reader knows they were counted.
+func writeUnclaimed(out io.Writer, s *scanner.Snapshot) {
+	u := &s.Unclaimed
+	fmt.Fprintln(out)
+	if u.Keys == 0 {
+		fmt.Fprintln(out, "Unclaimed keys: none (every key seen belongs to an entry of the config)")
+		return
+	}
+	fmt.Fprintf(out, "Unclaimed keys: %s in %s %s no entry of the config claims\n",
+		format.Commas(u.Keys), format.Commas(int64(len(u.Groups))), plural(len(u.Groups), "group", "groups"))
+	switch {
+	case u.Bytes != nil && u.BytesNote != "":
+		fmt.Fprintf(out, "memory: ~%s (%s)\n", format.BytesIEC(*u.Bytes), u.BytesNote)
+	case u.Bytes != nil:
+		fmt.Fprintf(out, "memory: ~%s\n", format.BytesIEC(*u.Bytes))
+	case u.BytesNote != "":
+		fmt.Fprintf(out, "memory: unknown: %s\n", u.BytesNote)
+	default:
+		fmt.Fprintln(out, "memory: unknown")
+	}
+	tb := NewTable("PATTERN", "KIND", ">KEYS", ">MEMORY", "CONFIDENCE")
+	shown := u.Groups[:min(maxUnclaimedGroups, len(u.Groups))]
+	for _, g := range shown {
+		mem := format.Unknown
+		if g.Bytes != nil {
+			mem = "~" + format.BytesIEC(*g.Bytes)
+		}
+		// discover builds patterns of safe ASCII; escaping is a guard, a no-op on those.
+		tb.Row(scanner.Escape(g.Pattern), string(g.Kind), format.Commas(g.Keys), mem, string(g.Confidence))
+	}
+	if len(shown) > 0 {
+		tb.Write(out, "  ")
+	}
+	if rest := u.Groups[len(shown):]; len(rest) > 0 {
+		var keys int64
+		for _, g := range rest {
+			keys += g.Keys
+		}
+		fmt.Fprintf(out, "  %s more %s, %s keys\n", format.Commas(int64(len(rest))), plural(len(rest), "group", "groups"), format.Commas(keys))
+	}
+	fmt.Fprintln(out, "discover: `hourglass discover` proposes a config entry for each group, with its evidence")
+}
