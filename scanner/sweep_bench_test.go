@@ -35,32 +35,11 @@ func BenchmarkSweep(b *testing.B) {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	n := 1_000_000
-	if v, err := strconv.Atoi(os.Getenv("HOURGLASS_BENCH_KEYS")); err == nil && v > 0 {
-		n = v
-	}
+	n := benchKeys()
 	srv := redistest.Start(b)
 	rdb := srv.Client(b)
 	ctx := context.Background()
-	now := time.Now()
-	hours := make([]string, 24)
-	for h := range hours {
-		hours[h] = now.Add(-time.Duration(h) * time.Hour).In(shanghai).Format("2006010215")
-	}
-	for start := 0; start < n; start += 10_000 {
-		pipe := rdb.Pipeline()
-		for i := start; i < min(start+10_000, n); i++ {
-			hour := hours[i%24]
-			if i%2 == 0 {
-				pipe.Set(ctx, fmt.Sprintf("{ch%d:ad%d}:%s", i%97, i/24, hour), i, 48*time.Hour)
-			} else {
-				pipe.Set(ctx, fmt.Sprintf("flow:count:app%d:dev%d:10.0.%d.%d:%s", i%7, i%1000, i/256%256, i%256, hour), i, 48*time.Hour)
-			}
-		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
+	fillCounters(b, rdb, n)
 	rate := func(b *testing.B, keys int, start time.Time, cpu0, self0 float64) {
 		secs := time.Since(start).Seconds()
 		b.ReportMetric(float64(keys)/secs, "keys/s")
