@@ -14,7 +14,8 @@ import (
 //
 // A series the previous snapshot gave and the current one does not (a queue a pattern no longer
 // finds, a window emptied) is exported at 0 for as long as the current snapshot is the latest,
-// then dropped with the next: Prometheus sees it fall to 0 before it ends.
+// then dropped with the next: Prometheus sees it fall to 0 before it ends. emptiedValue says where
+// the unclaimed keys' series differ.
 type collector struct {
 	now func() time.Time
 
@@ -43,22 +44,26 @@ func (c *collector) set(st scanner.Status, err error) {
 	}
 	c.err = err
 	if s := c.status.Snapshot; s != nil && s != c.snap {
-		c.series, c.own = withEmptied(snapshotSeries(s), c.series[:c.own])
+		c.series, c.own = withEmptied(snapshotSeries(s), c.series[:c.own], emptiedValue(s))
 		c.snap = s
 	}
 }
 
-// withEmptied appends to cur, at 0, the series of prev that cur does not hold, and says how many
+// withEmptied appends to cur the series of prev that cur does not hold, each at the value emptied
+// gives (0 but for the unclaimed keys' series) unless it says to leave it out, and says how many
 // of the result are cur's own.
-func withEmptied(cur, prev []series) ([]series, int) {
+func withEmptied(cur, prev []series, emptied func(series) (float64, bool)) ([]series, int) {
 	own := len(cur)
 	have := make(map[seriesID]bool, own)
 	for _, s := range cur {
 		have[s.id()] = true
 	}
 	for _, s := range prev {
-		if !have[s.id()] {
-			cur = append(cur, series{desc: s.desc, value: 0, labels: s.labels})
+		if have[s.id()] {
+			continue
+		}
+		if v, ok := emptied(s); ok {
+			cur = append(cur, series{desc: s.desc, value: v, labels: s.labels})
 		}
 	}
 	return cur, own

@@ -20,7 +20,8 @@ func TestScrapePassesPromtool(t *testing.T) {
 	body := scrapeHandler(t, col)
 	for _, name := range []string{"hourglass_ttl_keys", "hourglass_value_bytes", "hourglass_delay_queue_tasks",
 		"hourglass_list_queue_tasks", "hourglass_limiter_keys", "hourglass_unique_members", "hourglass_locks_held",
-		"hourglass_last_complete_sweep_age_seconds", "hourglass_reconcile_mismatched_dims"} {
+		"hourglass_last_complete_sweep_age_seconds", "hourglass_reconcile_mismatched_dims",
+		"hourglass_unclaimed_keys", "hourglass_unclaimed_bytes", "hourglass_unclaimed_group_keys"} {
 		if !strings.Contains(body, "\n"+name) {
 			t.Errorf("the scrape has no %s", name)
 		}
@@ -151,7 +152,7 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 	section, _, _ := strings.Cut(string(doc[bytes.Index(doc, []byte("## hourglass serve")):]), "\n## ")
 	names := 0
-	for _, file := range []string{"collector.go", "series.go"} {
+	for _, file := range []string{"collector.go", "series.go", "unclaimed.go"} {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

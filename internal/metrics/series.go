@@ -78,6 +78,7 @@ func snapshotSeries(s *scanner.Snapshot) []series {
 	collectJobQueues(gauge, s.JobQueues)
 	collectUniques(gauge, s.Uniques)
 	collectLocks(gauge, s.Locks)
+	collectUnclaimed(gauge, s)
 	return out
 }
 
