@@ -21,7 +21,7 @@ import (
 type sampleReads struct {
 	mu        sync.Mutex
 	memoryErr string // why MEMORY USAGE is not read
-	refused   string // why samples are not read at all (TYPE or PTTL refused)
+	refused   string // why samples are not read at all (TIME, TYPE, PTTL or a value's read refused)
 }
 
 // readSamples reads the sampled unclaimed keys names on c, in two pipelines, and hands each to
@@ -87,6 +87,10 @@ func (s *Sweep) readSamples(ctx context.Context, c redis.Cmdable, names []string
 		s.samples.mu.Unlock()
 	}
 	if err := readSampleValues(ctx, c, samples); err != nil {
+		var r *refusedRead
+		if errors.As(err, &r) {
+			return s.refuseSamples(r.cmd, r.err)
+		}
 		return err
 	}
 	for _, sm := range samples {
@@ -108,9 +112,18 @@ func (s *Sweep) refuseSamples(cmd string, err error) error {
 	return nil
 }
 
+// refusedRead is a read of the samples' values that the server refused (NOPERM): without it the
+// samples would mislead (a counter's value unread reads as no integer), so none is kept.
+type refusedRead struct {
+	cmd string
+	err error
+}
+
+func (r *refusedRead) Error() string { return r.cmd + " refused: " + r.err.Error() }
+
 // readSampleValues reads, by type, a string's length and first bytes, a collection's size, and a
 // sorted set's lowest and highest scores. A key that changed type or went meanwhile keeps what the
-// first read found.
+// first read found. A read the server refuses is returned as a *refusedRead.
 func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.Sample) error {
 	pipe := c.Pipeline()
 	lens := make([]*redis.IntCmd, len(samples))
@@ -139,8 +152,14 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 	if pipe.Len() == 0 {
 		return nil
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+	cmds, err := pipe.Exec(ctx)
+	if err != nil && !keyLevel(err) {
 		return err
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOPERM") {
+			return &refusedRead{cmd: strings.ToUpper(cmd.Name()), err: err}
+		}
 	}
 	for i := range samples {
 		sm := &samples[i]
