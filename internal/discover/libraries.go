@@ -38,6 +38,11 @@ func (g *Groups) library(name string) (*Library, bool) {
 	for i := range g.opt.Sources {
 		l := &g.opt.Sources[i]
 		if l.Job != "" {
+			// A prefix other than Celery's starts each of the library's keys as "<prefix>:":
+			// checking that costs far less than Classify, which every unclaimed key would pay.
+			if p := l.source.Prefix; p != "" && l.Job != store.Celery && !strings.HasPrefix(name, p+":") {
+				continue
+			}
 			k, ok := l.source.Classify(name)
 			if ok && !ambiguous(l.Job, name, k) {
 				return l, k.Registry
