@@ -33,6 +33,8 @@ type Groups struct {
 	tokBuf  []token
 	keyBuf  []byte
 	wordBuf []string
+	// shapeBuf spells a shape's key, its words joined by NUL, looked up without an allocation.
+	shapeBuf []byte
 }
 
 // Per-shape bounds.
@@ -139,13 +141,21 @@ func (g *Groups) shapeOf(name string) *shape {
 		words = append(words, w)
 	}
 	g.wordBuf = words
-	sh := sk.shapes[strings.Join(words, "\x00")]
+	b := g.shapeBuf[:0]
+	for i, w := range words {
+		if i > 0 {
+			b = append(b, 0)
+		}
+		b = append(b, w...)
+	}
+	g.shapeBuf = b
+	sh := sk.shapes[string(b)]
 	if sh == nil {
 		if g.shapes >= g.opt.MaxShapes {
 			sh = sk.catchAll()
 		} else {
 			sh = &shape{skel: sk, words: append([]string(nil), words...), slots: make([]slotStat, len(toks))}
-			sk.shapes[strings.Join(words, "\x00")] = sh
+			sk.shapes[string(b)] = sh
 			g.shapes++
 		}
 	}
