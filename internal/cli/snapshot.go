@@ -22,8 +22,10 @@ window and dims, and its TTL and value are read in a pipeline per page. The repo
 family's windows (totals, key counts, top dims), its rate and 48-hour / 30-day series, its TTL
 health (keys without a TTL, kept past their retention, or due to have expired; wrong types and
 non-integers; examples and the memory they hold) and, for families with hour and day windows,
-whether the hours of each ended day add up to the day. --json prints the same as one object
-(its fields are listed in docs/commands.md).
+whether the hours of each ended day add up to the day. Keys no entry of the config claims are
+counted into groups by the shape of their names, with their estimated memory and the kind each
+group looks like ("Unclaimed keys"; hourglass discover turns them into config). --json prints the
+same as one object (its fields are listed in docs/commands.md).
 
 With no address it reports on an embedded Redis holding demo data written for the purpose.
 

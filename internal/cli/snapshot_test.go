@@ -439,13 +439,14 @@ func grepLine(text, sub string) string {
 
 // aclReadOnly and aclWrites are docs/production.md's ACL rules for a monitoring user and a writing one.
 const (
-	aclReadOnly = `on >PASSWORD resetkeys ~* resetchannels -@all +time +ping +hello +info +scan +type +pttl +ttl +get +mget +strlen +exists +zcard +zcount +zrange +zrangebyscore +llen +lindex +lrange +scard +smembers +sismember +hget +hlen +hexists +pfcount +bitcount +memory|usage +cluster|slots +cluster|shards +cluster|info +readonly +select`
+	aclReadOnly = `on >PASSWORD resetkeys ~* resetchannels -@all +time +ping +hello +info +scan +type +pttl +ttl +get +mget +strlen +getrange +exists +zcard +zcount +zrange +zrangebyscore +llen +lindex +lrange +scard +smembers +sismember +hget +hlen +hexists +xlen +pfcount +bitcount +memory|usage +cluster|slots +cluster|shards +cluster|info +readonly +select`
 	aclWrites   = aclReadOnly + ` +evalsha +eval +script|load +expireat +del +zadd +zrem +lpush +lmove +blmove +lrem +set +incr +incrby +pexpireat +pfadd +setbit +pexpire`
 )
 
 // TestLeastPrivilege runs hourglass as docs/production.md's read-only user: the snapshot works with
-// nothing missing, a write is refused by Redis and reported in one line, and a user without INFO
-// loses only the server numbers, with a note, not the watch. The writing user can inject.
+// nothing missing (the unclaimed keys of every type sampled, nothing refused), a write is refused
+// by Redis and reported in one line, and a user without INFO loses only the server numbers, with a
+// note, not the watch. The writing user can inject.
 func TestLeastPrivilege(t *testing.T) {
 	readme, err := os.ReadFile("../../docs/production.md")
 	if err != nil {
@@ -461,6 +462,8 @@ func TestLeastPrivilege(t *testing.T) {
 	ctx := t.Context()
 	path, cfg := utcConfig(t, srv.Addr)
 	admin.Set(ctx, familyKey(t, cfg, "flow", store.Hour, time.Now(), "a", "b", "c"), 5, 0) // a leak, for repair
+	// Unclaimed keys of every type: the rule must let the sweep sample each.
+	writeEveryType(t, admin)
 	setUser := func(name, rule string) string {
 		args := []any{"ACL", "SETUSER", name}
 		for _, f := range strings.Fields(strings.ReplaceAll(rule, "PASSWORD", "pw-"+name)) {
@@ -480,6 +483,7 @@ func TestLeastPrivilege(t *testing.T) {
 	if snap.TTLHealth.NoTTL.Keys != 1 || snap.TTLHealth.MemoryNote != "" || len(snap.Limiters) != 1 {
 		t.Errorf("read-only snapshot: health %+v", snap.TTLHealth)
 	}
+	checkSampled(t, &snap)
 	code, _, errOut = hg(t, "repair", "--allow-writes", "--config", path, "--addr", ro)
 	if code != exitRuntime || !strings.Contains(errOut, "NOPERM") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("repair as the read-only user: exit %d, %q", code, errOut)
