@@ -31,6 +31,7 @@ func commands() []command {
 		{"", "the console; with no address, an embedded Redis with demo traffic", cmdWatch},
 		{"inject", "write test traffic: counter events, or a [[profile]] of every kind", cmdInject},
 		{"snapshot", "sweep once; report every family and structure, as text or --json", cmdSnapshot},
+		{"discover", "sweep once; propose config entries for the keys no entry claims", cmdDiscover},
 		{"repair", "give family keys without a TTL their window-aligned expiry", cmdRepair},
 		{"serve", "keep sweeping; export the Snapshot as Prometheus metrics", cmdServe},
 		{"bench", "measure the writers and the sweep beside redis-benchmark and SCAN", cmdBench},

@@ -1,0 +1,404 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"hourglass/internal/config"
+	"hourglass/internal/console"
+	"hourglass/internal/discover"
+	"hourglass/internal/format"
+	"hourglass/internal/target"
+	"hourglass/internal/traffic"
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+const discoverUsage = `hourglass discover: sweep the keyspace and propose a config.toml for what is in it.
+
+One complete SCAN sweep (never KEYS), at the [scan] budget, like snapshot's. The keys no entry
+claims are grouped by the shape of their names, a few of each group are read (type, TTL, memory,
+a string's first bytes, a collection's size, a sorted set's scores) and each group is taken to be
+a counter family, a queue, a limiter, a unique, a lock, a job library's keys, or something
+hourglass reads no structure from. It prints a config.toml that works as --config as it is: a
+header, the top-level timezone, the [redis] table of the target (never a password), and one entry
+per group with its evidence above it. Low-confidence entries are commented out; groups with no
+entry are listed at the end as comments. Discovery is inference: read docs/discover.md, check the
+evidence, and correct what is wrong.
+
+Without --merge nothing is claimed: every key is discovered (connection settings still come from
+--config). --merge FILE sweeps with FILE's entries claiming their keys, and prints FILE unchanged
+followed by a marked section of the groups it does not claim yet (with no --config, FILE also
+gives the connection). -o writes to a new file, never over an existing one. --json prints the
+same as one object (its fields are listed in docs/commands.md).
+
+ctrl+c stops the sweep and prints what was found, marked INCOMPLETE, with exit code 1.
+
+Usage:
+  hourglass discover [--merge FILE] [-o PATH] [--json] [--keys-per-second N] [flags]
+
+Flags:
+`
+
+// pollSlice is how long the sweep runs between two looks at its progress.
+const pollSlice = 500 * time.Millisecond
+
+// discoverRun is what the flags of one discover ask for.
+type discoverRun struct {
+	common *commonFlags
+	asJSON bool
+	merge  string // --merge FILE
+	output string // -o PATH
+}
+
+func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("discover", discoverUsage, stdout)
+	run := &discoverRun{common: common}
+	fs.BoolVar(&run.asJSON, "json", false, "print the finding as JSON, the config text among its fields")
+	fs.StringVar(&run.merge, "merge", "", "an existing config `FILE`: its entries claim their keys, and only what it does\nnot claim is added, in a section after its text (FILE is not changed)")
+	fs.StringVar(&run.output, "o", "", "write to `PATH`, a new file (an existing one is never overwritten)")
+	fs.StringVar(&run.output, "output", "", "the same as -o")
+	common.withBudget(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := run.check(fs); err != nil {
+		return err
+	}
+	return run.discover(ctx, stdout, stderr)
+}
+
+// check refuses flags given empty, before anything is read.
+func (r *discoverRun) check(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && (f.Name == "merge" || f.Name == "o" || f.Name == "output") && f.Value.String() == "" {
+			err = config.Usagef("discover: %s needs a file name", strings.Repeat("-", min(len(f.Name), 2))+f.Name)
+		}
+	})
+	return err
+}
+
+// discover loads the configs, opens the output and the target, sweeps and prints.
+func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) error {
+	if r.merge != "" && r.common.config == "" {
+		r.common.config = r.merge // the file merged into gives the connection too
+	}
+	cfg, err := r.common.load(stderr)
+	if err != nil {
+		return err
+	}
+	base, before, err := r.mergeBase(cfg)
+	if err != nil {
+		return err
+	}
+	out, finish, err := r.openOutput(stdout)
+	if err != nil {
+		return err
+	}
+	t, err := target.Open(ctx, cfg)
+	if err != nil {
+		finish(false)
+		return err
+	}
+	defer t.Close()
+	if t.Embedded != nil {
+		if err := embeddedDemo(ctx, t, cfg, stderr); err != nil {
+			finish(false)
+			return err
+		}
+	}
+	var progress io.Writer
+	if console.IsTerminal(stderr) {
+		progress = stderr
+	}
+	found, sweepErr := sweepUnclaimed(ctx, t, cfg, base, progress)
+	if sweepErr != nil && !found.partial {
+		finish(false)
+		return sweepErr
+	}
+	for _, w := range found.warnings {
+		fmt.Fprintln(stderr, "hourglass: warning: "+w)
+	}
+	err = r.print(out, t, cfg, base, before, found)
+	if !finish(err == nil) && err == nil {
+		err = fmt.Errorf("discover: writing %s failed", r.output)
+	}
+	if err != nil {
+		return err
+	}
+	return sweepErr
+}
+
+// mergeBase is the config whose entries claim keys in the sweep, and its text: --merge's file,
+// or, without --merge, the connection's config with every entry taken out.
+func (r *discoverRun) mergeBase(cfg *config.Config) (*config.Config, string, error) {
+	if r.merge == "" {
+		base := *cfg
+		base.Counters, base.Structures = nil, scanner.Structures{}
+		return &base, "", nil
+	}
+	text, err := os.ReadFile(r.merge)
+	if err != nil {
+		return nil, "", config.Usagef("discover: --merge: %v", err)
+	}
+	if r.common.config == r.merge {
+		return cfg, string(text), nil
+	}
+	base, err := config.Parse(r.merge, text, cfg.Redis.Addrs)
+	if err != nil {
+		return nil, "", config.UsageError{Err: err}
+	}
+	return base, string(text), nil
+}
+
+// openOutput returns where the result goes and a finish that closes it: -o's new file, created
+// now so a name already taken is refused before the sweep, and removed again when finish is
+// told nothing was written. finish reports whether the file was closed cleanly.
+func (r *discoverRun) openOutput(stdout io.Writer) (io.Writer, func(ok bool) bool, error) {
+	if r.output == "" {
+		return stdout, func(bool) bool { return true }, nil
+	}
+	if r.output == r.merge || r.output == r.common.config {
+		return nil, nil, config.Usagef("discover: -o %s is the config read; discover never writes a config in place: give a new file", r.output)
+	}
+	f, err := os.OpenFile(r.output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	switch {
+	case errors.Is(err, os.ErrExist):
+		return nil, nil, config.Usagef("discover: -o %s: the file exists; discover never overwrites a file: give a new name", r.output)
+	case err != nil:
+		return nil, nil, config.Usagef("discover: -o: %v", err)
+	}
+	return f, func(ok bool) bool {
+		cerr := f.Close()
+		if !ok {
+			_ = os.Remove(r.output)
+		}
+		return cerr == nil
+	}, nil
+}
+
+// embeddedDemo fills the embedded Redis with the demo's data, so there is something to discover.
+func embeddedDemo(ctx context.Context, t *target.Target, cfg *config.Config, stderr io.Writer) error {
+	n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters)
+	if err == nil {
+		err = traffic.BurstStructures(ctx, t.Store, cfg)
+	}
+	if err != nil {
+		return fmt.Errorf("discover: writing demo data: %w", err)
+	}
+	fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours); give --addr to discover your Redis\n",
+		t.Embedded.Addr(), format.Commas(n))
+	return nil
+}
+
+// finding is what a discover sweep found.
+type finding struct {
+	keysSeen int64
+	complete bool
+	partial  bool // stopped early (ctrl+c): what it found so far is still printed
+	elapsed  time.Duration
+	takenAt  time.Time
+	result   discover.Result
+	warnings []string
+}
+
+// sweepUnclaimed runs one sweep at the config's budget with base's entries claiming keys, and
+// returns what the others look like. It looks at the sweep's progress every pollSlice, and
+// writes it to progress (a terminal) when not nil. ctrl+c stops it within the slice; it then
+// returns what it found so far (partial) with the reason.
+func sweepUnclaimed(ctx context.Context, t *target.Target, cfg, base *config.Config, progress io.Writer) (finding, error) {
+	loc := base.Timezone
+	opt := cfg.SweepOptions(false)
+	opt.Location, opt.Structures = loc, base.Structures
+	w := scanner.NewWatcher(t.RDB, base.Counters, opt,
+		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode})
+	start := time.Now()
+	var last scanner.Status
+	for {
+		until := time.Now().Add(pollSlice)
+		st, err := w.Poll(ctx, pollSlice, "")
+		if st.Sweep.Completed {
+			clearProgress(progress)
+			snap := st.Snapshot
+			return finding{keysSeen: snap.Scan.KeysSeen, complete: true, elapsed: time.Since(start),
+				takenAt: snap.TakenAt.In(loc), result: snap.Unclaimed, warnings: snap.Warnings}, nil
+		}
+		if err == nil {
+			last = st
+			showProgress(progress, t.Label, st, time.Since(start))
+		}
+		if err == nil {
+			select {
+			case <-time.After(time.Until(until)): // the budget's share of the slice is spent
+				continue
+			case <-ctx.Done():
+			}
+		}
+		clearProgress(progress)
+		if ctx.Err() == nil {
+			return finding{}, fmt.Errorf("discover: sweeping %s: %w", t.Label, err)
+		}
+		if err != nil { // the Poll stopped mid-page: its status holds what was read until then
+			last = st
+		}
+		f := finding{keysSeen: last.Sweep.KeysSeen, partial: true, elapsed: time.Since(start),
+			takenAt: t.Store.Now().In(loc), result: last.Unclaimed}
+		return f, fmt.Errorf("discover: interrupted after %s keys; what it printed is partial", format.Commas(f.keysSeen))
+	}
+}
+
+// showProgress writes the sweep's progress over the last line of a terminal.
+func showProgress(w io.Writer, label string, st scanner.Status, elapsed time.Duration) {
+	if w == nil {
+		return
+	}
+	fmt.Fprintf(w, "\rdiscover: sweeping %s: %s keys seen, %s unclaimed in %d groups, %s\x1b[K",
+		label, format.Commas(st.Sweep.KeysSeen), format.Commas(st.Unclaimed.Keys), len(st.Unclaimed.Groups), format.Age(elapsed))
+}
+
+func clearProgress(w io.Writer) {
+	if w != nil {
+		fmt.Fprint(w, "\r\x1b[K")
+	}
+}
+
+// discoverJSON is what --json prints. Its fields are listed in docs/commands.md.
+type discoverJSON struct {
+	Target     string          `json:"target"`
+	Mode       string          `json:"mode"`
+	TakenAt    time.Time       `json:"taken_at"`
+	Complete   bool            `json:"complete"`
+	KeysSeen   int64           `json:"keys_seen"`
+	DurationMS int64           `json:"duration_ms"`
+	Timezone   string          `json:"timezone"`
+	Merge      string          `json:"merge"`
+	Unclaimed  discover.Result `json:"unclaimed"`
+	Config     string          `json:"config"`
+}
+
+// print renders what was found as config text (checked to load) and writes it, or the JSON.
+func (r *discoverRun) print(out io.Writer, t *target.Target, cfg, base *config.Config, before string, f finding) error {
+	label := t.Label
+	if t.Embedded == nil {
+		label += ", " + t.Mode
+	}
+	doc := &discover.Doc{
+		Target: label, TakenAt: f.takenAt, Elapsed: f.elapsed, KeysSeen: f.keysSeen,
+		Complete: f.complete, Timezone: base.TimezoneName, Merge: r.merge, Before: before,
+		Redis:  connection(cfg.Redis, r.common.insecure, t.Embedded != nil),
+		Result: f.result.Avoiding(entryNames(before)),
+	}
+	text, err := checkedConfig(doc, t.Mode == "cluster")
+	if err != nil {
+		return err
+	}
+	if !r.asJSON {
+		_, err = io.WriteString(out, text)
+		return err
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(discoverJSON{
+		Target: t.Label, Mode: t.Mode, TakenAt: f.takenAt, Complete: f.complete, KeysSeen: f.keysSeen,
+		DurationMS: f.elapsed.Milliseconds(), Timezone: base.TimezoneName, Merge: r.merge,
+		Unclaimed: doc.Result, Config: text,
+	})
+}
+
+// checkedConfig renders doc and loads the text as hourglass would (with the cluster check for a
+// cluster). An entry the config refuses as it stands is commented out with the reason, and the
+// text rendered again, so what is printed always loads with no edits.
+func checkedConfig(doc *discover.Doc, cluster bool) (string, error) {
+	doc.Refused = map[int]string{}
+	for range len(doc.Result.Groups) + 1 {
+		text, spans := doc.Render()
+		cfg, err := config.Parse("discovered config", []byte(text), nil)
+		if err == nil && cluster {
+			err = cfg.CheckCluster()
+		}
+		if err == nil {
+			return text, nil
+		}
+		var ce *config.Error
+		refused := -1
+		if errors.As(err, &ce) {
+			for _, sp := range spans {
+				if ce.Line >= sp.From && ce.Line <= sp.To {
+					refused = sp.Group
+				}
+			}
+		}
+		if refused < 0 || doc.Refused[refused] != "" {
+			return "", fmt.Errorf("discover: the config it wrote does not load: %w", err)
+		}
+		doc.Refused[refused] = strings.TrimPrefix(ce.Key+": ", ": ") + ce.Msg
+		if ce.Key == "counter.pattern" && strings.Contains(ce.Msg, "cluster slots") {
+			// The keys are written already: a hash tag would name other keys.
+			doc.Refused[refused] += "; to read the keys as they are written, split it in two: one entry with the hour_ keys, one with the day_ keys, named apart"
+		}
+	}
+	return "", errors.New("discover: the config it wrote does not load")
+}
+
+// connection is the [redis] table of the target: its addresses as given, with any URL's password
+// left out, and the settings that reach it again, never a password.
+func connection(rc config.RedisConfig, insecure, embedded bool) discover.Connection {
+	c := discover.Connection{Name: rc.Name, Username: rc.Username, PasswordEnv: rc.PasswordEnv,
+		TLSCA: rc.TLS.CA, TLSCert: rc.TLS.Cert, TLSKey: rc.TLS.Key, Addrs: []string{}}
+	stripped := false
+	for _, a := range rc.Addrs {
+		s := withoutPassword(a)
+		stripped = stripped || s != a
+		c.Addrs = append(c.Addrs, s)
+	}
+	if stripped {
+		c.Notes = append(c.Notes, "The password of an address is left out: hourglass reads it from password_env, or")
+		c.Notes = append(c.Notes, "REDISCLI_AUTH when that is not set.")
+	}
+	if insecure {
+		c.Notes = append(c.Notes, "This sweep ran with --insecure, which is never read from a file: give it again.")
+	}
+	if embedded {
+		c.Notes = append(c.Notes, "addrs = [] is the embedded Redis, with demo data: give your Redis's address instead.")
+	}
+	return c
+}
+
+// withoutPassword is a redis:// or rediss:// address with its password taken out (the user kept,
+// the rest as written); any other address as it is.
+func withoutPassword(a string) string {
+	r := store.RedactAddr(a)
+	if r == a {
+		return a // no password in it
+	}
+	return strings.Replace(strings.Replace(r, ":xxxxx@", "@", 1), "://@", "://", 1)
+}
+
+// entryNames are the names of every table array's entries in a config's text, which entries
+// added after it must not repeat.
+func entryNames(text string) map[string]bool {
+	names := map[string]bool{}
+	var raw map[string]any
+	if _, err := toml.Decode(text, &raw); err != nil {
+		return names
+	}
+	for _, v := range raw {
+		tables, _ := v.([]map[string]any)
+		for _, tb := range tables {
+			if n, ok := tb["name"].(string); ok {
+				names[n] = true
+			}
+		}
+	}
+	return names
+}
