@@ -93,7 +93,7 @@ func TestSnapshotUnclaimed(t *testing.T) {
 	}
 	section := out[max(strings.Index(out, "Unclaimed keys: "), 0):]
 	for _, re := range []string{
-		fmt.Sprintf(`(?m)^Unclaimed keys: %d in %d groups no entry of the config claims$`, want, len(u.Groups)),
+		fmt.Sprintf(`(?m)^Unclaimed keys: %d in %d groups, claimed by no entry of the config$`, want, len(u.Groups)),
 		`(?m)^memory: ~\d+(\.\d)? [KM]?i?B \(estimated: `,
 		`(?m)^  PATTERN +KIND +KEYS +MEMORY +CONFIDENCE$`,
 		`(?m)^  hits:<window>:<id> +counter +30 +~\d+(\.\d)? [KM]?i?B +high$`,

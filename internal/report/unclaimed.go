@@ -21,7 +21,7 @@ func writeUnclaimed(out io.Writer, s *scanner.Snapshot) {
 		fmt.Fprintln(out, "Unclaimed keys: none (every key seen belongs to an entry of the config)")
 		return
 	}
-	fmt.Fprintf(out, "Unclaimed keys: %s in %s %s no entry of the config claims\n",
+	fmt.Fprintf(out, "Unclaimed keys: %s in %s %s, claimed by no entry of the config\n",
 		format.Commas(u.Keys), format.Commas(int64(len(u.Groups))), plural(len(u.Groups), "group", "groups"))
 	switch {
 	case u.Bytes != nil && u.BytesNote != "":

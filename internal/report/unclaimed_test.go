@@ -60,7 +60,7 @@ func TestUnclaimedGroups(t *testing.T) {
 	got := unclaimedSection(t, s)
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
 	want := []string{
-		"Unclaimed keys: 1,500 in 12 groups no entry of the config claims",
+		"Unclaimed keys: 1,500 in 12 groups, claimed by no entry of the config",
 		"memory: ~3.0 MiB (estimated: each group's sampled keys' mean MEMORY USAGE times its keys)",
 		"  PATTERN             KIND        KEYS    MEMORY  CONFIDENCE",
 		"  cache:user:<user>   other      1,000  ~2.0 MiB  high",
@@ -102,7 +102,7 @@ func TestUnclaimedMemoryUnknown(t *testing.T) {
 	})
 	got := unclaimedSection(t, s)
 	for _, want := range []string{
-		"Unclaimed keys: 7 in 1 group no entry of the config claims\n",
+		"Unclaimed keys: 7 in 1 group, claimed by no entry of the config\n",
 		"\nmemory: unknown: " + note + "\n",
 		"\n  sess:<sess>  undecided     7       ?  low\n",
 	} {
