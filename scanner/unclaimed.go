@@ -202,3 +202,7 @@ func (s *Sweep) unclaimedResult() discover.Result {
 	}
 	return r
 }
+
+// Unclaimed is what the sweep has found so far of the keys no entry claims, as a Snapshot would
+// hold it.
+func (s *Sweep) Unclaimed() discover.Result { return s.unclaimedResult() }
