@@ -51,7 +51,11 @@ type Report struct {
 	BareClientVsRedisBenchmark4 *float64 `json:"bare_client_vs_redis_benchmark_c4"` // go-redis alone, 4 connections
 	ZipfEventsPerScript         float64  `json:"zipf_events_per_script"`            // pre-aggregation
 	SweepVsRawScan              float64  `json:"sweep_vs_raw_scan"`                 // TTL and value of every key
-	RedisBenchmarkSkipped       string   `json:"redis_benchmark_skipped,omitempty"`
+	// DiscoverVsSweep is the time a sweep of keys no entry claims takes over the time of the
+	// same keys claimed by a config (Discover has both).
+	DiscoverVsSweep       float64         `json:"discover_vs_sweep"`
+	Discover              *DiscoverReport `json:"discover"`
+	RedisBenchmarkSkipped string          `json:"redis_benchmark_skipped,omitempty"`
 }
 
 // benchKeyspace is how many dims tuples the writer cases draw from, and redis-benchmark's -r.
@@ -189,6 +193,12 @@ func (b *bencher) run(events, keys int) (*Report, error) {
 	}
 	if rep.RawScan > 0 {
 		rep.SweepVsRawScan = rep.Sweep / rep.RawScan
+	}
+	if rep.Discover, err = b.discoverCase(keys); err != nil {
+		return nil, err
+	}
+	if rep.Discover.Discover > 0 {
+		rep.DiscoverVsSweep = rep.Discover.Sweep / rep.Discover.Discover
 	}
 	if !b.own {
 		b.step("deleting the keys bench wrote")

@@ -48,4 +48,31 @@ func WriteTable(out io.Writer, r *Report) {
 	tb.Row("Redis CPU a console adds polling 10,000 idle keys, default refresh", fmt.Sprintf("%.2f%%", r.ConsoleCPU), "< 1%")
 	tb.Row("  (Redis CPU with nobody asking, not counted above)", fmt.Sprintf("%.2f%%", r.IdleCPU), "")
 	tb.Write(out, "")
+	if r.Discover != nil {
+		fmt.Fprintln(out)
+		writeDiscover(out, r.Discover, r.DiscoverVsSweep)
+	}
+}
+
+// writeDiscover prints the discover case: speed beside a configured sweep, the heap it holds, and
+// its budget.
+func writeDiscover(out io.Writer, d *DiscoverReport, vsSweep float64) {
+	keys := func(v float64) string { return format.Commas(int64(v)) + " keys/s" }
+	ns := func(v float64) string { return fmt.Sprintf("%.2f µs", v/1000) }
+	tb := report.NewTable(fmt.Sprintf("DISCOVER: %s KEYS, %d GROUPS", format.Commas(int64(d.Keys)), d.Groups), ">MEASURED", ">GOAL")
+	tb.Row("sweep, a config claims every key (TTL and value of each)", keys(d.Sweep), "")
+	tb.Row("  Redis CPU a key", ns(d.SweepRedisNs), "")
+	tb.Row("the same keys, no config: each counted into its group, a few read", keys(d.Discover), "")
+	tb.Row("  Redis CPU a key", ns(d.DiscoverRedisNs), "")
+	tb.Row("raw SCAN of the same keys, COUNT 1000", keys(d.RawScan), "")
+	tb.Row("no config ÷ config (time)", fmt.Sprintf("%.2f×", vsSweep), "≤ 1.5×")
+	tb.Row(fmt.Sprintf("no config, held to a budget of %s keys/s", format.Commas(int64(d.Budget))), keys(d.Budgeted),
+		"≤ "+keys(float64(d.Budget)*d.BudgetTolerance))
+	for _, h := range d.Heap {
+		tb.Row(fmt.Sprintf("Go heap the sweep holds: %s keys, %s groups", format.Commas(int64(h.Keys)), format.Commas(int64(h.Groups))),
+			format.BytesIEC(h.Bytes), "")
+	}
+	tb.Row("  10× the keys in as many groups ÷ 1×", fmt.Sprintf("%.2f×", d.HeapKeysRatio), "≈ 1×")
+	tb.Row("  a group adds", format.Commas(int64(d.HeapPerGroup))+" B", "")
+	tb.Write(out, "")
 }
