@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"testing"
@@ -80,42 +79,46 @@ func BenchmarkDiscoverAdd(b *testing.B) {
 	groups := discover.New(discover.Options{Location: shanghai})
 	const page = 1000
 	pageOf := func(i int) []string { return names[i*page%len(names):][:page] }
-	// phase runs fn over b.N pages and returns its ns and allocations a key.
-	phase := func(fn func([]string)) (float64, float64) {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		mallocs, start := ms.Mallocs, time.Now()
-		for i := range b.N {
-			fn(pageOf(i))
-		}
-		elapsed := time.Since(start)
-		runtime.ReadMemStats(&ms)
-		keys := float64(b.N * page)
-		return float64(elapsed.Nanoseconds()) / keys, float64(ms.Mallocs-mallocs) / keys
+	paths := []func([]string){
+		func(p []string) {
+			if found, _ := claimed.classify(p); len(found) != len(p) {
+				b.Fatalf("families claimed %d of %d keys", len(found), len(p))
+			}
+		},
+		func(p []string) { unclaimed.classify(p) },
+		func(p []string) { groups.Add(p) },
 	}
 	// Warm each path over every name once, as a sweep's first pages do: the groups' shapes and
 	// their first samples are made then.
 	for i := range len(names) / page {
-		claimed.classify(pageOf(i))
-		unclaimed.classify(pageOf(i))
-		groups.Add(pageOf(i))
-	}
-	b.ResetTimer()
-	cNs, cAllocs := phase(func(p []string) {
-		if found, _ := claimed.classify(p); len(found) != len(p) {
-			b.Fatalf("families claimed %d of %d keys", len(found), len(p))
+		for _, fn := range paths {
+			fn(pageOf(i))
 		}
-	})
-	uNs, uAllocs := phase(func(p []string) { unclaimed.classify(p) })
-	aNs, aAllocs := phase(func(p []string) { groups.Add(p) })
-	b.ReportMetric(cNs, "classify-ns/key")
-	b.ReportMetric(cAllocs, "classify-allocs/key")
-	b.ReportMetric(uNs, "unclaimed-ns/key")
-	b.ReportMetric(uAllocs, "unclaimed-allocs/key")
-	b.ReportMetric(aNs, "add-ns/key")
-	b.ReportMetric(aAllocs, "add-allocs/key")
-	b.ReportMetric(uNs/cNs, "discover/classify")
+	}
+	// The paths take turns on each page, so that what else the machine runs weighs on all alike.
+	var elapsed [3]time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		for j, fn := range paths {
+			start := time.Now()
+			fn(pageOf(i))
+			elapsed[j] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	var ns, allocs [3]float64
+	for j, fn := range paths {
+		ns[j] = float64(elapsed[j].Nanoseconds()) / float64(b.N*page)
+		k := 0
+		allocs[j] = testing.AllocsPerRun(100, func() { fn(pageOf(k)); k++ }) / page
+	}
+	b.ReportMetric(ns[0], "classify-ns/key")
+	b.ReportMetric(allocs[0], "classify-allocs/key")
+	b.ReportMetric(ns[1], "unclaimed-ns/key")
+	b.ReportMetric(allocs[1], "unclaimed-allocs/key")
+	b.ReportMetric(ns[2], "add-ns/key")
+	b.ReportMetric(allocs[2], "add-allocs/key")
+	b.ReportMetric(ns[1]/ns[0], "discover/classify")
 	if g := groups.Keys(); g < int64(len(names)) {
 		b.Fatalf("groups counted %d keys", g)
 	}
