@@ -40,7 +40,7 @@ func (g *Groups) library(name string) (*Library, bool) {
 		if l.Job != "" {
 			// A prefix other than Celery's starts each of the library's keys as "<prefix>:":
 			// checking that costs far less than Classify, which every unclaimed key would pay.
-			if p := l.source.Prefix; p != "" && l.Job != store.Celery && !strings.HasPrefix(name, p+":") {
+			if p := l.source.Prefix; p != "" && l.Job != store.Celery && !(len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p) {
 				continue
 			}
 			k, ok := l.source.Classify(name)
