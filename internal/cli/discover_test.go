@@ -413,3 +413,17 @@ func TestDiscoverCluster(t *testing.T) {
 			snap.Mode, snap.Counters, snap.Unclaimed.Keys)
 	}
 }
+
+// TestDiscoverEmbedded: with no address discover sweeps the embedded Redis filled with the demo's
+// data, and its output, whose addrs = [] is that Redis again, loads with the demo's families
+// found.
+func TestDiscoverEmbedded(t *testing.T) {
+	code, out, errOut := hg(t, "discover", "--config", writeConfig(t, "demo.toml", string(config.Shipped())))
+	if code != exitOK || !strings.Contains(errOut, "embedded Redis on ") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	cfg, err := config.Parse("demo.toml", []byte(out), nil)
+	if err != nil || len(cfg.Redis.Addrs) != 0 || len(cfg.Counters) == 0 || !strings.Contains(out, "addrs = [] is the embedded Redis") {
+		t.Fatalf("%v; %d addrs, %d counters:\n%s", err, len(cfg.Redis.Addrs), len(cfg.Counters), out)
+	}
+}
