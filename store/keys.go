@@ -138,6 +138,27 @@ func BenchKey(name string) string { return benchPrefix + name }
 // BenchMatches are the SCAN MATCH patterns that find the keys BenchKey names, bare or tagged.
 func BenchMatches() []string { return []string{benchPrefix + "*", "{" + benchPrefix + "*"} }
 
+// CompanionQueue reads key as the companion of one of hourglass's queues (InFlightKey,
+// ProcessingKey, TestQueueKey) and returns that queue's key, so a sweep can count the companion
+// with its queue.
+func CompanionQueue(key string) (string, bool) {
+	for _, suffix := range []string{inFlightSuffix, processingSuffix, testQueueSuffix} {
+		base, ok := strings.CutSuffix(key, ":"+suffix)
+		if !ok || base == "" {
+			continue
+		}
+		if q, ok := strings.CutPrefix(base, "{"); ok && strings.HasSuffix(q, "}") {
+			if q = q[:len(q)-1]; q != "" && companionKey(q, suffix) == key {
+				return q, true
+			}
+		}
+		if companionKey(base, suffix) == key {
+			return base, true
+		}
+	}
+	return "", false
+}
+
 // companionKey names a key that must live in key's hash slot (a queue's in-flight set, its
 // processing list): key with suffix when key has a hash tag, else key wrapped as the tag, since
 // "{K}:suffix" hashes exactly as "K" does. A key whose braces Redis does not read as a tag (an
