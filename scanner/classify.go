@@ -23,19 +23,21 @@ type matcher struct {
 // locks, delay and list queue patterns, uniques and job libraries.
 func matchers(st Structures, loc *time.Location) []matcher {
 	var out []matcher
-	exact := func(kind keyKind, i int, key string) {
+	// A queue configured by its key claims that key and its companion (its in-flight set or
+	// processing list), which the snapshot reads with it.
+	exact := func(kind keyKind, i int, key, companion string) {
 		out = append(out, matcher{kindClaimed, i, kind, func(name string) (Key, bool) {
-			return Key{Name: name, kind: kindClaimed, spec: i}, name == key
+			return Key{Name: name, kind: kindClaimed, spec: i}, name == key || companion != "" && name == companion
 		}})
 	}
 	for i, q := range st.DelayQueues {
 		if q.Pattern == nil {
-			exact(kindDelayQueue, i, q.Key)
+			exact(kindDelayQueue, i, q.Key, q.InFlight.Of(q.Key, store.InFlightKey))
 		}
 	}
 	for i, q := range st.ListQueues {
 		if q.Pattern == nil {
-			exact(kindListQueue, i, q.Key)
+			exact(kindListQueue, i, q.Key, q.Processing.Of(q.Key, store.ProcessingKey))
 		}
 	}
 	byPattern := func(kind keyKind, i int, p *store.Pattern, exclude store.Globs) {
@@ -63,12 +65,35 @@ func matchers(st Structures, loc *time.Location) []matcher {
 			byPattern(kindListQueue, i, q.Pattern, q.Exclude)
 		}
 	}
+	for i, q := range st.DelayQueues {
+		if q.Pattern != nil && q.InFlight == (store.Companion{}) {
+			out = append(out, ownCompanions(kindDelayQueue, i, q.Pattern, q.Exclude))
+		}
+	}
+	for i, q := range st.ListQueues {
+		if q.Pattern != nil && q.Processing == (store.Companion{}) {
+			out = append(out, ownCompanions(kindListQueue, i, q.Pattern, q.Exclude))
+		}
+	}
 	for i, u := range st.Uniques {
 		out = append(out, matcher{kindUnique, i, kindUnique, func(name string) (Key, bool) {
 			return matchUnique(u.Family, i, name, loc)
 		}})
 	}
 	return append(out, jobMatchers(st)...)
+}
+
+// ownCompanions claims the companions hourglass names for itself (InFlightKey, ProcessingKey) of
+// the queues a pattern matches: they are read with their queue.
+func ownCompanions(kind keyKind, i int, p *store.Pattern, exclude store.Globs) matcher {
+	return matcher{kindClaimed, i, kind, func(name string) (Key, bool) {
+		q, ok := store.CompanionQueue(name)
+		if !ok || exclude.Match(q) {
+			return Key{}, false
+		}
+		_, ok = p.Match(q)
+		return Key{Name: name, kind: kindClaimed, spec: i}, ok
+	}}
 }
 
 // matchUnique claims a key of unique family f (spec i).

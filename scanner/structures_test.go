@@ -151,7 +151,9 @@ func TestSnapshotOfStructures(t *testing.T) {
 			t.Errorf("the hand-rolled lock %+v", ex)
 		}
 	}
-	if snap.Scan.KeysMatched != 3+3+2+2+3+5 { // limiter keys, unique keys, locks, queues by pattern, queues by key, and 5 above
+	// Limiter keys, unique keys, locks, queues by pattern, queues by key with the in-flight set and
+	// processing list read with them, and 5 above.
+	if snap.Scan.KeysMatched != 3+3+2+2+3+2+5 {
 		t.Errorf("matched %d", snap.Scan.KeysMatched)
 	}
 }
