@@ -47,7 +47,7 @@ type evidence struct {
 	retMin         time.Duration
 
 	ints, nonInts, hll, binary, tokens int
-	intMax                             int64
+	intMax, intMin                     int64
 
 	ahead, recent, past, notTime int // sorted sets, by where their newest score lies
 	units                        map[store.ScoreUnit]int
@@ -118,10 +118,13 @@ func (e *evidence) addString(s Sample) {
 	case strings.HasPrefix(v, "HYLL"):
 		e.hll++
 	case s.Len <= 20 && isInteger(v):
-		e.ints++
 		n, _ := strconv.ParseInt(v, 10, 64)
+		if e.ints == 0 || n < e.intMin {
+			e.intMin = n
+		}
+		e.ints++
 		e.intMax = max(e.intMax, n)
-	case !utf8.ValidString(v) || strings.ContainsRune(v, 0):
+	case binaryValue(v):
 		e.binary++
 		e.nonInts++
 	case randomToken(v, s.Len):
@@ -157,6 +160,20 @@ func (e *evidence) addScores(s Sample) {
 	default:
 		e.past++
 	}
+}
+
+// binaryValue reports whether a string's first bytes are data, not text: invalid UTF-8, or
+// control bytes other than whitespace (a bitmap's bytes are mostly NUL and low values).
+func binaryValue(v string) bool {
+	if !utf8.ValidString(v) {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 func isInteger(v string) bool {
@@ -211,6 +228,9 @@ func (e *evidence) merge(o *evidence) {
 	e.ttlMax = max(e.ttlMax, o.ttlMax)
 	e.retN += o.retN
 	e.retMax = max(e.retMax, o.retMax)
+	if o.ints > 0 && (e.ints == 0 || o.intMin < e.intMin) {
+		e.intMin = o.intMin
+	}
 	e.ints += o.ints
 	e.nonInts += o.nonInts
 	e.hll += o.hll

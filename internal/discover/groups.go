@@ -69,6 +69,11 @@ type shape struct {
 	ev       evidence
 	lib      *Library // set for a library's keys, which are grouped by library, not by shape
 	registry bool     // a library's: the key where it registers its queues was seen
+	// queues are, for a library that names its queue lists after its registry keys (Celery's
+	// exchanges), the names those keys gave, up to maxDistinct.
+	queues []string
+	// companions says which of hourglass's companion keys of the shape's queues were seen.
+	companions uint8
 }
 
 // slotStat is what one segment held over a shape's keys.
@@ -76,6 +81,10 @@ type slotStat struct {
 	distinct map[string]struct{}
 	over     bool
 	min, max string // time tokens: the earliest and latest seen (they sort as text)
+	sample   string // the first value seen, kept when distinct is dropped
+	// align is, for Unix times, the longest of a day, an hour, a minute and a second that every
+	// value seen is a multiple of (in seconds); 0 before any.
+	align int64
 }
 
 // New returns empty Groups.
@@ -106,7 +115,8 @@ func (g *Groups) Add(names []string) []string {
 		if len(sh.examples) < maxExamples {
 			sh.examples = append(sh.examples, name)
 		}
-		if sh.sampled < firstSamples || sh.sampled < maxSamples && maphash.String(g.seed, name)%sampleEvery == 0 {
+		if (sh.sampled < firstSamples || sh.sampled < maxSamples && maphash.String(g.seed, name)%sampleEvery == 0) &&
+			companionOf(name).bit == 0 { // a queue's companion is not the queue: its samples would blur the queue's
 			sh.sampled++
 			sample = append(sample, name)
 		}
@@ -122,7 +132,14 @@ func (g *Groups) shapeOf(name string) *shape {
 			sh = &shape{lib: lib}
 			g.libs[lib.Name] = sh
 		}
-		sh.registry = sh.registry || registry
+		if registry {
+			sh.register(name)
+		}
+		return sh
+	}
+	if c := companionOf(name); c.bit != 0 {
+		sh := g.shapeOf(c.queue) // counted with its queue, whose entry then reads it
+		sh.companions |= c.bit
 		return sh
 	}
 	toks := tokenize(name, g.tokBuf)
@@ -229,12 +246,18 @@ func (sk *skeleton) catchAll() *shape {
 
 // note records one segment's text.
 func (s *slotStat) note(text string, cls class) {
+	if s.sample == "" {
+		s.sample = strings.Clone(text)
+	}
 	if cls.timeClass() {
 		if s.min == "" || text < s.min {
 			s.min = text
 		}
 		if text > s.max {
 			s.max = text
+		}
+		if cls == clUnixS || cls == clUnixMS {
+			s.align = alignOf(text, cls, s.align)
 		}
 	}
 	if s.over {
@@ -266,9 +289,20 @@ func (sh *shape) merge(o *shape) {
 	}
 	sh.sampled += o.sampled
 	sh.ev.merge(&o.ev)
+	sh.companions |= o.companions
+	sh.registry = sh.registry || o.registry
+	for _, q := range o.queues {
+		sh.addQueue(q)
+	}
 }
 
 func (s *slotStat) merge(o slotStat) {
+	if s.sample == "" {
+		s.sample = o.sample
+	}
+	if o.align != 0 && (s.align == 0 || o.align < s.align) {
+		s.align = o.align
+	}
 	if o.min != "" && (s.min == "" || o.min < s.min) {
 		s.min = o.min
 	}

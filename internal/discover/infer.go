@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -14,7 +15,7 @@ func (g *Groups) Result() Result {
 	var groups []Group
 	var libs []*shape
 	for _, sh := range g.libs {
-		libs = append(libs, sh)
+		libs = append(libs, sh.clone()) // the shapes folded into it must not stay there
 	}
 	sort.Slice(libs, func(i, j int) bool { return libs[i].lib.Name < libs[j].lib.Name })
 	for _, sk := range g.skels {
@@ -104,13 +105,27 @@ func foldInto(libs []*shape, sh *shape) *shape {
 		}
 		all := true
 		for _, ex := range sh.examples {
-			all = all && lib.lib.claims(ex)
+			all = all && (lib.lib.claims(ex) || lib.knows(ex))
 		}
 		if all {
 			return lib
 		}
 	}
 	return nil
+}
+
+// clone copies sh, so that merging into the copy leaves sh as it is.
+func (sh *shape) clone() *shape {
+	c := *sh
+	c.examples = append([]string(nil), sh.examples...)
+	c.queues = append([]string(nil), sh.queues...)
+	c.slots = append([]slotStat(nil), sh.slots...)
+	for i := range c.slots {
+		c.slots[i].distinct = maps.Clone(c.slots[i].distinct)
+	}
+	c.ev.types = maps.Clone(sh.ev.types)
+	c.ev.units = maps.Clone(sh.ev.units)
+	return &c
 }
 
 // allShapes lists every shape kept. g.mu is held.

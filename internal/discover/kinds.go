@@ -32,14 +32,7 @@ func (g *Groups) infer(sh *shape) Group {
 	case t == "zset":
 		inferScores(&gr, sh, l)
 	case t == "list":
-		gr.Kind, gr.Confidence = KindListQueue, Medium
-		if taskName(l.text) {
-			gr.Confidence = High
-		}
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("lists of up to %s elements", commas(e.lenMax)))
-		none := ""
-		gr.Entry = &Entry{Table: "list_queue", Processing: &none}
-		keyOrPattern(gr.Entry, l, sh)
+		listQueue(&gr, sh, l)
 	case t == "string":
 		inferString(&gr, sh, l)
 	default:
@@ -57,6 +50,17 @@ func (g *Groups) inferWindowed(gr *Group, sh *shape, l layout) {
 	var kind Kind
 	var table string
 	switch {
+	case mixedInts(e):
+		undecidedMixed(gr, e)
+		return
+	case float64(e.tokens) >= 0.9*n && float64(e.withTTL) >= 0.9*n && e.ttlMax <= 24*time.Hour &&
+		(e.ttlMax <= maxLockTTL || lockName(l.text)):
+		kl := keyLayout(sh)
+		gr.Evidence = append([]string{typesText(e)}, kl.dims...)
+		inferLock(gr, sh, kl, "random tokens")
+		return
+	case float64(e.ints) >= 0.9*n && g.windowLimiter(gr, sh, l):
+		return
 	case float64(e.hll) >= 0.9*n:
 		kind, table = KindUnique, "unique"
 		gr.Evidence = append(gr.Evidence, "values are HyperLogLogs")
@@ -77,7 +81,7 @@ func (g *Groups) inferWindowed(gr *Group, sh *shape, l layout) {
 	gr.Evidence = append(gr.Evidence, fmt.Sprintf("windows: %s, %s … %s (%s)", c.describe(), st.min, st.max, distinctText(st)))
 	if l.window < 0 {
 		gr.Confidence = Low
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("windows named in %s: hourglass's families read hour and day windows in date formats, so no entry can read these", c.describe()))
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("windows named in %s%s: hourglass's families read hour and day windows in date formats, so no entry can read these", c.describe(), alignText(st)))
 		return
 	}
 	gr.Confidence = High
@@ -107,7 +111,7 @@ func (g *Groups) retention(sh *shape, l layout) (string, string) {
 	if e.retN > 0 {
 		// A minute of slack: the TTL is read a moment after the clock, and writers that expire
 		// from their first write land a little past the window-aligned instant.
-		r := roundUp(e.retMax-time.Minute, unit)
+		r := retentionOf(e.retMax-time.Minute, unit)
 		note := fmt.Sprintf("retention: keys expire %s … %s after their window ends, on %d of %d sampled", short(e.retMin), short(e.retMax), e.retN, e.present())
 		if e.noTTL > 0 {
 			note += fmt.Sprintf("; %d have no TTL and never expire", e.noTTL)
@@ -120,75 +124,6 @@ func (g *Groups) retention(sh *shape, l layout) (string, string) {
 		age = max(unit, roundUp(e.lastNow.Sub(start.Add(length)), unit))
 	}
 	return duration(age), fmt.Sprintf("no TTL on any of %d sampled keys: they never expire; retention set to the oldest window's age (%s) so nothing present reads as expired", e.present(), duration(age))
-}
-
-// inferScores decides a group of sorted sets by where their scores lie against the server clock.
-func inferScores(gr *Group, sh *shape, l layout) {
-	e := &sh.ev
-	timed := e.ahead + e.recent + e.past
-	if e.notTime > timed {
-		gr.Kind, gr.Confidence = KindUndecided, Low
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("sorted sets whose scores are not times in any unit (%d of %d): a ranking, not a queue or limiter", e.notTime, e.notTime+timed))
-		return
-	}
-	if timed == 0 {
-		gr.Kind, gr.Confidence = KindUndecided, Low
-		gr.Evidence = append(gr.Evidence, "every sampled sorted set was empty")
-		return
-	}
-	u := e.unit()
-	scores := fmt.Sprintf("scores: %s; newest ahead of the server clock in %d, within the last day in %d, older in %d of %d", unitName(u), e.ahead, e.recent, e.past, timed)
-	gr.Evidence = append(gr.Evidence, scores)
-	expiring := e.withTTL*2 >= e.present()
-	switch {
-	case e.ahead*5 >= timed:
-		gr.Kind, gr.Confidence = KindDelayQueue, High
-		if e.ahead*2 < timed {
-			gr.Confidence = Medium
-		}
-	case expiring && e.past == 0:
-		gr.Kind, gr.Confidence = KindSlidingLimiter, Medium
-		window := roundUp(max(e.ttlMax, e.spanMax), time.Second)
-		gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "sliding", Window: duration(window), Limit: max(1, e.lenMax)}
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("recent times with TTLs: a sliding limiter; window from the longest TTL (%s), limit = the most hits seen in one key (%s): set your real limit", short(e.ttlMax), commas(e.lenMax)))
-		return
-	default:
-		gr.Kind, gr.Confidence = KindDelayQueue, Medium
-		gr.Evidence = append(gr.Evidence, "every task is overdue: a queue backing up, or a log of times")
-	}
-	none := ""
-	gr.Entry = &Entry{Table: "delay_queue", ScoreUnit: u.String(), InFlight: &none}
-	keyOrPattern(gr.Entry, l, sh)
-}
-
-// inferString decides a group of strings whose names hold no time token.
-func inferString(gr *Group, sh *shape, l layout) {
-	e := &sh.ev
-	n := float64(e.present())
-	expiring := float64(e.withTTL) >= 0.9*n
-	switch {
-	case float64(e.ints) >= 0.9*n && expiring && e.ttlMax <= 24*time.Hour:
-		gr.Kind, gr.Confidence = KindFixedLimiter, Medium
-		window := niceWindow(e.ttlMax)
-		gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "fixed", Window: duration(window), Limit: max(1, e.intMax)}
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("small integers (up to %s) with TTLs up to %s: a fixed-window limiter; limit = the highest count seen: set your real limit", commas(e.intMax), short(e.ttlMax)))
-	case float64(e.ints) >= 0.9*n:
-		gr.Kind, gr.Confidence = KindOther, Medium
-		gr.Evidence = append(gr.Evidence, "integers with no time window in their names and no short TTL: totals, not windowed counters")
-	case float64(e.tokens) >= 0.9*n && expiring && e.ttlMax <= 24*time.Hour:
-		gr.Kind, gr.Confidence = KindLock, Medium
-		if strings.Contains(strings.ToLower(l.text), "lock") || strings.Contains(strings.ToLower(l.text), "mutex") {
-			gr.Confidence = High
-		}
-		gr.Entry = &Entry{Table: "lock", Pattern: l.text}
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("random tokens with TTLs up to %s: locks and their holders", short(e.ttlMax)))
-	case e.hll > 0 && float64(e.hll) >= 0.9*n:
-		gr.Kind, gr.Confidence = KindOther, Medium
-		gr.Evidence = append(gr.Evidence, "HyperLogLogs with no time window in their names: a [[unique]] family needs one")
-	default:
-		gr.Kind, gr.Confidence = KindOther, High
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("values: %d of %d sampled are text or data, not counts: cache or session values", e.nonInts, e.present()))
-	}
 }
 
 // keyOrPattern sets a queue entry's key when the group is one key, its pattern otherwise.
@@ -212,9 +147,12 @@ func inferLibrary(sh *shape) Group {
 		gr.Kind = KindJobQueue
 		gr.Pattern = lib.source.Prefix + "… (" + lib.Name + ")"
 		gr.Entry = &Entry{Table: "job_queue", Name: lib.Name, Layout: lib.Name}
-		if sh.registry {
+		switch {
+		case sh.registry && lib.Job == store.BullMQ:
+			gr.Evidence = append(gr.Evidence, "names as bullmq writes them, the keys it keeps once per queue (meta, id, events) among them")
+		case sh.registry:
 			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them, its queue registry among them")
-		} else {
+		default:
 			gr.Confidence = Medium
 			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them; its queue registry was not seen")
 		}
@@ -228,7 +166,11 @@ func inferLibrary(sh *shape) Group {
 		gr.Confidence = Medium
 		gr.Entry.Window = duration(niceWindow(sh.ev.ttlMax))
 		gr.Entry.Limit = max(1, sh.ev.intMax)
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("window from the longest TTL (%s) and limit from the highest count seen (%s): the keys do not hold them, set yours", short(sh.ev.ttlMax), commas(sh.ev.intMax)))
+		if note := redisRateNote(lib); note != "" {
+			gr.Evidence = append(gr.Evidence, fmt.Sprintf("%s; window proposed from the longest TTL (%s), limit 1", note, short(sh.ev.ttlMax)))
+		} else {
+			gr.Evidence = append(gr.Evidence, fmt.Sprintf("window from the longest TTL (%s) and limit from the highest count seen (%s): the keys do not hold them, set yours", short(sh.ev.ttlMax), commas(sh.ev.intMax)))
+		}
 	}
 	return gr
 }
@@ -392,19 +334,21 @@ func roundUp(d, unit time.Duration) time.Duration {
 	return (d + unit - 1) / unit * unit
 }
 
-// niceWindow rounds a TTL up to the window it most likely is: a second, minute, hour or day
-// multiple.
+// niceWindow rounds a TTL up to the window it most likely is: the next of the windows limiters
+// are commonly given (1s, 5s, 10s, 15s, 30s, 1m, 5m, 10m, 15m, 30m, 1h, 2h, 3h, 6h, 12h, 1d),
+// else whole days.
 func niceWindow(ttl time.Duration) time.Duration {
-	switch {
-	case ttl <= time.Minute:
-		return roundUp(ttl, time.Second)
-	case ttl <= time.Hour:
-		return roundUp(ttl, time.Minute)
-	case ttl <= 24*time.Hour:
-		return roundUp(ttl, time.Hour)
+	for _, w := range niceWindows {
+		if ttl <= w {
+			return w
+		}
 	}
 	return roundUp(ttl, 24*time.Hour)
 }
+
+var niceWindows = []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second,
+	30 * time.Second, time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour}
 
 // duration spells d as the config reads it: whole days as "30d", else Go's form without zero
 // units ("48h", "90s", "1h30m").
@@ -418,10 +362,18 @@ func duration(d time.Duration) string {
 	return s
 }
 
-// short spells a duration for the evidence, to the second.
+// short spells a duration for the evidence: to the second under two days, in days and hours
+// from there ("30d", "88d12h").
 func short(d time.Duration) string {
 	if d < 0 {
 		return "-" + short(-d)
+	}
+	if day := 24 * time.Hour; d >= 2*day {
+		d = d.Round(time.Hour)
+		if d%day == 0 {
+			return duration(d)
+		}
+		return fmt.Sprintf("%dd%dh", d/day, d%day/time.Hour)
 	}
 	return duration(d.Round(time.Second))
 }

@@ -45,7 +45,7 @@ func (g *Groups) library(name string) (*Library, bool) {
 			}
 			k, ok := l.source.Classify(name)
 			if ok && !ambiguous(l.Job, name, k) {
-				return l, k.Registry
+				return l, k.Registry || l.Job == store.BullMQ && bullmqQueueKey(name)
 			}
 			continue
 		}
@@ -63,6 +63,84 @@ func (l *Library) claims(name string) bool {
 		return ok
 	}
 	return strings.HasPrefix(name, l.prefix)
+}
+
+// bullmqQueueKey reports whether name is one of the keys BullMQ keeps once per queue (its meta
+// hash, its id counter, its event stream): BullMQ has no registry of queues, and these stand for
+// one.
+func bullmqQueueKey(name string) bool {
+	return strings.HasSuffix(name, ":meta") || strings.HasSuffix(name, ":id") || strings.HasSuffix(name, ":events")
+}
+
+// register notes that the library's registry key name was seen, and the queue it names when the
+// library names its queue lists after it: kombu's "_kombu.binding.<exchange>" set binds, by
+// Celery's default, a queue named as the exchange, whose list is named as the queue.
+func (sh *shape) register(name string) {
+	sh.registry = true
+	if sh.lib.Job == store.Celery {
+		if ex, ok := strings.CutPrefix(name, sh.lib.source.Prefix+"_kombu.binding."); ok {
+			sh.addQueue(ex)
+		}
+	}
+}
+
+// addQueue keeps a queue name a registry gave, up to maxDistinct of them.
+func (sh *shape) addQueue(q string) {
+	for _, have := range sh.queues {
+		if have == q {
+			return
+		}
+	}
+	if len(sh.queues) < maxDistinct {
+		sh.queues = append(sh.queues, strings.Clone(q))
+	}
+}
+
+// knows reports whether name is the list of a queue the library's registry named.
+func (sh *shape) knows(name string) bool {
+	q := strings.TrimPrefix(name, sh.lib.source.Prefix)
+	for _, have := range sh.queues {
+		if q == have {
+			return true
+		}
+	}
+	return false
+}
+
+// The companion keys hourglass keeps beside its own queues, in the queue's hash slot.
+const (
+	compInFlight   uint8 = 1 << iota // a delay queue's claimed tasks
+	compProcessing                   // a list queue's popped tasks
+	compTest                         // the test queue test traffic drives beside a real one
+)
+
+// companionSuffixes are the companions' suffixes as store names them.
+var companionSuffixes = []struct {
+	suffix string
+	bit    uint8
+}{
+	{strings.TrimPrefix(store.InFlightKey("q"), "{q}"), compInFlight},
+	{strings.TrimPrefix(store.ProcessingKey("q"), "{q}"), compProcessing},
+	{strings.TrimPrefix(store.TestQueueKey("q"), "{q}"), compTest},
+}
+
+// companion is a companion key's queue and which companion it is (bit 0 when the name is none).
+type companion struct {
+	queue string
+	bit   uint8
+}
+
+// companionOf reads name as the companion of one of hourglass's queues.
+func companionOf(name string) companion {
+	for _, c := range companionSuffixes {
+		if strings.HasSuffix(name, c.suffix) {
+			if q, ok := store.CompanionQueue(name); ok {
+				return companion{queue: q, bit: c.bit}
+			}
+			return companion{}
+		}
+	}
+	return companion{}
 }
 
 // ambiguous reports whether a name a job library claims could as well be anyone's.

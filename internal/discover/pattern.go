@@ -19,14 +19,20 @@ type layout struct {
 
 // patternOf builds sh's pattern: literal words and constant segments as they are, the last date
 // window as <window>, every other varying segment as a placeholder named after what it holds.
-func patternOf(sh *shape) layout {
+func patternOf(sh *shape) layout { return layoutOf(sh, true) }
+
+// keyLayout is sh's pattern for keys that are not windowed (a lock's, a limiter's): a time in the
+// name is a placeholder like any other.
+func keyLayout(sh *shape) layout { return layoutOf(sh, false) }
+
+func layoutOf(sh *shape, windowed bool) layout {
 	sk := sh.skel
 	l := layout{window: -1, timeSeg: -1, varies: make([]bool, len(sk.classes)), names: make([]string, len(sk.classes))}
 	for i := len(sk.classes) - 1; i >= 0; i-- {
 		if sk.classes[i].timeClass() && l.timeSeg < 0 {
 			l.timeSeg = i
 		}
-		if sk.classes[i].dateWindow() && l.window < 0 {
+		if windowed && sk.classes[i].dateWindow() && l.window < 0 {
 			l.window = i
 		}
 	}
@@ -70,15 +76,20 @@ func dimName(sh *shape, i int, used map[string]bool) string {
 	case clUUID:
 		base = "uuid"
 	case clID:
-		for v := range sh.slots[i].distinct {
-			base = strings.ToLower(strings.TrimRight(v, "0123456789"))
-			break
-		}
-	case clUnixS, clUnixMS, clMinute, clWeek, clHour, clDay, clDayDash:
+		base = letterPrefix(sh.slots[i].sample)
+	case clHour:
+		base = "hour"
+	case clDay, clDayDash:
+		base = "day"
+	case clMinute:
+		base = "minute"
+	case clWeek:
+		base = "week"
+	case clUnixS, clUnixMS:
 		base = "time"
 	}
-	if base == "" && i > 0 && sk.classes[i-1] == clWord && sh.words[i-1] != "" {
-		base = strings.ToLower(sh.words[i-1])
+	if base == "" {
+		base = wordsBefore(sh, i)
 	}
 	base = placeholderSafe(base)
 	if base == "" || base == "window" {
@@ -93,6 +104,33 @@ func dimName(sh *shape, i int, used map[string]bool) string {
 	}
 	used[name] = true
 	return name
+}
+
+// letterPrefix is the letters of an id such as "app12" or "device456" (letters, then digits),
+// lowercased, or "".
+func letterPrefix(v string) string {
+	i := 0
+	for i < len(v) && (v[i] >= 'a' && v[i] <= 'z' || v[i] >= 'A' && v[i] <= 'Z') {
+		i++
+	}
+	if i == 0 || i == len(v) || !allDigits(v[i:]) {
+		return ""
+	}
+	return strings.ToLower(v[:i])
+}
+
+// wordsBefore is the literal words just before segment i, joined as they are by '_' or '-'
+// ("last_seen"), lowercased with '_' between them, or "".
+func wordsBefore(sh *shape, i int) string {
+	sk := sh.skel
+	var words []string
+	for j := i - 1; j >= 0 && sk.classes[j] == clWord && sh.words[j] != ""; j-- {
+		words = append([]string{strings.ToLower(sh.words[j])}, words...)
+		if sep := sk.seps[j]; j == 0 || sep != '_' && sep != '-' || len(words) == 3 {
+			break
+		}
+	}
+	return strings.Join(words, "_")
 }
 
 // placeholderSafe keeps the letters, digits and underscores of s, starting with a letter, up to

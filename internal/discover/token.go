@@ -48,7 +48,7 @@ func (c class) format() string {
 
 // describe names a class for the evidence.
 func (c class) describe() string {
-	return [...]string{"literal", "number", "id", "hex", "UUID", "IPv4", "binary", "empty",
+	return [...]string{"word", "number", "id", "hex", "UUID", "IPv4", "binary", "empty",
 		"yyyyMMddHH", "yyyyMMdd", "yyyy-MM-dd", "yyyyMMddHHmm", "ISO week", "Unix seconds",
 		"Unix milliseconds"}[c]
 }
@@ -336,4 +336,27 @@ func windowOf(c class, s string, loc *time.Location) (time.Time, time.Duration, 
 		return t, t.AddDate(0, 0, 1).Sub(t), true // a day with a DST change is 23 or 25 hours
 	}
 	return t, length, true
+}
+
+// alignOf narrows align (in seconds; 0 before any value) by the Unix time text of class c: to the
+// longest of a day, an hour, a minute and a second that it is a multiple of (1 for none of them).
+func alignOf(text string, c class, align int64) int64 {
+	v := atoi(text)
+	if c == clUnixMS {
+		if v%1000 != 0 {
+			return 1
+		}
+		v /= 1000
+	}
+	a := int64(1)
+	for _, step := range []int64{86400, 3600, 60} {
+		if v%step == 0 {
+			a = step
+			break
+		}
+	}
+	if align != 0 {
+		a = min(a, align)
+	}
+	return a
 }

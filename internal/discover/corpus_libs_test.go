@@ -1,0 +1,114 @@
+package discover_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/hibiken/asynq"
+
+	"hourglass/internal/discover"
+	"hourglass/internal/redistest"
+)
+
+// storeTestdata is where the store's fixtures are, from this package.
+var storeTestdata = filepath.Join("..", "..", "store", "testdata")
+
+// libraryFamilies lets each job library and limiter library write its own keys with the library
+// itself: the store's fixtures, and the Go libraries' own clients.
+func libraryFamilies(c *corpus) {
+	url := "redis://" + c.srv.Addr + "/0"
+	job := func(layout string) *family {
+		return &family{name: layout, kind: discover.KindJobQueue, layout: layout}
+	}
+	limiter := func(layout string) *family {
+		return &family{name: layout, kind: discover.KindLimiterLibrary, layout: layout}
+	}
+	ruby := redistest.Interpreter(c.t, "ruby", "sidekiq")
+	c.add(job("sidekiq"), func() {
+		redistest.RunFixture(c.t, ruby, filepath.Join(storeTestdata, "sidekiq"), nil, "fixture.rb", url)
+	})
+	rq := redistest.Interpreter(c.t, "python3", "rq")
+	c.add(job("rq"), func() { redistest.RunFixture(c.t, rq, filepath.Join(storeTestdata, "rq"), nil, "fixture.py", url) })
+	celery := redistest.Interpreter(c.t, "python3", "celery")
+	c.add(job("celery"), func() {
+		redistest.RunFixture(c.t, celery, filepath.Join(storeTestdata, "celery"), nil, "fixture.py", url)
+	})
+	node := redistest.Interpreter(c.t, "node", "bullmq", "ioredis", "rate-limiter-flexible")
+	c.add(job("bullmq"), func() { redistest.RunFixture(c.t, node, redistest.NodeDir(), nil, "bullmq.mjs", url) })
+	c.add(job("asynq"), func() { asynqKeys(c) })
+	limits := redistest.Interpreter(c.t, "python3", "limits")
+	c.add(limiter("limits"), func() {
+		redistest.RunFixture(c.t, limits, filepath.Join(storeTestdata, "limits"), nil, "fixture.py", url)
+	})
+	rlflex := limiter("rate-limiter-flexible")
+	c.add(rlflex, func() { redistest.RunFixture(c.t, node, redistest.NodeDir(), nil, "rlflex.mjs", url) })
+	// Its limiter with keyPrefix "login" is under no default prefix: a counter with a TTL.
+	c.split(rlflex, &family{name: "rlflex own prefix", kind: discover.KindFixedLimiter, patterns: []string{"login:blocked"}},
+		func(k string) bool { return strings.HasPrefix(k, "login:") })
+	c.add(limiter("redis_rate"), func() {
+		lim := redis_rate.NewLimiter(c.rdb)
+		for u := range 12 {
+			for range 1 + u%4 {
+				_, err := lim.Allow(c.t.Context(), fmt.Sprintf("api:%d", 700+u), redis_rate.PerHour(10))
+				c.must(err)
+			}
+		}
+	})
+}
+
+// split moves from's keys that match into a family of their own.
+func (c *corpus) split(from, to *family, match func(string) bool) {
+	c.t.Helper()
+	for _, k := range from.keys {
+		if match(k) {
+			to.keys = append(to.keys, k)
+		}
+	}
+	from.keys = slices.DeleteFunc(from.keys, match)
+	if len(to.keys) == 0 {
+		c.t.Fatalf("no key of %s is %s's", from.name, to.name)
+	}
+	c.fams = append(c.fams, to)
+}
+
+// asynqKeys has asynq's client and a server of its own write a few queues: pending, scheduled,
+// aggregating in a group, paused, and completed tasks kept by Retention.
+func asynqKeys(c *corpus) {
+	opt := asynq.RedisClientOpt{Addr: c.srv.Addr}
+	client := asynq.NewClient(opt)
+	defer client.Close()
+	insp := asynq.NewInspector(opt)
+	defer insp.Close()
+	enqueue := func(typ string, opts ...asynq.Option) {
+		_, err := client.Enqueue(asynq.NewTask(typ, []byte(`{"n":1}`)), opts...)
+		c.must(err)
+	}
+	later := asynq.Queue("later")
+	enqueue("send", later)
+	enqueue("send", later, asynq.ProcessIn(time.Minute))
+	enqueue("send", later, asynq.ProcessIn(2*time.Hour))
+	enqueue("send", later, asynq.Group("batch"))
+	enqueue("send", asynq.Queue("held"))
+	c.must(insp.PauseQueue("held"))
+	srv := asynq.NewServer(opt, asynq.Config{Concurrency: 1, Queues: map[string]int{"work": 1}, LogLevel: asynq.FatalLevel})
+	c.must(srv.Start(asynq.HandlerFunc(func(context.Context, *asynq.Task) error { return nil })))
+	defer srv.Shutdown()
+	enqueue("send", asynq.Queue("work"), asynq.Retention(time.Hour))
+	enqueue("send", asynq.Queue("work"), asynq.Retention(time.Hour))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		q, err := insp.GetQueueInfo("work")
+		if err == nil && q.Completed == 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("asynq's server did not complete its tasks: %+v %v", q, err)
+		}
+		time.Sleep(10 * time.Millisecond) // polling asynq's own count, with a deadline
+	}
+}
