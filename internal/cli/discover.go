@@ -105,7 +105,7 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	t, err := target.Open(ctx, cfg)
+	t, err := target.Open(ctx, base)
 	if err != nil {
 		finish(false)
 		return err
@@ -121,7 +121,7 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	if console.IsTerminal(stderr) {
 		progress = stderr
 	}
-	found, sweepErr := sweepUnclaimed(ctx, t, cfg, base, progress)
+	found, sweepErr := sweepUnclaimed(ctx, t, base, progress)
 	if sweepErr != nil && !found.partial {
 		finish(false)
 		return sweepErr
@@ -129,7 +129,7 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	for _, w := range found.warnings {
 		fmt.Fprintln(stderr, "hourglass: warning: "+w)
 	}
-	err = r.print(out, t, cfg, base, before, found)
+	err = r.print(out, t, base, before, found)
 	if !finish(err == nil) && err == nil {
 		err = fmt.Errorf("discover: writing %s failed", r.output)
 	}
@@ -139,8 +139,9 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	return sweepErr
 }
 
-// mergeBase is the config whose entries claim keys in the sweep, and its text: --merge's file,
-// or, without --merge, the connection's config with every entry taken out.
+// mergeBase is the config the sweep runs with, and its text: --merge's file, whose entries claim
+// keys, or, without --merge, the connection's config with every entry taken out (so none of them
+// is checked against a cluster either). Its connection and [scan] settings are cfg's.
 func (r *discoverRun) mergeBase(cfg *config.Config) (*config.Config, string, error) {
 	if r.merge == "" {
 		base := *cfg
@@ -158,6 +159,7 @@ func (r *discoverRun) mergeBase(cfg *config.Config) (*config.Config, string, err
 	if err != nil {
 		return nil, "", config.UsageError{Err: err}
 	}
+	base.Redis, base.Scan = cfg.Redis, cfg.Scan
 	return base, string(text), nil
 }
 
@@ -212,14 +214,13 @@ type finding struct {
 	warnings []string
 }
 
-// sweepUnclaimed runs one sweep at the config's budget with base's entries claiming keys, and
-// returns what the others look like. It looks at the sweep's progress every pollSlice, and
+// sweepUnclaimed runs one sweep at base's budget with its entries claiming keys, and returns
+// what the others look like. It looks at the sweep's progress every pollSlice, and
 // writes it to progress (a terminal) when not nil. ctrl+c stops it within the slice; it then
 // returns what it found so far (partial) with the reason.
-func sweepUnclaimed(ctx context.Context, t *target.Target, cfg, base *config.Config, progress io.Writer) (finding, error) {
+func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, progress io.Writer) (finding, error) {
 	loc := base.Timezone
-	opt := cfg.SweepOptions(false)
-	opt.Location, opt.Structures = loc, base.Structures
+	opt := base.SweepOptions(true)
 	w := scanner.NewWatcher(t.RDB, base.Counters, opt,
 		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode})
 	start := time.Now()
@@ -287,7 +288,7 @@ type discoverJSON struct {
 }
 
 // print renders what was found as config text (checked to load) and writes it, or the JSON.
-func (r *discoverRun) print(out io.Writer, t *target.Target, cfg, base *config.Config, before string, f finding) error {
+func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config, before string, f finding) error {
 	label := t.Label
 	if t.Embedded == nil {
 		label += ", " + t.Mode
@@ -295,7 +296,7 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, cfg, base *config.C
 	doc := &discover.Doc{
 		Target: label, TakenAt: f.takenAt, Elapsed: f.elapsed, KeysSeen: f.keysSeen,
 		Complete: f.complete, Timezone: base.TimezoneName, Merge: r.merge, Before: before,
-		Redis:  connection(cfg.Redis, r.common.insecure, t.Embedded != nil),
+		Redis:  connection(base.Redis, r.common.insecure, t.Embedded != nil),
 		Result: f.result.Avoiding(entryNames(before)),
 	}
 	text, err := checkedConfig(doc, t.Mode == "cluster")

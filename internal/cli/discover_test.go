@@ -394,7 +394,13 @@ func TestDiscoverCluster(t *testing.T) {
 			}
 		}
 	}
-	conn := writeConfig(t, "conn.toml", fmt.Sprintf("timezone = \"UTC\"\n[redis]\naddrs = [%q]\n", cl.Addrs[0]))
+	// The config's own family fits the split keys, and a cluster refuses it; without --merge it
+	// claims nothing and is not checked.
+	conn := writeConfig(t, "conn.toml", fmt.Sprintf("timezone = \"UTC\"\n[redis]\naddrs = [%q]\n\n[[counter]]\nname = \"mine\"\n"+
+		"pattern = \"split:<app>:<window>\"\nhour_format = \"yyyyMMddHH\"\nhour_retention = \"2d\"\nday_format = \"yyyyMMdd\"\nday_retention = \"30d\"\n", cl.Addrs[0]))
+	if code, _, errOut := hg(t, "snapshot", "--config", conn); code != exitUsage || !strings.Contains(errOut, "cluster slots") {
+		t.Fatalf("snapshot with a family a cluster refuses: exit %d, %q", code, errOut)
+	}
 	code, out, errOut := hg(t, "discover", "--config", conn)
 	if code != exitOK {
 		t.Fatalf("discover on a cluster: exit %d, %s", code, errOut)
