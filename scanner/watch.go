@@ -3,6 +3,8 @@ package scanner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -177,6 +179,82 @@ func (w *Watcher) readLive(ctx context.Context, family string) ([]LiveWindow, er
 		live[i].ReadAt = at
 	}
 	return live, nil
+}
+
+// Claim adds counter families and structures to what the watcher counts. The sweep under way
+// classified its keys without them, so it is dropped: the next Poll starts a sweep that counts
+// the new entries' keys under them, and its Snapshot is the first to show them. A name already
+// watched for the same kind of entry is refused, and nothing is added. Claim waits for a Poll
+// under way to end (it holds the watcher's lock), so it never changes a sweep that is running.
+func (w *Watcher) Claim(families []*store.Family, st Structures) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := claimClash(w.families, w.sweepOpt.Structures, families, st); err != nil {
+		return err
+	}
+	// New slices: the old ones may share their arrays with the caller's config.
+	w.families = slices.Concat(w.families, families)
+	w.sweepOpt.Structures = w.sweepOpt.Structures.with(st)
+	w.snapOpt.Structures = w.snapOpt.Structures.with(st)
+	w.restart = true
+	return nil
+}
+
+// with returns s and add together, in new slices.
+func (s Structures) with(add Structures) Structures {
+	return Structures{
+		DelayQueues: slices.Concat(s.DelayQueues, add.DelayQueues),
+		ListQueues:  slices.Concat(s.ListQueues, add.ListQueues),
+		Limiters:    slices.Concat(s.Limiters, add.Limiters),
+		Uniques:     slices.Concat(s.Uniques, add.Uniques),
+		Locks:       slices.Concat(s.Locks, add.Locks),
+		JobQueues:   slices.Concat(s.JobQueues, add.JobQueues),
+	}
+}
+
+// claimClash says which name of the added entries is already watched (or added twice) for the
+// same kind of entry, as the config refuses a name declared twice.
+func claimClash(fams []*store.Family, have Structures, addFams []*store.Family, add Structures) error {
+	family := func(f *store.Family) string { return f.Name() }
+	unique := func(u UniqueSpec) string { return u.Family.Name() }
+	delay := func(q DelayQueueSpec) string { return q.Name }
+	list := func(q ListQueueSpec) string { return q.Name }
+	limiter := func(l LimiterSpec) string { return l.Name }
+	lock := func(l LockSpec) string { return l.Name }
+	job := func(j JobQueueSpec) string { return j.Name }
+	for _, k := range []struct {
+		what     string
+		old, new []string
+	}{
+		{"counter family", names(fams, family), names(addFams, family)},
+		{"unique family", names(have.Uniques, unique), names(add.Uniques, unique)},
+		{"delay queue", names(have.DelayQueues, delay), names(add.DelayQueues, delay)},
+		{"list queue", names(have.ListQueues, list), names(add.ListQueues, list)},
+		{"limiter", names(have.Limiters, limiter), names(add.Limiters, limiter)},
+		{"lock", names(have.Locks, lock), names(add.Locks, lock)},
+		{"job queue", names(have.JobQueues, job), names(add.JobQueues, job)},
+	} {
+		seen := map[string]bool{}
+		for _, n := range k.old {
+			seen[n] = true
+		}
+		for _, n := range k.new {
+			if seen[n] {
+				return fmt.Errorf("scanner: claim: a %s named %q is already watched", k.what, n)
+			}
+			seen[n] = true
+		}
+	}
+	return nil
+}
+
+// names maps each of xs to its name.
+func names[T any](xs []T, name func(T) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = name(x)
+	}
+	return out
 }
 
 func (w *Watcher) begin() {
