@@ -21,6 +21,8 @@ type checker struct {
 	patternLine map[string]int // "<table>:<name>" -> line of its pattern (a unique may share a counter's name)
 	defaultZone *time.Location // the top-level timezone, for families without their own
 	warnings    []*Error
+	// taken are the names of the config in use, when entries are added to it (ParseEntries).
+	taken map[string]bool
 }
 
 // table is one decoded TOML table and the path its keys are found under in the line index.

@@ -73,6 +73,7 @@ func (c *checker) counter(t table, firstLine map[string]int, header string) *sto
 		} else {
 			firstLine[spec.Name] = c.lines.lineOf(at("name"))
 		}
+		c.clash(at("name"), header, spec.Name)
 	}
 	fam, err := store.NewFamily(spec)
 	var se *store.SpecError

@@ -79,6 +79,9 @@ func (c *checker) named(t table, header string, names map[string]int) (string, b
 		c.fail(t.path+".name", "duplicate %s name %q (first declared at line %d)", header, name, line)
 		return "", false
 	}
+	if c.clash(t.path+".name", header, name) {
+		return "", false
+	}
 	names[header+name] = c.lines.lineOf(t.path + ".name")
 	return name, true
 }

@@ -1,0 +1,126 @@
+package config
+
+import (
+	"errors"
+	"slices"
+	"sort"
+
+	"github.com/BurntSushi/toml"
+
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+// entryTables are the tables ParseEntries takes: the entries that claim keys.
+var entryTables = []string{"counter", "unique", "bitmap", "delay_queue", "list_queue", "limiter", "lock", "job_queue"}
+
+// Entries are config entries added to a config already in use, such as the console's session:
+// counter families and structures, checked as that config's own would be.
+type Entries struct {
+	Counters   []*store.Family
+	Structures scanner.Structures
+
+	checked *Config // the entries alone, for CheckCluster's file:line
+}
+
+// ParseEntries validates data, a text of entry tables alone ([[counter]], [[unique]], [[bitmap]],
+// [[delay_queue]], [[list_queue]], [[limiter]], [[lock]], [[job_queue]]), as entries added to
+// cfg: windows are cut in cfg's time zone unless an entry names its own, and a name cfg already
+// gives an entry of the same table is refused, as a name declared twice in one file is. Errors
+// are *Error and name name:line, the line counted in data.
+func (cfg *Config) ParseEntries(name string, data []byte) (*Entries, error) {
+	src := string(data)
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: name, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	c := &checker{file: name, lines: indexLines(src), patternLine: map[string]int{}, defaultZone: cfg.Timezone, taken: cfg.entryNames()}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !slices.Contains(entryTables, k) {
+			c.fail(k, "not an entry: only [[counter]], [[unique]], [[bitmap]], [[delay_queue]], [[list_queue]], [[limiter]], [[lock]] and [[job_queue]] can be added")
+		}
+	}
+	root := table{m: raw}
+	e := &Entries{Counters: c.counters(root), Structures: c.structures(root)}
+	if len(c.errs) > 0 {
+		slices.SortStableFunc(c.errs, func(a, b *Error) int { return a.Line - b.Line })
+		return nil, c.errs[0]
+	}
+	e.checked = &Config{Counters: e.Counters, Structures: e.Structures, file: name, patternLine: c.patternLine}
+	return e, nil
+}
+
+// CheckCluster refuses, for a Redis Cluster, an entry whose keys the config would refuse there
+// (see Config.CheckCluster).
+func (e *Entries) CheckCluster() error { return e.checked.CheckCluster() }
+
+// WithEntries returns a copy of cfg that also holds e's entries, in new slices: cfg is unchanged.
+func (cfg *Config) WithEntries(e *Entries) *Config {
+	out := *cfg
+	s, add := cfg.Structures, e.Structures
+	out.Counters = slices.Concat(cfg.Counters, e.Counters)
+	out.Structures = scanner.Structures{
+		DelayQueues: slices.Concat(s.DelayQueues, add.DelayQueues),
+		ListQueues:  slices.Concat(s.ListQueues, add.ListQueues),
+		Limiters:    slices.Concat(s.Limiters, add.Limiters),
+		Uniques:     slices.Concat(s.Uniques, add.Uniques),
+		Locks:       slices.Concat(s.Locks, add.Locks),
+		JobQueues:   slices.Concat(s.JobQueues, add.JobQueues),
+	}
+	return &out
+}
+
+// entryNames are the names cfg gives its entries, keyed as checker.taken reads them.
+func (cfg *Config) entryNames() map[string]bool {
+	names := map[string]bool{}
+	for _, f := range cfg.Counters {
+		names[takenKey("[[counter]]", f.Name())] = true
+	}
+	s := cfg.Structures
+	for _, u := range s.Uniques {
+		names[takenKey("[[unique]]", u.Family.Name())] = true
+	}
+	for _, q := range s.DelayQueues {
+		names[takenKey("[[delay_queue]]", q.Name)] = true
+	}
+	for _, q := range s.ListQueues {
+		names[takenKey("[[list_queue]]", q.Name)] = true
+	}
+	for _, l := range s.Limiters {
+		names[takenKey("[[limiter]]", l.Name)] = true
+	}
+	for _, l := range s.Locks {
+		names[takenKey("[[lock]]", l.Name)] = true
+	}
+	for _, j := range s.JobQueues {
+		names[takenKey("[[job_queue]]", j.Name)] = true
+	}
+	return names
+}
+
+// takenKey is the key of a name in checker.taken: [[unique]] and [[bitmap]] share their names,
+// as in one file.
+func takenKey(header, name string) string {
+	if header == "[[bitmap]]" {
+		header = "[[unique]]"
+	}
+	return header + name
+}
+
+// clash records a problem when name is one the config in use already gives an entry of header.
+func (c *checker) clash(path, header, name string) bool {
+	if !c.taken[takenKey(header, name)] {
+		return false
+	}
+	c.fail(path, "the config in use already has a %s named %q: rename this one", header, name)
+	return true
+}
