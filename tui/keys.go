@@ -4,7 +4,7 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMap is every binding the console answers to. Update matches keys only through it.
 type KeyMap struct {
-	Tabs            [6]key.Binding
+	Tabs            [7]key.Binding
 	Next, Prev      key.Binding
 	Up, Down        key.Binding
 	Enter, Back     key.Binding
@@ -12,6 +12,9 @@ type KeyMap struct {
 	Pause, Quit     key.Binding
 	Inject, Traffic key.Binding
 	Repair          key.Binding
+	// Claim adds the selected unclaimed group's entry to the session; Propose writes every
+	// group's entry to a file.
+	Claim, Propose key.Binding
 	// Not in the help: editing keys of the filter line and the repair overlay, and the quit
 	// that works even while typing.
 	Erase, Confirm, ForceQuit key.Binding
@@ -33,6 +36,8 @@ func DefaultKeyMap() KeyMap {
 		Inject:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inject burst")),
 		Traffic:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "test traffic")),
 		Repair:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "repair TTLs")),
+		Claim:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add group to session")),
+		Propose:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write proposal to a file")),
 		Erase:     key.NewBinding(key.WithKeys("backspace")),
 		Confirm:   key.NewBinding(key.WithKeys("y")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c")),
@@ -52,8 +57,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the ? overlay's help, a column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Tabs[0], k.Tabs[1], k.Tabs[2], k.Tabs[3], k.Tabs[4], k.Tabs[5], k.Next, k.Prev},
+		{k.Tabs[0], k.Tabs[1], k.Tabs[2], k.Tabs[3], k.Tabs[4], k.Tabs[5], k.Tabs[6], k.Next, k.Prev},
 		{k.Up, k.Down, k.Enter, k.Back, k.Filter},
-		{k.Inject, k.Traffic, k.Repair, k.Pause, k.Help, k.Quit},
+		{k.Inject, k.Traffic, k.Repair, k.Claim, k.Propose, k.Pause, k.Help, k.Quit},
 	}
 }

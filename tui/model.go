@@ -12,8 +12,8 @@ import (
 	"hourglass/theme"
 )
 
-// viewNames are the tabs, in order; keys 1 to 6 pick them.
-var viewNames = []string{"Overview", "Counters", "TTL health", "Queues", "Limiters", "Uniques"}
+// viewNames are the tabs, in order; keys 1 to 7 pick them.
+var viewNames = []string{"Overview", "Counters", "TTL health", "Queues", "Limiters", "Uniques", "Unclaimed"}
 
 // common is what every view reads: the size, styles and keys, the options, and the data.
 type common struct {
@@ -31,6 +31,10 @@ type common struct {
 	// snapshot, for their sparklines.
 	history  map[string][]int64
 	lastSnap time.Time
+
+	// claims are the unclaimed groups added to the session (or being added, or refused), by
+	// pattern.
+	claims map[string]claim
 }
 
 // historyLen is how many snapshots the sparklines of queues and limiters span.
@@ -110,6 +114,7 @@ type Model struct {
 	flash        string             // the last action's outcome
 	flashAt      time.Time
 	traffic      map[string]bool
+	prompt       *prompt // the Unclaimed view's overlay: a confirmation, or a file's path
 }
 
 // New returns the console model.
@@ -127,13 +132,13 @@ func New(opt Options, styles theme.Styles) *Model {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &common{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24}
+	c := &common{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24, claims: map[string]claim{}}
 	h := help.New()
 	h.Styles = styles.Help
 	m := &Model{c: c, help: h, ctx: ctx, traffic: map[string]bool{}}
 	m.views = []view{
 		newOverview(c), newCounters(c), newTTLView(c),
-		newQueues(c), newLimiters(c), newUniques(c),
+		newQueues(c), newLimiters(c), newUniques(c), newUnclaimed(c),
 	}
 	return m
 }
@@ -158,6 +163,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleAction(msg)
 	case repairPreviewMsg:
 		return m, m.handleRepairPreview(msg)
+	case claimMsg:
+		return m, m.handleClaim(msg)
+	case proposalMsg:
+		return m, m.handleProposal(msg)
 	}
 	return m, nil
 }
@@ -171,12 +180,14 @@ func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 // handleKey serves, in order: an open overlay, the filter line, the global keys, the view.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.keys
-	if key.Matches(msg, k.ForceQuit) || (key.Matches(msg, k.Quit) && !m.filtering && m.modal == nil) {
+	if key.Matches(msg, k.ForceQuit) || (key.Matches(msg, k.Quit) && !m.filtering && m.modal == nil && m.prompt == nil) {
 		return tea.Quit
 	}
 	switch {
 	case m.modal != nil:
 		return m.modalKey(msg)
+	case m.prompt != nil:
+		return m.promptKey(msg)
 	case m.filtering:
 		m.filterKey(msg)
 		return nil
@@ -207,6 +218,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.toggleTraffic()
 	case key.Matches(msg, k.Repair):
 		return m.repair()
+	case key.Matches(msg, k.Claim, k.Propose):
+		return m.unclaimedKey(msg)
 	default:
 		for i, b := range k.Tabs {
 			if key.Matches(msg, b) {

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"hourglass/internal/discover"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 	"hourglass/store"
@@ -50,6 +51,12 @@ type fakeActions struct {
 	counts   scanner.RepairCounts
 	// trafficErr, when set, is what SetTraffic answers: the traffic did not start.
 	trafficErr error
+	// The Session's calls: the entries claimed and the paths written; claimErr and writeErr
+	// are their answers.
+	claimed            []discover.Entry
+	written            []string
+	proposals          []Proposal
+	claimErr, writeErr error
 }
 
 func (a *fakeActions) Inject(ctx context.Context, family string, events int) (string, error) {
@@ -181,9 +188,10 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 
 func testStatus(t testing.TB) scanner.Status {
 	return scanner.Status{
-		Snapshot: withStructures(testSnapshot(t)),
-		Sweep:    scanner.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
-		Server:   scanner.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
+		Snapshot:  withUnclaimed(withStructures(testSnapshot(t))),
+		Sweep:     scanner.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
+		Server:    scanner.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
+		Unclaimed: sweepUnderWay(),
 	}
 }
 
@@ -195,6 +203,9 @@ func newTestModel(t testing.TB, src Source, acts Actions, w, h int) *Model {
 		Families: []FamilyInfo{{"flow", "flow:count:<app>:<device>:<ip>:<window>"}, {"ad_revenue", "{<channel>:<ad>}:<window>"}}}
 	if acts != nil {
 		opt.Actions = acts
+	}
+	if s, ok := acts.(Session); ok {
+		opt.Session = s
 	}
 	m := New(opt, theme.New(theme.Dark))
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
@@ -234,6 +245,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	case "down":
 		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
 	case "ctrl+c":
 		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	}
@@ -249,7 +262,7 @@ func TestKeysSwitchViewsAndQuit(t *testing.T) {
 	for _, c := range []struct {
 		keys []string
 		want int
-	}{{[]string{"2"}, 1}, {[]string{"tab"}, 2}, {[]string{"6"}, 5}, {[]string{"tab"}, 0}, {[]string{"shift+tab"}, 5}, {[]string{"1"}, 0}} {
+	}{{[]string{"2"}, 1}, {[]string{"tab"}, 2}, {[]string{"6"}, 5}, {[]string{"tab"}, 6}, {[]string{"tab"}, 0}, {[]string{"shift+tab"}, 6}, {[]string{"1"}, 0}} {
 		press(m, c.keys...)
 		if m.active != c.want {
 			t.Fatalf("after %v the active view is %d, want %d", c.keys, m.active, c.want)

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"hourglass/internal/discover"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -54,7 +55,6 @@ func (o *overview) render(w, h int) string {
 	for i := 0; i < len(boxes); i += cols {
 		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, boxes[i:min(i+cols, len(boxes))]...))
 	}
-	out := strings.Join(rows, "\n")
 	sweep := fmt.Sprintf("last sweep: %s keys, %s in families, %s ms; the next has seen %s keys",
 		format.Commas(snap.Scan.KeysSeen), format.Commas(snap.Scan.KeysMatched), format.Commas(snap.Scan.DurationMS), format.Commas(o.c.status.Sweep.KeysSeen))
 	if ms := snap.Scan.Masters; len(ms) > 1 {
@@ -67,11 +67,36 @@ func (o *overview) render(w, h int) string {
 	if e := o.c.status.Server.Err; e != "" {
 		sweep += "\n" + st.Warn.Render("server panel: "+e)
 	}
-	out += "\n" + st.Muted.Render(sweep)
+	tail := strings.Split(st.Muted.Render(sweep), "\n")
 	for _, warning := range snap.Warnings { // the config against this keyspace, e.g. a key two entries claim
-		out += "\n" + st.Warn.Render(fit("warning: "+warning, w))
+		tail = append(tail, st.Warn.Render(fit("warning: "+warning, w)))
 	}
-	return out
+	// The unclaimed keys' largest groups give way to the sweep line and warnings on a short screen.
+	grid := strings.Join(rows, "\n")
+	unclaimed := o.unclaimed(snap.Unclaimed, w, h-lipgloss.Height(grid)-len(tail))
+	return strings.Join(append(append([]string{grid}, unclaimed...), tail...), "\n")
+}
+
+// unclaimed says how many keys no entry claims, what they weigh and their largest groups, so
+// they are never silent; the Unclaimed view lists every group.
+func (o *overview) unclaimed(r discover.Result, w, h int) []string {
+	st := o.c.styles
+	title := st.PanelTitle.Render("Unclaimed keys") + " "
+	if r.Keys == 0 {
+		return []string{fit(title+st.Good.Render("none: an entry of the config claims every key"), w)}
+	}
+	lines := []string{fit(title+st.Warn.Render(fmt.Sprintf("%s in %d groups, memory %s", format.Commas(r.Keys), len(r.Groups),
+		memoryText(r)))+st.Muted.Render(fmt.Sprintf("  (%d lists them)", len(viewNames))), w)}
+	top := r.Groups[:max(min(3, len(r.Groups), h-1), 0)]
+	pw := 0
+	for _, g := range top {
+		pw = max(pw, lipgloss.Width(discover.Printable(g.Pattern)))
+	}
+	pw = min(pw, max(w-34, 8))
+	for _, g := range top {
+		lines = append(lines, fit(fmt.Sprintf("  %s  %-15s %12s keys", fit(discover.Printable(g.Pattern), pw), g.Kind, format.Commas(g.Keys)), w))
+	}
+	return lines
 }
 
 // waiting is what shows before the first sweep ends.

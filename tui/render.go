@@ -36,6 +36,8 @@ func (m *Model) Render() string {
 		body = m.overlay(w, bodyH, strings.Split(m.helpText(), "\n"))
 	case m.modal != nil:
 		body = m.overlay(w, bodyH, m.modalText())
+	case m.prompt != nil:
+		body = m.overlay(w, bodyH, m.promptText())
 	default:
 		body = m.views[m.active].render(w, bodyH)
 		if m.c.stale {
@@ -116,17 +118,31 @@ func (m *Model) banner(w int) string {
 	return m.c.styles.Banner.Render(fit(text, w))
 }
 
+// tabBar is the tabs, their names shortened to the first word when all of them do not fit, and
+// the inactive ones to their numbers when even that does not.
 func (m *Model) tabBar(w int) string {
-	var tabs []string
-	for i, name := range viewNames {
-		label := fmt.Sprintf("%d %s", i+1, name)
-		if i == m.active {
-			tabs = append(tabs, m.c.styles.ActiveTab.Render(label))
-		} else {
-			tabs = append(tabs, m.c.styles.Tab.Render(label))
+	var bar string
+	for short := range 3 {
+		var tabs []string
+		for i, name := range viewNames {
+			if short > 0 {
+				name, _, _ = strings.Cut(name, " ")
+			}
+			label := fmt.Sprintf("%d %s", i+1, name)
+			switch {
+			case i == m.active:
+				tabs = append(tabs, m.c.styles.ActiveTab.Render(label))
+			case short == 2:
+				tabs = append(tabs, m.c.styles.Tab.Render(fmt.Sprint(i+1)))
+			default:
+				tabs = append(tabs, m.c.styles.Tab.Render(label))
+			}
+		}
+		if bar = strings.Join(tabs, ""); lipgloss.Width(bar) <= w {
+			break
 		}
 	}
-	return fit(strings.Join(tabs, ""), w)
+	return fit(bar, w)
 }
 
 // footer is the filter line while typing, a recent action's outcome, or the short help.

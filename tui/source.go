@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"hourglass/internal/discover"
 	"hourglass/scanner"
 )
 
@@ -27,6 +28,31 @@ type Actions interface {
 	Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error)
 }
 
+// Session changes what the running console counts, and writes what it found to a file of the
+// operator's. Neither writes to Redis, so a read-only console has one too. Its methods run in
+// tea.Cmds, never in Update.
+type Session interface {
+	// Claim adds entry to the session: the sweep counts the keys it claims under it from the
+	// next sweep. It says what now counts them; an error says why it was refused (a name the
+	// config already uses, an entry the config refuses), and nothing was added.
+	Claim(ctx context.Context, entry discover.Entry) (string, error)
+	// WriteProposal writes to a new file at path the config in use followed by the entries
+	// added to the session and those proposed for p's groups, as `hourglass discover --merge`
+	// prints them, and says what it wrote. It never overwrites a file: an existing path is an
+	// error.
+	WriteProposal(ctx context.Context, path string, p Proposal) (string, error)
+}
+
+// Proposal is what the Unclaimed view shows, for WriteProposal: the groups and the sweep they
+// come from.
+type Proposal struct {
+	Result   discover.Result
+	TakenAt  time.Time     // when that sweep completed, or when the sweep under way started
+	Elapsed  time.Duration // how long it ran
+	KeysSeen int64
+	Complete bool // false while the first sweep is under way: the groups are what it found so far
+}
+
 // Options describe the console's target and how to run.
 type Options struct {
 	Target  string // the address(es), passwords hidden, after the name when there is one
@@ -35,6 +61,7 @@ type Options struct {
 	Demo    bool   // an embedded Redis with demo traffic
 	Source  Source
 	Actions Actions
+	Session Session // nil: the Unclaimed view's a and w are off
 	// ReadOnlyWhy says why writes are off, shown where a write key is pressed.
 	ReadOnlyWhy string
 	Refresh     time.Duration // poll interval (at least scanner.MinRefresh)
