@@ -38,6 +38,7 @@ func Run(ctx context.Context, t *target.Target, cfg *config.Config, palette them
 	for _, f := range cfg.Counters {
 		opt.Families = append(opt.Families, tui.FamilyInfo{Name: f.Name(), Pattern: f.Pattern().String()})
 	}
+	opt.Session = newSession(src, cfg, t.Mode == "cluster", t.Label)
 	uiCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opt.Context = uiCtx

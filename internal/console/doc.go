@@ -1,7 +1,10 @@
 // Package console runs the terminal console: it builds the scanner's Watcher as the tui's data
 // source, starts the Bubble Tea program with the views of package tui, and gives the views their
 // writes (inject, test traffic, repair) through traffic and scanner, only when the target is
-// writable. When standard output is no terminal it prints a line of live totals instead
-// (PrintTotals). The views themselves never touch Redis; this package is where their Redis work
-// is wired. It may import config, format, target, traffic, scanner, store, theme and tui.
+// writable. Its session adds the entries discover proposes for unclaimed keys to the running
+// Watcher (parsed by config as the config in use would read them), and writes the proposal to a
+// new file; neither writes to Redis, so a read-only console has them too. When standard output is
+// no terminal it prints a line of live totals instead (PrintTotals). The views themselves never
+// touch Redis; this package is where their Redis work is wired. It may import config, discover,
+// format, target, traffic, scanner, store, theme and tui.
 package console

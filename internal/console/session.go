@@ -1,0 +1,219 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"hourglass/internal/config"
+	"hourglass/internal/discover"
+	"hourglass/scanner"
+	"hourglass/tui"
+)
+
+// session is the console's tui.Session: the Unclaimed view's groups added to the running
+// watcher, and the proposal written to a file. Neither writes to Redis, so a read-only console
+// has one too.
+type session struct {
+	w       *scanner.Watcher
+	cluster bool   // the target is a Redis Cluster: entries must keep their windows in one slot
+	label   string // the target, for the proposal's header
+
+	mu    sync.Mutex
+	cfg   *config.Config   // the config in use with the entries added so far
+	added []discover.Entry // the entries added, in order
+}
+
+func newSession(w *scanner.Watcher, cfg *config.Config, cluster bool, label string) *session {
+	return &session{w: w, cfg: cfg, cluster: cluster, label: label}
+}
+
+// Claim parses entry's TOML as the config in use would read it (its time zone, its names taken)
+// and hands the new families and structures to the watcher, which counts their keys from the
+// next sweep. Nothing is added when the config or the watcher refuses it.
+func (s *session) Claim(ctx context.Context, entry discover.Entry) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	add, err := s.parse(s.cfg, entry)
+	if err != nil {
+		return "", err
+	}
+	if err := s.w.Claim(add.Counters, add.Structures); err != nil {
+		return "", err
+	}
+	s.cfg = s.cfg.WithEntries(add)
+	s.added = append(s.added, entry)
+	return fmt.Sprintf("added [[%s]] %s to this session: counted from the next sweep (no file changed)", entry.Table, entry.Name), nil
+}
+
+// parse reads entry as an addition to cfg.
+func (s *session) parse(cfg *config.Config, entry discover.Entry) (*config.Entries, error) {
+	add, err := cfg.ParseEntries("entry", []byte(entry.TOML()))
+	if err != nil {
+		return nil, err
+	}
+	if s.cluster {
+		if err := add.CheckCluster(); err != nil {
+			return nil, err
+		}
+	}
+	return add, nil
+}
+
+// WriteProposal writes, to a new file at path, what `hourglass discover --merge` prints for the
+// config in use: its text (with the entries added in this session after it) followed by an
+// entry for each of p's groups that has one, checked to load. It refuses a path that exists: the
+// config is never rewritten in place.
+func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal) (string, error) {
+	if strings.HasPrefix(path, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			path = filepath.Join(home, path[2:])
+		}
+	}
+	s.mu.Lock()
+	doc, err := s.doc(p)
+	s.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	text, err := checkedConfig(doc, s.cluster)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("%s exists, and hourglass never overwrites a file: name another", path)
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	active, off := 0, 0
+	for i, g := range doc.Result.Groups {
+		switch {
+		case g.Entry == nil:
+		case g.Confidence == discover.Low || doc.Refused[i] != "":
+			off++
+		default:
+			active++
+		}
+	}
+	return fmt.Sprintf("wrote %s: the config in use, %d entries added in this session, %d proposed, %d commented out",
+		path, len(s.added), active, off), nil
+}
+
+// doc is the proposal of p's groups under the config in use and the entries added in this
+// session; the groups whose entries were added are left out, and a proposed entry whose name
+// the config already gives is renamed, as discover --merge does.
+func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
+	before, merge := string(config.Shipped()), "the built-in default config"
+	if s.cfg.Path != "" {
+		data, err := os.ReadFile(s.cfg.Path)
+		if err != nil {
+			return nil, fmt.Errorf("reading the config in use: %w", err)
+		}
+		before, merge = string(data), s.cfg.Path
+	}
+	if len(s.added) > 0 {
+		var b strings.Builder
+		b.WriteString(strings.TrimRight(before, "\n") + "\n\n# ==== added in the console's session on " + discover.Printable(s.label) + " ====\n")
+		for _, e := range s.added {
+			b.WriteString("\n" + e.TOML())
+		}
+		before = b.String()
+	}
+	r := p.Result // less the groups whose entries were added: the config above claims them now
+	r.Groups = nil
+	for _, g := range p.Result.Groups {
+		if g.Entry == nil || !s.isAdded(*g.Entry) {
+			r.Groups = append(r.Groups, g)
+			continue
+		}
+		r.Keys -= g.Keys
+		if r.Bytes != nil && g.Bytes != nil {
+			r.Bytes = new(*r.Bytes - *g.Bytes)
+		}
+	}
+	return &discover.Doc{Target: s.label, TakenAt: p.TakenAt, Elapsed: p.Elapsed, KeysSeen: p.KeysSeen, Complete: p.Complete,
+		Timezone: s.cfg.TimezoneName, Merge: merge, Before: before, Result: r.Avoiding(entryNames(s.cfg))}, nil
+}
+
+// checkedConfig renders doc and loads the text as hourglass would (with the cluster check for a
+// cluster). An entry the config refuses as it stands is commented out with the reason, and the
+// text rendered again, so what is written always loads with no edits.
+func checkedConfig(doc *discover.Doc, cluster bool) (string, error) {
+	doc.Refused = map[int]string{}
+	for range len(doc.Result.Groups) + 1 {
+		text, spans := doc.Render()
+		cfg, err := config.Parse("proposal", []byte(text), nil)
+		if err == nil && cluster {
+			err = cfg.CheckCluster()
+		}
+		if err == nil {
+			return text, nil
+		}
+		var ce *config.Error
+		refused := -1
+		if errors.As(err, &ce) {
+			for _, sp := range spans {
+				if ce.Line >= sp.From && ce.Line <= sp.To {
+					refused = sp.Group
+				}
+			}
+		}
+		if refused < 0 || doc.Refused[refused] != "" {
+			return "", fmt.Errorf("the proposal does not load: %w", err)
+		}
+		doc.Refused[refused] = strings.TrimPrefix(ce.Key+": ", ": ") + ce.Msg
+	}
+	return "", errors.New("the proposal does not load")
+}
+
+// entryNames are the names cfg gives its entries, which proposed entries must not repeat.
+func entryNames(cfg *config.Config) map[string]bool {
+	names := map[string]bool{}
+	for _, f := range cfg.Counters {
+		names[f.Name()] = true
+	}
+	st := cfg.Structures
+	for _, u := range st.Uniques {
+		names[u.Family.Name()] = true
+	}
+	for _, q := range st.DelayQueues {
+		names[q.Name] = true
+	}
+	for _, q := range st.ListQueues {
+		names[q.Name] = true
+	}
+	for _, l := range st.Limiters {
+		names[l.Name] = true
+	}
+	for _, l := range st.Locks {
+		names[l.Name] = true
+	}
+	for _, j := range st.JobQueues {
+		names[j.Name] = true
+	}
+	return names
+}
+
+// isAdded reports whether e was added in this session.
+func (s *session) isAdded(e discover.Entry) bool {
+	for _, a := range s.added {
+		if a.Table == e.Table && a.Name == e.Name && a.Pattern == e.Pattern && a.Key == e.Key {
+			return true
+		}
+	}
+	return false
+}
