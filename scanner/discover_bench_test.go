@@ -127,8 +127,9 @@ func BenchmarkDiscoverAdd(b *testing.B) {
 // BenchmarkSweepDiscover sweeps one redis-server holding 1M keys (HOURGLASS_BENCH_KEYS changes
 // it; those of BenchmarkSweep) twice an iteration at COUNT 1000: with families(b), which claim
 // every key (each key's TTL and value are read), and with no config, every key unclaimed
-// (counted into discover's groups, a few of each group read). It reports each pass's keys/s and
-// Redis CPU, and the unclaimed pass's time over the claimed one's as discover/sweep.
+// (counted into discover's groups, a few of each group read). It reports each pass's keys/s, and
+// Redis' and this process's CPU a key, and the unclaimed pass's time over the claimed one's as
+// discover/sweep.
 //
 //	go test ./scanner -run '^$' -bench SweepDiscover -benchtime 3x
 func BenchmarkSweepDiscover(b *testing.B) {
@@ -140,15 +141,15 @@ func BenchmarkSweepDiscover(b *testing.B) {
 	rdb := srv.Client(b)
 	fillCounters(b, rdb, n)
 	ctx := context.Background()
-	// pass sweeps the server once and returns its seconds and Redis' CPU seconds.
-	pass := func(fams bool) (float64, float64) {
+	// pass sweeps the server once and returns its seconds, Redis' CPU seconds and this process's.
+	pass := func(fams bool) (float64, float64, float64) {
 		opt := Options{Count: 1000, Location: shanghai}
 		s := New(rdb, nil, opt)
 		if fams {
 			s = New(rdb, families(b), opt)
 		}
 		var seen, read int
-		cpu0, start := redisCPU(b, rdb), time.Now()
+		cpu0, self0, start := redisCPU(b, rdb), selfCPU(), time.Now()
 		if err := s.Run(ctx, func(p Page) { seen += p.Seen; read += len(p.Keys) }); err != nil {
 			b.Fatal(err)
 		}
@@ -159,20 +160,25 @@ func BenchmarkSweepDiscover(b *testing.B) {
 		if got := s.unclaimedResult().Keys; fams == (got != 0) {
 			b.Fatalf("%d keys unclaimed", got)
 		}
-		return secs, redisCPU(b, rdb) - cpu0
+		return secs, redisCPU(b, rdb) - cpu0, selfCPU() - self0
 	}
-	var sweepSecs, discSecs, sweepCPU, discCPU float64
+	var sweep, disc [3]float64 // seconds, Redis CPU seconds, client CPU seconds
 	b.ResetTimer()
 	for range b.N {
-		secs, cpu := pass(true)
-		sweepSecs, sweepCPU = sweepSecs+secs, sweepCPU+cpu
-		secs, cpu = pass(false)
-		discSecs, discCPU = discSecs+secs, discCPU+cpu
+		for _, p := range []struct {
+			fams bool
+			sum  *[3]float64
+		}{{true, &sweep}, {false, &disc}} {
+			secs, redis, client := pass(p.fams)
+			p.sum[0], p.sum[1], p.sum[2] = p.sum[0]+secs, p.sum[1]+redis, p.sum[2]+client
+		}
 	}
 	keys := float64(b.N * n)
-	b.ReportMetric(keys/sweepSecs, "sweep-keys/s")
-	b.ReportMetric(keys/discSecs, "discover-keys/s")
-	b.ReportMetric(1e9*sweepCPU/keys, "sweep-redis-cpu-ns/key")
-	b.ReportMetric(1e9*discCPU/keys, "discover-redis-cpu-ns/key")
-	b.ReportMetric(discSecs/sweepSecs, "discover/sweep")
+	b.ReportMetric(keys/sweep[0], "sweep-keys/s")
+	b.ReportMetric(keys/disc[0], "discover-keys/s")
+	b.ReportMetric(1e9*sweep[1]/keys, "sweep-redis-cpu-ns/key")
+	b.ReportMetric(1e9*disc[1]/keys, "discover-redis-cpu-ns/key")
+	b.ReportMetric(1e9*sweep[2]/keys, "sweep-client-cpu-ns/key")
+	b.ReportMetric(1e9*disc[2]/keys, "discover-client-cpu-ns/key")
+	b.ReportMetric(disc[0]/sweep[0], "discover/sweep")
 }
