@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -117,7 +118,7 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 // session; the groups whose entries were added are left out, and a proposed entry whose name
 // the config already gives is renamed, as discover --merge does.
 func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
-	before, merge := string(config.Shipped()), "the built-in default config"
+	before, merge := withAddrs(string(config.Shipped()), s.cfg.Redis.Addrs), "the built-in default config"
 	if s.cfg.Path != "" {
 		data, err := os.ReadFile(s.cfg.Path)
 		if err != nil {
@@ -147,6 +148,23 @@ func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
 	}
 	return &discover.Doc{Target: s.label, TakenAt: p.TakenAt, Elapsed: p.Elapsed, KeysSeen: p.KeysSeen, Complete: p.Complete,
 		Timezone: s.cfg.TimezoneName, Merge: merge, Before: before, Result: r.Avoiding(entryNames(s.cfg))}, nil
+}
+
+// withAddrs sets the built-in default's empty addrs to the addresses the console was given, so
+// the file written reaches the Redis that was swept rather than the embedded one. An address that
+// holds a password (a URL's user info) is not written: the line says so and stays empty.
+func withAddrs(shipped string, addrs []string) string {
+	if len(addrs) == 0 {
+		return shipped
+	}
+	quoted := make([]string, len(addrs))
+	for i, a := range addrs {
+		if strings.Contains(a, "@") {
+			return strings.Replace(shipped, "\naddrs = []\n", "\n# the console's address holds a password: set addrs here\naddrs = []\n", 1)
+		}
+		quoted[i] = strconv.Quote(a)
+	}
+	return strings.Replace(shipped, "\naddrs = []\n", "\naddrs = ["+strings.Join(quoted, ", ")+"]\n", 1)
 }
 
 // checkedConfig renders doc and loads the text as hourglass would (with the cluster check for a

@@ -149,3 +149,23 @@ func groupOf(r discover.Result, prefix string) *discover.Group {
 	}
 	return nil
 }
+
+// The built-in default written for a console given --addr reaches that Redis, not the embedded
+// one; an address holding a password is never written.
+func TestProposalOfTheDefaultConfigKeepsTheAddress(t *testing.T) {
+	text := withAddrs(string(config.Shipped()), []string{"127.0.0.1:6420"})
+	cfg, err := config.Parse("proposal", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Redis.Addrs) != 1 || cfg.Redis.Addrs[0] != "127.0.0.1:6420" {
+		t.Fatalf("addrs = %q, want the console's address", cfg.Redis.Addrs)
+	}
+	text = withAddrs(string(config.Shipped()), []string{"redis://u:secret@10.0.0.1:6379"})
+	if strings.Contains(text, "secret") {
+		t.Fatal("a password was written")
+	}
+	if cfg, err := config.Parse("proposal", []byte(text), nil); err != nil || len(cfg.Redis.Addrs) != 0 {
+		t.Fatalf("addrs = %v, %v; want none", cfg, err)
+	}
+}
