@@ -12,6 +12,9 @@ import (
 // infer decides what a group is from its pattern and its samples' evidence. g.mu is held.
 func (g *Groups) infer(sh *shape) Group {
 	l := patternOf(sh)
+	if t, _ := sh.ev.mainType(); t != "string" && t != "" {
+		l = keyLayout(sh) // only strings are windowed: a queue's or limiter's date is a dim
+	}
 	gr := Group{Pattern: l.text, Keys: sh.keys, Sampled: sh.ev.sampled, Bytes: estimate(sh),
 		Examples: append([]string{}, sh.examples...), Kind: KindUndecided, Confidence: Low}
 	e := &sh.ev
@@ -40,6 +43,10 @@ func (g *Groups) infer(sh *shape) Group {
 		gr.Evidence = append(gr.Evidence, fmt.Sprintf("%s keys hold no structure hourglass reads (records, sets, streams)", t))
 	}
 	gr.Evidence = append(gr.Evidence, ttlText(e))
+	if en := gr.Entry; en != nil && en.Pattern == "" && en.Key == "" {
+		gr.Entry = nil
+		gr.Evidence = append(gr.Evidence, "the key's name is empty: no entry can name it")
+	}
 	return gr
 }
 
