@@ -64,6 +64,7 @@ func blogFamilies(c *corpus) {
 		}
 	})
 	blogLimiters(c)
+	adMetrics(c)
 	c.add(&family{name: "blog daily bitmap", kind: discover.KindBitmap, patterns: []string{"active:users:<>"}, day: "yyyyMMdd"}, func() {
 		c.exec(func(p redis.Pipeliner) {
 			for d := range 7 {
@@ -151,6 +152,35 @@ func adStats(c *corpus, hour func(int) time.Time) {
 			}
 		}
 	})
+}
+
+// adMetrics keeps each metric of an ad's day under a suffix: pv and click counted with INCRBY,
+// uv a HyperLogLog of visitors. One placeholder over the suffix would mix the two.
+func adMetrics(c *corpus) {
+	ctx := c.t.Context()
+	each := func(fill func(p redis.Pipeliner, key string)) func() {
+		return func() {
+			c.exec(func(p redis.Pipeliner) {
+				for d := range 3 {
+					for ad := range 6 {
+						fill(p, fmt.Sprintf("{ad:%d}:%s", 501+ad, c.now.AddDate(0, 0, -d).Format("20060102")))
+					}
+				}
+			})
+		}
+	}
+	c.add(&family{name: "ad metric counters", kind: discover.KindCounter, patterns: []string{"{ad:<>}:<>:pv", "{ad:<>}:<>:click"},
+		day: "yyyyMMdd"}, each(func(p redis.Pipeliner, key string) {
+		for _, m := range []string{"pv", "click"} {
+			p.IncrBy(ctx, key+":"+m, int64(1+c.rnd.IntN(999)))
+			p.Expire(ctx, key+":"+m, 10*24*time.Hour)
+		}
+	}))
+	c.add(&family{name: "ad metric uv", kind: discover.KindUnique, patterns: []string{"{ad:<>}:<>:uv"}, day: "yyyyMMdd"},
+		each(func(p redis.Pipeliner, key string) {
+			p.PFAdd(ctx, key+":uv", anys(members(c, 20))...)
+			p.Expire(ctx, key+":uv", 10*24*time.Hour)
+		}))
 }
 
 func anys(s []string) []any {

@@ -273,6 +273,24 @@ func (e *evidence) mainType() (string, float64) {
 	return best, float64(n) / float64(e.present())
 }
 
+// reading is what most samples held, to tell groups apart: their type, and for strings
+// "int", "hll", "binary" or "text"; "" before any sample.
+func (e *evidence) reading() string {
+	t, _ := e.mainType()
+	if t != "string" {
+		return t
+	}
+	switch n := e.present(); {
+	case e.ints*2 > n:
+		return "int"
+	case e.hll*2 > n:
+		return "hll"
+	case e.binary*2 > n:
+		return "binary"
+	}
+	return "text"
+}
+
 // unit is the score unit most sorted sets were in.
 func (e *evidence) unit() store.ScoreUnit {
 	best, n := store.AutoUnit, 0

@@ -62,7 +62,7 @@ func (sk *skeleton) project() []*shape {
 			continue
 		}
 		n := len(sk.words[i])
-		dim[i] = sk.wordOver[i] || n >= 3 && (windowed || n > maxDistinct/2 || int64(2*n) >= sk.keys)
+		dim[i] = sk.wordOver[i] || n >= 3 && (windowed || n > maxDistinct/2 || int64(2*n) >= sk.keys) && sk.alike(i)
 	}
 	byKey := map[string]*shape{}
 	var order []string
@@ -93,6 +93,27 @@ func (sk *skeleton) project() []*shape {
 		out[i] = byKey[k]
 	}
 	return out
+}
+
+// alike reports whether the shapes that differ only in segment i's word hold values read alike
+// (the same type; for strings integers, HyperLogLogs, binary or text), as one placeholder there
+// would make them one group: stats:<ad>:pv counts, while stats:<ad>:uv is a HyperLogLog.
+func (sk *skeleton) alike(i int) bool {
+	seen := map[string]string{}
+	for _, sh := range sk.shapes {
+		r := sh.ev.reading()
+		if r == "" {
+			continue
+		}
+		words := append([]string(nil), sh.words...)
+		words[i] = ""
+		k := strings.Join(words, "\x00")
+		if have, ok := seen[k]; ok && have != r {
+			return false
+		}
+		seen[k] = r
+	}
+	return true
 }
 
 // foldInto returns the library among libs that every example of sh belongs to, when that library
