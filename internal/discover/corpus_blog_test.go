@@ -32,6 +32,24 @@ func blogFamilies(c *corpus) {
 	})
 	c.add(&family{name: "blog ad stats h+d", kind: discover.KindCounter, patterns: []string{"{<>:<>}:<>"},
 		hour: "yyyyMMddHH", day: "yyyyMMdd"}, func() { adStats(c, hour) })
+	c.add(&family{name: "shop sales h+d, one shop by hour", kind: discover.KindCounter, patterns: []string{"sales:<>:<>"},
+		hour: "yyyyMMddHH", day: "yyyyMMdd"}, func() {
+		c.exec(func(p redis.Pipeliner) {
+			for d := range 3 {
+				day := time.Date(c.now.Year(), c.now.Month(), c.now.Day()-d, 0, 0, 0, 0, time.Local)
+				for shop := range 5 {
+					k := fmt.Sprintf("sales:shop%d:%s", 3+shop, day.Format("20060102"))
+					p.IncrBy(ctx, k, int64(1+c.rnd.IntN(99)))
+					p.ExpireAt(ctx, k, day.Add(time.Duration(c.rnd.IntN(3600))*time.Second).Add(30*24*time.Hour))
+				}
+			}
+			for h := range 2 { // at night only one shop sells
+				k := "sales:shop7:" + hour(h).Format("2006010215")
+				p.IncrBy(ctx, k, int64(1+c.rnd.IntN(9)))
+				p.ExpireAt(ctx, k, hour(h).Add(48*time.Hour))
+			}
+		})
+	})
 	c.add(&family{name: "blog sliding limiter", kind: discover.KindSlidingLimiter,
 		patterns: []string{"hist:<>:<>", "hist:<>:login", "hist:<>:comment", "hist:<>:reply"}}, func() {
 		ms := c.now.UnixMilli()

@@ -151,3 +151,33 @@ func TestGroupsBoundedByShapes(t *testing.T) {
 		t.Errorf("groups count %d keys, Groups %d, want %d", keys, g.Keys(), len(words))
 	}
 }
+
+// Names a library shares with everyone (Sidekiq's queue:<name> lists, Celery's queue lists named
+// after the queue) are the library's only once its registry has been seen.
+func TestAmbiguousLibraryNames(t *testing.T) {
+	now := time.Now()
+	kinds := func(names ...string) map[string]Kind {
+		g := New(Options{Location: time.UTC})
+		for _, n := range g.Add(names) {
+			s := sampleOf(n, 3, now) // lists
+			if n == "queues" || strings.HasPrefix(n, "_kombu") {
+				s.Type = "set"
+			}
+			g.AddSample(s)
+		}
+		out := map[string]Kind{}
+		for _, gr := range g.Result().Groups {
+			out[gr.Pattern] = gr.Kind
+		}
+		return out
+	}
+	lists := []string{"queue:emails", "queue:sms", "queue:push", "celery", "mail"}
+	got := kinds(lists...)
+	if got["queue:<queue>"] != KindListQueue || got["celery"] != KindListQueue || got["mail"] != KindListQueue || len(got) != 3 {
+		t.Errorf("without registries: %v, want three list queue groups", got)
+	}
+	got = kinds(append(lists, "queues", "_kombu.binding.celery", "_kombu.binding.mail")...)
+	if got["… (sidekiq)"] != KindJobQueue || got["… (celery)"] != KindJobQueue || len(got) != 2 {
+		t.Errorf("with Sidekiq's and Celery's registries: %v, want the lists in their libraries", got)
+	}
+}

@@ -182,44 +182,6 @@ func inferLibrary(sh *shape) Group {
 	return gr
 }
 
-// mergeWindows folds an hour group and a day group of one pattern into one entry.
-func mergeWindows(groups []Group) []Group {
-	at := map[string]int{}
-	out := groups[:0]
-	for _, gr := range groups {
-		en := gr.Entry
-		if en == nil || en.Pattern == "" || en.HourFormat == "" && en.DayFormat == "" {
-			out = append(out, gr)
-			continue
-		}
-		k := en.Table + "\x00" + en.Pattern
-		i, ok := at[k]
-		if !ok || out[i].Entry.HourFormat != "" && en.HourFormat != "" || out[i].Entry.DayFormat != "" && en.DayFormat != "" {
-			at[k] = len(out)
-			out = append(out, gr)
-			continue
-		}
-		m := &out[i]
-		m.Evidence = append(labelled(m.Evidence, m.Entry), labelled(gr.Evidence, en)...)
-		if en.HourFormat != "" {
-			m.Entry.HourFormat, m.Entry.HourRetention = en.HourFormat, en.HourRetention
-		} else {
-			m.Entry.DayFormat, m.Entry.DayRetention = en.DayFormat, en.DayRetention
-		}
-		m.Keys += gr.Keys
-		m.Sampled += gr.Sampled
-		if gr.Bytes != nil || m.Bytes != nil {
-			b := deref(m.Bytes) + deref(gr.Bytes)
-			m.Bytes = &b
-		}
-		m.Examples = append(m.Examples, gr.Examples...)[:min(len(m.Examples)+len(gr.Examples), maxExamples)]
-		if rank(gr.Confidence) < rank(m.Confidence) {
-			m.Confidence = gr.Confidence
-		}
-	}
-	return out
-}
-
 // labelled prefixes evidence lines with the windows they are about, once both an hour and a day
 // group are in one entry.
 func labelled(ev []string, en *Entry) []string {

@@ -2,6 +2,7 @@ package discover
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -72,4 +73,116 @@ func retentionOf(d, unit time.Duration) time.Duration {
 		return days
 	}
 	return h
+}
+
+// mergeWindows folds an hour group and a day group of one family into one entry. Their patterns
+// may differ where one has a placeholder and the other the one value it saw (hour keys of the
+// last hours for the one shop open at night, day keys for five): the entry takes the placeholder.
+func mergeWindows(groups []Group) []Group {
+	out := groups[:0]
+	for _, gr := range groups {
+		en := gr.Entry
+		if en == nil || en.Pattern == "" || en.HourFormat == "" && en.DayFormat == "" {
+			out = append(out, gr)
+			continue
+		}
+		i := windowPartner(out, en)
+		if i < 0 {
+			out = append(out, gr)
+			continue
+		}
+		m := &out[i]
+		m.Evidence = append(labelled(m.Evidence, m.Entry), labelled(gr.Evidence, en)...)
+		if en.Pattern != m.Entry.Pattern && covers(en.Pattern, m.Entry.Pattern) {
+			m.Pattern, m.Entry.Pattern = gr.Pattern, en.Pattern
+		}
+		if en.HourFormat != "" {
+			m.Entry.HourFormat, m.Entry.HourRetention = en.HourFormat, en.HourRetention
+		} else {
+			m.Entry.DayFormat, m.Entry.DayRetention = en.DayFormat, en.DayRetention
+		}
+		m.Keys += gr.Keys
+		m.Sampled += gr.Sampled
+		if gr.Bytes != nil || m.Bytes != nil {
+			b := deref(m.Bytes) + deref(gr.Bytes)
+			m.Bytes = &b
+		}
+		m.Examples = append(m.Examples, gr.Examples...)[:min(len(m.Examples)+len(gr.Examples), maxExamples)]
+		if rank(gr.Confidence) < rank(m.Confidence) {
+			m.Confidence = gr.Confidence
+		}
+	}
+	return out
+}
+
+// windowPartner returns the group of out whose entry en completes: of the same table, with only
+// the windows en lacks, and a pattern equal to en's, else one covering it or covered by it; -1
+// when there is none.
+func windowPartner(out []Group, en *Entry) int {
+	near := -1
+	for i := range out {
+		o := out[i].Entry
+		if o == nil || o.Table != en.Table || o.Pattern == "" {
+			continue
+		}
+		hourOnly := o.HourFormat != "" && o.DayFormat == "" && en.DayFormat != "" && en.HourFormat == ""
+		dayOnly := o.DayFormat != "" && o.HourFormat == "" && en.HourFormat != "" && en.DayFormat == ""
+		switch {
+		case !hourOnly && !dayOnly:
+		case o.Pattern == en.Pattern:
+			return i
+		case near < 0 && (covers(o.Pattern, en.Pattern) || covers(en.Pattern, o.Pattern)):
+			near = i
+		}
+	}
+	return near
+}
+
+// covers reports whether pattern general reads every key of pattern specific: the same segments
+// and separators, where they differ a placeholder in general and a literal in specific.
+func covers(general, specific string) bool {
+	g, s := patternSegs(general), patternSegs(specific)
+	if g == nil || s == nil || len(g) != len(s) {
+		return false
+	}
+	for i := range g {
+		if g[i] == s[i] {
+			continue
+		}
+		if !strings.HasPrefix(g[i], "<") || g[i] == "<window>" || strings.HasPrefix(s[i], "<") || len(s[i]) == 1 && isSep(s[i][0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// patternSegs splits a pattern into its placeholders, separators and the literal runs between.
+func patternSegs(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '<':
+			j := strings.IndexByte(p[i:], '>')
+			if j < 0 {
+				return nil
+			}
+			if i > start {
+				out = append(out, p[start:i])
+			}
+			out = append(out, p[i:i+j+1])
+			i += j
+			start = i + 1
+		case isSep(p[i]):
+			if i > start {
+				out = append(out, p[start:i])
+			}
+			out = append(out, p[i:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(p) {
+		out = append(out, p[start:])
+	}
+	return out
 }
