@@ -56,6 +56,12 @@ func checkEntriesLoad(t *testing.T, c *corpus, res discover.Result) {
 	if left.Keys != present {
 		t.Errorf("%d keys left unclaimed with the proposed config, want the %d noise keys\n%s", left.Keys, present, b.String())
 	}
+	// The retention proposed from the keys' TTLs reads none of them as over retention or expired.
+	for _, f := range snap.Counters {
+		if f.TTL.OverRetention != 0 || f.TTL.ExpiredButPresent != 0 {
+			t.Errorf("counter %s with its proposed retention: %+v", f.Family, f.TTL)
+		}
+	}
 	for _, w := range snap.Warnings {
 		t.Logf("warning: %v", w)
 	}
