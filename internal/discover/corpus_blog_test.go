@@ -56,12 +56,16 @@ func blogFamilies(c *corpus) {
 		for u := range 30 {
 			for _, action := range []string{"login", "comment", "reply"} {
 				k := fmt.Sprintf("hist:%d:%s", 90210+u*17, action)
+				last := ms
+				if u%5 == 0 {
+					last -= 3 * 86400_000 // a user idle for three days: the post's keys never expire
+				}
 				c.exec(func(p redis.Pipeliner) {
 					for i := range 1 + (u+len(action))%6 {
-						at := ms - int64(c.rnd.IntN(200_000))
+						at := last - int64(c.rnd.IntN(200_000))
 						p.ZAdd(ctx, k, redis.Z{Score: float64(at), Member: fmt.Sprint(at, "-", i)})
 					}
-					p.ZRemRangeByScore(ctx, k, "0", fmt.Sprint(ms-300_000)) // no EXPIRE: as the post writes it
+					p.ZRemRangeByScore(ctx, k, "0", fmt.Sprint(last-300_000)) // no EXPIRE: as the post writes it
 				})
 			}
 		}

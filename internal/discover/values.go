@@ -41,7 +41,7 @@ func inferScores(gr *Group, sh *shape, l layout) {
 		if e.ahead*2 < timed {
 			gr.Confidence = Medium
 		}
-	case e.past == 0 && (expiring || perEntity(sh, l) && e.spanMax <= time.Hour):
+	case expiring && e.past == 0, perEntity(sh, l) && e.spanMax <= 24*time.Hour:
 		slidingLimiter(gr, sh, l, expiring)
 		return
 	case perEntity(sh, l) || e.spanMax > 7*24*time.Hour:
@@ -93,7 +93,7 @@ func slidingLimiter(gr *Group, sh *shape, l layout, expiring bool) {
 	line := fmt.Sprintf("recent times with TTLs: a sliding limiter; window from the longest TTL (%s), limit = the most hits seen in one key (%s): set your real limit", short(e.ttlMax), commas(e.lenMax))
 	if !expiring {
 		window = niceWindow(e.spanMax)
-		line = fmt.Sprintf("recent times, one sorted set per %s, no TTL: a sliding limiter whose idle keys never expire; window from the widest span of times in one key (%s), limit = the most hits seen in one key (%s): set your real ones", entityName(sh, l), short(e.spanMax), commas(e.lenMax))
+		line = fmt.Sprintf("times within %s of each other, one sorted set per %s, without TTLs: a sliding limiter whose idle keys never expire (the newest hit over a day old in %d of %d); window from the widest span of times in one key, limit = the most hits seen in one key (%s): set your real ones", short(e.spanMax), entityName(sh, l), e.past, e.ahead+e.recent+e.past, commas(e.lenMax))
 	}
 	gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "sliding", Window: duration(window), Limit: max(1, e.lenMax)}
 	gr.Evidence = append(gr.Evidence, line)
