@@ -18,8 +18,13 @@ func (g *Groups) Result() Result {
 		libs = append(libs, sh.clone()) // the shapes folded into it must not stay there
 	}
 	sort.Slice(libs, func(i, j int) bool { return libs[i].lib.Name < libs[j].lib.Name })
-	for _, sk := range g.skels {
-		for _, sh := range sk.project() {
+	skels := make([]string, 0, len(g.skels))
+	for k := range g.skels {
+		skels = append(skels, k)
+	}
+	sort.Strings(skels) // one order every time: which group takes which name must not change
+	for _, k := range skels {
+		for _, sh := range g.skels[k].project() {
 			if lib := foldInto(libs, sh); lib != nil {
 				lib.merge(sh)
 				continue
@@ -30,14 +35,10 @@ func (g *Groups) Result() Result {
 	for _, sh := range libs {
 		groups = append(groups, inferLibrary(sh))
 	}
+	largestFirst(groups)
 	groups = mergeWindows(groups)
-	nameEntries(groups)
-	sort.SliceStable(groups, func(i, j int) bool {
-		if groups[i].Keys != groups[j].Keys {
-			return groups[i].Keys > groups[j].Keys
-		}
-		return groups[i].Pattern < groups[j].Pattern
-	})
+	largestFirst(groups)
+	nameEntries(groups) // the largest group of a name takes it plain
 	r := Result{Keys: g.keys, Groups: groups}
 	if r.Groups == nil {
 		r.Groups = []Group{}
@@ -93,6 +94,20 @@ func (sk *skeleton) project() []*shape {
 		out[i] = byKey[k]
 	}
 	return out
+}
+
+// largestFirst sorts groups by keys, then pattern, then kind.
+func largestFirst(groups []Group) {
+	sort.SliceStable(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.Keys != b.Keys {
+			return a.Keys > b.Keys
+		}
+		if a.Pattern != b.Pattern {
+			return a.Pattern < b.Pattern
+		}
+		return a.Kind < b.Kind
+	})
 }
 
 // alike reports whether the shapes that differ only in segment i's word hold values read alike
