@@ -173,7 +173,7 @@ func TestAmbiguousLibraryNames(t *testing.T) {
 	}
 	lists := []string{"queue:emails", "queue:sms", "queue:push", "celery", "mail"}
 	got := kinds(lists...)
-	if got["queue:<queue>"] != KindListQueue || got["celery"] != KindListQueue || got["mail"] != KindListQueue || len(got) != 3 {
+	if got["queue:<name>"] != KindListQueue || got["celery"] != KindListQueue || got["mail"] != KindListQueue || len(got) != 3 {
 		t.Errorf("without registries: %v, want three list queue groups", got)
 	}
 	got = kinds(append(lists, "queues", "_kombu.binding.celery", "_kombu.binding.mail")...)

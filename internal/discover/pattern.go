@@ -66,7 +66,8 @@ func layoutOf(sh *shape, windowed bool) layout {
 	return l
 }
 
-// dimName names segment i after the literal word before it, or what it holds, unused so far.
+// dimName names segment i after what it holds (<ip>, <app> for app12, <name> for words), or for
+// numbers and hex after the literal words before it (user:<user>), unused so far.
 func dimName(sh *shape, i int, used map[string]bool) string {
 	sk := sh.skel
 	base := ""
@@ -87,6 +88,10 @@ func dimName(sh *shape, i int, used map[string]bool) string {
 		base = "week"
 	case clUnixS, clUnixMS:
 		base = "time"
+	case clWord:
+		// Words are names of things (queues, pages, metrics): the word before them is more often
+		// their container (stats:<name>, delay:<name>) than what they are.
+		base = "name"
 	}
 	if base == "" {
 		base = wordsBefore(sh, i)
