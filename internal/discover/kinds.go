@@ -43,6 +43,9 @@ func (g *Groups) infer(sh *shape) Group {
 		gr.Evidence = append(gr.Evidence, fmt.Sprintf("%s keys hold no structure hourglass reads (records, sets, streams)", t))
 	}
 	gr.Evidence = append(gr.Evidence, ttlText(e))
+	if gr.Confidence == High && e.present() < 3 && int64(e.present()) < sh.keys {
+		gr.Confidence = Medium // two keys read of more say little
+	}
 	if en := gr.Entry; en != nil && en.Pattern == "" && en.Key == "" {
 		gr.Entry = nil
 		gr.Evidence = append(gr.Evidence, "the key's name is empty: no entry can name it")
