@@ -77,7 +77,7 @@ func (j sidekiqJobs) classify(key string) (JobKey, bool) {
 		return JobKey{Queue: k[len("queue:"):]}, true
 	case sidekiqShared[k], k == "stat:processed", k == "stat:failed",
 		strings.HasPrefix(k, "stat:processed:"), strings.HasPrefix(k, "stat:failed:"),
-		sidekiqProcess.MatchString(k):
+		strings.Count(k, ":") >= 2 && sidekiqProcess.MatchString(k): // the count spares most keys the regexp
 		return JobKey{}, true
 	}
 	return JobKey{}, false

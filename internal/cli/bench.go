@@ -31,6 +31,9 @@ It measures, one after another:
     and -c 4 -P 16; skipped with a note when redis-benchmark is not installed);
   - the sliding limiter and the delay queue (enqueue, claim and acknowledge);
   - a sweep of --keys keys (TTL and value of each) next to a raw SCAN at the same COUNT;
+  - discover: the same keys swept with a config that claims them and with none (every key then
+    grouped by name and a few of each group sampled), the time ratio discover_vs_sweep, the
+    keys/s kept under a budget, and the heap per group at 10x the keys and 10x the groups;
   - the console's own load: Redis' CPU while a console polls it at the default refresh.
 Then it prints a table with the ratios, or with --json one object.
 
