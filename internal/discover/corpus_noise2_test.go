@@ -82,6 +82,11 @@ func lookalikeFamilies(c *corpus) {
 			p.HSet(ctx, "order:"+newUUID(), "total", "12.50", "status", "paid")
 		}
 	})
+	noise("scores by 8-digit user id", "score:<>", func(p redis.Pipeliner) {
+		for i := range 40 { // ids from 20,250,101: some read as dates (20250101), none is one
+			p.Set(ctx, fmt.Sprintf("score:%d", 20250101+i*9973), fmt.Sprint(c.rnd.IntN(5000)), 0)
+		}
+	})
 	c.add(&family{name: "product slugs", kind: other, patterns: []string{"product:*"}, noise: true}, func() {
 		c.exec(func(p redis.Pipeliner) {
 			for _, slug := range []string{"red-shoes", "blue-running-shoes", "green-hat", "black-leather-belt", "white-shirt",

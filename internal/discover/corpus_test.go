@@ -266,11 +266,16 @@ func newGroupMatcher(groups []discover.Group, keys map[string]bool) *groupMatche
 	return m
 }
 
-// groupOf returns the group name fell into, or nil. A companion of one of hourglass's queues
-// falls into its queue's.
+// groupOf returns the group name fell into, or nil: the group it is an example of, or the one
+// whose pattern fits it best. A companion of one of hourglass's queues falls into its queue's.
 func (m *groupMatcher) groupOf(name string) *discover.Group {
 	if q, ok := store.CompanionQueue(name); ok {
 		name = q
+	}
+	for i, g := range m.groups { // a group's own example is its, whatever other patterns fit it
+		if slices.Contains(g.Examples, scanner.Escape(name)) {
+			return &m.groups[i]
+		}
 	}
 	best := -1
 	for i, re := range m.res {

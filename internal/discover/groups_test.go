@@ -181,3 +181,30 @@ func TestAmbiguousLibraryNames(t *testing.T) {
 		t.Errorf("with Sidekiq's and Celery's registries: %v, want the lists in their libraries", got)
 	}
 }
+
+// Ids that read as dates (user 20250101 among users 20250102 …) are ids: their keys go with the
+// others', never a counter of day windows; a real window's keys have no such siblings.
+func TestIdsThatReadAsDates(t *testing.T) {
+	g := New(Options{Location: time.UTC})
+	now := time.Now()
+	var names []string
+	for i := range 40 {
+		names = append(names, fmt.Sprintf("score:%d", 20250101+i*9973), fmt.Sprintf("otp:1380013%04d", i), fmt.Sprintf("user:%d", 3000+i))
+	}
+	for d := range 5 {
+		names = append(names, "pv:"+now.AddDate(0, 0, -d).Format("20060102"), fmt.Sprint("pv:", 7+d))
+	}
+	for _, n := range g.Add(names) {
+		g.AddSample(Sample{Name: n, Type: "string", Value: "5", Len: 1, TTL: -1, Now: now})
+	}
+	kinds := map[string]Kind{}
+	for _, gr := range g.Result().Groups {
+		kinds[gr.Pattern] = gr.Kind
+		if gr.Pattern == "score:<score>" && gr.Keys != 40 {
+			t.Errorf("score:<score> holds %d keys, want all 40", gr.Keys)
+		}
+	}
+	if _, ok := kinds["score:<window>"]; ok || kinds["score:<score>"] != KindOther || kinds["pv:<window>"] != KindCounter {
+		t.Errorf("groups %v: want score:<score> other, no score:<window>, and pv:<window> a counter", kinds)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 // infer decides what a group is from its pattern and its samples' evidence. g.mu is held.
 func (g *Groups) infer(sh *shape) Group {
+	sh, datelike := g.timesOrNumbers(sh)
 	l := patternOf(sh)
 	if t, _ := sh.ev.mainType(); t != "string" && t != "" {
 		l = keyLayout(sh) // only strings are windowed: a queue's or limiter's date is a dim
@@ -20,6 +21,7 @@ func (g *Groups) infer(sh *shape) Group {
 	e := &sh.ev
 	gr.Evidence = append(gr.Evidence, typesText(e))
 	gr.Evidence = append(gr.Evidence, l.dims...)
+	gr.Evidence = append(gr.Evidence, datelike...)
 	if e.present() == 0 {
 		gr.Evidence = append(gr.Evidence, "no key of the group has been read yet")
 		return gr

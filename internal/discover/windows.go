@@ -186,3 +186,39 @@ func patternSegs(p string) []string {
 	}
 	return out
 }
+
+// timesOrNumbers returns sh as it is, or, when a segment of time tokens holds times no window
+// could be (ahead of the server clock by more than a day, or over twenty years old: ids such as
+// 20351231 that read as dates), a copy whose segment is numbers, with the evidence why.
+func (g *Groups) timesOrNumbers(sh *shape) (*shape, []string) {
+	now := sh.ev.lastNow
+	if now.IsZero() {
+		return sh, nil
+	}
+	var classes []class
+	var why []string
+	for i, c := range sh.skel.classes {
+		if !c.timeClass() {
+			continue
+		}
+		st := sh.slots[i]
+		first, _, ok1 := windowOf(c, st.min, g.opt.Location)
+		last, _, ok2 := windowOf(c, st.max, g.opt.Location)
+		if !ok1 || !ok2 || last.Before(now.Add(25*time.Hour)) && first.After(now.AddDate(-20, 0, 0)) {
+			continue
+		}
+		if classes == nil {
+			classes = append([]class(nil), sh.skel.classes...)
+		}
+		classes[i] = clNum
+		why = append(why, fmt.Sprintf("%s … %s read as %s, but no window lies that far from now: numbers, not times", st.min, st.max, c.describe()))
+	}
+	if classes == nil {
+		return sh, nil
+	}
+	sk := *sh.skel
+	sk.classes = classes
+	c := *sh
+	c.skel = &sk
+	return &c, why
+}
