@@ -23,7 +23,8 @@ func (g *Groups) Result() Result {
 		skels = append(skels, k)
 	}
 	sort.Strings(skels) // one order every time: which group takes which name must not change
-	moves := g.datelike() // shapes whose dates are ids go with the same shapes of numbers
+	// Shapes whose dates are ids go with the same shapes of numbers.
+	moves := g.datelike()
 	for _, k := range skels {
 		for _, sh := range g.withMoves(k, g.skels[k], moves).project() {
 			if lib := foldInto(libs, sh); lib != nil {
