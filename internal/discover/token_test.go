@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hourglass/store"
 )
 
 // segs spells name's tokens as "class:text" after their separator, for comparing.
@@ -151,4 +153,97 @@ func TestDimNames(t *testing.T) {
 			t.Errorf("no group %s in %v", want, patterns)
 		}
 	}
+}
+
+// checkCover fails unless toks cover name in order: each segment starts one separator after the
+// last ended, that separator is the one recorded, and the last ends at the end of name.
+func checkCover(t *testing.T, name string, toks []token) {
+	t.Helper()
+	if len(toks) == 0 || len(toks) > maxTokens {
+		t.Fatalf("%q: %d segments", name, len(toks))
+	}
+	at := 0
+	for i, tk := range toks {
+		if i > 0 {
+			if tk.start != at+1 || !isSep(name[at]) || tk.sep != name[at] {
+				t.Fatalf("%q: segment %d %+v does not follow the separator at %d", name, i, tk, at)
+			}
+		} else if tk.start != 0 || tk.sep != 0 {
+			t.Fatalf("%q: first segment %+v", name, tk)
+		}
+		if tk.end < tk.start || tk.end > len(name) || tk.cls >= numClasses {
+			t.Fatalf("%q: segment %d %+v", name, i, tk)
+		}
+		at = tk.end
+	}
+	if at != len(name) {
+		t.Fatalf("%q: segments end at %d of %d", name, at, len(name))
+	}
+}
+
+// sampleOf is a sample of one type for name, with values kind picks among.
+func sampleOf(name string, kind int, now time.Time) Sample {
+	s := Sample{Name: name, Type: "string", TTL: time.Duration(kind) * 17 * time.Minute, Bytes: 64, Now: now, Value: "7", Len: 1}
+	switch kind % 6 {
+	case 1:
+		s.Value, s.Len = "1690900000000-9f86d081884c7d65", 30
+	case 2:
+		s.Type, s.Len, s.MinScore, s.MaxScore = "zset", 3, float64(now.Add(-time.Minute).UnixMilli()), float64(now.Add(time.Hour).UnixMilli())
+	case 3:
+		s.Type, s.Len = "list", 4
+	case 4:
+		s.Value, s.Len = "HYLL\x01", 90
+	case 5:
+		s.Value, s.Len, s.TTL = `{"a":1}`, 7, -1
+	}
+	return s
+}
+
+// checkPatterns fails unless every group's pattern and entry parse as the config would read them.
+func checkPatterns(t *testing.T, r Result) {
+	t.Helper()
+	for _, gr := range r.Groups {
+		if gr.Kind == KindJobQueue || gr.Kind == KindLimiterLibrary || gr.Pattern == "" && gr.Entry == nil {
+			continue // a library's group is named by the library; the key "" has no pattern
+		}
+		parse := store.ParseKeyPattern
+		if strings.Contains(gr.Pattern, "<window>") {
+			parse = store.ParsePattern
+		}
+		if _, err := parse(gr.Pattern); err != nil {
+			t.Fatalf("group pattern %q (%s): %v", gr.Pattern, gr.Kind, err)
+		}
+		en := gr.Entry
+		if en == nil || en.Pattern == "" {
+			continue
+		}
+		parse = store.ParseKeyPattern
+		if en.HourFormat != "" || en.DayFormat != "" {
+			parse = store.ParsePattern
+		}
+		if _, err := parse(en.Pattern); err != nil {
+			t.Fatalf("entry %s pattern %q: %v", en.Table, en.Pattern, err)
+		}
+	}
+}
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{
+		"flow:count:app123:device456:127.0.0.1:2023080117", "{web:10001}:20230801", "hist:42:login",
+		"session:3f2b8c1e-9d4a-4f6b-8e2a-1c3d5e7f9a0b", "wau:2023-W31", "LIMITER/fixed/api/user/7/3/2/hour",
+		"{delay:orders}:inflight", "a\x00b:\xff", "::", "<window>:{}", "x" + strings.Repeat(":1", 30),
+		"ratelimit:10.0.0.1:202308011705", "bull:work:17:lock", "_kombu.binding.celery", "rate:api:7",
+	} {
+		f.Add(s)
+	}
+	now := time.Date(2023, 8, 1, 17, 30, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, name string) {
+		checkCover(t, name, tokenize(name, nil))
+		g := New(Options{Location: time.UTC, MaxShapes: 8})
+		names := []string{name, name + ":1", "x:" + name, strings.ReplaceAll(name, "1", "2"), name + ":2023080117", name + "_lock"}
+		for _, n := range g.Add(names) {
+			g.AddSample(sampleOf(n, len(name), now))
+		}
+		checkPatterns(t, g.Result())
+	})
 }
