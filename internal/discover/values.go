@@ -138,7 +138,7 @@ func inferString(gr *Group, sh *shape, l layout) {
 		gr.Evidence = append(gr.Evidence, fmt.Sprintf("small integers (%s to %s) with TTLs up to %s: a fixed-window limiter; window = the longest TTL rounded, limit = the highest count seen: set your real ones", commas(e.intMin), commas(e.intMax), short(e.ttlMax)))
 	case ints && brief:
 		gr.Kind, gr.Confidence = KindOther, Medium
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("integers from %s to %s with TTLs up to %s: too large to be a limiter's hit counts, whose keys start at 1; ids or times cached under these names", commas(e.intMin), commas(e.intMax), short(e.ttlMax)))
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("integers from %s to %s with TTLs up to %s: too large to be a limiter's hit counts, whose keys start at 1: codes, ids or times kept under these names", commas(e.intMin), commas(e.intMax), short(e.ttlMax)))
 	case ints:
 		gr.Kind, gr.Confidence = KindOther, Medium
 		gr.Evidence = append(gr.Evidence, "integers with no time window in their names and no short TTL: totals, not windowed counters")
