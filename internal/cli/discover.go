@@ -317,38 +317,22 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 }
 
 // checkedConfig renders doc and loads the text as hourglass would (with the cluster check for a
-// cluster). An entry the config refuses as it stands is commented out with the reason, and the
-// text rendered again, so what is printed always loads with no edits.
+// cluster): an entry the config refuses as it stands is printed commented out with the reason, so
+// what is printed always loads with no edits.
 func checkedConfig(doc *discover.Doc, cluster bool) (string, error) {
-	doc.Refused = map[int]string{}
-	for range len(doc.Result.Groups) + 1 {
-		text, spans := doc.Render()
-		cfg, err := config.Parse("discovered config", []byte(text), nil)
-		if err == nil && cluster {
-			err = cfg.CheckCluster()
-		}
-		if err == nil {
-			return text, nil
-		}
-		var ce *config.Error
-		refused := -1
-		if errors.As(err, &ce) {
-			for _, sp := range spans {
-				if ce.Line >= sp.From && ce.Line <= sp.To {
-					refused = sp.Group
-				}
-			}
-		}
-		if refused < 0 || doc.Refused[refused] != "" {
-			return "", fmt.Errorf("discover: the config it wrote does not load: %w", err)
-		}
-		doc.Refused[refused] = strings.TrimPrefix(ce.Key+": ", ": ") + ce.Msg
-		if ce.Key == "counter.pattern" && strings.Contains(ce.Msg, "cluster slots") {
+	load := config.Loads("discovered config", cluster)
+	text, err := doc.RenderLoadable(func(text string) (int, string, error) {
+		line, reason, err := load(text)
+		if strings.HasPrefix(reason, "counter.pattern: ") && strings.Contains(reason, "cluster slots") {
 			// The keys are written already: a hash tag would name other keys.
-			doc.Refused[refused] += "; to read the keys as they are written, split it in two: one entry with the hour_ keys, one with the day_ keys, named apart"
+			reason += "; to read the keys as they are written, split it in two: one entry with the hour_ keys, one with the day_ keys, named apart"
 		}
+		return line, reason, err
+	})
+	if err != nil {
+		return "", fmt.Errorf("discover: %w", err)
 	}
-	return "", errors.New("discover: the config it wrote does not load")
+	return text, nil
 }
 
 // connection is the [redis] table of the target: its addresses as given, with any URL's password

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -123,4 +124,24 @@ func (c *checker) clash(path, header, name string) bool {
 	}
 	c.fail(path, "the config in use already has a %s named %q: rename this one", header, name)
 	return true
+}
+
+// Loads returns a loader of generated config text named name: it parses the text as a config file
+// (and checks it for a cluster when cluster is set), and on a refusal reports the line the error
+// names and its key and message, so a generator can comment out what is refused.
+func Loads(name string, cluster bool) func(text string) (int, string, error) {
+	return func(text string) (int, string, error) {
+		cfg, err := Parse(name, []byte(text), nil)
+		if err == nil && cluster {
+			err = cfg.CheckCluster()
+		}
+		if err == nil {
+			return 0, "", nil
+		}
+		var ce *Error
+		if !errors.As(err, &ce) {
+			return 0, "", err
+		}
+		return ce.Line, strings.TrimPrefix(ce.Key+": ", ": ") + ce.Msg, err
+	}
 }

@@ -82,7 +82,7 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 	if err != nil {
 		return "", err
 	}
-	text, err := checkedConfig(doc, s.cluster)
+	text, err := doc.RenderLoadable(config.Loads("proposal", s.cluster))
 	if err != nil {
 		return "", err
 	}
@@ -165,37 +165,6 @@ func withAddrs(shipped string, addrs []string) string {
 		quoted[i] = strconv.Quote(a)
 	}
 	return strings.Replace(shipped, "\naddrs = []\n", "\naddrs = ["+strings.Join(quoted, ", ")+"]\n", 1)
-}
-
-// checkedConfig renders doc and loads the text as hourglass would (with the cluster check for a
-// cluster). An entry the config refuses as it stands is commented out with the reason, and the
-// text rendered again, so what is written always loads with no edits.
-func checkedConfig(doc *discover.Doc, cluster bool) (string, error) {
-	doc.Refused = map[int]string{}
-	for range len(doc.Result.Groups) + 1 {
-		text, spans := doc.Render()
-		cfg, err := config.Parse("proposal", []byte(text), nil)
-		if err == nil && cluster {
-			err = cfg.CheckCluster()
-		}
-		if err == nil {
-			return text, nil
-		}
-		var ce *config.Error
-		refused := -1
-		if errors.As(err, &ce) {
-			for _, sp := range spans {
-				if ce.Line >= sp.From && ce.Line <= sp.To {
-					refused = sp.Group
-				}
-			}
-		}
-		if refused < 0 || doc.Refused[refused] != "" {
-			return "", fmt.Errorf("the proposal does not load: %w", err)
-		}
-		doc.Refused[refused] = strings.TrimPrefix(ce.Key+": ", ": ") + ce.Msg
-	}
-	return "", errors.New("the proposal does not load")
 }
 
 // entryNames are the names cfg gives its entries, which proposed entries must not repeat.

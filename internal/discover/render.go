@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -385,4 +386,34 @@ func bytesText(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// Loader loads a rendered config as hourglass would. On a refusal it returns the line the refusal
+// names (0 when it names none), the reason, and the error.
+type Loader func(text string) (line int, reason string, err error)
+
+// RenderLoadable renders d and loads the text with load. An entry the loader refuses as it stands
+// (say, a counter whose hour and day keys fall in different cluster slots) is commented out with
+// the loader's reason and the text rendered again, so the text returned always loads with no
+// edits.
+func (d *Doc) RenderLoadable(load Loader) (string, error) {
+	d.Refused = map[int]string{}
+	for range len(d.Result.Groups) + 1 {
+		text, spans := d.Render()
+		line, reason, err := load(text)
+		if err == nil {
+			return text, nil
+		}
+		refused := -1
+		for _, sp := range spans {
+			if line >= sp.From && line <= sp.To {
+				refused = sp.Group
+			}
+		}
+		if refused < 0 || d.Refused[refused] != "" {
+			return "", fmt.Errorf("the config rendered does not load: %w", err)
+		}
+		d.Refused[refused] = reason
+	}
+	return "", errors.New("the config rendered does not load")
 }

@@ -1,6 +1,7 @@
 package discover_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +204,33 @@ func TestPrintable(t *testing.T) {
 		if got := discover.Printable(in); got != want {
 			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRenderLoadableCommentsOutWhatIsRefused: an entry the loader refuses is printed commented
+// out with the loader's reason, and the text returned loads; a refusal that names no entry's line
+// is an error, not a text that does not load.
+func TestRenderLoadableCommentsOutWhatIsRefused(t *testing.T) {
+	d := doc()
+	parse := config.Loads("found.toml", false)
+	refuseStats := func(text string) (int, string, error) {
+		if strings.Contains(text, "\nname = \"stats\"\n") {
+			line := strings.Count(text[:strings.Index(text, "\nname = \"stats\"\n")+1], "\n") + 1
+			return line, "counter.pattern: refused for the test", errors.New("refused")
+		}
+		return parse(text)
+	}
+	text, err := d.RenderLoadable(refuseStats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Parse("found.toml", []byte(text), nil); err != nil {
+		t.Fatalf("the text returned does not load: %v", err)
+	}
+	if !strings.Contains(text, "# name = \"stats\"") || !strings.Contains(text, "refused for the test") {
+		t.Fatalf("the refused entry is not commented out with its reason:\n%s", text)
+	}
+	if _, err := doc().RenderLoadable(func(string) (int, string, error) { return 0, "", errors.New("broken") }); err == nil {
+		t.Fatal("a refusal naming no entry's line gave a text")
 	}
 }
