@@ -248,6 +248,13 @@ func entryName(pattern string) string {
 			break
 		}
 	}
+	if len(words) == 0 { // a pattern of placeholders alone, such as "{<channel>:<ad>}:<window>"
+		for _, f := range strings.FieldsFunc(pattern, func(r rune) bool { return r == '<' || r == '>' }) {
+			if w := placeholderSafe(f); w != "" && w != "window" && len(words) < 2 && !strings.ContainsAny(f, ":{}") {
+				words = append(words, w)
+			}
+		}
+	}
 	if len(words) == 0 {
 		return "keys"
 	}
