@@ -7,5 +7,6 @@
 //
 // What it holds is bounded by the number of groups, never by the number of keys. It does no Redis
 // I/O: the scanner feeds it the names a sweep leaves unclaimed and the samples it reads. It
-// imports only store, whose window formats, score units and library layouts it reads keys with.
+// imports store, whose window formats, score units and library layouts it reads keys with, and
+// internal/format, for numbers and bytes written as every front end writes them.
 package discover

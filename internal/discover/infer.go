@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"hourglass/internal/format"
 )
 
 // Result returns the groups found so far, largest first, each with its kind, evidence and
@@ -214,7 +216,7 @@ func totalBytes(groups []Group, skels map[string]*skeleton, libs map[string]*sha
 	}
 	note := "estimated: each group's sampled keys' mean MEMORY USAGE times its keys"
 	if unknown > 0 {
-		note += "; " + commas(unknown) + " keys in groups with no sample are left out"
+		note += "; " + format.Commas(unknown) + " keys in groups with no sample are left out"
 	}
 	return &total, note
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"hourglass/internal/format"
 	"hourglass/store"
 )
 
@@ -78,7 +79,7 @@ func (g *Groups) inferWindowed(gr *Group, sh *shape, l layout) {
 		gr.Evidence = append(gr.Evidence, "values are HyperLogLogs")
 	case float64(e.ints) >= 0.9*n:
 		kind, table = KindCounter, "counter"
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("values: integers in %d of %d sampled, up to %s", e.ints, e.present(), commas(e.intMax)))
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("values: integers in %d of %d sampled, up to %s", e.ints, e.present(), format.Commas(e.intMax)))
 	case float64(e.binary) >= 0.9*n:
 		kind, table = KindBitmap, "bitmap"
 		gr.Evidence = append(gr.Evidence, "values are binary: bitmaps")
@@ -181,7 +182,7 @@ func inferLibrary(sh *shape) Group {
 		if note := redisRateNote(lib); note != "" {
 			gr.Evidence = append(gr.Evidence, fmt.Sprintf("%s; window proposed from the longest TTL (%s), limit 1", note, short(sh.ev.ttlMax)))
 		} else {
-			gr.Evidence = append(gr.Evidence, fmt.Sprintf("window from the longest TTL (%s) and limit from the highest count seen (%s): the keys do not hold them, set yours", short(sh.ev.ttlMax), commas(sh.ev.intMax)))
+			gr.Evidence = append(gr.Evidence, fmt.Sprintf("window from the longest TTL (%s) and limit from the highest count seen (%s): the keys do not hold them, set yours", short(sh.ev.ttlMax), format.Commas(sh.ev.intMax)))
 		}
 	}
 	return gr

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"hourglass/internal/format"
 )
 
 // TOML renders the entry as one config.toml table, its keys in the order the config reference
@@ -136,11 +138,11 @@ func (d *Doc) header(w *writer) {
 	r := d.Result
 	mem := ""
 	if r.Bytes != nil {
-		mem = " (~" + bytesText(*r.Bytes) + ")"
+		mem = " (~" + format.BytesIEC(*r.Bytes) + ")"
 	}
 	w.comment(fmt.Sprintf("target:   %s", d.Target))
 	w.comment(fmt.Sprintf("swept:    %s (server time), in %s", d.TakenAt.Format("2006-01-02 15:04:05 MST"), d.Elapsed.Round(time.Millisecond)))
-	w.comment(fmt.Sprintf("keys:     %s seen, %s claimed by no entry%s", commas(d.KeysSeen), commas(r.Keys), mem))
+	w.comment(fmt.Sprintf("keys:     %s seen, %s claimed by no entry%s", format.Commas(d.KeysSeen), format.Commas(r.Keys), mem))
 	if !d.Complete {
 		w.comment("INCOMPLETE: the sweep was stopped before it had seen every key; what follows is only what")
 		w.comment("          it found so far. Run discover again to the end before relying on it.")
@@ -261,11 +263,11 @@ func (d *Doc) group(w *writer, i int, g Group) (Span, bool) {
 func writeEvidence(w *writer, g Group) {
 	mem := "memory unknown"
 	if g.Bytes != nil {
-		mem = "~" + bytesText(*g.Bytes) + " estimated"
+		mem = "~" + format.BytesIEC(*g.Bytes) + " estimated"
 	}
 	w.comment("pattern:    " + g.Pattern)
 	w.comment(fmt.Sprintf("kind:       %s", g.Kind))
-	w.comment(fmt.Sprintf("keys:       %s (%s; %d read)", commas(g.Keys), mem, g.Sampled))
+	w.comment(fmt.Sprintf("keys:       %s (%s; %d read)", format.Commas(g.Keys), mem, g.Sampled))
 	for j, ex := range g.Examples {
 		label := "examples:   "
 		if j > 0 {
@@ -372,20 +374,6 @@ func Printable(s string) string {
 		i += size
 	}
 	return b.String()
-}
-
-// bytesText renders n bytes for a person, in binary units: "512 B", "1.5 KiB".
-func bytesText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // Loader loads a rendered config as hourglass would. On a refusal it returns the line the refusal

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"hourglass/internal/format"
 	"hourglass/store"
 )
 
@@ -90,10 +91,10 @@ func slidingLimiter(gr *Group, sh *shape, l layout, expiring bool) {
 	e := &sh.ev
 	gr.Kind, gr.Confidence = KindSlidingLimiter, Medium
 	window := roundUp(max(e.ttlMax, e.spanMax), time.Second)
-	line := fmt.Sprintf("recent times with TTLs: a sliding limiter; window from the longest TTL (%s), limit = the most hits seen in one key (%s): set your real limit", short(e.ttlMax), commas(e.lenMax))
+	line := fmt.Sprintf("recent times with TTLs: a sliding limiter; window from the longest TTL (%s), limit = the most hits seen in one key (%s): set your real limit", short(e.ttlMax), format.Commas(e.lenMax))
 	if !expiring {
 		window = niceWindow(e.spanMax)
-		line = fmt.Sprintf("times within %s of each other, one sorted set per %s, without TTLs: a sliding limiter whose idle keys never expire (the newest hit over a day old in %d of %d); window from the widest span of times in one key, limit = the most hits seen in one key (%s): set your real ones", short(e.spanMax), entityName(sh, l), e.past, e.ahead+e.recent+e.past, commas(e.lenMax))
+		line = fmt.Sprintf("times within %s of each other, one sorted set per %s, without TTLs: a sliding limiter whose idle keys never expire (the newest hit over a day old in %d of %d); window from the widest span of times in one key, limit = the most hits seen in one key (%s): set your real ones", short(e.spanMax), entityName(sh, l), e.past, e.ahead+e.recent+e.past, format.Commas(e.lenMax))
 	}
 	gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "sliding", Window: duration(window), Limit: max(1, e.lenMax)}
 	gr.Evidence = append(gr.Evidence, line)
@@ -135,10 +136,10 @@ func inferString(gr *Group, sh *shape, l layout) {
 		gr.Kind, gr.Confidence = KindFixedLimiter, Medium
 		window := niceWindow(e.ttlMax)
 		gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "fixed", Window: duration(window), Limit: max(1, e.intMax)}
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("small integers (%s to %s) with TTLs up to %s: a fixed-window limiter; window = the longest TTL rounded, limit = the highest count seen: set your real ones", commas(e.intMin), commas(e.intMax), short(e.ttlMax)))
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("small integers (%s to %s) with TTLs up to %s: a fixed-window limiter; window = the longest TTL rounded, limit = the highest count seen: set your real ones", format.Commas(e.intMin), format.Commas(e.intMax), short(e.ttlMax)))
 	case ints && brief:
 		gr.Kind, gr.Confidence = KindOther, Medium
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("integers from %s to %s with TTLs up to %s: too large to be a limiter's hit counts, whose keys start at 1: codes, ids or times kept under these names", commas(e.intMin), commas(e.intMax), short(e.ttlMax)))
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("integers from %s to %s with TTLs up to %s: too large to be a limiter's hit counts, whose keys start at 1: codes, ids or times kept under these names", format.Commas(e.intMin), format.Commas(e.intMax), short(e.ttlMax)))
 	case ints:
 		gr.Kind, gr.Confidence = KindOther, Medium
 		gr.Evidence = append(gr.Evidence, "integers with no time window in their names and no short TTL: totals, not windowed counters")
@@ -213,14 +214,14 @@ func inferLock(gr *Group, sh *shape, l layout, what string) {
 func listQueue(gr *Group, sh *shape, l layout) {
 	if perEntity(sh, l) && !taskName(l.text) && sh.companions == 0 {
 		gr.Kind, gr.Confidence = KindOther, Medium
-		gr.Evidence = append(gr.Evidence, fmt.Sprintf("lists of up to %s elements, one per %s, in names that do not say queue: items kept per %s (recent, feed), not queues, which are one list or one per topic", commas(sh.ev.lenMax), entityName(sh, l), entityName(sh, l)))
+		gr.Evidence = append(gr.Evidence, fmt.Sprintf("lists of up to %s elements, one per %s, in names that do not say queue: items kept per %s (recent, feed), not queues, which are one list or one per topic", format.Commas(sh.ev.lenMax), entityName(sh, l), entityName(sh, l)))
 		return
 	}
 	gr.Kind, gr.Confidence = KindListQueue, Medium
 	if taskName(l.text) {
 		gr.Confidence = High
 	}
-	gr.Evidence = append(gr.Evidence, fmt.Sprintf("lists of up to %s elements", commas(sh.ev.lenMax)))
+	gr.Evidence = append(gr.Evidence, fmt.Sprintf("lists of up to %s elements", format.Commas(sh.ev.lenMax)))
 	none := ""
 	gr.Entry = &Entry{Table: "list_queue", Processing: &none}
 	if sh.companions&compProcessing != 0 {
