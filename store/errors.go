@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -45,13 +44,3 @@ func redisKeyError(key, msg string) *KeyError {
 	}
 	return &KeyError{Key: key, Err: errors.New(msg)}
 }
-
-// Permanent reports whether err is one that sending again cannot fix: Redis refused this user
-// the command (NOPERM) or the login (WRONGPASS, NOAUTH), or a cluster node was addressed as a
-// standalone server (CROSSSLOT, MOVED, ASK). A writer's caller should stop retrying and say so,
-// rather than wait for a Redis that will keep saying no.
-func Permanent(err error) bool {
-	return err != nil && permanentReply.MatchString(err.Error())
-}
-
-var permanentReply = regexp.MustCompile(`\b(NOPERM|WRONGPASS|NOAUTH|CROSSSLOT|MOVED \d+|ASK \d+)\b`)
