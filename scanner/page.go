@@ -35,6 +35,7 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 	)
 	if scan {
 		names, next, err = c.Scan(ctx, cursor, "", int64(s.count)).Result()
+		err = s.refusal("SCAN", "", err)
 		if err == nil {
 			var samples []string
 			found, samples = s.classify(names)
@@ -103,11 +104,11 @@ func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error 
 	for i := range pending {
 		k := &pending[i]
 		if err := readTTL(k, ttls[i]); err != nil {
-			return err
+			return s.refusal("PTTL", k.Name, err)
 		}
 		v, ok, err := gets.value(i)
 		if err != nil {
-			return err
+			return s.refusal("MGET", k.Name, err)
 		}
 		switch {
 		case ok:
@@ -205,7 +206,7 @@ func (s *Sweep) recheck(ctx context.Context, c redis.Cmdable, keys []Key, idx []
 		case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
 			k.WrongType = true
 		case err != nil:
-			return err
+			return s.refusal("GET", k.Name, err)
 		default:
 			k.Value = v // it became a string between the two reads
 		}

@@ -27,6 +27,8 @@ type Options struct {
 	// Structures are the limiters, locks and uniques whose keys the sweep also finds and reads
 	// (queues are read by their keys, not swept).
 	Structures Structures
+	// Retry, when set, has Run ride out transient faults; nil ends Run on the first error.
+	Retry *Retry
 }
 
 // Key is what a sweep read about one key of a family (or, when Structure is not zero, of a
@@ -74,6 +76,7 @@ type Sweep struct {
 	loc      *time.Location
 	count    int
 	pace     *pacer
+	retry    *Retry           // nil: Run ends on the first error
 	groups   *discover.Groups // the unclaimed keys, by shape
 	samples  sampleReads
 
@@ -96,6 +99,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, structs: opt.Structures,
 		matchers: matchers(opt.Structures, opt.Location),
 		pace:     newPacer(opt.KeysPerSecond, time.Now),
+		retry:    opt.Retry,
 		groups:   discover.New(discover.Options{Location: opt.Location, MaxShapes: opt.MaxShapes}),
 		cursors:  map[string]uint64{},
 		pending:  map[string][]Key{},

@@ -17,6 +17,9 @@ import (
 // side waits on the other. A Run stopped by an error or ctx leaves the sweep where the last
 // visited page ended: Step or Run resume it from there, with nothing skipped.
 func (s *Sweep) Run(ctx context.Context, visit func(Page)) error {
+	if s.retry != nil {
+		return s.runRetrying(ctx, time.Time{}, visit)
+	}
 	return s.run(ctx, time.Time{}, visit)
 }
 
@@ -204,7 +207,7 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 		}
 		names, next, err := c.Scan(ctx, cursor, "", int64(s.count)).Result()
 		if err != nil {
-			return err
+			return s.refusal("SCAN", "", err)
 		}
 		s.pace.spend(len(names))
 		keys, samples := s.classify(names)

@@ -1,0 +1,122 @@
+package scanner
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
+	"hourglass/store"
+)
+
+// fillFlow writes n flow counters of value 1 in the current hour, and returns their sum.
+func fillFlow(t *testing.T, rdb redis.UniversalClient, n int) int64 {
+	t.Helper()
+	f := families(t)[0]
+	hour := time.Now().In(shanghai)
+	pipe := rdb.Pipeline()
+	for i := range n {
+		pipe.Set(t.Context(), key(t, f, store.Hour, hour, "app", "dev", fmt.Sprint(i)), "1", time.Hour)
+	}
+	if _, err := pipe.Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return int64(n)
+}
+
+// sumFlow sweeps rdb with opt and adds up the flow keys' values.
+func sumFlow(t *testing.T, rdb redis.UniversalClient, opt Options) (int64, error) {
+	var sum int64
+	opt.Location, opt.Count = shanghai, 50
+	err := New(rdb, families(t)[:1], opt).Run(t.Context(), func(p Page) {
+		for _, k := range p.Keys {
+			if k.Value == "1" {
+				sum++
+			}
+		}
+	})
+	return sum, err
+}
+
+// Replies lost on the way and a restart in the middle of the sweep are ridden out: the sweep
+// resumes where it was, each fault is reported while it lasts, and the total is exact.
+func TestRetryRidesOutLostRepliesAndARestart(t *testing.T) {
+	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
+	want := fillFlow(t, srv.Client(t), 2000)
+	proxy := redistest.StartFaultProxy(t, srv.Addr)
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+
+	var faults atomic.Int64
+	restarted := make(chan struct{})
+	opt := Options{KeysPerSecond: 1000, Retry: &Retry{Report: func(err error, wait time.Duration) {
+		if store.ClassOf(err) != store.ClassTransient || wait <= 0 {
+			t.Errorf("reported %v (class %v) with wait %v", err, store.ClassOf(err), wait)
+		}
+		faults.Add(1)
+	}}}
+	go func() {
+		defer close(restarted)
+		proxy.DropReplies(3)
+		for faults.Load() == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		srv.Restart(t, "--appendonly", "yes", "--appendfsync", "always")
+	}()
+	got, err := sumFlow(t, rdb, opt)
+	<-restarted
+	t.Logf("%d faults", faults.Load())
+	if err != nil {
+		t.Fatalf("sweep ended on %v after %d faults", err, faults.Load())
+	}
+	if faults.Load() < 2 {
+		t.Errorf("%d faults reported; want the lost replies and the restart", faults.Load())
+	}
+	if got != want {
+		t.Errorf("summed %d after %d faults, want %d", got, faults.Load(), want)
+	}
+}
+
+// A server that stays down ends the sweep once no page has got through for GiveUp.
+func TestRetryGivesUp(t *testing.T) {
+	srv := redistest.Start(t)
+	fillFlow(t, srv.Client(t), 10)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	srv.Stop()
+	start := time.Now()
+	reports := 0
+	_, err := sumFlow(t, rdb, Options{Retry: &Retry{GiveUp: 1500 * time.Millisecond, Report: func(error, time.Duration) { reports++ }}})
+	took := time.Since(start)
+	var gave *GaveUpError
+	if !errors.As(err, &gave) {
+		t.Fatalf("got %v, want a GaveUpError", err)
+	}
+	if took < 1500*time.Millisecond || took > 5*time.Second || reports < 2 {
+		t.Errorf("gave up after %v and %d reports; want 1.5 s to 5 s and at least 2", took, reports)
+	}
+}
+
+// A refusal is not retried: the sweep ends at once, naming the command and the user.
+func TestRetryEndsOnARefusal(t *testing.T) {
+	srv := redistest.Start(t)
+	fillFlow(t, srv.Client(t), 10)
+	if err := srv.Client(t).Do(t.Context(), "ACL", "SETUSER", "noscan", "on", ">pw", "~*", "+@all", "-scan").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "noscan", Password: "pw"})
+	t.Cleanup(func() { _ = rdb.Close() })
+	start := time.Now()
+	_, err := sumFlow(t, rdb, Options{Retry: &Retry{Report: func(err error, _ time.Duration) { t.Errorf("retried %v", err) }}})
+	var ce *store.CommandError
+	if !errors.As(err, &ce) || ce.Command != "SCAN" || ce.User != "noscan" || store.Refused(err) != "scan" {
+		t.Fatalf("got %v, want SCAN refused to noscan", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("a refusal took %v to end the sweep", took)
+	}
+}
