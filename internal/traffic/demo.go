@@ -38,13 +38,15 @@ func (d *Demo) Generators() []*Generator { return d.gens }
 func (d *Demo) Events() int64 { return d.events.Load() }
 
 // Run adds events every 100 ms and flushes them until ctx ends; it paces itself well under the
-// few thousand script calls a second miniredis manages. A flush that fails goes to report.
+// few thousand script calls a second miniredis manages. A flush that fails goes to report, and
+// the first that succeeds after failures reports nil, so a caller can say when a fault passed.
 func (d *Demo) Run(ctx context.Context, report func(error)) {
 	const tick = 100 * time.Millisecond
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	start := time.Now()
 	owed := make([]float64, len(d.gens))
+	failing := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -60,15 +62,22 @@ func (d *Demo) Run(ctx context.Context, report func(error)) {
 					}
 				}
 			}
-			if _, err := d.w.Flush(ctx); err != nil && ctx.Err() == nil {
+			_, err := d.w.Flush(ctx)
+			switch {
+			case ctx.Err() != nil:
+			case err != nil:
 				report(err)
+				failing = true
+			case failing:
+				report(nil)
+				failing = false
 			}
 		}
 	}
 }
 
 // Steady writes rate events a second into f, over the demo's dims, until ctx ends: the console's
-// test traffic. A flush that fails goes to report.
+// test traffic. A flush that fails goes to report, and nil once one succeeds again.
 func Steady(ctx context.Context, st *store.Store, f *store.Family, rate float64, report func(error)) {
 	d := &Demo{w: st.NewWriter(store.WriterOptions{}), rate: rate, gens: []*Generator{NewGenerator(f, DemoTuples, 99)}}
 	d.Run(ctx, report)
