@@ -113,14 +113,25 @@ func (a *Aggregator) readSamples(ctx context.Context, rdb redis.UniversalClient)
 	return sizes, types, ""
 }
 
-// Take runs one sweep to its end and returns its Snapshot. When ctx ends first, it returns the
-// Snapshot of what it saw (Complete false) with ctx's error.
+// maxStartsOver is how many times Take starts its sweep again after a restart or a failover.
+const maxStartsOver = 3
+
+// Take runs one sweep to its end and returns its Snapshot: after a restart or a failover under
+// it, the sweep starts over (up to maxStartsOver times), since its cursors no longer hold. When
+// ctx ends first, it returns the Snapshot of what it saw (Complete false) with ctx's error.
 func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, sweep Options, snap SnapshotOptions) (*Snapshot, error) {
 	pairOptions(&sweep, &snap)
-	s := New(rdb, families, sweep)
-	a := NewAggregator(families, snap)
-	a.sweep = s
-	err := s.Run(ctx, a.Add)
+	var s *Sweep
+	var a *Aggregator
+	var err error
+	for range maxStartsOver {
+		s = New(rdb, families, sweep)
+		a = NewAggregator(families, snap)
+		a.sweep = s
+		if err = s.Run(ctx, a.Add); !errors.Is(err, ErrRestarted) && !errors.Is(err, ErrMastersChanged) {
+			break
+		}
+	}
 	readCtx := ctx
 	if err != nil {
 		readCtx = context.WithoutCancel(ctx) // still read the samples of what was seen, briefly

@@ -3,6 +3,7 @@ package scanner
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -46,7 +47,7 @@ func (s *Sweep) runRetrying(ctx context.Context, until time.Time, visit func(Pag
 	wait := retryFirst
 	for {
 		err := s.run(ctx, until, counted)
-		if err == nil || ctx.Err() != nil || store.ClassOf(err) != store.ClassTransient || errors.Is(err, ErrMastersChanged) {
+		if err == nil || ctx.Err() != nil || store.ClassOf(err) != store.ClassTransient || errors.Is(err, ErrMastersChanged) || errors.Is(err, ErrRestarted) {
 			return err
 		}
 		if time.Since(last) >= giveUp {
@@ -104,4 +105,42 @@ func userOf(rdb redis.UniversalClient) string {
 		return "default"
 	}
 	return u
+}
+
+// ErrRestarted says a server restarted during the sweep: the new process places keys by a new
+// hash seed, so a SCAN cursor from before means nothing and the sweep must start over.
+var ErrRestarted = errors.New("the server restarted during the sweep")
+
+// sameServer checks that the server behind c is the process the sweep began on, by its run_id;
+// check false records it instead (a sweep beginning on this master). A server that gives no
+// run_id (refused INFO, an imitation of Redis) is taken as the same.
+func (s *Sweep) sameServer(ctx context.Context, addr string, c redis.Cmdable, check bool) error {
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		if store.ClassOf(err) == store.ClassPermanent {
+			return nil
+		}
+		return err
+	}
+	id := infoField(info, "run_id")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was, known := s.runIDs[addr]
+	switch {
+	case !check || !known:
+		s.runIDs[addr] = id
+	case id != "" && was != "" && id != was:
+		return ErrRestarted
+	}
+	return nil
+}
+
+// infoField is the value of field in an INFO reply, or "".
+func infoField(info, field string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

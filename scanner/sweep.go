@@ -82,6 +82,7 @@ type Sweep struct {
 
 	mu      sync.Mutex
 	cursors map[string]uint64 // by master address ("" on a standalone server)
+	runIDs  map[string]string // the run_id of each master the sweep began on
 	pending map[string][]Key  // family keys SCAN returned, read with the next SCAN
 	done    map[string]bool
 	started bool
@@ -102,6 +103,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		retry:    opt.Retry,
 		groups:   discover.New(discover.Options{Location: opt.Location, MaxShapes: opt.MaxShapes}),
 		cursors:  map[string]uint64{},
+		runIDs:   map[string]string{},
 		pending:  map[string][]Key{},
 		done:     map[string]bool{},
 	}

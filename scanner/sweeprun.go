@@ -141,6 +141,9 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	cursor, begun := s.cursors[addr]
 	pending := append([]Key(nil), s.pending[addr]...) // read into a copy: a Step may read the original
 	s.mu.Unlock()
+	if err := s.sameServer(ctx, addr, c, begun); err != nil {
+		return err
+	}
 
 	// Every goroutine started here has ended when runMaster returns: on success the reads under
 	// way finish; on failure cancel stops them first.
@@ -166,7 +169,8 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	case err := <-scanErr:
 		return err
 	default:
-		return nil
+		wg.Wait() // the last reads are in: a restart under them shows now
+		return s.sameServer(ctx, addr, c, true)
 	}
 }
 

@@ -110,7 +110,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		st.Sweep.Completed = true
 		w.begin()
 	}
-	if errors.Is(err, ErrMastersChanged) { // a failover: not an error to show, a sweep to redo
+	if errors.Is(err, ErrMastersChanged) || errors.Is(err, ErrRestarted) { // not an error to show, a sweep to redo
 		w.begin()
 		err = nil
 	}

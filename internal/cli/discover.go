@@ -121,7 +121,7 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	if console.IsTerminal(stderr) {
 		progress = stderr
 	}
-	found, sweepErr := sweepUnclaimed(ctx, t, base, progress)
+	found, sweepErr := sweepUnclaimed(ctx, t, base, progress, stderr)
 	if sweepErr != nil && !found.partial {
 		finish(false)
 		return sweepErr
@@ -217,17 +217,22 @@ type finding struct {
 // sweepUnclaimed runs one sweep at base's budget with its entries claiming keys, and returns
 // what the others look like. It looks at the sweep's progress every pollSlice, and
 // writes it to progress (a terminal) when not nil. ctrl+c stops it within the slice; it then
-// returns what it found so far (partial) with the reason.
-func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, progress io.Writer) (finding, error) {
+// returns what it found so far (partial) with the reason. Faults that pass are waited out, each
+// shown on stderr while it lasts.
+func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, progress, stderr io.Writer) (finding, error) {
 	loc := base.Timezone
 	opt := base.SweepOptions(true)
 	w := scanner.NewWatcher(t.RDB, base.Counters, opt,
 		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode})
 	start := time.Now()
+	faults := newFaultWait(stderr, "discover", t.Label)
 	var last scanner.Status
 	for {
 		until := time.Now().Add(pollSlice)
 		st, err := w.Poll(ctx, pollSlice, "")
+		if err != nil && faults.after(ctx, err) {
+			continue
+		}
 		if st.Sweep.Completed {
 			clearProgress(progress)
 			snap := st.Snapshot
@@ -236,6 +241,7 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 		}
 		if err == nil {
 			last = st
+			faults.ok()
 			showProgress(progress, t.Label, st, time.Since(start))
 		}
 		if err == nil {

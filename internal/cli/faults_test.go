@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+// A user refused SCAN ends snapshot and discover at once, with one line naming the command, the
+// user and the cause, and exit 1: a refusal is not waited out.
+func TestOneShotCommandsEndOnARefusal(t *testing.T) {
+	srv := redistest.Start(t)
+	if err := srv.Client(t).Do(t.Context(), "ACL", "SETUSER", "noscan", "on", ">pw", "~*", "+@all", "-scan").Err(); err != nil {
+		t.Fatal(err)
+	}
+	addr := "redis://noscan:pw@" + srv.Addr
+	for _, cmd := range []string{"snapshot", "discover"} {
+		start := time.Now()
+		code, _, errOut := hg(t, cmd, "--addr", addr)
+		took := time.Since(start)
+		if code != exitRuntime || took > 3*time.Second || strings.Count(errOut, "\n") != 1 ||
+			!strings.Contains(errOut, `SCAN as user "noscan"`) || !strings.Contains(errOut, "NOPERM") {
+			t.Errorf("%s: exit %d after %v, %q; want exit 1 within 3 s, one line naming SCAN and the user", cmd, code, took, errOut)
+		}
+	}
+}
+
+// runWithOutage runs the command line while srv goes down once its sweep has begun, and comes
+// back (its data kept) once the command says it is trying again.
+func runWithOutage(t *testing.T, srv *redistest.Server, persist []string, args ...string) (code int, stdout, stderr string) {
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	if err := admin.ConfigResetStat(t.Context()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut syncBuffer
+	ran := make(chan int, 1)
+	go func() { ran <- Run(t.Context(), args, &out, &errOut) }()
+	waitFor(t, "the sweep to begin", func() bool {
+		stats, err := admin.Info(t.Context(), "commandstats").Result()
+		return err == nil && strings.Contains(stats, "cmdstat_scan:")
+	})
+	srv.Stop()
+	waitFor(t, "the command to say it is trying again", func() bool { return strings.Contains(errOut.String(), "trying again in") })
+	srv.Restart(t, persist...)
+	return <-ran, out.String(), errOut.String()
+}
+
+// waitFor polls cond until it holds, failing the test after 20 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
+
+// An outage in the middle of a snapshot or a discover is waited out: the fault is shown while it
+// lasts, the sweep resumes, and every key is counted.
+func TestOneShotCommandsRideOutAnOutage(t *testing.T) {
+	persist := []string{"--appendonly", "yes", "--appendfsync", "always"}
+	srv := redistest.Start(t, persist...)
+	path, cfg := utcConfig(t, srv.Addr)
+	now := time.Now()
+	pipe := srv.Client(t).Pipeline()
+	const n = 1500
+	for i := range n {
+		k := familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", fmt.Sprint("10.0.", i/250, ".", i%250))
+		pipe.Set(t.Context(), k, "2", 47*time.Hour)
+	}
+	if _, err := pipe.Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := runWithOutage(t, srv, persist, "snapshot", "--json", "--config", path, "--keys-per-second", "600")
+	if code != exitOK {
+		t.Fatalf("snapshot across an outage: exit %d, stderr %q", code, errOut)
+	}
+	var snap scanner.Snapshot
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatal(err)
+	}
+	if f := snap.Family("flow"); f == nil || f.Keys != n {
+		t.Errorf("after the outage the snapshot counted %+v flow keys, want %d", f, n)
+	}
+
+	code, out, errOut = runWithOutage(t, srv, persist, "discover", "--config", path, "--keys-per-second", "600")
+	if code != exitOK {
+		t.Errorf("discover across an outage: exit %d, stderr %q, out %q", code, errOut, out)
+	}
+}
