@@ -175,6 +175,47 @@ func TestWindowsAcrossZonesAndDST(t *testing.T) {
 	}
 }
 
+// TestWindowsWhereTheClocksSkipMidnightOrHalfAnHour: where DST starts at midnight (Chile, Cuba,
+// Egypt) the day starts at 1 a.m. and its key names that day, not the one before, and reads back;
+// where it moves the clocks half an hour (Lord Howe Island) the hour it cuts short keeps its own
+// key. A format with "__" before yyyy writes the year, not Go's day of the year.
+func TestWindowsWhereTheClocksSkipMidnightOrHalfAnHour(t *testing.T) {
+	day, _ := ParseWindowFormat(Day, "yyyyMMdd")
+	hour, _ := ParseWindowFormat(Hour, "yyyyMMddHH")
+	for _, c := range []struct {
+		zone  string
+		at    time.Time // local wall clock, read in the zone
+		g     Granularity
+		key   string
+		start string // the window's first instant, local
+	}{
+		{"America/Santiago", time.Date(2022, 9, 11, 12, 0, 0, 0, time.UTC), Day, "20220911", "2022-09-11 01:00 -03"},
+		{"America/Havana", time.Date(2023, 3, 12, 9, 0, 0, 0, time.UTC), Day, "20230312", "2023-03-12 01:00 CDT"},
+		{"Africa/Cairo", time.Date(2023, 4, 28, 10, 0, 0, 0, time.UTC), Day, "20230428", "2023-04-28 01:00 EEST"},
+		{"Australia/Lord_Howe", time.Date(2023, 10, 1, 2, 45, 0, 0, time.UTC), Hour, "2023100102", "2023-10-01 02:30 +11"},
+	} {
+		loc := mustLoad(c.zone)
+		at := time.Date(c.at.Year(), c.at.Month(), c.at.Day(), c.at.Hour(), c.at.Minute(), 0, 0, loc)
+		wf := map[Granularity]WindowFormat{Day: day, Hour: hour}[c.g]
+		w := WindowAt(c.g, at, loc)
+		if got := wf.Format(w); got != c.key || w.Start.Format("2006-01-02 15:04 MST") != c.start || !w.Contains(at) {
+			t.Errorf("%s %v: window %v to %v, key %q; want %q from %s", c.zone, at, w.Start, w.End, got, c.key, c.start)
+		}
+		back, err := wf.Parse(c.g, c.key, loc)
+		if err != nil || !back.Start.Equal(w.Start) || !back.End.Equal(w.End) {
+			t.Errorf("%s: %q reads back as %v to %v (%v), want %v to %v", c.zone, c.key, back.Start, back.End, err, w.Start, w.End)
+		}
+	}
+	odd, err := ParseWindowFormat(Day, "__yyyyMMdd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := WindowAt(Day, time.Date(2024, 3, 5, 8, 0, 0, 0, time.UTC), time.UTC)
+	if got := odd.Format(w); got != "__20240305" {
+		t.Errorf("__yyyyMMdd formats as %q, want __20240305", got)
+	}
+}
+
 func TestNewFamilyErrorsNameTheField(t *testing.T) {
 	base := FamilySpec{Name: "f", Pattern: "f:<d>:<window>", HourFormat: "yyyyMMddHH", HourRetention: time.Hour}
 	for _, c := range []struct {

@@ -2,78 +2,141 @@ package store
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
 )
 
 // Globs are the exclude patterns of a family or structure, in Redis's glob syntax as SCAN MATCH
-// reads it: * any run of bytes, ? one byte, [abc] and [a-z] one of a set ([^...] or [!...] none
-// of it), \ escapes the next byte. A key that matches any of them is left out.
+// reads it, byte by byte: * any run of bytes, ? one byte, [abc] and [a-z] one byte of a set
+// ([^...] or [!...] none of it; \ escapes a byte inside a set too), \ escapes the next byte. A
+// key that matches any of them is left out.
 type Globs struct {
 	texts []string
-	re    *regexp.Regexp // all of them as one alternation; nil when there are none
 }
 
-// ParseGlobs compiles exclude patterns.
+// ParseGlobs checks exclude patterns: none may be empty or leave a '[' open.
 func ParseGlobs(patterns []string) (Globs, error) {
 	if len(patterns) == 0 {
 		return Globs{}, nil
 	}
-	alts := make([]string, len(patterns))
-	for i, p := range patterns {
+	for _, p := range patterns {
 		if p == "" {
 			return Globs{}, fmt.Errorf("empty exclude pattern")
 		}
-		re, err := globRegexp(p)
-		if err != nil {
+		if err := checkGlob(p); err != nil {
 			return Globs{}, fmt.Errorf("exclude %q: %w", p, err)
 		}
-		alts[i] = re
 	}
-	re, err := regexp.Compile(`^(?s:` + strings.Join(alts, "|") + `)$`)
-	if err != nil {
-		return Globs{}, fmt.Errorf("exclude: %w", err)
-	}
-	return Globs{texts: append([]string(nil), patterns...), re: re}, nil
+	return Globs{texts: append([]string(nil), patterns...)}, nil
 }
 
 // Match reports whether key matches one of the patterns.
-func (g Globs) Match(key string) bool { return g.re != nil && g.re.MatchString(key) }
+func (g Globs) Match(key string) bool {
+	for _, p := range g.texts {
+		if globMatches(p, key) {
+			return true
+		}
+	}
+	return false
+}
 
 // Empty reports whether there are no patterns.
-func (g Globs) Empty() bool { return g.re == nil }
+func (g Globs) Empty() bool { return len(g.texts) == 0 }
 
 // Strings returns the patterns as given.
 func (g Globs) Strings() []string { return append([]string(nil), g.texts...) }
 
-// globRegexp translates one glob into a regular expression.
-func globRegexp(glob string) (string, error) {
-	var b strings.Builder
+// checkGlob refuses a '[' that no ']' closes, which Redis would read to the end of the pattern:
+// in a config file it is more likely a mistake.
+func checkGlob(glob string) error {
 	for i := 0; i < len(glob); i++ {
-		switch c := glob[i]; c {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
+		switch glob[i] {
 		case '\\':
-			if i+1 < len(glob) {
-				i++
-			}
-			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+			i++
 		case '[':
-			end := strings.IndexByte(glob[i+1:], ']')
-			if end < 0 {
-				return "", fmt.Errorf("unclosed '['")
+			_, next := globSet(glob, i+1, 0)
+			if next > len(glob) {
+				return fmt.Errorf("unclosed '['")
 			}
-			class := glob[i+1 : i+1+end]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += end + 1
-		default:
-			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+			i = next - 1
 		}
 	}
-	return b.String(), nil
+	return nil
+}
+
+// globMatches matches key against one glob. Every element but * stands for exactly one byte, so
+// on a mismatch only the last * need take one byte more: the time is bounded by the product of
+// the two lengths, whatever the pattern.
+func globMatches(glob, key string) bool {
+	p, k := 0, 0
+	star, starKey := -1, 0
+	for k < len(key) {
+		if p < len(glob) && glob[p] == '*' {
+			star, starKey = p, k
+			p++
+			continue
+		}
+		if p < len(glob) {
+			if next, ok := globByte(glob, p, key[k]); ok {
+				p, k = next, k+1
+				continue
+			}
+		}
+		if star < 0 {
+			return false
+		}
+		starKey++
+		p, k = star+1, starKey
+	}
+	for p < len(glob) && glob[p] == '*' {
+		p++
+	}
+	return p == len(glob)
+}
+
+// globByte reports whether the element of glob at p (not a *) matches c, and where the next
+// element starts.
+func globByte(glob string, p int, c byte) (int, bool) {
+	switch glob[p] {
+	case '?':
+		return p + 1, true
+	case '[':
+		in, next := globSet(glob, p+1, c)
+		return next, in && next <= len(glob)
+	case '\\':
+		if p+1 < len(glob) {
+			return p + 2, glob[p+1] == c
+		}
+	}
+	return p + 1, glob[p] == c
+}
+
+// globSet reads the set that starts at glob[p], just after its '[': whether c is in it, and where
+// the glob goes on after its ']' (past len(glob) when no ']' closes it). A range may run either
+// way round (z-a is a-z); a '-' first or last in the set is itself.
+func globSet(glob string, p int, c byte) (bool, int) {
+	not := p < len(glob) && (glob[p] == '^' || glob[p] == '!')
+	if not {
+		p++
+	}
+	in := false
+	for ; p < len(glob) && glob[p] != ']'; p++ {
+		lo := glob[p]
+		if lo == '\\' && p+1 < len(glob) {
+			p++
+			lo = glob[p]
+		}
+		hi := lo
+		if p+2 < len(glob) && glob[p+1] == '-' && glob[p+2] != ']' {
+			hi = glob[p+2]
+			p += 2
+			if hi == '\\' && p+1 < len(glob) {
+				p++
+				hi = glob[p]
+			}
+		}
+		if lo > hi {
+			lo, hi = hi, lo
+		}
+		in = in || lo <= c && c <= hi
+	}
+	return in != not, p + 1
 }

@@ -19,6 +19,20 @@ func TestGlobs(t *testing.T) {
 			t.Errorf("%q: match %v, want %v", key, !want, want)
 		}
 	}
+	// Byte by byte, as SCAN MATCH reads them: ? is one byte of a two-byte letter, a set holds
+	// bytes, \ escapes inside a set, and a key need not be UTF-8.
+	g, err = ParseGlobs([]string{"tmp:??", `a[\]]b`, "[\xc3]", "\xff*", "[z-a]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]bool{
+		"tmp:é": true, "tmp:ab": true, "tmp:a": false, "a]b": true, "a\\b": false, "\xc3": true, "é": false,
+		"\xff\x00": true, "m": true, "\xfe": false,
+	} {
+		if g.Match(key) != want {
+			t.Errorf("%q: match %v, want %v", key, !want, want)
+		}
+	}
 	if (Globs{}).Match("anything") {
 		t.Error("no patterns matched a key")
 	}

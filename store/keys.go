@@ -162,7 +162,9 @@ func CompanionQueue(key string) (string, bool) {
 // companionKey names a key that must live in key's hash slot (a queue's in-flight set, its
 // processing list): key with suffix when key has a hash tag, else key wrapped as the tag, since
 // "{K}:suffix" hashes exactly as "K" does. A key whose braces Redis does not read as a tag (an
-// empty "{}") is wrapped too when that keeps the slot.
+// empty "{}") is wrapped too when that keeps the slot. A key that holds a '}' but no tag ("x}{",
+// "{}") has no such name: its companion is key:suffix, in another slot, and a cluster refuses the
+// queue's scripts (CROSSSLOT); give such a queue a hash tag.
 func companionKey(key, suffix string) string {
 	plain, wrapped := key+":"+suffix, "{"+key+"}:"+suffix
 	if hasTag(key) {

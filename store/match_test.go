@@ -111,6 +111,9 @@ func FuzzMatch(f *testing.F) {
 	}
 	families := []*Family{flow(f), adRevenue(f)}
 	f.Fuzz(func(t *testing.T, key string) {
+		if len(key) > maxFuzzInput {
+			return
+		}
 		for _, fam := range families {
 			for _, g := range fam.Granularities() {
 				w, dims, ok := fam.Match(g, key, shanghai)
@@ -154,9 +157,18 @@ func FuzzParsePattern(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > maxFuzzInput {
+			return
+		}
 		p, err := ParsePattern(text)
 		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("%q refused without a word", text)
+			}
 			return
+		}
+		if p.String() != text {
+			t.Fatalf("%q reads as %q", text, p.String())
 		}
 		fam, err := NewFamily(FamilySpec{Name: "f", Pattern: text, HourFormat: "yyyyMMddHH", HourRetention: time.Hour})
 		if err != nil {

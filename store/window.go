@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,19 +33,47 @@ type Window struct {
 }
 
 // WindowAt returns the window of granularity g that holds t, cut in loc. Day windows follow the
-// calendar (a DST day is 23 or 25 hours long); hour windows follow the wall clock in loc, so a
-// zone offset of half an hour still starts them on its own hour.
+// calendar (a DST day is 23 or 25 hours long, and starts at 1 a.m. where the clocks skip
+// midnight); hour windows follow the wall clock in loc, so a zone offset of half an hour still
+// starts them on its own hour, and an hour that a half-hour DST change cuts short starts at the
+// change.
 func WindowAt(g Granularity, t time.Time, loc *time.Location) Window {
 	t = t.In(loc)
 	y, m, d := t.Date()
 	if g == Day {
-		start := time.Date(y, m, d, 0, 0, 0, 0, loc)
-		return Window{Granularity: Day, Start: start, End: start.AddDate(0, 0, 1)}
+		return Window{Granularity: Day, Start: dayStart(y, m, d, loc), End: dayStart(y, m, d+1, loc)}
 	}
-	// Truncate within the zone: minutes and seconds past the local hour.
+	start := hourStart(t)
+	return Window{Granularity: Hour, Start: start, End: hourStart(start.Add(time.Hour))}
+}
+
+// dayStart is the first instant of the day y-m-d (normalised, so d may run past the month's end)
+// in loc: midnight, or the DST change where the clocks skip midnight (Chile, Cuba, Egypt and the
+// Azores change at 00:00), which time.Date may put on the day before.
+func dayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
+	y, m, d = time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Date()
+	start := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if start.Day() != d {
+		if _, change := start.ZoneBounds(); !change.IsZero() {
+			start = change
+		}
+	}
+	return start
+}
+
+// hourStart is the first instant of t's hour on the wall clock: t less its minutes and seconds,
+// or, when the zone's offset changed within the hour (a half-hour DST change, or the second pass
+// of an hour the clocks go back over), the instant of that change.
+func hourStart(t time.Time) time.Time {
 	start := t.Add(-time.Duration(t.Minute())*time.Minute - time.Duration(t.Second())*time.Second -
 		time.Duration(t.Nanosecond()))
-	return Window{Granularity: Hour, Start: start, End: start.Add(time.Hour)}
+	if change, _ := t.ZoneBounds(); !change.IsZero() && change.After(start) { // zero: no change before
+		_, before := change.Add(-time.Nanosecond).Zone()
+		if _, after := t.Zone(); before != after {
+			start = change
+		}
+	}
+	return start
 }
 
 // Prev returns the window just before w.
@@ -129,8 +158,40 @@ func ParseWindowFormat(g Granularity, java string) (WindowFormat, error) {
 // String returns the format in the Java style it was given in.
 func (f WindowFormat) String() string { return f.java }
 
-// Format renders the start of w.
-func (f WindowFormat) Format(w Window) string { return w.Start.Format(f.layout) }
+// Format renders the start of w. It writes the fields itself rather than through time.Format,
+// which would read some literal text next to a field ("__" before yyyy) as a layout element.
+func (f WindowFormat) Format(w Window) string {
+	y, m, d := w.Start.Date()
+	fields := []struct {
+		at, width, value int
+	}{{f.year4, 4, y}, {f.year2, 2, (y%100 + 100) % 100}, {f.month, 2, int(m)}, {f.day, 2, d}, {f.hour, 2, w.Start.Hour()}}
+	b := make([]byte, 0, len(f.layout))
+	for i := 0; i < len(f.layout); {
+		field := -1
+		for j, fd := range fields {
+			if fd.at == i {
+				field = j
+			}
+		}
+		if field < 0 {
+			b = append(b, f.layout[i])
+			i++
+			continue
+		}
+		fd := fields[field]
+		if fd.value < 0 || fd.value >= pow10[fd.width] { // a year past 9999: longer, and never read back
+			b = strconv.AppendInt(b, int64(fd.value), 10)
+		} else {
+			for p := pow10[fd.width-1]; p > 0; p /= 10 {
+				b = append(b, byte('0'+fd.value/p%10))
+			}
+		}
+		i += fd.width
+	}
+	return string(b)
+}
+
+var pow10 = [...]int{1, 10, 100, 1000, 10000}
 
 // Parse reads a formatted window back, in loc. It is strict: the text must be exactly what
 // Format would produce, so "2024011", "20240132" or an hour skipped by a DST change are refused.
@@ -178,9 +239,16 @@ func (f WindowFormat) parse(g Granularity, text string, loc *time.Location) (Win
 	if f.hour >= 0 {
 		hour = num(f.hour, 2)
 	}
-	t := time.Date(year, time.Month(month), day, hour, 0, 0, 0, loc)
-	if t.Year() != year || int(t.Month()) != month || t.Day() != day || t.Hour() != hour {
-		return Window{}, false // out of range (month 13, February 30) or a skipped hour
+	// An instant the window holds: noon for a day, whose midnight the clocks may skip; for an
+	// hour its first minute, or its last when a half-hour DST change skips its first half.
+	for _, min := range []int{0, 59} {
+		t := time.Date(year, time.Month(month), day, hour, min, 0, 0, loc)
+		if f.hour < 0 {
+			t = time.Date(year, time.Month(month), day, 12, 0, 0, 0, loc)
+		}
+		if t.Year() == year && int(t.Month()) == month && t.Day() == day && (f.hour < 0 || t.Hour() == hour) {
+			return WindowAt(g, t, loc), true
+		}
 	}
-	return WindowAt(g, t, loc), true
+	return Window{}, false // out of range (month 13, February 30) or an hour the clocks skip
 }
