@@ -38,6 +38,7 @@ type Watcher struct {
 	last    *Snapshot
 	started time.Time
 	restart bool
+	conn    connTrack
 }
 
 // Status is what a Poll returns: the last complete Snapshot and the state of things now.
@@ -51,6 +52,9 @@ type Status struct {
 	// Unclaimed is what the sweep under way has found of the keys no entry claims so far (its
 	// groups grow as it goes; Snapshot.Unclaimed is the last complete sweep's).
 	Unclaimed discover.Result
+	// Conn says how Redis answered this Poll: connected, the sweep late, unreachable, or a
+	// refusal, with its class and since when. A Poll that fails fills it too.
+	Conn ConnState
 }
 
 // LiveWindow is a current window's top dims with values read now, largest first.
@@ -60,6 +64,18 @@ type LiveWindow struct {
 	Window      string
 	Top         []DimsValue
 	ReadAt      time.Time
+	// Moved is, in Top's order, how far each value moved since the sweep that completed at
+	// SweptAt: the last one completed before this Poll began. (A sweep this Poll completed read
+	// its values a moment ago, and counting from it would show nothing moving.)
+	Moved   []Moved
+	SweptAt time.Time
+}
+
+// Moved is how far a live value moved since a sweep; Known is false when that sweep's top list
+// did not hold the dims, or had another window, so the value then is not known.
+type Moved struct {
+	By    int64
+	Known bool
 }
 
 // SweepProgress describes the sweep under way.
@@ -84,7 +100,11 @@ type ServerInfo struct {
 // NewWatcher returns a watcher of families on rdb.
 func NewWatcher(rdb redis.UniversalClient, families []*store.Family, sweep Options, snap SnapshotOptions) *Watcher {
 	pairOptions(&sweep, &snap)
-	return &Watcher{rdb: rdb, families: families, sweepOpt: sweep, snapOpt: snap, restart: true}
+	now := snap.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Watcher{rdb: rdb, families: families, sweepOpt: sweep, snapOpt: snap, restart: true, conn: connTrack{now: now}}
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -96,11 +116,13 @@ func NewWatcher(rdb redis.UniversalClient, families []*store.Family, sweep Optio
 func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (Status, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	start := time.Now()
 	if w.restart {
 		w.begin()
 	}
+	base := w.last // what the live reads' moves count from
 	var st Status
-	err := w.sweep.RunUntil(ctx, time.Now().Add(slice), func(p Page) {
+	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
 	})
 	if err == nil && w.sweep.Done() {
@@ -108,6 +130,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		snap.SetRate(w.last)
 		w.last = snap
 		st.Sweep.Completed = true
+		w.conn.completed(w.spent(start))
 		w.begin()
 	}
 	if errors.Is(err, ErrMastersChanged) || errors.Is(err, ErrRestarted) { // not an error to show, a sweep to redo
@@ -126,13 +149,24 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.scan.KeysSeen, w.started
 	st.Unclaimed = w.sweep.unclaimedResult()
 	if err == nil && focus != "" && w.last != nil {
-		st.Live, err = w.readLive(ctx, focus)
+		st.Live, err = w.readLive(ctx, focus, base)
 	}
+	w.conn.polled(w.spent(start), st.Sweep.KeysSeen)
+	st.Conn = w.conn.status(ctx, err)
 	return st, err
 }
 
-// readLive reads the current windows' top dims of family again.
-func (w *Watcher) readLive(ctx context.Context, family string) ([]LiveWindow, error) {
+// spent is the time the Poll begun at start has spent on the sweep under way.
+func (w *Watcher) spent(start time.Time) time.Duration {
+	if w.started.After(start) {
+		start = w.started
+	}
+	return time.Since(start)
+}
+
+// readLive reads the current windows' top dims of family again, and how far each moved since
+// base (nil: not known).
+func (w *Watcher) readLive(ctx context.Context, family string, base *Snapshot) ([]LiveWindow, error) {
 	f := w.last.Family(family)
 	if f == nil {
 		return nil, nil
@@ -177,8 +211,33 @@ func (w *Watcher) readLive(ctx context.Context, family string) ([]LiveWindow, er
 		top := live[i].Top
 		sort.SliceStable(top, func(a, b int) bool { return top[a].Value > top[b].Value })
 		live[i].ReadAt = at
+		live[i].Moved, live[i].SweptAt = moved(base, &live[i])
 	}
 	return live, nil
+}
+
+// moved is how far each of lw's values moved since base's sweep, and when that sweep completed.
+func moved(base *Snapshot, lw *LiveWindow) ([]Moved, time.Time) {
+	out := make([]Moved, len(lw.Top))
+	if base == nil {
+		return out, time.Time{}
+	}
+	then := map[string]int64{}
+	if f := base.Family(lw.Family); f != nil {
+		for _, win := range f.Windows {
+			if win.Granularity == lw.Granularity && win.Window == lw.Window {
+				for _, t := range win.Top {
+					then[t.key] = t.Value
+				}
+			}
+		}
+	}
+	for i, t := range lw.Top {
+		if v, ok := then[t.key]; ok {
+			out[i] = Moved{By: t.Value - v, Known: true}
+		}
+	}
+	return out, base.TakenAt
 }
 
 // Claim adds counter families and structures to what the watcher counts. The sweep under way
@@ -262,6 +321,7 @@ func (w *Watcher) begin() {
 	w.agg = NewAggregator(w.families, w.snapOpt)
 	w.agg.sweep = w.sweep
 	w.started, w.restart = time.Now(), false
+	w.conn.began()
 }
 
 // readInfo reads INFO from every master. A refusal (NOPERM) is reported in ServerInfo.Err, not
