@@ -143,10 +143,7 @@ func checkAddr(a string) string {
 func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 	ui := &cfg.UI
 	c.onlyKeys(t, "[ui]", "refresh", "theme", "timezone")
-	if d, ok := c.duration(t, "refresh"); ok {
-		if d < scanner.MinRefresh {
-			c.fail(t.path+".refresh", "%v is below the %v minimum", d, scanner.MinRefresh)
-		}
+	if d, ok := c.durationIn(t, "refresh", scanner.MinRefresh, maxRefresh); ok {
 		ui.Refresh = d
 	}
 	if v, ok := c.str(t, "theme"); ok {
@@ -168,16 +165,10 @@ func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 
 func (c *checker) scan(t table, s *ScanConfig) {
 	c.onlyKeys(t, "[scan]", "count", "keys_per_second")
-	if n, ok := c.integer(t, "count"); ok {
-		if n < 1 {
-			c.fail(t.path+".count", "must be at least 1, got %d", n)
-		}
+	if n, ok := c.intIn(t, "count", 1, maxScanCount); ok {
 		s.Count = n
 	}
-	if n, ok := c.integer(t, "keys_per_second"); ok {
-		if n < 1 {
-			c.fail(t.path+".keys_per_second", "must be at least 1, got %d", n)
-		}
+	if n, ok := c.intIn(t, "keys_per_second", 1, maxKeysPerSecond); ok {
 		s.KeysPerSecond = n
 	}
 }

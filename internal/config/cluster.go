@@ -9,14 +9,27 @@ import (
 // CheckCluster refuses, for a Redis Cluster, a family whose hour and day keys can land in
 // different slots: one script could not write both. It runs once the addresses are final (after
 // --addr) or when a single address turns out to be a cluster node, and names the pattern's line.
+// It returns the first of ClusterProblems.
 func (cfg *Config) CheckCluster() error {
+	if errs := cfg.ClusterProblems(); len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// ClusterProblems are the families a Redis Cluster cannot serve whole, one error each, naming the
+// pattern's line and the fix: a counter whose hour and day keys can land in different slots (one
+// script could not write both), and a unique whose windows can (its unions could not be read in
+// one command). A command that writes refuses them; one that only reads warns of them.
+func (cfg *Config) ClusterProblems() []*Error {
+	var errs []*Error
 	for _, f := range cfg.Counters {
 		if !f.SharesSlot() {
-			return &Error{
+			errs = append(errs, &Error{
 				File: cfg.file, Line: cfg.patternLine["counter:"+f.Name()], Key: "counter.pattern",
 				Msg: fmt.Sprintf("hour and day keys of %q can land in different cluster slots, so one script "+
 					"cannot write both; put the dims in a hash tag: pattern = %q", f.Name(), hashTagged(f.Pattern().String())),
-			}
+			})
 		}
 	}
 	for _, u := range cfg.Structures.Uniques {
@@ -25,14 +38,21 @@ func (cfg *Config) CheckCluster() error {
 			if u.Kind == store.Bitmap {
 				table = "bitmap"
 			}
-			return &Error{
+			errs = append(errs, &Error{
 				File: cfg.file, Line: cfg.patternLine[table+":"+f.Name()], Key: table + ".pattern",
 				Msg: fmt.Sprintf("the windows of %q can land in different cluster slots, so its 7- and 30-day unions "+
 					"cannot be read in one command; put the part before <window> in a hash tag: pattern = %q", f.Name(), hashTagged(f.Pattern().String())),
-			}
+			})
 		}
 	}
-	return nil
+	return errs
+}
+
+// Watches reports whether the config has an entry that claims keys: a counter family, a queue, a
+// limiter, a unique, a lock or a job library's queues.
+func (cfg *Config) Watches() bool {
+	s := cfg.Structures
+	return len(cfg.Counters)+len(s.DelayQueues)+len(s.ListQueues)+len(s.Limiters)+len(s.Uniques)+len(s.Locks)+len(s.JobQueues) > 0
 }
 
 // hashTagged suggests a version of pattern whose hour and day keys share a cluster slot: the

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -66,15 +67,19 @@ type RedisConfig struct {
 
 // Password returns the password: the variable named by PasswordEnv, or, when no PasswordEnv is
 // set, REDISCLI_AUTH (as redis-cli does); "" if that is unset too. A PasswordEnv naming a variable
-// that is not set is an error rather than a quiet fall back to REDISCLI_AUTH, which could log in
-// as someone else. It is read when called, never stored in the Config, so a Config can be printed
-// or logged without leaking it.
+// that is not set, or set to nothing, is an error rather than a quiet fall back to REDISCLI_AUTH,
+// which could log in as someone else, or to no AUTH at all, which could pass unnoticed on a server
+// that lets the default user in. It is read when called, never stored in the Config, so a Config
+// can be printed or logged without leaking it.
 func (r RedisConfig) Password() (string, error) {
 	if r.PasswordEnv != "" {
 		p, ok := os.LookupEnv(r.PasswordEnv)
-		if !ok {
+		if !ok || p == "" {
 			err := r.passwordEnvAt
 			err.Msg = fmt.Sprintf("names %s, which is not set", r.PasswordEnv)
+			if ok {
+				err.Msg = fmt.Sprintf("names %s, which is set but empty, so no password would be sent", r.PasswordEnv)
+			}
 			if err.File == "" { // not from a file
 				return "", fmt.Errorf("password_env %s", err.Msg)
 			}
@@ -155,8 +160,15 @@ func Open(path string, addrs []string) (*Config, error) {
 
 // Load reads and validates the config file at path, with its addresses replaced by addrs (from
 // --addr) when there are any, before the checks that depend on them.
+// At most MaxFileSize bytes and one more are read, so neither a huge file nor an endless one
+// (a device, a pipe) holds the command up.
 func Load(path string, addrs []string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +178,17 @@ func Load(path string, addrs []string) (*Config, error) {
 // Parse validates data as a config file called name (used in errors and as Config.Path), with
 // its addresses replaced by addrs when there are any. When the file has several problems the
 // error is the first one in the file, as a compiler would report it; it is always an *Error.
+//
+// A leading byte order mark is dropped. A file over MaxFileSize, or one that holds no table or key
+// at all (nothing, or only comments), is refused: an empty file is a mistake (a truncated copy,
+// the wrong path), and loading it as a config with nothing in it would watch nothing without a
+// word. Whether a family's windows share a cluster slot is not checked here: a command that
+// writes refuses such a family, one that reads warns (CheckCluster).
 func Parse(name string, data []byte, addrs []string) (*Config, error) {
+	data, err := precheck(name, data)
+	if err != nil {
+		return nil, err
+	}
 	src := string(data)
 	var raw map[string]any
 	if _, err := toml.Decode(src, &raw); err != nil {
@@ -176,16 +198,15 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 		}
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
+	if len(raw) == 0 {
+		return nil, &Error{File: name, Line: 1, Msg: "the file is empty (no table or key, only blank lines or comments): " +
+			"write the entries to watch in it (hourglass discover proposes them), or use another file"}
+	}
 	c := &checker{file: name, lines: indexLines(src), patternLine: map[string]int{}}
 	cfg := c.config(raw)
 	cfg.file, cfg.patternLine, cfg.Warnings = name, c.patternLine, c.warnings
 	if len(addrs) > 0 {
 		cfg.Redis.Addrs = addrs
-	}
-	if len(c.errs) == 0 && len(cfg.Redis.Addrs) > 1 {
-		if err := cfg.CheckCluster(); err != nil {
-			return nil, err
-		}
 	}
 	if len(c.errs) > 0 {
 		// Sort by line, keeping discovery order among equals, so the report is stable.

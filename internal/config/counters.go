@@ -113,15 +113,12 @@ func (c *checker) windows(t table, spec *store.FamilySpec) {
 		_, badFormat := t.m[fkey]
 		*g.format, ok = c.str(t, fkey)
 		badFormat = badFormat && !ok
-		*g.retention, ok = c.duration(t, rkey)
-		switch {
-		case ok && *g.retention <= 0:
-			c.fail(at(rkey), "must be positive, got %q", t.m[rkey])
-		case *g.format != "" && !ok:
-			if _, present := t.m[rkey]; !present {
-				c.fail(at(fkey), "%s windows need %s (how long a window is kept after it ends), e.g. %s = \"48h\"",
-					g.gran, rkey, rkey)
-			}
+		_, hasRetention := t.m[rkey]
+		*g.retention, ok = c.durationIn(t, rkey, 0, maxRetention)
+		switch { // a retention that is there but wrong is reported by durationIn
+		case *g.format != "" && !hasRetention:
+			c.fail(at(fkey), "%s windows need %s (how long a window is kept after it ends), e.g. %s = \"48h\"",
+				g.gran, rkey, rkey)
 		case *g.format == "" && ok && !badFormat:
 			c.fail(at(rkey), "set without %s: add %s = %q or remove it", fkey, fkey, g.example)
 		}

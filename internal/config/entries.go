@@ -130,10 +130,21 @@ func (c *checker) clash(path, header, name string) bool {
 // (and checks it for a cluster when cluster is set), and on a refusal reports the line the error
 // names and its key and message, so a generator can comment out what is refused.
 func Loads(name string, cluster bool) func(text string) (int, string, error) {
+	return LoadsFrom(name, cluster, 1)
+}
+
+// LoadsFrom is Loads, with the cluster check only for entries from line from on: the lines before
+// are a file merged into the text, whose entries the command has already warned of.
+func LoadsFrom(name string, cluster bool, from int) func(text string) (int, string, error) {
 	return func(text string) (int, string, error) {
 		cfg, err := Parse(name, []byte(text), nil)
 		if err == nil && cluster {
-			err = cfg.CheckCluster()
+			for _, p := range cfg.ClusterProblems() {
+				if p.Line >= from {
+					err = p
+					break
+				}
+			}
 		}
 		if err == nil {
 			return 0, "", nil

@@ -71,12 +71,12 @@ func (c *checker) profiles(root table, cfg *Config) []Profile {
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				rate, ok := number(sub.m[k])
+				rate, bad := rateIn(sub.m[k], maxProfileRate)
 				switch {
 				case !known[kind][k]:
 					c.fail(sub.path+"."+k, "no %s named %q in this config", kind, k)
-				case !ok || rate <= 0:
-					c.fail(sub.path+"."+k, "want events a second above zero, got %s", describe(sub.m[k]))
+				case bad != "":
+					c.fail(sub.path+"."+k, "%s", bad)
 				default:
 					p.Entries = append(p.Entries, ProfileEntry{Kind: kind, Name: k, Rate: rate})
 				}

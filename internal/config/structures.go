@@ -235,28 +235,19 @@ func (c *checker) limiterKind(t table, ls *scanner.LimiterSpec) {
 // limiters, except limits, whose keys spell their own.
 func (c *checker) limiterBounds(t table, ls *scanner.LimiterSpec) {
 	required := ls.Layout != store.Limits
-	if d, ok := c.duration(t, "window"); ok {
-		if d < 1e6 {
-			c.fail(t.path+".window", "must be at least 1ms")
-		}
+	if d, ok := c.durationIn(t, "window", minLimiterWindow, maxLimiterWindow); ok {
 		ls.Window = d
 	} else if _, present := t.m["window"]; !present && required {
 		c.fail(t.path+".window", "missing: every [[limiter]] needs a window, e.g. window = \"1m\"")
 	}
-	if n, ok := c.integer(t, "limit"); ok {
-		if n < 1 {
-			c.fail(t.path+".limit", "must be at least 1, got %d", n)
-		}
+	if n, ok := c.intIn(t, "limit", 1, maxLimiterLimit); ok {
 		ls.Limit = int64(n)
 	} else if _, present := t.m["limit"]; !present && required {
 		c.fail(t.path+".limit", "missing: every [[limiter]] needs a limit (hits allowed per window)")
 	}
-	if n, ok := c.integer(t, "burst"); ok {
-		if ls.Layout != store.RedisRate {
-			c.fail(t.path+".burst", "burst is redis_rate's (layout = \"redis_rate\")")
-		} else if n < 1 {
-			c.fail(t.path+".burst", "must be at least 1, got %d", n)
-		}
+	if _, present := t.m["burst"]; present && ls.Layout != store.RedisRate {
+		c.fail(t.path+".burst", "burst is redis_rate's (layout = \"redis_rate\")")
+	} else if n, ok := c.intIn(t, "burst", 1, maxLimiterLimit); ok {
 		ls.Burst = int64(n)
 	}
 }

@@ -64,6 +64,10 @@ func (c *checker) stringList(t table, key string) ([]string, bool) {
 		c.fail(path, "want an array of strings such as [\"127.0.0.1:6379\"], got %s", describe(v))
 		return nil, false
 	}
+	if len(items) > maxListItems {
+		c.fail(path, "holds %d items, over the limit of %s", len(items), spell(maxListItems))
+		return nil, false
+	}
 	list := make([]string, 0, len(items))
 	for i, item := range items {
 		s, ok := item.(string)
