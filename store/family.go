@@ -116,6 +116,9 @@ func NewFamily(spec FamilySpec) (*Family, error) {
 // if it fits the pattern.
 func (f *Family) Excludes(key string) bool { return f.exclude.Match(key) }
 
+// Exclude returns the family's exclude globs.
+func (f *Family) Exclude() Globs { return f.exclude }
+
 // Name returns the family's name.
 func (f *Family) Name() string { return f.name }
 

@@ -123,7 +123,7 @@ func (e *Error) Error() string {
 		b.WriteString(": " + e.Key)
 	}
 	b.WriteString(": " + e.Msg)
-	return b.String()
+	return oneLine(b.String())
 }
 
 // Default returns the shipped config.toml, parsed. The file is compiled in, so a failure is a

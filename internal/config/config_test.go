@@ -485,32 +485,6 @@ func TestIndexLines(t *testing.T) {
 	}
 }
 
-// FuzzConfig feeds the loader any bytes: it never panics, and what it refuses it refuses in one
-// line that names the file (and the line, when there is one to name).
-func FuzzConfig(f *testing.F) {
-	f.Add(shippedConfig)
-	for _, seed := range []string{
-		"[ui]\ntheme = \"dark\"\n", "[[counter]]\nname = 1\n", "[redis]\naddrs = [\"x\"]\n", "counter = 5",
-		"[[limiter]]\nname = \"l\"\npattern = \"rl:<u>\"\nwindow = \"1m\"\nlimit = 5\n",
-		"[[profile]]\nname = \"p\"\ncounter = { a = 1 }\n", "[scan]\ncount = 99999999999999999999\n", "\xff\xfe",
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, err := Parse("fuzz.toml", data, nil)
-		if err == nil {
-			if cfg == nil {
-				t.Fatal("no config and no error")
-			}
-			return
-		}
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "fuzz.toml") || strings.Contains(msg, "\n") {
-			t.Fatalf("error %q does not name the file in one line", msg)
-		}
-	})
-}
-
 // TestClusterErrorsNameTheirPatternLine: a family a cluster cannot write in one script is named
 // by its own pattern's line, even when a unique family carries the same name.
 func TestClusterErrorsNameTheirPatternLine(t *testing.T) {

@@ -3,7 +3,27 @@ package config
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
+
+// oneLine writes the control characters and line separators in s (a newline the TOML decoder
+// quotes from the file, a key spelt with one) as escapes, so that an error stays on its line.
+func oneLine(s string) string {
+	breaks := func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) }
+	if !strings.ContainsFunc(s, breaks) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if breaks(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 // lineIndex maps a key path to the line (1-based) that declares it. Paths name array-of-tables
 // elements and array items by index: "redis", "redis.addrs", "redis.addrs[1]", "counter[1]",

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -126,9 +127,11 @@ func (c *checker) subtable(t table, key string) (table, bool) {
 }
 
 // onlyKeys records every key of t not in known. A misspelt key must not pass
-// silently: the default it leaves in place is exactly what the operator meant to change.
+// silently: the default it leaves in place is exactly what the operator meant to change. Keys are
+// checked in order, so of several on one line (an inline table) the same one is reported first
+// every time.
 func (c *checker) onlyKeys(t table, header string, known ...string) {
-	for key := range t.m {
+	for _, key := range slices.Sorted(maps.Keys(t.m)) {
 		if slices.Contains(known, key) {
 			continue
 		}
