@@ -96,6 +96,7 @@ func (m *Model) toggleTraffic() tea.Cmd {
 		return nil
 	}
 	m.traffic[fam] = on
+	delete(m.trafficFaults, fam)
 	m.flashf(text)
 	return nil
 }

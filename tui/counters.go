@@ -184,29 +184,30 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	last := "SHARE"
 	if live != nil {
 		top, last = live.Top, "SINCE SWEEP"
+		if !live.SweptAt.IsZero() {
+			last = "SINCE " + live.SweptAt.In(v.c.opt.Location).Format("15:04:05")
+		}
 	}
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "#", right: true}, {title: "TOP DIMS THIS " + strings.ToUpper(g), flex: true},
 		{title: "VALUE", right: true}, {title: last, right: true},
 	}}
-	swept := map[string]int64{}
-	for _, dv := range cw.Top {
-		swept[format.DimsText(f.Dims, dv.Dims)] = dv.Value
-	}
-	var shown []scanner.DimsValue
-	for _, dv := range top {
+	var shown []int // top's rows the filter keeps
+	for i, dv := range top {
 		if matches(v.filter, format.DimsText(f.Dims, dv.Dims)) {
-			shown = append(shown, dv)
+			shown = append(shown, i)
 		}
 	}
 	v.topSel = min(v.topSel, max(len(shown)-1, 0))
 	t.selected = v.topSel
-	for i, dv := range shown {
+	for i, at := range shown {
+		dv := top[at]
 		text := format.DimsText(f.Dims, dv.Dims)
 		extra := "-"
 		switch {
-		case live != nil:
-			extra = fmt.Sprintf("%+d", dv.Value-swept[text])
+		case live != nil && at < len(live.Moved) && live.Moved[at].Known:
+			extra = fmt.Sprintf("%+d", live.Moved[at].By)
+		case live != nil: // not in that sweep's top list, or no sweep before this one: not known
 		case cw.Total > 0:
 			extra = fmt.Sprintf("%.1f%%", 100*float64(dv.Value)/float64(cw.Total))
 		}

@@ -100,10 +100,11 @@ type Model struct {
 	polling bool // a poll is under way; ticks meanwhile are dropped
 	paused  bool
 
-	redrawing bool      // a chain of redrawMsgs is running
-	err       error     // the last poll's failure, nil when connected
-	failures  int       // consecutive failed polls
-	retryAt   time.Time // when the next attempt runs (server clock)
+	redrawing bool              // a chain of redrawMsgs is running
+	err       error             // the last poll's failure, nil when connected
+	conn      scanner.ConnState // the source's word on the last poll: connected, late, a fault
+	failures  int               // consecutive failed polls
+	retryAt   time.Time         // when the next attempt runs (server clock)
 
 	showHelp     bool
 	filtering    bool   // the filter line has the keyboard
@@ -115,6 +116,9 @@ type Model struct {
 	flashAt      time.Time
 	traffic      map[string]bool
 	prompt       *prompt // the Unclaimed view's overlay: a confirmation, or a file's path
+
+	// trafficFaults are the failing test traffics' last faults, by family, while they last.
+	trafficFaults map[string]TrafficNews
 }
 
 // New returns the console model.
@@ -135,7 +139,7 @@ func New(opt Options, styles theme.Styles) *Model {
 	c := &common{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24, claims: map[string]claim{}}
 	h := help.New()
 	h.Styles = styles.Help
-	m := &Model{c: c, help: h, ctx: ctx, traffic: map[string]bool{}}
+	m := &Model{c: c, help: h, ctx: ctx, traffic: map[string]bool{}, trafficFaults: map[string]TrafficNews{}}
 	m.views = []view{
 		newOverview(c), newCounters(c), newTTLView(c),
 		newQueues(c), newLimiters(c), newUniques(c), newUnclaimed(c),
@@ -143,8 +147,13 @@ func New(opt Options, styles theme.Styles) *Model {
 	return m
 }
 
-// Init starts polling at once.
-func (m *Model) Init() tea.Cmd { return tick(m.gen, 0) }
+// Init starts polling at once, and listens to the test traffic's news when writes are on.
+func (m *Model) Init() tea.Cmd {
+	if m.c.opt.Actions == nil {
+		return tick(m.gen, 0)
+	}
+	return tea.Batch(tick(m.gen, 0), listenTraffic(m.ctx, m.c.opt.Actions))
+}
 
 // Update dispatches each message to its handler.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -167,6 +176,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleClaim(msg)
 	case proposalMsg:
 		return m, m.handleProposal(msg)
+	case trafficMsg:
+		return m, m.handleTraffic(msg)
 	}
 	return m, nil
 }

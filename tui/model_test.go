@@ -342,7 +342,7 @@ func TestDisconnectShowsBannerKeepsDataAndReconnects(t *testing.T) {
 	poll(t, m)
 	poll(t, m)
 	s := screen(m)
-	for _, want := range []string{"Redis unreachable", "retry in 2s (attempt 3)", "connection refused", "disconnected", "events/s now"} {
+	for _, want := range []string{"Redis unreachable", "retry in 2s (attempt 3)", "connection refused", "● unreachable", "events/s now"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("disconnected screen lacks %q:\n%s", want, s)
 		}

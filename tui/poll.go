@@ -22,8 +22,9 @@ type pollMsg struct {
 // redrawMsg refreshes the screen once a second while disconnected, so the countdown moves.
 type redrawMsg struct{}
 
-// maxBackoff caps the wait between reconnection attempts.
-const maxBackoff = 10 * time.Second
+// maxBackoff caps the wait between reconnection attempts: short, so the console says
+// "connected" within a few seconds of Redis answering again (or of a right given back).
+const maxBackoff = 4 * time.Second
 
 func tick(gen int, d time.Duration) tea.Cmd {
 	if d <= 0 {
@@ -56,9 +57,13 @@ func (m *Model) handleTick(msg tickMsg) tea.Cmd {
 
 func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
 	m.polling = false
+	m.conn = msg.status.Conn
 	// The next poll is scheduled here whatever generation this one was: a tick sent while it ran
 	// (a resume, say) was dropped, and only this can start polling again.
 	if msg.err != nil {
+		if c := m.conn.Condition; c == scanner.Connected || c == scanner.Late { // a source that does not say: a fault that may pass
+			m.conn.Condition = scanner.Unreachable
+		}
 		m.err = msg.err
 		m.failures++
 		m.c.stale = true

@@ -79,16 +79,7 @@ func (m *Model) header(w int) []string {
 			parts = append(parts, fmt.Sprintf("%d masters", srv.Masters))
 		}
 	}
-	switch {
-	case m.err != nil:
-		parts = append(parts, st.Bad.Render("● disconnected"))
-	case m.c.polledAt.IsZero():
-		parts = append(parts, st.Muted.Render("○ connecting"))
-	case m.paused:
-		parts = append(parts, st.Warn.Render("‖ paused"))
-	default:
-		parts = append(parts, st.Good.Render("● connected"))
-	}
+	parts = append(parts, m.connState())
 	if s := m.c.status.Snapshot; s != nil {
 		parts = append(parts, "sweep "+ago(m.c.now().Sub(s.TakenAt))+" ago")
 	} else if m.c.status.Sweep.KeysSeen > 0 {
@@ -105,17 +96,6 @@ func (m *Model) activeTraffic() string {
 		}
 	}
 	return strings.Join(on, ", ")
-}
-
-// banner says Redis is gone, why, when the next attempt runs, and how old the data is.
-func (m *Model) banner(w int) string {
-	wait := m.retryAt.Sub(m.c.now())
-	text := fmt.Sprintf(" ✖ Redis unreachable · retry in %ds (attempt %d)", max(int(wait.Seconds()+0.999), 0), m.failures+1)
-	if !m.c.polledAt.IsZero() {
-		text += " · data " + ago(m.c.now().Sub(m.c.polledAt)) + " old"
-	}
-	text += " · " + oneLine(m.err.Error())
-	return m.c.styles.Banner.Render(fit(text, w))
 }
 
 // tabBar is the tabs, their names shortened to the first word when all of them do not fit, and
@@ -145,14 +125,19 @@ func (m *Model) tabBar(w int) string {
 	return fit(bar, w)
 }
 
-// footer is the filter line while typing, a recent action's outcome, or the short help.
+// footer is the filter line while typing, a recent action's outcome, a failing test traffic's
+// fault while it lasts (an outcome newer than the fault shows first), or the short help.
 func (m *Model) footer(w int) string {
 	st := m.c.styles
+	fault, since := m.trafficFault()
+	recent := m.flash != "" && m.c.now().Sub(m.flashAt) < 8*time.Second
 	switch {
 	case m.filtering:
 		return fit(st.Title.Render("/")+" "+m.filter+"▏"+st.Muted.Render("  enter keeps · esc clears"), w)
-	case m.flash != "" && m.c.now().Sub(m.flashAt) < 8*time.Second:
+	case recent && (fault == "" || m.flashAt.After(since.Since)):
 		return fit(st.Warn.Render(m.flash), w)
+	case fault != "":
+		return fit(st.Bad.Render(fault), w)
 	}
 	line := m.help.ShortHelpView(m.c.keys.ShortHelp())
 	if m.filter != "" {

@@ -26,6 +26,21 @@ type Actions interface {
 	SetTraffic(family string, on bool) (string, error)
 	// Repair gives family keys without a TTL their window-aligned expiry (DryRun: only counts).
 	Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error)
+	// TrafficNews waits until the steady test traffic has news (a write failed and is being
+	// retried, writes go through again, or a traffic ended by itself) or ctx ends, and returns
+	// what happened since the last call (nil once ctx has ended). It runs in a tea.Cmd, which the
+	// console issues again after each answer.
+	TrafficNews(ctx context.Context) []TrafficNews
+}
+
+// TrafficNews is what became of a family's steady test traffic.
+type TrafficNews struct {
+	Family string
+	// Err is the last write that failed: retried while Ended is false. nil: writes go through
+	// again after failing since Since.
+	Err   error
+	Since time.Time // when the writes began to fail (the server's clock)
+	Ended bool      // the traffic stopped by itself; Err says why
 }
 
 // Session changes what the running console counts, and writes what it found to a file of the

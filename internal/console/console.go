@@ -26,29 +26,10 @@ const trafficRate = 200
 // Run runs the full-screen console on t until the operator quits or ctx ends, reading keys from
 // in and drawing on out.
 func Run(ctx context.Context, t *target.Target, cfg *config.Config, palette theme.Palette, in io.Reader, out io.Writer) error {
-	loc := cfg.Timezone
-	src := scanner.NewWatcher(t.RDB, cfg.Counters,
-		cfg.SweepOptions(true),
-		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode, TopK: 20})
-	opt := tui.Options{
-		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
-		Refresh: cfg.UI.Refresh, Now: t.Store.Now, Location: loc,
-		ReadOnlyWhy: "this Redis is read-only; start hourglass with --allow-writes to write to it",
-	}
-	for _, f := range cfg.Counters {
-		opt.Families = append(opt.Families, tui.FamilyInfo{Name: f.Name(), Pattern: f.Pattern().String()})
-	}
-	opt.Session = newSession(src, cfg, t.Mode == "cluster", t.Label)
 	uiCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opt.Context = uiCtx
-	var acts *consoleActions
-	if t.Writable {
-		acts = newConsoleActions(uiCtx, t, cfg)
-		defer acts.stop()
-		opt.Actions = acts
-	}
-	m := tui.New(opt, theme.New(palette))
+	m, stop := newModel(uiCtx, t, cfg, palette)
+	defer stop()
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out)}
 	if !IsTerminal(out) {
 		opts = append(opts, tea.WithWindowSize(120, 36)) // no terminal to ask (a test)
@@ -61,6 +42,30 @@ func Run(ctx context.Context, t *target.Target, cfg *config.Config, palette them
 	return err
 }
 
+// newModel is the console's model on t until ctx ends: the scanner's Watcher as its source, and
+// its actions when t is writable. stop ends the test traffic the actions started and waits for it.
+func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette theme.Palette) (m *tui.Model, stop func()) {
+	loc := cfg.Timezone
+	src := scanner.NewWatcher(t.RDB, cfg.Counters,
+		cfg.SweepOptions(true),
+		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode, TopK: 20})
+	opt := tui.Options{
+		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
+		Refresh: cfg.UI.Refresh, Now: t.Store.Now, Location: loc, Context: ctx,
+		ReadOnlyWhy: "this Redis is read-only; start hourglass with --allow-writes to write to it",
+	}
+	for _, f := range cfg.Counters {
+		opt.Families = append(opt.Families, tui.FamilyInfo{Name: f.Name(), Pattern: f.Pattern().String()})
+	}
+	opt.Session = newSession(src, cfg, t.Mode == "cluster", t.Label)
+	stop = func() {}
+	if t.Writable {
+		acts := newConsoleActions(ctx, t, cfg)
+		opt.Actions, stop = acts, acts.stop
+	}
+	return tui.New(opt, theme.New(palette)), stop
+}
+
 // consoleActions are the console's writes: bursts and steady traffic through a batch writer, and
 // repairs.
 type consoleActions struct {
@@ -69,12 +74,20 @@ type consoleActions struct {
 	cfg *config.Config
 
 	mu      sync.Mutex
-	traffic map[string]context.CancelFunc
+	traffic map[string]*steady
+	news    []tui.TrafficNews // what the console has not heard yet
+	wake    chan struct{}     // signalled when news is added
 	wg      sync.WaitGroup
 }
 
+// steady is one family's running test traffic.
+type steady struct {
+	stop    context.CancelFunc
+	failing tui.TrafficNews // the fault while writes fail (Err nil while they go through)
+}
+
 func newConsoleActions(ctx context.Context, t *target.Target, cfg *config.Config) *consoleActions {
-	return &consoleActions{ctx: ctx, t: t, cfg: cfg, traffic: map[string]context.CancelFunc{}}
+	return &consoleActions{ctx: ctx, t: t, cfg: cfg, traffic: map[string]*steady{}, wake: make(chan struct{}, 1)}
 }
 
 // Inject writes events into family through a batch writer, over the demo's dims.
@@ -98,8 +111,8 @@ func (a *consoleActions) Inject(ctx context.Context, family string, events int) 
 func (a *consoleActions) SetTraffic(family string, on bool) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if stop, ok := a.traffic[family]; ok {
-		stop()
+	if run, ok := a.traffic[family]; ok {
+		run.stop()
 		delete(a.traffic, family)
 	}
 	if !on {
@@ -110,13 +123,89 @@ func (a *consoleActions) SetTraffic(family string, on bool) (string, error) {
 		return "", err
 	}
 	ctx, stop := context.WithCancel(a.ctx)
-	a.traffic[family] = stop
+	run := &steady{stop: stop}
+	a.traffic[family] = run
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
-		traffic.Steady(ctx, a.t.Store, f, trafficRate, func(error) {})
+		traffic.Steady(ctx, a.t.Store, f, trafficRate, func(err error) { a.heard(family, run, err) })
+		if ctx.Err() == nil { // it ended by itself, not by t or the console closing
+			a.ended(family, run)
+		}
 	}()
 	return fmt.Sprintf("test traffic into %s: %d events a second (t again stops it)", family, trafficRate), nil
+}
+
+// heard notes what a flush of run's traffic said: a fault (news when it begins or changes), or
+// nil once writes go through again after one.
+func (a *consoleActions) heard(family string, run *steady, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.traffic[family] != run {
+		return // stopped meanwhile
+	}
+	was := run.failing
+	switch {
+	case err == nil && was.Err == nil:
+		return
+	case err == nil:
+		run.failing = tui.TrafficNews{}
+		a.tell(tui.TrafficNews{Family: family, Since: was.Since})
+		return
+	case was.Err == nil:
+		was = tui.TrafficNews{Family: family, Since: a.t.Store.Now()}
+	case format.OneLine(was.Err) == format.OneLine(err):
+		run.failing.Err = err // the same fault: nothing new to say
+		return
+	}
+	was.Err = err
+	run.failing = was
+	a.tell(was)
+}
+
+// ended says that run's traffic stopped by itself, on its last fault.
+func (a *consoleActions) ended(family string, run *steady) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.traffic[family] != run {
+		return
+	}
+	delete(a.traffic, family)
+	a.tell(tui.TrafficNews{Family: family, Err: run.failing.Err, Since: run.failing.Since, Ended: true})
+}
+
+// tell queues news for TrafficNews; a.mu is held. A family's news replaces its older news
+// of the same kind, so the queue stays short however long a fault lasts.
+func (a *consoleActions) tell(n tui.TrafficNews) {
+	for i, old := range a.news {
+		if old.Family == n.Family && (old.Err == nil) == (n.Err == nil) && old.Ended == n.Ended {
+			a.news = append(a.news[:i], a.news[i+1:]...)
+			break
+		}
+	}
+	a.news = append(a.news, n)
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// TrafficNews waits for news of the steady traffic, or for ctx to end (then nil).
+func (a *consoleActions) TrafficNews(ctx context.Context) []tui.TrafficNews {
+	for {
+		a.mu.Lock()
+		news := a.news
+		a.news = nil
+		a.mu.Unlock()
+		if len(news) > 0 {
+			return news
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-a.wake:
+		}
+	}
 }
 
 // Repair runs scanner.Repair over every family at the scan budget.
@@ -129,8 +218,8 @@ func (a *consoleActions) Repair(ctx context.Context, dryRun bool) (scanner.Repai
 // stop ends every steady traffic and waits for it.
 func (a *consoleActions) stop() {
 	a.mu.Lock()
-	for _, stop := range a.traffic {
-		stop()
+	for _, run := range a.traffic {
+		run.stop()
 	}
 	a.mu.Unlock()
 	a.wg.Wait()

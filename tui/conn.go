@@ -1,0 +1,54 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	"hourglass/scanner"
+)
+
+// connState is what the header says of the connection, from the watcher's word on the last poll:
+// unreachable, a refusal, connected but the sweep late, or connected.
+func (m *Model) connState() string {
+	st, cs := m.c.styles, m.conn
+	switch {
+	case m.err != nil && cs.Condition == scanner.Denied:
+		return st.Bad.Render("● permission denied: " + cs.Refused)
+	case m.err != nil && cs.Condition == scanner.Failing:
+		return st.Bad.Render("● " + oneLine(m.err.Error()))
+	case m.err != nil:
+		return st.Bad.Render("● unreachable")
+	case m.c.polledAt.IsZero():
+		return st.Muted.Render("○ connecting")
+	case m.paused:
+		return st.Warn.Render("‖ paused")
+	case cs.Condition == scanner.Late:
+		from := cs.LastSweep
+		if from.IsZero() {
+			from = m.c.status.Sweep.Started
+		}
+		return st.Warn.Render("● connected but the sweep is late (stalled " + ago(m.c.now().Sub(from).Truncate(time.Second)) + ")")
+	}
+	return st.Good.Render("● connected")
+}
+
+// banner says why the last poll failed, when the next attempt runs, and how old the data is.
+func (m *Model) banner(w int) string {
+	what := "Redis unreachable"
+	switch m.conn.Condition {
+	case scanner.Denied:
+		what = "permission denied: " + m.conn.Refused
+	case scanner.Failing:
+		what = "Redis refused the sweep"
+	}
+	wait := m.retryAt.Sub(m.c.now())
+	text := fmt.Sprintf(" ✖ %s · retry in %ds (attempt %d)", what, max(int(wait.Seconds()+0.999), 0), m.failures+1)
+	if !m.conn.Since.IsZero() && m.failures > 1 {
+		text += " · for " + ago(m.c.now().Sub(m.conn.Since).Truncate(time.Second))
+	}
+	if !m.c.polledAt.IsZero() {
+		text += " · data " + ago(m.c.now().Sub(m.c.polledAt)) + " old"
+	}
+	text += " · " + oneLine(m.err.Error())
+	return m.c.styles.Banner.Render(fit(text, w))
+}

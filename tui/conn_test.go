@@ -1,0 +1,74 @@
+package tui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"hourglass/scanner"
+	"hourglass/store"
+)
+
+// The header renders what the source says of the connection: unreachable, a refusal naming the
+// command, another permanent error's line, a late sweep with how long it has stalled, and
+// connected again once the fault passes.
+func TestHeaderTellsFaultsApart(t *testing.T) {
+	src := &fakeSource{status: testStatus(t)}
+	m := newTestModel(t, src, nil, 160, 36)
+	poll(t, m)
+	header := func() string { // the line with the clock, below the banner when there is one
+		for _, l := range strings.Split(screen(m), "\n") {
+			if strings.Contains(l, "09:30:00 UTC") {
+				return l
+			}
+		}
+		return ""
+	}
+	fail := func(err error, cs scanner.ConnState) {
+		t.Helper()
+		src.err, src.status = err, scanner.Status{Conn: cs}
+		poll(t, m)
+	}
+	for _, c := range []struct {
+		name   string
+		err    error
+		cs     scanner.ConnState
+		header string
+		banner string
+	}{
+		{"refused connection", errors.New("dial tcp 10.0.0.5:6379: connect: connection refused"),
+			scanner.ConnState{Condition: scanner.Unreachable, Class: store.ClassTransient},
+			"● unreachable", "Redis unreachable · retry in"},
+		{"a source that does not say", errors.New("i/o timeout"), scanner.ConnState{},
+			"● unreachable", "Redis unreachable · retry in"},
+		{"scan refused", errors.New("SCAN as user \"noscan\": NOPERM User noscan has no permissions to run the 'scan' command"),
+			scanner.ConnState{Condition: scanner.Denied, Class: store.ClassPermanent, Refused: "scan"},
+			"● permission denied: scan", "permission denied: scan · retry in"},
+		{"another permanent error", errors.New("WRONGPASS invalid username-password pair or user is disabled."),
+			scanner.ConnState{Condition: scanner.Failing, Class: store.ClassPermanent},
+			"● WRONGPASS invalid username-password pair", "Redis refused the sweep"},
+	} {
+		fail(c.err, c.cs)
+		if h := header(); !strings.Contains(h, c.header) || strings.Contains(h, "disconnected") {
+			t.Errorf("%s: header %q, want %q", c.name, h, c.header)
+		}
+		if b := strings.Split(screen(m), "\n")[0]; !strings.Contains(b, c.banner) {
+			t.Errorf("%s: banner %q, want %q", c.name, b, c.banner)
+		}
+	}
+
+	// Redis answers, but the sweep has not completed for 14 s past its usual time.
+	late := testStatus(t)
+	late.Conn = scanner.ConnState{Condition: scanner.Late, LastSweep: clock.Add(-14 * time.Second), LateAfter: 10 * time.Second}
+	src.err, src.status = nil, late
+	poll(t, m)
+	if h := header(); !strings.Contains(h, "● connected but the sweep is late (stalled 14s)") {
+		t.Errorf("late sweep: header %q", h)
+	}
+	src.status = testStatus(t)
+	poll(t, m)
+	if h := header(); !strings.Contains(h, "● connected") || strings.Contains(h, "late") {
+		t.Errorf("after the fault passed: header %q", h)
+	}
+}
