@@ -238,6 +238,9 @@ func FuzzTokenize(f *testing.F) {
 	}
 	now := time.Date(2023, 8, 1, 17, 30, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, name string) {
+		if len(name) > 4096 { // past a key's first segments its length changes nothing but the time
+			return
+		}
 		checkCover(t, name, tokenize(name, nil))
 		g := New(Options{Location: time.UTC, MaxShapes: 8})
 		names := []string{name, name + ":1", "x:" + name, strings.ReplaceAll(name, "1", "2"), name + ":2023080117", name + "_lock"}
