@@ -155,3 +155,19 @@ func causeText(err error) string {
 	}
 	return err.Error()
 }
+
+// UserOf is the Redis user rdb logs in as: its configured username, or "default" when it gives
+// none, as Redis itself names that user.
+func UserOf(rdb redis.UniversalClient) string {
+	var user string
+	switch c := rdb.(type) {
+	case *redis.Client:
+		user = c.Options().Username
+	case *redis.ClusterClient:
+		user = c.Options().Username
+	}
+	if user == "" {
+		return "default"
+	}
+	return user
+}

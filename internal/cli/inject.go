@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"hourglass/internal/config"
 	"hourglass/internal/target"
@@ -33,19 +34,21 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs, common := commandFlags("inject", injectUsage, stdout)
 	family := fs.String("family", "", "counter family to write (default: the first in the config)")
 	var opt traffic.InjectOptions
-	fs.Int64Var(&opt.Events, "events", 0, "number of events to write (default 100000 when --duration is not given)")
+	fs.Int64Var(&opt.Events, "events", 0, "number of events to write, at least 1 (default 100000 when --duration is not given)")
 	fs.DurationVar(&opt.Duration, "duration", 0, "write for this long, e.g. 30s")
-	fs.Float64Var(&opt.Rate, "rate", 0, "events per second; 0 writes as fast as Redis takes them")
-	fs.IntVar(&opt.Dims, "dims", 1000, "distinct dims tuples, drawn Zipf-like")
+	fs.Float64Var(&opt.Rate, "rate", 0, fmt.Sprintf("events per second, at most %d; 0 writes as fast as Redis takes them", int64(traffic.MaxRate)))
+	fs.IntVar(&opt.Dims, "dims", 1000, fmt.Sprintf("distinct dims tuples, drawn Zipf-like (1 to %d)", traffic.MaxDims))
 	profile := fs.String("profile", "", "run a [[profile]] from the config, or the built-in demo, for --duration (default 10s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *profile != "" {
-		return injectProfile(ctx, common, *profile, *family, opt, stdout, stderr)
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if err := checkInjectFlags(opt, given, *profile != ""); err != nil {
+		return err
 	}
-	if opt.Events < 0 || opt.Duration < 0 || !(opt.Rate >= 0 && !math.IsInf(opt.Rate, 0)) || opt.Dims < 1 {
-		return config.Usagef("inject: --events, --duration and --rate must be finite and not negative, --dims at least 1")
+	if *profile != "" {
+		return injectProfile(ctx, common, *profile, opt, stdout, stderr)
 	}
 	if opt.Events == 0 && opt.Duration == 0 {
 		opt.Events = 100000
@@ -61,20 +64,37 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer t.Close()
 	res := traffic.Inject(ctx, t.Store, f, opt)
 	fmt.Fprintln(stdout, res.Summary(f.Name()))
-	if res.Unsent > 0 {
-		return fmt.Errorf("inject: %d key pairs could not be written: %s (last error: %v)", res.Unsent, res.GaveUp, res.SendErr)
+	if err := res.Problem(); err != nil {
+		return fmt.Errorf("inject: %w", err)
 	}
-	if res.Refused > 0 {
-		return fmt.Errorf("inject: Redis refused %d key updates (first: %v)", res.Refused, res.RefusedErr)
+	return nil
+}
+
+// checkInjectFlags refuses numbers inject cannot honour, before anything connects: NaN, infinite,
+// negative and absurd values, an explicit --events 0, and with --profile the flags that do not
+// apply to it.
+func checkInjectFlags(opt traffic.InjectOptions, given map[string]bool, profile bool) error {
+	switch {
+	case opt.Duration < 0:
+		return config.Usagef("inject: --duration must not be negative, got %v", opt.Duration)
+	case profile && (given["family"] || given["events"] || given["rate"] || given["dims"]):
+		return config.Usagef("inject: --profile sets its own structures and rates; --family, --events, --rate and --dims do not apply")
+	case profile:
+		return nil
+	case opt.Events < 0 || given["events"] && opt.Events == 0:
+		return config.Usagef("inject: --events must be at least 1, got %d (leave it out for 100000, or give --duration alone)", opt.Events)
+	case math.IsNaN(opt.Rate) || math.IsInf(opt.Rate, 0) || opt.Rate < 0:
+		return config.Usagef("inject: --rate must be finite and not negative, got %v", opt.Rate)
+	case opt.Rate > traffic.MaxRate:
+		return config.Usagef("inject: --rate must be at most %d events a second (0 writes as fast as Redis takes them), got %g", int64(traffic.MaxRate), opt.Rate)
+	case opt.Dims < 1 || opt.Dims > traffic.MaxDims:
+		return config.Usagef("inject: --dims must be from 1 to %d, got %d", traffic.MaxDims, opt.Dims)
 	}
 	return nil
 }
 
 // injectProfile runs a profile for the duration.
-func injectProfile(ctx context.Context, common *commonFlags, name, family string, opt traffic.InjectOptions, stdout, stderr io.Writer) error {
-	if family != "" || opt.Events != 0 || opt.Rate != 0 {
-		return config.Usagef("inject: --profile sets its own structures and rates; --family, --events and --rate do not apply")
-	}
+func injectProfile(ctx context.Context, common *commonFlags, name string, opt traffic.InjectOptions, stdout, stderr io.Writer) error {
 	if opt.Duration == 0 {
 		opt.Duration = 10 * time.Second
 	}

@@ -112,7 +112,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{[]string{"--addr", "localhost:99999"}, exitUsage, "port"},
 		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{[]string{"--no-such-flag"}, exitUsage, "flag provided but not defined"},
-		{[]string{"inject", "--dims", "0"}, exitUsage, "--dims at least 1"},
+		{[]string{"inject", "--dims", "0"}, exitUsage, "--dims must be from 1"},
 		{[]string{"inject", "extra"}, exitUsage, `unexpected argument "extra"`},
 		{[]string{"--demo-rate", "-5"}, exitUsage, "not negative"},
 		{[]string{"--demo-rate", "NaN"}, exitUsage, "finite"},

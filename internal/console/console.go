@@ -97,14 +97,12 @@ func (a *consoleActions) Inject(ctx context.Context, family string, events int) 
 		return "inject", err
 	}
 	res := traffic.Inject(ctx, a.t.Store, f, traffic.InjectOptions{Events: int64(events), Dims: traffic.DemoTuples})
-	text := fmt.Sprintf("injected %s events into %s (%d script calls)", format.Commas(res.Events), family, res.Increments)
-	switch {
-	case res.Unsent > 0:
-		return "inject", fmt.Errorf("%d key pairs not written: %v", res.Unsent, res.SendErr)
-	case res.Refused > 0:
-		return "inject", fmt.Errorf("Redis refused %d key updates: %v", res.Refused, res.RefusedErr)
+	if err := res.Problem(); err != nil {
+		// What was written, then what was not or is not known: never a pair Redis may hold
+		// counted as lost.
+		return "inject", fmt.Errorf("%s of %s events written into %s; %w", format.Commas(res.Events), format.Commas(int64(events)), family, err)
 	}
-	return text, nil
+	return fmt.Sprintf("injected %s events into %s (%d script calls)", format.Commas(res.Events), family, res.Increments), nil
 }
 
 // SetTraffic starts or stops trafficRate events a second into family.

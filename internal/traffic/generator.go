@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -16,14 +17,27 @@ type Generator struct {
 	zipf   *rand.Zipf
 }
 
-// NewGenerator prepares k distinct dims tuples for f, seeded so runs are repeatable.
+// MaxDims is the most distinct dims tuples a generator draws over: a million tuples of three
+// dims hold about 120 MB, all drawn before the first event.
+const MaxDims = 1_000_000
+
+// NewGenerator prepares k distinct dims tuples for f (1 to MaxDims), seeded so runs are
+// repeatable.
 func NewGenerator(f *store.Family, k int, seed uint64) *Generator {
-	if k < 1 {
-		k = 1
-	}
+	g, _ := NewGeneratorContext(context.Background(), f, k, seed)
+	return g
+}
+
+// NewGeneratorContext is NewGenerator, stopping with ctx's error when ctx ends while the tuples
+// are drawn.
+func NewGeneratorContext(ctx context.Context, f *store.Family, k int, seed uint64) (*Generator, error) {
+	k = min(max(k, 1), MaxDims)
 	names := f.Dims()
 	tuples := make([][]string, k)
 	for i := range tuples {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		tuple := make([]string, len(names))
 		for j, name := range names {
 			tuple[j] = dimValue(name, i)
@@ -31,7 +45,7 @@ func NewGenerator(f *store.Family, k int, seed uint64) *Generator {
 		tuples[i] = tuple
 	}
 	r := rand.New(rand.NewPCG(seed, uint64(k)))
-	return &Generator{family: f, tuples: tuples, zipf: rand.NewZipf(r, 1.1, 1, uint64(k-1))}
+	return &Generator{family: f, tuples: tuples, zipf: rand.NewZipf(r, 1.1, 1, uint64(k-1))}, nil
 }
 
 // Next returns the dims of the next event. The slice is shared: do not modify it.

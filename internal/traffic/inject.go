@@ -2,8 +2,9 @@ package traffic
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"hourglass/store"
@@ -15,19 +16,28 @@ type InjectOptions struct {
 	Duration time.Duration // stop after this long (0: no limit)
 	Rate     float64       // events per second (0: as fast as possible)
 	Dims     int           // distinct dims tuples
+	// GiveUp is how long a failing Redis is retried, counted from the start of the first flush
+	// that failed, before inject reports what it could not write (GiveUp, 30 s, when zero).
+	GiveUp time.Duration
 }
 
-// InjectResult is what Inject wrote.
+// InjectResult is what Inject wrote, and what it could not.
 type InjectResult struct {
-	Events     int64 // events written
-	Keys       int64 // key updates sent (an hour and a day key are two)
-	Increments int64 // script calls, each adding to many keys
+	Events     int64 // events written: confirmed by Redis's answer or by their sequence record
+	Keys       int64 // key updates written (an hour and a day key are two)
+	Increments int64 // script calls written, each adding to many keys
 	Elapsed    time.Duration
-	Unsent     int    // key pairs still pending when inject gave up
-	Refused    int64  // key updates Redis refused (wrong type, not an integer)
-	RefusedErr error  // the first refusal, for the summary
-	SendErr    error  // the last error from Redis or the network
-	GaveUp     string // why inject stopped retrying, when it did
+	Refused    int64 // key updates Redis refused (wrong type, not an integer)
+	RefusedErr error // the first refusal
+
+	// When inject gives up, the key pairs it still held are one of three:
+	ConfirmedByRecord int // answer lost, but their sequence record shows them written (in Events)
+	NotConfirmed      int // answer lost, and their record could not be read: written or not
+	NotWritten        int // never sent, or shown by their record not applied
+
+	SendErr error  // the last error from Redis or the network
+	Err     error  // the permanent error that ended inject (a *store.CommandError), if one did
+	GaveUp  string // why inject stopped retrying, when it did
 }
 
 // Summary is inject's one line: what it wrote into family, how fast, and what it could not.
@@ -39,33 +49,80 @@ func (r InjectResult) Summary(family string) string {
 	s := fmt.Sprintf("inject %s: events=%d increments=%d keys=%d seconds=%.2f events/s=%.0f increments/s=%.0f",
 		family, r.Events, r.Increments, r.Keys, secs, float64(r.Events)/secs, float64(r.Increments)/secs)
 	if r.Refused > 0 {
-		s += fmt.Sprintf(" refused=%d (first: %v)", r.Refused, r.RefusedErr)
+		s += fmt.Sprintf(" refused=%d", r.Refused)
 	}
-	if r.Unsent > 0 {
-		s += fmt.Sprintf(" unsent_pairs=%d", r.Unsent)
+	if r.GaveUp != "" {
+		s += fmt.Sprintf(" not_written_pairs=%d not_confirmed_pairs=%d confirmed_by_record_pairs=%d",
+			r.NotWritten, r.NotConfirmed, r.ConfirmedByRecord)
 	}
 	return s
 }
 
-// How long a Redis that went away is retried before inject reports what it could not send:
-// shorter once the operator has asked to stop.
-const giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
+// Problem is the one line that says what went wrong, or nil when everything generated was
+// written: the permanent error Redis gave (command, key, user), or the pairs inject gave up on,
+// said as they are: not written, or not confirmed when their answer never came.
+func (r InjectResult) Problem() error {
+	var held []string
+	if r.NotWritten > 0 {
+		held = append(held, fmt.Sprintf("%d key pairs not written", r.NotWritten))
+	}
+	if r.NotConfirmed > 0 {
+		held = append(held, fmt.Sprintf("%d key pairs not confirmed (their answer never came and their sequence record could not be read)", r.NotConfirmed))
+	}
+	if r.ConfirmedByRecord > 0 {
+		held = append(held, fmt.Sprintf("%d key pairs confirmed by their sequence record after their answer was lost", r.ConfirmedByRecord))
+	}
+	what := strings.Join(held, ", ")
+	switch {
+	case r.Err != nil && r.Refused > 0:
+		return fmt.Errorf("%w (Redis refused %d key updates; the others were written)", r.Err, r.Refused)
+	case r.Err != nil && what != "":
+		return fmt.Errorf("%w; %s", r.Err, what)
+	case r.Err != nil:
+		return r.Err
+	case r.GaveUp != "":
+		return fmt.Errorf("%s: %s; last error: %v", r.GaveUp, what, r.SendErr)
+	case r.Refused > 0:
+		return fmt.Errorf("Redis refused %d key updates (first: %v)", r.Refused, r.RefusedErr)
+	}
+	return nil
+}
+
+// How long a failing Redis is retried before inject reports what it could not write: from the
+// first failure, and once the operator has asked to stop. Both include the reading of the
+// sequence records (recordCheck) and the one read a flush under way may still wait for
+// (readSlack, the client's read timeout: a deadline stops go-redis's retries, not a read already
+// waiting).
+const (
+	giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
+	recordCheck            = time.Second
+	readSlack              = 3 * time.Second
+)
 
 // Inject generates events on one goroutine and flushes on another, so Redis works while the next
 // events are drawn. It stops at the event or time limit or when ctx ends, then flushes what is
-// left, retrying a Redis that went away for up to giveUp before reporting what it could not send.
+// left. A failing Redis is retried with backoff until GiveUp has passed since the first failure;
+// a permanent error (a refusal, a missing right, a read-only or full server) ends it at once.
+// Either way it stops generating, asks the sequence records about the calls whose answer never
+// came, and reports what it could not write.
 func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOptions) InjectResult {
-	w := st.NewWriter(store.WriterOptions{})
-	gen := NewGenerator(f, opt.Dims, 1)
 	start := time.Now()
+	gen, err := NewGeneratorContext(ctx, f, opt.Dims, 1)
+	if err != nil {
+		return InjectResult{Elapsed: time.Since(start)} // ctx ended while the tuples were drawn
+	}
+	if opt.GiveUp <= 0 {
+		opt.GiveUp = giveUp
+	}
+	w := st.NewWriter(store.WriterOptions{})
 	genDone := make(chan struct{})
-	// The generator stops at ctx's end, or when the flusher gives up on Redis. Flushes outlive
-	// ctx by up to giveUpStopping, so ctrl+c stops generating but what was generated is still
-	// written, unless Redis cannot take it by then.
+	// The generator stops at ctx's end, or when the flusher gives up. Flushes outlive ctx by up
+	// to giveUpStopping, so ctrl+c stops generating but what was generated is still written,
+	// unless Redis cannot take it by then.
 	flushCtx, stopFlushing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopFlushing()
 	stop := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(giveUpStopping, stopFlushing)
+		t := time.AfterFunc(giveUpStopping-recordCheck-readSlack, stopFlushing)
 		context.AfterFunc(flushCtx, func() { t.Stop() })
 	})
 	defer stop()
@@ -76,14 +133,27 @@ func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOpt
 		defer close(genDone)
 		generate(ctx, w, f, gen, opt, start)
 	}()
-	res := flushUntilDone(flushCtx, w, genDone, stopGen)
+	fl := flusher{ctx: flushCtx, w: w, genDone: genDone, stopGen: stopGen, giveUp: opt.GiveUp, user: store.UserOf(st.Client())}
+	res := fl.run()
 	res.Elapsed = time.Since(start)
 	return res
 }
 
+// MaxRate is the highest --rate inject takes, in events a second: a hundred times what one
+// inject draws on a fast machine, so any rate below it is a real ceiling.
+const MaxRate = 100_000_000
+
+// genRound is the most events the generator draws at once before it looks at the clock, the
+// writer's backlog and ctx again.
+const genRound = 4096
+
 // generate adds gen's events to w at opt's rate, counted from start, until opt's event or time
 // limit or ctx's end. It holds back while more than maxPending key pairs wait for Redis.
 func generate(ctx context.Context, w *store.Writer, f *store.Family, gen *Generator, opt InjectOptions, start time.Time) {
+	rate := opt.Rate
+	if !(rate > 0) || math.IsInf(rate, 1) {
+		rate = 0 // as fast as Redis takes them
+	}
 	var generated int64
 	deadline := time.Time{}
 	if opt.Duration > 0 {
@@ -96,14 +166,15 @@ func generate(ctx context.Context, w *store.Writer, f *store.Family, gen *Genera
 		if ctx.Err() != nil || (!deadline.IsZero() && !now.Before(deadline)) {
 			return
 		}
-		n := int64(4096)
-		if opt.Rate > 0 {
-			n = int64(opt.Rate*now.Sub(start).Seconds()) - generated
+		n, behind := int64(genRound), true
+		if rate > 0 {
+			// In floating point: a rate of 1e300 owes more events than an int64 holds.
+			owed := rate*now.Sub(start).Seconds() - float64(generated)
+			n, behind = int64(max(min(owed, genRound), 0)), owed > genRound
 		}
-		if opt.Events > 0 && generated+n > opt.Events {
-			n = opt.Events - generated
+		if opt.Events > 0 {
+			n = min(n, opt.Events-generated)
 		}
-		n = max(n, 0)
 		for w.Pending() >= maxPending && ctx.Err() == nil {
 			time.Sleep(time.Millisecond) // Redis is behind: hold back rather than pile up
 		}
@@ -115,123 +186,11 @@ func generate(ctx context.Context, w *store.Writer, f *store.Family, gen *Genera
 		if generated += n; opt.Events > 0 && generated >= opt.Events {
 			return
 		}
-		if opt.Rate > 0 {
+		if !behind {
 			select {
 			case <-tick.C:
 			case <-ctx.Done():
 			}
 		}
 	}
-}
-
-// flushUntilDone flushes w until the generator is done (genDone) and nothing is pending, or until
-// it gives up on a failing Redis: then it stops the generator with stopGen and reports what it
-// could not send. It returns what was written, without Elapsed.
-func flushUntilDone(flushCtx context.Context, w *store.Writer, genDone <-chan struct{}, stopGen context.CancelFunc) InjectResult {
-	var res InjectResult
-	// While Redis is failing, each flush and each pause between flushes is held to the give-up
-	// deadline, so inject ends on time whatever a single attempt would take.
-	backoff := 50 * time.Millisecond
-	var deadline time.Time // while failing: when to give up
-	for {
-		done := false
-		select {
-		case <-genDone:
-			done = true
-		default:
-		}
-		fr, err := flushBy(flushCtx, w, deadline)
-		res.record(fr, err)
-		if fr.Failed > 0 {
-			if deadline.IsZero() {
-				deadline = time.Now().Add(giveUp)
-			}
-			switch {
-			case store.Permanent(err):
-				res.GaveUp = "Redis refuses them"
-			case flushCtx.Err() != nil:
-				res.GaveUp = fmt.Sprintf("Redis did not take them within %v of ctrl+c", giveUpStopping)
-			case !time.Now().Before(deadline):
-				res.GaveUp = fmt.Sprintf("Redis failed for %v", giveUp)
-			}
-			if res.GaveUp != "" {
-				stopGen()
-				<-genDone
-				res.Unsent = w.Pending()
-				return res
-			}
-			select { // wait, but not past the deadline or the end of flushing
-			case <-time.After(min(backoff, time.Until(deadline))):
-			case <-flushCtx.Done():
-			}
-			backoff = min(backoff*2, 2*time.Second)
-			continue
-		}
-		deadline, backoff = time.Time{}, 50*time.Millisecond
-		if done && w.Pending() == 0 {
-			return res
-		}
-		waitForBatch(w, genDone)
-	}
-}
-
-// record adds one flush's outcome: what it wrote, the keys Redis refused, and the last error
-// that was not a refusal nor inject's own cancelling.
-func (r *InjectResult) record(fr store.FlushResult, err error) {
-	r.Events += fr.Events
-	r.Keys += int64(fr.Keys)
-	r.Increments += int64(fr.Calls)
-	var ke *store.KeyError
-	for _, e := range unjoin(err) {
-		if !errors.As(e, &ke) {
-			if !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) {
-				r.SendErr = e
-			}
-			continue
-		}
-		if r.Refused++; r.RefusedErr == nil {
-			r.RefusedErr = e
-		}
-	}
-}
-
-// Inject flushes every flushInterval, or sooner once flushPending key pairs wait: the pause lets
-// events on hot dims fold into one increment, and the bound keeps a flush's pipeline short.
-const (
-	flushInterval = 50 * time.Millisecond
-	flushPending  = 8192
-	maxPending    = 8 * flushPending // the generator waits above this
-)
-
-// waitForBatch returns when it is time for the next flush.
-func waitForBatch(w *store.Writer, genDone <-chan struct{}) {
-	deadline := time.Now().Add(flushInterval)
-	for time.Now().Before(deadline) && w.Pending() < flushPending {
-		select {
-		case <-genDone:
-			return
-		case <-time.After(time.Millisecond):
-		}
-	}
-}
-
-// flushBy flushes with deadline as the context's deadline when it is set.
-func flushBy(ctx context.Context, w *store.Writer, deadline time.Time) (store.FlushResult, error) {
-	if deadline.IsZero() {
-		return w.Flush(ctx)
-	}
-	ctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	return w.Flush(ctx)
-}
-
-// unjoin lists the errors joined into err.
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"hourglass/internal/config"
+	"hourglass/internal/redistest"
+	"hourglass/internal/traffic"
+	"hourglass/store"
+)
+
+// hgWithin runs the command line as main does, with ctx as its signal context, and says how long
+// it took.
+func hgWithin(ctx context.Context, args ...string) (code int, stdout, stderr string, took time.Duration) {
+	var out, errOut syncBuffer
+	start := time.Now()
+	code = Run(ctx, args, &out, &errOut)
+	return code, out.String(), errOut.String(), time.Since(start)
+}
+
+// TestInjectRefusesBadNumbers: every numeric flag of inject and of a profile run is checked before
+// anything connects: NaN, infinities, negatives, an explicit --events 0 and absurd sizes end at
+// once with exit 2 and one line naming the flag. (A --rate of 1e300 once ran on forever, drawing
+// nothing; --events 0 wrote 100,000 events; --dims 100000000 took 4.8 GB.)
+func TestInjectRefusesBadNumbers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second) // the old code ran these forever
+	defer cancel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "NaN"}, "--rate must be finite"},
+		{[]string{"--rate", "Inf"}, "--rate must be finite"},
+		{[]string{"--rate", "-Inf"}, "--rate must be finite"},
+		{[]string{"--rate", "-1"}, "--rate must be finite and not negative"},
+		{[]string{"--rate", "1e300"}, "--rate must be at most 100000000"},
+		{[]string{"--events", "0"}, "--events must be at least 1"},
+		{[]string{"--events", "-5"}, "--events must be at least 1"},
+		{[]string{"--events", "99999999999999999999"}, "value out of range"},
+		{[]string{"--dims", "0"}, "--dims must be from 1 to 1000000"},
+		{[]string{"--dims", "-3"}, "--dims must be from 1 to 1000000"},
+		{[]string{"--dims", "100000000"}, "--dims must be from 1 to 1000000"},
+		{[]string{"--duration", "-1s"}, "--duration must not be negative"},
+		{[]string{"--duration", "9999999h"}, "invalid value"},
+		{[]string{"--profile", "demo", "--duration", "-1s"}, "--duration must not be negative"},
+		{[]string{"--profile", "demo", "--dims", "5"}, "--dims do not apply"},
+		{[]string{"--profile", "demo", "--rate", "0"}, "--family, --events, --rate and --dims do not apply"},
+		{[]string{"--profile", "demo", "--events", "10"}, "do not apply"},
+	} {
+		args := append([]string{"inject"}, c.args...)
+		code, _, errOut, took := hgWithin(ctx, args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 || took > time.Second {
+			t.Errorf("%v: exit %d after %v, stderr %q; want exit 2 at once, one line saying %q", c.args, code, took, errOut, c.want)
+		}
+	}
+}
+
+// permanentLine is the one line a permanent refusal ends inject with: the command, the key when
+// there is one, the user and Redis's own words.
+var permanentLine = regexp.MustCompile(`^hourglass: inject: [A-Z]+( [A-Z]+)?( on key "[^"]+")? as user "[^"]+": .+\n$`)
+
+// TestInjectEndsOnPermanentErrors: answers no retry can change end inject within seconds, even one
+// asked to run for a minute, with one line naming the command, the key and the user, and exit 1.
+// Each cause is a real server's: an ACL user without EVALSHA, one without writes, one that may
+// neither load nor EVAL a script, a replica (READONLY), a server out of memory (OOM with
+// noeviction) and a key of the wrong type.
+func TestInjectEndsOnPermanentErrors(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	for _, u := range [][]any{
+		{"noeval", "-evalsha", "-eval"},
+		{"nowrite", "-@write"},
+		{"noload", "-script", "-eval"},
+	} {
+		args := append([]any{"ACL", "SETUSER", u[0], "on", ">pw", "~*", "+@all"}, u[1:]...)
+		if err := admin.Do(t.Context(), args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, port, _ := strings.Cut(srv.Addr, ":")
+	replica := redistest.Start(t, "--replicaof", "127.0.0.1", port)
+	full := redistest.Start(t, "--maxmemory", "1", "--maxmemory-policy", "noeviction")
+	typed := redistest.Start(t)
+	cfg := config.Default()
+	f, _ := cfg.Counter("ad_revenue")
+	st := store.New(typed.Client(t), store.Options{Location: cfg.Timezone})
+	if err := st.Init(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tuple := traffic.NewGenerator(f, 1, 1).Tuples()[0]
+	hour := store.WindowAt(store.Hour, st.Now(), cfg.Timezone)
+	for _, w := range []store.Window{hour, store.WindowAt(store.Hour, hour.End, cfg.Timezone)} {
+		k, _ := f.Key(w, tuple)
+		typed.Client(t).RPush(t.Context(), k, "not a counter")
+	}
+	for _, c := range []struct {
+		name, addr, want string
+	}{
+		{"NOPERM evalsha", "redis://noeval:pw@" + srv.Addr, `EVALSHA on key "[^"]+" as user "noeval": NOPERM .*'evalsha'`},
+		{"no writes", "redis://nowrite:pw@" + srv.Addr, `EVALSHA on key "[^"]+" as user "nowrite": ERR The user executing the script can't run`},
+		{"no script load", "redis://noload:pw@" + srv.Addr, `SCRIPT LOAD as user "noload": NOPERM .*'script\|load'`},
+		{"READONLY", replica.Addr, `EVALSHA on key "[^"]+" as user "default": READONLY `},
+		{"OOM", full.Addr, `EVALSHA on key "[^"]+" as user "default": OOM command not allowed`},
+		{"WRONGTYPE", typed.Addr, `INCRBY on key "[^"]+" as user "default": key holds the wrong type \(Redis refused \d+ key updates; the others were written\)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "no script load" {
+				admin.ScriptFlush(t.Context())
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+			defer cancel()
+			code, _, errOut, took := hgWithin(ctx, "inject", "--addr", c.addr, "--allow-writes", "--family", "ad_revenue",
+				"--dims", "1", "--duration", "60s", "--rate", "1000")
+			if code != exitRuntime || took > 5*time.Second || !permanentLine.MatchString(errOut) ||
+				!regexp.MustCompile(c.want).MatchString(errOut) {
+				t.Fatalf("exit %d after %v, stderr %q; want exit 1 within 5s, one line matching %s", code, took, errOut, c.want)
+			}
+			t.Logf("%v: %s", took.Round(time.Millisecond), errOut)
+		})
+	}
+}
+
+// TestInjectGivesUpWithin30s: replies stop coming (a proxy holds every one for an hour) while
+// inject runs. It retries, then gives up within the 30 s the docs promise, counted from the first
+// failure (it took 52 s: the first failing flush ran without a deadline, and the last outran
+// it). What it held is said as it is: Redis applied calls whose answers never came, so they are
+// "not confirmed", never "could not be written", and Redis holds at least every event reported.
+func TestInjectGivesUpWithin30s(t *testing.T) {
+	t.Parallel()
+	redistest.ClearOfHourEnd(t, 2*time.Minute)
+	srv := redistest.Start(t)
+	proxy := redistest.StartFaultProxy(t, srv.Addr)
+	direct := srv.Client(t)
+	path, cfg := utcConfig(t, proxy.Addr)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	type result struct {
+		code        int
+		out, errOut string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut, _ := hgWithin(ctx, "inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
+			"--duration", "5m", "--rate", "2000", "--dims", "50")
+		done <- result{code, out, errOut}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for direct.DBSize(t.Context()).Val() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("inject wrote nothing in 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	proxy.SetDelay(time.Hour)
+	held := time.Now()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("inject still running 60s after Redis stopped answering")
+	}
+	took := time.Since(held)
+	if r.code != exitRuntime || took > 30*time.Second+500*time.Millisecond || took < 20*time.Second {
+		t.Fatalf("exit %d %v after replies stopped; want exit 1 after retrying, within 30s\n%s%s", r.code, took, r.out, r.errOut)
+	}
+	if strings.Count(r.errOut, "\n") != 1 || !strings.Contains(r.errOut, "Redis failed for 30s") ||
+		!strings.Contains(r.errOut, "not confirmed") || strings.Contains(r.errOut, "could not be written") {
+		t.Fatalf("stderr %q: want one line saying what was not confirmed", r.errOut)
+	}
+	sum := parseSummary(t, r.out)
+	f, _ := cfg.Counter("ad_revenue")
+	st := store.New(direct, store.Options{Location: cfg.Timezone})
+	if err := st.Init(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	total := windowTotal(t, st, f, store.Day, traffic.NewGenerator(f, 50, 1).Tuples(), st.Now())
+	if float64(total) < sum["events"] || float64(total) > sum["events"] && sum["not_confirmed_pairs"] == 0 {
+		t.Fatalf("Redis holds %d events; inject reported %q", total, r.out)
+	}
+	t.Logf("gave up %v after the replies stopped; Redis holds %d events, %v reported written\n%s", took.Round(time.Millisecond), total, sum["events"], r.errOut)
+}
