@@ -52,7 +52,8 @@ func (m *Model) handleTraffic(msg trafficMsg) tea.Cmd {
 }
 
 // trafficFault is the status line's word on a failing test traffic ("" when none fails), and
-// when that fault began.
+// when that fault began. How long it has failed comes before the error, which a narrow screen
+// cuts.
 func (m *Model) trafficFault() (string, TrafficNews) {
 	var fams []string
 	for f := range m.trafficFaults {
@@ -63,7 +64,7 @@ func (m *Model) trafficFault() (string, TrafficNews) {
 	}
 	sort.Strings(fams)
 	n := m.trafficFaults[fams[0]]
-	text := fmt.Sprintf("traffic into %s: %s (retrying, failing for %s)", n.Family, oneLine(n.Err.Error()), ago(m.c.now().Sub(n.Since)))
+	text := fmt.Sprintf("traffic into %s (retrying, failing for %s): %s", n.Family, ago(m.c.now().Sub(n.Since)), oneLine(n.Err.Error()))
 	if len(fams) > 1 {
 		text += fmt.Sprintf("; %d more failing", len(fams)-1)
 	}

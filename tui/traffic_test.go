@@ -28,7 +28,7 @@ func TestTrafficFaultsShowInTheStatusLine(t *testing.T) {
 		lines := strings.Split(screen(m), "\n")
 		return lines[len(lines)-1]
 	}
-	if f := footer(); !strings.Contains(f, "traffic into flow: NOPERM User writer") || !strings.Contains(f, "(retrying, failing for 3s)") {
+	if f := footer(); !strings.Contains(f, "traffic into flow (retrying, failing for 3s): NOPERM User writer") {
 		t.Fatalf("the status line while the traffic fails: %q", f)
 	}
 	m.flashf("injected 1000 events into ad_revenue")

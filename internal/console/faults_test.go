@@ -265,7 +265,7 @@ func TestTrafficErrorsShowInTheStatusLine(t *testing.T) {
 	d.press("t")
 	d.until(5*time.Second, []string{"test traffic: flow"})
 	aclUser(t, admin, "writer", "-@scripting")
-	s := d.until(5*time.Second, []string{"traffic into flow: ", "NOPERM", "(retrying, failing for "})
+	s := d.until(5*time.Second, []string{"traffic into flow (retrying, failing for ", "NOPERM"})
 	if !strings.Contains(s, "test traffic: flow") {
 		t.Errorf("the header no longer shows the traffic running:\n%s", s)
 	}
