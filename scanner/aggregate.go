@@ -76,10 +76,11 @@ type winKey struct {
 }
 
 type winAgg struct {
-	w           store.Window
-	expireAt    time.Time // the window's end plus retention
-	total, keys int64
-	top         []topEntry // largest first
+	w        store.Window
+	expireAt time.Time // the window's end plus retention
+	total    wide      // exact; the Snapshot clamps it to int64 and says when it saturated
+	keys     int64
+	top      []topEntry // largest first
 }
 
 type topEntry struct {
@@ -201,7 +202,7 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 		fa.note(probNotInteger, k, ex, a.opt)
 		return
 	}
-	w.total = addSat(w.total, v)
+	w.total.addInt(v)
 	if now.Before(expireAt) {
 		w.push(k.Name, k.Dims, v, a.opt.TopK)
 	}
@@ -292,7 +293,8 @@ func ParseInteger(s string) (int64, bool) {
 	return int64(u), true
 }
 
-// addSat adds without wrapping: a total past the int64 range stays at its end.
+// addSat adds without wrapping: a sum past the int64 range stays at its end. A job library's
+// counts are never negative, so one at the end is a bound (at least that many).
 func addSat(a, b int64) int64 {
 	s := a + b
 	if (b > 0 && s < a) || (b < 0 && s > a) {

@@ -50,7 +50,11 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 			}
 		}
 	}
-	a.structs.fill(ctx, rdb, snap, now, a.opt)
+	var pace *pacer // the unions count against the sweep's budget
+	if a.sweep != nil {
+		pace = a.sweep.pace
+	}
+	a.structs.fill(ctx, rdb, snap, now, a.opt, pace)
 	snap.Unclaimed = a.sweep.unclaimedResult()
 	for _, p := range snap.TTLHealth.Problems() {
 		if p.Examples == nil {

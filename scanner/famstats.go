@@ -25,10 +25,11 @@ func (fa *famAgg) stats(now time.Time, opt SnapshotOptions, sizes map[string]int
 		wf, _ := f.Format(w.w.Granularity)
 		ws := WindowStats{
 			Granularity: w.w.Granularity.String(), Window: wf.Format(w.w), Start: w.w.Start,
-			Total: w.total, Keys: w.keys,
+			Keys:    w.keys,
 			Current: w.w.Contains(now),
 			Expired: !now.Before(w.expireAt),
 		}
+		ws.Total, ws.Saturated = w.total.int64()
 		for _, t := range w.top {
 			ws.Top = append(ws.Top, DimsValue{Dims: dimsMap(dimNames, t.dims), Value: t.value, key: t.name})
 		}
@@ -40,7 +41,7 @@ func (fa *famAgg) stats(now time.Time, opt SnapshotOptions, sizes map[string]int
 		cur := store.WindowAt(store.Hour, now, loc)
 		if w := fa.windows[winKey{store.Hour, cur.Start.Unix()}]; w != nil {
 			if secs := now.Sub(cur.Start).Seconds(); secs >= 1 {
-				fs.HourAvgPerSec = float64(w.total) / secs
+				fs.HourAvgPerSec = w.total.float() / secs // exact even when the total saturated
 			}
 		}
 	}
@@ -97,7 +98,9 @@ func (fa *famAgg) series(now time.Time, loc *time.Location) Series {
 		w := store.WindowAt(g, now, loc)
 		for i := n - 1; i >= 0; i-- {
 			if a := fa.windows[winKey{g, w.Start.Unix()}]; a != nil {
-				out[i] = a.total
+				var sat bool
+				out[i], sat = a.total.int64()
+				s.Saturated = s.Saturated || sat
 			}
 			w = w.Prev()
 		}

@@ -44,9 +44,10 @@ func (p *pacer) readyBy(t time.Time) bool {
 	return p.next.Before(t)
 }
 
-// spend records n keys visited.
+// spend records n keys visited (or their weight: a bitmap weighs more than its one key). A nil
+// pacer keeps no budget.
 func (p *pacer) spend(n int) {
-	if p.rate <= 0 || n == 0 {
+	if p == nil || p.rate <= 0 || n <= 0 {
 		return
 	}
 	p.mu.Lock()

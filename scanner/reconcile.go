@@ -30,8 +30,8 @@ type reconciler struct {
 type pair struct {
 	day      store.Window
 	dims     []string
-	hours    int64
-	dayValue int64
+	hours    wide // exact: the Snapshot clamps them and says when they saturated
+	dayValue wide
 }
 
 func newReconciler(max int) *reconciler {
@@ -78,9 +78,9 @@ func (r *reconciler) add(f *store.Family, w store.Window, dims []string, v int64
 		r.pairs[h] = p
 	}
 	if w.Granularity == store.Hour {
-		p.hours = addSat(p.hours, v)
+		p.hours.addInt(v)
 	} else {
-		p.dayValue = addSat(p.dayValue, v)
+		p.dayValue.addInt(v)
 	}
 }
 
@@ -108,23 +108,25 @@ const maxMismatchExamples = 3
 func (r *reconciler) result(f *store.Family, dimNames []string) Reconciliation {
 	res := Reconciliation{Days: len(r.used), Sampled: 1 / float64(uint64(1)<<r.level), Examples: []Mismatch{}}
 	var bad []*pair
+	var diff wide
 	for _, p := range r.pairs {
 		res.Dims++
 		if p.hours != p.dayValue {
 			res.Mismatched++
-			res.Difference = addSat(res.Difference, absDiff(p.hours, p.dayValue))
+			diff = diff.add(p.hours.sub(p.dayValue).abs())
 			bad = append(bad, p)
 		}
 	}
 	res.Dims <<= r.level
 	res.Mismatched <<= r.level
+	res.Difference, res.Saturated = diff.int64()
 	if r.level > 0 {
-		res.Difference = int64(float64(res.Difference) / res.Sampled)
+		res.Difference, res.Saturated = scaled(diff.float(), res.Sampled)
 	}
 	sort.Slice(bad, func(i, j int) bool {
-		di, dj := absDiff(bad[i].hours, bad[i].dayValue), absDiff(bad[j].hours, bad[j].dayValue)
+		di, dj := bad[i].hours.sub(bad[i].dayValue).abs(), bad[j].hours.sub(bad[j].dayValue).abs()
 		if di != dj {
-			return di > dj
+			return di.greater(dj)
 		}
 		if !bad[i].day.Start.Equal(bad[j].day.Start) {
 			return bad[i].day.Start.Before(bad[j].day.Start)
@@ -133,20 +135,22 @@ func (r *reconciler) result(f *store.Family, dimNames []string) Reconciliation {
 	})
 	wf, _ := f.Format(store.Day)
 	for _, p := range bad[:min(len(bad), maxMismatchExamples)] {
-		res.Examples = append(res.Examples, Mismatch{
-			Day: wf.Format(p.day), Dims: dimsMap(dimNames, p.dims), Hours: p.hours, DayValue: p.dayValue,
-		})
+		m := Mismatch{Day: wf.Format(p.day), Dims: dimsMap(dimNames, p.dims)}
+		var hs, ds bool
+		m.Hours, hs = p.hours.int64()
+		m.DayValue, ds = p.dayValue.int64()
+		m.Saturated = hs || ds
+		res.Examples = append(res.Examples, m)
 	}
 	return res
 }
 
-func absDiff(a, b int64) int64 {
-	if a < b {
-		a, b = b, a
+// scaled is a sampled sum scaled up to the whole, as a figure: clamped to int64, and saturated
+// when it does not fit.
+func scaled(sum, share float64) (int64, bool) {
+	v := sum / share
+	if v >= math.MaxInt64 { // float64(math.MaxInt64) is 2^63, past the range
+		return math.MaxInt64, true
 	}
-	d := uint64(a) - uint64(b) // exact in two's complement, since a >= b
-	if d > math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return int64(d)
+	return int64(v), false
 }

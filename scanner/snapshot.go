@@ -79,8 +79,11 @@ type WindowStats struct {
 	Window      string    `json:"window"`      // as the family formats it, e.g. 2026112214
 	Start       time.Time `json:"start"`
 	Total       int64     `json:"total"` // the sum of the window's integer values
-	Keys        int64     `json:"keys"`  // keys present, integer or not
-	Current     bool      `json:"current,omitempty"`
+	// Saturated is set when that sum lies past the int64 range: Total is then the end it passed,
+	// a bound (at least math.MaxInt64, or at most math.MinInt64), not the sum.
+	Saturated bool  `json:"saturated,omitempty"`
+	Keys      int64 `json:"keys"` // keys present, integer or not
+	Current   bool  `json:"current,omitempty"`
 	// Expired is set when the window's retention has passed: its keys should be gone.
 	Expired bool        `json:"expired,omitempty"`
 	Top     []DimsValue `json:"top,omitempty"` // the largest values, largest first (not for expired windows)
@@ -98,6 +101,8 @@ type DimsValue struct {
 type Series struct {
 	Hours []int64 `json:"hours"` // the last 48 hours (empty when the family has no hour windows)
 	Days  []int64 `json:"days"`  // the last 30 days (empty when the family has no day windows)
+	// Saturated is set when one of these totals is a saturated window's (see WindowStats).
+	Saturated bool `json:"saturated,omitempty"`
 }
 
 // Series lengths.
@@ -119,12 +124,14 @@ type TTLCounts struct {
 // left out: a sweep is not a point-in-time read, and with traffic flowing the hour and day keys
 // are read at different moments.
 type Reconciliation struct {
-	Days       int        `json:"days"`       // days checked
-	Dims       int64      `json:"dims"`       // (dims tuple, day) pairs checked
-	Mismatched int64      `json:"mismatched"` // pairs whose hours do not add up to the day
-	Difference int64      `json:"difference"` // the sum of |hours − day| over those pairs
-	Sampled    float64    `json:"sampled"`    // the share of pairs checked; below 1 the counts are estimates
-	Examples   []Mismatch `json:"examples"`
+	Days       int   `json:"days"`       // days checked
+	Dims       int64 `json:"dims"`       // (dims tuple, day) pairs checked
+	Mismatched int64 `json:"mismatched"` // pairs whose hours do not add up to the day
+	Difference int64 `json:"difference"` // the sum of |hours − day| over those pairs
+	// Saturated is set when Difference lies past the int64 range: it is then at least that.
+	Saturated bool       `json:"saturated,omitempty"`
+	Sampled   float64    `json:"sampled"` // the share of pairs checked; below 1 the counts are estimates
+	Examples  []Mismatch `json:"examples"`
 }
 
 // Mismatch is one dims tuple whose hours and day disagree.
@@ -133,6 +140,9 @@ type Mismatch struct {
 	Dims     map[string]string `json:"dims"`
 	Hours    int64             `json:"hours"` // the sum of the day's hour windows
 	DayValue int64             `json:"day_value"`
+	// Saturated is set when Hours or DayValue lies past the int64 range: it is then the end it
+	// passed, a bound.
+	Saturated bool `json:"saturated,omitempty"`
 }
 
 // Health gathers the keys that are wrong in some way, with examples and the memory they hold.
@@ -252,17 +262,22 @@ func (s *Snapshot) SetRate(prev *Snapshot) {
 		} else {
 			continue // nothing written in either snapshot's current window
 		}
-		var delta int64
+		var delta wide
+		known := true // a saturated total's growth is unknown: the rate stays nil
 		for _, w := range f.Windows {
 			if w.Granularity != g || w.Start.Before(from) {
 				continue
 			}
-			delta += w.Total
+			delta.addInt(w.Total)
+			known = known && !w.Saturated
 			if pw := pf.Window(g, w.Start); pw != nil {
-				delta -= pw.Total
+				delta = delta.sub(wideOf(pw.Total))
+				known = known && !pw.Saturated
 			}
 		}
-		rate := float64(delta) / dt
-		f.RatePerSec = &rate
+		if known {
+			rate := delta.float() / dt
+			f.RatePerSec = &rate
+		}
 	}
 }

@@ -25,12 +25,14 @@ type structAgg struct {
 }
 
 type limAgg struct {
-	keys, hits, atLimit, overLimit, wrongType int64
-	top                                       []KeyCount // largest first
+	keys, atLimit, overLimit, wrongType int64
+	hits                                wide       // exact; the Snapshot says when it saturated
+	top                                 []KeyCount // largest first
 	// refused sums the refused attempts a library's keys count beside their hits; unknown
 	// counts keys its layout cannot read, with the first reason.
-	refused, unknown int64
-	unknownWhy       string
+	refused    wide
+	unknown    int64
+	unknownWhy string
 }
 
 type lockAgg struct {
@@ -44,8 +46,9 @@ type uniqAgg struct {
 }
 
 type uniqWin struct {
-	w           store.Window
-	keys, count int64
+	w     store.Window
+	keys  int64
+	count wide // exact; the Snapshot says when it saturated
 	// best is the dims tuple with the largest count, for the unions.
 	best      []string
 	bestCount int64
@@ -106,7 +109,7 @@ func (a *structAgg) addLimiter(k *Key) {
 		return
 	}
 	l.keys++
-	l.hits = addSat(l.hits, n)
+	l.hits.addInt(n)
 	switch {
 	case n > spec.Limit:
 		l.overLimit++
@@ -131,8 +134,8 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 		return
 	}
 	l.keys++
-	l.hits = addSat(l.hits, st.Used)
-	l.refused = addSat(l.refused, st.Rejected)
+	l.hits.addInt(st.Used)
+	l.refused.addInt(st.Rejected)
 	if st.AtLimit {
 		l.atLimit++
 	}
@@ -204,7 +207,7 @@ func (a *structAgg) addUnique(k *Key) {
 	}
 	n, _ := strconv.ParseInt(k.Value, 10, 64)
 	w.keys++
-	w.count = addSat(w.count, n)
+	w.count.addInt(n)
 	if w.best == nil || n > w.bestCount {
 		w.best, w.bestCount = k.Dims, n
 	}

@@ -11,14 +11,15 @@ import (
 )
 
 // fill writes the structure sections into snap, reading what a sweep does not: the queues by
-// their keys, the limiters' hourly counters, the unions.
-func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *Snapshot, now time.Time, opt SnapshotOptions) {
+// their keys, the limiters' hourly counters, the unions (charged to pace, the sweep's budget;
+// nil for none).
+func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *Snapshot, now time.Time, opt SnapshotOptions, pace *pacer) {
 	snap.DelayQueues = a.delayQueues(ctx, rdb, now)
 	snap.ListQueues = a.listQueues(ctx, rdb)
 	snap.JobQueues = a.jobQueues(ctx, rdb, now)
 	snap.Warnings = a.claims.warnings()
 	snap.Limiters = a.limiterStats(ctx, rdb, store.WindowAt(store.Hour, now, opt.Location))
-	snap.Uniques = a.uniqueStats(ctx, rdb, now, opt.Location)
+	snap.Uniques = a.uniqueStats(ctx, rdb, now, opt.Location, pace)
 	snap.Locks = a.lockStats()
 	p := &snap.TTLHealth.LockNoTTL
 	p.Keys = a.lockNoTTL.keys
@@ -91,8 +92,10 @@ func (a *structAgg) limiterStats(ctx context.Context, rdb redis.UniversalClient,
 	for i, spec := range a.specs.Limiters {
 		l := a.limiters[i]
 		lim := Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(), WindowMS: spec.Window.Milliseconds(), Limit: spec.Limit,
-			Keys: l.keys, Hits: l.hits, AtLimit: l.atLimit, OverLimit: l.overLimit, WrongType: l.wrongType, Top: l.top,
-			RefusedInWindow: l.refused, Unknown: l.unknown, UnknownNote: l.unknownWhy, hour: hour.Start.Unix()}
+			Keys: l.keys, AtLimit: l.atLimit, OverLimit: l.overLimit, WrongType: l.wrongType, Top: l.top,
+			Unknown: l.unknown, UnknownNote: l.unknownWhy, hour: hour.Start.Unix()}
+		lim.Hits, lim.HitsSaturated = l.hits.int64()
+		lim.RefusedInWindow, lim.RefusedSaturated = l.refused.int64()
 		if spec.Layout != store.Hourglass {
 			lim.Kind = ""
 			out = append(out, lim) // a library's decisions are not counted by hourglass
@@ -117,7 +120,7 @@ func (a *structAgg) limiterStats(ctx context.Context, rdb redis.UniversalClient,
 
 // uniqueStats renders each unique family's windows and, for a family with days, the unions of
 // its busiest dims today.
-func (a *structAgg) uniqueStats(ctx context.Context, rdb redis.UniversalClient, now time.Time, loc *time.Location) []Unique {
+func (a *structAgg) uniqueStats(ctx context.Context, rdb redis.UniversalClient, now time.Time, loc *time.Location, pace *pacer) []Unique {
 	out := []Unique{}
 	for i, spec := range a.specs.Uniques {
 		u := a.uniques[i]
@@ -126,44 +129,20 @@ func (a *structAgg) uniqueStats(ctx context.Context, rdb redis.UniversalClient, 
 			WrongType: u.wrongType}
 		for _, w := range sortedWindows(u.windows) {
 			wf, _ := f.Format(w.w.Granularity)
-			uq.Windows = append(uq.Windows, UniqueWindow{Granularity: w.w.Granularity.String(), Window: wf.Format(w.w),
-				Keys: w.keys, Count: w.count, Current: w.w.Contains(now)})
+			uw := UniqueWindow{Granularity: w.w.Granularity.String(), Window: wf.Format(w.w), Keys: w.keys, Current: w.w.Contains(now)}
+			uw.Count, uw.Saturated = w.count.int64()
+			uq.Windows = append(uq.Windows, uw)
 		}
 		if f.Has(store.Day) && rdb != nil {
 			today := store.WindowAt(store.Day, now, f.Zone(loc))
 			if w := u.windows[winKey{store.Day, today.Start.Unix()}]; w != nil {
 				uq.UnionDims = dimsMap(f.Dims(), w.best)
-				readUnions(ctx, rdb, spec, today, w.best, &uq)
+				readUnions(ctx, rdb, spec, today, w.best, &uq, pace)
 			}
 		}
 		out = append(out, uq)
 	}
 	return out
-}
-
-// readUnions counts the distinct members of dims over the last 7 and 30 days up to today into
-// uq, and the error of a union that could not be read.
-func readUnions(ctx context.Context, rdb redis.UniversalClient, spec UniqueSpec, today store.Window, dims []string, uq *Unique) {
-	f := spec.Family
-	for _, days := range []int{7, 30} {
-		var keys []string
-		d := today
-		for range days {
-			if k, err := f.Key(d, dims); err == nil {
-				keys = append(keys, k)
-			}
-			d = d.Prev()
-		}
-		n, err := store.UnionOf(ctx, rdb, spec.Kind, keys)
-		if err != nil {
-			uq.Error = err.Error()
-		}
-		if days == 7 {
-			uq.Union7d = n
-		} else {
-			uq.Union30d = n
-		}
-	}
 }
 
 // lockStats renders each lock pattern's aggregate.

@@ -67,11 +67,13 @@ func countStructures(keys []Key) int {
 
 // readStructures reads the structure keys among keys (by index) in one pipeline: PTTL, and the
 // hits in a limiter's window (ZCOUNT for a sliding one, GET for a fixed one), a lock's holder
-// token (GET) or a unique's distinct count (PFCOUNT, BITCOUNT). The count goes to Value.
+// token (GET) or a unique's distinct count (PFCOUNT, BITCOUNT). The count goes to Value. A
+// bitmap's BITCOUNT reads all of it, so its size (STRLEN) is charged to the sweep's budget.
 func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key, idx []int) error {
 	pipe := c.Pipeline()
 	ttls := make([]*redis.DurationCmd, len(idx))
 	vals := make([]redis.Cmder, len(idx))
+	var sizes []*redis.IntCmd // the bitmaps' STRLEN
 	nowMS := time.Now().UnixMilli()
 	for j, i := range idx {
 		k := &keys[i]
@@ -95,6 +97,7 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 			vals[j] = pipe.LLen(ctx, k.Name)
 		case kindUnique:
 			if s.structs.Uniques[k.spec].Kind == store.Bitmap {
+				sizes = append(sizes, pipe.StrLen(ctx, k.Name))
 				vals[j] = pipe.BitCount(ctx, k.Name, nil)
 			} else {
 				vals[j] = pipe.PFCount(ctx, k.Name)
@@ -103,6 +106,9 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
 		return err
+	}
+	for _, n := range sizes {
+		s.pace.spend(bitmapCost(n.Val())) // a key that is not a string has no size: 0
 	}
 	if err := s.readLibraryLimits(ctx, c, keys, idx); err != nil {
 		return err

@@ -51,8 +51,11 @@ type Limiter struct {
 	WindowMS int64  `json:"window_ms"`
 	Limit    int64  `json:"limit"`
 	Keys     int64  `json:"keys"`
-	Hits     int64  `json:"hits"`     // in the current window, over all keys
-	AtLimit  int64  `json:"at_limit"` // keys at exactly their limit: the next hit is refused
+	Hits     int64  `json:"hits"` // in the current window, over all keys
+	// HitsSaturated is set when that sum lies past the int64 range: Hits is then a bound (at
+	// least math.MaxInt64), not the sum.
+	HitsSaturated bool  `json:"hits_saturated,omitempty"`
+	AtLimit       int64 `json:"at_limit"` // keys at exactly their limit: the next hit is refused
 	// OverLimit counts keys past their limit: only a racy writer (a check-then-add, such as ZCARD
 	// then ZADD) gets there. Always 0 for a library's layout, whose keys count refused attempts
 	// too: those are RefusedInWindow.
@@ -60,6 +63,8 @@ type Limiter struct {
 	// RefusedInWindow sums the refused attempts that a library's keys count in their current
 	// window (limits' fixed window, rate-limiter-flexible); 0 for the others.
 	RefusedInWindow int64 `json:"refused_in_window"`
+	// RefusedSaturated is set when RefusedInWindow saturated, as HitsSaturated for Hits.
+	RefusedSaturated bool `json:"refused_in_window_saturated,omitempty"`
 	// Unknown counts keys of the pattern that the layout cannot read (UnknownNote: the first, and
 	// why): never counted as 0 or over.
 	Unknown     int64  `json:"unknown"`
@@ -97,12 +102,24 @@ type Unique struct {
 	Windows []UniqueWindow `json:"windows"`
 	// Union7d and Union30d are the distinct members over the last 7 and 30 day windows of
 	// UnionDims, the dims tuple with the most in the current day (for a pattern without dims, the
-	// only one). 0 when the family has no day windows.
-	Union7d   int64             `json:"union_7d"`
-	Union30d  int64             `json:"union_30d"`
-	UnionDims map[string]string `json:"union_dims"`
-	WrongType int64             `json:"wrong_type"` // keys of the pattern that are not HLLs or strings: not counted
-	Error     string            `json:"error,omitempty"`
+	// only one). Null when not read: the family has no day windows or no key today, the read
+	// failed (Error), or a bitmap union would have read more than the sweep's budget allows
+	// (Union7dSkipped, Union30dSkipped say how much). Never 0 for "not read".
+	Union7d         *int64            `json:"union_7d"`
+	Union30d        *int64            `json:"union_30d"`
+	Union7dSkipped  *UnionSkip        `json:"union_7d_skipped,omitempty"`
+	Union30dSkipped *UnionSkip        `json:"union_30d_skipped,omitempty"`
+	UnionDims       map[string]string `json:"union_dims"`
+	WrongType       int64             `json:"wrong_type"` // keys of the pattern that are not HLLs or strings: not counted
+	Error           string            `json:"error,omitempty"`
+}
+
+// UnionSkip says why a bitmap union was not read: the bitmaps it would have read are more than
+// a union may read within the sweep's budget.
+type UnionSkip struct {
+	Bytes       int64  `json:"bytes"`        // the bitmaps' size: what the union would have read
+	BudgetBytes int64  `json:"budget_bytes"` // what a union may read
+	Reason      string `json:"reason"`       // "skipped: 300.0 MiB over budget (…)"
 }
 
 // UniqueWindow is one window of a unique family: its keys and the sum of their distinct counts
@@ -112,7 +129,9 @@ type UniqueWindow struct {
 	Window      string `json:"window"`
 	Keys        int64  `json:"keys"`
 	Count       int64  `json:"count"`
-	Current     bool   `json:"current,omitempty"`
+	// Saturated is set when Count, a sum, lies past the int64 range: it is then a bound.
+	Saturated bool `json:"saturated,omitempty"`
+	Current   bool `json:"current,omitempty"`
 }
 
 // Lock is a lock pattern's keys.

@@ -136,7 +136,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 		}
 	}
 	if len(u.Windows) != 2 || today.Keys != 2 || u.WrongType != 1 || today.Count < 100 || today.Count > 104 || u.UnionDims["page"] != "home" ||
-		u.Union7d < 147 || u.Union7d > 153 || u.Union30d != u.Union7d {
+		u.Union7d == nil || *u.Union7d < 147 || *u.Union7d > 153 || u.Union30d == nil || *u.Union30d != *u.Union7d {
 		t.Errorf("uniques %+v (today %+v)", u, today)
 	}
 	lk := snap.Locks[0]

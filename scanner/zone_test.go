@@ -72,7 +72,7 @@ func TestFamilyZoneInTheSnapshot(t *testing.T) {
 	if r := f.Reconciliation; r == nil || r.Days != 1 || r.Mismatched != 0 {
 		t.Errorf("reconciliation %+v, want one ended day that adds up", r)
 	}
-	if len(snap.Uniques) != 1 || snap.Uniques[0].Union7d != 3 {
+	if len(snap.Uniques) != 1 || snap.Uniques[0].Union7d == nil || *snap.Uniques[0].Union7d != 3 {
 		t.Errorf("uniques %+v, want Shanghai's today found, 3 members over 7 days", snap.Uniques)
 	}
 }

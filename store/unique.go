@@ -32,8 +32,8 @@ func (k UniqueKind) String() string {
 // ids make a 64 MB key per window, which a union reads whole).
 const MaxBitmapID = 1 << 29
 
-// maxUnionBytes bounds what a bitmap union reads into memory.
-const maxUnionBytes = 256 << 20
+// MaxUnionBytes bounds what a bitmap union reads into memory.
+const MaxUnionBytes = 256 << 20
 
 // Uniques counts distinct members per window (UV, DAU) of one family of keys: its pattern has a
 // <window> and may have dims; each key gets its window-aligned expiry when written.
@@ -131,20 +131,12 @@ func UnionOf(ctx context.Context, rdb redis.Cmdable, kind UniqueKind, keys []str
 		}
 		return n, nil
 	}
-	sizes := rdb.Pipeline()
-	lens := make([]*redis.IntCmd, len(keys))
-	for i, k := range keys {
-		lens[i] = sizes.StrLen(ctx, k)
+	total, err := BitmapBytes(ctx, rdb, keys)
+	if err != nil {
+		return 0, err
 	}
-	if _, err := sizes.Exec(ctx); err != nil {
-		return 0, fmt.Errorf("store: bitmap union: %w", err)
-	}
-	var total int64
-	for _, l := range lens {
-		total += l.Val()
-	}
-	if total > maxUnionBytes {
-		return 0, fmt.Errorf("store: bitmap union: %d MB of bitmaps is more than a union reads here (%d MB)", total>>20, maxUnionBytes>>20)
+	if total > MaxUnionBytes {
+		return 0, fmt.Errorf("store: bitmap union: %d MB of bitmaps is more than a union reads here (%d MB)", total>>20, MaxUnionBytes>>20)
 	}
 	pipe := rdb.Pipeline()
 	gets := make([]*redis.StringCmd, len(keys))
@@ -175,4 +167,22 @@ func UnionOf(ctx context.Context, rdb redis.Cmdable, kind UniqueKind, keys []str
 		n += int64(bits.OnesCount8(c))
 	}
 	return n, nil
+}
+
+// BitmapBytes is the size of the bitmaps at keys (STRLEN, in one pipeline): what a union of
+// them reads. A key that is not there is 0.
+func BitmapBytes(ctx context.Context, rdb redis.Cmdable, keys []string) (int64, error) {
+	pipe := rdb.Pipeline()
+	lens := make([]*redis.IntCmd, len(keys))
+	for i, k := range keys {
+		lens[i] = pipe.StrLen(ctx, k)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("store: bitmap union: %w", err)
+	}
+	var total int64
+	for _, l := range lens {
+		total += l.Val() // each at most 512 MB: no sum of a union's keys comes near the int64 end
+	}
+	return total, nil
 }

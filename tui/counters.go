@@ -111,13 +111,13 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if has(f, "hour") {
 			hour = "0"
 			if cw := f.CurrentWindow("hour"); cw != nil {
-				hour = format.Commas(cw.Total)
+				hour = format.Total(cw.Total, cw.Saturated)
 			}
 		}
 		if has(f, "day") {
 			today = "0"
 			if cw := f.CurrentWindow("day"); cw != nil {
-				today = format.Commas(cw.Total)
+				today = format.Total(cw.Total, cw.Saturated)
 			}
 		}
 		if f.Reconciliation != nil {
@@ -210,6 +210,9 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 		case live != nil: // not in that sweep's top list, or no sweep before this one: not known
 		case cw.Total > 0:
 			extra = fmt.Sprintf("%.1f%%", 100*float64(dv.Value)/float64(cw.Total))
+			if cw.Saturated { // of a total at least this: at most this share
+				extra = "≤" + extra
+			}
 		}
 		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), text, format.Commas(dv.Value), extra})
 	}
@@ -234,22 +237,22 @@ func (v *counters) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
 	var nums []string
 	if cw := f.CurrentWindow("hour"); cw != nil {
-		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
+		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Total(cw.Total, cw.Saturated))))
 	} else if has(*f, "hour") {
 		nums = append(nums, "this hour 0")
 	}
 	if cw := f.CurrentWindow("day"); cw != nil {
-		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(format.Commas(cw.Total))))
+		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(format.Total(cw.Total, cw.Saturated))))
 	}
 	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", format.Commas(f.Keys)))
 	lines = append(lines, strings.Join(nums, "   "))
 	if n := len(f.Series.Hours); n > 0 {
 		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
-		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), format.Commas(format.MaxOf(series))))
+		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), format.Peak(series)))
 	}
 	if n := len(f.Series.Days); n > 0 && h >= 16 {
 		days := f.Series.Days
-		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), format.Commas(format.MaxOf(days))))
+		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), format.Peak(days)))
 		for _, r := range barChart(days, 3) {
 			lines = append(lines, "  "+st.Spark.Render(r))
 		}
@@ -282,10 +285,10 @@ func reconcileText(good, bad func(...string) string, dims []string, r *scanner.R
 		}
 		return good(fmt.Sprintf("reconcile: hours add up to the day for %s dims over %d ended %s", format.Commas(r.Dims), r.Days, days))
 	}
-	text := fmt.Sprintf("reconcile: %s dims disagree, off by %s", format.Commas(r.Mismatched), format.Commas(r.Difference))
+	text := fmt.Sprintf("reconcile: %s dims disagree, off by %s", format.Commas(r.Mismatched), format.Total(r.Difference, r.Saturated))
 	if len(r.Examples) > 0 {
 		e := r.Examples[0]
-		text += fmt.Sprintf(" (e.g. %s %s: hours %s, day %s)", e.Day, format.DimsText(dims, e.Dims), format.Commas(e.Hours), format.Commas(e.DayValue))
+		text += fmt.Sprintf(" (e.g. %s %s: hours %s, day %s)", e.Day, format.DimsText(dims, e.Dims), format.Bound(e.Hours), format.Bound(e.DayValue))
 	}
 	return bad(text)
 }

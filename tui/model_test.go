@@ -178,7 +178,7 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: 60_000, Limit: 100, Keys: 212, Hits: 5230,
 		AtLimit: 3, OverLimit: 1, Allowed: 90_000, Rejected: 4_100, AllowedPerSec: &acc, RejectedPerSec: &rej,
 		Top: []scanner.KeyCount{{Key: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
-	snap.Uniques = []scanner.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: 81_200, Union30d: 240_551,
+	snap.Uniques = []scanner.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: ptr(81_200), Union30d: ptr(240_551),
 		Windows: []scanner.UniqueWindow{{Granularity: "day", Window: "20261121", Keys: 12, Count: 30_100}, {Granularity: "day", Window: "20261122", Keys: 12, Count: 12_040, Current: true}}}}
 	snap.Locks = []scanner.Lock{{Name: "jobs", Held: 4, NoTTL: 1, Examples: []scanner.LockHolder{
 		{Key: "lock:job:7", Token: "1795312342035-28fd214c", TTLMS: 9_000, AgeMS: 8_000}, {Key: "lock:job:stuck", Token: "pid-4711", TTLMS: -1, AgeMS: -1}}}}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -109,21 +110,23 @@ func (o *overview) waiting() string {
 }
 
 func (o *overview) counters(snap *scanner.Snapshot) []string {
-	var now, hour, today, keys int64
+	var keys int64
+	var now float64
+	var hour, today scanner.Sum // the families' totals may be saturated: the sum says so
 	var anyRate bool
 	for _, f := range snap.Counters {
 		keys += f.Keys
 		if f.RatePerSec != nil {
-			now += int64(*f.RatePerSec + 0.5)
+			now += math.Round(*f.RatePerSec)
 			anyRate = true
 		} else {
-			now += int64(f.HourAvgPerSec + 0.5)
+			now += math.Round(f.HourAvgPerSec)
 		}
 		if w := f.CurrentWindow("hour"); w != nil {
-			hour += w.Total
+			hour.Add(w.Total, w.Saturated)
 		}
 		if w := f.CurrentWindow("day"); w != nil {
-			today += w.Total
+			today.Add(w.Total, w.Saturated)
 		}
 	}
 	label := "events/s now"
@@ -131,11 +134,29 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 		label = "events/s (hour avg)"
 	}
 	return []string{
-		row(label, format.Commas(now)),
-		row("this hour", format.Commas(hour)),
-		row("today", format.Commas(today)),
+		row(label, wholeRate(now)),
+		row("this hour", sumText(hour)),
+		row("today", sumText(today)),
 		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), format.Commas(keys))),
 	}
+}
+
+// wholeRate is a whole number of events a second; Rate marks one past the int64 range.
+func wholeRate(r float64) string {
+	if r > -10 && r < 10 {
+		return format.Commas(int64(r))
+	}
+	return format.Rate(r)
+}
+
+// sumText is a sum of totals as a figure: ≥ when it is a bound, ? when the totals bound it from
+// no one side.
+func sumText(s scanner.Sum) string {
+	n, saturated, known := s.Value()
+	if !known {
+		return format.Unknown
+	}
+	return format.Total(n, saturated)
 }
 
 func (o *overview) health(snap *scanner.Snapshot) []string {
@@ -161,8 +182,12 @@ func (o *overview) health(snap *scanner.Snapshot) []string {
 	}
 }
 
-// row is a label and a right-aligned value in a panel.
+// row is a label and a right-aligned value in a panel; a value wider than its 16 cells (a
+// saturated total's 26) takes the label's spare room rather than losing its digits.
 func row(label, value string) string {
+	if vw := lipgloss.Width(value); vw > 16 {
+		return fit(label, max(35-vw, 0)) + " " + value
+	}
 	return fit(label, 20) + right(value, 16)
 }
 

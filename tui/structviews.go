@@ -99,11 +99,11 @@ func (v *limiters) render(w, h int) string {
 	for _, l := range shown {
 		if !own(l) { // a library's decisions are its own: hourglass counts no rates for them
 			t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.NotKept,
-				format.NotKept, format.NotKept, format.Commas(l.Hits), limitText(l.Limit), millisOrKey(l.WindowMS), l.Layout, ""})
+				format.NotKept, format.NotKept, format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit), millisOrKey(l.WindowMS), l.Layout, ""})
 			continue
 		}
 		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.Commas(l.OverLimit),
-			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Commas(l.Hits), format.Commas(l.Limit),
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), format.Commas(l.Limit),
 			format.Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
@@ -113,7 +113,7 @@ func (v *limiters) render(w, h int) string {
 	}
 	if !own(l) && l.RefusedInWindow > 0 {
 		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)",
-			format.Commas(l.RefusedInWindow), l.Layout), w)))
+			format.Total(l.RefusedInWindow, l.RefusedSaturated), l.Layout), w)))
 	}
 	if l.OverLimit > 0 {
 		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(l.OverLimit))))
@@ -173,21 +173,27 @@ func (v *uniques) render(w, h int) string {
 	}
 	v.sel = min(v.sel, len(shown)-1)
 	t.selected = v.sel
+	var skips []string // the unions left unread for the budget: the cells say "skipped", these how much
 	for _, u := range shown {
 		cur, keys, count := "-", "0", "0"
 		var series []int64
 		for _, win := range u.Windows {
 			series = append(series, win.Count)
 			if win.Current {
-				cur, keys, count = win.Granularity+" "+win.Window, format.Commas(win.Keys), format.Commas(win.Count)
+				cur, keys, count = win.Granularity+" "+win.Window, format.Commas(win.Keys), format.Total(win.Count, win.Saturated)
 			}
 		}
 		if len(series) > 30 {
 			series = series[len(series)-30:]
 		}
-		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, format.Commas(u.Union7d), format.Commas(u.Union30d), st.Spark.Render(format.Sparkline(series))})
+		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, unionCell(u.Union7d, u.Union7dSkipped, u.Error),
+			unionCell(u.Union30d, u.Union30dSkipped, u.Error), st.Spark.Render(format.Sparkline(series))})
+		skips = append(skips, unionSkips(u)...)
 	}
 	lines := t.render(w)
+	for _, s := range skips {
+		lines = append(lines, st.Warn.Render(fit(s, w)))
+	}
 	u := shown[v.sel]
 	var dims []string
 	for k, val := range u.UnionDims {
@@ -202,6 +208,37 @@ func (v *uniques) render(w, h int) string {
 		lines = append(lines, st.Bad.Render(u.Error))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// unionCell is a union's cell: its count, "skipped" when the sweep's budget left it unread (a
+// line below the table says how much it would have read), "?" when it failed (the error is
+// below), "—" when there is none (no day windows, or no key today).
+func unionCell(n *int64, skip *scanner.UnionSkip, failed string) string {
+	switch {
+	case n != nil:
+		return format.Commas(*n)
+	case skip != nil:
+		return "skipped"
+	case failed != "":
+		return format.Unknown
+	}
+	return format.NotKept
+}
+
+// unionSkips are the lines that say, for each of u's unions the budget left unread, what it
+// would have read and what a union may.
+func unionSkips(u scanner.Unique) []string {
+	var out []string
+	for _, s := range []struct {
+		days string
+		skip *scanner.UnionSkip
+	}{{"7-day", u.Union7dSkipped}, {"30-day", u.Union30dSkipped}} {
+		if s.skip != nil {
+			out = append(out, fmt.Sprintf("%s %s union %s (a union may read %s: %s)", u.Name, s.days,
+				format.Skipped(s.skip.Bytes), format.BytesIEC(s.skip.BudgetBytes), s.skip.Reason))
+		}
+	}
+	return out
 }
 
 // limitText is a limiter's configured limit; 0 is a limits limiter whose keys spell their own.

@@ -5,6 +5,7 @@ package format
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,31 @@ func Commas(n int64) string {
 	return b.String()
 }
 
+// Total renders a total with thousands separators, marked when it saturated (the sum passed the
+// int64 range, so n is the end it passed, a bound): "≥9,223,372,036,854,775,807" (at least
+// that), or at the negative end "≤-9,223,372,036,854,775,808" (at most that).
+func Total(n int64, saturated bool) string {
+	switch {
+	case !saturated:
+		return Commas(n)
+	case n < 0:
+		return "≤" + Commas(n)
+	}
+	return "≥" + Commas(n)
+}
+
+// Bound is Commas of n, marked as Total marks a saturated total when n sits at an end of the
+// int64 range, where a saturated sum stops (the mark is true even of a sum that ends there
+// exactly): for figures such as a series' peak, whose saturation only their value tells.
+func Bound(n int64) string { return Total(n, n == math.MaxInt64 || n == math.MinInt64) }
+
+// Peak is Bound of a series' largest value.
+func Peak(v []int64) string { return Bound(MaxOf(v)) }
+
+// Skipped is the cell of a figure left unread to keep the sweep's budget: "skipped: 12.0 MiB
+// over budget", with what reading it would have taken.
+func Skipped(bytes int64) string { return "skipped: " + BytesIEC(bytes) + " over budget" }
+
 // Rate renders a per-second rate: two decimals below 10, whole numbers with separators above.
 func Rate(r float64) string {
 	switch {
@@ -35,6 +61,10 @@ func Rate(r float64) string {
 		return "0"
 	case r < 10 && r > -10:
 		return fmt.Sprintf("%.2f", r)
+	case r >= math.MaxInt64: // float64(math.MaxInt64) is 2^63, past the range
+		return Total(math.MaxInt64, true)
+	case r < math.MinInt64:
+		return Total(math.MinInt64, true)
 	default:
 		return Commas(int64(r + 0.5))
 	}

@@ -41,7 +41,15 @@ var (
 	descJobsDue     = prometheus.NewDesc("hourglass_job_queue_due", "Scheduled jobs of a job library's queue that are due now.", []string{"entry", "layout", "queue"}, nil)
 	descJobsLag     = prometheus.NewDesc("hourglass_job_queue_lag_seconds", "How long the oldest due scheduled job of a job library's queue has waited.", []string{"entry", "layout", "queue"}, nil)
 	descStructErr   = prometheus.NewDesc("hourglass_structure_error", "1 for a queue or unique family the last sweep could not read (its other series are left out).", []string{"kind", "name", "key"}, nil)
+	descSaturated   = prometheus.NewDesc("hourglass_saturated", "1 when the series of metric for name (and granularity) is a sum past the int64 range: its value is then a bound, at least 9223372036854775807 (or at most its negative end).", []string{"metric", "name", "granularity"}, nil)
 )
+
+// saturated marks the series of metric for name (and granularity) as a bound, when it is one.
+func saturated(gauge gaugeFunc, sat bool, metric, name, granularity string) {
+	if sat {
+		gauge(descSaturated, 1, metric, name, granularity)
+	}
+}
 
 // series is one gauge with its label values.
 type series struct {
@@ -91,6 +99,7 @@ func collectCounters(gauge gaugeFunc, counters []scanner.FamilyStats) {
 			var total, keys int64
 			if w := f.CurrentWindow(g); w != nil {
 				total, keys = w.Total, w.Keys
+				saturated(gauge, w.Saturated, "hourglass_family_window_value", f.Family, g)
 			}
 			gauge(descWindowValue, float64(total), f.Family, g)
 			gauge(descWindowKeys, float64(keys), f.Family, g)
@@ -177,8 +186,10 @@ func collectLimiters(gauge gaugeFunc, limiters []scanner.Limiter) {
 		gauge(descLimKeys, float64(l.OverLimit), l.Name, "over_limit")
 		gauge(descLimKeys, float64(l.Unknown), l.Name, "unknown_layout")
 		gauge(descLimHits, float64(l.Hits), l.Name)
+		saturated(gauge, l.HitsSaturated, "hourglass_limiter_hits", l.Name, "")
 		if l.Layout != "" && l.Layout != "hourglass" { // the library decides; hourglass counts no decisions
 			gauge(descLimRefused, float64(l.RefusedInWindow), l.Name)
+			saturated(gauge, l.RefusedSaturated, "hourglass_limiter_refused", l.Name, "")
 			continue
 		}
 		gauge(descLimHour, float64(l.Allowed), l.Name, "allowed")
@@ -256,10 +267,16 @@ func collectUniques(gauge gaugeFunc, uniques []scanner.Unique) {
 		for _, w := range u.Windows {
 			if w.Current {
 				gauge(descUnique, float64(w.Count), u.Name, u.Kind, w.Granularity)
+				saturated(gauge, w.Saturated, "hourglass_unique_members", u.Name, w.Granularity)
 			}
 		}
-		gauge(descUnion, float64(u.Union7d), u.Name, u.Kind, "7")
-		gauge(descUnion, float64(u.Union30d), u.Name, u.Kind, "30")
+		// A union not read (none to read, or skipped over the sweep's budget) has no series: never 0.
+		if u.Union7d != nil {
+			gauge(descUnion, float64(*u.Union7d), u.Name, u.Kind, "7")
+		}
+		if u.Union30d != nil {
+			gauge(descUnion, float64(*u.Union30d), u.Name, u.Kind, "30")
+		}
 	}
 }
 

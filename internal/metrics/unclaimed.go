@@ -65,12 +65,13 @@ func unclaimedGroups(s *scanner.Snapshot) []unclaimedGroup {
 // is exported at while s is the latest, and whether it is exported at all. A series whose keys
 // are gone is exported at 0 (see collector). Two are not: a group that left the largest groups
 // but still has keys is exported with them, so it does not read as emptied; and the unclaimed
-// memory, absent only when it is unknown, is not exported at 0, which would read as known.
+// memory and a union, absent only when they are unknown (a union skipped over the sweep's
+// budget, or with no key today), are not exported at 0, which would read as known.
 func emptiedValue(s *scanner.Snapshot) func(series) (float64, bool) {
 	var groups map[[2]string]int64
 	return func(old series) (float64, bool) {
 		switch old.desc {
-		case descUnclaimedBytes:
+		case descUnclaimedBytes, descUnion: // unknown now (a union skipped over budget), not 0
 			return 0, false
 		case descUnclaimedGroup:
 			if groups == nil {

@@ -2,11 +2,12 @@ package report
 
 import (
 	"fmt"
+	"io"
+	"strings"
+
 	"hourglass/internal/format"
 	"hourglass/scanner"
 	"hourglass/store"
-	"io"
-	"strings"
 )
 
 // writeFamily prints one family's windows, series, health and reconciliation.
@@ -30,7 +31,7 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 	tb := NewTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
 	for _, g := range f.Granularities {
 		if w := f.CurrentWindow(g); w != nil {
-			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), format.Commas(w.Total), format.Commas(w.Keys), topText(f, w))
+			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), format.Total(w.Total, w.Saturated), format.Commas(w.Keys), topText(f, w))
 		} else {
 			tb.Row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
 		}
@@ -39,10 +40,10 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 		tb.Write(out, "")
 	}
 	if len(f.Series.Hours) > 0 {
-		fmt.Fprintf(out, "  last 48 hours  %s  peak %s\n", format.Sparkline(f.Series.Hours), format.Commas(format.MaxOf(f.Series.Hours)))
+		fmt.Fprintf(out, "  last 48 hours  %s  peak %s\n", format.Sparkline(f.Series.Hours), format.Peak(f.Series.Hours))
 	}
 	if len(f.Series.Days) > 0 {
-		fmt.Fprintf(out, "  last 30 days   %s  peak %s\n", format.Sparkline(f.Series.Days), format.Commas(format.MaxOf(f.Series.Days)))
+		fmt.Fprintf(out, "  last 30 days   %s  peak %s\n", format.Sparkline(f.Series.Days), format.Peak(f.Series.Days))
 	}
 	counts := map[string][2]int{}
 	for _, w := range f.Windows {
@@ -74,14 +75,15 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 		case r.Mismatched == 0:
 			text += ": hours add up to the day"
 		default:
-			text += fmt.Sprintf(": %s disagree, off by %s in all", format.Commas(r.Mismatched), format.Commas(r.Difference))
+			text += fmt.Sprintf(": %s disagree, off by %s in all", format.Commas(r.Mismatched), format.Total(r.Difference, r.Saturated))
 		}
 		if r.Sampled < 1 {
 			text += fmt.Sprintf(" (estimated from a 1/%.0f sample)", 1/r.Sampled)
 		}
 		fmt.Fprintf(out, "  reconcile      %s\n", text)
 		for _, m := range r.Examples {
-			fmt.Fprintf(out, "                 %s %s: hours %s, day %s\n", m.Day, format.DimsText(f.Dims, m.Dims), format.Commas(m.Hours), format.Commas(m.DayValue))
+			fmt.Fprintf(out, "                 %s %s: hours %s, day %s\n", m.Day, format.DimsText(f.Dims, m.Dims),
+				format.Bound(m.Hours), format.Bound(m.DayValue))
 		}
 	}
 }

@@ -63,7 +63,7 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 	for _, f := range s.Counters {
 		hour, today, avg, mism := "-", "-", "-", "-"
 		if w := f.CurrentWindow("hour"); w != nil {
-			hour = format.Commas(w.Total)
+			hour = format.Total(w.Total, w.Saturated)
 		} else if has(f, "hour") {
 			hour = "0"
 		}
@@ -74,7 +74,7 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 			}
 		}
 		if w := f.CurrentWindow("day"); w != nil {
-			today = format.Commas(w.Total)
+			today = format.Total(w.Total, w.Saturated)
 		} else if has(f, "day") {
 			today = "0"
 		}

@@ -23,11 +23,11 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			}
 			if l.Layout != "" && l.Layout != "hourglass" { // the library decides; hourglass counts no decisions
 				nk := format.NotKept
-				tb.Row(l.Name, l.Layout, perKey(l.WindowMS, format.Millis), perKey(l.Limit, format.Commas), format.Commas(l.Keys), format.Commas(l.Hits),
-					format.Commas(l.AtLimit), nk, nk, nk, format.Commas(l.RefusedInWindow), busiest)
+				tb.Row(l.Name, l.Layout, perKey(l.WindowMS, format.Millis), perKey(l.Limit, format.Commas), format.Commas(l.Keys), format.Total(l.Hits, l.HitsSaturated),
+					format.Commas(l.AtLimit), nk, nk, nk, format.Total(l.RefusedInWindow, l.RefusedSaturated), busiest)
 				continue
 			}
-			tb.Row(l.Name, l.Kind, format.Millis(l.WindowMS), format.Commas(l.Limit), format.Commas(l.Keys), format.Commas(l.Hits),
+			tb.Row(l.Name, l.Kind, format.Millis(l.WindowMS), format.Commas(l.Limit), format.Commas(l.Keys), format.Total(l.Hits, l.HitsSaturated),
 				format.Commas(l.AtLimit), format.Commas(l.OverLimit), format.Commas(l.Allowed), format.Commas(l.Rejected), nkIfZero(l.RefusedInWindow), busiest)
 		}
 		tb.Write(out, "")
@@ -38,23 +38,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			}
 		}
 	}
-	if len(s.Uniques) > 0 {
-		fmt.Fprintln(out)
-		tb := NewTable("UNIQUES", "KIND", "CURRENT", ">KEYS", ">COUNT", ">7-DAY UNION", ">30-DAY UNION")
-		for _, u := range s.Uniques {
-			cur, keys, count := "-", "0", "0"
-			for _, w := range u.Windows {
-				if w.Current {
-					cur, keys, count = w.Granularity+" "+w.Window, format.Commas(w.Keys), format.Commas(w.Count)
-				}
-			}
-			tb.Row(u.Name, u.Kind, cur, keys, count, format.Commas(u.Union7d), format.Commas(u.Union30d))
-		}
-		tb.Write(out, "")
-		for _, u := range s.Uniques {
-			wrongTypeNote(out, u.Kind, u.Name, u.WrongType)
-		}
-	}
+	writeUniques(out, s.Uniques)
 	if len(s.Locks) > 0 {
 		fmt.Fprintln(out)
 		tb := NewTable("LOCKS", ">HELD", ">NO TTL", "EXAMPLES")
@@ -71,6 +55,66 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			wrongTypeNote(out, "lock", l.Name, l.WrongType)
 		}
 	}
+}
+
+// writeUniques prints the unique and bitmap families: the current window's count and the unions,
+// then a line for each union not read (skipped over the sweep's budget, or failed).
+func writeUniques(out io.Writer, uniques []scanner.Unique) {
+	if len(uniques) == 0 {
+		return
+	}
+	fmt.Fprintln(out)
+	tb := NewTable("UNIQUES", "KIND", "CURRENT", ">KEYS", ">COUNT", ">7-DAY UNION", ">30-DAY UNION")
+	for _, u := range uniques {
+		cur, keys, count := "-", "0", "0"
+		for _, w := range u.Windows {
+			if w.Current {
+				cur, keys, count = w.Granularity+" "+w.Window, format.Commas(w.Keys), format.Total(w.Count, w.Saturated)
+			}
+		}
+		tb.Row(u.Name, u.Kind, cur, keys, count, unionText(u.Union7d, u.Union7dSkipped, u.Error), unionText(u.Union30d, u.Union30dSkipped, u.Error))
+	}
+	tb.Write(out, "")
+	for _, u := range uniques {
+		wrongTypeNote(out, u.Kind, u.Name, u.WrongType)
+		for _, n := range unionNotes(u) {
+			fmt.Fprintf(out, "  %s %s: %s\n", u.Kind, u.Name, n)
+		}
+	}
+}
+
+// UnionText is a union's cell: its count, "skipped: 12.0 MiB over budget" for a bitmap union
+// the sweep's budget left out (what it would have read), "?" for one that failed (failed is its
+// family's error) and "—" for one there is none of (no day windows, no key today).
+func unionText(n *int64, skip *scanner.UnionSkip, failed string) string {
+	switch {
+	case n != nil:
+		return format.Commas(*n)
+	case skip != nil:
+		return format.Skipped(skip.Bytes)
+	case failed != "":
+		return format.Unknown
+	}
+	return format.NotKept
+}
+
+// UnionNotes say why a family's unions were not read: each skipped one with its budget and
+// reason, and the family's error.
+func unionNotes(u scanner.Unique) []string {
+	var notes []string
+	for _, s := range []struct {
+		days string
+		skip *scanner.UnionSkip
+	}{{"7-day", u.Union7dSkipped}, {"30-day", u.Union30dSkipped}} {
+		if s.skip != nil {
+			notes = append(notes, fmt.Sprintf("%s union %s (it may read %s: %s)",
+				s.days, format.Skipped(s.skip.Bytes), format.BytesIEC(s.skip.BudgetBytes), s.skip.Reason))
+		}
+	}
+	if u.Error != "" {
+		notes = append(notes, "error: "+u.Error)
+	}
+	return notes
 }
 
 // wrongTypeNote says how many keys of a structure's pattern hold something else, when any do.
