@@ -68,11 +68,13 @@ func (v *queues) render(w, h int) string {
 // delayQueues renders the delay queues' table and sparklines, and the notes of those whose
 // numbers are missing or suspect.
 func (v *queues) delayQueues(qs []scanner.DelayQueue, w, h int, row *int) ([]string, []string) {
+	// Every row names its key: a pattern's queues share the entry's name. On a narrow terminal the
+	// schedule gives way first (the sparklines below keep the depth and lag).
 	t := &table{styles: v.c, selected: -1, cols: []column{
-		{title: "DELAY QUEUE", flex: true}, {title: "DEPTH", right: true}, {title: "DUE", right: true},
-		{title: "IN FLIGHT", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true},
-		{title: "≤1M", right: true}, {title: "≤10M", right: true}, {title: "≤1H", right: true}, {title: "LATER", right: true},
-		{title: "UNIT", right: true}, {title: "KEY", optional: true},
+		{title: "DELAY QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "DEPTH", right: true}, {title: "DUE", right: true},
+		{title: "IN FLIGHT", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true}, {title: "UNIT", right: true},
+		{title: "≤1M", right: true, optional: true}, {title: "≤10M", right: true, optional: true},
+		{title: "≤1H", right: true, optional: true}, {title: "LATER", right: true, optional: true},
 	}}
 	var shown []scanner.DelayQueue
 	var notes []string
@@ -84,10 +86,10 @@ func (v *queues) delayQueues(qs []scanner.DelayQueue, w, h int, row *int) ([]str
 		}
 		switch {
 		case q.Error != "":
-			t.rows = append(t.rows, []string{q.Name, "error: " + q.Error})
+			t.rows = append(t.rows, []string{q.Name, key, "error: " + q.Error})
 			continue
 		case q.Missing:
-			t.rows = append(t.rows, []string{q.Name, "missing", "", "", "", "", "", "", "", "", q.Unit, key})
+			t.rows = append(t.rows, []string{q.Name, key, "missing", "", "", "", "", q.Unit})
 			continue
 		}
 		shown = append(shown, q)
@@ -100,9 +102,9 @@ func (v *queues) delayQueues(qs []scanner.DelayQueue, w, h int, row *int) ([]str
 			}
 			return format.Commas(q.Schedule[b])
 		}
-		t.rows = append(t.rows, []string{q.Name, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.Commas(q.InFlight),
-			format.MillisOf(q.OldestDueAgeMS, u), format.MillisOf(q.NextDueInMS, u), sched("1m"), sched("10m"), sched("1h"), sched("later"),
-			q.Unit, key})
+		t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.Commas(q.InFlight),
+			format.MillisOf(q.OldestDueAgeMS, u), format.MillisOf(q.NextDueInMS, u), q.Unit,
+			sched("1m"), sched("10m"), sched("1h"), sched("later")})
 	}
 	lines := t.render(w)
 	sw := max(w-30, 8)
