@@ -90,3 +90,25 @@ func TestSkippedUnionSaysHowMuch(t *testing.T) {
 		}
 	}
 }
+
+// TestOverviewQueueSumsNeverWrap: a job library's count at the int64 end (Sidekiq's busy
+// workers are whatever its processes wrote) plus a list's makes the overview's sum a bound, not
+// a negative number; and the oldest lag of a pattern's queue names its key.
+func TestOverviewQueueSumsNeverWrap(t *testing.T) {
+	st := testStatus(t)
+	s := st.Snapshot
+	s.JobQueues[0].Shared.Active = ptr(math.MaxInt64)
+	s.DelayQueues = append(s.DelayQueues, scanner.DelayQueue{Name: "topics", Key: "delay:topic:late", Pattern: "delay:topic:<topic>",
+		Depth: 1, Due: ptr(1), OldestDueAgeMS: ptr(3_600_000), NextDueInMS: ptr(-1), Unit: "s", Schedule: map[string]int64{}})
+	for _, w := range []int{80, 120} {
+		m := newTestModel(t, &fakeSource{status: st}, nil, w, 40)
+		poll(t, m)
+		sc := screen(m)
+		if !strings.Contains(sc, "/ "+ceiling) || strings.Contains(sc, "-9,223,372") {
+			t.Errorf("at %d columns the overview's active is not %s:\n%s", w, ceiling, sc)
+		}
+		if !strings.Contains(sc, "(delay:topic:late)") {
+			t.Errorf("at %d columns the oldest lag does not name the pattern's key:\n%s", w, sc)
+		}
+	}
+}

@@ -196,46 +196,54 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
 		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
 	}
-	var depth, due, inFlight, lag, length, processing int64
+	// Counts read from Redis, summed as totals are: one at an int64 end (a library's hostile
+	// count) makes the sum a bound, never a wrapped number.
+	var depth, due, inFlight, length, processing scanner.Sum
+	add := func(s *scanner.Sum, n int64) { s.Add(n, n == math.MaxInt64 || n == math.MinInt64) }
+	addOf := func(s *scanner.Sum, n *int64) {
+		if n != nil {
+			add(s, *n)
+		}
+	}
+	var lag int64
 	lagName := ""
 	unknown := 0 // queues whose due times could not be read
 	for _, q := range snap.DelayQueues {
-		depth, inFlight = depth+q.Depth, inFlight+q.InFlight
+		add(&depth, q.Depth)
+		add(&inFlight, q.InFlight)
 		if q.Due == nil {
 			unknown++
 			continue
 		}
-		due += *q.Due
+		add(&due, *q.Due)
 		if *q.OldestDueAgeMS > lag {
 			lag, lagName = *q.OldestDueAgeMS, q.Name
+			if q.Pattern != "" { // a pattern's queues share its name: say which key
+				lagName = q.Key
+			}
 		}
 	}
 	for _, e := range snap.JobQueues {
 		q := e.Totals()
-		if q.Scheduled != nil {
-			depth += *q.Scheduled
-		}
+		addOf(&depth, q.Scheduled)
 		if q.Due != nil {
-			due += *q.Due
+			add(&due, *q.Due)
 			if q.OldestDueAgeMS != nil && *q.OldestDueAgeMS > lag {
 				lag, lagName = *q.OldestDueAgeMS, e.Name
 			}
 		}
-		if q.Waiting != nil {
-			length += *q.Waiting
-		}
-		if q.Active != nil {
-			processing += *q.Active
-		}
+		addOf(&length, q.Waiting)
+		addOf(&processing, q.Active)
 	}
 	for _, q := range snap.ListQueues {
-		length, processing = length+q.Length, processing+q.Processing
+		add(&length, q.Length)
+		add(&processing, q.Processing)
 	}
 	lagText := format.Millis(lag)
 	if lagName != "" {
 		lagText += " (" + lagName + ")"
 	}
-	dueText := format.Commas(due)
+	dueText := sumText(due)
 	if unknown > 0 {
 		dueText += "+?" // some queues' due times could not be read (the Queues view says why)
 	}
@@ -244,10 +252,10 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		lagStyle = st.Warn
 	}
 	return []string{
-		row("depth / due now", format.Commas(depth)+" / "+dueText),
-		row("in flight", format.Commas(inFlight)),
+		row("depth / due now", sumText(depth)+" / "+dueText),
+		row("in flight", sumText(inFlight)),
 		lagStyle.Render(row("oldest lag", lagText)),
-		row("waiting / active", format.Commas(length)+" / "+format.Commas(processing)),
+		row("waiting / active", sumText(length)+" / "+sumText(processing)),
 	}
 }
 
