@@ -317,7 +317,11 @@ func names[T any](xs []T, name func(T) string) []string {
 }
 
 func (w *Watcher) begin() {
+	prev := w.sweep
 	w.sweep = New(w.rdb, w.families, w.sweepOpt)
+	if prev != nil { // what the last sweep read, its unions included, is paid before the next reads more
+		w.sweep.pace = prev.pace
+	}
 	w.agg = NewAggregator(w.families, w.snapOpt)
 	w.agg.sweep = w.sweep
 	w.started, w.restart = time.Now(), false
