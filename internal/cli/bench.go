@@ -46,15 +46,13 @@ Flags:
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := commandFlags("bench", benchUsage, stdout)
 	opt := bench.Options{Log: stderr}
-	fs.IntVar(&opt.Events, "events", 1_000_000, "events per writer case")
-	fs.IntVar(&opt.Keys, "keys", 1_000_000, "keys the sweep measures")
+	numberVar(fs, &opt.Events, "events", 1_000_000, 1000, 100_000_000, "events per writer case, `N` from 1,000 to 100,000,000")
+	numberVar(fs, &opt.Keys, "keys", 1_000_000, 1000, 10_000_000, "keys the sweep measures, `N` from 1,000 to 10,000,000")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.DurationVar(&opt.LoadFor, "load-for", 10*time.Second, "how long to measure the console's load on Redis")
+	numberVar(fs, &opt.LoadFor, "load-for", 10*time.Second, time.Second, time.Hour,
+		"how long to measure the console's load on Redis, a `duration` from 1s to 1h")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if opt.Events < 1000 || opt.Keys < 1000 {
-		return config.Usagef("bench: --events and --keys must be at least 1000")
 	}
 	if len(common.addrs) > 0 {
 		if len(common.addrs) > 1 {

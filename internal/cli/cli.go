@@ -97,6 +97,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err // the flag package has printed the usage
 		}
+		if r := refusal(fs); r != "" { // a number out of its range, said as the user typed it
+			if fs.Name() != "hourglass" {
+				r = fs.Name() + ": " + r
+			}
+			return config.Usagef("%s", r)
+		}
 		return config.UsageError{Err: err}
 	}
 	if fs.NArg() > 0 {

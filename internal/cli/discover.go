@@ -111,6 +111,9 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 		return err
 	}
 	defer t.Close()
+	if t.Mode == "cluster" {
+		_ = r.common.clusterCheck(base, stderr) // discover only reads: a warning at most
+	}
 	if t.Embedded != nil {
 		if err := embeddedDemo(ctx, t, cfg, stderr); err != nil {
 			finish(false)
@@ -305,7 +308,7 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 		Redis:  connection(base.Redis, r.common.insecure, t.Embedded != nil),
 		Result: f.result.Avoiding(entryNames(before)),
 	}
-	text, err := checkedConfig(doc, t.Mode == "cluster")
+	text, err := checkedConfig(doc, t.Mode == "cluster", strings.Count(before, "\n")+2)
 	if err != nil {
 		return err
 	}
@@ -323,10 +326,11 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 }
 
 // checkedConfig renders doc and loads the text as hourglass would (with the cluster check for a
-// cluster): an entry the config refuses as it stands is printed commented out with the reason, so
-// what is printed always loads with no edits.
-func checkedConfig(doc *discover.Doc, cluster bool) (string, error) {
-	load := config.Loads("discovered config", cluster)
+// cluster, from line from on, past the file merged into it, whose entries were warned of): an
+// entry the config refuses as it stands is printed commented out with the reason, so what is
+// printed always loads with no edits.
+func checkedConfig(doc *discover.Doc, cluster bool, from int) (string, error) {
+	load := config.LoadsFrom("discovered config", cluster, from)
 	text, err := doc.RenderLoadable(func(text string) (int, string, error) {
 		line, reason, err := load(text)
 		if strings.HasPrefix(reason, "counter.pattern: ") && strings.Contains(reason, "cluster slots") {

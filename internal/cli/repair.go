@@ -35,6 +35,7 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dryRun := fs.Bool("dry-run", false, "list what would be done; write nothing")
 	deleteExpired := fs.Bool("delete-expired", false, "delete keys with no TTL whose window is already past its retention")
 	common.withBudget(fs)
+	common.writes = func(*config.Config) bool { return !*dryRun }
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

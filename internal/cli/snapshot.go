@@ -39,13 +39,11 @@ func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs, common := commandFlags("snapshot", snapshotUsage, stdout)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
 	common.withBudget(fs)
-	top := fs.Int("top", 5, "largest dims kept per window")
-	examples := fs.Int("examples", 3, "example keys kept per problem and family")
+	var top, examples int
+	numberVar(fs, &top, "top", 5, 1, 1000, "largest dims kept per window, `N` from 1 to 1,000")
+	numberVar(fs, &examples, "examples", 3, 1, 100, "example keys kept per problem and family, `N` from 1 to 100")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if *top < 1 || *examples < 1 {
-		return config.Usagef("snapshot: --top and --examples must be at least 1")
 	}
 	cfg, t, err := common.open(ctx, stderr, nil)
 	if err != nil {
@@ -63,7 +61,7 @@ func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
 			t.Embedded.Addr(), format.Commas(n))
 	}
-	snap, err := takeSnapshot(ctx, t, cfg, scanner.SnapshotOptions{TopK: *top, Examples: *examples}, stderr)
+	snap, err := takeSnapshot(ctx, t, cfg, scanner.SnapshotOptions{TopK: top, Examples: examples}, stderr)
 	if err != nil && snap == nil {
 		return err
 	}

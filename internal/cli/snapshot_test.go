@@ -318,7 +318,8 @@ func TestTLS(t *testing.T) {
 	dir := t.TempDir()
 	cfgWith := func(extra string) string {
 		p := filepath.Join(dir, fmt.Sprint(len(extra), "tls.toml"))
-		if err := os.WriteFile(p, []byte("[redis]\n"+extra), 0o644); err != nil {
+		// A lock entry, so that the snapshot has something to watch and no warning that it has not.
+		if err := os.WriteFile(p, []byte("[redis]\n"+extra+"[[lock]]\nname = \"l\"\npattern = \"lock:<id>\"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p

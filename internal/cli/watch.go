@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -25,15 +24,19 @@ of live totals a second instead; on a real Redis it says what it connected to an
 Flags:
 `
 
+// maxDemoRate is the most demo events a second per family: beyond it the embedded Redis, not the
+// rate, sets the pace.
+const maxDemoRate = 100_000
+
 func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := commandFlags("hourglass", mainUsage()+"\n"+watchUsage, stdout)
-	rate := fs.Float64("demo-rate", 300, "demo events per second per family (embedded Redis only)")
+	var rate float64
+	numberVar(fs, &rate, "demo-rate", 300, 0, maxDemoRate, "demo events per second per family, `R` from 0 to 100,000 (embedded Redis only)")
 	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")
+	// A console writes only when allowed to: test traffic, inject and repair from its keys.
+	common.writes = func(cfg *config.Config) bool { return cfg.Redis.AllowWrites }
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if !(*rate >= 0) || math.IsInf(*rate, 0) { // NaN fails the comparison
-		return config.Usagef("--demo-rate must be a finite number, not negative")
 	}
 	var palette theme.Palette
 	cfg, t, err := common.open(ctx, stderr, func(cfg *config.Config) (err error) {
@@ -71,7 +74,7 @@ func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 		demoCtx, stopDemo := context.WithCancel(ctx)
-		d, demoDone, err := traffic.StartDemo(demoCtx, t.Store, cfg, *rate)
+		d, demoDone, err := traffic.StartDemo(demoCtx, t.Store, cfg, rate)
 		if err != nil {
 			stopDemo()
 			return err

@@ -30,7 +30,8 @@ var ErrInterrupted = errors.New("interrupted")
 // Open starts the embedded Redis when the config has no address, or connects to the one
 // it names (as a cluster when a single address turns out to be a cluster node); then it measures
 // the server clock, which only reads. A real Redis is writable only when the config (or
-// --allow-writes) says so.
+// --allow-writes) says so. Whether the config's entries suit a cluster is for the command to
+// decide (config.ClusterProblems): one that writes refuses what one that reads only warns of.
 func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 	t := &Target{}
 	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -60,10 +61,6 @@ func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 			_ = t.RDB.Close()
 			tg.ClusterMode = true
 			t.RDB = tg.NewClient()
-			if err := cfg.CheckCluster(); err != nil {
-				_ = t.RDB.Close()
-				return nil, config.UsageError{Err: err}
-			}
 		}
 		t.Mode = tg.Mode()
 	}
