@@ -69,6 +69,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	if err := parsed(ctx, common.fs, nil); err != nil {
+		return err
+	}
 	rep, err := bench.Run(ctx, opt)
 	if err != nil {
 		return err

@@ -101,6 +101,9 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if err := parsed(ctx, r.common.fs, cfg); err != nil {
+		return err
+	}
 	out, finish, err := r.openOutput(stdout)
 	if err != nil {
 		return err

@@ -33,6 +33,7 @@ type commonFlags struct {
 	// watches is set for the commands that report on the config's entries (snapshot, serve, the
 	// console): they warn when it has none.
 	watches bool
+	fs      *flag.FlagSet // the command's flags, for a parse-only run (see parsed)
 }
 
 // commandFlags starts a command's flag set with the flags every command that talks to Redis
@@ -56,6 +57,7 @@ func (c *commonFlags) withBudget(fs *flag.FlagSet) {
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
+	c.fs = fs
 	fs.StringVar(&c.config, "config", "", "config file (default ./config.toml when present, else the built-in defaults)")
 	fs.Var(&c.addrs, "addr", "Redis `address`: host:port, or a redis:// or rediss:// URL; repeat for a\ncluster's seeds (overrides [redis] addrs)")
 	fs.BoolVar(&c.allowWrites, "allow-writes", false, "allow writes to a real Redis (the embedded one always allows them)")
@@ -110,6 +112,9 @@ func (c *commonFlags) open(ctx context.Context, stderr io.Writer, check func(*co
 		if err := c.clusterCheck(cfg, stderr); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := parsed(ctx, c.fs, cfg); err != nil {
+		return nil, nil, err
 	}
 	t, err := target.Open(ctx, cfg)
 	if err != nil {
