@@ -171,3 +171,13 @@ func UserOf(rdb redis.UniversalClient) string {
 	}
 	return user
 }
+
+// Reply is the Redis reply inside err, or err when it carries none, so a line gives the cause as
+// Redis said it, without the wrapping of the operation that met it.
+func Reply(err error) error {
+	var re redis.Error
+	if errors.As(err, &re) {
+		return re
+	}
+	return err
+}

@@ -131,3 +131,27 @@ func TestCommandErrorLine(t *testing.T) {
 		t.Errorf("Permanent=%v Refused=%q", Permanent(err), Refused(err))
 	}
 }
+
+// UserOf names the user a client logs in as ("default" without one), and Reply gives the cause
+// as Redis said it, without the wrapping of the operation that met it.
+func TestUserOfAndReply(t *testing.T) {
+	srv := redistest.Start(t)
+	if got := UserOf(srv.Client(t)); got != "default" {
+		t.Errorf("no username: %q", got)
+	}
+	named := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "ops"})
+	t.Cleanup(func() { _ = named.Close() })
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{srv.Addr}, Username: "ops"})
+	t.Cleanup(func() { _ = cluster.Close() })
+	if UserOf(named) != "ops" || UserOf(cluster) != "ops" {
+		t.Errorf("named users: %q, %q", UserOf(named), UserOf(cluster))
+	}
+	reply := srv.Client(t).EvalSha(t.Context(), strings.Repeat("0", 40), nil).Err()
+	if got := Reply(fmt.Errorf("store: flush: %w", reply)); got == nil || got.Error() != reply.Error() {
+		t.Errorf("Reply of a wrapped NOSCRIPT: %v", got)
+	}
+	plain := errors.New("dial tcp: connection refused")
+	if Reply(plain) != plain {
+		t.Errorf("Reply of an error with no reply in it: %v", Reply(plain))
+	}
+}

@@ -100,7 +100,7 @@ func (w *Writer) Blame(err error, user string) *CommandError {
 	if part == nil {
 		return nil
 	}
-	ce := &CommandError{Command: "EVALSHA", User: user, Err: replyOf(part)}
+	ce := &CommandError{Command: "EVALSHA", User: user, Err: Reply(part)}
 	var ke *KeyError
 	switch msg := part.Error(); {
 	case errors.As(part, &ke):
@@ -142,14 +142,4 @@ func firstPermanent(err error) error {
 		return err
 	}
 	return nil
-}
-
-// replyOf is the Redis reply inside err, or err when it carries none, so a line names the cause
-// as Redis gave it, without the store's own wrapping.
-func replyOf(err error) error {
-	var re redis.Error
-	if errors.As(err, &re) {
-		return re
-	}
-	return err
 }

@@ -16,10 +16,11 @@ const DemoTuples = 50
 // Demo writes counter traffic into every family at a gently swinging rate, so totals and rates
 // move the way live traffic does.
 type Demo struct {
-	w      *store.Writer
-	gens   []*Generator
-	rate   float64
-	events atomic.Int64 // added to the writer
+	w       *store.Writer
+	gens    []*Generator
+	rate    float64
+	events  atomic.Int64 // added to the writer
+	written atomic.Int64 // confirmed written by Redis
 }
 
 // NewDemo prepares demo traffic of rate events a second into each of families.
@@ -36,6 +37,9 @@ func (d *Demo) Generators() []*Generator { return d.gens }
 
 // Events is how many events the demo has added to its writer.
 func (d *Demo) Events() int64 { return d.events.Load() }
+
+// Written is how many of the demo's events Redis has confirmed written.
+func (d *Demo) Written() int64 { return d.written.Load() }
 
 // Run adds events every 100 ms and flushes them until ctx ends; it paces itself well under the
 // few thousand script calls a second miniredis manages. A flush that fails goes to report, and
@@ -62,7 +66,8 @@ func (d *Demo) Run(ctx context.Context, report func(error)) {
 					}
 				}
 			}
-			_, err := d.w.Flush(ctx)
+			fr, err := d.w.Flush(ctx)
+			d.written.Add(fr.Events)
 			switch {
 			case ctx.Err() != nil:
 			case err != nil:

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,147 +15,177 @@ import (
 
 // profileResult counts what one entry of a profile did.
 type profileResult struct {
-	entry config.ProfileEntry
-	ops   atomic.Int64 // events, hits, tasks, members, locks
-	extra string       // a kind's own detail, filled at the end
+	entry  config.ProfileEntry
+	ops    atomic.Int64 // events, hits, tasks, members, locks written (confirmed by Redis)
+	errors atomic.Int64 // batches that failed
+	extra  string       // a kind's own detail, filled at the end
 
-	mu  sync.Mutex
-	err error // the first error
+	mu    sync.Mutex
+	first error // the first error
 }
 
-// fail keeps the first error.
+// fail counts err and keeps the first.
 func (r *profileResult) fail(err error) {
+	r.errors.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err == nil {
-		r.err = err
+	if r.first == nil {
+		r.first = err
 	}
 }
 
+// line is the entry's line of the summary: what it wrote, how fast, its errors and the first.
+func (r *profileResult) line(secs float64) string {
+	n := r.ops.Load()
+	s := fmt.Sprintf("  %s %s: ops=%d ops/s=%.1f target/s=%g%s errors=%d", r.entry.Kind, r.entry.Name, n, float64(n)/secs, r.entry.Rate, r.extra, r.errors.Load())
+	if r.first != nil {
+		s += fmt.Sprintf(" (first: %v)", r.first)
+	}
+	return s
+}
+
+// After the run, what is left (a last flush of counters and limiter decisions) gets finishTime,
+// or finishStopping once the operator has asked to stop. A batch under way when the run ends
+// finishes its Redis calls within grace, and starts no more.
+const (
+	finishTime, finishStopping = 5 * time.Second, 300 * time.Millisecond
+	grace                      = 300 * time.Millisecond
+)
+
 // RunProfile drives every entry of p at its rate until d has passed or ctx ends, then prints
-// one summary line per entry. It returns an error when any entry failed.
+// one summary line per entry: what it wrote (only what Redis confirmed), its errors and the first
+// of them. An error that may pass is counted and the entry goes on after a pause; a permanent one
+// (a refusal, a missing right) ends the whole run at once. It returns an error when any entry
+// failed: the permanent error, said as the command, the key and the user, or the entries that had
+// errors.
 //
 // On a real Redis (embedded false) queue traffic goes to a test queue beside each configured one
 // ("{key}:hourglass-test"): a consumer there can only claim and acknowledge its own tasks, never
 // the real ones waiting in the queue.
 func RunProfile(ctx context.Context, st *store.Store, cfg *config.Config, p config.Profile, d time.Duration, embedded bool, out io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, d)
+	runCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	runCtx, refuse := context.WithCancelCause(runCtx)
+	defer refuse(nil)
+	opCtx, stopOps := graceful(runCtx, grace)
+	defer stopOps()
+	user := store.UserOf(st.Client())
 	results := make([]*profileResult, len(p.Entries))
-	var wg sync.WaitGroup
-	start := time.Now()
+	works := make([]work, len(p.Entries))
 	for i, e := range p.Entries {
-		r := &profileResult{entry: e}
-		results[i] = r
-		w, err := profileWork(ctx, st, cfg, e, r, embedded)
+		results[i] = &profileResult{entry: e}
+		w, err := profileWork(opCtx, st, cfg, e, results[i], embedded, user)
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			paced(ctx, e.Rate, func(n int) bool {
-				if err := w.batch(n); err != nil && ctx.Err() == nil {
-					r.fail(err)
-					return false
-				}
-				r.ops.Add(int64(n))
-				return true
-			})
-			fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer fcancel()
-			if err := w.finish(fctx); err != nil {
-				r.fail(err)
-			}
-		}()
+		works[i] = w
+	}
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, r := range results {
+		wg.Go(func() { runEntry(ctx, runCtx, refuse, works[i], r) })
 	}
 	wg.Wait()
 	secs := time.Since(start).Seconds()
 	fmt.Fprintf(out, "inject profile %s: seconds=%.2f\n", p.Name, secs)
-	var failed []string
+	failed, first := 0, ""
 	for _, r := range results {
-		n := r.ops.Load()
-		fmt.Fprintf(out, "  %s %s: ops=%d ops/s=%.1f target/s=%g%s\n", r.entry.Kind, r.entry.Name, n, float64(n)/secs, r.entry.Rate, r.extra)
-		if r.err != nil {
-			failed = append(failed, fmt.Sprintf("%s %s: %v", r.entry.Kind, r.entry.Name, r.err))
+		fmt.Fprintln(out, r.line(secs))
+		if r.errors.Load() > 0 {
+			if failed++; first == "" {
+				first = fmt.Sprintf("%s %s: %v", r.entry.Kind, r.entry.Name, r.first)
+			}
 		}
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("inject profile %s: %s", p.Name, strings.Join(failed, "; "))
+	if cause := context.Cause(runCtx); cause != nil && store.Permanent(cause) {
+		return fmt.Errorf("inject profile %s: %w", p.Name, cause)
+	}
+	if failed > 0 {
+		return fmt.Errorf("inject profile %s: %d of %d structures had errors, each counted on its line; the first: %s", p.Name, failed, len(results), first)
 	}
 	return nil
 }
 
+// runEntry paces one entry's work until runCtx ends, then finishes it: within finishTime, or
+// finishStopping when ctx (the operator) ended it. A permanent error ends the run through refuse.
+func runEntry(ctx, runCtx context.Context, refuse context.CancelCauseFunc, w work, r *profileResult) {
+	backoff := time.Duration(0)
+	paced(runCtx, r.entry.Rate, func(n int) bool {
+		done, err := w.batch(runCtx, n)
+		r.ops.Add(done)
+		switch {
+		case err == nil:
+			backoff = 0
+			return true
+		case runCtx.Err() != nil && !store.Permanent(err):
+			return false // the run ended under the batch
+		}
+		r.fail(err)
+		if store.Permanent(err) {
+			refuse(err)
+			return false
+		}
+		backoff = min(max(2*backoff, 50*time.Millisecond), time.Second)
+		select { // Redis is failing: try again after a pause, dropping what falls due meanwhile
+		case <-time.After(backoff):
+		case <-runCtx.Done():
+		}
+		return true
+	})
+	limit := finishTime
+	if ctx.Err() != nil {
+		limit = finishStopping
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	defer cancel()
+	done, err := w.finish(fctx)
+	r.ops.Add(done)
+	if err != nil {
+		r.fail(err)
+	}
+}
+
+// graceful is a context for Redis calls that outlives ctx by d: a call under way when the run
+// ends completes (no task left pushed and not popped), but nothing runs on past d.
+func graceful(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	g, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(d, cancel) })
+	return g, func() { stop(); cancel() }
+}
+
 // paced calls work with the number of operations owed every 10 ms, holding rate per second over
 // the run, until ctx ends or work says stop. Falling behind, it catches up by two ticks at most.
+// The sums are in floating point, so no rate overflows them; a rate that is not a positive
+// finite number does nothing.
 func paced(ctx context.Context, rate float64, work func(n int) bool) {
+	if !(rate > 0) || math.IsInf(rate, 0) {
+		<-ctx.Done()
+		return
+	}
 	const tick = 10 * time.Millisecond
 	t := time.NewTicker(tick)
 	defer t.Stop()
-	start, done := time.Now(), 0
+	start, done := time.Now(), 0.0
+	limit := math.Floor(rate*2*tick.Seconds()) + 1
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			owed := int(rate*now.Sub(start).Seconds()) - done
-			if owed <= 0 {
+			owed := math.Floor(rate*now.Sub(start).Seconds() - done)
+			if owed < 1 {
 				continue
 			}
 			// When Redis falls behind, what could not be done is dropped rather than owed: at most
 			// two ticks' worth a batch, so one batch never runs far past the end.
-			if limit := int(rate*2*tick.Seconds()) + 1; owed > limit {
+			if owed > limit {
 				done += owed - limit
 				owed = limit
 			}
-			if !work(owed) {
+			if ctx.Err() != nil || !work(int(owed)) {
 				return
 			}
 			done += owed
 		}
 	}
-}
-
-// RunDemoProfile is the built-in demo profile: the embedded mode's traffic, for d.
-func RunDemoProfile(ctx context.Context, st *store.Store, cfg *config.Config, rate float64, d time.Duration, embedded bool, out io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	dm := NewDemo(st, cfg.Counters, rate)
-	sd, err := newStructDemo(st, cfg.Structures, cfg.Counters, rate/10)
-	if err != nil {
-		return err
-	}
-	sd.anomalies = embedded
-	if !embedded {
-		sd.useTestQueues()
-	}
-	var mu sync.Mutex
-	var firstErr error
-	report := func(err error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	start := time.Now()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		sd.run(ctx, report)
-	}()
-	dm.Run(ctx, func(error) {})
-	wg.Wait()
-	fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer fcancel()
-	if _, err := dm.w.Flush(fctx); err != nil {
-		report(err)
-	}
-	fmt.Fprintf(out, "inject profile demo: seconds=%.2f\n  counter (all families): events=%d\n  %s\n",
-		time.Since(start).Seconds(), dm.events.Load(), sd.summary())
-	if firstErr != nil {
-		return fmt.Errorf("inject profile demo: %w", firstErr)
-	}
-	return nil
 }

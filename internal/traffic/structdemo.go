@@ -99,17 +99,17 @@ func newStructDemo(st *store.Store, structs scanner.Structures, counters []*stor
 	return d, nil
 }
 
-// run works every 100 ms until ctx ends; errors go to report (once a second at most).
+// run works every 100 ms until ctx ends; every error goes to report, a permanent one as the line
+// that names the command it met and the user.
 func (d *structDemo) run(ctx context.Context, report func(error)) {
 	const tick = 100 * time.Millisecond
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	start := time.Now()
-	var lastErr time.Time
-	fail := func(err error) {
-		if err != nil && ctx.Err() == nil && time.Since(lastErr) > time.Second {
-			lastErr = time.Now()
-			report(err)
+	user := store.UserOf(d.st.Client())
+	fail := func(err error, command string) {
+		if err != nil && ctx.Err() == nil {
+			report(refusal(err, command, "", user))
 		}
 	}
 	for n := 0; ; n++ {
@@ -120,17 +120,17 @@ func (d *structDemo) run(ctx context.Context, report func(error)) {
 		}
 		phase := time.Since(start).Seconds() / 120 * 2 * math.Pi // a two-minute cycle
 		per := d.rate * tick.Seconds()
-		fail(d.queueTick(ctx, per, phase))
-		fail(d.limiterTick(ctx, per))
-		fail(d.uniqueTick(ctx, per))
+		fail(d.queueTick(ctx, per, phase), "ZADD")
+		fail(d.limiterTick(ctx, per), "EVALSHA")
+		fail(d.uniqueTick(ctx, per), "PFADD")
 		if n%10 == 0 {
-			fail(d.lockTick(ctx))
+			fail(d.lockTick(ctx), "SET")
 			for _, l := range d.limiters {
-				fail(l.Flush(ctx))
+				fail(l.Flush(ctx), "EVALSHA")
 			}
 		}
 		if d.anomalies && n%300 == 150 { // every half minute, an anomaly for TTL health
-			fail(d.anomaly(ctx))
+			fail(d.anomaly(ctx), "PERSIST")
 		}
 	}
 }
