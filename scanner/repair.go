@@ -30,6 +30,12 @@ type RepairAction struct {
 	Family   string
 	Kind     RepairKind
 	ExpireAt time.Time // the window's end plus retention
+	// Value is, for RepairSkipNotInteger, the string the key holds, escaped.
+	Value string
+	// Changed is, for RepairSkipChanged, what the repair found at write time: a TTL, another
+	// type or a value that is not an integer (store.RepairHasTTL, RepairWrongType,
+	// RepairNotInteger).
+	Changed store.RepairOutcome
 }
 
 // RepairKind says what became of a key.
@@ -37,21 +43,31 @@ type RepairKind int
 
 // What a repair does to a key without a TTL.
 const (
-	RepairExpire        RepairKind = iota // given EXPIREAT its window end plus retention
-	RepairDelete                          // past that instant, deleted (DeleteExpired)
-	RepairSkipExpired                     // past that instant, left (no DeleteExpired)
-	RepairSkipWrongType                   // not a string, so not a counter: left
+	RepairExpire         RepairKind = iota // given EXPIREAT its window end plus retention
+	RepairDelete                           // past that instant, deleted (DeleteExpired)
+	RepairSkipExpired                      // past that instant, left (no DeleteExpired)
+	RepairSkipWrongType                    // not a string, so not a counter: left
+	RepairSkipNotInteger                   // a string but not a 64-bit integer, so not a counter hourglass writes: left
+	RepairSkipChanged                      // changed between the sweep and the write (RepairAction.Changed): left as it is
 )
 
 // RepairCounts add up a repair.
 type RepairCounts struct {
 	KeysSeen, NoTTL, Expired, Deleted, SkippedPastExpiry, SkippedWrongType, Gone int64
+	// SkippedNotInteger are strings of a family's shape that hold no 64-bit integer;
+	// SkippedChanged, keys found changed when they were to be written.
+	SkippedNotInteger, SkippedChanged int64
 }
 
 // Repair sweeps rdb (budgeted as opt says) and gives every family key that has no TTL its
 // window-aligned expiry, one pipeline per page; report, when not nil, hears of each key acted on
-// (or, in a dry run, that would be). A write Redis refuses stops the repair with that error; the
-// counts say what was done before it.
+// (or, in a dry run, that would be) and of each key left, with why. A write Redis refuses stops
+// the repair with that error; the counts say what was done before it.
+//
+// Repair touches only what a counter writer of the family would have written: a string holding a
+// 64-bit integer. Text, a number past the int64 range and other types are left. Each key is
+// checked again in the script that writes it (store.RepairKeys), so one rewritten, given a TTL or
+// deleted since the sweep read it is left as it now is.
 func Repair(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, sweep Options, opt RepairOptions, report func(RepairAction)) (RepairCounts, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
@@ -88,34 +104,7 @@ type repairer struct {
 // apply repairs one page's keys with one pipeline.
 func (r *repairer) apply(ctx context.Context, p Page) error {
 	r.n.KeysSeen += int64(p.Seen)
-	now := r.opt.Now()
-	var acts []RepairAction
-	var names []string
-	for _, k := range p.Keys {
-		if k.Gone || k.TTL != NoTTL || k.kind != kindCounter || (r.opt.Only != nil && k.Family != r.opt.Only) {
-			continue // repair knows counter windows only: a structure's keys have no window to expire by
-		}
-		r.n.NoTTL++
-		a := RepairAction{Key: Escape(k.Name), Family: k.Family.Name(), ExpireAt: k.Family.ExpireAt(k.Window)}
-		switch {
-		case k.WrongType:
-			a.Kind = RepairSkipWrongType
-			r.n.SkippedWrongType++
-			r.report(a)
-			continue
-		case a.ExpireAt.After(now):
-			a.Kind = RepairExpire
-		case r.opt.DeleteExpired:
-			a.Kind = RepairDelete
-		default:
-			a.Kind = RepairSkipExpired
-			r.n.SkippedPastExpiry++
-			r.report(a)
-			continue
-		}
-		acts = append(acts, a)
-		names = append(names, k.Name)
-	}
+	acts, todo := r.plan(p)
 	if len(acts) == 0 {
 		return nil
 	}
@@ -125,35 +114,66 @@ func (r *repairer) apply(ctx context.Context, p Page) error {
 		}
 		return nil
 	}
-	pipe := r.rdb.Pipeline()
-	cmds := make([]*redis.IntCmd, len(acts))
+	outcomes, err := store.RepairKeys(ctx, r.rdb, todo)
 	for i, a := range acts {
-		if a.Kind == RepairDelete {
-			cmds[i] = pipe.Del(ctx, names[i])
-		} else {
-			// EXPIREAT in whole seconds, read as a number: 1 set, 0 the key is gone.
-			c := redis.NewIntCmd(ctx, "expireat", names[i], a.ExpireAt.Unix())
-			_ = pipe.Process(ctx, c)
-			cmds[i] = c
+		switch o := outcomes[i]; o {
+		case "": // the call failed: err says so
+		case store.RepairExpired, store.RepairDeleted:
+			r.count(a)
+		case store.RepairGone:
+			r.n.Gone++ // expired or deleted since the sweep read it
+		default:
+			a.Kind, a.Changed = RepairSkipChanged, o
+			r.n.SkippedChanged++
+			r.report(a)
 		}
 	}
-	_, _ = pipe.Exec(ctx) // each command's reply is read below
-	for i, a := range acts {
-		n, err := cmds[i].Result()
-		if err != nil {
-			verb := "EXPIREAT"
-			if a.Kind == RepairDelete {
-				verb = "DEL"
-			}
-			return fmt.Errorf("repair: %s %s: %w", verb, a.Key, err)
-		}
-		if n == 0 {
-			r.n.Gone++ // expired or deleted since the sweep read it
-			continue
-		}
-		r.count(a)
+	if err != nil {
+		return fmt.Errorf("repair: %w", err)
 	}
 	return nil
+}
+
+// plan decides, from what the sweep read, what to do to each of the page's keys with no TTL:
+// the actions, and the keys to hand the repair script. Keys left are counted and reported here.
+// The clock is read once, when the page has a key to judge by it.
+func (r *repairer) plan(p Page) ([]RepairAction, []store.RepairKey) {
+	var acts []RepairAction
+	var todo []store.RepairKey
+	var now time.Time
+	for _, k := range p.Keys {
+		if k.Gone || k.TTL != NoTTL || k.kind != kindCounter || (r.opt.Only != nil && k.Family != r.opt.Only) {
+			continue // repair knows counter windows only: a structure's keys have no window to expire by
+		}
+		r.n.NoTTL++
+		a := RepairAction{Key: Escape(k.Name), Family: k.Family.Name(), ExpireAt: k.Family.ExpireAt(k.Window)}
+		_, isInt := ParseInteger(k.Value)
+		if now.IsZero() {
+			now = r.opt.Now()
+		}
+		switch {
+		case k.WrongType:
+			a.Kind = RepairSkipWrongType
+			r.n.SkippedWrongType++
+		case !isInt:
+			a.Kind, a.Value = RepairSkipNotInteger, Escape(k.Value)
+			r.n.SkippedNotInteger++
+		case a.ExpireAt.After(now):
+			a.Kind = RepairExpire
+		case r.opt.DeleteExpired:
+			a.Kind = RepairDelete
+		default:
+			a.Kind = RepairSkipExpired
+			r.n.SkippedPastExpiry++
+		}
+		if a.Kind != RepairExpire && a.Kind != RepairDelete {
+			r.report(a)
+			continue
+		}
+		acts = append(acts, a)
+		todo = append(todo, store.RepairKey{Key: k.Name, ExpireAt: a.ExpireAt, Delete: a.Kind == RepairDelete})
+	}
+	return acts, todo
 }
 
 func (r *repairer) count(a RepairAction) {

@@ -18,8 +18,11 @@ const repairUsage = `hourglass repair: give family keys that have no TTL their w
 One SCAN sweep at the [scan] budget, like snapshot's. Each key of a counter family that has no
 TTL (a leak: written by INCRBY with the EXPIRE forgotten, or by INCR after its TTL ran out) gets
 EXPIREAT its window's end plus the family's retention, the instant a sound writer gives it. A key
-already past that instant is left alone and listed, unless --delete-expired deletes it. Keys that
-are not strings are listed and left alone. Every action is printed, then a summary.
+already past that instant is left alone, unless --delete-expired deletes it. Only what a counter
+writer leaves is touched, a string holding a 64-bit integer: text and other types that fit a
+family's pattern are left alone. Each key is checked again in the script that writes it, so one
+rewritten, given a TTL or deleted since the sweep read it is left as it now is. Every action is
+printed; then the keys left, by reason, with their counts and a few examples; then a summary.
 
 A real Redis needs --allow-writes, except with --dry-run, which only lists what would be done.
 
@@ -65,12 +68,11 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data, some of it leaking; give --addr to repair your Redis\n", t.Embedded.Addr())
 	}
 
-	loc, now := cfg.Timezone, t.Store.Now
-	each := func(a scanner.RepairAction) { report.RepairAction(stdout, a, *dryRun, loc, now()) }
+	log := report.NewRepairLog(stdout, *dryRun, cfg.Timezone, t.Store.Now)
 	n, err := scanner.Repair(ctx, t.RDB, cfg.Counters,
 		cfg.SweepOptions(false),
-		scanner.RepairOptions{Now: now, Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, each)
-	fmt.Fprintln(stdout, report.RepairSummary(n, *dryRun))
+		scanner.RepairOptions{Now: t.Store.Now, Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, log.Action)
+	log.Finish(n)
 	switch {
 	case err == nil:
 		return nil

@@ -168,7 +168,9 @@ func TestSnapshotOfTheEmbeddedDemo(t *testing.T) {
 }
 
 // TestRepair fixes a leak the way a sound writer would have set it, lists first in a dry run,
-// and deletes a key past its expiry only when asked.
+// and deletes a key past its expiry only when asked. What it leaves (a key past its expiry, one of
+// another type, a string of the family's shape that holds text) is listed by reason with a count
+// and examples, escaped, and stays as it was.
 func TestRepair(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
@@ -183,15 +185,26 @@ func TestRepair(t *testing.T) {
 	rdb.SAdd(ctx, wrong, "x")
 	fine := familyKey(t, cfg, "flow", store.Hour, now, "app", "ios", "10.0.0.3")
 	rdb.Set(ctx, fine, 1, time.Hour)
+	text := familyKey(t, cfg, "flow", store.Hour, now, "app", "\x1b[2J", "10.0.0.4")
+	rdb.Set(ctx, text, "session=\x1b]0;pwned\x07", 0)
 
 	code, _, errOut := hg(t, "repair", "--config", path)
 	if code != exitUsage || !strings.Contains(errOut, "--allow-writes") {
 		t.Fatalf("repair without --allow-writes: exit %d, %q", code, errOut)
 	}
 	code, out, errOut := hg(t, "repair", "--dry-run", "--config", path)
-	if code != exitOK || !strings.Contains(out, "would expire  "+leak) || !strings.Contains(out, "skip  "+old) ||
-		!strings.Contains(out, "skip  "+wrong) || !strings.Contains(out, "expiry_set=1 deleted=0 skipped_past_expiry=1 skipped_wrong_type=1") {
-		t.Fatalf("dry run: exit %d\n%s%s", code, out, errOut)
+	escaped := strings.Replace(text, "\x1b", `\x1b`, 1)
+	for _, want := range []string{"would expire  " + leak, "left as they are: 3 keys\n",
+		"  past_expiry  1  past the instant they should have expired; --delete-expired deletes them\n      " + old + "  (expiry ",
+		"  not_integer  1  strings that are not a 64-bit integer, so not counters hourglass writes\n      " + escaped + `  (holds "session=\x1b]0;pwned\x07")` + "\n",
+		"  wrong_type  1  not strings, so not counters\n      " + wrong + "\n",
+		"expiry_set=1 deleted=0 skipped_past_expiry=1 skipped_wrong_type=1 skipped_not_integer=1 skipped_changed=0 gone=0"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Fatalf("dry run: exit %d, output lacks %q:\n%s%s", code, want, out, errOut)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Fatalf("the dry run printed a control character:\n%q", out)
 	}
 	if rdb.TTL(ctx, leak).Val() != -1 {
 		t.Fatal("a dry run wrote")
@@ -205,7 +218,7 @@ func TestRepair(t *testing.T) {
 	if got := rdb.ExpireTime(ctx, leak).Val(); got != time.Duration(want.Unix())*time.Second {
 		t.Errorf("repaired expiry at %v, want %v", time.Unix(int64(got/time.Second), 0), want)
 	}
-	if rdb.Exists(ctx, old).Val() != 1 || rdb.TTL(ctx, fine).Val() <= 0 || rdb.TTL(ctx, wrong).Val() != -1 {
+	if rdb.Exists(ctx, old).Val() != 1 || rdb.TTL(ctx, fine).Val() <= 0 || rdb.TTL(ctx, wrong).Val() != -1 || rdb.TTL(ctx, text).Val() != -1 {
 		t.Error("repair touched a key it should have left")
 	}
 
