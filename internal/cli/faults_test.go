@@ -97,4 +97,11 @@ func TestOneShotCommandsRideOutAnOutage(t *testing.T) {
 	if code != exitOK {
 		t.Errorf("discover across an outage: exit %d, stderr %q, out %q", code, errOut, out)
 	}
+
+	// repair cannot start its writes over: it says the server restarted and to run it again.
+	code, _, errOut = runWithOutage(t, srv, persist, "repair", "--dry-run", "--config", path, "--keys-per-second", "600")
+	if code != exitRuntime || !strings.Contains(errOut, "trying again in") || !strings.Contains(errOut, "restarted during the sweep") ||
+		!strings.Contains(errOut, "run repair again") {
+		t.Errorf("repair across an outage: exit %d, stderr %q", code, errOut)
+	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -69,8 +70,9 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 
 	log := report.NewRepairLog(stdout, *dryRun, cfg.Timezone, t.Store.Now)
-	n, err := scanner.Repair(ctx, t.RDB, cfg.Counters,
-		cfg.SweepOptions(false),
+	sweep := cfg.SweepOptions(false)
+	sweep.Retry = retrying(stderr, "repair", t.Label) // reads wait out faults that pass; a failed write ends it
+	n, err := scanner.Repair(ctx, t.RDB, cfg.Counters, sweep,
 		scanner.RepairOptions{Now: t.Store.Now, Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, log.Action)
 	log.Finish(n)
 	switch {
@@ -78,6 +80,8 @@ func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return nil
 	case ctx.Err() != nil:
 		return fmt.Errorf("repair: interrupted; the summary above counts what was done")
+	case errors.Is(err, scanner.ErrRestarted) || errors.Is(err, scanner.ErrMastersChanged):
+		return fmt.Errorf("repair: %s: %v, so the sweep could not reach every key; the summary above counts what was done: run repair again", t.Label, err)
 	case strings.HasPrefix(err.Error(), "repair: "):
 		return err // a write Redis refused
 	default:
