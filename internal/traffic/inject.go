@@ -67,7 +67,7 @@ func (r InjectResult) Problem() error {
 		held = append(held, fmt.Sprintf("%d key pairs not written", r.NotWritten))
 	}
 	if r.NotConfirmed > 0 {
-		held = append(held, fmt.Sprintf("%d key pairs not confirmed (their answer never came and their sequence record could not be read)", r.NotConfirmed))
+		held = append(held, fmt.Sprintf("%d key pairs not confirmed (no answer came and their sequence record could not be read: each is in Redis once or not at all)", r.NotConfirmed))
 	}
 	if r.ConfirmedByRecord > 0 {
 		held = append(held, fmt.Sprintf("%d key pairs confirmed by their sequence record after their answer was lost", r.ConfirmedByRecord))
@@ -90,13 +90,12 @@ func (r InjectResult) Problem() error {
 
 // How long a failing Redis is retried before inject reports what it could not write: from the
 // first failure, and once the operator has asked to stop. Both include the reading of the
-// sequence records (recordCheck) and the one read a flush under way may still wait for
-// (readSlack, the client's read timeout: a deadline stops go-redis's retries, not a read already
-// waiting).
+// sequence records (recordCheck). They are kept whatever the client's own timeouts: a flush or a
+// read of the records still waiting at its deadline is left to end by itself, and what it held is
+// said to be not confirmed.
 const (
 	giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
 	recordCheck            = time.Second
-	readSlack              = 3 * time.Second
 )
 
 // Inject generates events on one goroutine and flushes on another, so Redis works while the next
@@ -122,7 +121,7 @@ func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOpt
 	flushCtx, stopFlushing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopFlushing()
 	stop := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(giveUpStopping-recordCheck-readSlack, stopFlushing)
+		t := time.AfterFunc(giveUpStopping-recordCheck, stopFlushing)
 		context.AfterFunc(flushCtx, func() { t.Stop() })
 	})
 	defer stop()
@@ -133,7 +132,7 @@ func Inject(ctx context.Context, st *store.Store, f *store.Family, opt InjectOpt
 		defer close(genDone)
 		generate(ctx, w, f, gen, opt, start)
 	}()
-	fl := flusher{ctx: flushCtx, w: w, genDone: genDone, stopGen: stopGen, giveUp: opt.GiveUp, user: store.UserOf(st.Client())}
+	fl := flusher{ctx: flushCtx, w: w, genDone: genDone, stopGen: stopGen, giveUp: opt.GiveUp, user: store.UserOf(st.Client()), left: -1}
 	res := fl.run()
 	res.Elapsed = time.Since(start)
 	return res

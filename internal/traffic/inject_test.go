@@ -143,6 +143,36 @@ func TestInjectDimsWatchContext(t *testing.T) {
 	}
 }
 
+// TestInjectEndsWithin5sOfCtrlC: replies stop coming, then the operator presses ctrl+c. Inject
+// stops generating, tries what it holds for a moment, asks the records, and ends within the 5 s
+// the docs promise, saying what it could not confirm.
+func TestInjectEndsWithin5sOfCtrlC(t *testing.T) {
+	srv := redistest.Start(t)
+	proxy := redistest.StartFaultProxy(t, srv.Addr)
+	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	st := realStore(t, rdb)
+	f, _ := config.Default().Counter("flow")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	got := make(chan InjectResult, 1)
+	go func() { got <- Inject(ctx, st, f, InjectOptions{Duration: 2 * time.Minute, Rate: 2000, Dims: 20}) }()
+	waitFor(t, "inject to write", func() bool { return srv.Client(t).DBSize(t.Context()).Val() > 0 })
+	proxy.SetDelay(time.Hour)
+	time.Sleep(200 * time.Millisecond) // a flush is waiting for its answer
+	cancel()
+	stopped := time.Now()
+	select {
+	case res := <-got:
+		if took := time.Since(stopped); took > 5*time.Second || !strings.Contains(res.GaveUp, "ctrl+c") ||
+			res.NotConfirmed+res.NotWritten == 0 || res.Problem() == nil {
+			t.Fatalf("%v after ctrl+c: %s\n%v", took, res.Summary("flow"), res.Problem())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("inject still running 10s after ctrl+c")
+	}
+}
+
 // waitFor polls cond until it holds, failing the test after 15 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()

@@ -22,6 +22,9 @@ type flusher struct {
 	res      InjectResult
 	failedAt time.Time // the start of the first flush of the failures under way; zero when none
 	stopped  bool      // the generator was stopped for a refusal
+	// left is how many key pairs the flush still under way took, when inject stopped waiting
+	// for it (-1 when none is): they are not confirmed.
+	left int
 }
 
 // run flushes until done and returns what was written, without Elapsed.
@@ -67,22 +70,50 @@ func (fl *flusher) run() InjectResult {
 	}
 }
 
-// deadline is when flushes must end so inject gives up within giveUp of the first failure: the
-// time the records are read and the one read a flush may outlast its deadline by come off it. A
-// flush when all is well gets as long, from its own start.
+// deadline is when flushes must end so inject gives up within giveUp of the first failure, the
+// reading of the records included. A flush when all is well gets as long, from its own start.
 func (fl *flusher) deadline(now time.Time) time.Time {
 	from := fl.failedAt
 	if from.IsZero() {
 		from = now
 	}
-	return from.Add(fl.giveUp - recordCheck - readSlack)
+	return from.Add(fl.giveUp - recordCheck)
 }
 
-// flush flushes once, held to the deadline.
+// errAbandoned is a flush inject stopped waiting for: its deadline, or the end of flushing, came
+// while a read was still waiting for Redis (a deadline stops the client's retries, not a read
+// under way).
+var errAbandoned = errors.New("no answer by the deadline")
+
+// flush flushes once, held to the deadline and to the end of flushing. A flush still waiting
+// then is left to end by itself: its pairs are counted in fl.left, and it reports every pair
+// held as failed with errAbandoned.
 func (fl *flusher) flush(now time.Time) (store.FlushResult, error) {
-	ctx, cancel := context.WithDeadline(fl.ctx, fl.deadline(now))
-	defer cancel()
-	return fl.w.Flush(ctx)
+	deadline := fl.deadline(now)
+	ctx, cancel := context.WithDeadline(fl.ctx, deadline)
+	sent, waiting := fl.w.Held()
+	type outcome struct {
+		fr  store.FlushResult
+		err error
+	}
+	got := make(chan outcome, 1)
+	go func() {
+		defer cancel()
+		fr, err := fl.w.Flush(ctx)
+		got <- outcome{fr, err}
+	}()
+	select {
+	case o := <-got:
+		return o.fr, o.err
+	case <-ctx.Done():
+	}
+	select { // a flush that ends at its deadline, as it should, is not abandoned
+	case o := <-got:
+		return o.fr, o.err
+	case <-time.After(10 * time.Millisecond):
+	}
+	fl.left = sent + waiting
+	return store.FlushResult{Failed: max(fl.left, 1)}, errAbandoned
 }
 
 // why says why to give up after a failed flush, or "" to try again.
@@ -103,6 +134,10 @@ func (fl *flusher) why(permanent bool) string {
 // most: a read under way may outlast its deadline, and then every call sent is not confirmed.
 func (fl *flusher) settle() {
 	sent, waiting := fl.w.Held()
+	if fl.left >= 0 { // a flush is still under way: it holds the writer, and what it took is unknown
+		fl.res.NotConfirmed, fl.res.NotWritten = fl.left, waiting
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(fl.ctx), recordCheck)
 	defer cancel()
 	got := make(chan store.RecordCheck, 1)
@@ -129,7 +164,7 @@ func (r *InjectResult) record(fr store.FlushResult, err error) {
 	var ke *store.KeyError
 	for _, e := range unjoin(err) {
 		if !errors.As(e, &ke) {
-			if !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) {
+			if !errors.Is(e, context.Canceled) && !errors.Is(e, context.DeadlineExceeded) && (e != errAbandoned || r.SendErr == nil) {
 				r.SendErr = e // inject's own deadlines are not what went wrong
 			}
 			continue
