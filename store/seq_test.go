@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
 )
 
 // TestSequenceRecord drives the counter script's exactly-once record call by call: the next
@@ -97,4 +99,40 @@ func TestSequenceRecord(t *testing.T) {
 			t.Fatalf("counter PTTL %v, want its window-aligned expiry an hour away", pttl)
 		}
 	})
+}
+
+// A user that may count the record up but not give it an expiry gets the call refused whole:
+// the record stays as it was, so a later check of the record cannot take the call as applied.
+func TestARefusedRecordExpiryWritesNothing(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := t.Context()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "noexpire", "on", ">pw", "~*", "+@all", "-pexpire", "-expire").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "noexpire", Password: "pw"})
+	t.Cleanup(func() { _ = rdb.Close() })
+	const rec, counter = "hourglass:seq:{nx}:t:0", "{nx}:count"
+	exp := time.Now().Add(time.Hour).UnixMilli()
+	for _, c := range []struct {
+		name       string
+		seq, floor int64
+		before     string
+	}{
+		{"a first call (PEXPIRE)", 1, 0, ""},
+		{"a call that asks for a refresh (PEXPIRE)", 3, 2, "2"},
+	} {
+		admin.Del(ctx, rec, counter)
+		if c.before != "" {
+			admin.Set(ctx, rec, c.before, time.Hour)
+		}
+		_, err := incrWindows.Run(ctx, rdb, []string{rec, counter}, c.seq, 3600, c.floor, 1, exp).Result()
+		if err == nil || !Permanent(err) {
+			t.Errorf("%s: got %v, want a permanent refusal", c.name, err)
+		}
+		got, _ := admin.Get(ctx, rec).Result()
+		if n, _ := admin.Exists(ctx, counter).Result(); got != c.before || n != 0 {
+			t.Errorf("%s: record %q (want %q), counter exists %d (want 0)", c.name, got, c.before, n)
+		}
+	}
 }

@@ -34,29 +34,43 @@ for i = 1, n do
     return redis.error_reply('ERR incr_windows: bad delta or expiry for ' .. KEYS[1 + i])
   end
 end
+-- undo puts the sequence record back as the INCR below found it (prev 0: there was none).
+local function undo(prev)
+  if prev > 0 then
+    redis.call('SET', KEYS[1], prev, 'KEEPTTL')
+  else
+    redis.call('DEL', KEYS[1])
+  end
+end
 if seq > 0 then
   -- Almost every call is the next in its sequence: count the record up and compare.
   local cur = redis.call('INCR', KEYS[1])
+  local prev = cur - 1
   if cur ~= seq then
-    local prev = cur - 1
     local last = math.max(prev, floor)
     if seq ~= last + 1 then
       -- Put the record back as it was; a record this INCR created is removed again.
-      if prev > 0 then
-        redis.call('SET', KEYS[1], prev, 'KEEPTTL')
-      else
-        redis.call('DEL', KEYS[1])
-      end
+      undo(prev)
       if seq <= last then
         return 'DUPLICATE'
       end
       return 'GAP'
     end
-    -- The record was gone (expired or evicted) and the sender's confirmed floor says this call
-    -- is the next one.
-    redis.call('SET', KEYS[1], ARGV[1], 'EX', math.abs(keep))
+  end
+  -- Give the record its expiry: set again when the record was gone (expired or evicted, and the
+  -- sender's confirmed floor says this call is the next one), when it was just created, or when
+  -- the sender asks. A refusal here (an ACL without the command) would otherwise leave the record
+  -- counted up for a call that adds nothing, and the sender would take it as applied: undo the
+  -- INCR and fail the call whole.
+  local e
+  if cur ~= seq then
+    e = redis.pcall('SET', KEYS[1], ARGV[1], 'PX', math.abs(keep) * 1000)
   elseif seq == 1 or keep > 0 then
-    redis.call('EXPIRE', KEYS[1], math.abs(keep))
+    e = redis.pcall('PEXPIRE', KEYS[1], math.abs(keep) * 1000)
+  end
+  if type(e) == 'table' and e.err then
+    undo(prev)
+    return redis.error_reply(e.err)
   end
 end
 local reply = {}
