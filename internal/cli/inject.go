@@ -34,24 +34,24 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs, common := commandFlags("inject", injectUsage, stdout)
 	family := fs.String("family", "", "counter family to write (default: the first in the config)")
 	var opt traffic.InjectOptions
-	fs.Int64Var(&opt.Events, "events", 0, "number of events to write, at least 1 (default 100000 when --duration is not given)")
-	fs.DurationVar(&opt.Duration, "duration", 0, "write for this long, e.g. 30s")
-	fs.Float64Var(&opt.Rate, "rate", 0, fmt.Sprintf("events per second, at most %d; 0 writes as fast as Redis takes them", int64(traffic.MaxRate)))
-	fs.IntVar(&opt.Dims, "dims", 1000, fmt.Sprintf("distinct dims tuples, drawn Zipf-like (1 to %d)", traffic.MaxDims))
+	numberVar(fs, &opt.Events, "events", 100000, 1, math.MaxInt64, "`N` events to write, at least 1 (no limit with --duration alone)")
+	numberVar(fs, &opt.Duration, "duration", 0, 0, math.MaxInt64, "write for `D`, e.g. 30s (0: no time limit)")
+	numberVar(fs, &opt.Rate, "rate", 0, 0, traffic.MaxRate, "`R` events per second, from 0 to 100,000,000; 0 writes as fast as Redis takes them")
+	numberVar(fs, &opt.Dims, "dims", 1000, 1, traffic.MaxDims, "`K` distinct dims tuples, drawn Zipf-like, from 1 to 1,000,000")
 	profile := fs.String("profile", "", "run a [[profile]] from the config, or the built-in demo, for --duration (default 10s)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if err := checkInjectFlags(opt, given, *profile != ""); err != nil {
+	if err := checkInjectFlags(given, *profile != ""); err != nil {
 		return err
 	}
 	if *profile != "" {
 		return injectProfile(ctx, common, *profile, opt, stdout, stderr)
 	}
-	if opt.Events == 0 && opt.Duration == 0 {
-		opt.Events = 100000
+	if opt.Duration > 0 && !given["events"] {
+		opt.Events = 0 // the duration alone ends it
 	}
 	var f *store.Family
 	_, t, err := openInjectTarget(ctx, common, stderr, func(cfg *config.Config) (err error) {
@@ -70,25 +70,12 @@ func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// checkInjectFlags refuses numbers inject cannot honour, before anything connects: NaN, infinite,
-// negative and absurd values, an explicit --events 0, and with --profile the flags that do not
-// apply to it.
-func checkInjectFlags(opt traffic.InjectOptions, given map[string]bool, profile bool) error {
-	switch {
-	case opt.Duration < 0:
-		return config.Usagef("inject: --duration must not be negative, got %v", opt.Duration)
-	case profile && (given["family"] || given["events"] || given["rate"] || given["dims"]):
+// checkInjectFlags refuses, with --profile, the flags that do not apply to it. Each number was
+// held to its range as it was parsed (numberVar): NaN, infinities, negatives, an explicit
+// --events 0 and absurd sizes never get this far.
+func checkInjectFlags(given map[string]bool, profile bool) error {
+	if profile && (given["family"] || given["events"] || given["rate"] || given["dims"]) {
 		return config.Usagef("inject: --profile sets its own structures and rates; --family, --events, --rate and --dims do not apply")
-	case profile:
-		return nil
-	case opt.Events < 0 || given["events"] && opt.Events == 0:
-		return config.Usagef("inject: --events must be at least 1, got %d (leave it out for 100000, or give --duration alone)", opt.Events)
-	case math.IsNaN(opt.Rate) || math.IsInf(opt.Rate, 0) || opt.Rate < 0:
-		return config.Usagef("inject: --rate must be finite and not negative, got %v", opt.Rate)
-	case opt.Rate > traffic.MaxRate:
-		return config.Usagef("inject: --rate must be at most %d events a second (0 writes as fast as Redis takes them), got %g", int64(traffic.MaxRate), opt.Rate)
-	case opt.Dims < 1 || opt.Dims > traffic.MaxDims:
-		return config.Usagef("inject: --dims must be from 1 to %d, got %d", traffic.MaxDims, opt.Dims)
 	}
 	return nil
 }
