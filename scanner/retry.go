@@ -89,22 +89,7 @@ func (s *Sweep) refusal(command, key string, err error) error {
 	if err == nil || !errors.As(err, &re) || errors.As(err, &ce) {
 		return err
 	}
-	return &store.CommandError{Command: command, Key: key, User: userOf(s.rdb), Err: err}
-}
-
-// userOf is the Redis user rdb logs in as: "default" when it gives none.
-func userOf(rdb redis.UniversalClient) string {
-	var u string
-	switch c := rdb.(type) {
-	case *redis.Client:
-		u = c.Options().Username
-	case *redis.ClusterClient:
-		u = c.Options().Username
-	}
-	if u == "" {
-		return "default"
-	}
-	return u
+	return &store.CommandError{Command: command, Key: key, User: store.UserOf(s.rdb), Err: err}
 }
 
 // ErrRestarted says a server restarted during the sweep: the new process places keys by a new
@@ -133,6 +118,16 @@ func (s *Sweep) sameServer(ctx context.Context, addr string, c redis.Cmdable, ch
 		return ErrRestarted
 	}
 	return nil
+}
+
+// verify checks that the server behind c is still the one the sweep began on, and notes that it
+// was, so a master whose sweep is done is not asked again.
+func (s *Sweep) verify(ctx context.Context, addr string, c redis.Cmdable) error {
+	err := s.sameServer(ctx, addr, c, true)
+	s.mu.Lock()
+	s.verified[addr] = err == nil
+	s.mu.Unlock()
+	return err
 }
 
 // infoField is the value of field in an INFO reply, or "".

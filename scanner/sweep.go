@@ -83,9 +83,11 @@ type Sweep struct {
 	mu      sync.Mutex
 	cursors map[string]uint64 // by master address ("" on a standalone server)
 	runIDs  map[string]string // the run_id of each master the sweep began on
-	pending map[string][]Key  // family keys SCAN returned, read with the next SCAN
-	done    map[string]bool
-	started bool
+	// verified holds the masters whose sweep is done and whose run_id was checked after it
+	verified map[string]bool
+	pending  map[string][]Key // family keys SCAN returned, read with the next SCAN
+	done     map[string]bool
+	started  bool
 }
 
 // New returns a sweep over rdb for families.
@@ -104,6 +106,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		groups:   discover.New(discover.Options{Location: opt.Location, MaxShapes: opt.MaxShapes}),
 		cursors:  map[string]uint64{},
 		runIDs:   map[string]string{},
+		verified: map[string]bool{},
 		pending:  map[string][]Key{},
 		done:     map[string]bool{},
 	}

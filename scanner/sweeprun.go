@@ -134,8 +134,12 @@ const readsInFlight = 3
 func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, until time.Time, out chan<- visited) error {
 	s.mu.Lock()
 	if s.done[addr] {
+		verified := s.verified[addr]
 		s.mu.Unlock()
-		return nil
+		if verified {
+			return nil
+		}
+		return s.verify(ctx, addr, c) // its last check failed: the server may have restarted since
 	}
 	s.done[addr] = false // known, and not done: Done waits for it
 	cursor, begun := s.cursors[addr]
@@ -170,7 +174,7 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 		return err
 	default:
 		wg.Wait() // the last reads are in: a restart under them shows now
-		return s.sameServer(ctx, addr, c, true)
+		return s.verify(ctx, addr, c)
 	}
 }
 
