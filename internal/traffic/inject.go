@@ -94,8 +94,8 @@ func (r InjectResult) Problem() error {
 // read of the records still waiting at its deadline is left to end by itself, and what it held is
 // said to be not confirmed.
 const (
-	giveUp, giveUpStopping = 30 * time.Second, 5 * time.Second
-	recordCheck            = time.Second
+	giveUp, giveUpStopping = 30 * time.Second, 900 * time.Millisecond
+	recordCheck            = 300 * time.Millisecond
 )
 
 // Inject generates events on one goroutine and flushes on another, so Redis works while the next
