@@ -253,14 +253,14 @@ func (w *Watcher) Claim(families []*store.Family, st Structures) error {
 	}
 	// New slices: the old ones may share their arrays with the caller's config.
 	w.families = slices.Concat(w.families, families)
-	w.sweepOpt.Structures = w.sweepOpt.Structures.with(st)
-	w.snapOpt.Structures = w.snapOpt.Structures.with(st)
+	w.sweepOpt.Structures = w.sweepOpt.Structures.With(st)
+	w.snapOpt.Structures = w.snapOpt.Structures.With(st)
 	w.restart = true
 	return nil
 }
 
-// with returns s and add together, in new slices.
-func (s Structures) with(add Structures) Structures {
+// With returns s and add together, in new slices.
+func (s Structures) With(add Structures) Structures {
 	return Structures{
 		DelayQueues: slices.Concat(s.DelayQueues, add.DelayQueues),
 		ListQueues:  slices.Concat(s.ListQueues, add.ListQueues),

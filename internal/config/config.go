@@ -185,18 +185,9 @@ func Load(path string, addrs []string) (*Config, error) {
 // word. Whether a family's windows share a cluster slot is not checked here: a command that
 // writes refuses such a family, one that reads warns (CheckCluster).
 func Parse(name string, data []byte, addrs []string) (*Config, error) {
-	data, err := precheck(name, data)
+	src, raw, err := decode(name, data)
 	if err != nil {
 		return nil, err
-	}
-	src := string(data)
-	var raw map[string]any
-	if _, err := toml.Decode(src, &raw); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{File: name, Line: pe.Position.Line, Msg: pe.Message}
-		}
-		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	if len(raw) == 0 {
 		return nil, &Error{File: name, Line: 1, Msg: "the file is empty (no table or key, only blank lines or comments): " +
@@ -225,4 +216,24 @@ func (cfg *Config) SweepOptions(withStructures bool) scanner.Options {
 		opt.Structures = cfg.Structures
 	}
 	return opt
+}
+
+// decode checks data's size and nesting (precheck, which drops a byte order mark) and decodes it
+// as TOML. It returns the text the lines are counted in, and any error as an *Error naming
+// name:line.
+func decode(name string, data []byte) (string, map[string]any, error) {
+	data, err := precheck(name, data)
+	if err != nil {
+		return "", nil, err
+	}
+	src := string(data)
+	var raw map[string]any
+	if _, err := toml.Decode(src, &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return "", nil, &Error{File: name, Line: pe.Position.Line, Msg: pe.Message}
+		}
+		return "", nil, &Error{File: name, Msg: err.Error()}
+	}
+	return src, raw, nil
 }

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"hourglass/scanner"
 	"hourglass/store"
 )
@@ -30,14 +28,9 @@ type Entries struct {
 // gives an entry of the same table is refused, as a name declared twice in one file is. Errors
 // are *Error and name name:line, the line counted in data.
 func (cfg *Config) ParseEntries(name string, data []byte) (*Entries, error) {
-	src := string(data)
-	var raw map[string]any
-	if _, err := toml.Decode(src, &raw); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{File: name, Line: pe.Position.Line, Msg: pe.Message}
-		}
-		return nil, &Error{File: name, Msg: err.Error()}
+	src, raw, err := decode(name, data)
+	if err != nil {
+		return nil, err
 	}
 	c := &checker{file: name, lines: indexLines(src), patternLine: map[string]int{}, defaultZone: cfg.Timezone, taken: cfg.entryNames()}
 	keys := make([]string, 0, len(raw))
@@ -67,16 +60,8 @@ func (e *Entries) CheckCluster() error { return e.checked.CheckCluster() }
 // WithEntries returns a copy of cfg that also holds e's entries, in new slices: cfg is unchanged.
 func (cfg *Config) WithEntries(e *Entries) *Config {
 	out := *cfg
-	s, add := cfg.Structures, e.Structures
 	out.Counters = slices.Concat(cfg.Counters, e.Counters)
-	out.Structures = scanner.Structures{
-		DelayQueues: slices.Concat(s.DelayQueues, add.DelayQueues),
-		ListQueues:  slices.Concat(s.ListQueues, add.ListQueues),
-		Limiters:    slices.Concat(s.Limiters, add.Limiters),
-		Uniques:     slices.Concat(s.Uniques, add.Uniques),
-		Locks:       slices.Concat(s.Locks, add.Locks),
-		JobQueues:   slices.Concat(s.JobQueues, add.JobQueues),
-	}
+	out.Structures = cfg.Structures.With(e.Structures)
 	return &out
 }
 

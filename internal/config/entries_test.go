@@ -71,3 +71,25 @@ inflight = ""
 		}
 	}
 }
+
+// Entries added to a running console (a file the operator names, a proposal) are held to the
+// same bounds as a config file: a byte order mark is dropped, and an oversize or deeply nested
+// text is refused before it is decoded.
+func TestParseEntriesKeepsTheFileBounds(t *testing.T) {
+	cfg, err := Parse("config.toml", Shipped(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := "[[counter]]\nname = \"hits\"\npattern = \"hits:<page>:<window>\"\nhour_format = \"yyyyMMddHH\"\nhour_retention = \"48h\"\n"
+	if _, err := cfg.ParseEntries("bom", append([]byte("\xef\xbb\xbf"), entry...)); err != nil {
+		t.Errorf("an entry after a byte order mark: %v", err)
+	}
+	huge := entry + "# " + strings.Repeat("x", MaxFileSize) + "\n"
+	if _, err := cfg.ParseEntries("huge", []byte(huge)); err == nil || !strings.Contains(err.Error(), "1 MiB") {
+		t.Errorf("an entry text over 1 MiB: %v", err)
+	}
+	deep := "x = " + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + "\n"
+	if _, err := cfg.ParseEntries("deep", []byte(deep)); err == nil || !strings.Contains(err.Error(), "deep") {
+		t.Errorf("an entry text nested 1,000 deep: %v", err)
+	}
+}
