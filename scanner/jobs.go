@@ -119,7 +119,7 @@ func (a *structAgg) jobQueueNames(ctx context.Context, rdb redis.UniversalClient
 
 // jobQueueOf renders one queue's stats; a count the library does not keep there is null.
 func jobQueueOf(queue string, st store.JobStats, err error) JobQueue {
-	q := JobQueue{Queue: Escape(queue), States: map[string]int64{}}
+	q := JobQueue{Queue: Escape(queue), RawQueue: queue, States: map[string]int64{}}
 	if err != nil {
 		q.Error = err.Error()
 		return q

@@ -118,7 +118,7 @@ func (a *structAgg) addLimiter(k *Key) {
 	}
 	var i int
 	if l.top, i = topSlot(l.top, n, maxTopKeys, keyCount); i >= 0 {
-		l.top[i] = KeyCount{Key: Escape(k.Name), Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: n, TTLMS: ttlMS(k.TTL)}
+		l.top[i] = KeyCount{Key: Escape(k.Name), Raw: k.Name, Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: n, TTLMS: ttlMS(k.TTL)}
 	}
 }
 
@@ -142,7 +142,7 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 	var i int
 	if l.top, i = topSlot(l.top, st.Used, maxTopKeys, keyCount); i >= 0 {
 		rem, lim := st.Remaining, st.Limit
-		kc := KeyCount{Key: Escape(k.Name), Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: st.Used, TTLMS: -1,
+		kc := KeyCount{Key: Escape(k.Name), Raw: k.Name, Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: st.Used, TTLMS: -1,
 			Remaining: &rem, Limit: &lim, Refused: st.Rejected}
 		if st.ResetIn >= 0 {
 			kc.TTLMS = st.ResetIn.Milliseconds()
@@ -160,7 +160,7 @@ func (a *structAgg) addLock(k *Key, now time.Time, opt SnapshotOptions) {
 		return
 	}
 	l.held++
-	ex := LockHolder{Key: Escape(k.Name), Token: Escape(k.Value), TTLMS: ttlMS(k.TTL), AgeMS: -1}
+	ex := LockHolder{Key: Escape(k.Name), Raw: k.Name, Token: Escape(k.Value), TTLMS: ttlMS(k.TTL), AgeMS: -1}
 	if ms, ok := tokenTime(k.Value); ok {
 		ex.AgeMS = max(now.UnixMilli()-ms, 0)
 	}

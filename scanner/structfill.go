@@ -73,7 +73,7 @@ func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) [
 // listQueueOf reads one list queue.
 func listQueueOf(ctx context.Context, rdb redis.UniversalClient, q ListQueueSpec, key string) ListQueue {
 	processing := q.Processing.Of(key, store.ProcessingKey)
-	lq := ListQueue{Name: q.Name, Key: Escape(key), ProcessingKey: Escape(processing)}
+	lq := ListQueue{Name: q.Name, Key: Escape(key), RawKey: key, ProcessingKey: Escape(processing)}
 	if rdb == nil {
 		return lq
 	}
@@ -168,7 +168,7 @@ func str(v any) string {
 // delayQueueOf reads one delay queue.
 func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSpec, key string, now time.Time) DelayQueue {
 	inflight := q.InFlight.Of(key, store.InFlightKey)
-	dq := DelayQueue{Name: q.Name, Key: Escape(key), Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{}}
+	dq := DelayQueue{Name: q.Name, Key: Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{}}
 	if rdb == nil {
 		return dq
 	}

@@ -6,7 +6,9 @@ package scanner
 // DelayQueue is a delay queue now.
 type DelayQueue struct {
 	Name string `json:"name"`
-	Key  string `json:"key"`
+	Key  string `json:"key"` // escaped
+	// RawKey is the key's own bytes, for the console's reads and actions.
+	RawKey string `json:"-"`
 	// Pattern is the entry's pattern, for a queue a pattern found (or, with Key "", for a
 	// pattern that found none).
 	Pattern  string `json:"pattern,omitempty"`
@@ -30,8 +32,10 @@ type DelayQueue struct {
 
 // ListQueue is a list queue now.
 type ListQueue struct {
-	Name    string `json:"name"`
-	Key     string `json:"key"`
+	Name   string `json:"name"`
+	Key    string `json:"key"` // escaped
+	RawKey string `json:"-"`   // the key's own bytes
+
 	Pattern string `json:"pattern,omitempty"`
 	Missing bool   `json:"missing,omitempty"`
 	Length  int64  `json:"length"`
@@ -85,6 +89,7 @@ type Limiter struct {
 // KeyCount is one key with its count.
 type KeyCount struct {
 	Key   string            `json:"key"` // escaped
+	Raw   string            `json:"-"`   // the key's own bytes
 	Dims  map[string]string `json:"dims"`
 	Count int64             `json:"count"`
 	TTLMS int64             `json:"ttl_ms"` // for a library's limiter key: until it allows again or its window ends
@@ -146,6 +151,7 @@ type Lock struct {
 // LockHolder is one held lock.
 type LockHolder struct {
 	Key   string `json:"key"`    // escaped
+	Raw   string `json:"-"`      // the key's own bytes
 	Token string `json:"token"`  // escaped
 	TTLMS int64  `json:"ttl_ms"` // -1: none
 	AgeMS int64  `json:"age_ms"` // -1 when the token does not say (a lock another library took)
@@ -172,7 +178,8 @@ type JobQueues struct {
 // JobQueue is one queue of a job library. A count the library does not keep for the queue is
 // null, never 0.
 type JobQueue struct {
-	Queue     string `json:"queue"` // "" for the library's shared counts
+	Queue     string `json:"queue"` // escaped; "" for the library's shared counts
+	RawQueue  string `json:"-"`     // the queue's own name
 	Waiting   *int64 `json:"waiting"`
 	Active    *int64 `json:"active"`
 	Scheduled *int64 `json:"scheduled"`
