@@ -105,6 +105,11 @@ func (j asynqJobs) classify(key string) (JobKey, bool) {
 	return JobKey{}, false
 }
 
+// queueKey is one of queue's keys, asynq:{<queue>}:<suffix>; a task's hash is queueKey(queue, "t:"+id).
+func (j asynqJobs) queueKey(queue, suffix string) string {
+	return j.prefix + ":{" + queue + "}:" + suffix
+}
+
 func asynqQueueSuffix(s string) bool {
 	if asynqQueueKeys[s] {
 		return true
@@ -129,7 +134,7 @@ func (j asynqJobs) registered(ctx context.Context, rdb redis.Cmdable, registry s
 }
 
 func (j asynqJobs) stats(ctx context.Context, rdb redis.Cmdable, queue string, now time.Time) (JobStats, error) {
-	key := func(suffix string) string { return j.prefix + ":{" + queue + "}:" + suffix }
+	key := func(suffix string) string { return j.queueKey(queue, suffix) }
 	pipe := rdb.Pipeline()
 	counts := make([]*redis.IntCmd, len(asynqStates))
 	for i, s := range asynqStates {
@@ -177,7 +182,7 @@ func (j asynqJobs) aggregating(ctx context.Context, rdb redis.Cmdable, queue str
 	pipe := rdb.Pipeline()
 	cards := make([]*redis.IntCmd, len(groups))
 	for i, g := range groups {
-		cards[i] = pipe.ZCard(ctx, j.prefix+":{"+queue+"}:g:"+g)
+		cards[i] = pipe.ZCard(ctx, j.queueKey(queue, "g:"+g))
 	}
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return 0, err

@@ -113,6 +113,11 @@ func (j bullmqJobs) classify(key string) (JobKey, bool) {
 	return JobKey{Queue: q}, q != ""
 }
 
+// queueKey is one of queue's keys, <prefix>:<queue>:<suffix>; a job's hash is queueKey(queue, id).
+func (j bullmqJobs) queueKey(queue, suffix string) string {
+	return j.prefix + ":" + queue + ":" + suffix
+}
+
 func isDigits(s string) bool {
 	for _, c := range []byte(s) {
 		if c < '0' || c > '9' {
@@ -130,7 +135,7 @@ func (j bullmqJobs) registered(context.Context, redis.Cmdable, string) ([]string
 }
 
 func (j bullmqJobs) stats(ctx context.Context, rdb redis.Cmdable, queue string, now time.Time) (JobStats, error) {
-	key := func(suffix string) string { return j.prefix + ":" + queue + ":" + suffix }
+	key := func(suffix string) string { return j.queueKey(queue, suffix) }
 	pipe := rdb.Pipeline()
 	counts := make([]*redis.IntCmd, len(bullmqStates))
 	lasts := make([]*redis.StringCmd, len(bullmqStates))

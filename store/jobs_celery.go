@@ -115,6 +115,11 @@ func (j celeryJobs) celeryListNames(queue string) []string {
 	return names
 }
 
+// unackedKey is the hash of the messages delivered and not acknowledged, of all queues;
+// unackedIndexKey the sorted set of when each was delivered.
+func (j celeryJobs) unackedKey() string      { return j.prefix + "unacked" }
+func (j celeryJobs) unackedIndexKey() string { return j.prefix + "unacked_index" }
+
 func (j celeryJobs) stats(ctx context.Context, rdb redis.Cmdable, queue string, _ time.Time) (JobStats, error) {
 	pipe := rdb.Pipeline()
 	var lens []*redis.IntCmd
@@ -137,8 +142,8 @@ func (j celeryJobs) stats(ctx context.Context, rdb redis.Cmdable, queue string, 
 // shared is the messages delivered and not acknowledged, of all queues together.
 func (j celeryJobs) shared(ctx context.Context, rdb redis.Cmdable, _ time.Time) (*JobStats, error) {
 	pipe := rdb.Pipeline()
-	unacked := pipe.HLen(ctx, j.prefix+"unacked")
-	index := pipe.ZCard(ctx, j.prefix+"unacked_index")
+	unacked := pipe.HLen(ctx, j.unackedKey())
+	index := pipe.ZCard(ctx, j.unackedIndexKey())
 	if err := execReads(ctx, pipe); err != nil {
 		return nil, err
 	}
