@@ -79,9 +79,10 @@ func cliTarget(rdb redis.UniversalClient) []string {
 }
 
 // shellQuote quotes s as one word for a POSIX shell: bare when it holds only characters no shell
-// treats specially, '...' when it is printable UTF-8 (a ' written '\''), and bash's $'...'
-// otherwise, with every byte that is not printable as \xHH. The result holds no control byte
-// and no character that changes how a terminal draws what follows (bidi overrides among them).
+// treats specially, '...' when it is printable UTF-8 (a quote in it ends the quoting, escaped,
+// and opens it again), and bash's $'...' otherwise, with every byte that is not printable as
+// \xHH. The result holds no control byte and no character that changes how a terminal draws
+// what follows (bidi overrides among them).
 func shellQuote(s string) string {
 	if s == "" {
 		return "''"
