@@ -116,3 +116,7 @@ type LockDetail struct {
 	ReadAt  time.Time
 	Command string // redis-cli command that reads the key
 }
+
+// RawKey is the tuple's key in the window it was read from, as stored: what the drill-down
+// passes to Watcher.Dim.
+func (d DimsValue) RawKey() string { return d.key }

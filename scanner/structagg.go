@@ -55,10 +55,10 @@ type uniqWin struct {
 }
 
 // maxTopKeys is how many keys a limiter's top list keeps; maxLockExamples how many held locks a
-// lock pattern shows; maxPatternQueues how many of a delay queue pattern's queues are reported.
+// lock pattern shows (those without a TTL first); maxPatternQueues how many of a delay queue pattern's queues are reported.
 const (
 	maxTopKeys       = 10
-	maxLockExamples  = 5
+	maxLockExamples  = 10
 	maxPatternQueues = 20
 )
 
@@ -172,8 +172,16 @@ func (a *structAgg) addLock(k *Key, now time.Time, opt SnapshotOptions) {
 				Key: ex.Key, TTLMS: -1, Value: ex.Token})
 		}
 	}
-	if len(l.examples) < maxLockExamples {
+	switch {
+	case len(l.examples) < maxLockExamples:
 		l.examples = append(l.examples, ex)
+	case ex.TTLMS == -1: // a lock held forever is the one to show: it takes a place of one with a TTL
+		for i, e := range l.examples {
+			if e.TTLMS != -1 {
+				l.examples[i] = ex
+				break
+			}
+		}
 	}
 }
 

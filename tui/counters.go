@@ -11,13 +11,16 @@ import (
 	"hourglass/scanner"
 )
 
-// counters is the table of families; enter opens one family.
+// counters is the table of families; enter opens one family, and enter on one of its top dims
+// opens that tuple (a dimLevel).
 type counters struct {
-	c      *common
-	sel    int
-	open   string // the family drilled into, "" for the table
-	filter string
-	topSel int
+	c         *common
+	sel       int
+	open      string // the family drilled into, "" for the table
+	filter    string // the table's
+	famFilter string // the open family's top dims'
+	topSel    int
+	d         drill // the levels below the family
 }
 
 // visible lists the families the table shows, after the filter.
@@ -37,7 +40,40 @@ func newCounters(c *common) *counters { return &counters{c: c} }
 
 func (v *counters) filterable() bool { return true }
 
-func (v *counters) setFilter(text string) { v.filter, v.sel, v.topSel = text, 0, 0 }
+func (v *counters) setFilter(text string) {
+	switch {
+	case v.d.top() != nil:
+		v.d.top().setFilter(text)
+	case v.open != "":
+		v.famFilter, v.topSel = text, 0
+	default:
+		v.filter, v.sel = text, 0
+	}
+}
+
+func (v *counters) filterText() string {
+	switch {
+	case v.d.top() != nil:
+		return v.d.top().filterText()
+	case v.open != "":
+		return v.famFilter
+	}
+	return v.filter
+}
+
+func (v *counters) crumbs() []string {
+	if v.open == "" {
+		return nil
+	}
+	return append([]string{v.open}, v.d.crumbs()...)
+}
+
+func (v *counters) refresh() tea.Cmd {
+	if l := v.d.top(); l != nil {
+		return l.refresh()
+	}
+	return nil
+}
 
 func (v *counters) family() string {
 	if v.open != "" {
@@ -50,15 +86,21 @@ func (v *counters) family() string {
 }
 
 func (v *counters) back() bool {
+	if v.d.pop() {
+		return true
+	}
 	if v.open == "" {
 		return false
 	}
-	v.open, v.topSel = "", 0
+	v.open, v.topSel, v.famFilter = "", 0, ""
 	return true
 }
 
 func (v *counters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	k := v.c.keys
+	if l := v.d.top(); l != nil {
+		return l.key(msg)
+	}
 	switch {
 	case key.Matches(msg, k.Up):
 		if v.open != "" {
@@ -72,8 +114,10 @@ func (v *counters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		} else {
 			v.sel = min(v.sel+1, max(len(v.visible())-1, 0))
 		}
+	case key.Matches(msg, k.Enter) && v.open != "":
+		return true, v.openDim()
 	case key.Matches(msg, k.Enter):
-		if vis := v.visible(); v.open == "" && v.sel < len(vis) {
+		if vis := v.visible(); v.sel < len(vis) {
 			v.open, v.topSel = vis[v.sel], 0
 		}
 	default:
@@ -88,6 +132,9 @@ func (v *counters) render(w, h int) string {
 		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
 	}
 	if v.open != "" {
+		if l := v.d.top(); l != nil {
+			return l.render(w, h)
+		}
 		if f := snap.Family(v.open); f != nil {
 			return v.detail(f, w, h)
 		}
@@ -180,10 +227,10 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 		lines = append(lines, st.Muted.Render("No keys in the current "+g+" yet."))
 		return strings.Join(lines, "\n")
 	}
-	top, live := cw.Top, v.live(f.Family, g, cw.Window)
+	top, shown, live := v.shownTop(f, g, cw)
 	last := "SHARE"
 	if live != nil {
-		top, last = live.Top, "SINCE SWEEP"
+		last = "SINCE SWEEP"
 		if !live.SweptAt.IsZero() {
 			last = "SINCE " + live.SweptAt.In(v.c.opt.Location).Format("15:04:05")
 		}
@@ -192,12 +239,6 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 		{title: "#", right: true}, {title: "TOP DIMS THIS " + strings.ToUpper(g), flex: true},
 		{title: "VALUE", right: true}, {title: last, right: true},
 	}}
-	var shown []int // top's rows the filter keeps
-	for i, dv := range top {
-		if matches(v.filter, format.DimsText(f.Dims, dv.Dims)) {
-			shown = append(shown, i)
-		}
-	}
 	v.topSel = min(v.topSel, max(len(shown)-1, 0))
 	t.selected = v.topSel
 	for i, at := range shown {
@@ -222,6 +263,45 @@ func (v *counters) detail(f *scanner.FamilyStats, w, h int) string {
 	lines = append(lines, tl[0])
 	lines = append(lines, tl[1+from:1+to]...)
 	return strings.Join(lines, "\n")
+}
+
+// shownTop is the family's top dims of the current window g as the detail lists them (read live
+// when the last poll did), with the indexes the filter keeps.
+func (v *counters) shownTop(f *scanner.FamilyStats, g string, cw *scanner.WindowStats) ([]scanner.DimsValue, []int, *scanner.LiveWindow) {
+	top, live := cw.Top, v.live(f.Family, g, cw.Window)
+	if live != nil {
+		top = live.Top
+	}
+	var shown []int
+	for i, dv := range top {
+		if matches(v.famFilter, format.DimsText(f.Dims, dv.Dims)) {
+			shown = append(shown, i)
+		}
+	}
+	return top, shown, live
+}
+
+// openDim opens the selected top dims tuple of the open family.
+func (v *counters) openDim() tea.Cmd {
+	snap := v.c.status.Snapshot
+	if snap == nil {
+		return nil
+	}
+	f := snap.Family(v.open)
+	if f == nil || len(f.Granularities) == 0 {
+		return nil
+	}
+	g := f.Granularities[0]
+	cw := f.CurrentWindow(g)
+	if cw == nil {
+		return nil
+	}
+	top, shown, _ := v.shownTop(f, g, cw)
+	if v.topSel >= len(shown) {
+		return nil
+	}
+	dv := top[shown[v.topSel]]
+	return v.d.push(newDimLevel(v.c, f.Family, dv.RawKey(), format.DimsText(f.Dims, dv.Dims)))
 }
 
 // summaryLines head a family's detail: its pattern, current totals, rate and key count, its

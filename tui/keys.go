@@ -15,6 +15,13 @@ type KeyMap struct {
 	// Claim adds the selected unclaimed group's entry to the session; Propose writes every
 	// group's entry to a file.
 	Claim, Propose key.Binding
+	// The drill-down's: Copy shows (and copies) the redis-cli command of the key on screen;
+	// sections and pages of a queue's tasks; the writes on one task or key.
+	Copy                       key.Binding
+	NextSection, PrevSection   key.Binding
+	NextPage, PrevPage         key.Binding
+	RunNow, Return, DeleteTask key.Binding
+	FixTTL, Unlock             key.Binding
 	// Not in the help: editing keys of the filter line and the repair overlay, and the quit
 	// that works even while typing.
 	Erase, Confirm, ForceQuit key.Binding
@@ -23,24 +30,34 @@ type KeyMap struct {
 // DefaultKeyMap returns the console's bindings.
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
-		Next:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
-		Prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Enter:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Inject:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inject burst")),
-		Traffic:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "test traffic")),
-		Repair:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "repair TTLs")),
-		Claim:     key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add group to session")),
-		Propose:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write proposal to a file")),
-		Erase:     key.NewBinding(key.WithKeys("backspace")),
-		Confirm:   key.NewBinding(key.WithKeys("y")),
-		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c")),
+		Next:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
+		Prev:        key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Enter:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:        key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Pause:       key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Inject:      key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inject burst")),
+		Traffic:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "test traffic")),
+		Repair:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "repair TTLs")),
+		Claim:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add group to session")),
+		Propose:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write proposal to a file")),
+		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "redis-cli command")),
+		NextSection: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next section")),
+		PrevSection: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "previous section")),
+		NextPage:    key.NewBinding(key.WithKeys("pgdown", "]"), key.WithHelp("pgdn/]", "next page")),
+		PrevPage:    key.NewBinding(key.WithKeys("pgup", "["), key.WithHelp("pgup/[", "previous page")),
+		RunNow:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "run task now")),
+		Return:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "return in-flight task")),
+		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete task")),
+		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair key's TTL")),
+		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock without TTL")),
+		Erase:       key.NewBinding(key.WithKeys("backspace")),
+		Confirm:     key.NewBinding(key.WithKeys("y")),
+		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c")),
 	}
 	for i, name := range viewNames {
 		n := string(rune('1' + i))
@@ -58,7 +75,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Tabs[0], k.Tabs[1], k.Tabs[2], k.Tabs[3], k.Tabs[4], k.Tabs[5], k.Tabs[6], k.Next, k.Prev},
-		{k.Up, k.Down, k.Enter, k.Back, k.Filter},
+		{k.Up, k.Down, k.Enter, k.Back, k.Filter, k.Copy, k.PrevSection, k.NextSection, k.PrevPage, k.NextPage},
+		{k.RunNow, k.Return, k.DeleteTask, k.FixTTL, k.Unlock},
 		{k.Inject, k.Traffic, k.Repair, k.Claim, k.Propose, k.Pause, k.Help, k.Quit},
 	}
 }

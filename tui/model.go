@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -35,6 +36,9 @@ type common struct {
 	// claims are the unclaimed groups added to the session (or being added, or refused), by
 	// pattern.
 	claims map[string]claim
+
+	ctx   context.Context // ends the drill-down's reads
+	flash func(string)    // says an outcome in the footer
 }
 
 // historyLen is how many snapshots the sparklines of queues and limiters span.
@@ -66,9 +70,19 @@ func (c *common) record() {
 	for _, q := range s.ListQueues {
 		add("lq.length."+q.Key, q.Length)
 	}
+	seen := map[string]bool{}
 	for _, l := range s.Limiters {
 		if l.RejectedPerSec != nil {
 			add("lim.rejected."+l.Name, int64(*l.RejectedPerSec+0.5))
+		}
+		for _, k := range l.Top {
+			add(limHistory(l.Name, k.Raw), k.Count)
+			seen[limHistory(l.Name, k.Raw)] = true
+		}
+	}
+	for k := range c.history { // a key that left the top lists leaves the history: it stays bounded
+		if strings.HasPrefix(k, limHistoryPrefix) && !seen[k] {
+			delete(c.history, k)
 		}
 	}
 }
@@ -85,6 +99,12 @@ type view interface {
 	family() string
 	// back leaves a drill-down; it reports whether there was one.
 	back() bool
+	// crumbs are the drill-down's levels open below the view, for the breadcrumb (none at the
+	// view's own table); filterText is the filter of the level on screen.
+	crumbs() []string
+	filterText() string
+	// refresh reads the open drill-down level again (after each poll); nil when there is none.
+	refresh() tea.Cmd
 }
 
 // Model is the console's root model: it owns polling, the header, tabs, footer and overlays, and
@@ -115,7 +135,8 @@ type Model struct {
 	flash        string             // the last action's outcome
 	flashAt      time.Time
 	traffic      map[string]bool
-	prompt       *prompt // the Unclaimed view's overlay: a confirmation, or a file's path
+	prompt       *prompt     // the Unclaimed view's overlay: a confirmation, or a file's path
+	keyConfirm   *keyConfirm // a drill-down write waiting for its confirmation
 
 	// trafficFaults are the failing test traffics' last faults, by family, while they last.
 	trafficFaults map[string]TrafficNews
@@ -136,10 +157,11 @@ func New(opt Options, styles theme.Styles) *Model {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &common{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24, claims: map[string]claim{}}
+	c := &common{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24, claims: map[string]claim{}, ctx: ctx}
 	h := help.New()
 	h.Styles = styles.Help
 	m := &Model{c: c, help: h, ctx: ctx, traffic: map[string]bool{}, trafficFaults: map[string]TrafficNews{}}
+	c.flash = m.flashf
 	m.views = []view{
 		newOverview(c), newCounters(c), newTTLView(c),
 		newQueues(c), newLimiters(c), newUniques(c), newUnclaimed(c),
@@ -178,6 +200,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleProposal(msg)
 	case trafficMsg:
 		return m, m.handleTraffic(msg)
+	case loadedMsg:
+		msg.to.loaded(msg.seq, msg.val, msg.err)
+	case askMsg:
+		m.keyConfirm = msg.kc
+	case keyActionMsg:
+		return m, m.handleKeyAction(msg)
 	}
 	return m, nil
 }
@@ -191,10 +219,12 @@ func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 // handleKey serves, in order: an open overlay, the filter line, the global keys, the view.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.keys
-	if key.Matches(msg, k.ForceQuit) || (key.Matches(msg, k.Quit) && !m.filtering && m.modal == nil && m.prompt == nil) {
+	if key.Matches(msg, k.ForceQuit) || (key.Matches(msg, k.Quit) && !m.filtering && m.modal == nil && m.prompt == nil && m.keyConfirm == nil) {
 		return tea.Quit
 	}
 	switch {
+	case m.keyConfirm != nil:
+		return m.keyConfirmKey(msg)
 	case m.modal != nil:
 		return m.modalKey(msg)
 	case m.prompt != nil:
@@ -221,6 +251,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !m.views[m.active].back() && m.filter != "" {
 			m.setFilter("")
 		}
+		m.filter = m.views[m.active].filterText() // the level now on screen kept its own
 	case key.Matches(msg, k.Pause):
 		return m.togglePause()
 	case key.Matches(msg, k.Inject):
@@ -239,6 +270,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		_, cmd := m.views[m.active].key(msg)
+		m.filter = m.views[m.active].filterText() // enter opens a level with a filter of its own
 		return cmd
 	}
 	return nil

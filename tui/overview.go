@@ -23,6 +23,9 @@ func (o *overview) setFilter(string)                    {}
 func (o *overview) filterable() bool                    { return false }
 func (o *overview) family() string                      { return "" }
 func (o *overview) back() bool                          { return false }
+func (o *overview) crumbs() []string                    { return nil }
+func (o *overview) filterText() string                  { return "" }
+func (o *overview) refresh() tea.Cmd                    { return nil }
 
 func (o *overview) render(w, h int) string {
 	st := o.c.styles

@@ -85,7 +85,8 @@ func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
 	if m.paused {
 		return nil
 	}
-	return tick(m.gen, m.c.opt.Refresh)
+	// The drill-down level on screen reads its keys again at the console's rate.
+	return tea.Batch(tick(m.gen, m.c.opt.Refresh), m.views[m.active].refresh())
 }
 
 func redraw() tea.Cmd {

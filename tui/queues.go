@@ -4,16 +4,18 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
-// queues shows the delay and list queues and the job libraries' queues.
-type queues struct{ listView }
+// queues shows the delay and list queues and the job libraries' queues; enter lists the
+// selected queue's tasks.
+type queues struct{ drillView }
 
-func newQueues(c *common) *queues { return &queues{listView{c: c}} }
+func newQueues(c *common) *queues { return &queues{drillView{listView: listView{c: c}}} }
 
 // queueRows counts the rows the selection runs over.
 func queueRows(s *scanner.Snapshot) int {
@@ -28,13 +30,28 @@ func queueRows(s *scanner.Snapshot) int {
 }
 
 func (v *queues) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	if s := v.c.status.Snapshot; s != nil {
-		return v.move(msg, queueRows(s))
+	if l := v.d.top(); l != nil {
+		return l.key(msg)
 	}
-	return false, nil
+	s := v.c.status.Snapshot
+	if s == nil {
+		return false, nil
+	}
+	if key.Matches(msg, v.c.keys.Enter) {
+		ref, title, why := queueRefAt(s, v.filter, v.sel)
+		if why != "" {
+			v.c.flash(why)
+			return true, nil
+		}
+		return true, v.d.push(newTaskLevel(v.c, ref, title))
+	}
+	return v.move(msg, queueRows(s))
 }
 
 func (v *queues) render(w, h int) string {
+	if l := v.d.top(); l != nil {
+		return l.render(w, h)
+	}
 	s := v.c.status.Snapshot
 	if s == nil {
 		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
@@ -218,4 +235,52 @@ func keyOrPattern(key, pattern string) string {
 		return pattern
 	}
 	return key
+}
+
+// queueRefAt is the queue of the selection's row, in the order render lists them, with its
+// title; why says why a row opens nothing (a pattern that found no key, a queue not read).
+func queueRefAt(s *scanner.Snapshot, filter string, sel int) (ref scanner.QueueRef, title, why string) {
+	row := 0
+	for _, q := range s.DelayQueues {
+		if matches(filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
+			if row == sel {
+				return scanner.QueueRef{Kind: scanner.QueueDelay, Name: q.Name, Key: q.RawKey}, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
+			}
+			row++
+		}
+	}
+	for _, q := range s.ListQueues {
+		if matches(filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
+			if row == sel {
+				return scanner.QueueRef{Kind: scanner.QueueList, Name: q.Name, Key: q.RawKey}, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
+			}
+			row++
+		}
+	}
+	for _, e := range s.JobQueues {
+		rows := e.Queues
+		if e.Shared != nil && e.Shared.HasCounts() {
+			rows = append(append([]scanner.JobQueue(nil), rows...), scanner.JobQueue{Queue: "(all queues)"})
+		}
+		for _, q := range rows {
+			if matches(filter, e.Name, q.Queue) {
+				if row == sel {
+					return scanner.QueueRef{Kind: scanner.QueueJob, Name: e.Name, Queue: q.RawQueue}, e.Name + " " + q.Queue, rowWhy(false, q.Error)
+				}
+				row++
+			}
+		}
+	}
+	return ref, "", "no queue selected"
+}
+
+// rowWhy says why a queue's row opens no tasks.
+func rowWhy(missing bool, err string) string {
+	switch {
+	case missing:
+		return "no key matches this queue's pattern: there are no tasks to list"
+	case err != "":
+		return "this queue could not be read: " + err
+	}
+	return ""
 }

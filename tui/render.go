@@ -25,6 +25,9 @@ func (m *Model) Render() string {
 		return "hourglass: the terminal is too small"
 	}
 	top := append(m.header(w), m.tabBar(w))
+	if crumbs := m.views[m.active].crumbs(); len(crumbs) > 0 {
+		top = append(top, m.breadcrumb(crumbs, w))
+	}
 	if m.err != nil {
 		top = append([]string{m.banner(w)}, top...)
 	}
@@ -34,6 +37,8 @@ func (m *Model) Render() string {
 	switch {
 	case m.showHelp:
 		body = m.overlay(w, bodyH, strings.Split(m.helpText(), "\n"))
+	case m.keyConfirm != nil:
+		body = m.overlay(w, bodyH, m.keyConfirmText())
 	case m.modal != nil:
 		body = m.overlay(w, bodyH, m.modalText())
 	case m.prompt != nil:
@@ -86,6 +91,20 @@ func (m *Model) header(w int) []string {
 		parts = append(parts, "first sweep: "+format.Commas(m.c.status.Sweep.KeysSeen)+" keys")
 	}
 	return []string{fit(line1, w), fit(strings.Join(parts, st.Muted.Render("  ·  ")), w)}
+}
+
+// breadcrumb says where in the drill-down the screen is: the view, then each level open below
+// it. A long one keeps its end, where the operator is.
+func (m *Model) breadcrumb(crumbs []string, w int) string {
+	st := m.c.styles
+	sep := st.Muted.Render(" › ")
+	parts := append([]string{viewNames[m.active]}, crumbs...)
+	for len(parts) > 2 && lipgloss.Width(strings.Join(parts, sep)) > w {
+		parts = append([]string{"…"}, parts[2:]...)
+	}
+	last := len(parts) - 1
+	parts[last] = st.Title.Render(parts[last])
+	return fit(strings.Join(parts, sep), w)
 }
 
 func (m *Model) activeTraffic() string {

@@ -43,6 +43,32 @@ type TrafficNews struct {
 	Ended bool      // the traffic stopped by itself; Err says why
 }
 
+// Inspector reads what the drill-down views show, one structure's keys at a time, on demand:
+// called in tea.Cmds, never in Update. scanner.Watcher is the real one.
+type Inspector interface {
+	// Dim reads every retained window of the dims tuple whose current key is key.
+	Dim(ctx context.Context, family, key string) (scanner.DimDetail, error)
+	// TaskSections are the sections the queue keeps, in the order shown (no Redis I/O).
+	TaskSections(ref scanner.QueueRef) []scanner.TaskSection
+	// Tasks reads one page of a queue's section.
+	Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error)
+	LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error)
+	LockHolder(ctx context.Context, lock, key string) (scanner.LockDetail, error)
+	// RedisCLI is the redis-cli command line that runs args against the target, quoted for a
+	// shell (no Redis I/O).
+	RedisCLI(args ...string) string
+}
+
+// KeyActions are the drill-down's writes, each on one task or key. A read-only console has none
+// (Options.KeyActions nil). Each says in one line what it did.
+type KeyActions interface {
+	ActOnTask(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, t scanner.Task, a scanner.TaskAction) (string, error)
+	// RepairKey gives one counter key without a TTL its window-aligned expiry.
+	RepairKey(ctx context.Context, family, key string) (string, error)
+	// ReleaseLock deletes a lock that has no TTL, if holder still holds it.
+	ReleaseLock(ctx context.Context, lock, key, holder string) (string, error)
+}
+
 // Session changes what the running console counts, and writes what it found to a file of the
 // operator's. Neither writes to Redis, so a read-only console has one too. Its methods run in
 // tea.Cmds, never in Update.
@@ -77,6 +103,10 @@ type Options struct {
 	Source  Source
 	Actions Actions
 	Session Session // nil: the Unclaimed view's a and w are off
+	// Inspector feeds the drill-down views (nil: enter goes no deeper than the Snapshot);
+	// KeyActions are their writes (nil when writes are off).
+	Inspector  Inspector
+	KeyActions KeyActions
 	// ReadOnlyWhy says why writes are off, shown where a write key is pressed.
 	ReadOnlyWhy string
 	Refresh     time.Duration // poll interval (at least scanner.MinRefresh)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -24,6 +23,9 @@ func (v *listView) filterable() bool      { return true }
 func (v *listView) setFilter(text string) { v.filter, v.sel = text, 0 }
 func (v *listView) family() string        { return "" }
 func (v *listView) back() bool            { return false }
+func (v *listView) crumbs() []string      { return nil }
+func (v *listView) filterText() string    { return v.filter }
+func (v *listView) refresh() tea.Cmd      { return nil }
 
 func (v *listView) move(msg tea.KeyPressMsg, n int) (bool, tea.Cmd) {
 	switch {
@@ -47,94 +49,6 @@ func (c *common) spark(k string, w int) string {
 		return ""
 	}
 	return c.styles.Spark.Render(format.Sparkline(h))
-}
-
-// limiters shows each limiter and the busiest keys of the selected one.
-type limiters struct{ listView }
-
-func newLimiters(c *common) *limiters { return &limiters{listView{c: c}} }
-
-func (v *limiters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	if s := v.c.status.Snapshot; s != nil {
-		return v.move(msg, len(s.Limiters))
-	}
-	return false, nil
-}
-
-func (v *limiters) render(w, h int) string {
-	s := v.c.status.Snapshot
-	if s == nil {
-		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
-	}
-	if len(s.Limiters) == 0 {
-		return newPlaceholder(v.c, limitersText).render(w, h)
-	}
-	st := v.c.styles
-	// Most telling first: a narrow terminal drops columns from the right.
-	t := &table{styles: v.c, cols: []column{
-		{title: "LIMITER", flex: true}, {title: "KEYS", right: true}, {title: "AT LIMIT", right: true}, {title: "OVER", right: true},
-		{title: "REJECTED/S", right: true}, {title: "ALLOWED/S", right: true}, {title: "HITS", right: true},
-		{title: "LIMIT", right: true}, {title: "WINDOW", right: true}, {title: "KIND"}, {title: "REJECTED/S OVER TIME", optional: true},
-	}}
-	own := func(l scanner.Limiter) bool { return l.Layout == "" || l.Layout == "hourglass" }
-	var shown []scanner.Limiter
-	for _, l := range s.Limiters {
-		if matches(v.filter, l.Name) {
-			shown = append(shown, l)
-		}
-	}
-	if len(shown) == 0 {
-		return st.Muted.Render(fmt.Sprintf("No limiter matches %q (esc clears the filter).", v.filter))
-	}
-	v.sel = min(v.sel, len(shown)-1)
-	t.selected = v.sel
-	perSec := func(p *float64, hourTotal int64) string {
-		if p != nil {
-			return format.Rate(*p)
-		}
-		// The first snapshot (or the first of an hour): this hour's average, up to when it was taken.
-		taken := s.TakenAt
-		return "~" + format.Rate(float64(hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
-	}
-	for _, l := range shown {
-		if !own(l) { // a library's decisions are its own: hourglass counts no rates for them
-			t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.NotKept,
-				format.NotKept, format.NotKept, format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit), millisOrKey(l.WindowMS), l.Layout, ""})
-			continue
-		}
-		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.Commas(l.OverLimit),
-			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), format.Commas(l.Limit),
-			format.Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
-	}
-	lines := t.render(w)
-	l := shown[v.sel]
-	if l.Unknown > 0 {
-		lines = append(lines, st.Warn.Render(fit(fmt.Sprintf("%s keys in no layout %s reads (unknown layout), e.g. %s", format.Commas(l.Unknown), l.Layout, l.UnknownNote), w)))
-	}
-	if !own(l) && l.RefusedInWindow > 0 {
-		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)",
-			format.Total(l.RefusedInWindow, l.RefusedSaturated), l.Layout), w)))
-	}
-	if l.OverLimit > 0 {
-		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(l.OverLimit))))
-	}
-	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
-	kt := &table{styles: v.c, selected: -1, cols: []column{
-		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
-	}}
-	for _, k := range l.Top {
-		limit := l.Limit
-		if k.Limit != nil { // a library's key, read against its own limit
-			limit = *k.Limit
-		}
-		kt.rows = append(kt.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))), format.Millis(k.TTLMS)})
-	}
-	if len(kt.rows) == 0 {
-		lines = append(lines, st.Muted.Render("no keys in the last sweep"))
-	} else {
-		lines = append(lines, kt.render(w)...)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // uniques shows HyperLogLog and bitmap families.

@@ -36,6 +36,9 @@ func newTTLView(c *common) *ttlView { return &ttlView{c: c} }
 func (v *ttlView) filterable() bool      { return true }
 func (v *ttlView) setFilter(text string) { v.filter, v.sel = text, 0 }
 func (v *ttlView) back() bool            { return false }
+func (v *ttlView) crumbs() []string      { return nil }
+func (v *ttlView) filterText() string    { return v.filter }
+func (v *ttlView) refresh() tea.Cmd      { return nil }
 
 func (v *ttlView) family() string {
 	if vis := v.visible(); v.sel < len(vis) {

@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/internal/format"
+)
+
+// The drill-down: below a view's table, enter opens levels that read one structure's keys on
+// demand through the Inspector (a dims tuple, a queue's tasks, a limiter's keys, a lock). Each
+// level keeps its own selection, scroll and filter, so esc comes back to exactly where the
+// operator was. Reads run in tea.Cmds; their answers come back as loadedMsgs to the level that
+// asked, and a level that was left meanwhile just drops them.
+
+// level is one screen of a drill-down.
+type level interface {
+	crumb() string // its place in the breadcrumb
+	key(msg tea.KeyPressMsg) (bool, tea.Cmd)
+	render(w, h int) string
+	setFilter(text string)
+	filterText() string
+	// refresh reads the level's keys again: when it opens, after each poll and after an action.
+	refresh() tea.Cmd
+}
+
+// drill is a view's stack of open levels, deepest last.
+type drill struct{ stack []level }
+
+func (d *drill) top() level {
+	if len(d.stack) == 0 {
+		return nil
+	}
+	return d.stack[len(d.stack)-1]
+}
+
+// push opens l and starts its first read.
+func (d *drill) push(l level) tea.Cmd {
+	d.stack = append(d.stack, l)
+	return l.refresh()
+}
+
+// pop closes the deepest level; it reports whether there was one.
+func (d *drill) pop() bool {
+	if len(d.stack) == 0 {
+		return false
+	}
+	d.stack = d.stack[:len(d.stack)-1]
+	return true
+}
+
+func (d *drill) crumbs() []string {
+	out := make([]string, len(d.stack))
+	for i, l := range d.stack {
+		out[i] = l.crumb()
+	}
+	return out
+}
+
+// loadedMsg carries an on-demand read's answer to the level that asked for it.
+type loadedMsg struct {
+	to  loader
+	seq int
+	val any
+	err error
+}
+
+// loader is a level that reads on demand.
+type loader interface {
+	loaded(seq int, val any, err error)
+}
+
+// readTimeout bounds one on-demand read: a page or a tuple's windows, never a sweep.
+const readTimeout = 10 * time.Second
+
+// load runs read off the UI goroutine and sends its answer to to.
+func load(ctx context.Context, to loader, seq int, read func(context.Context) (any, error)) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, readTimeout)
+		defer cancel()
+		v, err := read(ctx)
+		return loadedMsg{to: to, seq: seq, val: v, err: err}
+	}
+}
+
+// fetch is the state of a level's reads: the newest asked for is the one kept.
+type fetch struct {
+	seq     int
+	loading bool
+	err     error
+	at      time.Time // when the last read answered (server clock)
+}
+
+// begin numbers a new read.
+func (f *fetch) begin() int {
+	f.seq++
+	f.loading = true
+	return f.seq
+}
+
+// end records a read's answer; false for an older read's, which is dropped.
+func (f *fetch) end(seq int, err error, now time.Time) bool {
+	if seq != f.seq {
+		return false
+	}
+	f.loading, f.err, f.at = false, err, now
+	return true
+}
+
+// status is the line that says a level is reading, or why its last read failed (the last
+// answer stays on screen under it).
+func (f *fetch) status(c *common) string {
+	switch {
+	case f.err != nil:
+		return c.styles.Bad.Render("read failed: " + format.OneLine(f.err))
+	case f.loading && f.at.IsZero():
+		return c.styles.Muted.Render("reading…")
+	}
+	return ""
+}
+
+// noInspector is what a level says when the console has no Inspector to read with.
+const noInspector = "this console reads no keys on demand"
+
+// hints joins a level's key hints for its last line.
+func hints(c *common, w int, parts ...string) string {
+	return c.styles.Muted.Render(fit(strings.Join(parts, " · "), w))
+}
+
+// crumbText is a key or dims text made short enough for the breadcrumb.
+func crumbText(s string) string { return truncate(s, 40) }
+
+// drillView is a structure view whose rows open levels: the view's own table keeps its
+// selection and filter while a level is open, and each level its own.
+type drillView struct {
+	listView
+	d drill
+}
+
+func (v *drillView) setFilter(text string) {
+	if l := v.d.top(); l != nil {
+		l.setFilter(text)
+		return
+	}
+	v.listView.setFilter(text)
+}
+
+func (v *drillView) filterText() string {
+	if l := v.d.top(); l != nil {
+		return l.filterText()
+	}
+	return v.filter
+}
+
+func (v *drillView) crumbs() []string { return v.d.crumbs() }
+func (v *drillView) back() bool       { return v.d.pop() }
+
+func (v *drillView) refresh() tea.Cmd {
+	if l := v.d.top(); l != nil {
+		return l.refresh()
+	}
+	return nil
+}

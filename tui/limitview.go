@@ -1,0 +1,170 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// limiters shows each limiter and the busiest keys of the selected one, then the lock patterns;
+// enter opens a limiter's keys or a lock pattern's holders.
+type limiters struct{ drillView }
+
+func newLimiters(c *common) *limiters { return &limiters{drillView{listView: listView{c: c}}} }
+
+// shown are the limiters and the lock patterns the filter keeps, in the order of the rows.
+func (v *limiters) shown(s *scanner.Snapshot) ([]scanner.Limiter, []scanner.Lock) {
+	var ls []scanner.Limiter
+	for _, l := range s.Limiters {
+		if matches(v.filter, l.Name) {
+			ls = append(ls, l)
+		}
+	}
+	var ks []scanner.Lock
+	for _, l := range s.Locks {
+		if matches(v.filter, l.Name) {
+			ks = append(ks, l)
+		}
+	}
+	return ls, ks
+}
+
+func (v *limiters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	if l := v.d.top(); l != nil {
+		return l.key(msg)
+	}
+	s := v.c.status.Snapshot
+	if s == nil {
+		return false, nil
+	}
+	ls, ks := v.shown(s)
+	if key.Matches(msg, v.c.keys.Enter) {
+		switch {
+		case v.sel < len(ls):
+			return true, v.d.push(newLimKeysLevel(v.c, &v.d, ls[v.sel].Name))
+		case v.sel-len(ls) < len(ks):
+			return true, v.d.push(newLockListLevel(v.c, &v.d, ks[v.sel-len(ls)].Name))
+		}
+		return true, nil
+	}
+	return v.move(msg, len(ls)+len(ks))
+}
+
+func (v *limiters) render(w, h int) string {
+	if l := v.d.top(); l != nil {
+		return l.render(w, h)
+	}
+	s := v.c.status.Snapshot
+	if s == nil {
+		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+	}
+	if len(s.Limiters) == 0 && len(s.Locks) == 0 {
+		return newPlaceholder(v.c, limitersText).render(w, h)
+	}
+	ls, ks := v.shown(s)
+	if len(ls)+len(ks) == 0 {
+		return v.c.styles.Muted.Render(fmt.Sprintf("No limiter or lock matches %q (esc clears the filter).", v.filter))
+	}
+	v.sel = min(v.sel, len(ls)+len(ks)-1)
+	var lines []string
+	if len(ls) > 0 {
+		lines = v.limiterLines(s, ls, w)
+	}
+	if len(ks) > 0 {
+		lines = append(lines, v.lockLines(ks, len(ls), w)...)
+	}
+	lines = append(lines, "", v.c.styles.Muted.Render(fit("enter opens the selected limiter's keys or lock's holders", w)))
+	return strings.Join(lines, "\n")
+}
+
+// limiterLines are the limiters' table, and the notes and busiest keys of the one selected.
+func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w int) []string {
+	st := v.c.styles
+	// Most telling first: a narrow terminal drops columns from the right.
+	t := &table{styles: v.c, cols: []column{
+		{title: "LIMITER", flex: true}, {title: "KEYS", right: true}, {title: "AT LIMIT", right: true}, {title: "OVER", right: true},
+		{title: "REJECTED/S", right: true}, {title: "ALLOWED/S", right: true}, {title: "HITS", right: true},
+		{title: "LIMIT", right: true}, {title: "WINDOW", right: true}, {title: "KIND"}, {title: "REJECTED/S OVER TIME", optional: true},
+	}}
+	t.selected = -1
+	if v.sel < len(shown) {
+		t.selected = v.sel
+	}
+	perSec := func(p *float64, hourTotal int64) string {
+		if p != nil {
+			return format.Rate(*p)
+		}
+		// The first snapshot (or the first of an hour): this hour's average, up to when it was taken.
+		taken := s.TakenAt
+		return "~" + format.Rate(float64(hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
+	}
+	for _, l := range shown {
+		if !own(l) { // a library's decisions are its own: hourglass counts no rates for them
+			t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.NotKept,
+				format.NotKept, format.NotKept, format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit), millisOrKey(l.WindowMS), l.Layout, ""})
+			continue
+		}
+		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.Commas(l.OverLimit),
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), format.Commas(l.Limit),
+			format.Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
+	}
+	lines := t.render(w)
+	if v.sel >= len(shown) {
+		return lines
+	}
+	l := shown[v.sel]
+	if l.Unknown > 0 {
+		lines = append(lines, st.Warn.Render(fit(fmt.Sprintf("%s keys in no layout %s reads (unknown layout), e.g. %s", format.Commas(l.Unknown), l.Layout, l.UnknownNote), w)))
+	}
+	if !own(l) && l.RefusedInWindow > 0 {
+		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)",
+			format.Total(l.RefusedInWindow, l.RefusedSaturated), l.Layout), w)))
+	}
+	if l.OverLimit > 0 {
+		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(l.OverLimit))))
+	}
+	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
+	kt := &table{styles: v.c, selected: -1, cols: []column{
+		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
+	}}
+	for _, k := range l.Top {
+		limit := l.Limit
+		if k.Limit != nil { // a library's key, read against its own limit
+			limit = *k.Limit
+		}
+		kt.rows = append(kt.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))), format.Millis(k.TTLMS)})
+	}
+	if len(kt.rows) == 0 {
+		lines = append(lines, st.Muted.Render("no keys in the last sweep"))
+	} else {
+		lines = append(lines, kt.render(w)...)
+	}
+	return lines
+}
+
+// own reports whether a limiter's keys are hourglass's own, whose decisions it counts.
+func own(l scanner.Limiter) bool { return l.Layout == "" || l.Layout == "hourglass" }
+
+// lockLines are the lock patterns' table; the selection runs on from the limiters' rows.
+func (v *limiters) lockLines(ks []scanner.Lock, first, w int) []string {
+	t := &table{styles: v.c, selected: -1, cols: []column{
+		{title: "LOCK", flex: true}, {title: "HELD", right: true}, {title: "NO TTL", right: true}, {title: "WRONG TYPE", right: true},
+	}}
+	for i, l := range ks {
+		if first+i == v.sel {
+			t.selected = i
+		}
+		noTTL := format.Commas(l.NoTTL)
+		if l.NoTTL > 0 {
+			noTTL = v.c.styles.Bad.Render(noTTL)
+		}
+		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Held), noTTL, format.Commas(l.WrongType)})
+	}
+	return append([]string{""}, t.render(w)...)
+}

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// limKeysLevel is a limiter's busiest keys from the last sweep, each with its hits over the
+// sweeps as a sparkline; enter reads one key.
+type limKeysLevel struct {
+	c      *common
+	name   string
+	sel    int
+	filter string
+	d      *drill // the view's, where enter opens a key
+}
+
+func newLimKeysLevel(c *common, d *drill, name string) *limKeysLevel {
+	return &limKeysLevel{c: c, d: d, name: name}
+}
+
+func (l *limKeysLevel) crumb() string         { return l.name }
+func (l *limKeysLevel) setFilter(text string) { l.filter, l.sel = text, 0 }
+func (l *limKeysLevel) filterText() string    { return l.filter }
+func (l *limKeysLevel) refresh() tea.Cmd      { return nil } // the Snapshot's; each poll brings it
+
+// limiter is the limiter in the last Snapshot, and its top keys the filter keeps.
+func (l *limKeysLevel) limiter() (*scanner.Limiter, []scanner.KeyCount) {
+	s := l.c.status.Snapshot
+	if s == nil {
+		return nil, nil
+	}
+	for i := range s.Limiters {
+		if lim := &s.Limiters[i]; lim.Name == l.name {
+			var keys []scanner.KeyCount
+			for _, k := range lim.Top {
+				if matches(l.filter, k.Key) {
+					keys = append(keys, k)
+				}
+			}
+			return lim, keys
+		}
+	}
+	return nil, nil
+}
+
+func (l *limKeysLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	_, keys := l.limiter()
+	switch {
+	case key.Matches(msg, l.c.keys.Up):
+		l.sel = max(l.sel-1, 0)
+	case key.Matches(msg, l.c.keys.Down):
+		l.sel = min(l.sel+1, max(len(keys)-1, 0))
+	case key.Matches(msg, l.c.keys.Enter):
+		if l.sel < len(keys) {
+			return true, l.d.push(newLimKeyLevel(l.c, l.name, keys[l.sel]))
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// limHistory names a limiter key's hits in the history of the sweeps.
+func limHistory(limiter, raw string) string { return limHistoryPrefix + limiter + "\x00" + raw }
+
+const limHistoryPrefix = "limkey."
+
+func (l *limKeysLevel) render(w, h int) string {
+	st := l.c.styles
+	lim, keys := l.limiter()
+	if lim == nil {
+		return st.Muted.Render("the last sweep has no limiter " + l.name)
+	}
+	head := fmt.Sprintf("%s  %s keys, %s hits in the window, limit %s per %s", st.Title.Render(lim.Name), format.Commas(lim.Keys),
+		format.Total(lim.Hits, lim.HitsSaturated), limitText(lim.Limit), millisOrKey(lim.WindowMS))
+	decisions := fmt.Sprintf("this hour: %s allowed, %s rejected", format.Commas(lim.Allowed), format.Commas(lim.Rejected))
+	if !own(*lim) {
+		decisions = fmt.Sprintf("allowed and rejected: %s (%s keeps no count of its decisions); %s refused attempts in the keys' windows",
+			format.NotKept, lim.Layout, format.Total(lim.RefusedInWindow, lim.RefusedSaturated))
+	}
+	lines := []string{fit(head, w), st.Muted.Render(fit(decisions, w)), ""}
+	t := &table{styles: l.c, cols: []column{
+		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true},
+		{title: "REFUSED", right: true}, {title: "TTL", right: true}, {title: "HITS OVER SWEEPS", optional: true},
+	}}
+	l.sel = min(l.sel, max(len(keys)-1, 0))
+	t.selected = l.sel
+	for _, k := range keys {
+		limit := lim.Limit
+		if k.Limit != nil {
+			limit = *k.Limit
+		}
+		refused := format.NotKept
+		if !own(*lim) {
+			refused = format.Commas(k.Refused)
+		}
+		t.rows = append(t.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))),
+			refused, format.Millis(k.TTLMS), l.c.spark(limHistory(lim.Name, k.Raw), 24)})
+	}
+	if len(keys) == 0 {
+		return strings.Join(append(lines, st.Muted.Render("no keys in the last sweep")), "\n")
+	}
+	tl := t.render(w)
+	from, to := window(len(tl)-1, l.sel, max(h-len(lines)-3, 1))
+	lines = append(lines, tl[0])
+	lines = append(lines, tl[1+from:1+to]...)
+	return strings.Join(append(lines, "", hints(l.c, w, "enter reads the key", "/ filters", "esc back")), "\n")
+}
+
+// limKeyLevel is one limiter key read now: its hits over the window as a sparkline (from a
+// sliding log's entries), its limit, what remains, and the redis-cli command that reads it.
+type limKeyLevel struct {
+	c       *common
+	limiter string
+	kc      scanner.KeyCount
+	fetch
+	d       *scanner.LimiterKeyDetail
+	showCmd bool
+}
+
+func newLimKeyLevel(c *common, limiter string, kc scanner.KeyCount) *limKeyLevel {
+	return &limKeyLevel{c: c, limiter: limiter, kc: kc}
+}
+
+func (l *limKeyLevel) crumb() string      { return crumbText(l.kc.Key) }
+func (l *limKeyLevel) setFilter(string)   {}
+func (l *limKeyLevel) filterText() string { return "" }
+func (l *limKeyLevel) loaded(seq int, val any, err error) {
+	if l.end(seq, err, l.c.now()) && err == nil {
+		d := val.(scanner.LimiterKeyDetail)
+		l.d = &d
+	}
+}
+
+func (l *limKeyLevel) refresh() tea.Cmd {
+	in := l.c.opt.Inspector
+	if in == nil {
+		return nil
+	}
+	lim, k := l.limiter, l.kc.Raw
+	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) { return in.LimiterKey(ctx, lim, k) })
+}
+
+func (l *limKeyLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	if !key.Matches(msg, l.c.keys.Copy) {
+		return false, nil
+	}
+	l.showCmd = !l.showCmd
+	if l.showCmd && l.d != nil {
+		return true, tea.SetClipboard(l.d.Command)
+	}
+	return true, nil
+}
+
+func (l *limKeyLevel) render(w, h int) string {
+	st := l.c.styles
+	lines := []string{st.Title.Render(l.limiter) + "  " + l.kc.Key}
+	if s := l.status(l.c); s != "" {
+		lines = append(lines, s)
+	}
+	if l.c.opt.Inspector == nil {
+		return strings.Join(append(lines, st.Muted.Render(noInspector)), "\n")
+	}
+	d := l.d
+	if d == nil {
+		return strings.Join(lines, "\n")
+	}
+	remaining := format.NotKept
+	if d.Remaining != nil {
+		remaining = format.Commas(*d.Remaining)
+	}
+	lines = append(lines, "",
+		row("hits in the window", format.Commas(d.Hits)+" of "+limitText(d.Limit)),
+		row("remaining", remaining),
+		row("refused in the window", format.Commas(d.Refused)),
+		row("TTL", format.Millis(d.TTLMS)))
+	if len(d.Buckets) > 0 {
+		spark := d.Buckets[max(len(d.Buckets)-max(w-30, 8), 0):]
+		lines = append(lines, row("hits over the window", st.Spark.Render(format.Sparkline(spark))+
+			st.Muted.Render(fmt.Sprintf("  %s a cell, peak %s", format.Millis(d.BucketMS), format.Peak(spark)))))
+	} else if d.BucketsNote != "" {
+		lines = append(lines, row("hits over the window", st.Muted.Render(d.BucketsNote)))
+	}
+	if l.showCmd {
+		lines = append(append(lines, ""), wrapPlain(d.Command, w)...)
+	}
+	return strings.Join(append(lines, "", hints(l.c, w, "y redis-cli command", "esc back")), "\n")
+}

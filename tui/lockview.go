@@ -1,0 +1,209 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// lockListLevel is a lock pattern's held locks from the last sweep (those without a TTL first);
+// enter reads one.
+type lockListLevel struct {
+	c      *common
+	d      *drill
+	name   string
+	sel    int
+	filter string
+}
+
+func newLockListLevel(c *common, d *drill, name string) *lockListLevel {
+	return &lockListLevel{c: c, d: d, name: name}
+}
+
+func (l *lockListLevel) crumb() string         { return l.name }
+func (l *lockListLevel) setFilter(text string) { l.filter, l.sel = text, 0 }
+func (l *lockListLevel) filterText() string    { return l.filter }
+func (l *lockListLevel) refresh() tea.Cmd      { return nil } // the Snapshot's; each poll brings it
+
+// lock is the pattern in the last Snapshot, and its held locks the filter keeps.
+func (l *lockListLevel) lock() (*scanner.Lock, []scanner.LockHolder) {
+	s := l.c.status.Snapshot
+	if s == nil {
+		return nil, nil
+	}
+	for i := range s.Locks {
+		if k := &s.Locks[i]; k.Name == l.name {
+			var held []scanner.LockHolder
+			for _, ex := range k.Examples {
+				if matches(l.filter, ex.Key, ex.Token) {
+					held = append(held, ex)
+				}
+			}
+			return k, held
+		}
+	}
+	return nil, nil
+}
+
+func (l *lockListLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	_, held := l.lock()
+	switch {
+	case key.Matches(msg, l.c.keys.Up):
+		l.sel = max(l.sel-1, 0)
+	case key.Matches(msg, l.c.keys.Down):
+		l.sel = min(l.sel+1, max(len(held)-1, 0))
+	case key.Matches(msg, l.c.keys.Enter):
+		if l.sel < len(held) {
+			return true, l.d.push(newLockLevel(l.c, l.name, held[l.sel]))
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+func (l *lockListLevel) render(w, h int) string {
+	st := l.c.styles
+	k, held := l.lock()
+	if k == nil {
+		return st.Muted.Render("the last sweep has no lock pattern " + l.name)
+	}
+	head := fmt.Sprintf("%s  %s held, %s without a TTL", st.Title.Render(k.Name), format.Commas(k.Held), format.Commas(k.NoTTL))
+	lines := []string{fit(head, w)}
+	if int64(len(k.Examples)) < k.Held {
+		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%d of them listed, those without a TTL first", len(k.Examples)), w)))
+	}
+	t := &table{styles: l.c, cols: []column{
+		{title: "KEY", flex: true}, {title: "TTL", right: true}, {title: "HELD FOR", right: true}, {title: "HOLDER", flex: true, optional: true},
+	}}
+	l.sel = min(l.sel, max(len(held)-1, 0))
+	t.selected = l.sel
+	for _, ex := range held {
+		ttl := format.Millis(ex.TTLMS)
+		if ex.TTLMS == -1 {
+			ttl = st.Bad.Render("none")
+		}
+		t.rows = append(t.rows, []string{ex.Key, ttl, heldText(ex.AgeMS), ex.Token})
+	}
+	if len(held) == 0 {
+		return strings.Join(append(lines, st.Muted.Render("no held lock in the last sweep")), "\n")
+	}
+	tl := t.render(w)
+	from, to := window(len(tl)-1, l.sel, max(h-len(lines)-3, 1))
+	lines = append(append(lines, ""), tl[0])
+	lines = append(lines, tl[1+from:1+to]...)
+	return strings.Join(append(lines, "", hints(l.c, w, "enter reads the lock", "/ filters", "esc back")), "\n")
+}
+
+// heldText is how long a lock has been held, or why that is not known.
+func heldText(ms int64) string {
+	if ms < 0 {
+		return "unknown"
+	}
+	return format.Millis(ms)
+}
+
+// lockLevel is one lock read now: its holder, PTTL and how long it has been held; u releases it
+// when its TTL is gone.
+type lockLevel struct {
+	c    *common
+	lock string
+	ex   scanner.LockHolder
+	fetch
+	d       *scanner.LockDetail
+	showCmd bool
+}
+
+func newLockLevel(c *common, lock string, ex scanner.LockHolder) *lockLevel {
+	return &lockLevel{c: c, lock: lock, ex: ex}
+}
+
+func (l *lockLevel) crumb() string      { return crumbText(l.ex.Key) }
+func (l *lockLevel) setFilter(string)   {}
+func (l *lockLevel) filterText() string { return "" }
+func (l *lockLevel) loaded(seq int, val any, err error) {
+	if l.end(seq, err, l.c.now()) && err == nil {
+		d := val.(scanner.LockDetail)
+		l.d = &d
+	}
+}
+
+func (l *lockLevel) refresh() tea.Cmd {
+	in := l.c.opt.Inspector
+	if in == nil {
+		return nil
+	}
+	lock, k := l.lock, l.ex.Raw
+	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) { return in.LockHolder(ctx, lock, k) })
+}
+
+func (l *lockLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	switch {
+	case key.Matches(msg, l.c.keys.Copy):
+		l.showCmd = !l.showCmd
+		if l.showCmd && l.d != nil {
+			return true, tea.SetClipboard(l.d.Command)
+		}
+	case key.Matches(msg, l.c.keys.Unlock):
+		return true, l.release()
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// release asks to delete the lock, when it has no TTL.
+func (l *lockLevel) release() tea.Cmd {
+	d := l.d
+	if d == nil || d.Gone || d.PTTLMS != -1 {
+		l.c.flash("u releases only a lock whose TTL is gone; this one expires by itself")
+		return nil
+	}
+	lock, k, holder := l.lock, d.Key, d.Holder
+	return l.c.ask("Release a lock without a TTL", []string{
+		"Delete " + scanner.Escape(d.Key),
+		"held by " + truncate(scanner.Escape(d.Holder), 200) + ", with no TTL: nobody releases it by waiting.",
+		"It is deleted only if that holder still holds it and it still has no TTL.",
+	}, l, func(ctx context.Context, a KeyActions) (string, error) { return a.ReleaseLock(ctx, lock, k, holder) })
+}
+
+func (l *lockLevel) render(w, h int) string {
+	st := l.c.styles
+	lines := []string{st.Title.Render(l.lock) + "  " + l.ex.Key}
+	if s := l.status(l.c); s != "" {
+		lines = append(lines, s)
+	}
+	if l.c.opt.Inspector == nil {
+		return strings.Join(append(lines, st.Muted.Render(noInspector)), "\n")
+	}
+	d := l.d
+	if d == nil {
+		return strings.Join(lines, "\n")
+	}
+	if d.Gone {
+		lines = append(lines, "", "released or expired since the sweep: nobody holds it now")
+		return strings.Join(append(lines, "", hints(l.c, w, "esc back")), "\n")
+	}
+	ttl := format.Millis(d.PTTLMS)
+	if d.PTTLMS == -1 {
+		ttl = st.Bad.Render("none: held until someone deletes it")
+	}
+	lines = append(lines, "", row("holder", truncate(scanner.Escape(d.Holder), max(w-24, 8))), row("PTTL", ttl), row("held for", heldText(d.HeldMS)))
+	if d.HeldMS < 0 {
+		lines = append(lines, st.Muted.Render(fit("the holder's value does not say when it was taken", w)))
+	}
+	if l.showCmd {
+		lines = append(append(lines, ""), wrapPlain(d.Command, w)...)
+	}
+	keys := []string{"y redis-cli command", "esc back"}
+	if l.c.opt.KeyActions != nil && d.PTTLMS == -1 {
+		keys = []string{"y redis-cli command", "u release this lock", "esc back"}
+	}
+	return strings.Join(append(lines, "", hints(l.c, w, keys...)), "\n")
+}

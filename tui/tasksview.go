@@ -1,0 +1,303 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// taskPageSize is how many tasks a page asks for; the Inspector bounds it by the sweep's budget.
+const taskPageSize = 50
+
+// taskLevel lists one queue's tasks, a section at a time (due, later, in flight; a library's
+// own states) and a page at a time, and acts on the selected task.
+type taskLevel struct {
+	c        *common
+	ref      scanner.QueueRef
+	title    string
+	sections []scanner.TaskSection
+	sec      int
+	offset   int64
+	totals   map[scanner.TaskSection]int64 // each section's size when last read
+	fetch
+	page   *scanner.TaskPage
+	sel    int
+	filter string
+}
+
+func newTaskLevel(c *common, ref scanner.QueueRef, title string) *taskLevel {
+	l := &taskLevel{c: c, ref: ref, title: title, totals: map[scanner.TaskSection]int64{}}
+	if c.opt.Inspector != nil {
+		l.sections = c.opt.Inspector.TaskSections(ref)
+	}
+	return l
+}
+
+func (l *taskLevel) crumb() string         { return crumbText(l.title) }
+func (l *taskLevel) setFilter(text string) { l.filter, l.sel = text, 0 }
+func (l *taskLevel) filterText() string    { return l.filter }
+
+func (l *taskLevel) section() scanner.TaskSection {
+	if l.sec < len(l.sections) {
+		return l.sections[l.sec]
+	}
+	return ""
+}
+
+func (l *taskLevel) loaded(seq int, val any, err error) {
+	if !l.end(seq, err, l.c.now()) || err != nil {
+		return
+	}
+	p := val.(scanner.TaskPage)
+	if p.Section != l.section() {
+		return
+	}
+	l.page = &p
+	l.totals[p.Section] = p.Total
+}
+
+func (l *taskLevel) refresh() tea.Cmd {
+	in, sec := l.c.opt.Inspector, l.section()
+	if in == nil || sec == "" {
+		return nil
+	}
+	ref, off := l.ref, l.offset
+	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) {
+		return in.Tasks(ctx, ref, sec, off, taskPageSize)
+	})
+}
+
+// tasks are the page's tasks the filter keeps.
+func (l *taskLevel) tasks() []scanner.Task {
+	if l.page == nil {
+		return nil
+	}
+	var out []scanner.Task
+	for _, t := range l.page.Tasks {
+		if matches(l.filter, scanner.Escape(t.ID), preview(t.Payload)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (l *taskLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	k := l.c.keys
+	tasks := l.tasks()
+	switch {
+	case key.Matches(msg, k.Up):
+		l.sel = max(l.sel-1, 0)
+	case key.Matches(msg, k.Down):
+		l.sel = min(l.sel+1, max(len(tasks)-1, 0))
+	case key.Matches(msg, k.NextSection, k.PrevSection):
+		if n := len(l.sections); n > 1 {
+			step := 1
+			if key.Matches(msg, k.PrevSection) {
+				step = n - 1
+			}
+			l.sec, l.offset, l.sel, l.page = (l.sec+step)%n, 0, 0, nil
+			return true, l.refresh()
+		}
+	case key.Matches(msg, k.NextPage):
+		if l.page != nil && l.offset+int64(len(l.page.Tasks)) < l.page.Total {
+			l.offset, l.sel = l.offset+int64(len(l.page.Tasks)), 0
+			return true, l.refresh()
+		}
+	case key.Matches(msg, k.PrevPage):
+		if l.offset > 0 {
+			l.offset, l.sel = max(l.offset-taskPageSize, 0), 0
+			return true, l.refresh()
+		}
+	case key.Matches(msg, k.RunNow, k.Return, k.DeleteTask):
+		if l.sel < len(tasks) {
+			return true, l.act(msg, tasks[l.sel])
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// act asks to run the selected task now, return it, or delete it.
+func (l *taskLevel) act(msg tea.KeyPressMsg, t scanner.Task) tea.Cmd {
+	k, sec := l.c.keys, l.section()
+	a, title := scanner.ActionDelete, "Delete one task"
+	switch {
+	case key.Matches(msg, k.RunNow):
+		if sec == scanner.SectionDue || sec == scanner.SectionWaiting || sec == scanner.SectionInFlight {
+			l.c.flash("n runs a task that is not yet due (later, retry or dead); this one is " + sectionName(sec))
+			return nil
+		}
+		a, title = scanner.ActionRunNow, "Run one task now"
+	case key.Matches(msg, k.Return):
+		if sec != scanner.SectionInFlight {
+			l.c.flash("b returns an in-flight task to its queue; this one is " + sectionName(sec))
+			return nil
+		}
+		a, title = scanner.ActionReturn, "Return one in-flight task to its queue"
+	}
+	lines := []string{
+		fmt.Sprintf("%s, %s section:", l.title, sectionName(sec)),
+		"task " + taskName(t),
+		"payload " + truncate(preview(t.Payload), 200),
+		"It is checked again where it is written: a task taken, acknowledged or moved meanwhile is left as it is.",
+	}
+	ref := l.ref
+	return l.c.ask(title, lines, l, func(ctx context.Context, act KeyActions) (string, error) {
+		return act.ActOnTask(ctx, ref, sec, t, a)
+	})
+}
+
+// taskName is a task's id, or its entry when the entry is the task.
+func taskName(t scanner.Task) string {
+	if t.ID != "" {
+		return scanner.Escape(t.ID)
+	}
+	return truncate(scanner.Escape(t.Member), 120)
+}
+
+// sectionName is a section as the screen names it.
+func sectionName(s scanner.TaskSection) string { return strings.ReplaceAll(string(s), "_", " ") }
+
+// preview is a payload as one line: JSON compacted, everything escaped.
+func preview(payload string) string {
+	var b bytes.Buffer
+	if len(payload) > 0 && (payload[0] == '{' || payload[0] == '[') && json.Compact(&b, []byte(payload)) == nil {
+		payload = b.String()
+	}
+	return scanner.Escape(payload)
+}
+
+func (l *taskLevel) render(w, h int) string {
+	st := l.c.styles
+	lines := []string{st.Title.Render(l.title) + "  " + l.sectionBar()}
+	if s := l.status(l.c); s != "" {
+		lines = append(lines, s)
+	}
+	switch {
+	case l.c.opt.Inspector == nil:
+		return strings.Join(append(lines, st.Muted.Render(noInspector)), "\n")
+	case len(l.sections) == 0:
+		return strings.Join(append(lines, st.Muted.Render("this queue's tasks cannot be listed")), "\n")
+	case l.page == nil:
+		return strings.Join(lines, "\n")
+	}
+	tasks := l.tasks()
+	l.sel = min(l.sel, max(len(tasks)-1, 0))
+	t := l.table(tasks)
+	tl := t.render(w)
+	foot := l.footLines(tasks, w)
+	room := max(h-len(lines)-len(foot)-1, 1)
+	from, to := window(len(tl)-1, l.sel, room)
+	lines = append(lines, tl[0])
+	lines = append(lines, tl[1+from:1+to]...)
+	return strings.Join(append(lines, foot...), "\n")
+}
+
+// sectionBar names the sections, the one on screen marked, each with its size when read.
+func (l *taskLevel) sectionBar() string {
+	var parts []string
+	for i, s := range l.sections {
+		label := sectionName(s)
+		if n, ok := l.totals[s]; ok && n >= 0 {
+			label += " " + format.Commas(n)
+		}
+		if i == l.sec {
+			label = l.c.styles.ActiveTab.Render(label)
+		}
+		parts = append(parts, label)
+	}
+	return strings.Join(parts, "  ")
+}
+
+// table lays the page out: when each task is due (or its deadline), how long ago or until
+// then, its size and a one-line preview.
+func (l *taskLevel) table(tasks []scanner.Task) *table {
+	sec := l.section()
+	when, rel := "DUE", "LATE"
+	switch sec {
+	case scanner.SectionLater:
+		rel = "IN"
+	case scanner.SectionInFlight:
+		when, rel = "DEADLINE", "LEFT"
+	case scanner.SectionWaiting:
+		when, rel = "QUEUED", "AGE"
+	}
+	t := &table{styles: l.c, selected: l.sel, cols: []column{
+		{title: "#", right: true}, {title: when}, {title: rel, right: true},
+		{title: "SIZE", right: true, optional: true}, {title: "PAYLOAD", flex: true},
+	}}
+	now := l.page.ReadAt
+	for i, task := range tasks {
+		at := task.Due
+		switch {
+		case sec == scanner.SectionInFlight:
+			at = task.Deadline
+		case sec == scanner.SectionWaiting || at.IsZero():
+			at = task.Enqueued
+		}
+		body := preview(task.Payload)
+		if body == "" && task.Note != "" {
+			body = task.Note
+		}
+		size := "?"
+		if task.PayloadBytes >= 0 {
+			size = format.BytesIEC(task.PayloadBytes)
+		}
+		t.rows = append(t.rows, []string{fmt.Sprint(l.page.Offset + int64(i) + 1), l.c.clock(at), relative(at, now), size, body})
+	}
+	return t
+}
+
+// footLines are the page's place in the section, the selected task's note, and the keys.
+func (l *taskLevel) footLines(tasks []scanner.Task, w int) []string {
+	st := l.c.styles
+	var out []string
+	p := l.page
+	if len(p.Tasks) == 0 {
+		out = append(out, st.Muted.Render("no "+sectionName(p.Section)+" tasks"))
+	} else {
+		out = append(out, st.Muted.Render(fit(fmt.Sprintf("tasks %s–%s of %s in %s", format.Commas(p.Offset+1),
+			format.Commas(p.Offset+int64(len(p.Tasks))), format.Commas(p.Total), scanner.Escape(p.Key)), w)))
+	}
+	if l.sel < len(tasks) && tasks[l.sel].Note != "" {
+		out = append(out, st.Warn.Render(fit(tasks[l.sel].Note, w)))
+	}
+	keys := []string{"←/→ section", "[ ] page", "/ filters this page", "esc back"}
+	if l.c.opt.KeyActions != nil {
+		keys = append([]string{"n run now", "b return", "x delete"}, keys...)
+	}
+	return append(out, hints(l.c, w, keys...))
+}
+
+// clock is an instant to the second: the time alone today, with the date otherwise.
+func (c *common) clock(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	t = t.In(c.opt.Location)
+	if y, m, d := t.Date(); y == c.now().In(c.opt.Location).Year() && m == c.now().In(c.opt.Location).Month() && d == c.now().In(c.opt.Location).Day() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("01-02 15:04:05")
+}
+
+// relative is how far t lies from now: "3m" ago for the past, "in 3m" for the future.
+func relative(t, now time.Time) string {
+	switch {
+	case t.IsZero():
+		return "-"
+	case t.After(now):
+		return "in " + format.Age(t.Sub(now))
+	}
+	return format.Age(now.Sub(t))
+}
