@@ -31,6 +31,10 @@ type sidekiqReport struct {
 	ScheduledDue int64            `json:"scheduled_due"`
 	DueIn5s      int64            `json:"scheduled_due_in_5s"` // ScheduledSet entries due by Now + 5 s
 	Process      string           `json:"process"`             // the identity of the process it ran
+	Jobs         struct {
+		Queues                map[string][]string `json:"queues"` // Sidekiq::Queue's jids, the newest first
+		Schedule, Retry, Dead [][3]any            // [jid, score, enqueued_at or created_at], the highest score first
+	} `json:"jobs"`
 }
 
 // unixSeconds is a fixture's clock reading (float seconds since the epoch), to the microsecond.

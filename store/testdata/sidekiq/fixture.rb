@@ -93,7 +93,15 @@ out = {
   sizes: names.to_h { |n| [n, Sidekiq::Queue.new(n).size] },
   scheduled_due: Sidekiq::ScheduledSet.new.count { |e| e.at <= at },
   scheduled_due_in_5s: Sidekiq::ScheduledSet.new.count { |e| e.at <= at + 5 },
-  process: Sidekiq::ProcessSet.new(false).map(&:identity).first
+  process: Sidekiq::ProcessSet.new(false).map(&:identity).first,
+  # Each queue's jids as Sidekiq::Queue lists them (newest first), and each set's [jid, score,
+  # enqueued_at or created_at] as the set lists them (highest score first).
+  jobs: {
+    queues: names.to_h { |n| [n, Sidekiq::Queue.new(n).map(&:jid)] },
+    schedule: Sidekiq::ScheduledSet.new.map { |e| [e.jid, e.score, e.item["enqueued_at"] || e.item["created_at"]] },
+    retry: Sidekiq::RetrySet.new.map { |e| [e.jid, e.score, e.item["enqueued_at"] || e.item["created_at"]] },
+    dead: Sidekiq::DeadSet.new.map { |e| [e.jid, e.score, e.item["enqueued_at"] || e.item["created_at"]] }
+  }
 }
 $stdout.puts JSON.generate(out)
 $stdout.flush
