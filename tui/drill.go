@@ -164,3 +164,29 @@ func (v *drillView) refresh() tea.Cmd {
 	}
 	return nil
 }
+
+// field is a label and its value, left-aligned after it: a drill-down's read of one key.
+func field(label, value string) string { return fit(label, 22) + value }
+
+// wrapWords breaks prose into lines of at most w cells at spaces (a word longer than w is cut
+// across lines).
+func wrapWords(s string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+		for len([]rune(line)) > w && w > 0 {
+			out = append(out, string([]rune(line)[:w]))
+			line = string([]rune(line)[w:])
+		}
+	}
+	return append(out, line)
+}

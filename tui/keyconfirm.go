@@ -116,13 +116,13 @@ func (m *Model) keyConfirmText() []string {
 	w := max(m.c.width-8, 20)
 	lines := []string{st.Title.Render(kc.title), ""}
 	for _, l := range kc.lines {
-		lines = append(lines, wrapPlain(l, w)...)
+		lines = append(lines, wrapWords(l, w)...)
 	}
 	lines = append(lines, "")
 	if kc.confirm == "" {
 		return append(lines, "y does it, esc cancels.")
 	}
-	lines = append(lines, wrapPlain("Type the target's name ("+kc.confirm+") and enter to do it; esc cancels.", w)...)
+	lines = append(lines, wrapWords("Type the target's name ("+kc.confirm+") and enter to do it; esc cancels.", w)...)
 	lines = append(lines, "> "+kc.typed+"▏")
 	if kc.wrong {
 		lines = append(lines, st.Bad.Render("That is not the target's name; nothing was written."))

@@ -178,16 +178,16 @@ func (l *limKeyLevel) render(w, h int) string {
 		remaining = format.Commas(*d.Remaining)
 	}
 	lines = append(lines, "",
-		row("hits in the window", format.Commas(d.Hits)+" of "+limitText(d.Limit)),
-		row("remaining", remaining),
-		row("refused in the window", format.Commas(d.Refused)),
-		row("TTL", format.Millis(d.TTLMS)))
+		field("hits in the window", format.Commas(d.Hits)+" of "+limitText(d.Limit)),
+		field("remaining", remaining),
+		field("refused in the window", format.Commas(d.Refused)),
+		field("TTL", format.Millis(d.TTLMS)))
 	if len(d.Buckets) > 0 {
 		spark := d.Buckets[max(len(d.Buckets)-max(w-30, 8), 0):]
-		lines = append(lines, row("hits over the window", st.Spark.Render(format.Sparkline(spark))+
+		lines = append(lines, field("hits over the window", st.Spark.Render(format.Sparkline(spark))+
 			st.Muted.Render(fmt.Sprintf("  %s a cell, peak %s", format.Millis(d.BucketMS), format.Peak(spark)))))
 	} else if d.BucketsNote != "" {
-		lines = append(lines, row("hits over the window", st.Muted.Render(d.BucketsNote)))
+		lines = append(lines, field("hits over the window", st.Muted.Render(d.BucketsNote)))
 	}
 	if l.showCmd {
 		lines = append(append(lines, ""), wrapPlain(d.Command, w)...)

@@ -194,7 +194,7 @@ func (l *lockLevel) render(w, h int) string {
 	if d.PTTLMS == -1 {
 		ttl = st.Bad.Render("none: held until someone deletes it")
 	}
-	lines = append(lines, "", row("holder", truncate(scanner.Escape(d.Holder), max(w-24, 8))), row("PTTL", ttl), row("held for", heldText(d.HeldMS)))
+	lines = append(lines, "", field("holder", truncate(scanner.Escape(d.Holder), max(w-24, 8))), field("PTTL", ttl), field("held for", heldText(d.HeldMS)))
 	if d.HeldMS < 0 {
 		lines = append(lines, st.Muted.Render(fit("the holder's value does not say when it was taken", w)))
 	}

@@ -166,22 +166,23 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 // withStructures adds queues, a limiter, uniques and locks to snap, as a sweep reports them.
 func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	rej, acc := 3.5, 41.0
-	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", Depth: 1250, Due: ptr(340), InFlight: 12,
+	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Depth: 1250, Due: ptr(340), InFlight: 12,
 		OldestDueAgeMS: ptr(95_000), NextDueInMS: ptr(4_000), Unit: "ms", Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}},
 		{Name: "legacy", Key: "legacy:delay", Depth: 4, Unit: "ms", Schedule: map[string]int64{},
 			Warning: `score 1795000000.5 is not a due time in ms (more than ten years from now); it looks like s: set score_unit = "s"`}}
 	snap.Warnings = []string{"1 key(s) fit both delay_queue orders and job_queue jobs (e.g. schedule): counted once, under delay_queue orders"}
 	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
-		Queues: []scanner.JobQueue{{Queue: "critical", Waiting: ptr(12)}, {Queue: "default", Waiting: ptr(1_040)}},
+		Queues: []scanner.JobQueue{{Queue: "critical", RawQueue: "critical", Waiting: ptr(12)}, {Queue: "default", RawQueue: "default", Waiting: ptr(1_040)}},
 		Shared: &scanner.JobQueue{Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
 	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Length: 42, Processing: 3}}
 	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: 60_000, Limit: 100, Keys: 212, Hits: 5230,
 		AtLimit: 3, OverLimit: 1, Allowed: 90_000, Rejected: 4_100, AllowedPerSec: &acc, RejectedPerSec: &rej,
-		Top: []scanner.KeyCount{{Key: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
+		Top: []scanner.KeyCount{{Key: "rl:api:user0", Raw: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Raw: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
 	snap.Uniques = []scanner.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: ptr(81_200), Union30d: ptr(240_551),
 		Windows: []scanner.UniqueWindow{{Granularity: "day", Window: "20261121", Keys: 12, Count: 30_100}, {Granularity: "day", Window: "20261122", Keys: 12, Count: 12_040, Current: true}}}}
 	snap.Locks = []scanner.Lock{{Name: "jobs", Held: 4, NoTTL: 1, Examples: []scanner.LockHolder{
-		{Key: "lock:job:7", Token: "1795312342035-28fd214c", TTLMS: 9_000, AgeMS: 8_000}, {Key: "lock:job:stuck", Token: "pid-4711", TTLMS: -1, AgeMS: -1}}}}
+		{Key: "lock:job:7", Raw: "lock:job:7", Token: "1795312342035-28fd214c", TTLMS: 9_000, AgeMS: 8_000},
+		{Key: "lock:job:stuck", Raw: "lock:job:stuck", Token: "pid-4711", TTLMS: -1, AgeMS: -1}}}}
 	snap.TTLHealth.LockNoTTL = scanner.Problem{Keys: 1, Examples: []scanner.Example{{Family: "lock:jobs", Key: "lock:job:stuck", TTLMS: -1, Value: "pid-4711"}}}
 	return snap
 }

@@ -234,7 +234,7 @@ func (l *taskLevel) table(tasks []scanner.Task) *table {
 	}
 	t := &table{styles: l.c, selected: l.sel, cols: []column{
 		{title: "#", right: true}, {title: when}, {title: rel, right: true},
-		{title: "SIZE", right: true, optional: true}, {title: "PAYLOAD", flex: true},
+		{title: "SIZE", right: true}, {title: "PAYLOAD", flex: true},
 	}}
 	now := l.page.ReadAt
 	for i, task := range tasks {
@@ -272,7 +272,7 @@ func (l *taskLevel) footLines(tasks []scanner.Task, w int) []string {
 	if l.sel < len(tasks) && tasks[l.sel].Note != "" {
 		out = append(out, st.Warn.Render(fit(tasks[l.sel].Note, w)))
 	}
-	keys := []string{"←/→ section", "[ ] page", "/ filters this page", "esc back"}
+	keys := []string{"←→ section", "[ ] page", "esc back"}
 	if l.c.opt.KeyActions != nil {
 		keys = append([]string{"n run now", "b return", "x delete"}, keys...)
 	}
