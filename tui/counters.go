@@ -136,7 +136,7 @@ func (v *counters) render(w, h int) string {
 			return l.render(w, h)
 		}
 		if f := snap.Family(v.open); f != nil {
-			return v.detail(f, w, h)
+			return v.detail(f, w, h-1) + "\n" + hints(v.c, w, "enter opens the selected dims' windows", "esc back")
 		}
 		v.open = ""
 	}

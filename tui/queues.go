@@ -77,7 +77,7 @@ func (v *queues) render(w, h int) string {
 	for _, n := range notes {
 		lines = append(lines, st.Warn.Render(fit(n, w)))
 	}
-	lines = append(lines, "", st.Muted.Render(fit("lag: how long the oldest due task has waited; in flight: claimed, not yet acknowledged; "+
+	lines = append(lines, "", st.Muted.Render(fit("enter lists the selected queue's tasks · lag: how long the oldest due task has waited; in flight: claimed, not yet acknowledged; "+
 		"? could not be read (see the note); — not kept by the library", w)))
 	return strings.Join(lines, "\n")
 }
