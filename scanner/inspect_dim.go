@@ -78,7 +78,7 @@ func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error
 	}
 	for i := range d.Windows {
 		if err := reads[i].fill(&d.Windows[i], now); err != nil {
-			return d, w.inspectRefusal(err)
+			return d, w.inspectRefusal(err, d.Windows[i].Key)
 		}
 	}
 	d.Command = w.RedisCLI("GET", current)
@@ -189,15 +189,29 @@ func (w *Watcher) inspectSpend(n int) {
 	}
 }
 
-// inspectRefusal names the user a refusal ran as, beside its command and key; an error that is
-// not a Redis reply (a lost connection, a timeout) is returned as it is, for the caller to try
-// again.
-func (w *Watcher) inspectRefusal(err error) error {
+// inspectRefusal names the command, the key and the user of a reply Redis gave in place of what
+// was read (a store.CommandError gets its user; a bare reply the command its NOPERM names, else
+// "read", and key); an error that is not a Redis reply (a lost connection, a timeout) is returned
+// as it is, for the caller to try again.
+func (w *Watcher) inspectRefusal(err error, key string) error {
 	var ce *store.CommandError
-	if errors.As(err, &ce) && ce.User == "" {
+	var re redis.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ce):
+		if ce.User != "" {
+			return err
+		}
 		named := *ce
 		named.User = store.UserOf(w.rdb)
 		return &named
+	case errors.As(err, &re) && err != redis.Nil:
+		cmd := strings.ToUpper(store.Refused(err))
+		if cmd == "" || cmd == "KEY" || cmd == "CHANNEL" || cmd == "COMMAND" {
+			cmd = "read"
+		}
+		return &store.CommandError{Command: cmd, Key: key, User: store.UserOf(w.rdb), Err: err}
 	}
 	return err
 }

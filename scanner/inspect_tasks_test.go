@@ -1,0 +1,161 @@
+package scanner
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
+	"hourglass/store"
+)
+
+// queueWatcher watches a delay queue by key, a delay queue pattern, a list queue without a
+// processing list and Sidekiq's queues, keeping to keysPerSecond (0: no cap).
+func queueWatcher(t *testing.T, rdb redis.UniversalClient, keysPerSecond int) *Watcher {
+	return NewWatcher(rdb, nil, Options{KeysPerSecond: keysPerSecond, Structures: Structures{
+		DelayQueues: []DelayQueueSpec{
+			{Name: "orders", Key: "dq:orders", Unit: store.Milliseconds},
+			{Name: "tenants", Pattern: pattern(t, "dq:tenant:<id>"), Unit: store.AutoUnit},
+		},
+		ListQueues: []ListQueueSpec{{Name: "mail", Key: "lq:mail", Processing: store.ParseCompanion("")}},
+		JobQueues:  []JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
+	}}, SnapshotOptions{})
+}
+
+// TestTasksOfOurQueues: the watcher lists the sections each queue keeps and reads their pages as
+// the store does, for a queue by key and one a pattern covers, hostile payloads raw; a queue no
+// entry covers is refused; a page is held to the sweep's keys per second.
+func TestTasksOfOurQueues(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	s := store.New(rdb, store.Options{})
+	if err := s.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hostile := "\x1b[2J\x1b[31mboom\n\x00\xff"
+	orders := s.DelayQueue("dq:orders", store.Milliseconds)
+	if err := orders.Enqueue(ctx, s.Now().Add(-time.Minute), hostile, "b", "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := orders.Enqueue(ctx, s.Now().Add(time.Hour), "later"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orders.Claim(ctx, 1, time.Minute); err != nil { // claims hostile: the oldest member by lex
+		t.Fatal(err)
+	}
+	tenant := s.DelayQueue("dq:tenant:7", store.Seconds)
+	if err := tenant.Enqueue(ctx, s.Now().Add(-time.Second), "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ListQueue("lq:mail").Push(ctx, "m1", "m2", "m3"); err != nil {
+		t.Fatal(err)
+	}
+	w := queueWatcher(t, rdb, 0)
+
+	ordersRef := QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"}
+	if got := w.TaskSections(ordersRef); !slices.Equal(got, []TaskSection{SectionDue, SectionLater, SectionInFlight}) {
+		t.Errorf("orders' sections %v", got)
+	}
+	p, err := w.Tasks(ctx, ordersRef, SectionDue, 0, 10)
+	if err != nil || fmt.Sprint(pagePayloads(p)) != "[b c]" || p.Total != 2 {
+		t.Errorf("orders due: %q %v", pagePayloads(p), err)
+	}
+	p, err = w.Tasks(ctx, ordersRef, SectionInFlight, 0, 10)
+	if err != nil || len(p.Tasks) != 1 || p.Tasks[0].Payload != hostile || p.Tasks[0].Deadline.IsZero() || p.Key != orders.InFlight {
+		t.Errorf("orders in flight: %+v %v", p, err)
+	}
+	p, err = w.Tasks(ctx, QueueRef{Kind: QueueDelay, Name: "tenants", Key: "dq:tenant:7"}, SectionDue, 0, 10)
+	if err != nil || fmt.Sprint(pagePayloads(p)) != "[t1]" || p.Tasks[0].Due.IsZero() {
+		t.Errorf("a tenant's queue, its unit found: %+v %v", p, err)
+	}
+	mail := QueueRef{Kind: QueueList, Name: "mail", Key: "lq:mail"}
+	if got := w.TaskSections(mail); !slices.Equal(got, []TaskSection{SectionWaiting}) {
+		t.Errorf("mail's sections %v", got)
+	}
+	if p, err = w.Tasks(ctx, mail, SectionWaiting, 1, 10); err != nil || fmt.Sprint(pagePayloads(p)) != "[m2 m3]" || p.Total != 3 {
+		t.Errorf("mail waiting: %q %v", pagePayloads(p), err)
+	}
+	if _, err = w.Tasks(ctx, mail, SectionInFlight, 0, 10); !errors.Is(err, store.ErrNotSupported) {
+		t.Errorf("mail has no processing list: %v", err)
+	}
+
+	for _, ref := range []QueueRef{
+		{Kind: QueueDelay, Name: "orders", Key: "dq:other"},
+		{Kind: QueueDelay, Name: "tenants", Key: "dq:tenant:7:inflight"},
+		{Kind: QueueList, Name: "orders", Key: "dq:orders"},
+	} {
+		if _, err := w.Tasks(ctx, ref, SectionDue, 0, 10); err == nil || w.TaskSections(ref) != nil {
+			t.Errorf("%+v was read", ref)
+		}
+	}
+
+	for range 20 {
+		if err := s.ListQueue("lq:mail").Push(ctx, "more"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, err := queueWatcher(t, rdb, 5).Tasks(ctx, mail, SectionWaiting, 0, 100); err != nil || len(p.Tasks) != 5 {
+		t.Errorf("at 5 keys a second a page holds %d tasks (%v), want 5", len(p.Tasks), err)
+	}
+}
+
+// TestTasksOfAJobLibrary: a job library's sections and pages are its layout's, as the store
+// lists them.
+func TestTasksOfAJobLibrary(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	rdb.SAdd(ctx, "queues", "default")
+	rdb.LPush(ctx, "queue:default", `{"class":"HardWorker","args":[1],"jid":"a1","enqueued_at":1700000000.5}`)
+	src := store.JobSource{Layout: store.Sidekiq}
+	w := queueWatcher(t, rdb, 0)
+	ref := QueueRef{Kind: QueueJob, Name: "sk", Queue: "default"}
+	want := src.TaskSections("default")
+	if got := w.TaskSections(ref); !slices.Equal(got, want) {
+		t.Errorf("sections %v, the layout's %v", got, want)
+	}
+	for _, sec := range append(want, SectionDue) {
+		got, err := w.Tasks(ctx, ref, sec, 0, 10)
+		exp, expErr := src.Tasks(ctx, rdb, "default", sec, 0, 10, got.ReadAt)
+		if fmt.Sprint(got.Tasks, got.Total) != fmt.Sprint(exp.Tasks, exp.Total) || (err == nil) != (expErr == nil) ||
+			errors.Is(err, store.ErrNotSupported) != errors.Is(expErr, store.ErrNotSupported) {
+			t.Errorf("%s: %+v %v, the layout's %+v %v", sec, got, err, exp, expErr)
+		}
+		if sec == SectionWaiting && len(got.Tasks) != 1 {
+			t.Errorf("the waiting job was not listed: %+v %v", got, err)
+		}
+	}
+}
+
+// TestTasksRefusedNamesCommandKeyAndUser: a user who may not range over sorted sets gets one
+// error naming the command, the key and the user.
+func TestTasksRefusedNamesCommandKeyAndUser(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := t.Context()
+	admin.ZAdd(ctx, "dq:orders", redis.Z{Score: float64(time.Now().UnixMilli()), Member: "a"})
+	if err := admin.Do(ctx, "ACL", "SETUSER", "norange", "on", ">pw", "~*", "+@all", "-zrangebyscore").Err(); err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "norange", Password: "pw"})
+	t.Cleanup(func() { _ = c.Close() })
+	_, err := queueWatcher(t, c, 0).Tasks(ctx, QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"}, SectionDue, 0, 10)
+	var ce *store.CommandError
+	if !errors.As(err, &ce) || ce.Command != "ZRANGEBYSCORE" || ce.Key != "dq:orders" || ce.User != "norange" || !store.Permanent(err) {
+		t.Fatalf("refused: %v", err)
+	}
+}
+
+// pagePayloads are a page's payloads, in order.
+func pagePayloads(p TaskPage) []string {
+	out := make([]string, len(p.Tasks))
+	for i, t := range p.Tasks {
+		out[i] = t.Payload
+	}
+	return out
+}
