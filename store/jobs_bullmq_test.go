@@ -16,10 +16,16 @@ import (
 type bullmqReport struct {
 	Now    int64 `json:"now"` // ms
 	Queues map[string]struct {
-		Counts     map[string]int64 `json:"counts"` // Queue.getJobCounts()
-		Paused     bool             `json:"paused"`
-		DelayedAt  []int64          `json:"delayedAt"` // each delayed job's timestamp + delay, ms
-		DelayedDue int64            `json:"delayedDue"`
+		Counts     map[string]int64    `json:"counts"` // Queue.getJobCounts()
+		Paused     bool                `json:"paused"`
+		DelayedAt  []int64             `json:"delayedAt"` // each delayed job's timestamp + delay, ms
+		DelayedDue int64               `json:"delayedDue"`
+		IDs        map[string][]string `json:"ids"` // each state's job ids as BullMQ lists them
+		Jobs       map[string]struct {
+			Name      string `json:"name"`
+			Data      string `json:"data"`
+			Timestamp int64  `json:"timestamp"`
+		} `json:"jobs"`
 	} `json:"queues"`
 }
 

@@ -11,12 +11,14 @@
 //   later  no worker: delayed jobs, 2 already due (BullMQ moves a due job to wait only when a
 //          worker or promote runs), others due in 0.5 s, 1 min and 2 h; a flow whose parent waits
 //          for its child (waiting-children) while the child waits.
-//   held   paused: its waiting jobs are in the paused list, a prioritized one stays prioritized.
+//   held   paused: its waiting jobs are in the paused list, a prioritized one stays prioritized;
+//          one job's name holds escape sequences, another's data is 1 MB.
 //
 // For each queue: counts (queue.getJobCounts(), BullMQ's names), paused (queue.isPaused()),
 // delayedAt (each delayed job's due time, timestamp + delay, in ms) and delayedDue (how many of
-// those are due at now). The active job stays active after the fixture exits: the worker is
-// closed with force, without waiting for it, so Redis still holds what was counted.
+// those are due at now), ids (each state's job ids as BullMQ lists them) and jobs (each listed
+// job's name, data and timestamp). The active job stays active after the fixture exits: the
+// worker is closed with force, without waiting for it, so Redis still holds what was counted.
 import { FlowProducer, Queue, Worker } from 'bullmq';
 
 const url = new URL(process.argv[2] ?? 'redis://127.0.0.1:6379');
@@ -46,8 +48,8 @@ for (const name of ['ok', 'ok', 'bad', 'block']) {
 }
 await blockStarted;
 while (finished.completed < 2 || finished.failed < 1) await sleep(5); // events trail the scripts
-await work.add('waits', {});
-await work.add('waits', {});
+await work.add('waits', { n: 1 });
+await work.add('waits', { n: 2 });
 await work.add('urgent', {}, { priority: 1 });
 await work.add('urgent', {}, { priority: 5 });
 
@@ -65,6 +67,8 @@ await sleep(50);
 await held.add('waits', {});
 await held.add('waits', {});
 await held.add('urgent', {}, { priority: 3 });
+await held.add('\x1b]0;title\x07\x1b[2Jwipe', { text: 'bell\x07' }); // a name holding escape sequences
+await held.add('big', { blob: 'x'.repeat(1 << 20) }); // 1 MB of data
 await held.pause();
 
 const now = Date.now();
@@ -76,6 +80,12 @@ for (const q of [work, later, held]) {
     paused: await q.isPaused(),
     delayedAt,
     delayedDue: delayedAt.filter((t) => t <= now).length,
+    // Job ids as BullMQ lists them: the lists and sets in the order taken (asc), failed the
+    // newest first; and each job's name, data (as stored, JSON) and timestamp.
+    ids: Object.fromEntries(await Promise.all(['wait', 'paused', 'prioritized', 'delayed', 'active', 'failed']
+      .map(async (s) => [s, await q.getRanges([s], 0, -1, s !== 'failed')]))),
+    jobs: Object.fromEntries((await q.getJobs(['wait', 'paused', 'prioritized', 'delayed', 'active', 'failed']))
+      .map((j) => [j.id, { name: j.name, data: JSON.stringify(j.data), timestamp: j.timestamp }])),
   };
 }
 console.log(JSON.stringify(out));
