@@ -13,11 +13,15 @@ import (
 
 // dumpKeys is every key of the server with its serialized value (DUMP) and whether it has a TTL:
 // two of these taken around an action that must write nothing are equal.
-func dumpKeys(t *testing.T, rdb *redis.Client) map[string]string {
+func dumpKeys(t *testing.T, rdb *redis.Client) map[string]string { return dumpKeysMatch(t, rdb, "*") }
+
+// dumpKeysMatch is dumpKeys of the keys that match a SCAN MATCH pattern: those a library's
+// process, still running, does not write to.
+func dumpKeysMatch(t *testing.T, rdb *redis.Client, match string) map[string]string {
 	t.Helper()
 	ctx := t.Context()
 	out := map[string]string{}
-	it := rdb.Scan(ctx, 0, "*", 1000).Iterator()
+	it := rdb.Scan(ctx, 0, match, 1000).Iterator()
 	for it.Next(ctx) {
 		k := it.Val()
 		v, err := rdb.Dump(ctx, k).Result()
@@ -35,7 +39,13 @@ func dumpKeys(t *testing.T, rdb *redis.Client) map[string]string {
 // wantUnchanged fails when the server's keys differ from before.
 func wantUnchanged(t *testing.T, rdb *redis.Client, before map[string]string, what string) {
 	t.Helper()
-	after := dumpKeys(t, rdb)
+	wantUnchangedMatch(t, rdb, "*", before, what)
+}
+
+// wantUnchangedMatch fails when the keys that match differ from before.
+func wantUnchangedMatch(t *testing.T, rdb *redis.Client, match string, before map[string]string, what string) {
+	t.Helper()
+	after := dumpKeysMatch(t, rdb, match)
 	if len(after) != len(before) {
 		t.Fatalf("%s wrote: %d keys before, %d after", what, len(before), len(after))
 	}
