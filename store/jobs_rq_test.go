@@ -30,6 +30,13 @@ type rqQueueReport struct {
 		Finished     int64 `json:"finished"`
 		Failed       int64 `json:"failed"`
 	} `json:"later"`
+	IDs  map[string][]string `json:"ids"` // queued, scheduled, started, failed: job ids as RQ lists them
+	Jobs map[string]struct {
+		Description string   `json:"description"`
+		Enqueued    float64  `json:"enqueued"` // enqueued_at or created_at, seconds
+		Due         *float64 `json:"due"`      // a scheduled job's ScheduledJobRegistry.get_scheduled_time
+		Deadline    *float64 `json:"deadline"` // a started job's StartedJobRegistry.get_expiration_time
+	} `json:"jobs"`
 }
 
 type rqReport struct {

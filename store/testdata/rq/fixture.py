@@ -25,6 +25,7 @@ from datetime import datetime, timedelta, timezone
 
 from redis import Redis
 from rq import Queue, SimpleWorker, Worker
+from rq.job import Job
 from rq.registry import (CanceledJobRegistry, DeferredJobRegistry, FailedJobRegistry,
                          FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry)
 from rq.suspension import is_suspended
@@ -99,6 +100,30 @@ for q in Queue.all(connection=r):
             "failed": later_count(failed, later),
         },
     }
+
+
+def seconds(d):
+    """A datetime RQ keeps (naive UTC, or aware) as float seconds, or None."""
+    return None if d is None else (d if d.tzinfo else d.replace(tzinfo=timezone.utc)).timestamp()
+
+
+# Each queue's job ids as RQ lists them (the queue in the order a worker takes it, each registry
+# by its score, after the cleanup RQ makes first), and each listed job's description, when it was
+# enqueued (or created), its due time (scheduled) and its expiry in the started registry.
+for q in Queue.all(connection=r):
+    started = StartedJobRegistry(queue=q)
+    ids = {"queued": q.job_ids, "scheduled": ScheduledJobRegistry(queue=q).get_job_ids(),
+           "started": started.get_job_ids(), "failed": FailedJobRegistry(queue=q).get_job_ids()}
+    jobs = {}
+    for job_id in {i for listed in ids.values() for i in listed}:
+        job = Job.fetch(job_id, connection=r)
+        jobs[job_id] = {
+            "description": job.description,
+            "enqueued": seconds(job.enqueued_at or job.created_at),
+            "due": seconds(ScheduledJobRegistry(queue=q).get_scheduled_time(job_id)) if job_id in ids["scheduled"] else None,
+            "deadline": seconds(started.get_expiration_time(job)) if job_id in ids["started"] else None,
+        }
+    queues[q.name]["ids"], queues[q.name]["jobs"] = ids, jobs
 print(json.dumps({
     "now": at,
     "later": later,
