@@ -2,6 +2,7 @@ package scanner
 
 import (
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +185,45 @@ func TestRetainedIsBounded(t *testing.T) {
 	if len(wins) != maxDimHours+maxDimDays || !wins[maxDimHours-1].Contains(now) || !wins[len(wins)-1].Contains(now) ||
 		wins[0].Granularity != store.Hour || wins[maxDimHours].Granularity != store.Day {
 		t.Errorf("%d windows", len(wins))
+	}
+}
+
+// TestInspectOnACluster: a tuple's windows spread over a cluster's masters are read in one
+// pipeline, memory included, and the command it gives reads the current key through any node.
+func TestInspectOnACluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	rdb := cl.Client(t)
+	ctx := t.Context()
+	flow := families(t)[0]
+	now := redistest.ClearOfHourEnd(t, 30*time.Second)
+	hour := store.WindowAt(store.Hour, now, shanghai)
+	dims := []string{"app", "\x1b[1mios", "10.0.0.1"}
+	var keys []string
+	for i, w := range []store.Window{hour.Prev().Prev(), hour.Prev(), hour} {
+		k, err := flow.Key(w, dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rdb.Set(ctx, k, i+1, time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	w := NewWatcher(rdb, families(t), Options{Location: shanghai}, SnapshotOptions{})
+	d, err := w.Dim(ctx, "flow", keys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := d.Windows[len(d.Windows)-3:]
+	for i, v := range last {
+		if v.Key != keys[i] || v.Value == nil || *v.Value != int64(i+1) || v.MemoryBytes == nil || v.TTLMS <= 0 {
+			t.Errorf("window %s: %+v", v.Window, v)
+		}
+	}
+	if !strings.Contains(d.Command, " -c ") {
+		t.Errorf("command %s", d.Command)
+	}
+	if out, err := exec.CommandContext(ctx, "bash", "-c", d.Command).CombinedOutput(); err != nil || string(out) != "3\n" {
+		t.Errorf("%s read %q (%v), want the current hour's 3", d.Command, out, err)
 	}
 }
