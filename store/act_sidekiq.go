@@ -62,16 +62,16 @@ func (j sidekiqJobs) act(ctx context.Context, rdb redis.UniversalClient, queue s
 	case a == ActionDelete && isSet:
 		return actZRem(ctx, rdb, j.key(set), t)
 	case a == ActionRunNow && isSet:
-		return j.enqueue(ctx, rdb, set, t, now)
+		return j.actEnqueue(ctx, rdb, set, t, now)
 	case a == ActionRunNow && sec == SectionWaiting:
 		return "", actRefusal("Sidekiq", sec, a, "a waiting job runs when a process takes it: Sidekiq keeps no due time for it")
 	}
 	return "", actRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
 }
 
-// enqueue moves one job of a sorted set to its queue, as add_to_queue (the schedule set) and
+// actEnqueue moves one job of a sorted set to its queue, as add_to_queue (the schedule set) and
 // retry (the retry and dead sets) do.
-func (j sidekiqJobs) enqueue(ctx context.Context, rdb redis.UniversalClient, set string, t Task, now time.Time) (string, error) {
+func (j sidekiqJobs) actEnqueue(ctx context.Context, rdb redis.UniversalClient, set string, t Task, now time.Time) (string, error) {
 	job, queue, err := sidekiqPushed(t.Member, set != "schedule", now)
 	if err != nil {
 		return "", fmt.Errorf("store: run %s now: %w", sidekiqJobName(t), err)

@@ -1,0 +1,60 @@
+"""Reads a redis-server with RQ 1.13's own API and prints, as one JSON object, each queue's job
+ids (Queue.job_ids, in the order a worker takes them) and its registries' (scheduled, started,
+failed, finished), and the jobs named on the command line as Job.fetch reads them (or null when
+RQ cannot fetch one).
+
+    python3 read.py redis://127.0.0.1:6379/0 [--requeue <queue> <job id>] [--work <queue>] [job id ...]
+
+With --requeue, RQ's FailedJobRegistry first requeues the failed job, as `rq requeue` does; with
+--work, a SimpleWorker then runs the queue in burst mode, as `rq worker --burst` does.
+"""
+import json
+import logging
+import sys
+
+from redis import Redis
+from rq import Queue, SimpleWorker
+from rq.exceptions import NoSuchJobError
+from rq.job import Job
+from rq.registry import FailedJobRegistry, FinishedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+
+sys.dont_write_bytecode = True  # leave no __pycache__ beside jobs.py
+import jobs  # noqa: E402,F401  (a worker imports the jobs' functions by name)
+
+logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+r = Redis.from_url(sys.argv[1])
+args = sys.argv[2:]
+if args[:1] == ["--requeue"]:
+    FailedJobRegistry(args[1], connection=r).requeue(args[2])
+    args = args[3:]
+if args[:1] == ["--work"]:
+    SimpleWorker([Queue(args[1], connection=r)], connection=r).work(burst=True, logging_level="WARNING")
+    args = args[2:]
+
+queues = {}
+for q in Queue.all(connection=r):
+    queues[q.name] = {
+        "queued": q.job_ids,
+        "scheduled": ScheduledJobRegistry(queue=q).get_job_ids(),
+        "started": StartedJobRegistry(queue=q).get_job_ids(),
+        "failed": FailedJobRegistry(queue=q).get_job_ids(),
+        "finished": FinishedJobRegistry(queue=q).get_job_ids(),
+    }
+fetched = {}
+for job_id in args:
+    try:
+        job = Job.fetch(job_id, connection=r)
+    except NoSuchJobError:
+        fetched[job_id] = None
+        continue
+    fetched[job_id] = {
+        "status": job.get_status(),
+        "origin": job.origin,
+        "enqueued_at": job.enqueued_at.isoformat() if job.enqueued_at else None,
+        "started_at": job.started_at.isoformat() if job.started_at else None,
+        # The job's own exc_info, which a requeue clears (the exc_info property reads the job's
+        # last result first, which a requeue keeps).
+        "exc_info": job._exc_info,
+        "description": job.description,
+    }
+print(json.dumps({"queues": queues, "jobs": fetched}))
