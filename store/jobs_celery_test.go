@@ -20,10 +20,17 @@ type celeryReport struct {
 		MessageCount int64            `json:"message_count"` // queue_declare(...).message_count
 		Lists        map[string]int64 `json:"lists"`         // LLEN of Channel._q_for_pri(queue, step)
 	} `json:"queues"`
-	Delivered       int64    `json:"delivered"` // len(channel.qos._delivered)
-	Unacked         int64    `json:"unacked"`   // HLEN unacked
-	UnackedIndex    int64    `json:"unacked_index"`
-	HeldRoutingKeys []string `json:"held_routing_keys"`
+	Delivered       int64        `json:"delivered"` // len(channel.qos._delivered)
+	Unacked         int64        `json:"unacked"`   // HLEN unacked
+	UnackedIndex    int64        `json:"unacked_index"`
+	HeldRoutingKeys []string     `json:"held_routing_keys"`
+	Held            []celeryHeld `json:"held"`
+}
+
+// celeryHeld is a message the fixture's consumer holds unacknowledged.
+type celeryHeld struct {
+	Tag, ID, Task string
+	Delivered     float64 // its score in unacked_index
 }
 
 func celeryFixture(t *testing.T, prefix string) (*redis.Client, celeryReport) {

@@ -71,6 +71,9 @@ print(json.dumps({
     "unacked": raw.hlen(prefix + ch.unacked_key),
     "unacked_index": raw.zcard(prefix + ch.unacked_index_key),
     "held_routing_keys": sorted(m.delivery_info["routing_key"] for m in held),
+    # The held messages: delivery tag, task id and name, and when kombu recorded the delivery.
+    "held": [{"tag": m.delivery_tag, "id": m.headers["id"], "task": m.headers["task"],
+              "delivered": raw.zscore(prefix + ch.unacked_index_key, m.delivery_tag)} for m in held],
 }))
 sys.stdout.flush()
 os._exit(0)  # exit without closing the channel, which would restore the unacked messages
