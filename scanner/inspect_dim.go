@@ -164,7 +164,11 @@ func (r windowReads) fill(v *WindowValue, now time.Time) error {
 	case err == nil && !v.Missing:
 		v.MemoryBytes = &mem
 	case errors.As(err, &re) && err != redis.Nil:
-		notes = append(notes, "MEMORY USAGE refused: "+Escape(err.Error()))
+		why := "MEMORY USAGE refused: " // an ACL without it; another error: a server that has no such command
+		if !strings.HasPrefix(err.Error(), "NOPERM") {
+			why = "memory not read: MEMORY USAGE answered "
+		}
+		notes = append(notes, why+Escape(err.Error()))
 	}
 	v.Note = strings.Join(notes, "; ")
 	return nil
