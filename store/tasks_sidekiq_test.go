@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
 )
 
 // jobTaskPages reads a job section page by page, size tasks a page, and checks that every page
@@ -130,6 +132,35 @@ func checkSidekiqSet(t *testing.T, src JobSource, rdb redis.Cmdable, sec TaskSec
 		if task.ID != jid || !task.Due.Equal(wantDue) || !task.Enqueued.Equal(enqueued) || task.Note != "" {
 			t.Errorf("%s #%d: %s due %v enqueued %v (%q), Sidekiq's %s at %v enqueued %v",
 				sec, i, task.ID, task.Due, task.Enqueued, task.Note, jid, wantDue, enqueued)
+		}
+	}
+}
+
+// TestJobTasksNameTheRefusedKey: a key of the wrong type ends the page with the command Redis
+// refused and that key, also when it is not the first of its section's keys (kombu's priority
+// list after the queue's own), and in the job hashes read after the entries.
+func TestJobTasksNameTheRefusedKey(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	ctx := t.Context()
+	rdb.Set(ctx, "queue:bad", "a string", 0)
+	rdb.LPush(ctx, "mail", `{"headers": {"id": "1"}}`)
+	rdb.Set(ctx, "mail\x06\x163", "a string", 0)
+	rdb.LPush(ctx, "bull:work:wait", "7")
+	rdb.Set(ctx, "bull:work:7", "a string, not a job hash", 0)
+	for _, c := range []struct {
+		src          JobSource
+		queue        string
+		sec          TaskSection
+		command, key string
+	}{
+		{JobSource{Layout: Sidekiq}, "bad", SectionWaiting, "LLEN", "queue:bad"},
+		{JobSource{Layout: Celery}, "mail", SectionWaiting, "LLEN", "mail\x06\x163"},
+		{JobSource{Layout: BullMQ}, "work", SectionWaiting, "HMGET", "bull:work:7"},
+	} {
+		_, err := c.src.Tasks(ctx, rdb, c.queue, c.sec, 0, 10, time.Now())
+		var ce *CommandError
+		if !errors.As(err, &ce) || ce.Command != c.command || ce.Key != c.key || !strings.Contains(err.Error(), "WRONGTYPE") {
+			t.Errorf("%s %q: %v, want %s on %q refused with WRONGTYPE", c.src.Layout, c.queue, err, c.command, c.key)
 		}
 	}
 }
