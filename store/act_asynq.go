@@ -53,10 +53,7 @@ func (j asynqJobs) act(ctx context.Context, rdb redis.UniversalClient, queue str
 	case a != ActionRunNow && a != ActionDelete:
 		return "", actRefusal("asynq", sec, a, "asynq returns no task that is not active")
 	}
-	id := t.ID
-	if id == "" {
-		id = t.Member
-	}
+	id := t.Member // the list's or set's entry: the task's id
 	registry := j.prefix + ":queues"
 	known, err := rdb.SIsMember(ctx, registry, queue).Result()
 	switch {

@@ -68,13 +68,10 @@ func (j celeryJobs) act(ctx context.Context, rdb redis.UniversalClient, queue st
 	return "", actRefusal("Celery", sec, a, "kombu has no such action there")
 }
 
-// actRestore puts an unacknowledged message back on its queues as kombu's restore_by_tag does. The
-// delivery tag is the task's ID, or its Member when it has none (the unacked hash's field).
+// actRestore puts an unacknowledged message back on its queues as kombu's restore_by_tag does.
+// The task's Member is its delivery tag, the unacked hash's field (its ID is Celery's task id).
 func (j celeryJobs) actRestore(ctx context.Context, rdb redis.UniversalClient, t Task) (string, error) {
-	tag, unacked := t.ID, j.prefix+"unacked"
-	if tag == "" {
-		tag = t.Member
-	}
+	tag, unacked := t.Member, j.prefix+"unacked"
 	record, err := rdb.HGet(ctx, unacked, tag).Result()
 	switch {
 	case errors.Is(err, redis.Nil):

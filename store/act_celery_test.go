@@ -83,7 +83,13 @@ func TestCeleryActsAsKombu(t *testing.T) {
 			if err := json.Unmarshal([]byte(record), &rec); err != nil || len(rec) != 3 {
 				t.Fatalf("unacked record %q: %v", record, err)
 			}
-			line, err := src.Act(ctx, rdb, "", SectionInFlight, Task{Member: held.Tag, ID: held.Tag}, ActionReturn, now)
+			// The task as the console's page lists it.
+			page, err := src.Tasks(ctx, rdb, "", SectionInFlight, 0, MaxTaskPage, now)
+			i := slices.IndexFunc(page.Tasks, func(t Task) bool { return t.Member == held.Tag })
+			if err != nil || i < 0 {
+				t.Fatalf("the unacked page %+v (%v) lacks delivery %s", page, err, held.Tag)
+			}
+			line, err := src.Act(ctx, rdb, "", SectionInFlight, page.Tasks[i], ActionReturn, now)
 			if err != nil {
 				t.Fatalf("return: %q %v", line, err)
 			}
@@ -104,11 +110,11 @@ func TestCeleryActsAsKombu(t *testing.T) {
 			}
 
 			before := dumpKeys(t, rdb)
-			_, err = src.Act(ctx, rdb, "", SectionInFlight, Task{Member: held.Tag, ID: held.Tag}, ActionReturn, now)
+			_, err = src.Act(ctx, rdb, "", SectionInFlight, Task{Member: held.Tag, ID: held.ID}, ActionReturn, now)
 			wantGone(t, rdb, before, "second return", err)
 			_, err = src.Act(ctx, rdb, "mail", SectionWaiting, Task{Member: urgent[0]}, ActionDelete, now)
 			wantGone(t, rdb, before, "second delete", err)
-			other := Task{Member: rep.Held[1].Tag, ID: rep.Held[1].Tag}
+			other := Task{Member: rep.Held[1].Tag, ID: rep.Held[1].ID}
 			for _, a := range []TaskAction{ActionDelete, ActionRunNow} {
 				if _, err := src.Act(ctx, rdb, "", SectionInFlight, other, a, now); !errors.Is(err, ErrNotSupported) {
 					t.Errorf("%s of an unacked message: %v, want ErrNotSupported", a, err)

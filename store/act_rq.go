@@ -53,10 +53,7 @@ func (j rqJobs) act(ctx context.Context, rdb redis.UniversalClient, queue string
 	if !ok {
 		return "", actRefusal("RQ", sec, a, "RQ keeps no such registry")
 	}
-	id := t.ID
-	if id == "" {
-		id = t.Member
-	}
+	id := t.Member // the list's or registry's entry: the job's id
 	from := j.key(kind, queue)
 	switch {
 	case a == ActionDelete:

@@ -91,8 +91,13 @@ func TestSidekiqActsAsSidekiq(t *testing.T) {
 					t.Fatalf("run now %s: %q %v", c.sec, line, err)
 				}
 			}
-			waiting := rdb.LIndex(ctx, key("queue:default"), 0).Val() // the newest, the last to run
-			if _, err := src.Act(ctx, rdb, "default", SectionWaiting, Task{Member: waiting}, ActionDelete, now); err != nil {
+			// The waiting job as the console's page lists it: the next to run first.
+			page, err := src.Tasks(ctx, rdb, "default", SectionWaiting, 0, 1, now)
+			if err != nil || len(page.Tasks) != 1 || page.Tasks[0].ID == "" {
+				t.Fatalf("default's first page: %+v %v", page, err)
+			}
+			waiting := page.Tasks[0].Member
+			if _, err := src.Act(ctx, rdb, "default", SectionWaiting, page.Tasks[0], ActionDelete, now); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := src.Act(ctx, rdb, "", SectionDead, never, ActionDelete, now); err != nil {
