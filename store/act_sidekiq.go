@@ -96,7 +96,7 @@ func sidekiqPushed(entry string, retry bool, now time.Time) (string, string, err
 	}
 	var class string
 	var args []json.RawMessage
-	if json.Unmarshal(job["class"], &class) != nil || job["args"] == nil || json.Unmarshal(job["args"], &args) != nil || args == nil {
+	if json.Unmarshal(job["class"], &class) != nil || string(job["class"]) == "null" || job["args"] == nil || json.Unmarshal(job["args"], &args) != nil || args == nil {
 		return "", "", fmt.Errorf("not a Sidekiq job: Sidekiq pushes only a job with a class name and an args array")
 	}
 	if _, ok := job["at"]; ok {

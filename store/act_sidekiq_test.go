@@ -150,7 +150,7 @@ func TestSidekiqRunNowRefusesWhatPushWouldRefuse(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
-	for _, m := range []string{`not json`, `{"class":"X","jid":"a"}`, `{"class":"X","args":[],"at":1700000000}`, `{"class":"X","args":[],"queue":""}`} {
+	for _, m := range []string{`not json`, `{"class":"X","jid":"a"}`, `{"class":"X","args":[],"at":1700000000}`, `{"class":"X","args":[],"queue":""}`, `{"class":null,"args":[]}`} {
 		rdb.ZAdd(ctx, "schedule", redis.Z{Score: 1, Member: m})
 	}
 	before := dumpKeys(t, rdb)
