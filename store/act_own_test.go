@@ -320,3 +320,30 @@ func TestReleaseStaleLock(t *testing.T) {
 	}
 	wantUnchanged(t, rdb, before, "locks left")
 }
+
+// TestActRefusedByACLNamesTheUser: a user who may read but not write is refused each action with
+// one permanent line naming the command, the key and the user, and nothing is written.
+func TestActRefusedByACLNamesTheUser(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	ctx := t.Context()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "reader", "on", ">pw", "~*", "+@read", "+ping", "+hello").Err(); err != nil {
+		t.Fatal(err)
+	}
+	reader := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "reader", Password: "pw"})
+	t.Cleanup(func() { _ = reader.Close() })
+	now := time.Now()
+	admin.ZAdd(ctx, "dq:acl", redis.Z{Score: float64(now.Add(time.Hour).UnixMilli()), Member: "t"})
+	admin.Set(ctx, "lock:acl", "h", 0)
+	before := dumpKeys(t, admin)
+	_, err1 := DelayQueueAct(ctx, reader, "dq:acl", "", Milliseconds, SectionLater, Task{Member: "t"}, ActionRunNow, now)
+	_, err2 := DelayQueueAct(ctx, reader, "dq:acl", "", Milliseconds, SectionLater, Task{Member: "t"}, ActionDelete, now)
+	_, err3 := ReleaseStaleLock(ctx, reader, "lock:acl", "h")
+	for i, err := range []error{err1, err2, err3} {
+		var ce *CommandError
+		if !errors.As(err, &ce) || !Permanent(err) || ce.User != "reader" || !strings.Contains(err.Error(), "NOPERM") || ce.Key == "" {
+			t.Errorf("%d: %v, want a permanent CommandError naming the key and the user", i, err)
+		}
+	}
+	wantUnchanged(t, admin, before, "refused actions")
+}
