@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -346,4 +347,49 @@ func TestActRefusedByACLNamesTheUser(t *testing.T) {
 		}
 	}
 	wantUnchanged(t, admin, before, "refused actions")
+}
+
+// TestQueueActsOnCluster: on a real 3-master cluster, the actions that move a task between a
+// queue and its companion (its in-flight set, its processing list: one hash slot) run as one
+// script on the queue's master, for queues spread over every master.
+func TestQueueActsOnCluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	rdb := cl.Client(t)
+	s := newStore(t, rdb, Options{})
+	ctx := t.Context()
+	for i := range 6 {
+		dq := s.DelayQueue("dq:cluster:"+strconv.Itoa(i), Milliseconds)
+		if err := dq.Enqueue(ctx, s.Now().Add(-time.Second), "a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := dq.Enqueue(ctx, s.Now().Add(time.Hour), "b"); err != nil {
+			t.Fatal(err)
+		}
+		c, err := dq.Claim(ctx, 1, time.Minute)
+		if err != nil || len(c.Tasks) != 1 {
+			t.Fatalf("claim: %v %v", c, err)
+		}
+		if _, err := DelayQueueAct(ctx, rdb, dq.Key, dq.InFlight, Milliseconds, SectionInFlight, Task{Member: c.ID + "|a"}, ActionReturn, s.Now()); err != nil {
+			t.Fatalf("%s return: %v", dq.Key, err)
+		}
+		if _, err := DelayQueueAct(ctx, rdb, dq.Key, dq.InFlight, Milliseconds, SectionLater, Task{Member: "b"}, ActionRunNow, s.Now()); err != nil {
+			t.Fatalf("%s run now: %v", dq.Key, err)
+		}
+		if c2, _ := dq.Claim(ctx, 5, time.Minute); len(c2.Tasks) != 2 {
+			t.Fatalf("%s: claimed %v after the actions, want a and b", dq.Key, c2.Tasks)
+		}
+		lq := s.ListQueue("lq:cluster:" + strconv.Itoa(i))
+		if err := lq.Push(ctx, "m"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := lq.Pop(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ListQueueAct(ctx, rdb, lq.Key, lq.Processing, SectionInFlight, Task{Member: "m"}, ActionReturn); err != nil {
+			t.Fatalf("%s return: %v", lq.Key, err)
+		}
+		if task, ok, _ := lq.Pop(ctx, 0); !ok || task != "m" {
+			t.Fatalf("%s: popped %q after the return", lq.Key, task)
+		}
+	}
 }
