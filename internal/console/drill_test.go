@@ -1,0 +1,83 @@
+package console
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/config"
+	"hourglass/internal/redistest"
+	"hourglass/internal/target"
+	"hourglass/theme"
+)
+
+// TestDrillDownDeletesOneTaskOnARealServer runs the real console against a real redis-server
+// with writes allowed: enter lists the delay queue's due tasks, x asks for the target's name,
+// and once it is typed exactly the oldest due task, and only it, is gone from Redis.
+func TestDrillDownDeletesOneTaskOnARealServer(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	due := time.Now().Add(-time.Minute)
+	for i, task := range []string{"first", "second", "third"} {
+		if err := rdb.ZAdd(t.Context(), "delay:orders", redis.Z{Score: float64(due.Add(time.Duration(i) * time.Second).UnixMilli()), Member: task}).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	body := strings.Replace(string(config.Shipped()), "addrs = []", `addrs = ["`+srv.Addr+`"]`, 1)
+	body = strings.Replace(body, "allow_writes = false", "allow_writes = true\nname = \"shop\"", 1)
+	cfg, err := config.Parse("config.toml", []byte(body), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.UI.Refresh = 250 * time.Millisecond
+	tg, err := target.Open(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	in, keys := io.Pipe()
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- Run(t.Context(), tg, cfg, theme.None, in, out) }()
+	waitFor := func(what string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(ansi.Strip(out.String()), what) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	press := func(s string) {
+		if _, err := keys.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor("WRITES ON")
+	press("4")
+	waitFor("delay:orders")
+	press("\r")
+	waitFor("tasks 1–3 of 3")
+	press("x")
+	waitFor("Type the target's name (shop)")
+	press("shop\r")
+	waitFor("tasks 1–2 of 2")
+	left, err := rdb.ZRange(t.Context(), "delay:orders", 0, -1).Result()
+	if err != nil || strings.Join(left, ",") != "second,third" {
+		t.Fatalf("after deleting the first task the queue holds %v (%v)", left, err)
+	}
+	press("q")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("q did not quit the console")
+	}
+}
