@@ -223,14 +223,12 @@ func (l *taskLevel) sectionBar() string {
 // then, its size and a one-line preview.
 func (l *taskLevel) table(tasks []scanner.Task) *table {
 	sec := l.section()
-	when, rel := "DUE", "LATE"
+	when, rel := "DUE", "WHEN"
 	switch sec {
-	case scanner.SectionLater:
-		rel = "IN"
 	case scanner.SectionInFlight:
-		when, rel = "DEADLINE", "LEFT"
+		when = "DEADLINE"
 	case scanner.SectionWaiting:
-		when, rel = "QUEUED", "AGE"
+		when = "QUEUED"
 	}
 	t := &table{styles: l.c, selected: l.sel, cols: []column{
 		{title: "#", right: true}, {title: when}, {title: rel, right: true},
@@ -291,7 +289,7 @@ func (c *common) clock(t time.Time) string {
 	return t.Format("01-02 15:04:05")
 }
 
-// relative is how far t lies from now: "3m" ago for the past, "in 3m" for the future.
+// relative is how far t lies from now: "3m00s ago" for the past, "in 3m00s" for the future.
 func relative(t, now time.Time) string {
 	switch {
 	case t.IsZero():
@@ -299,5 +297,5 @@ func relative(t, now time.Time) string {
 	case t.After(now):
 		return "in " + format.Age(t.Sub(now))
 	}
-	return format.Age(now.Sub(t))
+	return format.Age(now.Sub(t)) + " ago"
 }
