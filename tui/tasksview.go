@@ -229,6 +229,8 @@ func (l *taskLevel) table(tasks []scanner.Task) *table {
 		when = "DEADLINE"
 	case scanner.SectionWaiting:
 		when = "QUEUED"
+	case scanner.SectionDead: // when it failed for good where the layout keeps it, else when it was queued
+		when = "AT"
 	}
 	t := &table{styles: l.c, selected: l.sel, cols: []column{
 		{title: "#", right: true}, {title: when}, {title: rel, right: true},
