@@ -31,7 +31,7 @@ type KeyMap struct {
 func DefaultKeyMap() KeyMap {
 	k := KeyMap{
 		Next:        key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
-		Prev:        key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
+		Prev:        key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev view")),
 		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Enter:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
@@ -43,18 +43,18 @@ func DefaultKeyMap() KeyMap {
 		Inject:      key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "inject burst")),
 		Traffic:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "test traffic")),
 		Repair:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "repair TTLs")),
-		Claim:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add group to session")),
-		Propose:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write proposal to a file")),
-		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "redis-cli command")),
+		Claim:       key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add group")),
+		Propose:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write proposal")),
+		Copy:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "redis-cli cmd")),
 		NextSection: key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "next section")),
-		PrevSection: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "previous section")),
+		PrevSection: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "prev section")),
 		NextPage:    key.NewBinding(key.WithKeys("pgdown", "]"), key.WithHelp("pgdn/]", "next page")),
-		PrevPage:    key.NewBinding(key.WithKeys("pgup", "["), key.WithHelp("pgup/[", "previous page")),
+		PrevPage:    key.NewBinding(key.WithKeys("pgup", "["), key.WithHelp("pgup/[", "prev page")),
 		RunNow:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "run task now")),
-		Return:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "return in-flight task")),
+		Return:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "return task")),
 		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete task")),
-		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair key's TTL")),
-		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock without TTL")),
+		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair one key")),
+		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock")),
 		Erase:       key.NewBinding(key.WithKeys("backspace")),
 		Confirm:     key.NewBinding(key.WithKeys("y")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c")),
@@ -75,8 +75,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Tabs[0], k.Tabs[1], k.Tabs[2], k.Tabs[3], k.Tabs[4], k.Tabs[5], k.Tabs[6], k.Next, k.Prev},
-		{k.Up, k.Down, k.Enter, k.Back, k.Filter, k.Copy, k.PrevSection, k.NextSection, k.PrevPage, k.NextPage},
-		{k.RunNow, k.Return, k.DeleteTask, k.FixTTL, k.Unlock},
-		{k.Inject, k.Traffic, k.Repair, k.Claim, k.Propose, k.Pause, k.Help, k.Quit},
+		{k.Up, k.Down, k.Enter, k.Back, k.Filter, k.Copy, k.PrevSection, k.NextSection, k.PrevPage, k.NextPage, k.Pause, k.Help, k.Quit},
+		{k.Inject, k.Traffic, k.Repair, k.Claim, k.Propose, k.RunNow, k.Return, k.DeleteTask, k.FixTTL, k.Unlock},
 	}
 }

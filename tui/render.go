@@ -170,7 +170,7 @@ func (m *Model) helpText() string {
 	h.ShowAll = true
 	text := m.c.styles.Title.Render("Keys") + "\n\n" + h.FullHelpView(m.c.keys.FullHelp())
 	if m.c.opt.Actions == nil {
-		text += "\n\n" + m.c.styles.Muted.Render("i, t and r write, and are off: "+m.c.opt.ReadOnlyWhy)
+		text += "\n\n" + m.c.styles.Muted.Render("i, t, r, n, b, x, e and u write, and are off: "+m.c.opt.ReadOnlyWhy)
 	}
 	return text + "\n\n" + m.c.styles.Muted.Render("? or esc closes")
 }
