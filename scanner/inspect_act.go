@@ -64,9 +64,9 @@ func (w *Watcher) actNow(ctx context.Context) (time.Time, error) {
 // must be one the sweep classifies as the family's. A key left as it is (gone, given a TTL,
 // another type, not an integer) is an error that says which.
 func (w *Watcher) RepairKey(ctx context.Context, family, key string) (string, error) {
-	w.mu.Lock()
+	w.specMu.RLock()
 	families, loc := w.families, w.sweepOpt.Location
-	w.mu.Unlock()
+	w.specMu.RUnlock()
 	c, ok := store.Classify(families, key, loc)
 	if !ok || c.Family.Name() != family {
 		return "", fmt.Errorf("scanner: %s is not a key of the counter family %q", Escape(key), family)
@@ -103,9 +103,9 @@ func (w *Watcher) RepairKey(ctx context.Context, family, key string) (string, er
 // (gone, given a TTL, taken by another) is an error that says which (store.ErrLockGone,
 // ErrLockHasTTL, ErrLockNewHolder).
 func (w *Watcher) ReleaseLock(ctx context.Context, lock, key, holder string) (string, error) {
-	w.mu.Lock()
+	w.specMu.RLock()
 	specs := w.sweepOpt.Structures.Locks
-	w.mu.Unlock()
+	w.specMu.RUnlock()
 	found := false
 	for _, l := range specs {
 		found = found || l.Name == lock && keyCovered(l.Pattern, l.Exclude, key)

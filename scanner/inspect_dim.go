@@ -30,9 +30,9 @@ const (
 // GET or PTTL Redis refuses ends the read with an error naming the command, the key and the user;
 // a transient error is returned as it is. The keys read count against the sweep's budget.
 func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error) {
-	w.mu.Lock()
+	w.specMu.RLock()
 	fams, def := w.families, w.sweepOpt.Location
-	w.mu.Unlock()
+	w.specMu.RUnlock()
 	var f *store.Family
 	for _, ff := range fams {
 		if ff.Name() == family {
@@ -185,12 +185,7 @@ func (w *Watcher) inspectNow() time.Time {
 // inspectSpend charges n keys read on demand to the sweep's budget, so the sweep that follows
 // waits for them as for its own.
 func (w *Watcher) inspectSpend(n int) {
-	w.mu.Lock()
-	s := w.sweep
-	w.mu.Unlock()
-	if s != nil {
-		s.pace.spend(n)
-	}
+	w.pace.Load().spend(n) // nil before the first sweep: nothing to charge
 }
 
 // inspectRefusal names the command, the key and the user of a reply Redis gave in place of what

@@ -18,9 +18,9 @@ type queueTarget struct {
 // resolveQueue finds the entry ref names and checks that its key (or queue) is one the entry
 // covers, so the drill-down reads and acts only on the queues the Snapshot showed.
 func (w *Watcher) resolveQueue(ref QueueRef) (queueTarget, error) {
-	w.mu.Lock()
+	w.specMu.RLock()
 	st := w.sweepOpt.Structures
-	w.mu.Unlock()
+	w.specMu.RUnlock()
 	t := queueTarget{ref: ref}
 	switch ref.Kind {
 	case QueueDelay:

@@ -26,9 +26,9 @@ const (
 // count (GET); for a library's layout what the library would answer (store.ReadLimitKeys). The
 // key must be one the limiter's pattern covers. A key that is not there has no hits and TTLMS -2.
 func (w *Watcher) LimiterKey(ctx context.Context, limiter, key string) (LimiterKeyDetail, error) {
-	w.mu.Lock()
+	w.specMu.RLock()
 	specs := w.sweepOpt.Structures.Limiters
-	w.mu.Unlock()
+	w.specMu.RUnlock()
 	var spec *LimiterSpec
 	for i := range specs {
 		if specs[i].Name == limiter && keyCovered(specs[i].Pattern, specs[i].Exclude, key) {
@@ -133,9 +133,9 @@ func (w *Watcher) libraryLimiterKey(ctx context.Context, spec LimiterSpec, d *Li
 // A lock released or expired since the sweep is Gone. The key must be one the lock's pattern
 // covers.
 func (w *Watcher) LockHolder(ctx context.Context, lock, key string) (LockDetail, error) {
-	w.mu.Lock()
+	w.specMu.RLock()
 	specs := w.sweepOpt.Structures.Locks
-	w.mu.Unlock()
+	w.specMu.RUnlock()
 	found := false
 	for _, l := range specs {
 		found = found || l.Name == lock && keyCovered(l.Pattern, l.Exclude, key)

@@ -72,9 +72,9 @@ func (w *Watcher) Tasks(ctx context.Context, ref QueueRef, sec TaskSection, offs
 
 // pageCount holds a page's count to 1..store.MaxTaskPage and to the sweep's keys per second.
 func (w *Watcher) pageCount(count int) int {
-	w.mu.Lock()
+	w.specMu.RLock()
 	rate := w.sweepOpt.KeysPerSecond
-	w.mu.Unlock()
+	w.specMu.RUnlock()
 	most := store.MaxTaskPage
 	if rate > 0 {
 		most = min(most, rate)

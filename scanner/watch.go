@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,7 +33,13 @@ type Watcher struct {
 	sweepOpt Options
 	snapOpt  SnapshotOptions
 
-	mu      sync.Mutex // one Poll at a time
+	mu sync.Mutex // one Poll at a time
+	// specMu guards families and the Structures for the drill-down's reads (inspect_*.go), which
+	// must not wait for a Poll under way: Claim, their only writer, holds mu as well.
+	specMu sync.RWMutex
+	// pace is the sweeps' budget (each sweep takes the last one's), charged by the drill-down's
+	// reads without waiting for a Poll; nil before the first sweep.
+	pace    atomic.Pointer[pacer]
 	sweep   *Sweep
 	agg     *Aggregator
 	last    *Snapshot
@@ -252,8 +259,10 @@ func (w *Watcher) Claim(families []*store.Family, st Structures) error {
 		return err
 	}
 	// New slices: the old ones may share their arrays with the caller's config.
+	w.specMu.Lock()
 	w.families = slices.Concat(w.families, families)
 	w.sweepOpt.Structures = w.sweepOpt.Structures.With(st)
+	w.specMu.Unlock()
 	w.snapOpt.Structures = w.snapOpt.Structures.With(st)
 	w.restart = true
 	return nil
@@ -322,6 +331,7 @@ func (w *Watcher) begin() {
 	if prev != nil { // what the last sweep read, its unions included, is paid before the next reads more
 		w.sweep.pace = prev.pace
 	}
+	w.pace.Store(w.sweep.pace)
 	w.agg = NewAggregator(w.families, w.snapOpt)
 	w.agg.sweep = w.sweep
 	w.started, w.restart = time.Now(), false
