@@ -68,12 +68,7 @@ func (v *counters) crumbs() []string {
 	return append([]string{v.open}, v.d.crumbs()...)
 }
 
-func (v *counters) refresh() tea.Cmd {
-	if l := v.d.top(); l != nil {
-		return l.refresh()
-	}
-	return nil
-}
+func (v *counters) refresh() tea.Cmd { return pollRefresh(v.d.top()) }
 
 func (v *counters) family() string {
 	if v.open != "" {

@@ -84,15 +84,16 @@ func (l *dimLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	k := l.c.keys
 	rows := l.rows()
 	switch {
-	case key.Matches(msg, k.Up):
-		l.sel = max(l.sel-1, 0)
-	case key.Matches(msg, k.Down):
-		l.sel = min(l.sel+1, max(len(rows)-1, 0))
+	case key.Matches(msg, k.Up, k.Down):
+		if key.Matches(msg, k.Up) {
+			l.sel = max(l.sel-1, 0)
+		} else {
+			l.sel = min(l.sel+1, max(len(rows)-1, 0))
+		}
+		return true, l.copyCommand(rows) // the command shown follows the selection: so does the clipboard
 	case key.Matches(msg, k.Copy):
 		l.showCmd = !l.showCmd
-		if l.showCmd && l.sel < len(rows) && l.c.opt.Inspector != nil {
-			return true, tea.SetClipboard(l.c.opt.Inspector.RedisCLI("GET", rows[l.sel].Key))
-		}
+		return true, l.copyCommand(rows)
 	case key.Matches(msg, k.FixTTL):
 		if l.sel < len(rows) {
 			return true, l.repair(rows[l.sel])
@@ -101,6 +102,14 @@ func (l *dimLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	return true, nil
+}
+
+// copyCommand copies the selected window's redis-cli command while y shows it.
+func (l *dimLevel) copyCommand(rows []scanner.WindowValue) tea.Cmd {
+	if !l.showCmd || l.sel >= len(rows) || l.c.opt.Inspector == nil {
+		return nil
+	}
+	return tea.SetClipboard(l.c.opt.Inspector.RedisCLI("GET", rows[l.sel].Key))
 }
 
 // repair asks to give the selected key its expiry, when it has none.

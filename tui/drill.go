@@ -101,6 +101,9 @@ func (f *fetch) begin() int {
 	return f.seq
 }
 
+// busy reports whether a read is under way.
+func (f *fetch) busy() bool { return f.loading }
+
 // end records a read's answer; false for an older read's, which is dropped.
 func (f *fetch) end(seq int, err error, now time.Time) bool {
 	if seq != f.seq {
@@ -158,11 +161,24 @@ func (v *drillView) filterText() string {
 func (v *drillView) crumbs() []string { return v.d.crumbs() }
 func (v *drillView) back() bool       { return v.d.pop() }
 
-func (v *drillView) refresh() tea.Cmd {
-	if l := v.d.top(); l != nil {
-		return l.refresh()
+func (v *drillView) refresh() tea.Cmd { return pollRefresh(v.d.top()) }
+
+// filterable: a level that shows one key has nothing to filter.
+func (v *drillView) filterable() bool {
+	if l, ok := v.d.top().(interface{ filterable() bool }); ok {
+		return l.filterable()
 	}
-	return nil
+	return true
+}
+
+// pollRefresh reads l again after a poll, unless a read of it is still under way: that read's
+// answer is then the one to show. (A new read would make it stale, so reads slower than the polls
+// would never show, and each poll would leave one more read running.)
+func pollRefresh(l level) tea.Cmd {
+	if b, ok := l.(interface{ busy() bool }); l == nil || ok && b.busy() {
+		return nil
+	}
+	return l.refresh()
 }
 
 // field is a label and its value, left-aligned after it: a drill-down's read of one key.

@@ -133,6 +133,7 @@ func newLimKeyLevel(c *common, limiter string, kc scanner.KeyCount) *limKeyLevel
 func (l *limKeyLevel) crumb() string      { return crumbText(l.kc.Key) }
 func (l *limKeyLevel) setFilter(string)   {}
 func (l *limKeyLevel) filterText() string { return "" }
+func (l *limKeyLevel) filterable() bool   { return false }
 func (l *limKeyLevel) loaded(seq int, val any, err error) {
 	if l.end(seq, err, l.c.now()) && err == nil {
 		d := val.(scanner.LimiterKeyDetail)
@@ -173,14 +174,15 @@ func (l *limKeyLevel) render(w, h int) string {
 	if d == nil {
 		return strings.Join(lines, "\n")
 	}
-	remaining := format.NotKept
+	// hourglass's own limiter keeps neither per key; a library's answers both.
+	remaining, refused := format.NotKept, format.NotKept
 	if d.Remaining != nil {
-		remaining = format.Commas(*d.Remaining)
+		remaining, refused = format.Commas(*d.Remaining), format.Commas(d.Refused)
 	}
 	lines = append(lines, "",
 		field("hits in the window", format.Commas(d.Hits)+" of "+limitText(d.Limit)),
 		field("remaining", remaining),
-		field("refused in the window", format.Commas(d.Refused)),
+		field("refused in the window", refused),
 		field("TTL", format.Millis(d.TTLMS)))
 	if len(d.Buckets) > 0 {
 		spark := d.Buckets[max(len(d.Buckets)-max(w-30, 8), 0):]

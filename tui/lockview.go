@@ -127,6 +127,7 @@ func newLockLevel(c *common, lock string, ex scanner.LockHolder) *lockLevel {
 func (l *lockLevel) crumb() string      { return crumbText(l.ex.Key) }
 func (l *lockLevel) setFilter(string)   {}
 func (l *lockLevel) filterText() string { return "" }
+func (l *lockLevel) filterable() bool   { return false }
 func (l *lockLevel) loaded(seq int, val any, err error) {
 	if l.end(seq, err, l.c.now()) && err == nil {
 		d := val.(scanner.LockDetail)

@@ -27,7 +27,10 @@ type taskLevel struct {
 	sections []scanner.TaskSection
 	sec      int
 	offset   int64
-	totals   map[scanner.TaskSection]int64 // each section's size when last read
+	// back are the offsets of the pages ] left, so [ returns to each: a page may hold fewer than
+	// taskPageSize tasks (the Inspector holds it to the sweep's budget).
+	back   []int64
+	totals map[scanner.TaskSection]int64 // each section's size when last read
 	fetch
 	page   *scanner.TaskPage
 	sel    int
@@ -104,17 +107,18 @@ func (l *taskLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 			if key.Matches(msg, k.PrevSection) {
 				step = n - 1
 			}
-			l.sec, l.offset, l.sel, l.page = (l.sec+step)%n, 0, 0, nil
+			l.sec, l.offset, l.back, l.sel, l.page = (l.sec+step)%n, 0, nil, 0, nil
 			return true, l.refresh()
 		}
 	case key.Matches(msg, k.NextPage):
-		if l.page != nil && l.offset+int64(len(l.page.Tasks)) < l.page.Total {
+		if l.page != nil && len(l.page.Tasks) > 0 && l.offset+int64(len(l.page.Tasks)) < l.page.Total {
+			l.back = append(l.back, l.offset)
 			l.offset, l.sel = l.offset+int64(len(l.page.Tasks)), 0
 			return true, l.refresh()
 		}
 	case key.Matches(msg, k.PrevPage):
-		if l.offset > 0 {
-			l.offset, l.sel = max(l.offset-taskPageSize, 0), 0
+		if n := len(l.back); n > 0 {
+			l.offset, l.back, l.sel = l.back[n-1], l.back[:n-1], 0
 			return true, l.refresh()
 		}
 	case key.Matches(msg, k.RunNow, k.Return, k.DeleteTask):
@@ -263,9 +267,13 @@ func (l *taskLevel) footLines(tasks []scanner.Task, w int) []string {
 	st := l.c.styles
 	var out []string
 	p := l.page
-	if len(p.Tasks) == 0 {
+	switch {
+	case len(p.Tasks) == 0 && p.Offset > 0 && p.Total > 0: // the section shrank below this page
+		out = append(out, st.Muted.Render(fit(fmt.Sprintf("no tasks from #%s on: the %s section holds %s now ([ goes back)",
+			format.Commas(p.Offset+1), sectionName(p.Section), format.Commas(p.Total)), w)))
+	case len(p.Tasks) == 0:
 		out = append(out, st.Muted.Render("no "+sectionName(p.Section)+" tasks"))
-	} else {
+	default:
 		out = append(out, st.Muted.Render(fit(fmt.Sprintf("tasks %s–%s of %s in %s", format.Commas(p.Offset+1),
 			format.Commas(p.Offset+int64(len(p.Tasks))), format.Commas(p.Total), scanner.Escape(p.Key)), w)))
 	}
