@@ -129,3 +129,22 @@ func TestOwnLimiterKeyRefusalsAreNotKept(t *testing.T) {
 		}
 	}
 }
+
+// A filtered page numbers each task by its place in the section, not by its row on screen.
+func TestFilteredTasksKeepTheirPlace(t *testing.T) {
+	m, _ := drillModel(t, nil, 120, 36)
+	drive(m, "4", "enter", "/")
+	for _, r := range `"order":12,` {
+		drive(m, string(r))
+	}
+	drive(m, "enter")
+	for _, line := range strings.Split(screen(m), "\n") {
+		if strings.Contains(line, `{"order":12,`) {
+			if f := strings.Fields(line); f[0] != "13" {
+				t.Fatalf("the 13th due task is numbered %s: %q", f[0], strings.TrimSpace(line))
+			}
+			return
+		}
+	}
+	t.Fatalf("the filter kept no task:\n%s", screen(m))
+}

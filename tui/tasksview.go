@@ -86,11 +86,16 @@ func (l *taskLevel) tasks() []scanner.Task {
 	}
 	var out []scanner.Task
 	for _, t := range l.page.Tasks {
-		if matches(l.filter, scanner.Escape(t.ID), preview(t.Payload)) {
+		if l.keeps(t) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// keeps reports whether the filter keeps task t.
+func (l *taskLevel) keeps(t scanner.Task) bool {
+	return matches(l.filter, scanner.Escape(t.ID), preview(t.Payload))
 }
 
 func (l *taskLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
@@ -197,7 +202,7 @@ func (l *taskLevel) render(w, h int) string {
 	}
 	tasks := l.tasks()
 	l.sel = min(l.sel, max(len(tasks)-1, 0))
-	t := l.table(tasks)
+	t := l.table()
 	tl := t.render(w)
 	foot := l.footLines(tasks, w)
 	room := max(h-len(lines)-len(foot)-1, 1)
@@ -223,9 +228,9 @@ func (l *taskLevel) sectionBar() string {
 	return strings.Join(parts, "  ")
 }
 
-// table lays the page out: when each task is due (or its deadline), how long ago or until
-// then, its size and a one-line preview.
-func (l *taskLevel) table(tasks []scanner.Task) *table {
+// table lays out the page's tasks the filter keeps: each one's place in the section, when it is
+// due (or its deadline), how long ago or until then, its size and a one-line preview.
+func (l *taskLevel) table() *table {
 	sec := l.section()
 	when, rel := "DUE", "WHEN"
 	switch sec {
@@ -241,7 +246,10 @@ func (l *taskLevel) table(tasks []scanner.Task) *table {
 		{title: "SIZE", right: true}, {title: "PAYLOAD", flex: true},
 	}}
 	now := l.page.ReadAt
-	for i, task := range tasks {
+	for i, task := range l.page.Tasks {
+		if !l.keeps(task) {
+			continue
+		}
 		at := task.Due
 		switch {
 		case sec == scanner.SectionInFlight:
