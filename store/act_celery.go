@@ -83,6 +83,12 @@ func (j celeryJobs) actRestore(ctx context.Context, rdb redis.UniversalClient, t
 	if err != nil {
 		return "", fmt.Errorf("store: return delivery %s: %w; left unacknowledged", actQuote(tag), err)
 	}
+	if p := kombuPriority(msg); p > 0 {
+		// kombu puts it back on the list of its priority step, which the app's priority_steps
+		// decide and Redis does not hold: a guess could leave it where no worker reads.
+		return "", fmt.Errorf("store: return delivery %s: a message of priority %d goes back to the list of its app's priority step, "+
+			"which Redis does not say; left unacknowledged (kombu's restore in the app returns it): %w", actQuote(tag), p, ErrNotSupported)
+	}
 	queues, err := j.kombuRoute(ctx, rdb, exchange, routingKey)
 	if err != nil {
 		return "", err
@@ -188,4 +194,17 @@ func celeryName(msg string, t Task) string {
 		return actName(t)
 	}
 	return actQuote(m.Headers.ID) + " (" + actQuote(m.Headers.Task) + ")"
+}
+
+// kombuPriority is a message's properties.priority, 0 when it has none.
+func kombuPriority(msg string) int {
+	var m struct {
+		Properties struct {
+			Priority *float64 `json:"priority"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal([]byte(msg), &m) != nil || m.Properties.Priority == nil {
+		return 0
+	}
+	return int(*m.Properties.Priority)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,4 +159,34 @@ func TestCeleryReturnLeavesWhatKombuWouldDrop(t *testing.T) {
 		t.Fatalf("return of an unroutable message: %v", err)
 	}
 	wantUnchanged(t, rdb, before, "unroutable return")
+}
+
+// A message of a priority above 0 goes back to its priority step's list, which the app's
+// priority_steps decide: return refuses it and writes nothing.
+func TestCeleryReturnRefusesAPriorityMessage(t *testing.T) {
+	rdb, rep := celeryFixture(t, "")
+	src := JobSource{Layout: Celery}
+	ctx := t.Context()
+	held := rep.Held[0]
+	var rec []json.RawMessage
+	if err := json.Unmarshal([]byte(rdb.HGet(ctx, "unacked", held.Tag).Val()), &rec); err != nil || len(rec) != 3 {
+		t.Fatalf("unacked record: %v", err)
+	}
+	// The delivery as kombu recorded it, with the priority a producer would have given it.
+	var msg map[string]any
+	if err := json.Unmarshal(rec[0], &msg); err != nil {
+		t.Fatal(err)
+	}
+	msg["properties"].(map[string]any)["priority"] = 5
+	rec[0], _ = json.Marshal(msg)
+	record, _ := json.Marshal(rec)
+	if err := rdb.HSet(ctx, "unacked", held.Tag, record).Err(); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpKeys(t, rdb)
+	_, err := src.Act(ctx, rdb, "", SectionInFlight, Task{Member: held.Tag, ID: held.ID}, ActionReturn, time.Now())
+	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "priority 5") {
+		t.Fatalf("return of a priority-5 message: %v, want ErrNotSupported naming the priority", err)
+	}
+	wantUnchanged(t, rdb, before, "a refused return")
 }
