@@ -64,8 +64,9 @@ type DimDetail struct {
 
 // WindowValue is one window's key of a dims tuple.
 type WindowValue struct {
-	Granularity string // hour or day
-	Window      string // as the family's pattern writes it
+	Granularity string    // hour or day
+	Window      string    // as the family's pattern writes it
+	Start       time.Time // the window's start, in the family's time zone
 	Key         string // raw
 	// Value is nil when it could not be read: Missing (no key: the window had no event, or
 	// its key expired), or Note says why (another type, not an integer).

@@ -55,7 +55,13 @@ func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error
 	pipe := w.rdb.Pipeline()
 	var reads []windowReads
 	var current string // the current hour's key, or the current day's for a family without hours
-	for _, win := range retained(f, now, loc) {
+	wins := retained(f, now, loc)
+	if rate := w.inspectRate(); rate > 0 && len(wins) > 2*rate {
+		// A tuple read again at every refresh must leave the sweep most of its budget: at a low
+		// keys_per_second only the newest windows are read (the current ones always).
+		wins = newest(wins, 2*rate)
+	}
+	for _, win := range wins {
 		k, err := f.Key(win, dims)
 		if err != nil {
 			return d, fmt.Errorf("scanner: %w", err)
@@ -64,7 +70,7 @@ func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error
 			continue // the hour the clocks go back over twice names one key
 		}
 		wf, _ := f.Format(win.Granularity)
-		d.Windows = append(d.Windows, WindowValue{Granularity: win.Granularity.String(), Window: wf.Format(win), Key: k,
+		d.Windows = append(d.Windows, WindowValue{Granularity: win.Granularity.String(), Window: wf.Format(win), Start: win.Start, Key: k,
 			WantExpiresAt: f.ExpireAt(win)})
 		reads = append(reads, windowReads{pipe.Get(ctx, k), pipe.PTTL(ctx, k), pipe.MemoryUsage(ctx, k, 0)})
 		if win.Contains(now) && (current == "" || win.Granularity == store.Hour) {
@@ -213,4 +219,27 @@ func (w *Watcher) inspectRefusal(err error, key string) error {
 		return &store.CommandError{Command: cmd, Key: key, User: store.UserOf(w.rdb), Err: err}
 	}
 	return err
+}
+
+// inspectRate is the sweep's keys_per_second (0: no budget).
+func (w *Watcher) inspectRate() int {
+	w.specMu.RLock()
+	defer w.specMu.RUnlock()
+	return w.sweepOpt.KeysPerSecond
+}
+
+// newest keeps the last most windows of wins (hours then days, each oldest first), taking from
+// each granularity in proportion, so both still end at their current window.
+func newest(wins []store.Window, most int) []store.Window {
+	var hours, days []store.Window
+	for _, w := range wins {
+		if w.Granularity == store.Day {
+			days = append(days, w)
+		} else {
+			hours = append(hours, w)
+		}
+	}
+	keepDays := min(len(days), max(most*len(days)/len(wins), 1))
+	keepHours := min(len(hours), max(most-keepDays, 1))
+	return append(hours[len(hours)-keepHours:], days[len(days)-keepDays:]...)
 }

@@ -165,11 +165,27 @@ func TestDimCountsAgainstTheBudget(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := w.Dim(ctx, "ad_revenue", key(t, ad, store.Hour, time.Now(), "c", "a")); err != nil {
+	d, err := w.Dim(ctx, "ad_revenue", key(t, ad, store.Hour, time.Now(), "c", "a"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	// 80 keys at 20 a second: the sweep may go on 4 s later, not within 3.
-	if w.sweep.pace.readyBy(time.Now().Add(3 * time.Second)) {
+	// At 20 keys a second only the newest 40 of its 80 windows are read, each granularity ending
+	// at its current window; the sweep may go on 2 s later, not within 1.5.
+	now := time.Now()
+	var hours, days []WindowValue
+	for _, v := range d.Windows {
+		if v.Granularity == "day" {
+			days = append(days, v)
+		} else {
+			hours = append(hours, v)
+		}
+	}
+	if len(d.Windows) != 40 || len(hours) == 0 || len(days) == 0 ||
+		!store.WindowAt(store.Hour, now, shanghai).Start.Equal(hours[len(hours)-1].Start) ||
+		!store.WindowAt(store.Day, now, shanghai).Start.Equal(days[len(days)-1].Start) {
+		t.Fatalf("at 20 keys/s the detail read %d windows (%d hours, %d days)", len(d.Windows), len(hours), len(days))
+	}
+	if w.sweep.pace.readyBy(time.Now().Add(1500 * time.Millisecond)) {
 		t.Error("the detail's reads were not charged to the sweep's budget")
 	}
 }

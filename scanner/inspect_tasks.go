@@ -72,9 +72,7 @@ func (w *Watcher) Tasks(ctx context.Context, ref QueueRef, sec TaskSection, offs
 
 // pageCount holds a page's count to 1..store.MaxTaskPage and to the sweep's keys per second.
 func (w *Watcher) pageCount(count int) int {
-	w.specMu.RLock()
-	rate := w.sweepOpt.KeysPerSecond
-	w.specMu.RUnlock()
+	rate := w.inspectRate()
 	most := store.MaxTaskPage
 	if rate > 0 {
 		most = min(most, rate)

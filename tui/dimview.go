@@ -43,6 +43,16 @@ func (l *dimLevel) loaded(seq int, val any, err error) {
 	l.d = &d
 }
 
+// dimEvery is how often a poll reads a tuple's windows again: up to 134 keys a read, charged
+// to the sweep's budget, for values of which only the current windows move.
+const dimEvery = 5 * time.Second
+
+// busy holds a poll's read back while one is under way or the last answered under dimEvery ago
+// (enter and a write read at once).
+func (l *dimLevel) busy() bool {
+	return l.loading || !l.at.IsZero() && l.c.now().Sub(l.at) < dimEvery
+}
+
 func (l *dimLevel) refresh() tea.Cmd {
 	in := l.c.opt.Inspector
 	if in == nil {
@@ -208,8 +218,8 @@ func (l *dimLevel) seriesLines(w int) []string {
 		cur := ws[len(ws)-1]
 		label := fmt.Sprintf("%-6s", g+"s")
 		text := fmt.Sprintf("peak %s (%s) · now %s", format.Commas(vals[peak]), ws[peak].Window, valueText(cur))
-		if g == "hour" && len(ws) > 24 {
-			text += " · same hour yesterday " + valueText(ws[len(ws)-25])
+		if g == "hour" {
+			text += " · same hour yesterday " + sameHourYesterday(ws)
 		}
 		spark := vals[max(len(vals)-max(w-lipgloss.Width(label+text)-3, 8), 0):]
 		out = append(out, fit(label+" "+l.c.styles.Spark.Render(format.Sparkline(spark))+"  "+text, w))
@@ -271,4 +281,17 @@ func wrapPlain(s string, w int) []string {
 		r = r[w:]
 	}
 	return append(out, string(r))
+}
+
+// sameHourYesterday is the value of the hour a day before the current one by the wall clock of
+// the family's zone (25 or 23 windows back across a change of the clocks), or why it is not shown.
+func sameHourYesterday(hours []scanner.WindowValue) string {
+	cur := hours[len(hours)-1]
+	want := cur.Start.AddDate(0, 0, -1)
+	for _, h := range hours {
+		if h.Start.Equal(want) {
+			return valueText(h)
+		}
+	}
+	return "not retained"
 }

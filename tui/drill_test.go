@@ -42,7 +42,7 @@ func (f *fakeInspector) Dim(ctx context.Context, family, key string) (scanner.Di
 	d := scanner.DimDetail{Family: family, ReadAt: clock}
 	for h := 29; h >= 0; h-- {
 		at := clock.Truncate(time.Hour).Add(-time.Duration(h) * time.Hour)
-		w := scanner.WindowValue{Granularity: "hour", Window: at.Format("2006010215"), Key: "flow:count:app0:ios:10.0.0.0:" + at.Format("2006010215"),
+		w := scanner.WindowValue{Granularity: "hour", Window: at.Format("2006010215"), Start: at, Key: "flow:count:app0:ios:10.0.0.0:" + at.Format("2006010215"),
 			TTLMS: int64(47 * time.Hour / time.Millisecond), MemoryBytes: ptr(56)}
 		w.ExpiresAt = clock.Add(47 * time.Hour)
 		w.WantExpiresAt = w.ExpiresAt
@@ -336,5 +336,45 @@ func TestKeyRepairAndLockRelease(t *testing.T) {
 	drive(m, "enter")
 	if len(acts.done) != 2 || acts.done[1] != "release jobs lock:job:stuck pid-4711" {
 		t.Fatalf("u wrote %v", acts.done)
+	}
+}
+
+// The same hour yesterday is found by the wall clock of the family's zone: 25 windows back on
+// the day the clocks go back, 23 on the day they go forward.
+func TestSameHourYesterdayAcrossAClockChange(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		now  time.Time
+		back int
+	}{
+		{time.Date(2026, 11, 1, 12, 0, 0, 0, ny), 25}, // 01:00 happens twice
+		{time.Date(2026, 3, 8, 12, 0, 0, 0, ny), 23},  // 02:00 never happens
+		{time.Date(2026, 6, 8, 12, 0, 0, 0, ny), 24},
+	} {
+		var hours []scanner.WindowValue
+		for i := 30; i >= 0; i-- {
+			hours = append(hours, scanner.WindowValue{Granularity: "hour", Start: c.now.Add(-time.Duration(i) * time.Hour), Value: ptr(int64(i))})
+		}
+		if got := sameHourYesterday(hours); got != fmt.Sprint(c.back) {
+			t.Errorf("%v: the same hour yesterday is %s windows back, want %d", c.now, got, c.back)
+		}
+	}
+}
+
+// A tuple's windows (up to 134 keys, charged to the sweep's budget) are read again by the polls
+// at most every dimEvery.
+func TestDimIsReadAgainAtMostEveryFewSeconds(t *testing.T) {
+	m, _ := drillModel(t, nil, 120, 36)
+	drive(m, "2", "enter", "enter")
+	v := m.views[1].(*counters)
+	if v.refresh() != nil {
+		t.Fatal("a poll read the tuple again right after it was read")
+	}
+	v.d.top().(*dimLevel).at = clock.Add(-dimEvery)
+	if v.refresh() == nil {
+		t.Fatal("a poll did not read the tuple again after dimEvery")
 	}
 }
