@@ -67,7 +67,7 @@ type WindowValue struct {
 	Granularity string    // hour or day
 	Window      string    // as the family's pattern writes it
 	Start       time.Time // the window's start, in the family's time zone
-	Key         string // raw
+	Key         string    // raw
 	// Value is nil when it could not be read: Missing (no key: the window had no event, or
 	// its key expired), or Note says why (another type, not an integer).
 	Value   *int64
