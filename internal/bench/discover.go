@@ -27,6 +27,11 @@ type DiscoverReport struct {
 	// Redis' CPU a key, from INFO cpu, in each pass.
 	SweepRedisNs    float64 `json:"sweep_redis_cpu_ns_per_key"`
 	DiscoverRedisNs float64 `json:"discover_redis_cpu_ns_per_key"`
+	// Redis' time on each pass's commands a key, from INFO commandstats, and the ratio of the
+	// pass with no config to the one with.
+	SweepServerUs    *float64 `json:"sweep_server_us_per_key"`
+	DiscoverServerUs *float64 `json:"discover_server_us_per_key"`
+	ServerUsVsSweep  *float64 `json:"discover_server_us_per_key_vs_sweep"`
 	// Heap is the Go heap the sweep holds after it ends (live bytes after a GC, less those before
 	// it began) for keyspaces of 1/10 the keys, and of 10 times the groups.
 	Heap []DiscoverHeap `json:"heap"`
@@ -57,19 +62,23 @@ const (
 	discoverCount   = 1000
 )
 
+// discoverSteps is how many steps of the progress line discoverCase takes.
+const discoverSteps = 5
+
 // discoverCase measures the discover case on keyspaces of n and n/10 keys.
 func (b *bencher) discoverCase(n int) (*DiscoverReport, error) {
 	rep := &DiscoverReport{Keys: n}
-	b.step("discover: %d keys, %d groups not claimed by a counter family", n, discoverGroups)
+	b.step("discover: %s keys, %d groups not claimed by a counter family", commas(n), discoverGroups)
 	if err := b.fillDiscover(n, discoverGroups); err != nil {
 		return nil, err
 	}
 	var err error
-	if rep.RawScan, err = b.rawScan(); err != nil {
+	if rep.RawScan, _, err = b.rawScanPass(discoverCount); err != nil {
 		return nil, err
 	}
 	b.step("discover: a sweep with a config that claims every key")
 	var seen, read int
+	mk := b.meter.start(b.ctx)
 	cpu0, start := b.cpu(), time.Now()
 	s := scanner.New(b.rdb, discoverFamilies(), scanner.Options{Count: discoverCount, Location: time.UTC, Structures: discoverStructures()})
 	if err := s.Run(b.ctx, func(p scanner.Page) { seen += p.Seen; read += len(p.Keys) }); err != nil {
@@ -77,6 +86,9 @@ func (b *bencher) discoverCase(n int) (*DiscoverReport, error) {
 	}
 	rep.Sweep = float64(seen) / time.Since(start).Seconds()
 	rep.SweepRedisNs = 1e9 * (b.cpu() - cpu0) / float64(max(seen, 1))
+	if st := b.meter.since(b.ctx, mk, float64(seen), "key", nil); st != nil {
+		b.server["discover_config_sweep"], rep.SweepServerUs = st, &st.UsPer
+	}
 	if b.own && read != seen { // a given server may hold keys of its own, which no entry claims
 		return nil, fmt.Errorf("the config claimed %d of %d keys", read, seen)
 	}
@@ -88,7 +100,7 @@ func (b *bencher) discoverCase(n int) (*DiscoverReport, error) {
 	rep.Groups = heap.Groups
 	rep.Heap = append(rep.Heap, heap)
 	small := max(n/10, 100)
-	b.step("discover: %d keys, %d groups, and a sweep held to a budget", small, discoverGroups)
+	b.step("discover: %s keys, %d groups, and a sweep held to a budget", commas(small), discoverGroups)
 	if err := b.fillDiscover(small, discoverGroups); err != nil {
 		return nil, err
 	}
@@ -100,7 +112,7 @@ func (b *bencher) discoverCase(n int) (*DiscoverReport, error) {
 	if _, err := b.discoverSweep(rep, small, rep.Budget); err != nil {
 		return nil, err
 	}
-	b.step("discover: %d keys, %d groups", n, 10*discoverGroups)
+	b.step("discover: %s keys, %s groups", commas(n), commas(10*discoverGroups))
 	if err := b.fillDiscover(n, 10*discoverGroups); err != nil {
 		return nil, err
 	}
@@ -127,6 +139,7 @@ func (b *bencher) discoverSweep(rep *DiscoverReport, n, budget int) (DiscoverHea
 	before := ms.HeapAlloc
 	var seen, read, pages int
 	s := scanner.New(b.rdb, nil, scanner.Options{Count: discoverCount, Location: time.UTC, KeysPerSecond: budget})
+	mk := b.meter.start(b.ctx)
 	cpu0, start := b.cpu(), time.Now()
 	err := s.Run(b.ctx, func(p scanner.Page) {
 		seen += p.Seen
@@ -153,6 +166,9 @@ func (b *bencher) discoverSweep(rep *DiscoverReport, n, budget int) (DiscoverHea
 	case rep != nil:
 		rep.Discover = float64(seen) / secs
 		rep.DiscoverRedisNs = 1e9 * cpu / float64(max(seen, 1))
+		if st := b.meter.since(b.ctx, mk, float64(seen), "key", nil); st != nil {
+			b.server["discover"], rep.DiscoverServerUs = st, &st.UsPer
+		}
 	}
 	return DiscoverHeap{Keys: seen, Groups: len(r.Groups), Bytes: held}, nil
 }
@@ -161,23 +177,6 @@ func (b *bencher) discoverSweep(rep *DiscoverReport, n, budget int) (DiscoverHea
 func (b *bencher) cpu() float64 {
 	c, _ := redisCPU(b.ctx, b.rdb)
 	return c
-}
-
-// rawScan SCANs the whole server at the sweep's COUNT and returns keys/s.
-func (b *bencher) rawScan() (float64, error) {
-	start := time.Now()
-	var cursor uint64
-	var keys int
-	for {
-		page, next, err := b.rdb.Scan(b.ctx, cursor, "", discoverCount).Result()
-		if err != nil {
-			return 0, err
-		}
-		keys += len(page)
-		if cursor = next; cursor == 0 {
-			return float64(keys) / time.Since(start).Seconds(), nil
-		}
-	}
 }
 
 // discoverFamilies are the counter families of the discover keyspace.

@@ -5,9 +5,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
 )
@@ -15,10 +12,7 @@ import (
 // TestDiscoverCase runs the discover case on a small keyspace and checks what it reports: the
 // keyspace's groups, every figure filled in, and the table's rows. Its speeds are not checked.
 func TestDiscoverCase(t *testing.T) {
-	srv := redistest.Start(t)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 16})
-	defer rdb.Close()
-	b := &bencher{ctx: t.Context(), rdb: rdb, own: true, log: io.Discard, loadFor: time.Second}
+	b := testBencher(t, redistest.Start(t), io.Discard)
 	const n = 20_000
 	d, err := b.discoverCase(n)
 	if err != nil {

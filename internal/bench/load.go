@@ -2,109 +2,99 @@ package bench
 
 import (
 	"context"
-	"fmt"
+	"hourglass/internal/config"
 	"hourglass/scanner"
 	"hourglass/store"
-	"strconv"
 	"time"
 )
 
-// consoleLoad polls Redis as the console does at the default refresh for loadFor, and returns the
-// share of one CPU Redis spent meanwhile.
-func (b *bencher) consoleLoad(st *store.Store, f *store.Family) (console, idle float64, err error) {
-	// An idle Redis: no traffic, and a keyspace the size of the demo's (10,000 counter keys) on
-	// bench's own server; a given Redis keeps its own keys beside them.
-	if err := b.clean(); err != nil {
-		return 0, 0, err
+// loadCases measures, on the sweep's keys, what a console and serve cost the server at the
+// shipped config's settings ([scan] count and keys_per_second, [ui] refresh), each for loadFor:
+// Redis' time on their commands (INFO commandstats) a second, and its CPU over its CPU idle.
+func (b *bencher) loadCases(rep *Report) error {
+	def := config.Default()
+	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, Location: time.UTC}
+	refresh := def.UI.Refresh
+	fam := sweepFamily()
+	rep.ConsoleKeys = rep.SweepKeys
+	idleFor := min(b.loadFor, 2*time.Second)
+	b.step("the console at its defaults on %s keys, %v (and Redis idle for %v)", commas(rep.ConsoleKeys), b.loadFor, idleFor)
+	cpu0 := b.cpu()
+	if err := b.sleep(idleFor); err != nil {
+		return err
 	}
-	wr := st.NewWriter(store.WriterOptions{})
-	for i := range 5000 {
-		if err := wr.Add(f, []string{"c" + strconv.Itoa(i%97), strconv.Itoa(i)}, 1, time.Time{}); err != nil {
-			return 0, 0, err
+	idle := (b.cpu() - cpu0) / idleFor.Seconds() // CPU seconds a second
+	rep.IdleCPU = 100 * idle
+	// The console polls every refresh once the last poll is back, sweeping half of it.
+	console := func(w *scanner.Watcher) (time.Duration, error) {
+		if _, err := b.poll(w, refresh, fam.Name()); err != nil {
+			return 0, err
 		}
+		return refresh, nil
 	}
-	if _, err := wr.Flush(b.ctx); err != nil {
-		return 0, 0, err
+	var err error
+	if rep.ConsoleShare, rep.ConsoleCPU, err = b.load("console", fam, opt, idle, console); err != nil {
+		return err
 	}
-	// Redis does work of its own meanwhile (its cron, and returning the memory of the keys
-	// deleted above), so seconds with the console polling alternate with seconds without, and
-	// the console's load is the difference: what Redis does anyway falls on both alike.
-	w := scanner.NewWatcher(b.rdb, []*store.Family{f}, scanner.Options{KeysPerSecond: 20_000, Location: time.UTC},
-		scanner.SnapshotOptions{Now: st.Now, Location: time.UTC})
-	var with, without float64 // CPU seconds
-	seconds := int(b.loadFor / time.Second)
-	for i := range 2 * seconds {
-		cpu0, err := redisCPU(b.ctx, b.rdb)
-		if err != nil {
-			return 0, 0, err
+	b.step("serve at its defaults on %s keys, %v", commas(rep.ConsoleKeys), b.loadFor)
+	// serve polls back to back until its first sweep completes, then every refresh, sweeping
+	// half of it.
+	serve := func(w *scanner.Watcher) (time.Duration, error) {
+		st, err := b.poll(w, refresh, "")
+		if err != nil || st.Snapshot == nil {
+			return 0, err
 		}
-		next := time.Now().Add(time.Second)
-		if i%2 == 0 {
-			ctx, cancel := context.WithTimeout(b.ctx, 6*time.Second)
-			_, err := w.Poll(ctx, 500*time.Millisecond, f.Name())
-			cancel()
-			if err != nil {
-				return 0, 0, err
-			}
-		}
-		select {
-		case <-b.ctx.Done():
-			return 0, 0, b.ctx.Err()
-		case <-time.After(time.Until(next)):
-		}
-		cpu1, err := redisCPU(b.ctx, b.rdb)
-		if err != nil {
-			return 0, 0, err
-		}
-		if i%2 == 0 {
-			with += cpu1 - cpu0
-		} else {
-			without += cpu1 - cpu0
-		}
+		return refresh / 2, nil
 	}
-	with, without = 100*with/float64(seconds), 100*without/float64(seconds)
-	return max(with-without, 0), without, nil
+	rep.ServeShare, rep.ServeCPU, err = b.load("serve", fam, opt, idle, serve)
+	return err
 }
 
-// sweep fills keys family keys and measures a sweep and a raw SCAN of the whole server.
-func (b *bencher) sweep(n int) (float64, float64, error) {
-	fam, err := store.NewFamily(store.FamilySpec{Name: "sweep", Pattern: store.BenchKey("sw:<a>:<b>:<window>"),
-		HourFormat: "yyyyMMddHH", HourRetention: 48 * time.Hour})
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := b.clean(); err != nil {
-		return 0, 0, err
-	}
-	hour := time.Now().UTC().Format("2006010215")
-	for start := 0; start < n; start += 10_000 {
-		pipe := b.rdb.Pipeline()
-		for i := start; i < min(start+10_000, n); i++ {
-			pipe.Set(b.ctx, store.BenchKey(fmt.Sprintf("sw:a%d:b%d:%s", i%97, i, hour)), i, 48*time.Hour)
-		}
-		if _, err := pipe.Exec(b.ctx); err != nil {
-			return 0, 0, err
-		}
-	}
+// poll is one poll of w as the console and serve make it: a sweep for half the refresh.
+func (b *bencher) poll(w *scanner.Watcher, refresh time.Duration, focus string) (scanner.Status, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, refresh+5*time.Second)
+	defer cancel()
+	return w.Poll(ctx, refresh/2, focus)
+}
+
+// load runs poll (which returns the pause before the next) on a new Watcher for loadFor, and
+// returns the share of the server's time its commands took and Redis' CPU over idle, in percent
+// of one core.
+func (b *bencher) load(id string, fam *store.Family, opt scanner.Options, idle float64,
+	poll func(*scanner.Watcher) (time.Duration, error)) (*float64, float64, error) {
+	w := scanner.NewWatcher(b.rdb, []*store.Family{fam}, opt, scanner.SnapshotOptions{Location: time.UTC, TopK: 20})
+	cpu0 := b.cpu()
 	start := time.Now()
-	var cursor uint64
-	var raw int
-	for {
-		page, next, err := b.rdb.Scan(b.ctx, cursor, "", 1000).Result()
+	mk := b.meter.start(b.ctx)
+	for time.Since(start) < b.loadFor {
+		pause, err := poll(w)
 		if err != nil {
-			return 0, 0, err
+			return nil, 0, err
 		}
-		raw += len(page)
-		if cursor = next; cursor == 0 {
-			break
+		if err := b.sleep(min(pause, b.loadFor-time.Since(start))); err != nil {
+			return nil, 0, err
 		}
 	}
-	rawRate := float64(raw) / time.Since(start).Seconds()
-	start = time.Now()
-	var seen int
-	s := scanner.New(b.rdb, []*store.Family{fam}, scanner.Options{Count: 1000, Location: time.UTC})
-	if err := s.Run(b.ctx, func(p scanner.Page) { seen += p.Seen }); err != nil {
-		return 0, 0, err
+	secs := time.Since(start).Seconds()
+	cpu := 100 * max((b.cpu()-cpu0)/secs-idle, 0)
+	st := b.meter.since(b.ctx, mk, secs, "second", nil)
+	if st == nil {
+		return nil, cpu, nil
 	}
-	return float64(seen) / time.Since(start).Seconds(), rawRate, nil
+	b.server[id] = st
+	share := st.Usec / 1e6 / secs * 100
+	return &share, cpu, nil
+}
+
+// sleep waits d, or less when the run is cancelled.
+func (b *bencher) sleep(d time.Duration) error {
+	if d <= 0 {
+		return b.ctx.Err()
+	}
+	select {
+	case <-b.ctx.Done():
+		return b.ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }

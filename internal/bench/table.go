@@ -7,51 +7,196 @@ import (
 	"io"
 )
 
-// WriteTable prints a report as tables: the writer cases, the other figures, and the ratios
-// with their goals.
+// Cells of the tables: a figure, or "unknown" when it was not measured (the reason is printed
+// under the tables).
+func usCell(v *float64) string {
+	if v == nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f µs", *v)
+}
+
+func timesCell(v *float64) string {
+	if v == nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f×", *v)
+}
+
+func longestCell(v *float64) string {
+	if v == nil {
+		return "unknown"
+	}
+	return "≤ " + format.Commas(int64(*v)) + " µs"
+}
+
+func metCell(v *bool) string {
+	switch {
+	case v == nil:
+		return "unknown"
+	case *v:
+		return "yes"
+	}
+	return "no"
+}
+
+func rateCell(v float64) string { return format.Commas(int64(v)) }
+
+// WriteTable prints a report as tables: the writer cases, the other cases, the sweep's passes,
+// the console's and serve's load, the goals, and discover.
 func WriteTable(out io.Writer, r *Report) {
-	fmt.Fprintf(out, "hourglass bench on %s, Redis %s\n\n", r.Machine, r.RedisVersion)
-	tb := report.NewTable("COUNTER WRITER", ">EVENTS/S", ">KEY PAIRS/S", ">SCRIPTS/S")
-	for _, w := range r.Writer {
-		tb.Row(w.Case, format.Commas(int64(w.EventsPerSec)), format.Commas(int64(w.PairsPerSec)), format.Commas(int64(w.ScriptsPerSec)))
+	run := "default run"
+	if r.Full {
+		run = "--full run"
 	}
-	tb.Row("go-redis alone, 1 connection, pipelines of 16, 1 pair", "", format.Commas(int64(r.BareClient)), format.Commas(int64(r.BareClient)))
-	tb.Row("go-redis alone, 4 connections, pipelines of 16, 1 pair", "", format.Commas(int64(r.BareClient4)), format.Commas(int64(r.BareClient4)))
-	if r.RedisBenchmark != nil {
-		tb.Row("redis-benchmark -c 1 -P 16, 1 pair a call", "", format.Commas(int64(*r.RedisBenchmark)), format.Commas(int64(*r.RedisBenchmark)))
-		tb.Row("redis-benchmark -c 4 -P 16, 1 pair a call", "", format.Commas(int64(*r.RedisBenchmark4)), format.Commas(int64(*r.RedisBenchmark4)))
-	}
+	fmt.Fprintf(out, "hourglass bench on %s, Redis %s\n%s: %s events a writer case, %s keys swept; %.0f s\n\n", r.Machine,
+		r.RedisVersion, run, format.Commas(int64(r.Events)), format.Commas(int64(r.SweepKeys)), r.Seconds)
+	writeWriter(out, r)
+	fmt.Fprintln(out)
+	tb := report.NewTable("OTHER", ">PER SECOND", ">SERVER TIME", ">LONGEST CALL")
+	tb.Row("sliding limiter hits (16 clients)", rateCell(r.Limiter), usCell(r.LimiterUs)+" a hit", longest(r, "limiter"))
+	tb.Row("delay queue tasks enqueued (100 a call)", rateCell(r.Enqueue), usCell(r.EnqueueUs)+" a task", longest(r, "delay_queue_enqueue"))
+	tb.Row("delay queue tasks claimed, then acknowledged", rateCell(r.ClaimAck), "", "")
+	tb.Row("  claimed (100 a call)", "", usCell(r.ClaimUs)+" a task", longest(r, "delay_queue_claim"))
+	tb.Row("  acknowledged (100 a call)", "", usCell(r.AckUs)+" a task", longest(r, "delay_queue_ack"))
 	tb.Write(out, "")
 	fmt.Fprintln(out)
-	tb = report.NewTable("OTHER", ">PER SECOND")
-	tb.Row("sliding limiter hits (16 clients)", format.Commas(int64(r.Limiter)))
-	tb.Row("delay queue tasks enqueued", format.Commas(int64(r.Enqueue)))
-	tb.Row("delay queue tasks claimed and acknowledged", format.Commas(int64(r.ClaimAck)))
-	tb.Row(fmt.Sprintf("sweep of %s keys (TTL and value of each)", format.Commas(int64(r.SweepKeys))), format.Commas(int64(r.Sweep)))
-	tb.Row("raw SCAN of the same keys, COUNT 1000", format.Commas(int64(r.RawScan)))
-	tb.Write(out, "")
+	writeSweep(out, r)
 	fmt.Fprintln(out)
-	tb = report.NewTable("RATIO", ">MEASURED", ">GOAL")
-	if r.WriterVsRedisBenchmark != nil {
-		times := func(v *float64) string { return fmt.Sprintf("%.2f×", *v) }
-		tb.Row("writer, 32 pairs a call ÷ redis-benchmark, 1 connection (key pairs/s)", times(r.WriterVsRedisBenchmark), "≥ 2×")
-		tb.Row("writer, 32 pairs a call ÷ redis-benchmark, 4 connections", times(r.WriterVsRedisBenchmark4), "≥ 2×")
-		tb.Row("writer, 1 pair a call ÷ redis-benchmark, 1 connection", times(r.SinglePairVsRedisBenchmark), "≥ 0.9×")
-		tb.Row("writer, 1 pair a call ÷ redis-benchmark, 4 connections", times(r.SinglePairVsRedisBenchmark4), "≥ 0.9×")
-		tb.Row("go-redis alone ÷ redis-benchmark, 1 connection (the client's ceiling)", times(r.BareClientVsRedisBenchmark), "")
-		tb.Row("go-redis alone ÷ redis-benchmark, 4 connections", times(r.BareClientVsRedisBenchmark4), "")
-	} else {
-		tb.Row("writer ÷ redis-benchmark", "skipped: "+r.RedisBenchmarkSkipped, "")
-	}
-	tb.Row("Zipf events ÷ script calls (pre-aggregation)", fmt.Sprintf("%.0f×", r.ZipfEventsPerScript), "≥ 10×")
-	tb.Row("sweep ÷ raw SCAN (keys/s)", fmt.Sprintf("%.2f×", r.SweepVsRawScan), "≥ 0.45×")
-	tb.Row("Redis CPU a console adds polling 10,000 idle keys, default refresh", fmt.Sprintf("%.2f%%", r.ConsoleCPU), "< 1%")
-	tb.Row("  (Redis CPU with nobody asking, not counted above)", fmt.Sprintf("%.2f%%", r.IdleCPU), "")
-	tb.Write(out, "")
+	writeLoad(out, r)
+	fmt.Fprintln(out)
+	writeGoals(out, r)
 	if r.Discover != nil {
 		fmt.Fprintln(out)
 		writeDiscover(out, r.Discover, r.DiscoverVsSweep)
 	}
+	if r.ServerTimeUnknown != "" {
+		fmt.Fprintf(out, "\nserver time unknown: %s\n", r.ServerTimeUnknown)
+	}
+	if r.RedisBenchmarkSkipped != "" {
+		fmt.Fprintf(out, "\nredis-benchmark skipped: %s\n", r.RedisBenchmarkSkipped)
+	}
+}
+
+// longest is a case's longest-call bound.
+func longest(r *Report, id string) string {
+	st := r.ServerTime[id]
+	if st == nil {
+		return "unknown"
+	}
+	return longestCell(st.LongestAtMost)
+}
+
+// writeWriter prints the writer's cases beside go-redis alone and redis-benchmark.
+func writeWriter(out io.Writer, r *Report) {
+	tb := report.NewTable("COUNTER WRITER", "KEYS", ">EVENTS/S", ">KEY PAIRS/S", ">SCRIPTS/S", ">SERVER µs/PAIR", ">LONGEST CALL")
+	for _, w := range r.Writer {
+		tb.Row(w.Case, w.Keys, rateCell(w.EventsPerSec), rateCell(w.PairsPerSec), rateCell(w.ScriptsPerSec),
+			usCell(w.ServerUsPerPair), longestCell(w.LongestCallUs))
+	}
+	for _, c := range []struct {
+		name string
+		rate float64
+		us   *float64
+		id   string
+	}{
+		{"go-redis alone, 1 connection, pipelines of 16, 1 pair", r.BareClient, r.BareC1, "bare_client_c1"},
+		{"go-redis alone, 4 connections, pipelines of 16, 1 pair", r.BareClient4, r.BareC4, "bare_client_c4"},
+	} {
+		tb.Row(c.name, "fresh", "", rateCell(c.rate), rateCell(c.rate), usCell(c.us), longest(r, c.id))
+	}
+	for _, c := range []struct {
+		name, keys string
+		rate, us   *float64
+		id         string
+	}{
+		{"redis-benchmark -c 1 -P 16, 1 pair a call", "fresh", r.RedisBenchmark, r.RBFreshC1, "redis_benchmark_fresh_c1"},
+		{"redis-benchmark -c 4 -P 16, 1 pair a call", "fresh", r.RedisBenchmark4, r.RBFreshC4, "redis_benchmark_fresh_c4"},
+		{"redis-benchmark -c 1 -P 16, 1 pair a call", "steady", r.RedisBenchmarkSteady, r.RBSteadyC1, "redis_benchmark_steady_c1"},
+		{"redis-benchmark -c 4 -P 16, 1 pair a call", "steady", r.RedisBenchmarkSteady4, r.RBSteadyC4, "redis_benchmark_steady_c4"},
+	} {
+		if c.rate == nil {
+			tb.Row(c.name, c.keys, "", "skipped", "", "", "")
+			continue
+		}
+		tb.Row(c.name, c.keys, "", rateCell(*c.rate), rateCell(*c.rate), usCell(c.us), longest(r, c.id))
+	}
+	tb.Write(out, "")
+}
+
+// writeSweep prints the sweep's passes beside raw SCAN's: min, median and max.
+func writeSweep(out io.Writer, r *Report) {
+	s := r.SweepSpread
+	tb := report.NewTable(fmt.Sprintf("SWEEP OF %s KEYS BESIDE RAW SCAN, %d PASSES EACH IN TURN", format.Commas(int64(r.SweepKeys)), s.Passes),
+		">MIN", ">MEDIAN", ">MAX")
+	tb.Row("sweep (TTL and value of each), keys/s", rateCell(s.SweepMin), rateCell(s.SweepMedian), rateCell(s.SweepMax))
+	tb.Row("raw SCAN, COUNT 1000, keys/s", rateCell(s.RawScanMin), rateCell(s.RawScanMedian), rateCell(s.RawScanMax))
+	tb.Row("sweep ÷ the raw SCAN before it", fmt.Sprintf("%.2f×", s.RatioMin), fmt.Sprintf("%.2f×", s.RatioMedian), fmt.Sprintf("%.2f×", s.RatioMax))
+	tb.Row("sweep, server time a key", usCell(s.SweepUsMin), usCell(r.SweepUs), usCell(s.SweepUsMax))
+	tb.Row("raw SCAN, server time a key", usCell(s.RawScanUsMin), usCell(r.RawScanUs), usCell(s.RawScanUsMax))
+	tb.Row("sweep, Redis main thread's CPU a key", usCell(s.SweepCPUMin), usCell(s.SweepCPUMedian), usCell(s.SweepCPUMax))
+	tb.Write(out, "")
+	longest := "unknown"
+	if r.SweepLongestUs != nil {
+		longest = format.Commas(int64(*r.SweepLongestUs)) + " µs"
+		if r.SweepLongestCommand != "" {
+			longest += " (" + r.SweepLongestCommand + ")"
+		}
+	}
+	fmt.Fprintf(out, "longest sweep call: %s; %s\n", longest, r.SweepLongestFrom)
+}
+
+// writeLoad prints what a console and serve cost the server at the defaults.
+func writeLoad(out io.Writer, r *Report) {
+	pct := func(v *float64) string {
+		if v == nil {
+			return "unknown"
+		}
+		return fmt.Sprintf("%.2f%%", *v)
+	}
+	tb := report.NewTable(fmt.Sprintf("AT THE DEFAULTS, ON %s KEYS", format.Commas(int64(r.ConsoleKeys))), ">SERVER TIME", ">REDIS CPU")
+	tb.Row("console (a poll every refresh, sweeping half of it)", pct(r.ConsoleShare), fmt.Sprintf("%.2f%%", r.ConsoleCPU))
+	tb.Row("serve (back to back until its first sweep completes)", pct(r.ServeShare), fmt.Sprintf("%.2f%%", r.ServeCPU))
+	tb.Row("  (Redis with nobody asking, not counted above)", "", fmt.Sprintf("%.2f%%", r.IdleCPU))
+	tb.Write(out, "")
+}
+
+// writeGoals prints the goals on Redis' own time, then the wall-clock ratios, which have none.
+func writeGoals(out io.Writer, r *Report) {
+	s, g := r.ServerFigures, r.Goals
+	tb := report.NewTable("GOAL", ">MEASURED", ">GOAL", ">MET")
+	tb.Row("writer ÷ redis-benchmark, server µs/pair, keys there, 1 connection", timesCell(s.WriterSteadyC1VsRB),
+		fmt.Sprintf("≤ %.2f×", goalSteady), metCell(g.WriterSteadyC1))
+	tb.Row("writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", timesCell(s.WriterSteadyC4VsRB),
+		fmt.Sprintf("≤ %.2f×", goalSteady), metCell(g.WriterSteadyC4))
+	tb.Row("writer ÷ redis-benchmark, server µs/pair, fresh keys, 1 connection", timesCell(s.WriterFreshC1VsRB),
+		fmt.Sprintf("≤ %.2f×", goalFresh), metCell(g.WriterFreshC1))
+	tb.Row("writer ÷ redis-benchmark, server µs/pair, fresh keys, 4 connections", timesCell(s.WriterFreshC4VsRB),
+		fmt.Sprintf("≤ %.2f×", goalFresh), metCell(g.WriterFreshC4))
+	tb.Row("sweep ÷ raw SCAN, keys/s (median of the passes)", fmt.Sprintf("%.2f×", r.SweepSpread.RatioMedian),
+		fmt.Sprintf("≥ %.2f×", goalSweepRatio), metCell(g.SweepVsRawScan))
+	tb.Row("sweep, server time a key (median of the passes)", usCell(s.SweepUs), fmt.Sprintf("≤ %.2f µs", goalSweepUs), metCell(g.SweepServerUs))
+	sweepLongest := "unknown"
+	if v := s.SweepLongestUs; v != nil {
+		sweepLongest = format.Commas(int64(*v)) + " µs"
+		if !s.SweepLongestExact {
+			sweepLongest = "≤ " + sweepLongest
+		}
+	}
+	tb.Row("sweep, longest call", sweepLongest, fmt.Sprintf("≤ %s µs", format.Commas(goalSweepLongestUs)), metCell(g.SweepLongest))
+	tb.Row("writer, 1 pair a call ÷ redis-benchmark, server µs/pair, 1 connection", timesCell(s.SinglePairC1VsRB), "", "")
+	tb.Row("writer, 1 pair a call ÷ redis-benchmark, server µs/pair, 4 connections", timesCell(s.SinglePairC4VsRB), "", "")
+	tb.Row("sweep ÷ raw SCAN, server µs a key", timesCell(s.SweepUsVsRawScan), "", "")
+	tb.Row("wall clock:", "", "", "")
+	tb.Row("  writer, 32 pairs a call ÷ redis-benchmark, key pairs/s, 1 connection", timesCell(r.WriterVsRedisBenchmark), "", "")
+	tb.Row("  writer, 32 pairs a call ÷ redis-benchmark, key pairs/s, 4 connections", timesCell(r.WriterVsRedisBenchmark4), "", "")
+	tb.Row("  writer, 1 pair a call ÷ redis-benchmark, key pairs/s, 1 connection", timesCell(r.SinglePairVsRedisBenchmark), "", "")
+	tb.Row("  writer, 1 pair a call ÷ redis-benchmark, key pairs/s, 4 connections", timesCell(r.SinglePairVsRedisBenchmark4), "", "")
+	tb.Row("  go-redis alone ÷ redis-benchmark, 1 connection (the client's ceiling)", timesCell(r.BareClientVsRedisBenchmark), "", "")
+	tb.Row("  go-redis alone ÷ redis-benchmark, 4 connections", timesCell(r.BareClientVsRedisBenchmark4), "", "")
+	tb.Row("  Zipf events ÷ script calls (pre-aggregation)", fmt.Sprintf("%.0f×", r.ZipfEventsPerScript), "≥ 10×", "")
+	tb.Row("  sweep ÷ raw SCAN, keys/s (the medians' ratio)", fmt.Sprintf("%.2f×", r.SweepVsRawScan), "", "")
+	tb.Write(out, "")
 }
 
 // writeDiscover prints the discover case: speed beside a configured sweep, the heap it holds, and
@@ -62,10 +207,13 @@ func writeDiscover(out io.Writer, d *DiscoverReport, vsSweep float64) {
 	tb := report.NewTable(fmt.Sprintf("DISCOVER: %s KEYS, %d GROUPS", format.Commas(int64(d.Keys)), d.Groups), ">MEASURED", ">GOAL")
 	tb.Row("sweep, a config claims every key (TTL and value of each)", keys(d.Sweep), "")
 	tb.Row("  Redis CPU a key", ns(d.SweepRedisNs), "")
+	tb.Row("  server time a key (its commands)", usCell(d.SweepServerUs), "")
 	tb.Row("the same keys, no config: each counted into its group, a few read", keys(d.Discover), "")
 	tb.Row("  Redis CPU a key", ns(d.DiscoverRedisNs), "")
+	tb.Row("  server time a key (its commands)", usCell(d.DiscoverServerUs), "")
 	tb.Row("raw SCAN of the same keys, COUNT 1000", keys(d.RawScan), "")
 	tb.Row("no config ÷ config (time)", fmt.Sprintf("%.2f×", vsSweep), "≤ 1.5×")
+	tb.Row("no config ÷ config (server time a key)", timesCell(d.ServerUsVsSweep), "")
 	tb.Row(fmt.Sprintf("no config, held to a budget of %s keys/s", format.Commas(int64(d.Budget))), keys(d.Budgeted),
 		"≤ "+keys(float64(d.Budget)*d.BudgetTolerance))
 	for _, h := range d.Heap {

@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"fmt"
+	"hourglass/internal/format"
+	"io"
+	"sync"
+	"time"
+)
+
+// progress is bench's one line on stderr: the step under way, its number of the total, and the
+// time since the run began. On a terminal the line is rewritten in place (and its clock moves
+// each second); elsewhere each step is a line of its own.
+type progress struct {
+	out      io.Writer
+	terminal bool
+	total    int
+	begun    time.Time
+
+	mu    sync.Mutex
+	n     int
+	step  string
+	stop  chan struct{}
+	ended bool
+}
+
+func newProgress(out io.Writer, terminal bool, total int) *progress {
+	p := &progress{out: out, terminal: terminal, total: total, begun: time.Now(), stop: make(chan struct{})}
+	if terminal {
+		go p.tick()
+	}
+	return p
+}
+
+// next starts the next step.
+func (p *progress) next(step string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	p.step = step
+	p.show()
+}
+
+// show writes the line; p.mu is held.
+func (p *progress) show() {
+	if p.ended {
+		return
+	}
+	elapsed := time.Since(p.begun).Truncate(time.Second)
+	line := fmt.Sprintf("hourglass: bench: %d/%d %s: %s", p.n, p.total, elapsed, p.step)
+	if p.terminal {
+		fmt.Fprint(p.out, "\r\x1b[K"+line)
+		return
+	}
+	fmt.Fprintln(p.out, line)
+}
+
+func (p *progress) tick() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.n > 0 {
+				p.show()
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// end stops the line: with done, a last line says how long the run took; without (an error,
+// ctrl+c), a terminal's line is cleared for the error that follows.
+func (p *progress) end(done bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return
+	}
+	p.ended = true
+	close(p.stop)
+	if p.terminal {
+		fmt.Fprint(p.out, "\r\x1b[K")
+	}
+	if done {
+		fmt.Fprintf(p.out, "hourglass: bench: %d steps in %s\n", p.n, time.Since(p.begun).Round(time.Second))
+	}
+}
+
+// steps is how many steps a run has: the total the progress line counts to.
+func steps(own bool, passes int) int {
+	n := 8 + 2 + 4 + 2  // writer cases, go-redis alone, redis-benchmark, limiter and delay queue
+	n += 1 + passes + 1 // the sweep's keys, its passes beside raw SCAN, the pass with SLOWLOG
+	n += 2              // the console's and serve's share
+	n += discoverSteps
+	if !own {
+		n++ // deleting bench's keys
+	}
+	return n
+}
+
+// commas is n with thousands separated, as the steps say it.
+func commas(n int) string { return format.Commas(int64(n)) }

@@ -1,0 +1,181 @@
+package bench
+
+import (
+	"io"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
+	"hourglass/store"
+)
+
+// TestCommandStatsCountScriptsOnce holds what the attribution relies on, on a real redis-server:
+// Redis lists the commands a script runs under their own names too, and a case counts only the
+// commands its client sent, so a script's time counts once, with all it does; a name the client
+// sends itself as well as from a script counts only the client's share of the calls.
+func TestCommandStatsCountScriptsOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	b := testBencher(t, srv, io.Discard)
+	script := redis.NewScript(`redis.call('INCR', KEYS[1]); return redis.call('GET', KEYS[1])`)
+	if err := script.Load(b.ctx, b.rdb).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const scripts, direct = 300, 100
+	mk := b.meter.start(b.ctx)
+	before, err := readCommandStats(b.ctx, b.meter.stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := b.rdb.Pipeline()
+	for i := range scripts {
+		pipe.EvalSha(b.ctx, script.Hash(), []string{"k" + strconv.Itoa(i%7)})
+	}
+	for range direct {
+		pipe.Incr(b.ctx, "direct")
+	}
+	if _, err := pipe.Exec(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := readCommandStats(b.ctx, b.meter.stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Redis counts the scripts' INCR and GET under their own names, beside the client's INCR.
+	if got := after["incr"].calls - before["incr"].calls; got != scripts+direct {
+		t.Errorf("Redis counted %d INCR calls; want the scripts' %d and the client's %d", got, scripts, direct)
+	}
+	if got := after["get"].calls - before["get"].calls; got != scripts {
+		t.Errorf("Redis counted %d GET calls; want the scripts' %d", got, scripts)
+	}
+	st := b.meter.since(b.ctx, mk, scripts+direct, "call", nil)
+	if st == nil {
+		t.Fatalf("no server time: %s", b.meter.why)
+	}
+	if _, ok := st.ByCommand["get"]; ok {
+		t.Errorf("the scripts' GET counted beside their EVALSHA: %v", st.ByCommand)
+	}
+	if st.Calls != scripts+direct || len(st.ByCommand) != 2 {
+		t.Errorf("counted %d calls of %v; want %d EVALSHA and INCR", st.Calls, st.ByCommand, scripts+direct)
+	}
+	// The client's share of INCR's time: its calls over all of them.
+	incrUsec := float64(after["incr"].usec - before["incr"].usec)
+	if want := incrUsec * direct / (scripts + direct); st.ByCommand["incr"] != want {
+		t.Errorf("INCR's time counted %v; want %v, the client's share of %v", st.ByCommand["incr"], want, incrUsec)
+	}
+	evalUsec := float64(after["evalsha"].usec - before["evalsha"].usec)
+	if st.ByCommand["evalsha"] != evalUsec || evalUsec <= 0 {
+		t.Errorf("EVALSHA counted %v µs; Redis says %v", st.ByCommand["evalsha"], evalUsec)
+	}
+	if st.Usec != st.ByCommand["evalsha"]+st.ByCommand["incr"] || st.UsPer != st.Usec/(scripts+direct) {
+		t.Errorf("total %v, %v a call, of %v", st.Usec, st.UsPer, st.ByCommand)
+	}
+	if st.LongestAtMost == nil || *st.LongestAtMost <= 0 {
+		t.Errorf("no longest call from LATENCY HISTOGRAM: %v %s", st.LongestAtMost, st.LongestUnknown)
+	}
+}
+
+// TestLongestCall checks the longest call's two sources against each other on one slow call: the
+// LATENCY HISTOGRAM bound holds SLOWLOG's duration, within its bucket; and the SLOWLOG pass puts
+// the server's settings back.
+func TestLongestCall(t *testing.T) {
+	srv := redistest.Start(t)
+	b := testBencher(t, srv, io.Discard)
+	stats := b.meter.stats
+	for k, v := range map[string]string{"slowlog-log-slower-than": "12345", "slowlog-max-len": "77"} {
+		if err := stats.ConfigSet(b.ctx, k, v).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A call that keeps Redis busy for a while (a few ms), and quick ones beside it.
+	slow := redis.NewScript(`local n = 0 for i = 1, tonumber(ARGV[1]) do n = n + i end return n`)
+	mk := b.meter.start(b.ctx)
+	l, err := b.slowlogEvery(func() error {
+		for range 50 {
+			b.rdb.Incr(b.ctx, "quick")
+		}
+		return slow.Run(b.ctx, b.rdb, nil, 3_000_000).Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := b.meter.since(b.ctx, mk, 1, "pass", nil)
+	if l.Us == nil || (l.Command != "evalsha" && l.Command != "eval") || l.From != "SLOWLOG, every call logged" {
+		t.Fatalf("longest %v µs, %q, %q", l.Us, l.Command, l.From)
+	}
+	if st == nil || st.LongestAtMost == nil {
+		t.Fatalf("no LATENCY HISTOGRAM bound: %+v", st)
+	}
+	// The histogram's bucket edges double: the edge above the slow call is at most about twice it.
+	if got, d := *st.LongestAtMost, *l.Us; got < d || got > 2.2*d+2 {
+		t.Errorf("LATENCY HISTOGRAM bound %v µs for a call SLOWLOG timed at %v µs", got, d)
+	}
+	for k, want := range map[string]int64{"slowlog-log-slower-than": 12345, "slowlog-max-len": 77} {
+		if got, err := configInt(b.ctx, stats, k); err != nil || got != want {
+			t.Errorf("%s is %d after the pass (%v); want it put back to %d", k, got, err, want)
+		}
+	}
+	// On a given server bench only reads SLOWLOG, and only calls over its threshold are there.
+	b.own = false
+	l, err = b.slowlogGiven(func() error { return b.rdb.Incr(b.ctx, "quick").Err() })
+	if err != nil || l.Us != nil || l.From != "no call over the server's slowlog-log-slower-than of 12345 µs in its SLOWLOG" {
+		t.Errorf("given server: %v µs, %q, %v", l.Us, l.From, err)
+	}
+}
+
+// TestWriterFreshAndSteady runs the writer's case on fresh keys and again on the same keys, and
+// checks that each is what its name says, by what Redis ran inside the scripts: on fresh keys
+// every key is given its expiry, on keys there every key's TTL is only checked. Redis' time a
+// pair is known and over 0 in both; which one costs less is for bench to report, not for a test
+// on a shared machine to assert.
+func TestWriterFreshAndSteady(t *testing.T) {
+	srv := redistest.Start(t)
+	b := testBencher(t, srv, io.Discard)
+	st := store.New(b.rdb, store.Options{Location: time.UTC})
+	if err := st.Init(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	fam, err := store.NewFamily(store.FamilySpec{Name: "bench", Pattern: "{" + store.BenchKey("<ch>:<ad>") + "}:<window>",
+		HourFormat: "yyyyMMddHH", HourRetention: 2 * time.Hour, DayFormat: "yyyyMMdd", DayRetention: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const events = 3000
+	inner := func(c writerCase) (rate3, map[string]int64) {
+		before, _ := readCommandStats(b.ctx, b.meter.stats)
+		r, err := b.writer(st, fam, events, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, _ := readCommandStats(b.ctx, b.meter.stats)
+		calls := map[string]int64{}
+		for _, name := range []string{"incrby", "pexpireat", "pttl", "evalsha"} {
+			calls[name] = after[name].calls - before[name].calls
+		}
+		return r, calls
+	}
+	fresh, freshCalls := inner(writerPlan[1])
+	steady, steadyCalls := inner(writerPlan[6])
+	for name, r := range map[string]rate3{"fresh": fresh, "steady": steady} {
+		if r.ServerUsPerPair == nil || *r.ServerUsPerPair <= 0 || r.ServerUsPerCall == nil || *r.ServerUsPerCall < *r.ServerUsPerPair {
+			t.Errorf("%s: server µs a pair %v, a call %v", name, r.ServerUsPerPair, r.ServerUsPerCall)
+		}
+	}
+	// A pair is two keys, each one INCRBY; a few draws repeat, and fold or not as the flushes fall.
+	keys, again := freshCalls["incrby"], steadyCalls["incrby"]
+	if keys < 2*events*99/100 || again < 2*events*99/100 {
+		t.Fatalf("INCRBY %d fresh, %d steady; want about %d", keys, again, 2*events)
+	}
+	if freshCalls["pexpireat"] < keys*99/100 || freshCalls["pttl"] > keys/100 {
+		t.Errorf("fresh keys: %d PEXPIREAT and %d PTTL for %d keys; want nearly every key given its expiry", freshCalls["pexpireat"], freshCalls["pttl"], keys)
+	}
+	if steadyCalls["pexpireat"] != 0 || steadyCalls["pttl"] != again {
+		t.Errorf("keys there: %d PEXPIREAT and %d PTTL for %d keys; want every key's TTL checked, none set", steadyCalls["pexpireat"], steadyCalls["pttl"], again)
+	}
+	stime := b.server["writer_steady_c1"]
+	if stime == nil || len(stime.ByCommand) != 1 || stime.ByCommand["evalsha"] <= 0 || stime.Calls != steadyCalls["evalsha"] {
+		t.Errorf("steady case's server time %+v; want only its %d EVALSHA", stime, steadyCalls["evalsha"])
+	}
+}
