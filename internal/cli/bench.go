@@ -3,57 +3,68 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"hourglass/internal/bench"
 	"hourglass/internal/config"
+	"hourglass/internal/console"
 	"hourglass/store"
 	"io"
 	"time"
 )
 
 const benchUsage = `hourglass bench: measure hourglass's writers and sweep against a Redis, side by side with
-redis-benchmark and a raw SCAN in the same run.
+redis-benchmark and a raw SCAN in the same run, in wall-clock rates and in Redis' own time.
 
 With no --addr it starts a redis-server of its own (from PATH) on a free loopback port, with
 persistence off, and stops it at the end. With --addr it uses that Redis (one standalone server;
 its [redis] user, password and TLS settings apply) and writes to it: it needs --allow-writes, it
-writes about a million keys under "bench:" and "{bench:...}" and deletes them again (its own keys
-only), and it loads the server to its limit for a minute or two. Point it at a test server.
+writes a few hundred thousand keys (a few million with --full) under "bench:" and "{bench:...}"
+and deletes them again (its own keys only), and it loads the server to its limit while it runs.
+Point it at a test server.
+
+Redis' own time is taken from INFO commandstats before and after each case, for the commands the
+case sent; its longest call from LATENCY HISTOGRAM, and for the sweep from SLOWLOG (on its own
+server it logs every call of one more sweep, then puts the settings back; on a given server it
+reads SLOWLOG only if the server already logs).
 
 It measures, one after another:
-  - the counter batch writer: events/s, key pairs/s and script calls/s, with dims drawn uniformly
-    from a million, as redis-benchmark -r 1000000 draws its keys (events that meet a pending pair
-    fold into it, so key pairs/s is the figure to compare); at redis-benchmark's shape (pipelines
-    of 16 calls) on one connection and on four, with 1 and 32 pairs a call; with its defaults; and
-    over 10,000 Zipf-drawn dims, where pre-aggregation folds most events;
-  - go-redis alone sending redis-benchmark's calls on one connection and on four: the Go
-    client's ceiling;
-  - redis-benchmark calling the same script with one pair a call at the same depth (-c 1 -P 16
-    and -c 4 -P 16; skipped with a note when redis-benchmark is not installed);
+  - the counter batch writer: events/s, key pairs/s, script calls/s and server µs a pair, with
+    dims drawn uniformly from a million, as redis-benchmark -r 1000000 draws its keys; at
+    redis-benchmark's shape (pipelines of 16 calls) on one connection and on four, with 1 and 32
+    pairs a call; with its defaults; over 10,000 Zipf-drawn dims; and with 32 pairs a call on
+    keys that are all there with their TTL ("steady"), beside the fresh keys of the others;
+  - go-redis alone sending redis-benchmark's calls on one connection and on four;
+  - redis-benchmark calling the same script with one pair a call at the same depth (-c 1 and
+    -c 4, -P 16), on fresh keys and on keys all there (skipped with a note when redis-benchmark
+    is not installed);
   - the sliding limiter and the delay queue (enqueue, claim and acknowledge);
-  - a sweep of --keys keys (TTL and value of each) next to a raw SCAN at the same COUNT;
-  - discover: the same keys swept with a config that claims them and with none (every key then
-    grouped by name and a few of each group sampled), the time ratio discover_vs_sweep, the
-    keys/s kept under a budget, and the heap per group at 10x the keys and 10x the groups;
-  - the console's own load: Redis' CPU while a console polls it at the default refresh.
-Then it prints a table with the ratios, or with --json one object.
+  - a sweep of --keys keys (TTL and value of each) and a raw SCAN at the same COUNT, in turn, 3
+    passes each (5 with --full), with the min, median and max of each and of their ratio, and
+    the sweep's longest call;
+  - the share of the server's time a console and serve take at the default settings, on the
+    sweep's keys;
+  - discover: the same keys swept with a config that claims them and with none, the keys/s kept
+    under a budget, and the heap per group at 10x the keys and 10x the groups.
+Then it prints tables with the ratios and the goals, or with --json one object. While it runs,
+one line on stderr says which step of how many it is on and the time so far.
+
+By default it finishes in under a minute on a 2-core machine; --full is the long run (1,000,000
+events a writer case, 1,000,000 keys, 10s of console and of serve), a few minutes.
 
 Usage:
-  hourglass bench [--addr ADDR --allow-writes] [--events N] [--keys N] [--json]
+  hourglass bench [--addr ADDR --allow-writes] [--full] [--events N] [--keys N] [--json]
 
 Flags:
 `
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, common := commandFlags("bench", benchUsage, stdout)
-	opt := bench.Options{Log: stderr}
-	numberVar(fs, &opt.Events, "events", 1_000_000, 1000, 100_000_000, "events per writer case, `N` from 1,000 to 100,000,000")
-	numberVar(fs, &opt.Keys, "keys", 1_000_000, 1000, 10_000_000, "keys the sweep measures, `N` from 1,000 to 10,000,000")
-	asJSON := fs.Bool("json", false, "print one JSON object")
-	numberVar(fs, &opt.LoadFor, "load-for", 10*time.Second, time.Second, time.Hour,
-		"how long to measure the console's load on Redis, a `duration` from 1s to 1h")
+	opt := bench.Options{Log: stderr, Terminal: console.IsTerminal(stderr)}
+	asJSON := benchFlags(fs, &opt)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	fullSizes(fs, &opt)
 	if len(common.addrs) > 0 {
 		if len(common.addrs) > 1 {
 			return config.Usagef("bench measures one server; give one standalone address")
@@ -83,4 +94,35 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	bench.WriteTable(stdout, rep)
 	return nil
+}
+
+// benchFlags adds bench's own flags, which set opt, and returns --json.
+func benchFlags(fs *flag.FlagSet, opt *bench.Options) *bool {
+	numberVar(fs, &opt.Events, "events", 100_000, 1000, 100_000_000,
+		"events per writer case, `N` from 1,000 to 100,000,000 (1,000,000 with --full)")
+	numberVar(fs, &opt.Keys, "keys", 200_000, 1000, 10_000_000, "keys the sweep measures, `N` from 1,000 to 10,000,000 (1,000,000 with --full)")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	numberVar(fs, &opt.LoadFor, "load-for", 3*time.Second, time.Second, time.Hour,
+		"how long to measure the console's and serve's load on Redis, each, a `duration` from 1s to 1h (10s with --full)")
+	fs.BoolVar(&opt.Full, "full", false, "the long run: the larger sizes above, and 5 sweep passes")
+	return asJSON
+}
+
+// fullSizes sets --full's sizes on opt where no flag gave its own.
+func fullSizes(fs *flag.FlagSet, opt *bench.Options) {
+	if !opt.Full {
+		return
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if !given["events"] {
+		opt.Events = 1_000_000
+	}
+	if !given["keys"] {
+		opt.Keys = 1_000_000
+	}
+	if !given["load-for"] {
+		opt.LoadFor = 10 * time.Second
+	}
+	opt.Passes = 5
 }
