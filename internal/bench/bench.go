@@ -69,6 +69,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		prog: newProgress(opt.Log, opt.Terminal, steps(own, passes))}
 	rep, err := b.run(opt.Events, opt.Keys)
 	b.prog.end(err == nil)
+	if err != nil && ctx.Err() != nil { // ctrl+c: whatever the step under way said of it
+		return nil, fmt.Errorf("bench: stopped in step %d of %d: %w", b.prog.n, b.prog.total, ctx.Err())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}

@@ -320,7 +320,12 @@ func TestRunCancelled(t *testing.T) {
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) || log.called.IsZero() {
-			t.Errorf("Run ended with %v; want it cancelled in the console's step:\n%s", err, log.String())
+			t.Fatalf("Run ended with %v; want it cancelled in the console's step:\n%s", err, log.String())
+		}
+		// The error names the step, which is the console's.
+		m := regexp.MustCompile(fmt.Sprintf(`^bench: stopped in step (\d+) of %d: `, steps(true, 3))).FindStringSubmatch(err.Error())
+		if m == nil || !regexp.MustCompile(`bench: `+m[1]+`/\d+ \d+s: the console at its defaults`).MatchString(log.String()) {
+			t.Errorf("Run ended with %q:\n%s", err, log.String())
 		}
 	case <-time.After(time.Minute): // a run that ignores ctrl+c would poll for an hour
 		t.Fatalf("Run still running a minute after it was cancelled:\n%s", log.String())

@@ -2,10 +2,14 @@ package bench
 
 import (
 	"fmt"
-	"hourglass/internal/format"
 	"io"
+	"os"
 	"sync"
 	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"hourglass/internal/format"
 )
 
 // progress is bench's one line on stderr: the step under way, its number of the total, and the
@@ -14,6 +18,7 @@ import (
 type progress struct {
 	out      io.Writer
 	terminal bool
+	width    int // the terminal's columns
 	total    int
 	begun    time.Time
 
@@ -25,7 +30,12 @@ type progress struct {
 }
 
 func newProgress(out io.Writer, terminal bool, total int) *progress {
-	p := &progress{out: out, terminal: terminal, total: total, begun: time.Now(), stop: make(chan struct{})}
+	p := &progress{out: out, terminal: terminal, width: 80, total: total, begun: time.Now(), stop: make(chan struct{})}
+	if f, ok := out.(*os.File); ok && terminal {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
+			p.width = w
+		}
+	}
 	if terminal {
 		go p.tick()
 	}
@@ -48,7 +58,10 @@ func (p *progress) show() {
 	}
 	elapsed := time.Since(p.begun).Truncate(time.Second)
 	line := fmt.Sprintf("hourglass: bench: %d/%d %s: %s", p.n, p.total, elapsed, p.step)
-	if p.terminal {
+	if p.terminal { // cut to the terminal's width: a line that wraps cannot be rewritten
+		if r := []rune(line); len(r) > p.width-1 {
+			line = string(r[:p.width-2]) + "…"
+		}
 		fmt.Fprint(p.out, "\r\x1b[K"+line)
 		return
 	}
