@@ -31,9 +31,9 @@ type Report struct {
 	// Sweep and RawScan are the medians of the passes' keys/s (SweepSpread has them all).
 	Sweep   float64 `json:"sweep_keys_per_sec"`
 	RawScan float64 `json:"raw_scan_keys_per_sec"`
-	// ConsoleCPU is the console's own load, in percent of one core: Redis' CPU in seconds with a
-	// poll less IdleCPU, its CPU in the seconds between without one (its cron, and freeing the
-	// memory of bench's earlier keys). ServeCPU is serve's the same way.
+	// ConsoleCPU is the console's own load, in percent of one core: Redis' CPU while a console
+	// polls less IdleCPU, its CPU with nobody asking, taken just before (its cron, and freeing
+	// the memory of bench's earlier keys). ServeCPU is serve's the same way.
 	ConsoleCPU float64 `json:"console_redis_cpu_percent"`
 	IdleCPU    float64 `json:"idle_redis_cpu_percent"`
 	ServeCPU   float64 `json:"serve_redis_cpu_percent"`
