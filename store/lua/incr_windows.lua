@@ -24,6 +24,10 @@
 -- The commands are the cheapest for Redis that do the job: PEXPIREAT with milliseconds is
 -- replicated as it is sent (EXPIREAT is rewritten first), and an INCR of the sequence record costs
 -- half a SET ... GET.
+--
+-- A key keeps the TTL it has; only a key without one gets its window-aligned expiry. On Redis 7.0
+-- and later that is PEXPIREAT ... NX after each INCRBY, which sets the expiry only where there is
+-- none; before 7.0, a key INCRBY just created gets PEXPIREAT, and any other is asked its PTTL first.
 local n = #KEYS - 1
 local seq, keep, floor = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 if not seq or seq < 0 or seq % 1 ~= 0 or not floor or (seq > 0 and (not keep or keep == 0 or keep % 1 ~= 0)) then
@@ -73,6 +77,7 @@ if seq > 0 then
     return redis.error_reply(e.err)
   end
 end
+local nx = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
 local reply = {}
 for i = 1, n do
   local key = KEYS[1 + i]
@@ -82,15 +87,18 @@ for i = 1, n do
     reply[i] = v.err
   else
     reply[i] = v
-    -- A value equal to the delta means the key was just created: it has no TTL, so skip asking.
-    -- Otherwise PTTL -1 means the key lost its expiry (a leak: INCR after the key's TTL ran
-    -- out): heal it now. Setting the same window-aligned instant again, as for a key that had
-    -- counted down to 0, is harmless.
-    if v == tonumber(delta) or redis.call('PTTL', key) == -1 then
-      local e = redis.pcall('PEXPIREAT', key, ARGV[3 + 2 * i])
-      if type(e) == 'table' and e.err then
-        reply[i] = 'PEXPIREAT: ' .. e.err
-      end
+    local e
+    if nx then
+      -- One command whatever the key's state: just created, holding its TTL, or having lost it
+      -- (a leak: INCR after the key's TTL ran out, a PERSIST), which heals it now.
+      e = redis.pcall('PEXPIREAT', key, ARGV[3 + 2 * i], 'NX')
+    elseif v == tonumber(delta) or redis.call('PTTL', key) == -1 then
+      -- A value equal to the delta means the key was just created: it has no TTL, so skip
+      -- asking. Otherwise PTTL -1 means the key lost its expiry: heal it now.
+      e = redis.pcall('PEXPIREAT', key, ARGV[3 + 2 * i])
+    end
+    if type(e) == 'table' and e.err then
+      reply[i] = 'PEXPIREAT: ' .. e.err
     end
   end
 end
