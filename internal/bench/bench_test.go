@@ -61,8 +61,10 @@ func TestRun(t *testing.T) {
 	_, rb := exec.LookPath("redis-benchmark")
 	checkServerTime(t, rep, rb == nil)
 	checkRatios(t, rep)
-	if rep.SweepLongestUs == nil || !rep.SweepLongestExact || rep.SweepLongestFrom != "SLOWLOG, every call logged" {
-		t.Errorf("sweep's longest call %v (exact %v), %q", rep.SweepLongestUs, rep.SweepLongestExact, rep.SweepLongestFrom)
+	if rep.SweepLongestUs == nil || !rep.SweepLongestExact || rep.SweepLongestFrom != "SLOWLOG, every call logged" ||
+		rep.SweepCalls == nil || *rep.SweepCalls < keys/1000 || rep.SweepCallsOver == nil || *rep.SweepCallsOver > *rep.SweepCalls {
+		t.Errorf("sweep's longest call %v (exact %v), %q; %v calls logged, %v over 2 ms", rep.SweepLongestUs, rep.SweepLongestExact,
+			rep.SweepLongestFrom, rep.SweepCalls, rep.SweepCallsOver)
 	}
 	for name, v := range map[string]*float64{"console": rep.ConsoleShare, "serve": rep.ServeShare} {
 		if v == nil || *v <= 0 || *v > 100 {

@@ -120,6 +120,10 @@ type ServerFigures struct {
 	SweepLongestExact   bool     `json:"sweep_longest_call_exact"`
 	SweepLongestCommand string   `json:"sweep_longest_call_command,omitempty"`
 	SweepLongestFrom    string   `json:"sweep_longest_call_from"`
+	// SweepCalls and SweepCallsOver count the calls of the sweep SLOWLOG logged and those over
+	// the goal's 2 ms; nil unless every call was logged (bench's own server).
+	SweepCalls     *int64 `json:"sweep_calls_logged"`
+	SweepCallsOver *int64 `json:"sweep_calls_over_2ms"`
 
 	// ConsoleShare and ServeShare are the percent of the server's time (of one core: µs of
 	// commands a second of wall clock) a console and serve take at the default settings, polling

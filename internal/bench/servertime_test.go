@@ -91,6 +91,9 @@ func TestLongestCall(t *testing.T) {
 	}
 	// A call that keeps Redis busy for a while (a few ms), and quick ones beside it.
 	slow := redis.NewScript(`local n = 0 for i = 1, tonumber(ARGV[1]) do n = n + i end return n`)
+	if err := slow.Load(b.ctx, b.rdb).Err(); err != nil {
+		t.Fatal(err)
+	}
 	mk := b.meter.start(b.ctx)
 	l, err := b.slowlogEvery(func() error {
 		for range 50 {
@@ -102,8 +105,12 @@ func TestLongestCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := b.meter.since(b.ctx, mk, 1, "pass", nil)
-	if l.Us == nil || (l.Command != "evalsha" && l.Command != "eval") || l.From != "SLOWLOG, every call logged" {
+	if l.Us == nil || l.Command != "evalsha" || l.From != "SLOWLOG, every call logged" {
 		t.Fatalf("longest %v µs, %q, %q", l.Us, l.Command, l.From)
+	}
+	// Every call is counted, and the slow one among those over the goal when it is over it.
+	if l.Calls == nil || *l.Calls != 51 || l.Over == nil || *l.Over > 51 || (*l.Us > goalSweepLongestUs) != (*l.Over > 0) {
+		t.Errorf("%v calls logged, %v over %d µs, the longest %v µs", l.Calls, l.Over, goalSweepLongestUs, *l.Us)
 	}
 	if st == nil || st.LongestAtMost == nil {
 		t.Fatalf("no LATENCY HISTOGRAM bound: %+v", st)

@@ -15,13 +15,23 @@ type Longest struct {
 	Us      *float64 // nil when not known
 	Command string   // the command it was, as INFO commandstats names it
 	From    string   // how it was taken, or why it is not known
+	// Calls and Over count the case's calls SLOWLOG logged, and those over the sweep's goal
+	// (goalSweepLongestUs); nil unless every call was logged.
+	Calls, Over *int64
 }
 
-// slowlogWatch collects the longest call of each command from SLOWLOG while a case runs.
+// slowlogWatch collects, by command, the longest call SLOWLOG logged, the calls, and those over
+// the sweep's goal, while a case runs. A script's own commands (logged with the client "?:0")
+// count toward the longest only: they are inside their script's call.
 type slowlogWatch struct {
 	mu      sync.Mutex
 	longest map[string]time.Duration
-	err     error
+	calls   map[string]int64
+	over    map[string]int64
+}
+
+func newSlowlogWatch() *slowlogWatch {
+	return &slowlogWatch{longest: map[string]time.Duration{}, calls: map[string]int64{}, over: map[string]int64{}}
 }
 
 func (w *slowlogWatch) add(entries []redis.SlowLog) {
@@ -36,23 +46,39 @@ func (w *slowlogWatch) add(entries []redis.SlowLog) {
 		if e.Duration > w.longest[name] {
 			w.longest[name] = e.Duration
 		}
+		if e.ClientAddr == "?:0" {
+			continue
+		}
+		w.calls[name]++
+		if e.Duration > goalSweepLongestUs*time.Microsecond {
+			w.over[name]++
+		}
 	}
 }
 
-// of is the longest call among names.
-func (w *slowlogWatch) of(names map[string]int64, from string) Longest {
+// of is the longest call among names; every says every call was logged, so that the counts
+// mean something.
+func (w *slowlogWatch) of(names map[string]int64, from string, every bool) Longest {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	l := Longest{From: from}
 	var best time.Duration = -1
+	var calls, over int64
 	for name, n := range names {
-		if d, ok := w.longest[name]; ok && n > 0 && d > best {
+		if n <= 0 {
+			continue
+		}
+		calls, over = calls+w.calls[name], over+w.over[name]
+		if d, ok := w.longest[name]; ok && d > best {
 			best, l.Command = d, name
 		}
 	}
 	if best >= 0 {
 		us := float64(best.Microseconds())
 		l.Us = &us
+	}
+	if every {
+		l.Calls, l.Over = &calls, &over
 	}
 	return l
 }
@@ -95,7 +121,7 @@ func (b *bencher) slowlogEvery(pass func() error) (Longest, error) {
 			return Longest{}, err
 		}
 	}
-	w := &slowlogWatch{longest: map[string]time.Duration{}}
+	w := newSlowlogWatch()
 	drain := func(ctx context.Context) error {
 		var get *redis.SlowLogCmd
 		_, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -111,7 +137,7 @@ func (b *bencher) slowlogEvery(pass func() error) (Longest, error) {
 	if err := drain(b.ctx); err != nil { // what was logged before the pass is not its own
 		return Longest{}, err
 	}
-	w.longest = map[string]time.Duration{}
+	w = newSlowlogWatch()
 	sent0 := b.meter.sent.snapshot()
 	stop, drained := make(chan struct{}), make(chan error, 1)
 	go func() {
@@ -139,7 +165,7 @@ func (b *bencher) slowlogEvery(pass func() error) (Longest, error) {
 	for name, n := range sent0 {
 		sent[name] -= n
 	}
-	return w.of(sent, "SLOWLOG, every call logged"), err
+	return w.of(sent, "SLOWLOG, every call logged", true), err
 }
 
 // slowlogGiven reads, on a given server, the SLOWLOG entries that pass added, when the
@@ -170,7 +196,7 @@ func (b *bencher) slowlogGiven(pass func() error) (Longest, error) {
 	if err != nil {
 		return Longest{From: "not known: SLOWLOG GET: " + err.Error()}, nil
 	}
-	w := &slowlogWatch{longest: map[string]time.Duration{}}
+	w := newSlowlogWatch()
 	for _, e := range after {
 		if e.ID > lastID {
 			w.add([]redis.SlowLog{e})
@@ -181,7 +207,7 @@ func (b *bencher) slowlogGiven(pass func() error) (Longest, error) {
 		sent[name] -= n
 	}
 	from := fmt.Sprintf("the server's own SLOWLOG, which logs calls over %d µs", threshold)
-	l := w.of(sent, from)
+	l := w.of(sent, from, false)
 	if l.Us == nil {
 		l.From = fmt.Sprintf("no call over the server's slowlog-log-slower-than of %d µs in its SLOWLOG", threshold)
 	}

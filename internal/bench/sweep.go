@@ -89,6 +89,7 @@ func (b *bencher) sweepLongest(rep *Report, fam *store.Family, n int, measured *
 	}
 	rep.SweepLongestUs, rep.SweepLongestCommand, rep.SweepLongestFrom = l.Us, l.Command, l.From
 	rep.SweepLongestExact = l.Us != nil
+	rep.SweepCalls, rep.SweepCallsOver = l.Calls, l.Over
 	if l.Us == nil && measured != nil && measured.LongestAtMost != nil {
 		rep.SweepLongestUs = measured.LongestAtMost
 		rep.SweepLongestFrom = fmt.Sprintf("at most, from LATENCY HISTOGRAM (a bucket from half of it to it); SLOWLOG: %s", l.From)

@@ -143,6 +143,10 @@ func writeSweep(out io.Writer, r *Report) {
 			longest += " (" + r.SweepLongestCommand + ")"
 		}
 	}
+	if r.SweepCalls != nil && r.SweepCallsOver != nil {
+		longest += fmt.Sprintf("; %s of %s calls over %s µs", format.Commas(*r.SweepCallsOver), format.Commas(*r.SweepCalls),
+			format.Commas(goalSweepLongestUs))
+	}
 	fmt.Fprintf(out, "longest sweep call: %s; %s\n", longest, r.SweepLongestFrom)
 }
 
