@@ -33,7 +33,10 @@ import (
 //   - fresh: the writer with its defaults, every event a new dims tuple, so every pair creates
 //     its hour and day keys;
 //   - steady: a million tuples written first (their keys exist with their TTLs), then events
-//     drawn uniformly from them.
+//     drawn uniformly from them;
+//   - script32 and incrby32 (one connection): redis-benchmark sending calls of 32 pairs on keys
+//     that exist, of the counter script and of a script that only INCRBYs each key, which keeps
+//     no TTL and is the floor of any script that counts.
 //
 // Events are added on one goroutine while another flushes, as a service uses the writer. The
 // metrics: <case>-µs/pair, Redis' time per hour+day pair updated (the reference's per call);
@@ -68,6 +71,17 @@ func BenchmarkWriterServer(b *testing.B) {
 			f := adRevenue(b)
 			if state == "steady" {
 				prefill(b, s, f, benchTuples)
+			}
+			if state == "steady" {
+				// What 32-pair calls cost without the writer around them, on the same kind of
+				// keys: the counter script, and a script that only INCRBYs (the floor of any
+				// script that counts, with no TTL kept at all).
+				prefillBenchmarkKeys(b, rdb)
+				for _, fl := range []struct{ name, script string }{{"script32", ""}, {"incrby32", incrbyOnly}} {
+					c := redisBenchmark32(b, srv, rdb, fl.script, b.N/32)
+					b.Logf("round %d %s: %s, %.2f× ref", round+1, fl.name, c, c.perPair()/ref[1].perPair())
+					figures[fl.name+"-vs-ref"] = append(figures[fl.name+"-vs-ref"], c.perPair()/ref[1].perPair())
+				}
 			}
 			for _, lanes := range []int{1, 4} {
 				c := runCase(b, rdb, s, f, state, lanes)
@@ -117,6 +131,64 @@ func redisBenchmark(b *testing.B, srv *redistest.Server, rdb *redis.Client, clie
 	d := serverCost(b, rdb).sub(before)
 	d.secs = time.Since(start).Seconds()
 	d.pairs, d.keys = float64(d.calls), 2*float64(d.calls)
+	return d
+}
+
+// incrbyOnly adds ARGV[i] to KEYS[i] and nothing else.
+const incrbyOnly = `for i = 1, #KEYS do redis.call('INCRBY', KEYS[i], ARGV[i]) end return 1`
+
+// prefillBenchmarkKeys writes the keys redis-benchmark -r 1000000 draws ({rb:<12 digits>}:h and
+// :d), with a TTL, so that its calls find them as the writer's steady case finds its own.
+func prefillBenchmarkKeys(b *testing.B, rdb *redis.Client) {
+	ctx := context.Background()
+	for start := 0; start < benchTuples; start += 10_000 {
+		pipe := rdb.Pipeline()
+		for i := start; i < start+10_000; i++ {
+			for _, g := range []string{"h", "d"} {
+				pipe.Set(ctx, fmt.Sprintf("{rb:%012d}:%s", i, g), 1, 72*time.Hour)
+			}
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// redisBenchmark32 runs redis-benchmark -c 1 -P 16 with n calls of 32 pairs each, keys from a
+// million: of the counter script (sequence 0) when script is empty, else of script, which takes
+// the keys and one delta a key.
+func redisBenchmark32(b *testing.B, srv *redistest.Server, rdb *redis.Client, script string, n int) cost {
+	ctx := context.Background()
+	sha, err := incrWindows.Load(ctx, rdb).Result()
+	if script != "" {
+		sha, err = rdb.ScriptLoad(ctx, script).Result()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	exp := strconv.FormatInt(time.Now().Add(72*time.Hour).UnixMilli(), 10)
+	keys, args := []string{"{rb}:seq"}, []string{"0", "0", "0"}
+	if script != "" {
+		keys, args = nil, nil
+	}
+	for range 32 {
+		keys = append(keys, "{rb:__rand_int__}:h", "{rb:__rand_int__}:d")
+		if script != "" {
+			args = append(args, "1", "1")
+		} else {
+			args = append(args, "1", exp, "1", exp)
+		}
+	}
+	host, port, _ := strings.Cut(srv.Addr, ":")
+	cmd := append([]string{"-h", host, "-p", port, "-c", "1", "-P", "16", "-n", strconv.Itoa(max(n, 100)),
+		"-r", "1000000", "--csv", "EVALSHA", sha, strconv.Itoa(len(keys))}, append(keys, args...)...)
+	before, start := serverCost(b, rdb), time.Now()
+	if out, err := exec.Command("redis-benchmark", cmd...).CombinedOutput(); err != nil {
+		b.Fatalf("redis-benchmark: %v: %s", err, out)
+	}
+	d := serverCost(b, rdb).sub(before)
+	d.secs = time.Since(start).Seconds()
+	d.pairs, d.keys = 32*float64(d.calls), 64*float64(d.calls)
 	return d
 }
 
