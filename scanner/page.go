@@ -54,10 +54,12 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 
 // read fills pending's TTLs and values in one pipeline.
 //
-// Values are read with MGET, one per page (per hash slot on a cluster node, where one command may
-// not span slots): Redis spends most of a small command's cost on dispatching it, so a page of
-// PTTLs and one MGET costs about half of PTTL and GET for every key. MGET answers nil for a key
-// that is not a string; those few are read again with GET, which says WRONGTYPE.
+// Values are read with MGET, one per chunk of up to valueChunk keys (of one hash slot on a cluster
+// node, where one command may not span slots): Redis spends most of a small command's cost on
+// dispatching it, so PTTLs and one MGET cost about half of PTTL and GET for every key. Each
+// chunk's MGET follows its keys' PTTLs, so Redis finds those keys still in its CPU's cache. MGET
+// answers nil for a key that is not a string; those few are read again with GET, which says
+// WRONGTYPE.
 func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error {
 	if len(pending) == 0 {
 		return nil
@@ -92,11 +94,7 @@ func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error 
 		return nil
 	}
 	pipe := c.Pipeline()
-	ttls := make([]*redis.DurationCmd, len(pending))
-	for i, k := range pending {
-		ttls[i] = pipe.PTTL(ctx, k.Name)
-	}
-	gets := s.queueValues(ctx, pipe, pending)
+	ttls, gets := s.queueReads(ctx, pipe, pending)
 	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
 		return err
 	}
@@ -129,41 +127,54 @@ type valueReads struct {
 	pos  []struct{ cmd, at int }
 }
 
-// queueValues queues MGETs for keys on pipe: one for all of them on a standalone server, one per
-// hash slot on a cluster node.
-func (s *Sweep) queueValues(ctx context.Context, pipe redis.Pipeliner, keys []Key) *valueReads {
+// valueChunk is the most keys one MGET reads. Redis reads a chunk's keys for their PTTLs just
+// before, so they are still in its CPU's cache; a page's 1000 keys are not by the time a single
+// MGET after all their PTTLs comes to the first of them.
+const valueChunk = 100
+
+// queueReads queues on pipe a PTTL for every key and the MGETs of their values: a chunk of keys'
+// PTTLs, then their MGET, then the next chunk. On a standalone server a chunk is up to
+// valueChunk keys in page order; on a cluster node, up to valueChunk keys of one hash slot.
+func (s *Sweep) queueReads(ctx context.Context, pipe redis.Pipeliner, keys []Key) ([]*redis.DurationCmd, *valueReads) {
+	ttls := make([]*redis.DurationCmd, len(keys))
 	r := &valueReads{pos: make([]struct{ cmd, at int }, len(keys))}
-	if len(keys) == 0 {
-		return r
-	}
-	if _, cluster := s.rdb.(*redis.ClusterClient); !cluster {
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = k.Name
-			r.pos[i] = struct{ cmd, at int }{0, i}
-		}
-		r.cmds = append(r.cmds, pipe.MGet(ctx, names...))
-		return r
-	}
-	bySlot := map[int][]int{}
-	var slots []int
-	for i, k := range keys {
-		sl := store.Slot(k.Name)
-		if bySlot[sl] == nil {
-			slots = append(slots, sl)
-		}
-		bySlot[sl] = append(bySlot[sl], i)
-	}
-	for _, sl := range slots {
-		idx := bySlot[sl]
+	chunk := func(idx []int) {
 		names := make([]string, len(idx))
 		for j, i := range idx {
+			ttls[i] = pipe.PTTL(ctx, keys[i].Name)
 			names[j] = keys[i].Name
 			r.pos[i] = struct{ cmd, at int }{len(r.cmds), j}
 		}
 		r.cmds = append(r.cmds, pipe.MGet(ctx, names...))
 	}
-	return r
+	var groups [][]int
+	if _, cluster := s.rdb.(*redis.ClusterClient); !cluster {
+		all := make([]int, len(keys))
+		for i := range all {
+			all[i] = i
+		}
+		groups = append(groups, all)
+	} else {
+		bySlot := map[int]int{} // slot -> its group
+		for i, k := range keys {
+			sl := store.Slot(k.Name)
+			g, ok := bySlot[sl]
+			if !ok {
+				g = len(groups)
+				bySlot[sl] = g
+				groups = append(groups, nil)
+			}
+			groups[g] = append(groups[g], i)
+		}
+	}
+	for _, idx := range groups {
+		for len(idx) > 0 {
+			n := min(len(idx), valueChunk)
+			chunk(idx[:n])
+			idx = idx[n:]
+		}
+	}
+	return ttls, r
 }
 
 // value returns key i's value; ok is false when MGET had none (no key, or not a string).
