@@ -83,14 +83,20 @@ func TestSaturatedTotalsAreMarked(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
-	now := redistest.ClearOfHourEnd(t, time.Minute).UTC()
+	// The hour before now must fall on today, so that the only ended day reconciled is the one
+	// the test writes: in the first hour of a UTC day the test's zone is six hours east.
+	now, loc := redistest.ClearOfHourEnd(t, time.Minute).UTC(), time.UTC
+	if now.Hour() == 0 {
+		loc = time.FixedZone("UTC+6", 6*3600)
+		now = now.In(loc)
+	}
 	fam, err := store.NewFamily(store.FamilySpec{Name: "hits", Pattern: "hits:<page>:<window>", HourFormat: "yyyyMMddHH", HourRetention: 72 * time.Hour,
 		DayFormat: "yyyyMMdd", DayRetention: 30 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	set := func(g store.Granularity, at time.Time, page string, v int64) {
-		w := store.WindowAt(g, at, time.UTC)
+		w := store.WindowAt(g, at, loc)
 		k, err := fam.Key(w, []string{page})
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +116,7 @@ func TestSaturatedTotalsAreMarked(t *testing.T) {
 		set(store.Hour, prev, p.page, p.v)
 	}
 	yesterday := now.AddDate(0, 0, -1)
-	day := store.WindowAt(store.Day, yesterday, time.UTC)
+	day := store.WindowAt(store.Day, yesterday, loc)
 	set(store.Hour, day.Start.Add(3*time.Hour), "x", math.MaxInt64) // yesterday's hours pass the range, its day says 1
 	set(store.Hour, day.Start.Add(4*time.Hour), "x", math.MaxInt64)
 	set(store.Day, yesterday, "x", 1)
@@ -120,20 +126,20 @@ func TestSaturatedTotalsAreMarked(t *testing.T) {
 	rdb.Set(ctx, "rl:fx:u1", math.MaxInt64, time.Hour)
 	rdb.Set(ctx, "rl:fx:u2", math.MaxInt64, time.Hour)
 
-	snap, err := Take(ctx, rdb, []*store.Family{fam}, Options{Location: time.UTC, Count: 2, Structures: structs},
-		SnapshotOptions{Now: func() time.Time { return now }, Location: time.UTC})
+	snap, err := Take(ctx, rdb, []*store.Family{fam}, Options{Location: loc, Count: 2, Structures: structs},
+		SnapshotOptions{Now: func() time.Time { return now }, Location: loc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := snap.Family("hits")
-	cur, last := f.CurrentWindow("hour"), f.Window("hour", store.WindowAt(store.Hour, prev, time.UTC).Start)
+	cur, last := f.CurrentWindow("hour"), f.Window("hour", store.WindowAt(store.Hour, prev, loc).Start)
 	if cur == nil || cur.Total != math.MaxInt64 || !cur.Saturated {
 		t.Errorf("this hour %+v, want MaxInt64 saturated", cur)
 	}
 	if last == nil || last.Total != math.MaxInt64-3 || last.Saturated {
 		t.Errorf("the hour before %+v, want the exact %d", last, int64(math.MaxInt64-3))
 	}
-	secs := now.Sub(store.WindowAt(store.Hour, now, time.UTC).Start).Seconds()
+	secs := now.Sub(store.WindowAt(store.Hour, now, loc).Start).Seconds()
 	if want := 2 * float64(math.MaxInt64) / secs; math.Abs(f.HourAvgPerSec-want) > want*1e-9 {
 		t.Errorf("hour average %v, want the exact sum's %v", f.HourAvgPerSec, want)
 	}
