@@ -206,3 +206,34 @@ func wrapWords(s string, w int) []string {
 	}
 	return append(out, line)
 }
+
+// oneKey is what a level showing one key read now holds: the key's name for the breadcrumb, the
+// read's state and answer, and whether y's command is shown. It takes no filter.
+type oneKey[T interface{ command() string }] struct {
+	c    *common
+	name string // escaped
+	fetch
+	d       *T
+	showCmd bool
+}
+
+func (o *oneKey[T]) crumb() string      { return crumbText(o.name) }
+func (o *oneKey[T]) setFilter(string)   {}
+func (o *oneKey[T]) filterText() string { return "" }
+func (o *oneKey[T]) filterable() bool   { return false }
+
+func (o *oneKey[T]) loaded(seq int, val any, err error) {
+	if o.end(seq, err, o.c.now()) && err == nil {
+		d := val.(T)
+		o.d = &d
+	}
+}
+
+// toggleCommand shows or hides the redis-cli command that reads the key, copying it when shown.
+func (o *oneKey[T]) toggleCommand() tea.Cmd {
+	o.showCmd = !o.showCmd
+	if o.showCmd && o.d != nil {
+		return tea.SetClipboard((*o.d).command())
+	}
+	return nil
+}

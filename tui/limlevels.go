@@ -118,27 +118,18 @@ func (l *limKeysLevel) render(w, h int) string {
 // limKeyLevel is one limiter key read now: its hits over the window as a sparkline (from a
 // sliding log's entries), its limit, what remains, and the redis-cli command that reads it.
 type limKeyLevel struct {
-	c       *common
+	oneKey[limiterKeyDetail]
 	limiter string
 	kc      scanner.KeyCount
-	fetch
-	d       *scanner.LimiterKeyDetail
-	showCmd bool
 }
+
+// limiterKeyDetail is a limiter key's read, with the command that reads it.
+type limiterKeyDetail struct{ scanner.LimiterKeyDetail }
+
+func (d limiterKeyDetail) command() string { return d.Command }
 
 func newLimKeyLevel(c *common, limiter string, kc scanner.KeyCount) *limKeyLevel {
-	return &limKeyLevel{c: c, limiter: limiter, kc: kc}
-}
-
-func (l *limKeyLevel) crumb() string      { return crumbText(l.kc.Key) }
-func (l *limKeyLevel) setFilter(string)   {}
-func (l *limKeyLevel) filterText() string { return "" }
-func (l *limKeyLevel) filterable() bool   { return false }
-func (l *limKeyLevel) loaded(seq int, val any, err error) {
-	if l.end(seq, err, l.c.now()) && err == nil {
-		d := val.(scanner.LimiterKeyDetail)
-		l.d = &d
-	}
+	return &limKeyLevel{oneKey: oneKey[limiterKeyDetail]{c: c, name: kc.Key}, limiter: limiter, kc: kc}
 }
 
 func (l *limKeyLevel) refresh() tea.Cmd {
@@ -147,18 +138,17 @@ func (l *limKeyLevel) refresh() tea.Cmd {
 		return nil
 	}
 	lim, k := l.limiter, l.kc.Raw
-	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) { return in.LimiterKey(ctx, lim, k) })
+	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) {
+		d, err := in.LimiterKey(ctx, lim, k)
+		return limiterKeyDetail{d}, err
+	})
 }
 
 func (l *limKeyLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	if !key.Matches(msg, l.c.keys.Copy) {
 		return false, nil
 	}
-	l.showCmd = !l.showCmd
-	if l.showCmd && l.d != nil {
-		return true, tea.SetClipboard(l.d.Command)
-	}
-	return true, nil
+	return true, l.toggleCommand()
 }
 
 func (l *limKeyLevel) render(w, h int) string {

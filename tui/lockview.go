@@ -112,27 +112,18 @@ func heldText(ms int64) string {
 // lockLevel is one lock read now: its holder, PTTL and how long it has been held; u releases it
 // when its TTL is gone.
 type lockLevel struct {
-	c    *common
+	oneKey[lockDetail]
 	lock string
 	ex   scanner.LockHolder
-	fetch
-	d       *scanner.LockDetail
-	showCmd bool
 }
+
+// lockDetail is a lock's read, with the command that reads it.
+type lockDetail struct{ scanner.LockDetail }
+
+func (d lockDetail) command() string { return d.Command }
 
 func newLockLevel(c *common, lock string, ex scanner.LockHolder) *lockLevel {
-	return &lockLevel{c: c, lock: lock, ex: ex}
-}
-
-func (l *lockLevel) crumb() string      { return crumbText(l.ex.Key) }
-func (l *lockLevel) setFilter(string)   {}
-func (l *lockLevel) filterText() string { return "" }
-func (l *lockLevel) filterable() bool   { return false }
-func (l *lockLevel) loaded(seq int, val any, err error) {
-	if l.end(seq, err, l.c.now()) && err == nil {
-		d := val.(scanner.LockDetail)
-		l.d = &d
-	}
+	return &lockLevel{oneKey: oneKey[lockDetail]{c: c, name: ex.Key}, lock: lock, ex: ex}
 }
 
 func (l *lockLevel) refresh() tea.Cmd {
@@ -141,22 +132,20 @@ func (l *lockLevel) refresh() tea.Cmd {
 		return nil
 	}
 	lock, k := l.lock, l.ex.Raw
-	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) { return in.LockHolder(ctx, lock, k) })
+	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) {
+		d, err := in.LockHolder(ctx, lock, k)
+		return lockDetail{d}, err
+	})
 }
 
 func (l *lockLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(msg, l.c.keys.Copy):
-		l.showCmd = !l.showCmd
-		if l.showCmd && l.d != nil {
-			return true, tea.SetClipboard(l.d.Command)
-		}
+		return true, l.toggleCommand()
 	case key.Matches(msg, l.c.keys.Unlock):
 		return true, l.release()
-	default:
-		return false, nil
 	}
-	return true, nil
+	return false, nil
 }
 
 // release asks to delete the lock, when it has no TTL.
