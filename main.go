@@ -30,7 +30,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Run(ctx, shippedConfig, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -27,6 +28,9 @@ type Options struct {
 	LoadFor time.Duration // how long to measure the console's and serve's load, each
 	Passes  int           // sweep passes and raw SCAN passes, taken in turn (3 when zero)
 	Full    bool          // the long run (--full): recorded in the report
+	// Defaults is the built-in config, whose [scan] count and keys_per_second and [ui] refresh
+	// the console's and serve's cases run at.
+	Defaults *config.Config
 	// Log gets the progress line; Terminal says it is a terminal, where the line is rewritten
 	// in place.
 	Log      io.Writer
@@ -37,6 +41,9 @@ type Options struct {
 func Run(ctx context.Context, opt Options) (*Report, error) {
 	if opt.Log == nil {
 		opt.Log = io.Discard
+	}
+	if opt.Defaults == nil {
+		return nil, errors.New("bench: no built-in config to take the console's defaults from")
 	}
 	tg, own := opt.Target, len(opt.Target.Addrs) == 0
 	if own {
@@ -64,7 +71,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	if passes <= 0 {
 		passes = 3
 	}
-	b := &bencher{ctx: ctx, rdb: rdb, target: tg, own: own, loadFor: max(opt.LoadFor, time.Second), passes: passes,
+	b := &bencher{ctx: ctx, rdb: rdb, target: tg, own: own, defaults: opt.Defaults, loadFor: max(opt.LoadFor, time.Second), passes: passes,
 		meter: &meter{stats: stats, sent: sent}, server: map[string]*ServerTime{},
 		prog: newProgress(opt.Log, opt.Terminal, steps(own, passes))}
 	rep, err := b.run(opt.Events, opt.Keys)
@@ -80,16 +87,18 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 }
 
 type bencher struct {
-	ctx     context.Context
-	rdb     *redis.Client // every case's commands go through it, and its hook counts them
-	target  store.Target
-	own     bool // the server is bench's own: it may empty it
-	loadFor time.Duration
-	passes  int
-	dims    [][]string // the writer cases' dims tuples, made once
-	meter   *meter
-	server  map[string]*ServerTime // by case
-	prog    *progress
+	ctx    context.Context
+	rdb    *redis.Client // every case's commands go through it, and its hook counts them
+	target store.Target
+	own    bool // the server is bench's own: it may empty it
+	// defaults is the built-in config, whose settings the console's and serve's cases use.
+	defaults *config.Config
+	loadFor  time.Duration
+	passes   int
+	dims     [][]string // the writer cases' dims tuples, made once
+	meter    *meter
+	server   map[string]*ServerTime // by case
+	prog     *progress
 }
 
 // clean empties the bench's own server; on a given Redis it deletes only the keys bench writes

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"hourglass/internal/config"
 	"hourglass/internal/redistest"
 )
 
@@ -53,7 +54,7 @@ func TestRun(t *testing.T) {
 	redistest.Binary(t)
 	log := &lines{}
 	const events, keys = 2000, 3000
-	rep, err := Run(t.Context(), Options{Events: events, Keys: keys, LoadFor: time.Second, Log: log})
+	rep, err := Run(t.Context(), Options{Events: events, Keys: keys, LoadFor: time.Second, Log: log, Defaults: config.Builtin(redistest.Shipped(t))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestRunCancelled(t *testing.T) {
 	log := &lines{when: "the console at its defaults", on: cancel}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(ctx, Options{Events: 2000, Keys: 2000, LoadFor: time.Hour, Log: log})
+		_, err := Run(ctx, Options{Events: 2000, Keys: 2000, LoadFor: time.Hour, Log: log, Defaults: config.Builtin(redistest.Shipped(t))})
 		done <- err
 	}()
 	select {

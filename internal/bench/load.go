@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"hourglass/internal/config"
 	"hourglass/scanner"
 	"hourglass/store"
 	"time"
@@ -12,7 +11,7 @@ import (
 // shipped config's settings ([scan] count and keys_per_second, [ui] refresh), each for loadFor:
 // Redis' time on their commands (INFO commandstats) a second, and its CPU over its CPU idle.
 func (b *bencher) loadCases(rep *Report) error {
-	def := config.Default()
+	def := b.defaults
 	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, Location: time.UTC}
 	refresh := def.UI.Refresh
 	fam := sweepFamily()

@@ -105,7 +105,7 @@ func TestInjectAcrossARestart(t *testing.T) {
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(t.Context(), []string{"inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
+		done <- Run(t.Context(), redistest.Shipped(t), []string{"inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
 			"--duration", "4s", "--rate", "20000", "--dims", "300"}, out, errOut)
 	}()
 	deadline := time.Now().Add(10 * time.Second)

@@ -57,9 +57,9 @@ Usage:
 Flags:
 `
 
-func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("bench", benchUsage, stdout)
-	opt := bench.Options{Log: stderr, Terminal: console.IsTerminal(stderr)}
+func cmdBench(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("bench", benchUsage, shipped, stdout)
+	opt := bench.Options{Log: stderr, Terminal: console.IsTerminal(stderr), Defaults: config.Builtin(shipped)}
 	asJSON := benchFlags(fs, &opt)
 	if err := parseFlags(fs, args); err != nil {
 		return err

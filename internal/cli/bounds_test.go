@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
 	"hourglass/internal/redistest"
 )
 
@@ -48,7 +47,7 @@ func TestNumericFlagsAreBounded(t *testing.T) {
 		{[]string{"bench", "--load-for", "soon"}, "bench: --load-for soon is not a duration"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			code, out, errOut, took := hgWithin(ctx, c.args...)
+			code, out, errOut, took := hgWithin(t, ctx, c.args...)
 			if code != exitUsage || errOut != "hourglass: "+c.want+"\n" && !strings.Contains(errOut, c.want) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 saying %q", code, errOut, c.want)
 			}
@@ -95,14 +94,14 @@ func TestConfigFilesThatSayNothing(t *testing.T) {
 		}
 	}
 
-	withBOM := write("bom.toml", append([]byte("\xef\xbb\xbf"), config.Shipped()...))
+	withBOM := write("bom.toml", append([]byte("\xef\xbb\xbf"), redistest.Shipped(t)...))
 	code, out, errOut := hg(t, "snapshot", "--json", "--config", withBOM, "--addr", srv.Addr, "--keys-per-second", "0")
 	if code != exitOK || !strings.Contains(out, `"family": "ad_revenue"`) || errOut != "" {
 		t.Fatalf("a config behind a byte order mark: exit %d, stderr %q\n%.300s", code, errOut, out)
 	}
 
 	big := write("big.toml", []byte(strings.Repeat("# "+strings.Repeat("x", 97)+"\n", 100_000)))
-	code, _, errOut, took := hgWithin(t.Context(), "snapshot", "--config", big, "--addr", srv.Addr)
+	code, _, errOut, took := hgWithin(t, t.Context(), "snapshot", "--config", big, "--addr", srv.Addr)
 	if code != exitUsage || errOut != "hourglass: "+big+": the file is larger than 1 MiB (1,048,576 bytes), the limit of a config file: is it the right file?\n" || took > 2*time.Second {
 		t.Fatalf("a 10 MB config: exit %d after %v, %q", code, took, errOut)
 	}

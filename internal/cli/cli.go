@@ -22,7 +22,7 @@ const (
 // command is one subcommand: its name, its line in `hourglass help`, and what runs it.
 type command struct {
 	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	run           func(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error
 }
 
 // commands are hourglass's subcommands in the order help lists them; "" is the console.
@@ -35,19 +35,25 @@ func commands() []command {
 		{"repair", "give family keys without a TTL their window-aligned expiry", cmdRepair},
 		{"serve", "keep sweeping; export the Snapshot as Prometheus metrics", cmdServe},
 		{"bench", "measure the writers and the sweep beside redis-benchmark and SCAN", cmdBench},
+		{"version", "the version, the source revision and the Go release it was built from", cmdVersion},
 		{"help", "this list; help COMMAND shows that command's flags", nil},
 	}
 }
 
-// Run runs a command line and turns its error into one line on stderr and an exit code.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Run runs a command line and turns its error into one line on stderr and an exit code. shipped
+// is the config.toml the binary was built with (the root package embeds it): the config a
+// command runs with when none is given.
+func Run(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) int {
 	name, rest := "", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, rest = args[0], args[1:]
 	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		name, rest = "version", nil
+	}
 	if name == "help" {
 		if len(rest) > 0 { // help COMMAND is COMMAND --help
-			return Run(ctx, []string{rest[0], "--help"}, stdout, stderr)
+			return Run(ctx, shipped, []string{rest[0], "--help"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, mainUsage())
 		return exitOK
@@ -55,7 +61,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := config.Usagef("unknown command %q (run hourglass --help)", name)
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
-			err = c.run(ctx, rest, stdout, stderr)
+			err = c.run(ctx, shipped, rest, stdout, stderr)
 		}
 	}
 	switch {
@@ -82,6 +88,8 @@ func mainUsage() string {
 			line = "hourglass [flags]"
 		case "help":
 			line = "hourglass help [COMMAND]"
+		case "version":
+			line = "hourglass version"
 		}
 		fmt.Fprintf(&b, "  %-27s%s\n", line, c.summary)
 	}

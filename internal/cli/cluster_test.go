@@ -104,7 +104,7 @@ func serveWarns(t *testing.T, args []string, want string) {
 	defer cancel()
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, args, &out, &errOut) }()
+	go func() { done <- Run(ctx, redistest.Shipped(t), args, &out, &errOut) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), "serving metrics") {
 		select {

@@ -60,8 +60,8 @@ type discoverRun struct {
 	output string // -o PATH
 }
 
-func cmdDiscover(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("discover", discoverUsage, stdout)
+func cmdDiscover(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("discover", discoverUsage, shipped, stdout)
 	run := &discoverRun{common: common}
 	fs.BoolVar(&run.asJSON, "json", false, "print the finding as JSON, the config text among its fields")
 	fs.StringVar(&run.merge, "merge", "", "an existing config `FILE`: its entries claim their keys, and only what it does\nnot claim is added, in a section after its text (FILE is not changed)")

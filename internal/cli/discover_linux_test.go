@@ -59,7 +59,7 @@ func TestDiscoverProgressOnTerminal(t *testing.T) {
 	// 10 keys a page at 200 keys a second: the sweep of 300 keys spans a few looks at it.
 	conn := writeConfig(t, "slow.toml", fmt.Sprintf("[redis]\naddrs = [%q]\n[scan]\ncount = 10\nkeys_per_second = 200\n", srv.Addr))
 	var out syncBuffer
-	code := Run(t.Context(), []string{"discover", "--config", conn}, &out, tty)
+	code := Run(t.Context(), redistest.Shipped(t), []string{"discover", "--config", conn}, &out, tty)
 	tty.Close() // the reader ends at the last line's clearing, or here
 	shown := <-read
 	if code != exitOK || !strings.HasPrefix(shown, "\rdiscover: sweeping "+srv.Addr+": ") || !progressEnd.MatchString(shown) {

@@ -343,7 +343,7 @@ func TestDiscoverInterrupted(t *testing.T) {
 	defer cancel()
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, []string{"discover", "--config", conn}, &out, &errOut) }()
+	go func() { done <- Run(ctx, redistest.Shipped(t), []string{"discover", "--config", conn}, &out, &errOut) }()
 	for calls := 0; calls < 3; { // at 20 keys a second the sweep of 300 keys takes 15 s
 		select {
 		case code := <-done:
@@ -428,7 +428,7 @@ func TestDiscoverCluster(t *testing.T) {
 // data, and its output, whose addrs = [] is that Redis again, loads with the demo's families
 // found.
 func TestDiscoverEmbedded(t *testing.T) {
-	code, out, errOut := hg(t, "discover", "--config", writeConfig(t, "demo.toml", string(config.Shipped())))
+	code, out, errOut := hg(t, "discover", "--config", writeConfig(t, "demo.toml", string(redistest.Shipped(t))))
 	if code != exitOK || !strings.Contains(errOut, "embedded Redis on ") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}

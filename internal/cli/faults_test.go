@@ -47,7 +47,7 @@ func runWithOutage(t *testing.T, srv *redistest.Server, persist []string, args .
 	}
 	var out, errOut syncBuffer
 	ran := make(chan int, 1)
-	go func() { ran <- Run(t.Context(), args, &out, &errOut) }()
+	go func() { ran <- Run(t.Context(), redistest.Shipped(t), args, &out, &errOut) }()
 	waitFor(t, "the sweep to begin", func() bool {
 		stats, err := admin.Info(t.Context(), "commandstats").Result()
 		m := scanCalls.FindStringSubmatch(stats)

@@ -34,14 +34,16 @@ type commonFlags struct {
 	// console): they warn when it has none.
 	watches bool
 	fs      *flag.FlagSet // the command's flags, for a parse-only run (see parsed)
+	// shipped is the config.toml the binary was built with: the config when none is given.
+	shipped []byte
 }
 
 // commandFlags starts a command's flag set with the flags every command that talks to Redis
 // takes.
-func commandFlags(name, usage string, stdout io.Writer) (*flag.FlagSet, *commonFlags) {
+func commandFlags(name, usage string, shipped []byte, stdout io.Writer) (*flag.FlagSet, *commonFlags) {
 	fs := newFlagSet(name, usage, stdout)
 	writer := name == "inject" || name == "repair"
-	common := &commonFlags{command: name, budget: -1, writes: func(*config.Config) bool { return writer },
+	common := &commonFlags{command: name, budget: -1, shipped: shipped, writes: func(*config.Config) bool { return writer },
 		watches: name == "snapshot" || name == "serve" || name == "hourglass"}
 	common.register(fs)
 	return fs, common
@@ -72,7 +74,7 @@ func (c *commonFlags) load(stderr io.Writer) (*config.Config, error) {
 			return nil, config.Usagef("--addr: %v", err)
 		}
 	}
-	cfg, err := config.Open(c.config, c.addrs)
+	cfg, err := config.Open(c.config, c.addrs, c.shipped)
 	if err != nil {
 		return nil, config.UsageError{Err: err}
 	}

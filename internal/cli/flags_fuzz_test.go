@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"hourglass/internal/config"
+
+	"hourglass/internal/redistest"
 )
 
 // errParsed ends a parse-only run (see parsed).
@@ -43,7 +45,7 @@ func FuzzFlags(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			code = Run(ctx, args, &out, &errOut)
+			code = Run(ctx, redistest.Shipped(t), args, &out, &errOut)
 		}()
 		select {
 		case <-done:

@@ -30,8 +30,8 @@ Usage:
 Flags:
 `
 
-func cmdInject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("inject", injectUsage, stdout)
+func cmdInject(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("inject", injectUsage, shipped, stdout)
 	family := fs.String("family", "", "counter family to write (default: the first in the config)")
 	var opt traffic.InjectOptions
 	numberVar(fs, &opt.Events, "events", 100000, 1, math.MaxInt64, "`N` events to write, at least 1 (no limit with --duration alone)")

@@ -15,10 +15,10 @@ import (
 
 // hgWithin runs the command line as main does, with ctx as its signal context, and says how long
 // it took.
-func hgWithin(ctx context.Context, args ...string) (code int, stdout, stderr string, took time.Duration) {
+func hgWithin(t testing.TB, ctx context.Context, args ...string) (code int, stdout, stderr string, took time.Duration) {
 	var out, errOut syncBuffer
 	start := time.Now()
-	code = Run(ctx, args, &out, &errOut)
+	code = Run(ctx, redistest.Shipped(t), args, &out, &errOut)
 	return code, out.String(), errOut.String(), time.Since(start)
 }
 
@@ -52,7 +52,7 @@ func TestInjectRefusesBadNumbers(t *testing.T) {
 		{[]string{"--profile", "demo", "--events", "10"}, "do not apply"},
 	} {
 		args := append([]string{"inject"}, c.args...)
-		code, _, errOut, took := hgWithin(ctx, args...)
+		code, _, errOut, took := hgWithin(t, ctx, args...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 || took > time.Second {
 			t.Errorf("%v: exit %d after %v, stderr %q; want exit 2 at once, one line saying %q", c.args, code, took, errOut, c.want)
 		}
@@ -85,7 +85,7 @@ func TestInjectEndsOnPermanentErrors(t *testing.T) {
 	replica := redistest.Start(t, "--replicaof", "127.0.0.1", port)
 	full := redistest.Start(t, "--maxmemory", "1", "--maxmemory-policy", "noeviction")
 	typed := redistest.Start(t)
-	cfg := config.Default()
+	cfg := config.Builtin(redistest.Shipped(t))
 	f, _ := cfg.Counter("ad_revenue")
 	st := store.New(typed.Client(t), store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
@@ -113,7 +113,7 @@ func TestInjectEndsOnPermanentErrors(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 			defer cancel()
-			code, _, errOut, took := hgWithin(ctx, "inject", "--addr", c.addr, "--allow-writes", "--family", "ad_revenue",
+			code, _, errOut, took := hgWithin(t, ctx, "inject", "--addr", c.addr, "--allow-writes", "--family", "ad_revenue",
 				"--dims", "1", "--duration", "60s", "--rate", "1000")
 			if code != exitRuntime || took > 5*time.Second || !permanentLine.MatchString(errOut) ||
 				!regexp.MustCompile(c.want).MatchString(errOut) {
@@ -144,7 +144,7 @@ func TestInjectGivesUpWithin30s(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, out, errOut, _ := hgWithin(ctx, "inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
+		code, out, errOut, _ := hgWithin(t, ctx, "inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
 			"--duration", "5m", "--rate", "2000", "--dims", "50")
 		done <- result{code, out, errOut}
 	}()

@@ -45,7 +45,7 @@ func (s *syncBuffer) String() string {
 func hg(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut syncBuffer
-	code = Run(t.Context(), args, &out, &errOut)
+	code = Run(t.Context(), redistest.Shipped(t), args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -212,7 +212,7 @@ func TestInjectTotalsEqualEvents(t *testing.T) {
 	if sum["events"] != events || sum["keys"] <= 0 || sum["increments"] <= 0 {
 		t.Fatalf("summary %q", out)
 	}
-	cfg := config.Default()
+	cfg := config.Builtin(redistest.Shipped(t))
 	f, _ := cfg.Counter("ad_revenue")
 	st := store.New(srv.Client(t), store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
@@ -258,7 +258,7 @@ func TestEmbeddedDemoPrintsLiveTotals(t *testing.T) {
 	defer cancel()
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, []string{"--demo-rate", "500"}, &out, &errOut) }()
+	go func() { done <- Run(ctx, redistest.Shipped(t), []string{"--demo-rate", "500"}, &out, &errOut) }()
 
 	hourTotal := regexp.MustCompile(`flow hour ([0-9,]+)`)
 	var seen []int
@@ -293,7 +293,7 @@ func TestEmbeddedDemoPrintsLiveTotals(t *testing.T) {
 func TestInjectReportsRefusedKeys(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
-	cfg := config.Default()
+	cfg := config.Builtin(redistest.Shipped(t))
 	f, _ := cfg.Counter("ad_revenue")
 	st := store.New(rdb, store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
@@ -382,7 +382,7 @@ func TestOneAddressOfAClusterIsACluster(t *testing.T) {
 	if code != exitOK || parseSummary(t, out)["events"] != events {
 		t.Fatalf("inject through one node: exit %d, %q %q", code, out, errOut)
 	}
-	cfg := config.Default()
+	cfg := config.Builtin(redistest.Shipped(t))
 	f, _ := cfg.Counter("ad_revenue")
 	st := store.New(cl.Client(t), store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {

@@ -33,8 +33,8 @@ Usage:
 Flags:
 `
 
-func cmdRepair(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("repair", repairUsage, stdout)
+func cmdRepair(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("repair", repairUsage, shipped, stdout)
 	family := fs.String("family", "", "repair only this counter family (default: all)")
 	dryRun := fs.Bool("dry-run", false, "list what would be done; write nothing")
 	deleteExpired := fs.Bool("delete-expired", false, "delete keys with no TTL whose window is already past its retention")

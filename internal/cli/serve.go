@@ -26,8 +26,8 @@ Usage:
 Flags:
 `
 
-func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("serve", serveUsage, stdout)
+func cmdServe(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("serve", serveUsage, shipped, stdout)
 	listen := fs.String("listen", "127.0.0.1:9121", "address to serve /metrics on")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -35,8 +35,8 @@ Usage:
 Flags:
 `
 
-func cmdSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("snapshot", snapshotUsage, stdout)
+func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("snapshot", snapshotUsage, shipped, stdout)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
 	common.withBudget(fs)
 	var top, examples int

@@ -26,7 +26,7 @@ import (
 // utcConfig writes a config with the shipped families, cut in UTC, that points at addr.
 func utcConfig(t *testing.T, addr string) (string, *config.Config) {
 	t.Helper()
-	body := strings.Replace(string(config.Shipped()), `timezone = "Local"`, `timezone = "UTC"`, 1)
+	body := strings.Replace(string(redistest.Shipped(t)), `timezone = "Local"`, `timezone = "UTC"`, 1)
 	body = strings.Replace(body, "addrs = []", fmt.Sprintf("addrs = [%q]", addr), 1)
 	path := filepath.Join(t.TempDir(), "config.toml")
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
@@ -326,7 +326,7 @@ func TestTLS(t *testing.T) {
 	tlsPort := redistest.FreePort(t)
 	srv := redistest.Start(t, "--tls-port", fmt.Sprint(tlsPort), "--tls-cert-file", certs.ServerCert,
 		"--tls-key-file", certs.ServerKey, "--tls-ca-cert-file", certs.CA, "--tls-auth-clients", "optional")
-	srv.Client(t).Set(t.Context(), familyKey(t, config.Default(), "flow", store.Hour, time.Now(), "a", "b", "c"), 7, time.Hour)
+	srv.Client(t).Set(t.Context(), familyKey(t, config.Builtin(redistest.Shipped(t)), "flow", store.Hour, time.Now(), "a", "b", "c"), 7, time.Hour)
 	addr := fmt.Sprintf("rediss://127.0.0.1:%d", tlsPort)
 	dir := t.TempDir()
 	cfgWith := func(extra string) string {
@@ -382,7 +382,9 @@ func TestServeMetrics(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- Run(ctx, []string{"serve", "--listen", "127.0.0.1:0", "--config", path}, out, errOut) }()
+	go func() {
+		done <- Run(ctx, redistest.Shipped(t), []string{"serve", "--listen", "127.0.0.1:0", "--config", path}, out, errOut)
+	}()
 	defer func() {
 		cancel()
 		if code := <-done; code != exitOK {

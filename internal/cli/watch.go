@@ -28,8 +28,8 @@ Flags:
 // rate, sets the pace.
 const maxDemoRate = 100_000
 
-func cmdWatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("hourglass", mainUsage()+"\n"+watchUsage, stdout)
+func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
+	fs, common := commandFlags("hourglass", mainUsage()+"\n"+watchUsage, shipped, stdout)
 	var rate float64
 	numberVar(fs, &rate, "demo-rate", 300, 0, maxDemoRate, "demo events per second per family, `R` from 0 to 100,000 (embedded Redis only)")
 	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"hourglass/internal/redistest"
 )
 
 // TestEmptyFileIsRefused: a file with no table or key is a mistake (the wrong path, a truncated
@@ -33,12 +35,12 @@ func TestEmptyFileIsRefused(t *testing.T) {
 // TestByteOrderMarkIsDropped: the shipped file behind a UTF-8 byte order mark loads as the shipped
 // file does, lines counted the same.
 func TestByteOrderMarkIsDropped(t *testing.T) {
-	withBOM := append([]byte("\xef\xbb\xbf"), shippedConfig...)
+	withBOM := append([]byte("\xef\xbb\xbf"), redistest.Shipped(t)...)
 	cfg, err := Parse("config.toml", withBOM, nil)
 	if err != nil {
 		t.Fatalf("a config behind a byte order mark: %v", err)
 	}
-	if want := Default(); len(cfg.Counters) != len(want.Counters) || len(cfg.Counters) == 0 ||
+	if want := Builtin(redistest.Shipped(t)); len(cfg.Counters) != len(want.Counters) || len(cfg.Counters) == 0 ||
 		!reflect.DeepEqual(cfg.Structures, want.Structures) {
 		t.Fatalf("loaded %d families and %+v, want the shipped %d", len(cfg.Counters), cfg.Structures, len(want.Counters))
 	}

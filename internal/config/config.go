@@ -1,7 +1,6 @@
 package config
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -21,16 +20,15 @@ import (
 	"hourglass/store"
 )
 
-// shippedConfig is config.toml as released: the built-in default and the documented reference.
-//
-//go:embed config.toml
-var shippedConfig []byte
-
 // Config is a validated configuration.
 type Config struct {
-	Path  string // file it was read from; "" for the built-in default
-	Redis RedisConfig
-	UI    UIConfig
+	Path string // file it was read from; "" for the built-in default
+	// Builtin is the text of the config.toml the program was built with (the root package
+	// embeds it and hands it down): the default when no file is given, and what the console's
+	// proposals are written against when the config in use is that default.
+	Builtin []byte
+	Redis   RedisConfig
+	UI      UIConfig
 	// Timezone is the zone windows are cut in (the top-level timezone), for every family that
 	// does not set its own; TimezoneName is as written, e.g. "Local" or "Asia/Shanghai".
 	Timezone     *time.Location
@@ -126,36 +124,38 @@ func (e *Error) Error() string {
 	return oneLine(b.String())
 }
 
-// Default returns the shipped config.toml, parsed. The file is compiled in, so a failure is a
-// bug in the release; a test guards it.
-func Default() *Config {
-	cfg, err := Parse("config.toml", shippedConfig, nil)
+// Builtin parses text, the config.toml the program was built with, as the default config. The
+// text is compiled into the binary, so a failure is a bug in the release; a test guards it.
+func Builtin(text []byte) *Config {
+	cfg, err := Parse("config.toml", text, nil)
 	if err != nil {
 		panic("built-in " + err.Error())
 	}
 	cfg.Path = ""
+	cfg.Builtin = text
 	return cfg
 }
 
-// Shipped returns the text of the shipped config.toml: the built-in default and the documented
-// reference.
-func Shipped() []byte { return slices.Clone(shippedConfig) }
-
 // Open finds and loads the config a command runs with: the file at path; with no path,
-// ./config.toml when there is one, else the built-in default. addrs, from --addr, replace the
-// file's addresses when there are any.
-func Open(path string, addrs []string) (*Config, error) {
+// ./config.toml when there is one, else builtin, the config.toml the program was built with.
+// addrs, from --addr, replace the file's addresses when there are any.
+func Open(path string, addrs []string, builtin []byte) (*Config, error) {
 	if path == "" {
 		if _, err := os.Stat("config.toml"); err != nil {
-			cfg, err := Parse("config.toml", shippedConfig, addrs)
+			cfg, err := Parse("config.toml", builtin, addrs)
 			if cfg != nil {
 				cfg.Path = ""
+				cfg.Builtin = builtin
 			}
 			return cfg, err
 		}
 		path = "config.toml"
 	}
-	return Load(path, addrs)
+	cfg, err := Load(path, addrs)
+	if cfg != nil {
+		cfg.Builtin = builtin
+	}
+	return cfg, err
 }
 
 // Load reads and validates the config file at path, with its addresses replaced by addrs (from

@@ -13,29 +13,35 @@ import (
 
 	"hourglass/scanner"
 	"hourglass/store"
+
+	"hourglass/internal/redistest"
 )
 
 // src joins lines with newlines, so a fixture's line N is its Nth argument.
 func src(lines ...string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
 
 func TestShippedConfig(t *testing.T) {
-	parsed, err := Parse("config.toml", shippedConfig, nil)
+	parsed, err := Parse("config.toml", redistest.Shipped(t), nil)
 	if err != nil {
 		t.Fatalf("shipped config.toml: %v", err)
 	}
+	t.Chdir(filepath.Join("..", "..")) // the shipped file stands at the module's root
 	loaded, err := Load("config.toml", nil)
 	if err != nil {
 		t.Fatalf("LoadConfig: %v", err)
 	}
-	def := Default()
+	def := Builtin(redistest.Shipped(t))
 	if def.Path != "" || parsed.Path != "config.toml" || loaded.Path != "config.toml" {
 		t.Errorf("paths: default %q, parsed %q, loaded %q", def.Path, parsed.Path, loaded.Path)
 	}
-	def.Path = "config.toml"
+	if string(def.Builtin) != string(redistest.Shipped(t)) {
+		t.Error("the default does not carry the text it was parsed from")
+	}
+	def.Path, def.Builtin = "config.toml", nil
 	if !reflect.DeepEqual(parsed, def) || !reflect.DeepEqual(loaded, def) {
 		t.Errorf("DefaultConfig differs from the shipped file:\n parsed  %+v\n default %+v", parsed, def)
 	}
-	if Default() == Default() || Default().Counters[0] == Default().Counters[0] {
+	if Builtin(redistest.Shipped(t)) == Builtin(redistest.Shipped(t)) || Builtin(redistest.Shipped(t)).Counters[0] == Builtin(redistest.Shipped(t)).Counters[0] {
 		t.Error("DefaultConfig shares state between calls")
 	}
 
@@ -84,8 +90,8 @@ func TestShippedConfig(t *testing.T) {
 
 // The shipped families must stay valid when an operator points the file at a cluster.
 func TestShippedFamiliesAreClusterSafe(t *testing.T) {
-	text := strings.Replace(string(shippedConfig), "\naddrs = []\n", "\naddrs = [\"10.0.0.1:7000\", \"10.0.0.2:7000\"]\n", 1)
-	if text == string(shippedConfig) {
+	text := strings.Replace(string(redistest.Shipped(t)), "\naddrs = []\n", "\naddrs = [\"10.0.0.1:7000\", \"10.0.0.2:7000\"]\n", 1)
+	if text == string(redistest.Shipped(t)) {
 		t.Fatal("config.toml no longer has an addrs = [] line")
 	}
 	if _, err := Parse("config.toml", []byte(text), nil); err != nil {
@@ -102,7 +108,7 @@ func TestShippedConfigDocumentsEveryKey(t *testing.T) {
 		"name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention",
 	} {
 		documented := regexp.MustCompile(`(?m)^#\s+` + key + `\b`)
-		if !documented.Match(shippedConfig) {
+		if !documented.Match(redistest.Shipped(t)) {
 			t.Errorf("config.toml has no comment line starting with %s", key)
 		}
 	}

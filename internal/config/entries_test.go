@@ -3,12 +3,14 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"hourglass/internal/redistest"
 )
 
 // TestParseEntriesInTheContextOfTheConfig: entries added to a config in use are cut in its time
 // zone, and a name it already gives an entry of the same table is refused with the entry's line.
 func TestParseEntriesInTheContextOfTheConfig(t *testing.T) {
-	shipped := strings.Replace(string(Shipped()), "\ntimezone = \"Local\"\n", "\ntimezone = \"Asia/Shanghai\"\n", 1)
+	shipped := strings.Replace(string(redistest.Shipped(t)), "\ntimezone = \"Local\"\n", "\ntimezone = \"Asia/Shanghai\"\n", 1)
 	cfg, err := Parse("config.toml", []byte(shipped), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ inflight = ""
 // same bounds as a config file: a byte order mark is dropped, and an oversize or deeply nested
 // text is refused before it is decoded.
 func TestParseEntriesKeepsTheFileBounds(t *testing.T) {
-	cfg, err := Parse("config.toml", Shipped(), nil)
+	cfg, err := Parse("config.toml", redistest.Shipped(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"hourglass/scanner"
 	"hourglass/store"
+
+	"hourglass/internal/redistest"
 )
 
 // FuzzParse feeds the loader any bytes (up to 64 KiB). What it refuses, it refuses in one line
@@ -22,7 +24,7 @@ import (
 // when its tables are written out again by a TOML encoder, and, rendered as a config file
 // (render, below), loads to a config that renders the same.
 func FuzzParse(f *testing.F) {
-	f.Add(shippedConfig)
+	f.Add(redistest.Shipped(f))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return

@@ -144,7 +144,7 @@ func startChaos(t *testing.T) *chaos {
 	c.proxy = redistest.StartFaultProxy(t, c.srv.Addr)
 	c.proxy.SetCutRate(2000) // one array or bulk reply in 500
 	t.Setenv("HG_CHAOS_PASSWORD", "pw")
-	body := strings.Replace(string(config.Shipped()), `timezone = "Local"`, `timezone = "UTC"`, 1)
+	body := strings.Replace(string(redistest.Shipped(t)), `timezone = "Local"`, `timezone = "UTC"`, 1)
 	body = strings.Replace(body, "addrs = []", fmt.Sprintf("addrs = [%q]\nusername = \"hg\"\npassword_env = \"HG_CHAOS_PASSWORD\"", c.proxy.Addr), 1)
 	body = strings.Replace(body, "allow_writes = false", "allow_writes = true", 1)
 	cfg, err := config.Parse("chaos.toml", []byte(body), nil)

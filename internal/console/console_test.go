@@ -14,12 +14,14 @@ import (
 	"hourglass/internal/target"
 	"hourglass/internal/traffic"
 	"hourglass/theme"
+
+	"hourglass/internal/redistest"
 )
 
 // TestConsoleRunsOnTheEmbeddedDemo runs the real console, as `hourglass` does with no address,
 // with keys from a pipe: the demo's numbers appear, the views switch, and q quits.
 func TestConsoleRunsOnTheEmbeddedDemo(t *testing.T) {
-	cfg, err := config.Parse("config.toml", config.Shipped(), nil)
+	cfg, err := config.Parse("config.toml", redistest.Shipped(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestDrillDownDeletesOneTaskOnARealServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	body := strings.Replace(string(config.Shipped()), "addrs = []", `addrs = ["`+srv.Addr+`"]`, 1)
+	body := strings.Replace(string(redistest.Shipped(t)), "addrs = []", `addrs = ["`+srv.Addr+`"]`, 1)
 	body = strings.Replace(body, "allow_writes = false", "allow_writes = true\nname = \"shop\"", 1)
 	cfg, err := config.Parse("config.toml", []byte(body), nil)
 	if err != nil {

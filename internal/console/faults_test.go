@@ -125,7 +125,7 @@ func hasAny(s string, subs []string) bool {
 // testConfig is the shipped config, polled every 250 ms.
 func testConfig(t *testing.T) *config.Config {
 	t.Helper()
-	cfg, err := config.Parse("config.toml", config.Shipped(), nil)
+	cfg, err := config.Parse("config.toml", redistest.Shipped(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestInjectSaysWhatWasWritten(t *testing.T) {
 		{srv.Addr, `^injected 1,000 events into ad_revenue \(\d+ script calls\)$`, ""},
 		{"redis://noeval:pw@" + srv.Addr, "", `^0 of 1,000 events written into ad_revenue; EVALSHA on key "[^"]+" as user "noeval": NOPERM .*; \d+ key pairs not written$`},
 	} {
-		cfg := config.Default()
+		cfg := config.Builtin(redistest.Shipped(t))
 		cfg.Redis.Addrs, cfg.Redis.AllowWrites = []string{c.addr}, true
 		tg, err := target.Open(t.Context(), cfg)
 		if err != nil {

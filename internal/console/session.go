@@ -118,7 +118,7 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 // session; the groups whose entries were added are left out, and a proposed entry whose name
 // the config already gives is renamed, as discover --merge does.
 func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
-	before, merge := withAddrs(string(config.Shipped()), s.cfg.Redis.Addrs), "the built-in default config"
+	before, merge := withAddrs(string(s.cfg.Builtin), s.cfg.Redis.Addrs), "the built-in default config"
 	if s.cfg.Path != "" {
 		data, err := os.ReadFile(s.cfg.Path)
 		if err != nil {

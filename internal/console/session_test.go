@@ -153,7 +153,7 @@ func groupOf(r discover.Result, prefix string) *discover.Group {
 // The built-in default written for a console given --addr reaches that Redis, not the embedded
 // one; an address holding a password is never written.
 func TestProposalOfTheDefaultConfigKeepsTheAddress(t *testing.T) {
-	text := withAddrs(string(config.Shipped()), []string{"127.0.0.1:6420"})
+	text := withAddrs(string(redistest.Shipped(t)), []string{"127.0.0.1:6420"})
 	cfg, err := config.Parse("proposal", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestProposalOfTheDefaultConfigKeepsTheAddress(t *testing.T) {
 	if len(cfg.Redis.Addrs) != 1 || cfg.Redis.Addrs[0] != "127.0.0.1:6420" {
 		t.Fatalf("addrs = %q, want the console's address", cfg.Redis.Addrs)
 	}
-	text = withAddrs(string(config.Shipped()), []string{"redis://u:secret@10.0.0.1:6379"})
+	text = withAddrs(string(redistest.Shipped(t)), []string{"redis://u:secret@10.0.0.1:6379"})
 	if strings.Contains(text, "secret") {
 		t.Fatal("a password was written")
 	}

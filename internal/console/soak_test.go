@@ -12,6 +12,8 @@ import (
 	"hourglass/internal/target"
 	"hourglass/internal/traffic"
 	"hourglass/theme"
+
+	"hourglass/internal/redistest"
 )
 
 // TestSoak runs the embedded demo's traffic (every kind) and the real console polling it, for
@@ -27,7 +29,7 @@ func TestSoak(t *testing.T) {
 	if v, err := time.ParseDuration(os.Getenv("HOURGLASS_SOAK_DURATION")); err == nil && v > 0 {
 		d = v
 	}
-	cfg, err := config.Parse("config.toml", config.Shipped(), nil)
+	cfg, err := config.Parse("config.toml", redistest.Shipped(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"hourglass/internal/config"
 	"testing"
+
+	"hourglass/internal/redistest"
 )
 
 func TestTrafficIsZipfAndStable(t *testing.T) {
-	f, _ := config.Default().Counter("flow")
+	f, _ := config.Builtin(redistest.Shipped(t)).Counter("flow")
 	a, b := NewGenerator(f, 100, 1), NewGenerator(f, 100, 1)
 	counts := map[string]int{}
 	for range 10000 {

@@ -66,7 +66,7 @@ func TestInjectConfirmsLostAnswersByRecord(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, Username: "writer", Password: "pw", ReadTimeout: time.Second})
 	t.Cleanup(func() { _ = rdb.Close() })
 	st := realStore(t, rdb)
-	f, _ := config.Default().Counter("ad_revenue")
+	f, _ := config.Builtin(redistest.Shipped(t)).Counter("ad_revenue")
 
 	got := make(chan InjectResult, 1)
 	go func() {
@@ -107,7 +107,7 @@ func TestInjectConfirmsLostAnswersByRecord(t *testing.T) {
 func TestInjectHugeRateEnds(t *testing.T) {
 	srv := redistest.Start(t)
 	st := realStore(t, srv.Client(t))
-	f, _ := config.Default().Counter("flow")
+	f, _ := config.Builtin(redistest.Shipped(t)).Counter("flow")
 	got := make(chan InjectResult, 1)
 	go func() { got <- Inject(t.Context(), st, f, InjectOptions{Events: 5000, Rate: 1e300, Dims: 10}) }()
 	select {
@@ -125,7 +125,7 @@ func TestInjectHugeRateEnds(t *testing.T) {
 func TestInjectDimsWatchContext(t *testing.T) {
 	srv := redistest.Start(t)
 	st := realStore(t, srv.Client(t))
-	f, _ := config.Default().Counter("flow")
+	f, _ := config.Builtin(redistest.Shipped(t)).Counter("flow")
 	ctx, cancel := context.WithCancel(t.Context())
 	got := make(chan InjectResult, 1)
 	go func() { got <- Inject(ctx, st, f, InjectOptions{Events: 1, Dims: 100_000_000}) }()
@@ -152,7 +152,7 @@ func TestInjectEndsWithin1sOfCtrlC(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr})
 	t.Cleanup(func() { _ = rdb.Close() })
 	st := realStore(t, rdb)
-	f, _ := config.Default().Counter("flow")
+	f, _ := config.Builtin(redistest.Shipped(t)).Counter("flow")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	got := make(chan InjectResult, 1)

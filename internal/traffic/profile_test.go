@@ -34,7 +34,7 @@ func everyKind(rate float64) config.Profile {
 func TestProfileEndsWithin1sOfCtrlC(t *testing.T) {
 	srv := redistest.Start(t)
 	st := realStore(t, srv.Client(t))
-	cfg := config.Default()
+	cfg := config.Builtin(redistest.Shipped(t))
 	for _, run := range []struct {
 		name string
 		fn   func(ctx context.Context, out *bytes.Buffer) error
@@ -79,7 +79,7 @@ func TestProfileEndsOnARefusal(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "nozadd", Password: "pw"})
 	t.Cleanup(func() { _ = rdb.Close() })
 	st := realStore(t, rdb)
-	cfg := config.Default()
+	cfg := config.Builtin(redistest.Shipped(t))
 	p := config.Profile{Name: "mixed", Entries: []config.ProfileEntry{
 		{Kind: "counter", Name: "ad_revenue", Rate: 2000}, {Kind: "delay_queue", Name: "orders", Rate: 100}}}
 	var out bytes.Buffer
@@ -121,7 +121,7 @@ func TestProfileRidesOutLostReplies(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr})
 	t.Cleanup(func() { _ = rdb.Close() })
 	st := realStore(t, rdb)
-	cfg := config.Default()
+	cfg := config.Builtin(redistest.Shipped(t))
 	p := config.Profile{Name: "lossy", Entries: []config.ProfileEntry{
 		{Kind: "counter", Name: "ad_revenue", Rate: 3000}, {Kind: "lock", Name: "jobs", Rate: 200}}}
 	go func() {

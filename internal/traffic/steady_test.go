@@ -19,7 +19,7 @@ func TestSteadyReportsAFaultAndItsEnd(t *testing.T) {
 	if err := st.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	f, err := config.Default().Counter("flow")
+	f, err := config.Builtin(redistest.Shipped(t)).Counter("flow")
 	if err != nil {
 		t.Fatal(err)
 	}
