@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -66,7 +67,10 @@ var importRules = []importRule{
 		why: "opens the Redis the config names"},
 	{pkg: "hourglass/internal/traffic", may: []string{"internal/config", "scanner", "store"},
 		why: "writes test traffic through the store"},
-	{pkg: "hourglass/internal/report", may: []string{"internal/format", "scanner", "store"},
+	{pkg: "hourglass/internal/cells", may: []string{"internal/format", "scanner"},
+		mustNot: []string{goRedis},
+		why:     "the text of the cells the console and the report both show; no I/O"},
+	{pkg: "hourglass/internal/report", may: []string{"internal/cells", "internal/format", "scanner", "store"},
 		mustNot: []string{goRedis},
 		why:     "renders a Snapshot as text and talks to no Redis"},
 	{pkg: "hourglass/internal/metrics", may: []string{"internal/format", "scanner"},
@@ -187,9 +191,38 @@ func packageComment(t *testing.T, p listedPackage) string {
 	return strings.Join(docs, "\n")
 }
 
-// TestPackageComments: every package but main has a package comment, and it says what the
-// package may import.
+// importSentence is the sentence of a package comment that names the packages of ours it may
+// import: "Of hourglass's packages it imports store and internal/discover.", "... it imports
+// none." or, for the one package that may import all, "... it imports any.".
+// The list ends at the first '.', ';', ':' or '(' after it.
+var importSentence = regexp.MustCompile(`[Oo]f\s+hourglass's\s+packages\s+it\s+imports\s+([^.;:(]*)[.;:(]`)
+
+// namedImports reads the packages an import sentence names, as paths under the module; all is
+// set for "any".
+func namedImports(list string) (names []string, all bool) {
+	list = strings.Join(strings.Fields(list), " ") // the sentence may wrap across comment lines
+	switch list {
+	case "none":
+		return nil, false
+	case "any":
+		return nil, true
+	}
+	for _, part := range strings.Split(strings.ReplaceAll(list, " and ", ", "), ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			names = append(names, part)
+		}
+	}
+	return names, false
+}
+
+// TestPackageComments: every package but main has a package comment whose import sentence names
+// exactly the packages of ours its row in importRules allows, and the row allows exactly what
+// the package imports, so neither the comment nor the table can drift from the code.
 func TestPackageComments(t *testing.T) {
+	rules := map[string]importRule{}
+	for _, r := range importRules {
+		rules[r.pkg] = r
+	}
 	for _, p := range listPackages(t) {
 		if p.ImportPath == module {
 			continue // main has its command doc, but nothing here requires it
@@ -198,10 +231,40 @@ func TestPackageComments(t *testing.T) {
 			t.Errorf("%s has no package comment: say what the package is for", p.ImportPath)
 			continue
 		}
-		if doc := packageComment(t, p); !strings.Contains(doc, "import") {
-			t.Errorf("%s: its package comment should say what it may import (it does not contain %q)", p.ImportPath, "import")
+		m := importSentence.FindAllStringSubmatch(packageComment(t, p), -1)
+		if len(m) != 1 {
+			t.Errorf("%s: its package comment should have one sentence %q naming the packages of ours it may import (it has %d)",
+				p.ImportPath, "Of hourglass's packages it imports ... .", len(m))
+			continue
+		}
+		named, all := namedImports(m[0][1])
+		r := rules[p.ImportPath]
+		if all != r.anyOurs || !sameSet(named, r.may) {
+			t.Errorf("%s: its package comment names %q (any: %v); importRules allows %v (any: %v)", p.ImportPath, named, all, r.may, r.anyOurs)
+		}
+		if r.anyOurs {
+			continue
+		}
+		var ours []string
+		for _, imp := range p.Imports {
+			if isOurs(imp) {
+				ours = append(ours, strings.TrimPrefix(imp, module+"/"))
+			}
+		}
+		for _, may := range r.may {
+			if !slices.Contains(ours, may) {
+				t.Errorf("%s: importRules allows %s, which it does not import: take it out of the row and the comment", p.ImportPath, may)
+			}
 		}
 	}
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 const (

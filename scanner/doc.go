@@ -3,6 +3,8 @@
 // Snapshot that every front end renders: counter totals per window, TTL health, reconciliation.
 //
 // A sweep is budgeted in keys per second so that watching a production Redis never hurts it, and
-// its memory is bounded by families, windows and top-K dims, never by the number of keys. It
-// imports only store, whose key layouts and parsers it reads keys with.
+// its memory is bounded by families, windows and top-K dims, never by the number of keys. Of
+// hourglass's packages it imports store and internal/discover: it reads keys with store's layouts
+// and parsers, and hands discover the names of the keys no entry claims and the samples it reads
+// of them.
 package scanner

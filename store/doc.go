@@ -6,6 +6,6 @@
 // It takes a redis.UniversalClient, so it works the same on a standalone Redis and on Redis
 // Cluster. It must not hold per-key state beyond a batch that has not been flushed, never uses
 // KEYS, and never loops over single commands where a pipeline serves. The keys hourglass writes
-// for itself are spelled once, in keys.go. It imports nothing of hourglass's: services import it
-// alone.
+// for itself are spelled once, in keys.go. Of hourglass's packages it imports none: services
+// import it alone.
 package store

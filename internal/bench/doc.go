@@ -5,6 +5,6 @@
 // entry claims (discover's grouping and sampling, its heap and its budget) next to a sweep of the
 // same keys configured, and the load a console and serve put on the server. It starts a
 // redis-server of its own unless given one, and on a given one writes and deletes only its own
-// keys (store.BenchKey) and changes none of its settings. It may import config, format, report,
-// scanner and store.
+// keys (store.BenchKey) and changes none of its settings. Of hourglass's packages it imports
+// internal/config, internal/format, internal/report, scanner and store.
 package bench

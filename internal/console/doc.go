@@ -5,6 +5,7 @@
 // Watcher (parsed by config as the config in use would read them), and writes the proposal to a
 // new file; neither writes to Redis, so a read-only console has them too. When standard output is
 // no terminal it prints a line of live totals instead (PrintTotals). The views themselves never
-// touch Redis; this package is where their Redis work is wired. It may import config, discover,
-// format, target, traffic, scanner, store, theme and tui.
+// touch Redis; this package is where their Redis work is wired. Of hourglass's packages it
+// imports internal/config, internal/discover, internal/format, internal/target,
+// internal/traffic, scanner, store, theme and tui.
 package console

@@ -6,7 +6,8 @@
 // is. It renders what it found as config.toml entries.
 //
 // What it holds is bounded by the number of groups, never by the number of keys. It does no Redis
-// I/O: the scanner feeds it the names a sweep leaves unclaimed and the samples it reads. It
-// imports store, whose window formats, score units and library layouts it reads keys with, and
-// internal/format, for numbers and bytes written as every front end writes them.
+// I/O: the scanner feeds it the names a sweep leaves unclaimed and the samples it reads. Of
+// hourglass's packages it imports store and internal/format: store's window formats, score units
+// and library layouts are what it reads keys with, and internal/format writes numbers and bytes
+// as every front end writes them.
 package discover

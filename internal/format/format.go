@@ -1,6 +1,6 @@
 // Package format renders numbers, durations, byte counts and series for people, one way for
 // every front end: the console (tui), the text report and bench all import it, so a figure reads
-// the same wherever it is shown. It imports nothing of hourglass's and does no I/O.
+// the same wherever it is shown. Of hourglass's packages it imports none; it does no I/O.
 package format
 
 import (

@@ -1,7 +1,7 @@
 // Package redistest starts real Redis servers for tests: a redis-server from the system on a free
 // loopback port, stopped when the test ends. When redis-server is not installed the test is
-// skipped with a message, except under CI=true, where its absence fails the run. It imports
-// nothing of hourglass's, and only tests may import it.
+// skipped with a message, except under CI=true, where its absence fails the run. Of hourglass's
+// packages it imports none; only tests may import it.
 package redistest
 
 import (

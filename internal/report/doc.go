@@ -1,7 +1,7 @@
 // Package report writes what hourglass found as plain text for a terminal or a log: the
 // snapshot report (families, windows, TTL health, reconciliation, queues, limiters, uniques,
 // locks, the keys no entry claims), repair's lines, and the aligned Table that bench prints with
-// too. It formats with internal/format, as the console does, so both read alike. It may import
-// format, scanner and store (for a family's pattern and retention), and does no I/O but writing to
-// the io.Writer it is given.
+// too. It formats with internal/format, as the console does, so both read alike. Of hourglass's
+// packages it imports internal/cells, internal/format, scanner and store (cells for the cells the
+// console shows too, store for a family's pattern and retention). It does no I/O but writing to the io.Writer it is given.
 package report

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -17,7 +18,7 @@ func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
 	fmt.Fprintln(out)
 	tb := NewTable("DELAY QUEUE", "KEY", "UNIT", ">DEPTH", ">DUE", ">IN FLIGHT", ">LAG", ">NEXT IN", ">≤1M", ">≤10M", ">≤1H", ">LATER")
 	for _, q := range queues {
-		key := queueKey(q.Key, q.Pattern)
+		key := cells.KeyOrPattern(q.Key, q.Pattern)
 		switch {
 		case q.Error != "":
 			tb.Row(q.Name, key, q.Unit, "error: "+q.Error)
@@ -33,17 +34,9 @@ func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
 	tb.Write(out, "")
 	for _, q := range queues {
 		if q.Warning != "" {
-			fmt.Fprintf(out, "  %s %s: %s\n", q.Name, queueKey(q.Key, q.Pattern), q.Warning)
+			fmt.Fprintf(out, "  %s %s: %s\n", q.Name, cells.KeyOrPattern(q.Key, q.Pattern), q.Warning)
 		}
 	}
-}
-
-// queueKey is a queue's key, or its entry's pattern when no key matched it.
-func queueKey(key, pattern string) string {
-	if key == "" {
-		return pattern
-	}
-	return key
 }
 
 // schedule is one of a queue's schedule buckets, unknown when its due times could not be read.
@@ -61,7 +54,7 @@ func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
 	fmt.Fprintln(out)
 	tb := NewTable("LIST QUEUE", "KEY", ">LENGTH", ">PROCESSING", "PROCESSING KEY")
 	for _, q := range queues {
-		key := queueKey(q.Key, q.Pattern)
+		key := cells.KeyOrPattern(q.Key, q.Pattern)
 		switch {
 		case q.Missing && q.Error != "":
 			tb.Row(q.Name, key, "missing: "+q.Error)
@@ -94,7 +87,7 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 				tb.Row(q.Queue, "error: "+q.Error)
 				continue
 			}
-			tb.Row(jobRow(q)...)
+			tb.Row(cells.JobQueue(q)...)
 		}
 		if len(rows) == 0 {
 			tb.Row("(no queues found)")
@@ -115,20 +108,4 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 			fmt.Fprintf(out, "  error: %s\n", e.Error)
 		}
 	}
-}
-
-// jobRow is one job queue's cells.
-func jobRow(q scanner.JobQueue) []string {
-	nk := format.NotKept
-	timed := format.Unknown
-	if q.Scheduled == nil {
-		timed = nk
-	}
-	name := q.Queue
-	if q.Paused {
-		name += " (paused)"
-	}
-	return []string{name, format.CommasOf(q.Waiting, nk), format.CommasOf(q.Active, nk), format.CommasOf(q.Scheduled, nk),
-		format.CommasOf(q.Due, timed), format.MillisOf(q.OldestDueAgeMS, timed), format.MillisOf(q.NextDueInMS, timed),
-		format.CommasOf(q.Retry, nk), format.CommasOf(q.Dead, nk), format.CommasOf(q.Completed, nk)}
 }

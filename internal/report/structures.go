@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -72,7 +73,8 @@ func writeUniques(out io.Writer, uniques []scanner.Unique) {
 				cur, keys, count = w.Granularity+" "+w.Window, format.Commas(w.Keys), format.Total(w.Count, w.Saturated)
 			}
 		}
-		tb.Row(u.Name, u.Kind, cur, keys, count, unionText(u.Union7d, u.Union7dSkipped, u.Error), unionText(u.Union30d, u.Union30dSkipped, u.Error))
+		tb.Row(u.Name, u.Kind, cur, keys, count, cells.Union(u.Union7d, u.Union7dSkipped, u.Error, skippedText),
+			cells.Union(u.Union30d, u.Union30dSkipped, u.Error, skippedText))
 	}
 	tb.Write(out, "")
 	for _, u := range uniques {
@@ -83,20 +85,9 @@ func writeUniques(out io.Writer, uniques []scanner.Unique) {
 	}
 }
 
-// UnionText is a union's cell: its count, "skipped: 12.0 MiB over budget" for a bitmap union
-// the sweep's budget left out (what it would have read), "?" for one that failed (failed is its
-// family's error) and "—" for one there is none of (no day windows, no key today).
-func unionText(n *int64, skip *scanner.UnionSkip, failed string) string {
-	switch {
-	case n != nil:
-		return format.Commas(*n)
-	case skip != nil:
-		return format.Skipped(skip.Bytes)
-	case failed != "":
-		return format.Unknown
-	}
-	return format.NotKept
-}
+// skippedText is a union's cell when the sweep's budget left it out: what it would have read
+// ("skipped: 12.0 MiB over budget"). The other cells are cells.Union's.
+func skippedText(skip *scanner.UnionSkip) string { return format.Skipped(skip.Bytes) }
 
 // UnionNotes say why a family's unions were not read: each skipped one with its budget and
 // reason, and the family's error.

@@ -2,6 +2,6 @@
 // inject's batch writing with its retries, the [[profile]] mixes, and the embedded Redis's demo
 // (48 hours of history, live counter traffic, queues, limiters, uniques and locks in motion, and
 // the leaks TTL health should find). On a real Redis it keeps to test keys (store.TestQueueKey,
-// store.TestValue), never a real application's. It may import config, scanner (for the structure
-// specs) and store, nothing else of hourglass's.
+// store.TestValue), never a real application's. Of hourglass's packages it imports
+// internal/config, scanner and store (scanner for the structure specs).
 package traffic

@@ -1,0 +1,54 @@
+// Package cells is the text of the Snapshot's table cells that more than one front end shows:
+// the console (tui) and the text report (report) draw a job queue's row, a union's count and a
+// queue's key from the same functions here, so the two can never say a figure differently. It
+// does no I/O and holds no state. Of hourglass's packages it imports internal/format and
+// scanner.
+package cells
+
+import (
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// JobQueue is one job queue's cells: its name, waiting, active, scheduled, due, lag, next in,
+// retry, dead and done. "—" (format.NotKept) where the
+// library keeps no such number for the queue, "?" (format.Unknown) where it could not be read.
+// The due, lag and next-in cells are not kept where the library keeps no scheduled set for the
+// queue.
+func JobQueue(q scanner.JobQueue) []string {
+	nk, timed := format.NotKept, format.Unknown
+	if q.Scheduled == nil {
+		timed = nk
+	}
+	name := q.Queue
+	if q.Paused {
+		name += " (paused)"
+	}
+	return []string{name, format.CommasOf(q.Waiting, nk), format.CommasOf(q.Active, nk), format.CommasOf(q.Scheduled, nk),
+		format.CommasOf(q.Due, timed), format.MillisOf(q.OldestDueAgeMS, timed), format.MillisOf(q.NextDueInMS, timed),
+		format.CommasOf(q.Retry, nk), format.CommasOf(q.Dead, nk), format.CommasOf(q.Completed, nk)}
+}
+
+// Union is a union's distinct count (a unique family's 7 or 30 days): the count; when the budget
+// left it unread, skipped (the report says how much it would have read, the console's narrow
+// column just "skipped"); "?" when it failed; "—" when the family keeps no such union.
+func Union(n *int64, skip *scanner.UnionSkip, failed string, skipped func(*scanner.UnionSkip) string) string {
+	switch {
+	case n != nil:
+		return format.Commas(*n)
+	case skip != nil:
+		return skipped(skip)
+	case failed != "":
+		return format.Unknown
+	}
+	return format.NotKept
+}
+
+// KeyOrPattern is a queue's key, or its entry's pattern for the row of a pattern that found no
+// key.
+func KeyOrPattern(key, pattern string) string {
+	if key == "" {
+		return pattern
+	}
+	return key
+}
