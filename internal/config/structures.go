@@ -109,13 +109,26 @@ func (c *checker) keyPattern(t table, header string) (*store.Pattern, bool) {
 	return p, true
 }
 
-func (c *checker) delayQueues(root table, names map[string]int) []scanner.DelayQueueSpec {
-	var out []scanner.DelayQueueSpec
-	for _, t := range c.arrayTables(root, "delay_queue") {
-		c.onlyKeys(t, "[[delay_queue]]", "name", "key", "pattern", "score_unit", "inflight", "exclude")
+// entries reads every [[kind]] table of root: its keys checked against keys, then build makes
+// its entry, which is kept only when reading the table found no error.
+func entries[T any](c *checker, root table, kind string, keys []string, build func(t table, header string) T) []T {
+	var out []T
+	header := "[[" + kind + "]]"
+	for _, t := range c.arrayTables(root, kind) {
+		c.onlyKeys(t, header, keys...)
 		start := len(c.errs)
-		name, _ := c.named(t, "[[delay_queue]]", names)
-		key, pattern, _ := c.keyOrPattern(t, "[[delay_queue]]")
+		if e := build(t, header); len(c.errs) == start {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (c *checker) delayQueues(root table, names map[string]int) []scanner.DelayQueueSpec {
+	keys := []string{"name", "key", "pattern", "score_unit", "inflight", "exclude"}
+	return entries(c, root, "delay_queue", keys, func(t table, header string) scanner.DelayQueueSpec {
+		name, _ := c.named(t, header, names)
+		key, pattern, _ := c.keyOrPattern(t, header)
 		q := scanner.DelayQueueSpec{Name: name, Key: key, Pattern: pattern, Unit: store.AutoUnit,
 			InFlight: c.companion(t, "inflight", pattern), Exclude: c.excludes(t)}
 		if u, ok := c.str(t, "score_unit"); ok {
@@ -125,38 +138,27 @@ func (c *checker) delayQueues(root table, names map[string]int) []scanner.DelayQ
 			}
 			q.Unit = unit
 		}
-		if len(c.errs) == start {
-			out = append(out, q)
-		}
-	}
-	return out
+		return q
+	})
 }
 
 func (c *checker) listQueues(root table, names map[string]int) []scanner.ListQueueSpec {
-	var out []scanner.ListQueueSpec
-	for _, t := range c.arrayTables(root, "list_queue") {
-		c.onlyKeys(t, "[[list_queue]]", "name", "key", "pattern", "processing", "exclude")
-		start := len(c.errs)
-		name, _ := c.named(t, "[[list_queue]]", names)
-		key, pattern, _ := c.keyOrPattern(t, "[[list_queue]]")
-		q := scanner.ListQueueSpec{Name: name, Key: key, Pattern: pattern,
+	keys := []string{"name", "key", "pattern", "processing", "exclude"}
+	return entries(c, root, "list_queue", keys, func(t table, header string) scanner.ListQueueSpec {
+		name, _ := c.named(t, header, names)
+		key, pattern, _ := c.keyOrPattern(t, header)
+		return scanner.ListQueueSpec{Name: name, Key: key, Pattern: pattern,
 			Processing: c.companion(t, "processing", pattern), Exclude: c.excludes(t)}
-		if len(c.errs) == start {
-			out = append(out, q)
-		}
-	}
-	return out
+	})
 }
 
 // jobQueues reads [[job_queue]]: a job library's layout, its prefix and which of its queues.
 func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueueSpec {
-	var out []scanner.JobQueueSpec
-	for _, t := range c.arrayTables(root, "job_queue") {
-		c.onlyKeys(t, "[[job_queue]]", "name", "layout", "prefix", "queues", "exclude")
-		start := len(c.errs)
-		name, _ := c.named(t, "[[job_queue]]", names)
+	keys := []string{"name", "layout", "prefix", "queues", "exclude"}
+	return entries(c, root, "job_queue", keys, func(t table, header string) scanner.JobQueueSpec {
+		name, _ := c.named(t, header, names)
 		spec := scanner.JobQueueSpec{Name: name, Exclude: c.excludes(t)}
-		if text, ok := c.required(t, "[[job_queue]]", "layout"); ok {
+		if text, ok := c.required(t, header, "layout"); ok {
 			l, err := store.ParseJobLayout(text)
 			if err != nil {
 				c.fail(t.path+".layout", "%v", err)
@@ -167,19 +169,14 @@ func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueue
 			spec.Source.Prefix = p
 		}
 		spec.Queues = c.globs(t, "queues")
-		if len(c.errs) == start {
-			out = append(out, spec)
-		}
-	}
-	return out
+		return spec
+	})
 }
 
 func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSpec {
-	var out []scanner.LimiterSpec
-	for _, t := range c.arrayTables(root, "limiter") {
-		c.onlyKeys(t, "[[limiter]]", "name", "layout", "pattern", "kind", "window", "limit", "burst", "exclude")
-		start := len(c.errs)
-		name, _ := c.named(t, "[[limiter]]", names)
+	keys := []string{"name", "layout", "pattern", "kind", "window", "limit", "burst", "exclude"}
+	return entries(c, root, "limiter", keys, func(t table, header string) scanner.LimiterSpec {
+		name, _ := c.named(t, header, names)
 		ls := scanner.LimiterSpec{LimiterSpec: store.LimiterSpec{Name: name, Kind: store.Sliding}, Exclude: c.excludes(t)}
 		if text, ok := c.str(t, "layout"); ok {
 			l, err := store.ParseLimiterLayout(text)
@@ -194,11 +191,8 @@ func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSp
 		}
 		c.limiterKind(t, &ls)
 		c.limiterBounds(t, &ls)
-		if len(c.errs) == start {
-			out = append(out, ls)
-		}
-	}
-	return out
+		return ls
+	})
 }
 
 // limiterPattern reads a limiter's pattern, which a library's layout may leave to its default.
@@ -270,15 +264,9 @@ func (c *checker) uniques(root table) []scanner.UniqueSpec {
 }
 
 func (c *checker) locks(root table, names map[string]int) []scanner.LockSpec {
-	var out []scanner.LockSpec
-	for _, t := range c.arrayTables(root, "lock") {
-		c.onlyKeys(t, "[[lock]]", "name", "pattern", "exclude")
-		start := len(c.errs)
-		name, _ := c.named(t, "[[lock]]", names)
-		p, _ := c.keyPattern(t, "[[lock]]")
-		if spec := (scanner.LockSpec{Name: name, Pattern: p, Exclude: c.excludes(t)}); len(c.errs) == start {
-			out = append(out, spec)
-		}
-	}
-	return out
+	return entries(c, root, "lock", []string{"name", "pattern", "exclude"}, func(t table, header string) scanner.LockSpec {
+		name, _ := c.named(t, header, names)
+		p, _ := c.keyPattern(t, header)
+		return scanner.LockSpec{Name: name, Pattern: p, Exclude: c.excludes(t)}
+	})
 }
