@@ -145,11 +145,7 @@ func collectHealth(gauge gaugeFunc, f *scanner.FamilyStats) {
 func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.ListQueue) {
 	for _, q := range delay {
 		switch {
-		case q.Pattern != "" && q.Key == "":
-		case q.Error != "":
-			gauge(descStructErr, 1, "delay_queue", q.Name, q.Key)
-		case q.Missing:
-			gauge(descMissing, 1, "delay_queue", q.Name, q.Key)
+		case queueTrouble(gauge, "delay_queue", q.Name, q.Key, q.Pattern, q.Error, q.Missing):
 		case q.Due == nil: // the scores are not due times in the unit: the split is unknown
 			gauge(descDQ, float64(q.Depth), q.Name, q.Key, "unknown")
 			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
@@ -165,17 +161,27 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 		}
 	}
 	for _, q := range list {
-		switch {
-		case q.Pattern != "" && q.Key == "":
-		case q.Error != "":
-			gauge(descStructErr, 1, "list_queue", q.Name, q.Key)
-		case q.Missing:
-			gauge(descMissing, 1, "list_queue", q.Name, q.Key)
-		default:
+		if !queueTrouble(gauge, "list_queue", q.Name, q.Key, q.Pattern, q.Error, q.Missing) {
 			gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
 			gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
 		}
 	}
+}
+
+// queueTrouble writes the series of a queue that has no figures to give, and reports whether it
+// is one: a pattern's row that found no queue (no series at all), a queue that could not be read
+// (its error series) or a key that is not there (its missing series).
+func queueTrouble(gauge gaugeFunc, kind, name, key, pattern, failed string, missing bool) bool {
+	switch {
+	case pattern != "" && key == "":
+	case failed != "":
+		gauge(descStructErr, 1, kind, name, key)
+	case missing:
+		gauge(descMissing, 1, kind, name, key)
+	default:
+		return false
+	}
+	return true
 }
 
 // collectLimiters writes each limiter's keys by state, its hits and this hour's decisions.
