@@ -41,8 +41,9 @@ func TestVersion(t *testing.T) {
 		if len(lines) != 3 {
 			t.Fatalf("hourglass %s printed %d lines, want 3:\n%s", arg, len(lines), out)
 		}
-		if !strings.HasPrefix(lines[0], "hourglass v") || !strings.Contains(lines[0], head[:12]) {
-			t.Errorf("hourglass %s: version line %q does not name a version with revision %s", arg, lines[0], head[:12])
+		// A tagged commit reads "v1.2.3"; any other "v0.0.0-<time>-<revision>" (Go's pseudo-version).
+		if !strings.HasPrefix(lines[0], "hourglass v") {
+			t.Errorf("hourglass %s: version line %q does not name a version", arg, lines[0])
 		}
 		if !strings.HasPrefix(lines[1], "revision  "+head+" (committed ") {
 			t.Errorf("hourglass %s: revision line %q, want revision %s with its commit time", arg, lines[1], head)
