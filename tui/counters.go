@@ -51,7 +51,9 @@ func (v *counters) showSelected() tea.Cmd {
 // family is the open family, else the selected one.
 func (v *counters) family() string {
 	if len(v.d.stack) > 0 {
-		return v.d.stack[0].crumb()
+		if f, ok := v.d.stack[0].(*familyLevel); ok {
+			return f.name
+		}
 	}
 	name, _ := v.rows.selected()
 	return name
