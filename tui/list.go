@@ -55,8 +55,6 @@ func (l *list[T]) selected() (T, bool) {
 	return zero, false
 }
 
-func (l *list[T]) len() int { return len(l.rows) }
-
 // window is the rows to draw in h lines so that the selection stays in view.
 func (l *list[T]) window(h int) (from, to int) { return window(len(l.rows), l.sel, h) }
 
