@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -23,24 +22,30 @@ type dimLevel struct {
 	title  string // the dims, as the family's table shows them
 	fetch
 	d       *scanner.DimDetail
-	sel     int
+	rows    list[scanner.WindowValue] // hours then days, each newest first, after the filter
 	filter  string
 	showCmd bool // y: the selected key's redis-cli command is shown
 }
 
 func newDimLevel(c *common, family, key, title string) *dimLevel {
-	return &dimLevel{c: c, family: family, rawKey: key, title: title}
+	return &dimLevel{c: c, family: family, rawKey: key, title: title,
+		rows: list[scanner.WindowValue]{id: func(w scanner.WindowValue) string { return w.Key }}}
 }
 
-func (l *dimLevel) crumb() string         { return crumbText(l.title) }
-func (l *dimLevel) setFilter(text string) { l.filter, l.sel = text, 0 }
-func (l *dimLevel) filterText() string    { return l.filter }
+func (l *dimLevel) crumb() string { return crumbText(l.title) }
+func (l *dimLevel) setFilter(text string) {
+	l.filter = text
+	l.rows.reset()
+	l.build()
+}
+func (l *dimLevel) filterText() string { return l.filter }
 func (l *dimLevel) loaded(seq int, val any, err error) {
 	if !l.end(seq, err, l.c.now()) || err != nil {
 		return
 	}
 	d := val.(scanner.DimDetail)
 	l.d = &d
+	l.build()
 }
 
 // dimEvery is how often a poll reads a tuple's windows again: up to 134 keys a read, charged
@@ -62,10 +67,11 @@ func (l *dimLevel) refresh() tea.Cmd {
 	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) { return in.Dim(ctx, fam, k) })
 }
 
-// rows are the windows shown: hours then days, each newest first, after the filter.
-func (l *dimLevel) rows() []scanner.WindowValue {
+// build sets the rows: the windows shown, hours then days, each newest first, after the filter.
+func (l *dimLevel) build() {
 	if l.d == nil {
-		return nil
+		l.rows.set(nil)
+		return
 	}
 	var out []scanner.WindowValue
 	for _, g := range []string{"hour", "day"} {
@@ -76,7 +82,7 @@ func (l *dimLevel) rows() []scanner.WindowValue {
 			}
 		}
 	}
-	return out
+	l.rows.set(out)
 }
 
 // windowsOf are d's windows of granularity g, oldest first.
@@ -90,36 +96,30 @@ func windowsOf(d *scanner.DimDetail, g string) []scanner.WindowValue {
 	return out
 }
 
-func (l *dimLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
+// bindings: moving the selection while y shows the command copies the new one, since the
+// command shown follows the selection.
+func (l *dimLevel) bindings() []binding {
 	k := l.c.keys
-	rows := l.rows()
-	switch {
-	case key.Matches(msg, k.Up, k.Down):
-		if key.Matches(msg, k.Up) {
-			l.sel = max(l.sel-1, 0)
-		} else {
-			l.sel = min(l.sel+1, max(len(rows)-1, 0))
-		}
-		return true, l.copyCommand(rows) // the command shown follows the selection: so does the clipboard
-	case key.Matches(msg, k.Copy):
-		l.showCmd = !l.showCmd
-		return true, l.copyCommand(rows)
-	case key.Matches(msg, k.FixTTL):
-		if l.sel < len(rows) {
-			return true, l.repair(rows[l.sel])
-		}
-	default:
-		return false, nil
-	}
-	return true, nil
+	return append(moveBindings(k, &l.rows, l.copyCommand),
+		binding{Binding: k.Copy, short: true, do: func() tea.Cmd {
+			l.showCmd = !l.showCmd
+			return l.copyCommand()
+		}},
+		binding{Binding: k.FixTTL, short: true, write: l.c.opt.KeyActions == nil, do: func() tea.Cmd {
+			if r, ok := l.rows.selected(); ok {
+				return l.repair(r)
+			}
+			return nil
+		}})
 }
 
 // copyCommand copies the selected window's redis-cli command while y shows it.
-func (l *dimLevel) copyCommand(rows []scanner.WindowValue) tea.Cmd {
-	if !l.showCmd || l.sel >= len(rows) || l.c.opt.Inspector == nil {
+func (l *dimLevel) copyCommand() tea.Cmd {
+	r, ok := l.rows.selected()
+	if !l.showCmd || !ok || l.c.opt.Inspector == nil {
 		return nil
 	}
-	return tea.SetClipboard(l.c.opt.Inspector.RedisCLI("GET", rows[l.sel].Key))
+	return tea.SetClipboard(l.c.opt.Inspector.RedisCLI("GET", r.Key))
 }
 
 // repair asks to give the selected key its expiry, when it has none.
@@ -149,19 +149,17 @@ func (l *dimLevel) render(w, h int) string {
 		return strings.Join(lines, "\n")
 	}
 	lines = append(lines, l.seriesLines(w)...)
-	rows := l.rows()
-	l.sel = min(l.sel, max(len(rows)-1, 0))
-	t := &table{styles: l.c, selected: l.sel, cols: []column{
+	t := &table{styles: l.c, selected: l.rows.sel, cols: []column{
 		{title: "WINDOW"}, {title: "VALUE", right: true}, {title: "TTL", right: true},
 		{title: "EXPIRES"}, {title: "MEMORY", right: true, optional: true}, {title: "KEY", flex: true},
 	}}
-	for _, r := range rows {
+	for _, r := range l.rows.rows {
 		t.rows = append(t.rows, l.cells(r))
 	}
-	foot := l.footLines(rows, w)
+	foot := l.footLines(w)
 	tl := t.render(w)
 	room := max(h-len(lines)-len(foot)-2, 1)
-	from, to := window(len(tl)-1, l.sel, room)
+	from, to := l.rows.window(room)
 	lines = append(lines, "", tl[0])
 	lines = append(lines, tl[1+from:1+to]...)
 	return strings.Join(append(lines, foot...), "\n")
@@ -227,13 +225,11 @@ func (l *dimLevel) seriesLines(w int) []string {
 	return out
 }
 
-// footLines are the selected window's expiry note, the redis-cli command when y showed it, and
-// the level's keys.
-func (l *dimLevel) footLines(rows []scanner.WindowValue, w int) []string {
+// footLines are the selected window's expiry note, and the redis-cli command when y showed it.
+func (l *dimLevel) footLines(w int) []string {
 	st := l.c.styles
 	var out []string
-	if l.sel < len(rows) {
-		r := rows[l.sel]
+	if r, ok := l.rows.selected(); ok {
 		switch {
 		case r.Note != "":
 			out = append(out, st.Warn.Render(fit(r.Note, w)))
@@ -247,11 +243,7 @@ func (l *dimLevel) footLines(rows []scanner.WindowValue, w int) []string {
 			out = append(out, st.Muted.Render(fit("(copied to the clipboard where the terminal allows it)", w)))
 		}
 	}
-	keys := []string{"y redis-cli command", "esc back"}
-	if l.c.opt.KeyActions != nil {
-		keys = []string{"y redis-cli command", "e repair this key's TTL", "esc back"}
-	}
-	return append(out, hints(l.c, w, keys...))
+	return out
 }
 
 // valueText is a window's value, or why there is none.

@@ -19,7 +19,9 @@ import (
 // level is one screen of a drill-down.
 type level interface {
 	crumb() string // its place in the breadcrumb
-	key(msg tea.KeyPressMsg) (bool, tea.Cmd)
+	// bindings are the level's keys, each with what it does and its help: the footer and ?
+	// show them while the level is on screen.
+	bindings() []binding
 	render(w, h int) string
 	setFilter(text string)
 	filterText() string
@@ -128,19 +130,39 @@ func (f *fetch) status(c *common) string {
 // noInspector is what a level says when the console has no Inspector to read with.
 const noInspector = "this console reads no keys on demand"
 
-// hints joins a level's key hints for its last line.
-func hints(c *common, w int, parts ...string) string {
-	return c.styles.Muted.Render(fit(strings.Join(parts, " · "), w))
-}
-
 // crumbText is a key or dims text made short enough for the breadcrumb.
 func crumbText(s string) string { return truncate(s, 40) }
 
-// drillView is a structure view whose rows open levels: the view's own table keeps its
-// selection and filter while a level is open, and each level its own.
+// syncer is a level whose rows come from the Snapshot (a limiter's keys, a lock pattern's
+// holders, a family's top dims): each poll sets them again, whether or not it is on screen.
+type syncer interface{ sync() }
+
+// sync sets the rows of every open level that shows the Snapshot's.
+func (d *drill) sync() {
+	for _, l := range d.stack {
+		if s, ok := l.(syncer); ok {
+			s.sync()
+		}
+	}
+}
+
+// drillView is what the structure views share: the filter of the view's own table and the
+// drill-down below it; the table keeps its selection and filter while a level is open, and each
+// level its own. Each view builds its rows in build.
 type drillView struct {
-	listView
-	d drill
+	c      *common
+	filter string
+	d      drill
+	build  func() // sets the view's own rows from the Snapshot and the filter
+	reset  func() // puts the view's selection on its first row
+}
+
+func (v *drillView) family() string { return "" }
+
+// sync sets the view's rows and its open levels' from the new Snapshot.
+func (v *drillView) sync() {
+	v.build()
+	v.d.sync()
 }
 
 func (v *drillView) setFilter(text string) {
@@ -148,7 +170,9 @@ func (v *drillView) setFilter(text string) {
 		l.setFilter(text)
 		return
 	}
-	v.listView.setFilter(text)
+	v.filter = text
+	v.reset()
+	v.build()
 }
 
 func (v *drillView) filterText() string {
@@ -169,6 +193,14 @@ func (v *drillView) filterable() bool {
 		return l.filterable()
 	}
 	return true
+}
+
+// levelBindings are the open level's keys, or own when the view's table is on screen.
+func (v *drillView) levelBindings(own func() []binding) []binding {
+	if l := v.d.top(); l != nil {
+		return l.bindings()
+	}
+	return own()
 }
 
 // pollRefresh reads l again after a poll, unless a read of it is still under way: that read's

@@ -221,12 +221,13 @@ func TestDrillDownKeepsThePlace(t *testing.T) {
 	}
 	drive(m, "esc")
 	v := m.views[1].(*counters)
-	if v.d.top() != nil || v.open != "flow" || v.famFilter != "app0" || v.topSel != 1 || m.filter != "app0" {
-		t.Fatalf("esc from the dim: open %q, filter %q/%q, selection %d", v.open, v.famFilter, m.filter, v.topSel)
+	fl, ok := v.d.top().(*familyLevel)
+	if !ok || fl.name != "flow" || fl.filter != "app0" || fl.rows.sel != 1 || m.filter != "app0" {
+		t.Fatalf("esc from the dim: level %+v, filter %q", v.d.top(), m.filter)
 	}
 	drive(m, "esc")
-	if v.open != "" || m.filter != "" || !strings.Contains(screen(m), "FAMILY") {
-		t.Fatalf("esc from the family: open %q, filter %q", v.open, m.filter)
+	if v.d.top() != nil || m.filter != "" || !strings.Contains(screen(m), "FAMILY") {
+		t.Fatalf("esc from the family: level %+v, filter %q", v.d.top(), m.filter)
 	}
 }
 

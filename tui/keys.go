@@ -2,7 +2,9 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// KeyMap is every binding the console answers to. Update matches keys only through it.
+// KeyMap is every key the console answers to, with its help. Update matches keys only through
+// it; which of them a screen answers to, and what each does there, its view or level declares
+// (bindings), and the footer and ? are composed from those.
 type KeyMap struct {
 	Tabs            [7]key.Binding
 	Next, Prev      key.Binding
@@ -50,9 +52,9 @@ func DefaultKeyMap() KeyMap {
 		PrevSection: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "prev section")),
 		NextPage:    key.NewBinding(key.WithKeys("pgdown", "]"), key.WithHelp("pgdn/]", "next page")),
 		PrevPage:    key.NewBinding(key.WithKeys("pgup", "["), key.WithHelp("pgup/[", "prev page")),
-		RunNow:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "run task now")),
-		Return:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "return task")),
-		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete task")),
+		RunNow:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "run now")),
+		Return:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "return")),
+		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete")),
 		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair one key")),
 		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock")),
 		Erase:       key.NewBinding(key.WithKeys("backspace")),
@@ -64,18 +66,4 @@ func DefaultKeyMap() KeyMap {
 		k.Tabs[i] = key.NewBinding(key.WithKeys(n), key.WithHelp(n, name))
 	}
 	return k
-}
-
-// ShortHelp is the footer's help.
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Next, k.Up, k.Enter, k.Filter, k.Pause, k.Help, k.Quit}
-}
-
-// FullHelp is the ? overlay's help, a column per group.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Tabs[0], k.Tabs[1], k.Tabs[2], k.Tabs[3], k.Tabs[4], k.Tabs[5], k.Tabs[6], k.Next, k.Prev},
-		{k.Up, k.Down, k.Enter, k.Back, k.Filter, k.Copy, k.PrevSection, k.NextSection, k.PrevPage, k.NextPage, k.Pause, k.Help, k.Quit},
-		{k.Inject, k.Traffic, k.Repair, k.Claim, k.Propose, k.RunNow, k.Return, k.DeleteTask, k.FixTTL, k.Unlock},
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"hourglass/internal/format"
@@ -14,46 +13,78 @@ import (
 
 // limiters shows each limiter and the busiest keys of the selected one, then the lock patterns;
 // enter opens a limiter's keys or a lock pattern's holders.
-type limiters struct{ drillView }
+type limiters struct {
+	drillView
+	rows list[limRow]
+}
 
-func newLimiters(c *common) *limiters { return &limiters{drillView{listView: listView{c: c}}} }
+// limRow is a limiter's row or a lock pattern's: the selection runs over the limiters, then on
+// over the locks.
+type limRow struct {
+	lim  *scanner.Limiter
+	lock *scanner.Lock
+}
 
-// shown are the limiters and the lock patterns the filter keeps, in the order of the rows.
-func (v *limiters) shown(s *scanner.Snapshot) ([]scanner.Limiter, []scanner.Lock) {
-	var ls []scanner.Limiter
-	for _, l := range s.Limiters {
-		if matches(v.filter, l.Name) {
-			ls = append(ls, l)
+func (r limRow) name() string {
+	if r.lim != nil {
+		return "limiter " + r.lim.Name
+	}
+	return "lock " + r.lock.Name
+}
+
+func newLimiters(c *common) *limiters {
+	v := &limiters{rows: list[limRow]{id: limRow.name}}
+	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
+	return v
+}
+
+// build sets the rows: the limiters and the lock patterns the filter keeps.
+func (v *limiters) build() {
+	var rows []limRow
+	if s := v.c.status.Snapshot; s != nil {
+		for i, l := range s.Limiters {
+			if matches(v.filter, l.Name) {
+				rows = append(rows, limRow{lim: &s.Limiters[i]})
+			}
+		}
+		for i, l := range s.Locks {
+			if matches(v.filter, l.Name) {
+				rows = append(rows, limRow{lock: &s.Locks[i]})
+			}
 		}
 	}
+	v.rows.set(rows)
+}
+
+// shown are the rows' limiters and lock patterns, in the order of the rows.
+func (v *limiters) shown() ([]scanner.Limiter, []scanner.Lock) {
+	var ls []scanner.Limiter
 	var ks []scanner.Lock
-	for _, l := range s.Locks {
-		if matches(v.filter, l.Name) {
-			ks = append(ks, l)
+	for _, r := range v.rows.rows {
+		if r.lim != nil {
+			ls = append(ls, *r.lim)
+		} else {
+			ks = append(ks, *r.lock)
 		}
 	}
 	return ls, ks
 }
 
-func (v *limiters) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	if l := v.d.top(); l != nil {
-		return l.key(msg)
+func (v *limiters) bindings() []binding {
+	return v.levelBindings(func() []binding {
+		return append(moveBindings(v.c.keys, &v.rows, nil), binding{Binding: v.c.keys.Enter, short: true, do: v.open})
+	})
+}
+
+// open lists the selected limiter's keys or lock pattern's holders.
+func (v *limiters) open() tea.Cmd {
+	switch r, _ := v.rows.selected(); {
+	case r.lim != nil:
+		return v.d.push(newLimKeysLevel(v.c, &v.d, r.lim.Name))
+	case r.lock != nil:
+		return v.d.push(newLockListLevel(v.c, &v.d, r.lock.Name))
 	}
-	s := v.c.status.Snapshot
-	if s == nil {
-		return false, nil
-	}
-	ls, ks := v.shown(s)
-	if key.Matches(msg, v.c.keys.Enter) {
-		switch {
-		case v.sel < len(ls):
-			return true, v.d.push(newLimKeysLevel(v.c, &v.d, ls[v.sel].Name))
-		case v.sel-len(ls) < len(ks):
-			return true, v.d.push(newLockListLevel(v.c, &v.d, ks[v.sel-len(ls)].Name))
-		}
-		return true, nil
-	}
-	return v.move(msg, len(ls)+len(ks))
+	return nil
 }
 
 func (v *limiters) render(w, h int) string {
@@ -67,11 +98,10 @@ func (v *limiters) render(w, h int) string {
 	if len(s.Limiters) == 0 && len(s.Locks) == 0 {
 		return newPlaceholder(v.c, limitersText).render(w, h)
 	}
-	ls, ks := v.shown(s)
+	ls, ks := v.shown()
 	if len(ls)+len(ks) == 0 {
 		return v.c.styles.Muted.Render(fmt.Sprintf("No limiter or lock matches %q (esc clears the filter).", v.filter))
 	}
-	v.sel = min(v.sel, len(ls)+len(ks)-1)
 	var lines []string
 	if len(ls) > 0 {
 		lines = v.limiterLines(s, ls, w)
@@ -93,8 +123,8 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 		{title: "LIMIT", right: true}, {title: "WINDOW", right: true}, {title: "KIND"}, {title: "REJECTED/S OVER TIME", optional: true},
 	}}
 	t.selected = -1
-	if v.sel < len(shown) {
-		t.selected = v.sel
+	if v.rows.sel < len(shown) {
+		t.selected = v.rows.sel
 	}
 	perSec := func(p *float64, hourTotal int64) string {
 		if p != nil {
@@ -115,10 +145,10 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 			format.Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
-	if v.sel >= len(shown) {
+	if v.rows.sel >= len(shown) {
 		return lines
 	}
-	l := shown[v.sel]
+	l := shown[v.rows.sel]
 	if l.Unknown > 0 {
 		lines = append(lines, st.Warn.Render(fit(fmt.Sprintf("%s keys in no layout %s reads (unknown layout), e.g. %s", format.Commas(l.Unknown), l.Layout, l.UnknownNote), w)))
 	}
@@ -157,7 +187,7 @@ func (v *limiters) lockLines(ks []scanner.Lock, first, w int) []string {
 		{title: "LOCK", flex: true}, {title: "HELD", right: true}, {title: "NO TTL", right: true}, {title: "WRONG TYPE", right: true},
 	}}
 	for i, l := range ks {
-		if first+i == v.sel {
+		if first+i == v.rows.sel {
 			t.selected = i
 		}
 		noTTL := format.Commas(l.NoTTL)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"hourglass/internal/format"
@@ -17,55 +16,53 @@ import (
 type limKeysLevel struct {
 	c      *common
 	name   string
-	sel    int
+	lim    *scanner.Limiter // in the last Snapshot; nil when it has none of that name
+	rows   list[scanner.KeyCount]
 	filter string
 	d      *drill // the view's, where enter opens a key
 }
 
 func newLimKeysLevel(c *common, d *drill, name string) *limKeysLevel {
-	return &limKeysLevel{c: c, d: d, name: name}
+	l := &limKeysLevel{c: c, d: d, name: name, rows: list[scanner.KeyCount]{id: func(k scanner.KeyCount) string { return k.Raw }}}
+	l.sync()
+	return l
 }
 
-func (l *limKeysLevel) crumb() string         { return l.name }
-func (l *limKeysLevel) setFilter(text string) { l.filter, l.sel = text, 0 }
-func (l *limKeysLevel) filterText() string    { return l.filter }
-func (l *limKeysLevel) refresh() tea.Cmd      { return nil } // the Snapshot's; each poll brings it
+func (l *limKeysLevel) crumb() string { return l.name }
+func (l *limKeysLevel) setFilter(text string) {
+	l.filter = text
+	l.rows.reset()
+	l.sync()
+}
+func (l *limKeysLevel) filterText() string { return l.filter }
+func (l *limKeysLevel) refresh() tea.Cmd   { return nil } // the Snapshot's; each poll brings it
 
-// limiter is the limiter in the last Snapshot, and its top keys the filter keeps.
-func (l *limKeysLevel) limiter() (*scanner.Limiter, []scanner.KeyCount) {
-	s := l.c.status.Snapshot
-	if s == nil {
-		return nil, nil
-	}
-	for i := range s.Limiters {
-		if lim := &s.Limiters[i]; lim.Name == l.name {
-			var keys []scanner.KeyCount
-			for _, k := range lim.Top {
-				if matches(l.filter, k.Key) {
-					keys = append(keys, k)
+// sync finds the limiter in the last Snapshot and sets the rows: its top keys the filter keeps.
+func (l *limKeysLevel) sync() {
+	l.lim = nil
+	var keys []scanner.KeyCount
+	if s := l.c.status.Snapshot; s != nil {
+		for i := range s.Limiters {
+			if lim := &s.Limiters[i]; lim.Name == l.name {
+				l.lim = lim
+				for _, k := range lim.Top {
+					if matches(l.filter, k.Key) {
+						keys = append(keys, k)
+					}
 				}
 			}
-			return lim, keys
 		}
 	}
-	return nil, nil
+	l.rows.set(keys)
 }
 
-func (l *limKeysLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	_, keys := l.limiter()
-	switch {
-	case key.Matches(msg, l.c.keys.Up):
-		l.sel = max(l.sel-1, 0)
-	case key.Matches(msg, l.c.keys.Down):
-		l.sel = min(l.sel+1, max(len(keys)-1, 0))
-	case key.Matches(msg, l.c.keys.Enter):
-		if l.sel < len(keys) {
-			return true, l.d.push(newLimKeyLevel(l.c, l.name, keys[l.sel]))
+func (l *limKeysLevel) bindings() []binding {
+	return append(moveBindings(l.c.keys, &l.rows, nil), binding{Binding: withHelp(l.c.keys.Enter, "read key"), short: true, do: func() tea.Cmd {
+		if k, ok := l.rows.selected(); ok {
+			return l.d.push(newLimKeyLevel(l.c, l.name, k))
 		}
-	default:
-		return false, nil
-	}
-	return true, nil
+		return nil
+	}})
 }
 
 // limHistory names a limiter key's hits in the history of the sweeps.
@@ -75,7 +72,7 @@ const limHistoryPrefix = "limkey."
 
 func (l *limKeysLevel) render(w, h int) string {
 	st := l.c.styles
-	lim, keys := l.limiter()
+	lim, keys := l.lim, l.rows.rows
 	if lim == nil {
 		return st.Muted.Render("the last sweep has no limiter " + l.name)
 	}
@@ -91,8 +88,7 @@ func (l *limKeysLevel) render(w, h int) string {
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true},
 		{title: "REFUSED", right: true}, {title: "TTL", right: true}, {title: "HITS OVER SWEEPS", optional: true},
 	}}
-	l.sel = min(l.sel, max(len(keys)-1, 0))
-	t.selected = l.sel
+	t.selected = l.rows.sel
 	for _, k := range keys {
 		limit := lim.Limit
 		if k.Limit != nil {
@@ -109,10 +105,10 @@ func (l *limKeysLevel) render(w, h int) string {
 		return strings.Join(append(lines, st.Muted.Render("no keys in the last sweep")), "\n")
 	}
 	tl := t.render(w)
-	from, to := window(len(tl)-1, l.sel, max(h-len(lines)-3, 1))
+	from, to := l.rows.window(max(h-len(lines)-1, 1))
 	lines = append(lines, tl[0])
 	lines = append(lines, tl[1+from:1+to]...)
-	return strings.Join(append(lines, "", hints(l.c, w, "enter reads the key", "/ filters", "esc back")), "\n")
+	return strings.Join(lines, "\n")
 }
 
 // limKeyLevel is one limiter key read now: its hits over the window as a sparkline (from a
@@ -144,11 +140,8 @@ func (l *limKeyLevel) refresh() tea.Cmd {
 	})
 }
 
-func (l *limKeyLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	if !key.Matches(msg, l.c.keys.Copy) {
-		return false, nil
-	}
-	return true, l.toggleCommand()
+func (l *limKeyLevel) bindings() []binding {
+	return []binding{{Binding: l.c.keys.Copy, short: true, do: l.toggleCommand}}
 }
 
 func (l *limKeyLevel) render(w, h int) string {
@@ -184,5 +177,5 @@ func (l *limKeyLevel) render(w, h int) string {
 	if l.showCmd {
 		lines = append(append(lines, ""), wrapPlain(d.Command, w)...)
 	}
-	return strings.Join(append(lines, "", hints(l.c, w, "y redis-cli command", "esc back")), "\n")
+	return strings.Join(lines, "\n")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"hourglass/internal/format"
@@ -18,59 +17,57 @@ type lockListLevel struct {
 	c      *common
 	d      *drill
 	name   string
-	sel    int
+	lock   *scanner.Lock // in the last Snapshot; nil when it has none of that name
+	rows   list[scanner.LockHolder]
 	filter string
 }
 
 func newLockListLevel(c *common, d *drill, name string) *lockListLevel {
-	return &lockListLevel{c: c, d: d, name: name}
+	l := &lockListLevel{c: c, d: d, name: name, rows: list[scanner.LockHolder]{id: func(h scanner.LockHolder) string { return h.Raw }}}
+	l.sync()
+	return l
 }
 
-func (l *lockListLevel) crumb() string         { return l.name }
-func (l *lockListLevel) setFilter(text string) { l.filter, l.sel = text, 0 }
-func (l *lockListLevel) filterText() string    { return l.filter }
-func (l *lockListLevel) refresh() tea.Cmd      { return nil } // the Snapshot's; each poll brings it
+func (l *lockListLevel) crumb() string { return l.name }
+func (l *lockListLevel) setFilter(text string) {
+	l.filter = text
+	l.rows.reset()
+	l.sync()
+}
+func (l *lockListLevel) filterText() string { return l.filter }
+func (l *lockListLevel) refresh() tea.Cmd   { return nil } // the Snapshot's; each poll brings it
 
-// lock is the pattern in the last Snapshot, and its held locks the filter keeps.
-func (l *lockListLevel) lock() (*scanner.Lock, []scanner.LockHolder) {
-	s := l.c.status.Snapshot
-	if s == nil {
-		return nil, nil
-	}
-	for i := range s.Locks {
-		if k := &s.Locks[i]; k.Name == l.name {
-			var held []scanner.LockHolder
-			for _, ex := range k.Examples {
-				if matches(l.filter, ex.Key, ex.Token) {
-					held = append(held, ex)
+// sync finds the pattern in the last Snapshot and sets the rows: its held locks the filter keeps.
+func (l *lockListLevel) sync() {
+	l.lock = nil
+	var held []scanner.LockHolder
+	if s := l.c.status.Snapshot; s != nil {
+		for i := range s.Locks {
+			if k := &s.Locks[i]; k.Name == l.name {
+				l.lock = k
+				for _, ex := range k.Examples {
+					if matches(l.filter, ex.Key, ex.Token) {
+						held = append(held, ex)
+					}
 				}
 			}
-			return k, held
 		}
 	}
-	return nil, nil
+	l.rows.set(held)
 }
 
-func (l *lockListLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	_, held := l.lock()
-	switch {
-	case key.Matches(msg, l.c.keys.Up):
-		l.sel = max(l.sel-1, 0)
-	case key.Matches(msg, l.c.keys.Down):
-		l.sel = min(l.sel+1, max(len(held)-1, 0))
-	case key.Matches(msg, l.c.keys.Enter):
-		if l.sel < len(held) {
-			return true, l.d.push(newLockLevel(l.c, l.name, held[l.sel]))
+func (l *lockListLevel) bindings() []binding {
+	return append(moveBindings(l.c.keys, &l.rows, nil), binding{Binding: withHelp(l.c.keys.Enter, "read lock"), short: true, do: func() tea.Cmd {
+		if ex, ok := l.rows.selected(); ok {
+			return l.d.push(newLockLevel(l.c, l.name, ex))
 		}
-	default:
-		return false, nil
-	}
-	return true, nil
+		return nil
+	}})
 }
 
 func (l *lockListLevel) render(w, h int) string {
 	st := l.c.styles
-	k, held := l.lock()
+	k, held := l.lock, l.rows.rows
 	if k == nil {
 		return st.Muted.Render("the last sweep has no lock pattern " + l.name)
 	}
@@ -82,8 +79,7 @@ func (l *lockListLevel) render(w, h int) string {
 	t := &table{styles: l.c, cols: []column{
 		{title: "KEY", flex: true}, {title: "TTL", right: true}, {title: "HELD FOR", right: true}, {title: "HOLDER", flex: true, optional: true},
 	}}
-	l.sel = min(l.sel, max(len(held)-1, 0))
-	t.selected = l.sel
+	t.selected = l.rows.sel
 	for _, ex := range held {
 		ttl := format.Millis(ex.TTLMS)
 		if ex.TTLMS == -1 {
@@ -95,10 +91,10 @@ func (l *lockListLevel) render(w, h int) string {
 		return strings.Join(append(lines, st.Muted.Render("no held lock in the last sweep")), "\n")
 	}
 	tl := t.render(w)
-	from, to := window(len(tl)-1, l.sel, max(h-len(lines)-3, 1))
+	from, to := l.rows.window(max(h-len(lines)-2, 1))
 	lines = append(append(lines, ""), tl[0])
 	lines = append(lines, tl[1+from:1+to]...)
-	return strings.Join(append(lines, "", hints(l.c, w, "enter reads the lock", "/ filters", "esc back")), "\n")
+	return strings.Join(lines, "\n")
 }
 
 // heldText is how long a lock has been held, or why that is not known.
@@ -138,14 +134,13 @@ func (l *lockLevel) refresh() tea.Cmd {
 	})
 }
 
-func (l *lockLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	switch {
-	case key.Matches(msg, l.c.keys.Copy):
-		return true, l.toggleCommand()
-	case key.Matches(msg, l.c.keys.Unlock):
-		return true, l.release()
+// bindings: u is in the help only while the lock on screen has no TTL, the one case it acts on.
+func (l *lockLevel) bindings() []binding {
+	noTTL := l.d != nil && !l.d.Gone && l.d.PTTLMS == -1
+	return []binding{
+		{Binding: l.c.keys.Copy, short: true, do: l.toggleCommand, hidden: l.d != nil && l.d.Gone},
+		{Binding: l.c.keys.Unlock, short: true, do: l.release, write: l.c.opt.KeyActions == nil, hidden: !noTTL},
 	}
-	return false, nil
 }
 
 // release asks to delete the lock, when it has no TTL.
@@ -178,7 +173,7 @@ func (l *lockLevel) render(w, h int) string {
 	}
 	if d.Gone {
 		lines = append(lines, "", "released or expired since the sweep: nobody holds it now")
-		return strings.Join(append(lines, "", hints(l.c, w, "esc back")), "\n")
+		return strings.Join(lines, "\n")
 	}
 	ttl := format.Millis(d.PTTLMS)
 	if d.PTTLMS == -1 {
@@ -191,9 +186,5 @@ func (l *lockLevel) render(w, h int) string {
 	if l.showCmd {
 		lines = append(append(lines, ""), wrapPlain(d.Command, w)...)
 	}
-	keys := []string{"y redis-cli command", "esc back"}
-	if l.c.opt.KeyActions != nil && d.PTTLMS == -1 {
-		keys = []string{"y redis-cli command", "u release this lock", "esc back"}
-	}
-	return strings.Join(append(lines, "", hints(l.c, w, keys...)), "\n")
+	return strings.Join(lines, "\n")
 }

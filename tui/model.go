@@ -89,8 +89,12 @@ func (c *common) record() {
 
 // view is one tab. Views render strings; only the root returns a tea.View.
 type view interface {
-	// key handles a key the root did not; it reports whether it did anything.
-	key(msg tea.KeyPressMsg) (bool, tea.Cmd)
+	// bindings are the keys the view (or its drill-down level on screen) answers to, with what
+	// each does and its help; the root serves the keys it does not declare itself from them.
+	bindings() []binding
+	// sync sets the view's rows (and its levels') from the new poll's Snapshot: rows are built
+	// there and when the filter changes, never while drawing.
+	sync()
 	render(width, height int) string
 	// filterable views narrow their table to rows containing the filter text.
 	setFilter(text string)
@@ -238,42 +242,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	switch {
-	case key.Matches(msg, k.Help):
-		m.showHelp = true
-	case key.Matches(msg, k.Next):
-		m.setActive((m.active + 1) % len(m.views))
-	case key.Matches(msg, k.Prev):
-		m.setActive((m.active + len(m.views) - 1) % len(m.views))
-	case key.Matches(msg, k.Filter) && m.views[m.active].filterable():
-		m.filtering = true
-	case key.Matches(msg, k.Back):
-		if !m.views[m.active].back() && m.filter != "" {
-			m.setFilter("")
-		}
-		m.filter = m.views[m.active].filterText() // the level now on screen kept its own
-	case key.Matches(msg, k.Pause):
-		return m.togglePause()
-	case key.Matches(msg, k.Inject):
-		return m.inject()
-	case key.Matches(msg, k.Traffic):
-		return m.toggleTraffic()
-	case key.Matches(msg, k.Repair):
-		return m.repair()
-	case key.Matches(msg, k.Claim, k.Propose):
-		return m.unclaimedKey(msg)
-	default:
-		for i, b := range k.Tabs {
-			if key.Matches(msg, b) {
-				m.setActive(i)
-				return nil
-			}
-		}
-		_, cmd := m.views[m.active].key(msg)
-		m.filter = m.views[m.active].filterText() // enter opens a level with a filter of its own
+	if ok, cmd := handle(m.globalBindings(), msg); ok {
 		return cmd
 	}
-	return nil
+	v := m.views[m.active]
+	_, cmd := handle(v.bindings(), msg)
+	m.filter = v.filterText() // enter opens a level with a filter of its own
+	return cmd
 }
 
 func (m *Model) setActive(i int) {

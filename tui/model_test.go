@@ -375,7 +375,7 @@ func TestFilterAndDrillDown(t *testing.T) {
 		}
 	}
 	press(m, "esc")
-	if v := m.views[1].(*counters); v.open != "" {
+	if v := m.views[1].(*counters); v.d.top() != nil {
 		t.Fatal("esc did not leave the family")
 	}
 	press(m, "esc")

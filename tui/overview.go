@@ -18,14 +18,16 @@ type overview struct{ c *common }
 
 func newOverview(c *common) *overview { return &overview{c: c} }
 
-func (o *overview) key(tea.KeyPressMsg) (bool, tea.Cmd) { return false, nil }
-func (o *overview) setFilter(string)                    {}
-func (o *overview) filterable() bool                    { return false }
-func (o *overview) family() string                      { return "" }
-func (o *overview) back() bool                          { return false }
-func (o *overview) crumbs() []string                    { return nil }
-func (o *overview) filterText() string                  { return "" }
-func (o *overview) refresh() tea.Cmd                    { return nil }
+// The overview has no rows to select and no keys of its own.
+func (o *overview) bindings() []binding { return nil }
+func (o *overview) sync()               {}
+func (o *overview) setFilter(string)    {}
+func (o *overview) filterable() bool    { return false }
+func (o *overview) family() string      { return "" }
+func (o *overview) back() bool          { return false }
+func (o *overview) crumbs() []string    { return nil }
+func (o *overview) filterText() string  { return "" }
+func (o *overview) refresh() tea.Cmd    { return nil }
 
 func (o *overview) render(w, h int) string {
 	st := o.c.styles

@@ -1,10 +1,6 @@
 package tui
 
-import (
-	"strings"
-
-	tea "charm.land/bubbletea/v2"
-)
+import "strings"
 
 // placeholder is a view whose structures are not configured: it says what it will show and how
 // to configure it, rather than showing a blank.
@@ -14,12 +10,6 @@ type placeholder struct {
 }
 
 func newPlaceholder(c *common, text []string) *placeholder { return &placeholder{c: c, text: text} }
-
-func (p *placeholder) key(tea.KeyPressMsg) (bool, tea.Cmd) { return false, nil }
-func (p *placeholder) setFilter(string)                    {}
-func (p *placeholder) filterable() bool                    { return false }
-func (p *placeholder) family() string                      { return "" }
-func (p *placeholder) back() bool                          { return false }
 
 func (p *placeholder) render(w, h int) string {
 	lines := []string{p.c.styles.Title.Render(p.text[0]), ""}

@@ -81,6 +81,9 @@ func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
 	}
 	m.c.status, m.c.polledAt = msg.status, m.c.now()
 	m.c.record()
+	for _, v := range m.views { // every view's rows, so a view switched to shows this poll's
+		v.sync()
+	}
 	m.err, m.failures, m.c.stale = nil, 0, false
 	if m.paused {
 		return nil

@@ -62,8 +62,9 @@ type prompt struct {
 	err      string         // why the last path was refused: the operator names another
 }
 
-// unclaimedKey serves a and w, which act on the Unclaimed view's groups.
-func (m *Model) unclaimedKey(msg tea.KeyPressMsg) tea.Cmd {
+// unclaimedKey serves a (add the selected group) and w (propose: write the proposal), which act
+// on the Unclaimed view's groups.
+func (m *Model) unclaimedKey(propose bool) tea.Cmd {
 	v, ok := m.views[m.active].(*unclaimed)
 	if !ok {
 		m.flashf(fmt.Sprintf("%s and %s act on the Unclaimed view (%d)", m.c.keys.Claim.Help().Key, m.c.keys.Propose.Help().Key, len(viewNames)))
@@ -73,7 +74,7 @@ func (m *Model) unclaimedKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.flashf("adding to the session and writing a proposal are off in this console")
 		return nil
 	}
-	if key.Matches(msg, m.c.keys.Propose) {
+	if propose {
 		m.prompt = &prompt{write: true, proposal: v.proposal()}
 		return nil
 	}

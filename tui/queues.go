@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"hourglass/internal/format"
@@ -13,39 +12,89 @@ import (
 
 // queues shows the delay and list queues and the job libraries' queues; enter lists the
 // selected queue's tasks.
-type queues struct{ drillView }
-
-func newQueues(c *common) *queues { return &queues{drillView{listView: listView{c: c}}} }
-
-// queueRows counts the rows the selection runs over.
-func queueRows(s *scanner.Snapshot) int {
-	n := len(s.DelayQueues) + len(s.ListQueues)
-	for _, e := range s.JobQueues {
-		n += len(e.Queues)
-		if e.Shared != nil && e.Shared.HasCounts() {
-			n++
-		}
-	}
-	return n
+type queues struct {
+	drillView
+	rows list[queueRow]
 }
 
-func (v *queues) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	if l := v.d.top(); l != nil {
-		return l.key(msg)
-	}
+// queueRow is one row the selection runs over, in the order the tables show them: delay queues,
+// list queues, then each job library's queues (and its shared counts).
+type queueRow struct {
+	ref   scanner.QueueRef
+	title string
+	why   string // why the row opens nothing (a pattern that found no key, a queue not read)
+	entry int    // the job library's place in the Snapshot; -1 for a delay or list queue
+	dq    *scanner.DelayQueue
+	lq    *scanner.ListQueue
+	jq    *scanner.JobQueue
+}
+
+func newQueues(c *common) *queues {
+	v := &queues{rows: list[queueRow]{id: func(r queueRow) string { return r.title }}}
+	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
+	return v
+}
+
+// build sets the rows the filter keeps.
+func (v *queues) build() {
 	s := v.c.status.Snapshot
 	if s == nil {
-		return false, nil
+		v.rows.set(nil)
+		return
 	}
-	if key.Matches(msg, v.c.keys.Enter) {
-		ref, title, why := queueRefAt(s, v.filter, v.sel)
-		if why != "" {
-			v.c.flash(why)
-			return true, nil
+	var rows []queueRow
+	for i, q := range s.DelayQueues {
+		if matches(v.filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
+			rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: q.Name, Key: q.RawKey},
+				title: q.Name + " " + q.Key, why: rowWhy(q.Missing, q.Error), entry: -1, dq: &s.DelayQueues[i]})
 		}
-		return true, v.d.push(newTaskLevel(v.c, ref, title))
 	}
-	return v.move(msg, queueRows(s))
+	for i, q := range s.ListQueues {
+		if matches(v.filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
+			rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueList, Name: q.Name, Key: q.RawKey},
+				title: q.Name + " " + q.Key, why: rowWhy(q.Missing, q.Error), entry: -1, lq: &s.ListQueues[i]})
+		}
+	}
+	for ei, e := range s.JobQueues {
+		for _, q := range jobRows(e) {
+			if matches(v.filter, e.Name, q.Queue) {
+				rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: e.Name, Queue: q.RawQueue},
+					title: e.Name + " " + q.Queue, why: rowWhy(false, q.Error), entry: ei, jq: &q})
+			}
+		}
+	}
+	v.rows.set(rows)
+}
+
+// jobRows are a job library's queues, and its shared counts as a last row when it keeps any.
+func jobRows(e scanner.JobQueues) []scanner.JobQueue {
+	rows := e.Queues
+	if e.Shared != nil && e.Shared.HasCounts() {
+		shared := *e.Shared
+		shared.Queue = "(all queues)"
+		rows = append(append([]scanner.JobQueue(nil), rows...), shared)
+	}
+	return rows
+}
+
+func (v *queues) bindings() []binding {
+	return v.levelBindings(func() []binding {
+		return append(moveBindings(v.c.keys, &v.rows, nil), binding{Binding: v.c.keys.Enter, short: true, do: v.open})
+	})
+}
+
+// open lists the selected queue's tasks, or says why its row has none.
+func (v *queues) open() tea.Cmd {
+	r, ok := v.rows.selected()
+	switch {
+	case !ok:
+		v.c.flash("no queue selected")
+		return nil
+	case r.why != "":
+		v.c.flash(r.why)
+		return nil
+	}
+	return v.d.push(newTaskLevel(v.c, r.ref, r.title))
 }
 
 func (v *queues) render(w, h int) string {
@@ -56,23 +105,21 @@ func (v *queues) render(w, h int) string {
 	if s == nil {
 		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
 	}
-	if queueRows(s) == 0 && len(s.JobQueues) == 0 {
+	if len(s.DelayQueues)+len(s.ListQueues) == 0 && len(s.JobQueues) == 0 {
 		return newPlaceholder(v.c, queuesText).render(w, h)
 	}
-	row := 0 // the selection runs over the shown rows: delay queues, list queues, job queues
 	var lines, notes []string
 	if len(s.DelayQueues) > 0 {
-		l, n := v.delayQueues(s.DelayQueues, w, h, &row)
+		l, n := v.delayQueues(w, h)
 		lines, notes = append(lines, l...), append(notes, n...)
 	}
 	if len(s.ListQueues) > 0 {
-		lines = append(lines, v.listQueues(s.ListQueues, w, &row)...)
+		lines = append(lines, v.listQueues(w)...)
 	}
-	for _, e := range s.JobQueues {
-		l, n := v.jobQueues(e, w, &row)
+	for ei, e := range s.JobQueues {
+		l, n := v.jobQueues(ei, e, w)
 		lines, notes = append(lines, l...), append(notes, n...)
 	}
-	v.sel = min(v.sel, max(row-1, 0))
 	st := v.c.styles
 	for _, n := range notes {
 		lines = append(lines, st.Warn.Render(fit(n, w)))
@@ -84,7 +131,7 @@ func (v *queues) render(w, h int) string {
 
 // delayQueues renders the delay queues' table and sparklines, and the notes of those whose
 // numbers are missing or suspect.
-func (v *queues) delayQueues(qs []scanner.DelayQueue, w, h int, row *int) ([]string, []string) {
+func (v *queues) delayQueues(w, h int) ([]string, []string) {
 	// Every row names its key: a pattern's queues share the entry's name. On a narrow terminal the
 	// schedule gives way first (the sparklines below keep the depth and lag).
 	t := &table{styles: v.c, selected: -1, cols: []column{
@@ -96,11 +143,13 @@ func (v *queues) delayQueues(qs []scanner.DelayQueue, w, h int, row *int) ([]str
 	var shown []scanner.DelayQueue
 	var notes []string
 	u := format.Unknown
-	for _, q := range qs {
-		key := keyOrPattern(q.Key, q.Pattern)
-		if !v.shows(t, row, q.Name, key) {
+	for i, r := range v.rows.rows {
+		if r.dq == nil {
 			continue
 		}
+		q := *r.dq
+		key := keyOrPattern(q.Key, q.Pattern)
+		v.mark(t, i)
 		switch {
 		case q.Error != "":
 			t.rows = append(t.rows, []string{q.Name, key, "error: " + q.Error})
@@ -132,16 +181,18 @@ func (v *queues) delayQueues(qs []scanner.DelayQueue, w, h int, row *int) ([]str
 	return append(lines, ""), notes
 }
 
-func (v *queues) listQueues(qs []scanner.ListQueue, w int, row *int) []string {
+func (v *queues) listQueues(w int) []string {
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "LIST QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "LENGTH", right: true},
 		{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME", optional: true},
 	}}
-	for _, q := range qs {
-		key := keyOrPattern(q.Key, q.Pattern)
-		if !v.shows(t, row, q.Name, key) {
+	for i, r := range v.rows.rows {
+		if r.lq == nil {
 			continue
 		}
+		q := *r.lq
+		key := keyOrPattern(q.Key, q.Pattern)
+		v.mark(t, i)
 		switch {
 		case q.Missing:
 			t.rows = append(t.rows, []string{q.Name, key, "missing", "", q.Error})
@@ -156,24 +207,21 @@ func (v *queues) listQueues(qs []scanner.ListQueue, w int, row *int) []string {
 
 // jobQueues renders one job library's queues as the library counts them, with its warnings, and
 // its notes when the selection is on one of its rows.
-func (v *queues) jobQueues(e scanner.JobQueues, w int, row *int) ([]string, []string) {
+func (v *queues) jobQueues(ei int, e scanner.JobQueues, w int) ([]string, []string) {
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: strings.ToUpper(e.Layout) + " " + e.Name, flex: true}, {title: "WAITING", right: true}, {title: "ACTIVE", right: true},
 		{title: "SCHEDULED", right: true}, {title: "DUE", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true},
 		{title: "RETRY", right: true}, {title: "DEAD", right: true}, {title: "DONE", right: true, optional: true},
 	}}
-	rows := e.Queues
-	if e.Shared != nil && e.Shared.HasCounts() {
-		shared := *e.Shared
-		shared.Queue = "(all queues)"
-		rows = append(append([]scanner.JobQueue(nil), rows...), shared)
-	}
 	var notes []string
-	first := *row
-	for _, q := range rows {
-		if !v.shows(t, row, e.Name, q.Queue) {
+	selected := false
+	for i, r := range v.rows.rows {
+		if r.jq == nil || r.entry != ei {
 			continue
 		}
+		q := *r.jq
+		v.mark(t, i)
+		selected = selected || i == v.rows.sel
 		if q.Error != "" {
 			t.rows = append(t.rows, []string{q.Queue, "error: " + q.Error})
 			continue
@@ -183,13 +231,13 @@ func (v *queues) jobQueues(e scanner.JobQueues, w int, row *int) ([]string, []st
 		}
 		t.rows = append(t.rows, jobCells(q))
 	}
-	if len(rows) == 0 {
+	if len(jobRows(e)) == 0 {
 		t.rows = append(t.rows, []string{"(no queues found)"})
 	}
 	if e.QueuesFound > int64(len(e.Queues)) {
 		notes = append(notes, fmt.Sprintf("%s: %s more queues not shown", e.Name, format.Commas(e.QueuesFound-int64(len(e.Queues)))))
 	}
-	if v.sel >= first && v.sel < *row { // the library's notes are long: the selected entry's only
+	if selected { // the library's notes are long: the selected entry's only
 		for _, n := range e.Notes {
 			notes = append(notes, e.Name+": "+n)
 		}
@@ -216,17 +264,11 @@ func jobCells(q scanner.JobQueue) []string {
 		format.CommasOf(q.Retry, nk), format.CommasOf(q.Dead, nk), format.CommasOf(q.Completed, nk)}
 }
 
-// shows reports whether a row of name and key passes the filter; one that does takes the next
-// row number, and is t's selected row when the selection is on it.
-func (v *queues) shows(t *table, row *int, name, key string) bool {
-	if !matches(v.filter, name, key) {
-		return false
-	}
-	if *row == v.sel {
+// mark makes the next row of t its selected one when row i of the list is the selection.
+func (v *queues) mark(t *table, i int) {
+	if i == v.rows.sel {
 		t.selected = len(t.rows)
 	}
-	*row++
-	return true
 }
 
 // keyOrPattern is a queue's key, or its entry's pattern for the row of a pattern that found no key.
@@ -235,43 +277,6 @@ func keyOrPattern(key, pattern string) string {
 		return pattern
 	}
 	return key
-}
-
-// queueRefAt is the queue of the selection's row, in the order render lists them, with its
-// title; why says why a row opens nothing (a pattern that found no key, a queue not read).
-func queueRefAt(s *scanner.Snapshot, filter string, sel int) (ref scanner.QueueRef, title, why string) {
-	row := 0
-	for _, q := range s.DelayQueues {
-		if matches(filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
-			if row == sel {
-				return scanner.QueueRef{Kind: scanner.QueueDelay, Name: q.Name, Key: q.RawKey}, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
-			}
-			row++
-		}
-	}
-	for _, q := range s.ListQueues {
-		if matches(filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
-			if row == sel {
-				return scanner.QueueRef{Kind: scanner.QueueList, Name: q.Name, Key: q.RawKey}, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
-			}
-			row++
-		}
-	}
-	for _, e := range s.JobQueues {
-		rows := e.Queues
-		if e.Shared != nil && e.Shared.HasCounts() {
-			rows = append(append([]scanner.JobQueue(nil), rows...), scanner.JobQueue{Queue: "(all queues)"})
-		}
-		for _, q := range rows {
-			if matches(filter, e.Name, q.Queue) {
-				if row == sel {
-					return scanner.QueueRef{Kind: scanner.QueueJob, Name: e.Name, Queue: q.RawQueue}, e.Name + " " + q.Queue, rowWhy(false, q.Error)
-				}
-				row++
-			}
-		}
-	}
-	return ref, "", "no queue selected"
 }
 
 // rowWhy says why a queue's row opens no tasks.

@@ -36,7 +36,7 @@ func (m *Model) Render() string {
 	var body string
 	switch {
 	case m.showHelp:
-		body = m.overlay(w, bodyH, strings.Split(m.helpText(), "\n"))
+		body = m.overlay(w, bodyH, m.helpLines(max(w-4, 16))) // the box's border and padding take 4 cells
 	case m.keyConfirm != nil:
 		body = m.overlay(w, bodyH, m.keyConfirmText())
 	case m.modal != nil:
@@ -158,21 +158,11 @@ func (m *Model) footer(w int) string {
 	case fault != "":
 		return fit(st.Bad.Render(fault), w)
 	}
-	line := m.help.ShortHelpView(m.c.keys.ShortHelp())
-	if m.filter != "" {
-		line = st.Title.Render("filter: "+m.filter) + "  " + line
+	if m.filter == "" {
+		return fit(m.footerHelp(w), w)
 	}
-	return fit(line, w)
-}
-
-func (m *Model) helpText() string {
-	h := m.help
-	h.ShowAll = true
-	text := m.c.styles.Title.Render("Keys") + "\n\n" + h.FullHelpView(m.c.keys.FullHelp())
-	if m.c.opt.Actions == nil {
-		text += "\n\n" + m.c.styles.Muted.Render("i, t, r, n, b, x, e and u write, and are off: "+m.c.opt.ReadOnlyWhy)
-	}
-	return text + "\n\n" + m.c.styles.Muted.Render("? or esc closes")
+	prefix := st.Title.Render("filter: "+m.filter) + "  "
+	return fit(prefix+m.footerHelp(w-lipgloss.Width(prefix)), w)
 }
 
 // overlay centres a boxed text in the body's area.

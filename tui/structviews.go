@@ -5,39 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
-
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
-
-// listView is the selection and filter shared by the structure views.
-type listView struct {
-	c      *common
-	sel    int
-	filter string
-}
-
-func (v *listView) filterable() bool      { return true }
-func (v *listView) setFilter(text string) { v.filter, v.sel = text, 0 }
-func (v *listView) family() string        { return "" }
-func (v *listView) back() bool            { return false }
-func (v *listView) crumbs() []string      { return nil }
-func (v *listView) filterText() string    { return v.filter }
-func (v *listView) refresh() tea.Cmd      { return nil }
-
-func (v *listView) move(msg tea.KeyPressMsg, n int) (bool, tea.Cmd) {
-	switch {
-	case key.Matches(msg, v.c.keys.Up):
-		v.sel = max(v.sel-1, 0)
-	case key.Matches(msg, v.c.keys.Down):
-		v.sel = min(v.sel+1, max(n-1, 0))
-	default:
-		return false, nil
-	}
-	return true, nil
-}
 
 // spark is the history of k as a sparkline of at most w cells.
 func (c *common) spark(k string, w int) string {
@@ -52,16 +22,31 @@ func (c *common) spark(k string, w int) string {
 }
 
 // uniques shows HyperLogLog and bitmap families.
-type uniques struct{ listView }
-
-func newUniques(c *common) *uniques { return &uniques{listView{c: c}} }
-
-func (v *uniques) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	if s := v.c.status.Snapshot; s != nil {
-		return v.move(msg, len(s.Uniques))
-	}
-	return false, nil
+type uniques struct {
+	drillView
+	rows list[scanner.Unique]
 }
+
+func newUniques(c *common) *uniques {
+	v := &uniques{rows: list[scanner.Unique]{id: func(u scanner.Unique) string { return u.Name }}}
+	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
+	return v
+}
+
+// build sets the rows: the uniques the filter keeps.
+func (v *uniques) build() {
+	var shown []scanner.Unique
+	if s := v.c.status.Snapshot; s != nil {
+		for _, u := range s.Uniques {
+			if matches(v.filter, u.Name) {
+				shown = append(shown, u)
+			}
+		}
+	}
+	v.rows.set(shown)
+}
+
+func (v *uniques) bindings() []binding { return moveBindings(v.c.keys, &v.rows, nil) }
 
 func (v *uniques) render(w, h int) string {
 	s := v.c.status.Snapshot
@@ -76,17 +61,11 @@ func (v *uniques) render(w, h int) string {
 		{title: "UNIQUES", flex: true}, {title: "KIND"}, {title: "CURRENT WINDOW"}, {title: "KEYS", right: true},
 		{title: "COUNT", right: true}, {title: "7-DAY UNION", right: true}, {title: "30-DAY UNION", right: true}, {title: "BY WINDOW", optional: true},
 	}}
-	var shown []scanner.Unique
-	for _, u := range s.Uniques {
-		if matches(v.filter, u.Name) {
-			shown = append(shown, u)
-		}
-	}
+	shown := v.rows.rows
 	if len(shown) == 0 {
 		return st.Muted.Render(fmt.Sprintf("No family matches %q (esc clears the filter).", v.filter))
 	}
-	v.sel = min(v.sel, len(shown)-1)
-	t.selected = v.sel
+	t.selected = v.rows.sel
 	var skips []string // the unions left unread for the budget: the cells say "skipped", these how much
 	for _, u := range shown {
 		cur, keys, count := "-", "0", "0"
@@ -108,7 +87,7 @@ func (v *uniques) render(w, h int) string {
 	for _, s := range skips {
 		lines = append(lines, st.Warn.Render(fit(s, w)))
 	}
-	u := shown[v.sel]
+	u, _ := v.rows.selected()
 	var dims []string
 	for k, val := range u.UnionDims {
 		dims = append(dims, k+"="+val)

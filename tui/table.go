@@ -96,15 +96,6 @@ func (t *table) render(width int) []string {
 	return out
 }
 
-// window returns the rows to show so that sel stays in view within h rows.
-func window(n, sel, h int) (from, to int) {
-	if n <= h || h <= 0 {
-		return 0, n
-	}
-	from = max(0, min(sel-h/2, n-h))
-	return from, from + h
-}
-
 // matches reports whether any of the texts holds filter (case-insensitive).
 func matches(filter string, texts ...string) bool {
 	if filter == "" {

@@ -33,8 +33,15 @@ type taskLevel struct {
 	totals map[scanner.TaskSection]int64 // each section's size when last read
 	fetch
 	page   *scanner.TaskPage
-	sel    int
+	rows   list[taskRow] // the page's tasks the filter keeps
 	filter string
+}
+
+// taskRow is a task of the page, with its place in the page (its number in the section is the
+// page's offset plus that place).
+type taskRow struct {
+	at   int
+	task scanner.Task
 }
 
 func newTaskLevel(c *common, ref scanner.QueueRef, title string) *taskLevel {
@@ -45,9 +52,13 @@ func newTaskLevel(c *common, ref scanner.QueueRef, title string) *taskLevel {
 	return l
 }
 
-func (l *taskLevel) crumb() string         { return crumbText(l.title) }
-func (l *taskLevel) setFilter(text string) { l.filter, l.sel = text, 0 }
-func (l *taskLevel) filterText() string    { return l.filter }
+func (l *taskLevel) crumb() string { return crumbText(l.title) }
+func (l *taskLevel) setFilter(text string) {
+	l.filter = text
+	l.rows.reset()
+	l.build()
+}
+func (l *taskLevel) filterText() string { return l.filter }
 
 func (l *taskLevel) section() scanner.TaskSection {
 	if l.sec < len(l.sections) {
@@ -66,6 +77,7 @@ func (l *taskLevel) loaded(seq int, val any, err error) {
 	}
 	l.page = &p
 	l.totals[p.Section] = p.Total
+	l.build()
 }
 
 func (l *taskLevel) refresh() tea.Cmd {
@@ -79,75 +91,85 @@ func (l *taskLevel) refresh() tea.Cmd {
 	})
 }
 
-// tasks are the page's tasks the filter keeps.
-func (l *taskLevel) tasks() []scanner.Task {
-	if l.page == nil {
+// build sets the rows: the page's tasks the filter keeps.
+func (l *taskLevel) build() {
+	var rows []taskRow
+	if l.page != nil {
+		for i, t := range l.page.Tasks {
+			if matches(l.filter, scanner.Escape(t.ID), preview(t.Payload)) {
+				rows = append(rows, taskRow{at: i, task: t})
+			}
+		}
+	}
+	l.rows.set(rows)
+}
+
+func (l *taskLevel) bindings() []binding {
+	k, off := l.c.keys, l.c.opt.KeyActions == nil
+	section := func(step int) func() tea.Cmd {
+		return func() tea.Cmd {
+			n := len(l.sections)
+			if n < 2 {
+				return nil
+			}
+			l.sec, l.offset, l.back, l.page = (l.sec+step+n)%n, 0, nil, nil
+			l.rows.reset()
+			return l.refresh()
+		}
+	}
+	act := func(a key.Binding) func() tea.Cmd {
+		return func() tea.Cmd {
+			if r, ok := l.rows.selected(); ok {
+				return l.act(a, r.task)
+			}
+			return nil
+		}
+	}
+	return append(moveBindings(k, &l.rows, nil),
+		binding{Binding: k.RunNow, short: true, write: off, do: act(k.RunNow)},
+		binding{Binding: k.Return, short: true, write: off, do: act(k.Return)},
+		binding{Binding: k.DeleteTask, short: true, write: off, do: act(k.DeleteTask)},
+		// A queue that keeps one section has none to turn to: its help leaves ← and → out.
+		binding{Binding: k.NextSection, short: true, do: section(1), hidden: len(l.sections) < 2},
+		binding{Binding: k.PrevSection, do: section(-1), hidden: len(l.sections) < 2},
+		binding{Binding: k.NextPage, short: true, do: l.nextPage},
+		bind(k.PrevPage, l.prevPage))
+}
+
+// nextPage reads the page after this one, when the section holds more.
+func (l *taskLevel) nextPage() tea.Cmd {
+	if l.page == nil || len(l.page.Tasks) == 0 || l.offset+int64(len(l.page.Tasks)) >= l.page.Total {
 		return nil
 	}
-	var out []scanner.Task
-	for _, t := range l.page.Tasks {
-		if l.keeps(t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	l.back = append(l.back, l.offset)
+	l.offset += int64(len(l.page.Tasks))
+	l.rows.reset()
+	return l.refresh()
 }
 
-// keeps reports whether the filter keeps task t.
-func (l *taskLevel) keeps(t scanner.Task) bool {
-	return matches(l.filter, scanner.Escape(t.ID), preview(t.Payload))
-}
-
-func (l *taskLevel) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	k := l.c.keys
-	tasks := l.tasks()
-	switch {
-	case key.Matches(msg, k.Up):
-		l.sel = max(l.sel-1, 0)
-	case key.Matches(msg, k.Down):
-		l.sel = min(l.sel+1, max(len(tasks)-1, 0))
-	case key.Matches(msg, k.NextSection, k.PrevSection):
-		if n := len(l.sections); n > 1 {
-			step := 1
-			if key.Matches(msg, k.PrevSection) {
-				step = n - 1
-			}
-			l.sec, l.offset, l.back, l.sel, l.page = (l.sec+step)%n, 0, nil, 0, nil
-			return true, l.refresh()
-		}
-	case key.Matches(msg, k.NextPage):
-		if l.page != nil && len(l.page.Tasks) > 0 && l.offset+int64(len(l.page.Tasks)) < l.page.Total {
-			l.back = append(l.back, l.offset)
-			l.offset, l.sel = l.offset+int64(len(l.page.Tasks)), 0
-			return true, l.refresh()
-		}
-	case key.Matches(msg, k.PrevPage):
-		if n := len(l.back); n > 0 {
-			l.offset, l.back, l.sel = l.back[n-1], l.back[:n-1], 0
-			return true, l.refresh()
-		}
-	case key.Matches(msg, k.RunNow, k.Return, k.DeleteTask):
-		if l.sel < len(tasks) {
-			return true, l.act(msg, tasks[l.sel])
-		}
-	default:
-		return false, nil
+// prevPage goes back to the page ] left.
+func (l *taskLevel) prevPage() tea.Cmd {
+	n := len(l.back)
+	if n == 0 {
+		return nil
 	}
-	return true, nil
+	l.offset, l.back = l.back[n-1], l.back[:n-1]
+	l.rows.reset()
+	return l.refresh()
 }
 
 // act asks to run the selected task now, return it, or delete it.
-func (l *taskLevel) act(msg tea.KeyPressMsg, t scanner.Task) tea.Cmd {
+func (l *taskLevel) act(b key.Binding, t scanner.Task) tea.Cmd {
 	k, sec := l.c.keys, l.section()
 	a, title := scanner.ActionDelete, "Delete one task"
-	switch {
-	case key.Matches(msg, k.RunNow):
+	switch b.Help().Key {
+	case k.RunNow.Help().Key:
 		if sec == scanner.SectionDue || sec == scanner.SectionWaiting || sec == scanner.SectionInFlight {
 			l.c.flash("n runs a task that is not yet due (later, retry or dead); this one is " + sectionName(sec))
 			return nil
 		}
 		a, title = scanner.ActionRunNow, "Run one task now"
-	case key.Matches(msg, k.Return):
+	case k.Return.Help().Key:
 		if sec != scanner.SectionInFlight {
 			l.c.flash("b returns an in-flight task to its queue; this one is " + sectionName(sec))
 			return nil
@@ -200,13 +222,11 @@ func (l *taskLevel) render(w, h int) string {
 	case l.page == nil:
 		return strings.Join(lines, "\n")
 	}
-	tasks := l.tasks()
-	l.sel = min(l.sel, max(len(tasks)-1, 0))
 	t := l.table()
 	tl := t.render(w)
-	foot := l.footLines(tasks, w)
+	foot := l.footLines(w)
 	room := max(h-len(lines)-len(foot)-1, 1)
-	from, to := window(len(tl)-1, l.sel, room)
+	from, to := l.rows.window(room)
 	lines = append(lines, tl[0])
 	lines = append(lines, tl[1+from:1+to]...)
 	return strings.Join(append(lines, foot...), "\n")
@@ -241,15 +261,13 @@ func (l *taskLevel) table() *table {
 	case scanner.SectionDead: // when it failed for good where the layout keeps it, else when it was queued
 		when = "AT"
 	}
-	t := &table{styles: l.c, selected: l.sel, cols: []column{
+	t := &table{styles: l.c, selected: l.rows.sel, cols: []column{
 		{title: "#", right: true}, {title: when}, {title: rel, right: true},
 		{title: "SIZE", right: true}, {title: "PAYLOAD", flex: true},
 	}}
 	now := l.page.ReadAt
-	for i, task := range l.page.Tasks {
-		if !l.keeps(task) {
-			continue
-		}
+	for _, r := range l.rows.rows {
+		task := r.task
 		at := task.Due
 		switch {
 		case sec == scanner.SectionInFlight:
@@ -265,13 +283,13 @@ func (l *taskLevel) table() *table {
 		if task.PayloadBytes >= 0 {
 			size = format.BytesIEC(task.PayloadBytes)
 		}
-		t.rows = append(t.rows, []string{fmt.Sprint(l.page.Offset + int64(i) + 1), l.c.clock(at), relative(at, now), size, body})
+		t.rows = append(t.rows, []string{fmt.Sprint(l.page.Offset + int64(r.at) + 1), l.c.clock(at), relative(at, now), size, body})
 	}
 	return t
 }
 
-// footLines are the page's place in the section, the selected task's note, and the keys.
-func (l *taskLevel) footLines(tasks []scanner.Task, w int) []string {
+// footLines are the page's place in the section and the selected task's note.
+func (l *taskLevel) footLines(w int) []string {
 	st := l.c.styles
 	var out []string
 	p := l.page
@@ -285,14 +303,10 @@ func (l *taskLevel) footLines(tasks []scanner.Task, w int) []string {
 		out = append(out, st.Muted.Render(fit(fmt.Sprintf("tasks %s–%s of %s in %s", format.Commas(p.Offset+1),
 			format.Commas(p.Offset+int64(len(p.Tasks))), format.Commas(p.Total), scanner.Escape(p.Key)), w)))
 	}
-	if l.sel < len(tasks) && tasks[l.sel].Note != "" {
-		out = append(out, st.Warn.Render(fit(tasks[l.sel].Note, w)))
+	if r, ok := l.rows.selected(); ok && r.task.Note != "" {
+		out = append(out, st.Warn.Render(fit(r.task.Note, w)))
 	}
-	keys := []string{"←→ section", "[ ] page", "esc back"}
-	if l.c.opt.KeyActions != nil {
-		keys = append([]string{"n run now", "b return", "x delete"}, keys...)
-	}
-	return append(out, hints(l.c, w, keys...))
+	return out
 }
 
 // clock is an instant to the second: the time alone today, with the date otherwise.

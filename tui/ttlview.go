@@ -4,22 +4,23 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
-
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
 // ttlView lists each family's unhealthy keys, with examples of the selected one.
 type ttlView struct {
-	c      *common
-	sel    int
-	filter string
+	drillView
+	rows list[string] // the families shown: those whose name or an example matches the filter
 }
 
-// visible lists the families the table shows: those whose name or an example matches the filter.
-func (v *ttlView) visible() []string {
+func newTTLView(c *common) *ttlView {
+	v := &ttlView{rows: list[string]{id: func(name string) string { return name }}}
+	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
+	return v
+}
+
+func (v *ttlView) build() {
 	var names []string
 	if snap := v.c.status.Snapshot; snap != nil {
 		for _, f := range snap.Counters {
@@ -28,36 +29,15 @@ func (v *ttlView) visible() []string {
 			}
 		}
 	}
-	return names
+	v.rows.set(names)
 }
-
-func newTTLView(c *common) *ttlView { return &ttlView{c: c} }
-
-func (v *ttlView) filterable() bool      { return true }
-func (v *ttlView) setFilter(text string) { v.filter, v.sel = text, 0 }
-func (v *ttlView) back() bool            { return false }
-func (v *ttlView) crumbs() []string      { return nil }
-func (v *ttlView) filterText() string    { return v.filter }
-func (v *ttlView) refresh() tea.Cmd      { return nil }
 
 func (v *ttlView) family() string {
-	if vis := v.visible(); v.sel < len(vis) {
-		return vis[v.sel]
-	}
-	return ""
+	name, _ := v.rows.selected()
+	return name
 }
 
-func (v *ttlView) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	switch {
-	case key.Matches(msg, v.c.keys.Up):
-		v.sel = max(v.sel-1, 0)
-	case key.Matches(msg, v.c.keys.Down):
-		v.sel = min(v.sel+1, max(len(v.visible())-1, 0))
-	default:
-		return false, nil
-	}
-	return true, nil
-}
+func (v *ttlView) bindings() []binding { return moveBindings(v.c.keys, &v.rows, nil) }
 
 func (v *ttlView) render(w, h int) string {
 	st := v.c.styles
@@ -65,14 +45,13 @@ func (v *ttlView) render(w, h int) string {
 	if snap == nil {
 		return st.Muted.Render("Waiting for the first sweep to complete…")
 	}
-	visible := v.visible()
-	if len(visible) == 0 {
+	name, ok := v.rows.selected()
+	if !ok {
 		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
 	}
-	v.sel = min(v.sel, len(visible)-1)
 	h0 := snap.TTLHealth
-	lines := v.healthTable(snap, visible).render(w)
-	lines = append(lines, v.exampleLines(snap.Family(visible[v.sel]), w)...)
+	lines := v.healthTable(snap, v.rows.rows).render(w)
+	lines = append(lines, v.exampleLines(snap.Family(name), w)...)
 	lines = append(lines, v.lockLines(snap.Locks, w)...)
 	if note := h0.MemoryNote; note != "" {
 		lines = append(lines, st.Muted.Render("memory: "+note))
@@ -112,7 +91,7 @@ func (v *ttlView) healthTable(snap *scanner.Snapshot, visible []string) *table {
 		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention),
 			format.Commas(f.TTL.ExpiredButPresent), format.Commas(f.WrongType), format.Commas(f.NotInteger), mem})
 	}
-	t.selected = v.sel
+	t.selected = v.rows.sel
 	h0 := snap.TTLHealth
 	var familyKeys int64
 	for _, f := range snap.Counters {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -18,15 +17,17 @@ import (
 // proposal to a file (proposal.go). Patterns, evidence and entries are built from key names, so
 // they go through discover.Printable like the examples the scanner escaped.
 type unclaimed struct {
-	listView
-	// selPattern is the selected group's pattern: groups move as a sweep finds more keys, so the
-	// selection follows the group, not its row.
-	selPattern string
+	drillView
+	// rows are the groups that pass the filter. Groups move as a sweep finds more keys, so the
+	// selection follows the group (its pattern), not its row.
+	rows list[discover.Group]
 }
 
-func newUnclaimed(c *common) *unclaimed { return &unclaimed{listView: listView{c: c}} }
-
-func (v *unclaimed) setFilter(text string) { v.filter, v.sel, v.selPattern = text, 0, "" }
+func newUnclaimed(c *common) *unclaimed {
+	v := &unclaimed{rows: list[discover.Group]{id: func(g discover.Group) string { return g.Pattern }}}
+	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
+	return v
+}
 
 // result is the groups on screen and where they come from: while the first sweep is under way,
 // what it has found so far; afterwards, the last complete sweep's (a sweep under way has seen
@@ -53,8 +54,8 @@ func (v *unclaimed) proposal() Proposal {
 	return Proposal{Result: r, TakenAt: st.Sweep.Started, Elapsed: v.c.now().Sub(st.Sweep.Started), KeysSeen: st.Sweep.KeysSeen}
 }
 
-// shown are the groups that pass the filter, with the selection placed on selPattern.
-func (v *unclaimed) shown() []discover.Group {
+// build sets the rows: the groups that pass the filter.
+func (v *unclaimed) build() {
 	r, _ := v.result()
 	var out []discover.Group
 	for _, g := range r.Groups {
@@ -62,41 +63,24 @@ func (v *unclaimed) shown() []discover.Group {
 			out = append(out, g)
 		}
 	}
-	for i, g := range out {
-		if g.Pattern == v.selPattern {
-			v.sel = i
-		}
-	}
-	v.sel = min(v.sel, max(len(out)-1, 0))
-	if len(out) > 0 {
-		v.selPattern = out[v.sel].Pattern
-	}
-	return out
+	v.rows.set(out)
 }
 
 // selected is the selected group; nil when none is shown.
 func (v *unclaimed) selected() *discover.Group {
-	groups := v.shown()
-	if len(groups) == 0 {
-		return nil
+	if g, ok := v.rows.selected(); ok {
+		return &g
 	}
-	return &groups[v.sel]
+	return nil
 }
 
-func (v *unclaimed) key(msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	groups := v.shown()
-	done, cmd := v.move(msg, len(groups))
-	if len(groups) > 0 {
-		v.selPattern = groups[v.sel].Pattern
-	}
-	return done, cmd
-}
+func (v *unclaimed) bindings() []binding { return moveBindings(v.c.keys, &v.rows, nil) }
 
 func (v *unclaimed) render(w, h int) string {
 	st := v.c.styles
 	r, from := v.result()
 	lines := append([]string{st.Muted.Render(fit(from, w))}, v.summary(r, w)...)
-	groups := v.shown()
+	groups := v.rows.rows
 	switch {
 	case len(r.Groups) == 0 && v.c.status.Snapshot == nil:
 		return strings.Join(append(lines, "", st.Muted.Render("No unclaimed keys found yet.")), "\n")
@@ -109,17 +93,17 @@ func (v *unclaimed) render(w, h int) string {
 		{title: "PATTERN", flex: true}, {title: "KIND"}, {title: "KEYS", right: true}, {title: "MEMORY", right: true},
 		{title: "CONFIDENCE"}, {title: "ENTRY"},
 	}}
-	first, last := window(len(groups), v.sel, min(len(groups), max(3, (h-4)/3)))
+	first, last := v.rows.window(min(len(groups), max(3, (h-4)/3)))
 	for _, g := range groups[first:last] {
 		t.rows = append(t.rows, []string{discover.Printable(g.Pattern), string(g.Kind), format.Commas(g.Keys), bytesText(g.Bytes),
 			string(g.Confidence), v.entryCell(g)})
 	}
-	t.selected = v.sel - first
+	t.selected = v.rows.sel - first
 	lines = append(lines, t.render(w)...)
 	if n := len(groups) - (last - first); n > 0 {
 		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d more groups: ↑/↓ scroll, / filters", n)))
 	}
-	return strings.Join(append(append(lines, ""), v.detail(groups[v.sel], w)...), "\n")
+	return strings.Join(append(append(lines, ""), v.detail(groups[v.rows.sel], w)...), "\n")
 }
 
 // summary is the totals (keys, groups, memory), and what the memory estimate rests on.

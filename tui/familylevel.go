@@ -1,0 +1,205 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// familyLevel is one counter family below the Counters table: its current windows, rate,
+// series and reconciliation, and the top dims of its current window (read live when the last
+// poll did); enter opens the selected tuple's windows (a dimLevel). Its rows are the
+// Snapshot's, set again at each poll.
+type familyLevel struct {
+	c      *common
+	d      *drill // the view's, where enter opens a tuple; nil for the table's preview
+	name   string
+	filter string
+	// From the last Snapshot: the family (nil when it has none of that name), the granularity
+	// of its top dims (hour when it has hours), that window, and its live read if any.
+	f    *scanner.FamilyStats
+	g    string
+	cw   *scanner.WindowStats
+	live *scanner.LiveWindow
+	rows list[topRow] // the top dims the filter keeps
+}
+
+// topRow is one of the top dims, with its place in the window's top list (the live read's
+// movement is by that place).
+type topRow struct {
+	at int
+	dv scanner.DimsValue
+}
+
+func newFamilyLevel(c *common, d *drill, name string) *familyLevel {
+	l := &familyLevel{c: c, d: d, name: name, rows: list[topRow]{id: func(r topRow) string { return r.dv.RawKey() }}}
+	l.sync()
+	return l
+}
+
+func (l *familyLevel) crumb() string { return l.name }
+func (l *familyLevel) setFilter(text string) {
+	l.filter = text
+	l.rows.reset()
+	l.sync()
+}
+func (l *familyLevel) filterText() string { return l.filter }
+func (l *familyLevel) refresh() tea.Cmd   { return nil } // the Snapshot's; each poll brings it
+
+// sync finds the family in the last Snapshot and sets the rows: the top dims of its current
+// window the filter keeps.
+func (l *familyLevel) sync() {
+	l.f, l.g, l.cw, l.live = nil, "", nil, nil
+	var rows []topRow
+	if s := l.c.status.Snapshot; s != nil {
+		l.f = s.Family(l.name)
+	}
+	if l.f != nil && len(l.f.Granularities) > 0 {
+		l.g = l.f.Granularities[0]
+		l.cw = l.f.CurrentWindow(l.g)
+	}
+	if l.cw != nil {
+		top := l.cw.Top
+		if l.live = l.liveRead(); l.live != nil {
+			top = l.live.Top
+		}
+		for i, dv := range top {
+			if matches(l.filter, format.DimsText(l.f.Dims, dv.Dims)) {
+				rows = append(rows, topRow{at: i, dv: dv})
+			}
+		}
+	}
+	l.rows.set(rows)
+}
+
+// liveRead is the live read of the family's current window, when the last poll made one.
+func (l *familyLevel) liveRead() *scanner.LiveWindow {
+	for i, lw := range l.c.status.Live {
+		if lw.Family == l.name && lw.Granularity == l.g && lw.Window == l.cw.Window {
+			return &l.c.status.Live[i]
+		}
+	}
+	return nil
+}
+
+func (l *familyLevel) bindings() []binding {
+	return append(moveBindings(l.c.keys, &l.rows, nil), binding{Binding: withHelp(l.c.keys.Enter, "open dims"), short: true, do: func() tea.Cmd {
+		r, ok := l.rows.selected()
+		if !ok || l.d == nil {
+			return nil
+		}
+		return l.d.push(newDimLevel(l.c, l.name, r.dv.RawKey(), format.DimsText(l.f.Dims, r.dv.Dims)))
+	}})
+}
+
+func (l *familyLevel) render(w, h int) string {
+	if l.f == nil {
+		return l.c.styles.Muted.Render("the last sweep has no family " + l.name)
+	}
+	return l.detail(w, h)
+}
+
+// detail is the family: its current windows, rate, series, top dims and reconciliation.
+func (l *familyLevel) detail(w, h int) string {
+	st, f := l.c.styles, l.f
+	lines := l.summaryLines(f, w, h)
+	if l.cw == nil || len(l.cw.Top) == 0 {
+		lines = append(lines, st.Muted.Render("No keys in the current "+l.g+" yet."))
+		return strings.Join(lines, "\n")
+	}
+	cw, live := l.cw, l.live
+	last := "SHARE"
+	if live != nil {
+		last = "SINCE SWEEP"
+		if !live.SweptAt.IsZero() {
+			last = "SINCE " + live.SweptAt.In(l.c.opt.Location).Format("15:04:05")
+		}
+	}
+	t := &table{styles: l.c, selected: l.rows.sel, cols: []column{
+		{title: "#", right: true}, {title: "TOP DIMS THIS " + strings.ToUpper(l.g), flex: true},
+		{title: "VALUE", right: true}, {title: last, right: true},
+	}}
+	for i, r := range l.rows.rows {
+		at, dv := r.at, r.dv
+		extra := "-"
+		switch {
+		case live != nil && at < len(live.Moved) && live.Moved[at].Known:
+			extra = fmt.Sprintf("%+d", live.Moved[at].By)
+		case live != nil: // not in that sweep's top list, or no sweep before this one: not known
+		case cw.Total > 0:
+			extra = fmt.Sprintf("%.1f%%", 100*float64(dv.Value)/float64(cw.Total))
+			if cw.Saturated { // of a total at least this: at most this share
+				extra = "≤" + extra
+			}
+		}
+		t.rows = append(t.rows, []string{fmt.Sprint(i + 1), format.DimsText(f.Dims, dv.Dims), format.Commas(dv.Value), extra})
+	}
+	tl := t.render(w)
+	from, to := l.rows.window(max(h-len(lines)-1, 1))
+	lines = append(lines, tl[0])
+	lines = append(lines, tl[1+from:1+to]...)
+	return strings.Join(lines, "\n")
+}
+
+// summaryLines head a family's detail: its pattern, current totals, rate and key count, its
+// series (the days only when h leaves room for their chart) and its reconciliation.
+func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
+	st := l.c.styles
+	var pattern string
+	for _, fi := range l.c.opt.Families {
+		if fi.Name == f.Family {
+			pattern = fi.Pattern
+		}
+	}
+	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
+	var nums []string
+	if cw := f.CurrentWindow("hour"); cw != nil {
+		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Total(cw.Total, cw.Saturated))))
+	} else if has(*f, "hour") {
+		nums = append(nums, "this hour 0")
+	}
+	if cw := f.CurrentWindow("day"); cw != nil {
+		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(format.Total(cw.Total, cw.Saturated))))
+	}
+	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", format.Commas(f.Keys)))
+	lines = append(lines, strings.Join(nums, "   "))
+	if n := len(f.Series.Hours); n > 0 {
+		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
+		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), format.Peak(series)))
+	}
+	if n := len(f.Series.Days); n > 0 && h >= 16 {
+		days := f.Series.Days
+		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), format.Peak(days)))
+		for _, r := range barChart(days, 3) {
+			lines = append(lines, "  "+st.Spark.Render(r))
+		}
+	}
+	if r := f.Reconciliation; r != nil {
+		lines = append(lines, reconcileText(st.Good.Render, st.Bad.Render, f.Dims, r))
+	}
+	lines = append(lines, "")
+	return lines
+}
+
+func reconcileText(good, bad func(...string) string, dims []string, r *scanner.Reconciliation) string {
+	switch {
+	case r.Days == 0:
+		return "reconcile: nothing to check yet (no keys in an ended day with every hour retained)"
+	case r.Mismatched == 0:
+		days := "days"
+		if r.Days == 1 {
+			days = "day"
+		}
+		return good(fmt.Sprintf("reconcile: hours add up to the day for %s dims over %d ended %s", format.Commas(r.Dims), r.Days, days))
+	}
+	text := fmt.Sprintf("reconcile: %s dims disagree, off by %s", format.Commas(r.Mismatched), format.Total(r.Difference, r.Saturated))
+	if len(r.Examples) > 0 {
+		e := r.Examples[0]
+		text += fmt.Sprintf(" (e.g. %s %s: hours %s, day %s)", e.Day, format.DimsText(dims, e.Dims), format.Bound(e.Hours), format.Bound(e.DayValue))
+	}
+	return bad(text)
+}
