@@ -58,7 +58,7 @@ var importRules = []importRule{
 		why: "styles and palettes only"},
 	{pkg: "hourglass/internal/format", may: nil,
 		why: "formatting for people, no I/O"},
-	{pkg: "hourglass/tui", may: []string{"scanner", "theme", "internal/format", "internal/discover"},
+	{pkg: "hourglass/tui", may: []string{"scanner", "theme", "internal/cells", "internal/format", "internal/discover"},
 		mustNot: []string{goRedis, miniredis, module + "/store"},
 		why:     "the views render a Snapshot and never do Redis I/O; console wires their Redis work"},
 	{pkg: "hourglass/internal/config", may: []string{"store", "scanner"},

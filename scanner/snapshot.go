@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"slices"
 	"time"
 
 	"hourglass/internal/discover"
@@ -206,6 +207,9 @@ func (s *Snapshot) Family(name string) *FamilyStats {
 	}
 	return nil
 }
+
+// Has reports whether the family keeps windows of granularity g ("hour" or "day").
+func (f *FamilyStats) Has(g string) bool { return slices.Contains(f.Granularities, g) }
 
 // Window returns the family's window of granularity g ("hour" or "day") starting at start, or nil.
 func (f *FamilyStats) Window(g string, start time.Time) *WindowStats {

@@ -93,13 +93,13 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 			continue
 		}
 		hour, today, mism := "-", "-", "-"
-		if has(f, "hour") {
+		if f.Has("hour") {
 			hour = "0"
 			if cw := f.CurrentWindow("hour"); cw != nil {
 				hour = format.Total(cw.Total, cw.Saturated)
 			}
 		}
-		if has(f, "day") {
+		if f.Has("day") {
 			today = "0"
 			if cw := f.CurrentWindow("day"); cw != nil {
 				today = format.Total(cw.Total, cw.Saturated)
@@ -135,17 +135,9 @@ func rateText(f scanner.FamilyStats) string {
 	if f.RatePerSec != nil {
 		return format.Rate(*f.RatePerSec)
 	}
-	if has(f, "hour") {
+	if f.Has("hour") {
 		return "~" + format.Rate(f.HourAvgPerSec)
 	}
 	return "-"
 }
 
-func has(f scanner.FamilyStats, g string) bool {
-	for _, x := range f.Granularities {
-		if x == g {
-			return true
-		}
-	}
-	return false
-}

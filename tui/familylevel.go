@@ -159,7 +159,7 @@ func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 	var nums []string
 	if cw := f.CurrentWindow("hour"); cw != nil {
 		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Total(cw.Total, cw.Saturated))))
-	} else if has(*f, "hour") {
+	} else if f.Has("hour") {
 		nums = append(nums, "this hour 0")
 	}
 	if cw := f.CurrentWindow("day"); cw != nil {

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -44,13 +45,13 @@ func (v *queues) build() {
 	}
 	var rows []queueRow
 	for i, q := range s.DelayQueues {
-		if matches(v.filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
+		if matches(v.filter, q.Name, cells.KeyOrPattern(q.Key, q.Pattern)) {
 			rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: q.Name, Key: q.RawKey},
 				title: q.Name + " " + q.Key, why: rowWhy(q.Missing, q.Error), entry: -1, dq: &s.DelayQueues[i]})
 		}
 	}
 	for i, q := range s.ListQueues {
-		if matches(v.filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
+		if matches(v.filter, q.Name, cells.KeyOrPattern(q.Key, q.Pattern)) {
 			rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueList, Name: q.Name, Key: q.RawKey},
 				title: q.Name + " " + q.Key, why: rowWhy(q.Missing, q.Error), entry: -1, lq: &s.ListQueues[i]})
 		}
@@ -148,7 +149,7 @@ func (v *queues) delayQueues(w, h int) ([]string, []string) {
 			continue
 		}
 		q := *r.dq
-		key := keyOrPattern(q.Key, q.Pattern)
+		key := cells.KeyOrPattern(q.Key, q.Pattern)
 		v.mark(t, i)
 		switch {
 		case q.Error != "":
@@ -191,7 +192,7 @@ func (v *queues) listQueues(w int) []string {
 			continue
 		}
 		q := *r.lq
-		key := keyOrPattern(q.Key, q.Pattern)
+		key := cells.KeyOrPattern(q.Key, q.Pattern)
 		v.mark(t, i)
 		switch {
 		case q.Missing:
@@ -229,7 +230,7 @@ func (v *queues) jobQueues(ei int, e scanner.JobQueues, w int) ([]string, []stri
 		if q.Warning != "" {
 			notes = append(notes, fmt.Sprintf("%s %s: %s", e.Name, q.Queue, q.Warning))
 		}
-		t.rows = append(t.rows, jobCells(q))
+		t.rows = append(t.rows, cells.JobQueue(q))
 	}
 	if len(jobRows(e)) == 0 {
 		t.rows = append(t.rows, []string{"(no queues found)"})
@@ -248,35 +249,11 @@ func (v *queues) jobQueues(ei int, e scanner.JobQueues, w int) ([]string, []stri
 	return append(t.render(w), ""), notes
 }
 
-// jobCells are a job queue's cells: — for what the library does not keep, ? for what could not
-// be read.
-func jobCells(q scanner.JobQueue) []string {
-	nk, timed := format.NotKept, format.Unknown
-	if q.Scheduled == nil {
-		timed = nk
-	}
-	name := q.Queue
-	if q.Paused {
-		name += " (paused)"
-	}
-	return []string{name, format.CommasOf(q.Waiting, nk), format.CommasOf(q.Active, nk), format.CommasOf(q.Scheduled, nk),
-		format.CommasOf(q.Due, timed), format.MillisOf(q.OldestDueAgeMS, timed), format.MillisOf(q.NextDueInMS, timed),
-		format.CommasOf(q.Retry, nk), format.CommasOf(q.Dead, nk), format.CommasOf(q.Completed, nk)}
-}
-
 // mark makes the next row of t its selected one when row i of the list is the selection.
 func (v *queues) mark(t *table, i int) {
 	if i == v.rows.sel {
 		t.selected = len(t.rows)
 	}
-}
-
-// keyOrPattern is a queue's key, or its entry's pattern for the row of a pattern that found no key.
-func keyOrPattern(key, pattern string) string {
-	if key == "" {
-		return pattern
-	}
-	return key
 }
 
 // rowWhy says why a queue's row opens no tasks.

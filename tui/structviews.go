@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -79,8 +80,8 @@ func (v *uniques) render(w, h int) string {
 		if len(series) > 30 {
 			series = series[len(series)-30:]
 		}
-		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, unionCell(u.Union7d, u.Union7dSkipped, u.Error),
-			unionCell(u.Union30d, u.Union30dSkipped, u.Error), st.Spark.Render(format.Sparkline(series))})
+		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, cells.Union(u.Union7d, u.Union7dSkipped, u.Error, skippedCell),
+			cells.Union(u.Union30d, u.Union30dSkipped, u.Error, skippedCell), st.Spark.Render(format.Sparkline(series))})
 		skips = append(skips, unionSkips(u)...)
 	}
 	lines := t.render(w)
@@ -103,20 +104,10 @@ func (v *uniques) render(w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// unionCell is a union's cell: its count, "skipped" when the sweep's budget left it unread (a
-// line below the table says how much it would have read), "?" when it failed (the error is
-// below), "—" when there is none (no day windows, or no key today).
-func unionCell(n *int64, skip *scanner.UnionSkip, failed string) string {
-	switch {
-	case n != nil:
-		return format.Commas(*n)
-	case skip != nil:
-		return "skipped"
-	case failed != "":
-		return format.Unknown
-	}
-	return format.NotKept
-}
+// skippedCell is a union's cell when the sweep's budget left it unread: just "skipped", as the
+// column is narrow (the lines below the table say what it would have read). The other cells are
+// cells.Union's.
+func skippedCell(*scanner.UnionSkip) string { return "skipped" }
 
 // unionSkips are the lines that say, for each of u's unions the budget left unread, what it
 // would have read and what a union may.

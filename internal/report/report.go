@@ -64,10 +64,10 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 		hour, today, avg, mism := "-", "-", "-", "-"
 		if w := f.CurrentWindow("hour"); w != nil {
 			hour = format.Total(w.Total, w.Saturated)
-		} else if has(f, "hour") {
+		} else if f.Has("hour") {
 			hour = "0"
 		}
-		if has(f, "hour") {
+		if f.Has("hour") {
 			avg = format.Rate(f.HourAvgPerSec)
 			if f.RatePerSec != nil {
 				avg = format.Rate(*f.RatePerSec)
@@ -75,7 +75,7 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 		}
 		if w := f.CurrentWindow("day"); w != nil {
 			today = format.Total(w.Total, w.Saturated)
-		} else if has(f, "day") {
+		} else if f.Has("day") {
 			today = "0"
 		}
 		if f.Reconciliation != nil {
@@ -113,15 +113,6 @@ func writeTTLHealth(out io.Writer, s *scanner.Snapshot) {
 	if h.NoTTL.Keys > 0 {
 		fmt.Fprintln(out, "repair: `hourglass repair --dry-run` lists the expiries it would set on the keys with no TTL")
 	}
-}
-
-func has(f scanner.FamilyStats, g string) bool {
-	for _, x := range f.Granularities {
-		if x == g {
-			return true
-		}
-	}
-	return false
 }
 
 // problemNotes say what is wrong with an example key of each problem; due is its expiry as the
