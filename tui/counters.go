@@ -140,4 +140,3 @@ func rateText(f scanner.FamilyStats) string {
 	}
 	return "-"
 }
-

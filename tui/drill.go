@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"hourglass/internal/format"
+	"hourglass/scanner"
 )
 
 // The drill-down: below a view's table, enter opens levels that read one structure's keys on
@@ -244,9 +245,20 @@ func wrapWords(s string, w int) []string {
 type oneKey[T interface{ command() string }] struct {
 	c    *common
 	name string // escaped
+	// read reads the key through the Inspector; refresh runs it in a tea.Cmd.
+	read func(ctx context.Context, in Inspector) (T, error)
 	fetch
 	d       *T
 	showCmd bool
+}
+
+// refresh reads the key again (nothing without an Inspector).
+func (o *oneKey[T]) refresh() tea.Cmd {
+	in, read := o.c.opt.Inspector, o.read
+	if in == nil {
+		return nil
+	}
+	return load(o.c.ctx, o, o.begin(), func(ctx context.Context) (any, error) { return read(ctx, in) })
 }
 
 func (o *oneKey[T]) crumb() string      { return crumbText(o.name) }
@@ -268,4 +280,40 @@ func (o *oneKey[T]) toggleCommand() tea.Cmd {
 		return tea.SetClipboard((*o.d).command())
 	}
 	return nil
+}
+
+// snapLevel is a level whose rows come from one entry of the last Snapshot (a limiter's busiest
+// keys, a lock pattern's held locks): each poll brings them, so it reads nothing itself. find
+// picks the entry by name; keep gives the rows of it the filter keeps.
+type snapLevel[E, R any] struct {
+	c      *common
+	d      *drill // the view's, where enter opens a row
+	name   string
+	entry  *E // in the last Snapshot; nil when it has none of that name
+	rows   list[R]
+	filter string
+	find   func(s *scanner.Snapshot, name string) *E
+	keep   func(e *E, filter string) []R
+}
+
+func (l *snapLevel[E, R]) crumb() string      { return l.name }
+func (l *snapLevel[E, R]) filterText() string { return l.filter }
+func (l *snapLevel[E, R]) refresh() tea.Cmd   { return nil } // the Snapshot's; each poll brings it
+
+func (l *snapLevel[E, R]) setFilter(text string) {
+	l.filter = text
+	l.rows.reset()
+	l.sync()
+}
+
+// sync finds the entry in the last Snapshot and sets the rows the filter keeps.
+func (l *snapLevel[E, R]) sync() {
+	l.entry = nil
+	var rows []R
+	if s := l.c.status.Snapshot; s != nil {
+		if l.entry = l.find(s, l.name); l.entry != nil {
+			rows = l.keep(l.entry, l.filter)
+		}
+	}
+	l.rows.set(rows)
 }

@@ -14,46 +14,32 @@ import (
 // limKeysLevel is a limiter's busiest keys from the last sweep, each with its hits over the
 // sweeps as a sparkline; enter reads one key.
 type limKeysLevel struct {
-	c      *common
-	name   string
-	lim    *scanner.Limiter // in the last Snapshot; nil when it has none of that name
-	rows   list[scanner.KeyCount]
-	filter string
-	d      *drill // the view's, where enter opens a key
+	snapLevel[scanner.Limiter, scanner.KeyCount]
 }
 
 func newLimKeysLevel(c *common, d *drill, name string) *limKeysLevel {
-	l := &limKeysLevel{c: c, d: d, name: name, rows: list[scanner.KeyCount]{id: func(k scanner.KeyCount) string { return k.Raw }}}
-	l.sync()
-	return l
-}
-
-func (l *limKeysLevel) crumb() string { return l.name }
-func (l *limKeysLevel) setFilter(text string) {
-	l.filter = text
-	l.rows.reset()
-	l.sync()
-}
-func (l *limKeysLevel) filterText() string { return l.filter }
-func (l *limKeysLevel) refresh() tea.Cmd   { return nil } // the Snapshot's; each poll brings it
-
-// sync finds the limiter in the last Snapshot and sets the rows: its top keys the filter keeps.
-func (l *limKeysLevel) sync() {
-	l.lim = nil
-	var keys []scanner.KeyCount
-	if s := l.c.status.Snapshot; s != nil {
-		for i := range s.Limiters {
-			if lim := &s.Limiters[i]; lim.Name == l.name {
-				l.lim = lim
-				for _, k := range lim.Top {
-					if matches(l.filter, k.Key) {
-						keys = append(keys, k)
-					}
+	l := &limKeysLevel{snapLevel[scanner.Limiter, scanner.KeyCount]{c: c, d: d, name: name,
+		rows: list[scanner.KeyCount]{id: func(k scanner.KeyCount) string { return k.Raw }},
+		find: func(s *scanner.Snapshot, name string) *scanner.Limiter {
+			for i := range s.Limiters {
+				if s.Limiters[i].Name == name {
+					return &s.Limiters[i]
 				}
 			}
-		}
-	}
-	l.rows.set(keys)
+			return nil
+		},
+		keep: func(lim *scanner.Limiter, filter string) []scanner.KeyCount {
+			var keys []scanner.KeyCount
+			for _, k := range lim.Top {
+				if matches(filter, k.Key) {
+					keys = append(keys, k)
+				}
+			}
+			return keys
+		},
+	}}
+	l.sync()
+	return l
 }
 
 func (l *limKeysLevel) bindings() []binding {
@@ -72,7 +58,7 @@ const limHistoryPrefix = "limkey."
 
 func (l *limKeysLevel) render(w, h int) string {
 	st := l.c.styles
-	lim, keys := l.lim, l.rows.rows
+	lim, keys := l.entry, l.rows.rows
 	if lim == nil {
 		return st.Muted.Render("the last sweep has no limiter " + l.name)
 	}
@@ -125,19 +111,11 @@ type limiterKeyDetail struct{ scanner.LimiterKeyDetail }
 func (d limiterKeyDetail) command() string { return d.Command }
 
 func newLimKeyLevel(c *common, limiter string, kc scanner.KeyCount) *limKeyLevel {
-	return &limKeyLevel{oneKey: oneKey[limiterKeyDetail]{c: c, name: kc.Key}, limiter: limiter, kc: kc}
-}
-
-func (l *limKeyLevel) refresh() tea.Cmd {
-	in := l.c.opt.Inspector
-	if in == nil {
-		return nil
-	}
-	lim, k := l.limiter, l.kc.Raw
-	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) {
-		d, err := in.LimiterKey(ctx, lim, k)
+	read := func(ctx context.Context, in Inspector) (limiterKeyDetail, error) {
+		d, err := in.LimiterKey(ctx, limiter, kc.Raw)
 		return limiterKeyDetail{d}, err
-	})
+	}
+	return &limKeyLevel{oneKey: oneKey[limiterKeyDetail]{c: c, name: kc.Key, read: read}, limiter: limiter, kc: kc}
 }
 
 func (l *limKeyLevel) bindings() []binding {

@@ -14,46 +14,32 @@ import (
 // lockListLevel is a lock pattern's held locks from the last sweep (those without a TTL first);
 // enter reads one.
 type lockListLevel struct {
-	c      *common
-	d      *drill
-	name   string
-	lock   *scanner.Lock // in the last Snapshot; nil when it has none of that name
-	rows   list[scanner.LockHolder]
-	filter string
+	snapLevel[scanner.Lock, scanner.LockHolder]
 }
 
 func newLockListLevel(c *common, d *drill, name string) *lockListLevel {
-	l := &lockListLevel{c: c, d: d, name: name, rows: list[scanner.LockHolder]{id: func(h scanner.LockHolder) string { return h.Raw }}}
-	l.sync()
-	return l
-}
-
-func (l *lockListLevel) crumb() string { return l.name }
-func (l *lockListLevel) setFilter(text string) {
-	l.filter = text
-	l.rows.reset()
-	l.sync()
-}
-func (l *lockListLevel) filterText() string { return l.filter }
-func (l *lockListLevel) refresh() tea.Cmd   { return nil } // the Snapshot's; each poll brings it
-
-// sync finds the pattern in the last Snapshot and sets the rows: its held locks the filter keeps.
-func (l *lockListLevel) sync() {
-	l.lock = nil
-	var held []scanner.LockHolder
-	if s := l.c.status.Snapshot; s != nil {
-		for i := range s.Locks {
-			if k := &s.Locks[i]; k.Name == l.name {
-				l.lock = k
-				for _, ex := range k.Examples {
-					if matches(l.filter, ex.Key, ex.Token) {
-						held = append(held, ex)
-					}
+	l := &lockListLevel{snapLevel[scanner.Lock, scanner.LockHolder]{c: c, d: d, name: name,
+		rows: list[scanner.LockHolder]{id: func(h scanner.LockHolder) string { return h.Raw }},
+		find: func(s *scanner.Snapshot, name string) *scanner.Lock {
+			for i := range s.Locks {
+				if s.Locks[i].Name == name {
+					return &s.Locks[i]
 				}
 			}
-		}
-	}
-	l.rows.set(held)
+			return nil
+		},
+		keep: func(k *scanner.Lock, filter string) []scanner.LockHolder {
+			var held []scanner.LockHolder
+			for _, ex := range k.Examples {
+				if matches(filter, ex.Key, ex.Token) {
+					held = append(held, ex)
+				}
+			}
+			return held
+		},
+	}}
+	l.sync()
+	return l
 }
 
 func (l *lockListLevel) bindings() []binding {
@@ -67,7 +53,7 @@ func (l *lockListLevel) bindings() []binding {
 
 func (l *lockListLevel) render(w, h int) string {
 	st := l.c.styles
-	k, held := l.lock, l.rows.rows
+	k, held := l.entry, l.rows.rows
 	if k == nil {
 		return st.Muted.Render("the last sweep has no lock pattern " + l.name)
 	}
@@ -119,19 +105,11 @@ type lockDetail struct{ scanner.LockDetail }
 func (d lockDetail) command() string { return d.Command }
 
 func newLockLevel(c *common, lock string, ex scanner.LockHolder) *lockLevel {
-	return &lockLevel{oneKey: oneKey[lockDetail]{c: c, name: ex.Key}, lock: lock, ex: ex}
-}
-
-func (l *lockLevel) refresh() tea.Cmd {
-	in := l.c.opt.Inspector
-	if in == nil {
-		return nil
-	}
-	lock, k := l.lock, l.ex.Raw
-	return load(l.c.ctx, l, l.begin(), func(ctx context.Context) (any, error) {
-		d, err := in.LockHolder(ctx, lock, k)
+	read := func(ctx context.Context, in Inspector) (lockDetail, error) {
+		d, err := in.LockHolder(ctx, lock, ex.Raw)
 		return lockDetail{d}, err
-	})
+	}
+	return &lockLevel{oneKey: oneKey[lockDetail]{c: c, name: ex.Key, read: read}, lock: lock, ex: ex}
 }
 
 // bindings: u is in the help only while the lock on screen has no TTL, the one case it acts on.
