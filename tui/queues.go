@@ -163,15 +163,9 @@ func (v *queues) delayQueues(w, h int) ([]string, []string) {
 		if q.Warning != "" {
 			notes = append(notes, fmt.Sprintf("%s %s: %s", q.Name, key, q.Warning))
 		}
-		sched := func(b string) string {
-			if q.Due == nil {
-				return u
-			}
-			return format.Commas(q.Schedule[b])
-		}
 		t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.Commas(q.InFlight),
 			format.MillisOf(q.OldestDueAgeMS, u), format.MillisOf(q.NextDueInMS, u), q.Unit,
-			sched("1m"), sched("10m"), sched("1h"), sched("later")})
+			cells.Schedule(q, "1m"), cells.Schedule(q, "10m"), cells.Schedule(q, "1h"), cells.Schedule(q, "later")})
 	}
 	lines := t.render(w)
 	sw := max(w-30, 8)

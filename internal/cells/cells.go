@@ -1,6 +1,7 @@
 // Package cells is the text of the Snapshot's table cells that more than one front end shows:
-// the console (tui) and the text report (report) draw a job queue's row, a union's count and a
-// queue's key from the same functions here, so the two can never say a figure differently. It
+// the console (tui) and the text report (report) draw a job queue's row, a union's count, a delay
+// queue's schedule and a queue's key from the same functions here, so the two can never say a
+// figure differently. It
 // does no I/O and holds no state. Of hourglass's packages it imports internal/format and
 // scanner.
 package cells
@@ -51,4 +52,13 @@ func KeyOrPattern(key, pattern string) string {
 		return pattern
 	}
 	return key
+}
+
+// Schedule is one of a delay queue's schedule buckets ("1m", "10m", "1h", "later": how many
+// tasks fall due within it), "?" when the queue's due times could not be read.
+func Schedule(q scanner.DelayQueue, bucket string) string {
+	if q.Due == nil {
+		return format.Unknown
+	}
+	return format.Commas(q.Schedule[bucket])
 }

@@ -28,7 +28,7 @@ func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
 			u := format.Unknown
 			tb.Row(q.Name, key, q.Unit, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.Commas(q.InFlight),
 				format.MillisOf(q.OldestDueAgeMS, u), format.MillisOf(q.NextDueInMS, u),
-				schedule(q, "1m"), schedule(q, "10m"), schedule(q, "1h"), schedule(q, "later"))
+				cells.Schedule(q, "1m"), cells.Schedule(q, "10m"), cells.Schedule(q, "1h"), cells.Schedule(q, "later"))
 		}
 	}
 	tb.Write(out, "")
@@ -37,14 +37,6 @@ func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
 			fmt.Fprintf(out, "  %s %s: %s\n", q.Name, cells.KeyOrPattern(q.Key, q.Pattern), q.Warning)
 		}
 	}
-}
-
-// schedule is one of a queue's schedule buckets, unknown when its due times could not be read.
-func schedule(q scanner.DelayQueue, bucket string) string {
-	if q.Due == nil {
-		return format.Unknown
-	}
-	return format.Commas(q.Schedule[bucket])
 }
 
 func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
