@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strconv"
@@ -18,23 +17,11 @@ import (
 // action says so (ErrTaskGone) instead of acting on what is there now. Each touches only the one
 // task or key it is given.
 
-//go:embed lua/dq_run_now.lua
-var dqRunNowLua string
-
-//go:embed lua/dq_return.lua
-var dqReturnLua string
-
-//go:embed lua/lq_return.lua
-var lqReturnLua string
-
-//go:embed lua/lock_release_stale.lua
-var lockReleaseStaleLua string
-
 var (
-	dqRunNow         = redis.NewScript(dqRunNowLua)
-	dqReturn         = redis.NewScript(dqReturnLua)
-	lqReturn         = redis.NewScript(lqReturnLua)
-	lockReleaseStale = redis.NewScript(lockReleaseStaleLua)
+	dqRunNow         = luaScript("dq_run_now")
+	dqReturn         = luaScript("dq_return")
+	lqReturn         = luaScript("lq_return")
+	lockReleaseStale = luaScript("lock_release_stale")
 )
 
 // DelayQueueAct does a to one task of a delay queue's section, as the page at now (the server's

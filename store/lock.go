@@ -3,23 +3,14 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/lock_release.lua
-var lockReleaseLua string
-
-//go:embed lua/lock_extend.lua
-var lockExtendLua string
-
 var (
-	lockRelease = redis.NewScript(lockReleaseLua)
-	lockExtend  = redis.NewScript(lockExtendLua)
+	lockRelease = luaScript("lock_release")
+	lockExtend  = luaScript("lock_extend")
 )
 
 // Lock is a held lock: its key and the random token that proves who holds it.
