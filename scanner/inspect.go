@@ -39,7 +39,12 @@ const (
 	QueueJob   = "job" // a job library's queue
 )
 
-// QueueRef names one queue of the Snapshot for the drill-down.
+// QueueRef is one queue of the Snapshot as the drill-down opens it: each queue row carries its
+// own (DelayQueue.Ref, ListQueue.Ref, JobQueue.Ref), and the console hands it back to read a
+// page or act on a task. Its exported fields say which queue it is, for what the console shows;
+// the queue itself is unexported, so only the scanner, filling a Snapshot from the watched
+// entries, makes a ref that opens anything, and the drill-down reads and acts only on queues a
+// Snapshot showed.
 type QueueRef struct {
 	Kind string // QueueDelay, QueueList or QueueJob
 	Name string // the entry's name ([[delay_queue]], [[list_queue]] or [[job_queue]])
@@ -47,6 +52,20 @@ type QueueRef struct {
 	// Queue is a job library's queue (raw); "" for the library's shared sets (Sidekiq's
 	// scheduled, retry and dead sets; Celery's unacked tasks).
 	Queue string
+
+	queue store.Queue
+}
+
+// Open is the queue the ref stands for; nil for a ref no Snapshot made.
+func (r QueueRef) Open() store.Queue { return r.queue }
+
+// Where is what the ref's reads and actions name in their errors: a delay or list queue's key,
+// or a job library's queue.
+func (r QueueRef) Where() string {
+	if r.Kind == QueueJob {
+		return r.Queue
+	}
+	return r.Key
 }
 
 // DimDetail is one dims tuple of a counter family, window by window, read on demand.

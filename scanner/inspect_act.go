@@ -14,34 +14,22 @@ import (
 // through the store's scripts, which check again that the task or key is still what the page
 // showed. Whether writes are allowed at all is the console's to decide before it calls these.
 
-// ActOnTask does a to one task of section sec of the queue ref names, as the page showed it, and
-// says what it did in one line: a delay or list queue of hourglass's layout through
-// store.DelayQueueAct and store.ListQueueAct, a job library's as the library itself does it
-// (store.JobSource.Act), due times against the server's clock. store.ErrTaskGone: the task was
-// no longer there and nothing was written; store.ErrNotSupported: the queue offers no such
-// action there (the error says why). A refusal names its command, key and user.
+// ActOnTask does a to one task of section sec of ref's queue, as the page showed it, and says
+// what it did in one line: a delay or list queue of hourglass's layout as its scripts do, a job
+// library's as the library itself does (store.Queue.Act), due times against the server's clock.
+// store.ErrTaskGone: the task was no longer there and nothing was written;
+// store.ErrNotSupported: the queue offers no such action there (the error says why). A ref no
+// Snapshot made is refused. A refusal names its command, key and user.
 func (w *Watcher) ActOnTask(ctx context.Context, ref QueueRef, sec TaskSection, t Task, a TaskAction) (string, error) {
-	target, err := w.resolveQueue(ref)
-	if err != nil {
-		return "", err
-	}
-	if ref.Kind == QueueList {
-		line, err := store.ListQueueAct(ctx, w.rdb, ref.Key, target.companion, sec, t, a)
-		return line, w.inspectRefusal(err, ref.Key)
+	if ref.queue == nil {
+		return "", errNoQueue
 	}
 	now, err := w.actNow(ctx)
 	if err != nil {
 		return "", err
 	}
-	switch ref.Kind {
-	case QueueDelay:
-		line, err := store.DelayQueueAct(ctx, w.rdb, ref.Key, target.companion, target.unit, sec, t, a, now)
-		return line, w.inspectRefusal(err, ref.Key)
-	case QueueJob:
-		line, err := target.source.Act(ctx, w.rdb, ref.Queue, sec, t, a, now)
-		return line, w.inspectRefusal(err, ref.Queue)
-	}
-	return "", fmt.Errorf("scanner: no queue kind %q", ref.Kind)
+	line, err := ref.queue.Act(ctx, w.rdb, sec, t, a, now)
+	return line, w.inspectRefusal(err, ref.Where())
 }
 
 // actNow is the server's clock an action is done at: the Snapshot's clock when the watcher has

@@ -77,21 +77,21 @@ func TestActOnTaskGoesToEachLayout(t *testing.T) {
 	job := `{"class":"Mailer","args":[1],"queue":"mail","jid":"abc123"}`
 	rdb.ZAdd(ctx, "schedule", redis.Z{Score: float64(time.Now().Add(time.Hour).Unix()), Member: job})
 
-	delay := QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:{orders}"}
+	delay := opened(t, w, QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:{orders}"})
 	if line, err := w.ActOnTask(ctx, delay, SectionLater, Task{Member: "later"}, ActionRunNow); err != nil || !strings.Contains(line, "due now") {
 		t.Fatalf("delay run now: %q %v", line, err)
 	}
 	if c, _ := dq.Claim(ctx, 5, time.Minute); len(c.Tasks) != 1 || c.Tasks[0] != "later" {
 		t.Fatalf("the task run now was not due to the queue's claim: %v", c.Tasks)
 	}
-	list := QueueRef{Kind: QueueList, Name: "mail", Key: "lq:inbox"}
+	list := opened(t, w, QueueRef{Kind: QueueList, Name: "mail", Key: "lq:inbox"})
 	if line, err := w.ActOnTask(ctx, list, SectionInFlight, Task{Member: "m1"}, ActionReturn); err != nil || !strings.Contains(line, "back in") {
 		t.Fatalf("list return: %q %v", line, err)
 	}
 	if task, _, _ := lq.Pop(ctx, 0); task != "m1" {
 		t.Fatalf("the next pop took %q, want the returned m1", task)
 	}
-	sk := QueueRef{Kind: QueueJob, Name: "sk"}
+	sk := opened(t, w, QueueRef{Kind: QueueJob, Name: "sk"})
 	if line, err := w.ActOnTask(ctx, sk, SectionLater, Task{Member: job}, ActionRunNow); err != nil || rdb.LLen(ctx, "queue:mail").Val() != 1 {
 		t.Fatalf("sidekiq run now: %q %v", line, err)
 	}

@@ -2,33 +2,24 @@ package scanner
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"hourglass/store"
 )
 
+// errNoQueue refuses a QueueRef no Snapshot made: the drill-down reads and acts only on the
+// queues a Snapshot showed.
+var errNoQueue = errors.New("scanner: the Snapshot showed no such queue")
+
 // TaskSections are the sections of ref's queue the drill-down lists, in the order it shows them:
 // a delay queue's due, later and in-flight tasks, a list queue's waiting and in-flight ones (in
 // flight only where the queue keeps a companion key), a job library's as its layout keeps them.
-// None for a queue no entry covers. It reads nothing.
+// None for a ref no Snapshot made. It reads nothing.
 func (w *Watcher) TaskSections(ref QueueRef) []TaskSection {
-	t, err := w.resolveQueue(ref)
-	if err != nil {
+	if ref.queue == nil {
 		return nil
 	}
-	var secs []TaskSection
-	switch ref.Kind {
-	case QueueDelay:
-		secs = []TaskSection{SectionDue, SectionLater}
-	case QueueList:
-		secs = []TaskSection{SectionWaiting}
-	case QueueJob:
-		return t.source.TaskSections(ref.Queue)
-	}
-	if t.companion != "" {
-		secs = append(secs, SectionInFlight)
-	}
-	return secs
+	return ref.queue.Sections()
 }
 
 // Tasks reads one page of a section of ref's queue: count tasks from offset, in the section's
@@ -36,25 +27,11 @@ func (w *Watcher) TaskSections(ref QueueRef) []TaskSection {
 // to the sweep's keys per second, and what the page reads is charged to that budget. A refusal
 // names its command, key and user; a transient error is returned as it is.
 func (w *Watcher) Tasks(ctx context.Context, ref QueueRef, sec TaskSection, offset int64, count int) (TaskPage, error) {
-	t, err := w.resolveQueue(ref)
-	if err != nil {
-		return TaskPage{}, err
+	if ref.queue == nil {
+		return TaskPage{}, errNoQueue
 	}
-	count = w.pageCount(count)
-	now := w.inspectNow()
-	var page TaskPage
-	key := ref.Key
-	switch ref.Kind {
-	case QueueDelay:
-		page, err = store.DelayQueueTasks(ctx, w.rdb, ref.Key, t.companion, t.unit, sec, offset, count, now)
-	case QueueList:
-		page, err = store.ListQueueTasks(ctx, w.rdb, ref.Key, t.companion, sec, offset, count, now)
-	case QueueJob:
-		key = ref.Queue
-		page, err = t.source.Tasks(ctx, w.rdb, ref.Queue, sec, offset, count, now)
-	default:
-		return page, fmt.Errorf("scanner: no queue kind %q", ref.Kind)
-	}
+	page, err := ref.queue.Tasks(ctx, w.rdb, sec, offset, w.pageCount(count), w.inspectNow())
+	key := ref.Where()
 	if page.Key != "" {
 		key = page.Key
 	}

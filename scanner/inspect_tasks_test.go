@@ -57,7 +57,7 @@ func TestTasksOfOurQueues(t *testing.T) {
 	}
 	w := queueWatcher(t, rdb, 0)
 
-	ordersRef := QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"}
+	ordersRef := opened(t, w, QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"})
 	if got := w.TaskSections(ordersRef); !slices.Equal(got, []TaskSection{SectionDue, SectionLater, SectionInFlight}) {
 		t.Errorf("orders' sections %v", got)
 	}
@@ -69,11 +69,11 @@ func TestTasksOfOurQueues(t *testing.T) {
 	if err != nil || len(p.Tasks) != 1 || p.Tasks[0].Payload != hostile || p.Tasks[0].Deadline.IsZero() || p.Key != orders.InFlight {
 		t.Errorf("orders in flight: %+v %v", p, err)
 	}
-	p, err = w.Tasks(ctx, QueueRef{Kind: QueueDelay, Name: "tenants", Key: "dq:tenant:7"}, SectionDue, 0, 10)
+	p, err = w.Tasks(ctx, opened(t, w, QueueRef{Kind: QueueDelay, Name: "tenants", Key: "dq:tenant:7"}), SectionDue, 0, 10)
 	if err != nil || fmt.Sprint(pagePayloads(p)) != "[t1]" || p.Tasks[0].Due.IsZero() {
 		t.Errorf("a tenant's queue, its unit found: %+v %v", p, err)
 	}
-	mail := QueueRef{Kind: QueueList, Name: "mail", Key: "lq:mail"}
+	mail := opened(t, w, QueueRef{Kind: QueueList, Name: "mail", Key: "lq:mail"})
 	if got := w.TaskSections(mail); !slices.Equal(got, []TaskSection{SectionWaiting}) {
 		t.Errorf("mail's sections %v", got)
 	}
@@ -114,14 +114,14 @@ func TestTasksOfAJobLibrary(t *testing.T) {
 	rdb.LPush(ctx, "queue:default", `{"class":"HardWorker","args":[1],"jid":"a1","enqueued_at":1700000000.5}`)
 	src := store.JobSource{Layout: store.Sidekiq}
 	w := queueWatcher(t, rdb, 0)
-	ref := QueueRef{Kind: QueueJob, Name: "sk", Queue: "default"}
-	want := src.TaskSections("default")
+	ref := opened(t, w, QueueRef{Kind: QueueJob, Name: "sk", Queue: "default"})
+	want := src.Queue("default").Sections()
 	if got := w.TaskSections(ref); !slices.Equal(got, want) {
 		t.Errorf("sections %v, the layout's %v", got, want)
 	}
 	for _, sec := range append(want, SectionDue) {
 		got, err := w.Tasks(ctx, ref, sec, 0, 10)
-		exp, expErr := src.Tasks(ctx, rdb, "default", sec, 0, 10, got.ReadAt)
+		exp, expErr := src.Queue("default").Tasks(ctx, rdb, sec, 0, 10, got.ReadAt)
 		if fmt.Sprint(got.Tasks, got.Total) != fmt.Sprint(exp.Tasks, exp.Total) || (err == nil) != (expErr == nil) ||
 			errors.Is(err, store.ErrNotSupported) != errors.Is(expErr, store.ErrNotSupported) {
 			t.Errorf("%s: %+v %v, the layout's %+v %v", sec, got, err, exp, expErr)
@@ -144,7 +144,8 @@ func TestTasksRefusedNamesCommandKeyAndUser(t *testing.T) {
 	}
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "norange", Password: "pw"})
 	t.Cleanup(func() { _ = c.Close() })
-	_, err := queueWatcher(t, c, 0).Tasks(ctx, QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"}, SectionDue, 0, 10)
+	w := queueWatcher(t, c, 0)
+	_, err := w.Tasks(ctx, opened(t, w, QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"}), SectionDue, 0, 10)
 	var ce *store.CommandError
 	if !errors.As(err, &ce) || ce.Command != "ZRANGEBYSCORE" || ce.Key != "dq:orders" || ce.User != "norange" || !store.Permanent(err) {
 		t.Fatalf("refused: %v", err)
@@ -158,4 +159,44 @@ func pagePayloads(p TaskPage) []string {
 		out[i] = t.Payload
 	}
 	return out
+}
+
+// opened is the ref that the row for ref's queue carries in a Snapshot of w, after a sweep: the
+// only refs the drill-down opens (ref itself opens nothing).
+func opened(t *testing.T, w *Watcher, ref QueueRef) QueueRef {
+	t.Helper()
+	var snap *Snapshot
+	for deadline := time.Now().Add(10 * time.Second); snap == nil; {
+		st, err := w.Poll(t.Context(), 50*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Sweep.Completed {
+			snap = st.Snapshot
+		} else if time.Now().After(deadline) {
+			t.Fatal("no sweep completed")
+		}
+	}
+	var refs []QueueRef
+	for _, q := range snap.DelayQueues {
+		refs = append(refs, q.Ref)
+	}
+	for _, q := range snap.ListQueues {
+		refs = append(refs, q.Ref)
+	}
+	for _, e := range snap.JobQueues {
+		for _, q := range e.Queues {
+			refs = append(refs, q.Ref)
+		}
+		if e.Shared != nil {
+			refs = append(refs, e.Shared.Ref)
+		}
+	}
+	for _, r := range refs {
+		if r.Kind == ref.Kind && r.Name == ref.Name && r.Key == ref.Key && r.Queue == ref.Queue {
+			return r
+		}
+	}
+	t.Fatalf("no row of the Snapshot shows %+v", ref)
+	return ref
 }

@@ -237,14 +237,14 @@ func keyOrPattern(key, pattern string) string {
 	return key
 }
 
-// queueRefAt is the queue of the selection's row, in the order render lists them, with its
+// queueRefAt is the ref the selection's row carries, in the order render lists them, with its
 // title; why says why a row opens nothing (a pattern that found no key, a queue not read).
 func queueRefAt(s *scanner.Snapshot, filter string, sel int) (ref scanner.QueueRef, title, why string) {
 	row := 0
 	for _, q := range s.DelayQueues {
 		if matches(filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
 			if row == sel {
-				return scanner.QueueRef{Kind: scanner.QueueDelay, Name: q.Name, Key: q.RawKey}, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
+				return q.Ref, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
 			}
 			row++
 		}
@@ -252,7 +252,7 @@ func queueRefAt(s *scanner.Snapshot, filter string, sel int) (ref scanner.QueueR
 	for _, q := range s.ListQueues {
 		if matches(filter, q.Name, keyOrPattern(q.Key, q.Pattern)) {
 			if row == sel {
-				return scanner.QueueRef{Kind: scanner.QueueList, Name: q.Name, Key: q.RawKey}, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
+				return q.Ref, q.Name + " " + q.Key, rowWhy(q.Missing, q.Error)
 			}
 			row++
 		}
@@ -260,12 +260,12 @@ func queueRefAt(s *scanner.Snapshot, filter string, sel int) (ref scanner.QueueR
 	for _, e := range s.JobQueues {
 		rows := e.Queues
 		if e.Shared != nil && e.Shared.HasCounts() {
-			rows = append(append([]scanner.JobQueue(nil), rows...), scanner.JobQueue{Queue: "(all queues)"})
+			rows = append(append([]scanner.JobQueue(nil), rows...), scanner.JobQueue{Queue: "(all queues)", Ref: e.Shared.Ref})
 		}
 		for _, q := range rows {
 			if matches(filter, e.Name, q.Queue) {
 				if row == sel {
-					return scanner.QueueRef{Kind: scanner.QueueJob, Name: e.Name, Queue: q.RawQueue}, e.Name + " " + q.Queue, rowWhy(false, q.Error)
+					return q.Ref, e.Name + " " + q.Queue, rowWhy(false, q.Error)
 				}
 				row++
 			}
