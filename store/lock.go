@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -62,4 +64,15 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
 		return false, fmt.Errorf("store: extend %s: %w", l.Key, err)
 	}
 	return n == 1, nil
+}
+
+// LockTokenTime reads when a lock was taken from the token hourglass's locks hold ("<unix ms>-
+// <hex>", Unix milliseconds); false for a token another library wrote.
+func LockTokenTime(token string) (int64, bool) {
+	ms, _, ok := strings.Cut(token, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(ms, 10, 64)
+	return n, err == nil && n > 1e12
 }

@@ -1,11 +1,11 @@
-package scanner
+package inspect
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -20,29 +20,16 @@ import (
 // store.ErrTaskGone: the task was no longer there and nothing was written;
 // store.ErrNotSupported: the queue offers no such action there (the error says why). A ref no
 // Snapshot made is refused. A refusal names its command, key and user.
-func (w *Watcher) ActOnTask(ctx context.Context, ref QueueRef, sec TaskSection, t Task, a TaskAction) (string, error) {
-	if ref.queue == nil {
+func (in *Inspector) ActOnTask(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, t scanner.Task, a scanner.TaskAction) (string, error) {
+	if ref.Open() == nil {
 		return "", errNoQueue
 	}
-	now, err := w.actNow(ctx)
+	now, err := in.w.ServerTime(ctx)
 	if err != nil {
 		return "", err
 	}
-	line, err := ref.queue.Act(ctx, w.rdb, sec, t, a, now)
-	return line, w.inspectRefusal(err, ref.Where())
-}
-
-// actNow is the server's clock an action is done at: the Snapshot's clock when the watcher has
-// one, else the server's TIME.
-func (w *Watcher) actNow(ctx context.Context) (time.Time, error) {
-	if w.snapOpt.Now != nil {
-		return w.snapOpt.Now(), nil
-	}
-	now, err := w.rdb.Time(ctx).Result()
-	if err != nil {
-		return time.Time{}, &store.CommandError{Command: "TIME", User: store.UserOf(w.rdb), Err: err}
-	}
-	return now, nil
+	line, err := ref.Open().Act(ctx, in.rdb, sec, t, a, now)
+	return line, in.refusal(err, ref.Where())
 }
 
 // RepairKey gives one key of the counter family named family its window-aligned expiry (its
@@ -51,30 +38,29 @@ func (w *Watcher) actNow(ctx context.Context) (time.Time, error) {
 // holding a 64-bit integer with no TTL is touched), and says the outcome in one line. The key
 // must be one the sweep classifies as the family's. A key left as it is (gone, given a TTL,
 // another type, not an integer) is an error that says which.
-func (w *Watcher) RepairKey(ctx context.Context, family, key string) (string, error) {
-	w.specMu.RLock()
-	families, loc := w.families, w.sweepOpt.Location
-	w.specMu.RUnlock()
+func (in *Inspector) RepairKey(ctx context.Context, family, key string) (string, error) {
+	watched := in.w.Watched()
+	families, loc := watched.Families, watched.Location
 	c, ok := store.Classify(families, key, loc)
 	if !ok || c.Family.Name() != family {
-		return "", fmt.Errorf("scanner: %s is not a key of the counter family %q", Escape(key), family)
+		return "", fmt.Errorf("inspect: %s is not a key of the counter family %q", scanner.Escape(key), family)
 	}
-	now, err := w.actNow(ctx)
+	now, err := in.w.ServerTime(ctx)
 	if err != nil {
 		return "", err
 	}
 	at := c.Family.ExpireAt(c.Window)
 	rk := store.RepairKey{Key: key, ExpireAt: at, Delete: !at.After(now)}
-	outcomes, err := store.RepairKeys(ctx, w.rdb, []store.RepairKey{rk})
+	outcomes, err := store.RepairKeys(ctx, in.rdb, []store.RepairKey{rk})
 	if err != nil {
 		return "", err
 	}
 	when := at.Format("2006-01-02 15:04:05 MST")
 	switch outcomes[0] {
 	case store.RepairExpired:
-		return fmt.Sprintf("%s expires at %s (its %s window's end plus retention)", Escape(key), when, c.Window.Granularity), nil
+		return fmt.Sprintf("%s expires at %s (its %s window's end plus retention)", scanner.Escape(key), when, c.Window.Granularity), nil
 	case store.RepairDeleted:
-		return fmt.Sprintf("%s deleted: its %s window's retention ended at %s", Escape(key), c.Window.Granularity, when), nil
+		return fmt.Sprintf("%s deleted: its %s window's retention ended at %s", scanner.Escape(key), c.Window.Granularity, when), nil
 	}
 	why := map[store.RepairOutcome]string{
 		store.RepairGone:       "it is gone (expired or deleted since it was read)",
@@ -82,7 +68,7 @@ func (w *Watcher) RepairKey(ctx context.Context, family, key string) (string, er
 		store.RepairWrongType:  "it holds another type now, not a counter",
 		store.RepairNotInteger: "it holds a value that is not a 64-bit integer, not a counter",
 	}[outcomes[0]]
-	return "", fmt.Errorf("scanner: %s left as it is: %s", Escape(key), why)
+	return "", fmt.Errorf("inspect: %s left as it is: %s", scanner.Escape(key), why)
 }
 
 // ReleaseLock deletes one key of the lock named lock whose TTL is gone (held until someone
@@ -90,23 +76,21 @@ func (w *Watcher) RepairKey(ctx context.Context, family, key string) (string, er
 // and says so in one line. The key must be one the lock's pattern covers. A lock left as it is
 // (gone, given a TTL, taken by another) is an error that says which (store.ErrLockGone,
 // ErrLockHasTTL, ErrLockNewHolder).
-func (w *Watcher) ReleaseLock(ctx context.Context, lock, key, holder string) (string, error) {
-	w.specMu.RLock()
-	specs := w.sweepOpt.Structures.Locks
-	w.specMu.RUnlock()
+func (in *Inspector) ReleaseLock(ctx context.Context, lock, key, holder string) (string, error) {
+	specs := in.w.Watched().Structures.Locks
 	found := false
 	for _, l := range specs {
 		found = found || l.Name == lock && keyCovered(l.Pattern, l.Exclude, key)
 	}
 	if !found {
-		return "", fmt.Errorf("scanner: no lock %q covers %s", lock, Escape(key))
+		return "", fmt.Errorf("inspect: no lock %q covers %s", lock, scanner.Escape(key))
 	}
-	if _, err := store.ReleaseStaleLock(ctx, w.rdb, key, holder); err != nil {
+	if _, err := store.ReleaseStaleLock(ctx, in.rdb, key, holder); err != nil {
 		var ce *store.CommandError
 		if errors.As(err, &ce) {
 			return "", err
 		}
-		return "", fmt.Errorf("scanner: lock %s not released: %w", Escape(key), errors.Unwrap(err))
+		return "", fmt.Errorf("inspect: lock %s not released: %w", scanner.Escape(key), errors.Unwrap(err))
 	}
-	return fmt.Sprintf("lock %s released (held by %s with no TTL)", Escape(key), Escape(holder)), nil
+	return fmt.Sprintf("lock %s released (held by %s with no TTL)", scanner.Escape(key), scanner.Escape(holder)), nil
 }

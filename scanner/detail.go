@@ -7,8 +7,9 @@ import (
 )
 
 // The console's drill-down reads one structure's keys on demand, in a tea.Cmd, never in a sweep:
-// a dims tuple's windows, a page of a queue's tasks, a limiter key, a lock. The Watcher answers
-// (inspect_*.go), reading within the sweep's budget; these are the types it answers in.
+// a dims tuple's windows, a page of a queue's tasks, a limiter key, a lock. internal/inspect
+// answers, reading within the Watcher's budget (watched.go); these are the types it answers in,
+// kept here beside the Snapshot so the tui renders them without importing the package that reads.
 
 // The task types are the store's: the tui reaches them through the scanner.
 type (
@@ -138,5 +139,5 @@ type LockDetail struct {
 }
 
 // RawKey is the tuple's key in the window it was read from, as stored: what the drill-down
-// passes to Watcher.Dim.
+// passes to its Dim read.
 func (d DimsValue) RawKey() string { return d.key }

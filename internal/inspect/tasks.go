@@ -1,36 +1,32 @@
-package scanner
+package inspect
 
 import (
 	"context"
-	"errors"
 
+	"hourglass/scanner"
 	"hourglass/store"
 )
-
-// errNoQueue refuses a QueueRef no Snapshot made: the drill-down reads and acts only on the
-// queues a Snapshot showed.
-var errNoQueue = errors.New("scanner: the Snapshot showed no such queue")
 
 // TaskSections are the sections of ref's queue the drill-down lists, in the order it shows them:
 // a delay queue's due, later and in-flight tasks, a list queue's waiting and in-flight ones (in
 // flight only where the queue keeps a companion key), a job library's as its layout keeps them.
 // None for a ref no Snapshot made. It reads nothing.
-func (w *Watcher) TaskSections(ref QueueRef) []TaskSection {
-	if ref.queue == nil {
+func (in *Inspector) TaskSections(ref scanner.QueueRef) []scanner.TaskSection {
+	if ref.Open() == nil {
 		return nil
 	}
-	return ref.queue.Sections()
+	return ref.Open().Sections()
 }
 
 // Tasks reads one page of a section of ref's queue: count tasks from offset, in the section's
 // order (see TaskSections), against the server's clock. count is held to 1..store.MaxTaskPage and
 // to the sweep's keys per second, and what the page reads is charged to that budget. A refusal
 // names its command, key and user; a transient error is returned as it is.
-func (w *Watcher) Tasks(ctx context.Context, ref QueueRef, sec TaskSection, offset int64, count int) (TaskPage, error) {
-	if ref.queue == nil {
-		return TaskPage{}, errNoQueue
+func (in *Inspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error) {
+	if ref.Open() == nil {
+		return scanner.TaskPage{}, errNoQueue
 	}
-	page, err := ref.queue.Tasks(ctx, w.rdb, sec, offset, w.pageCount(count), w.inspectNow())
+	page, err := ref.Open().Tasks(ctx, in.rdb, sec, offset, in.pageCount(count), in.w.Now())
 	key := ref.Where()
 	if page.Key != "" {
 		key = page.Key
@@ -43,13 +39,13 @@ func (w *Watcher) Tasks(ctx context.Context, ref QueueRef, sec TaskSection, offs
 			cost++
 		}
 	}
-	w.inspectSpend(cost)
-	return page, w.inspectRefusal(err, key)
+	in.w.Charge(cost)
+	return page, in.refusal(err, key)
 }
 
 // pageCount holds a page's count to 1..store.MaxTaskPage and to the sweep's keys per second.
-func (w *Watcher) pageCount(count int) int {
-	rate := w.inspectRate()
+func (in *Inspector) pageCount(count int) int {
+	rate := in.w.KeysPerSecond()
 	most := store.MaxTaskPage
 	if rate > 0 {
 		most = min(most, rate)
