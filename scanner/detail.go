@@ -55,6 +55,7 @@ type QueueRef struct {
 	Queue string
 
 	queue store.Queue
+	where string // what its reads and actions name in their errors: the key, or the job queue
 }
 
 // Open is the queue the ref stands for; nil for a ref no Snapshot made.
@@ -62,12 +63,7 @@ func (r QueueRef) Open() store.Queue { return r.queue }
 
 // Where is what the ref's reads and actions name in their errors: a delay or list queue's key,
 // or a job library's queue.
-func (r QueueRef) Where() string {
-	if r.Kind == QueueJob {
-		return r.Queue
-	}
-	return r.Key
-}
+func (r QueueRef) Where() string { return r.where }
 
 // DimDetail is one dims tuple of a counter family, window by window, read on demand.
 type DimDetail struct {

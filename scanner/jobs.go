@@ -63,7 +63,7 @@ func (a *structAgg) jobQueues(ctx context.Context, rdb redis.UniversalClient, no
 		}
 		jq.QueuesFound = int64(len(names)) + more
 		for _, q := range names {
-			ref := QueueRef{Kind: QueueJob, Name: spec.Name, Queue: q, queue: src.Queue(q)}
+			ref := QueueRef{Kind: QueueJob, Name: spec.Name, Queue: q, queue: src.Queue(q), where: q}
 			st, err := ref.queue.Stats(ctx, rdb, now)
 			jq.Queues = append(jq.Queues, jobQueueOf(ref, st.Job, err))
 		}

@@ -74,7 +74,7 @@ func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) [
 func listQueueOf(ctx context.Context, rdb redis.UniversalClient, q ListQueueSpec, key string) ListQueue {
 	processing := q.Processing.Of(key, store.ProcessingKey)
 	lq := ListQueue{Name: q.Name, Key: Escape(key), RawKey: key, ProcessingKey: Escape(processing),
-		Ref: QueueRef{Kind: QueueList, Name: q.Name, Key: key, queue: store.ListQueueOf(key, processing)}}
+		Ref: QueueRef{Kind: QueueList, Name: q.Name, Key: key, queue: store.ListQueueOf(key, processing), where: key}}
 	if rdb == nil {
 		return lq
 	}
@@ -170,7 +170,7 @@ func str(v any) string {
 func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSpec, key string, now time.Time) DelayQueue {
 	inflight := q.InFlight.Of(key, store.InFlightKey)
 	dq := DelayQueue{Name: q.Name, Key: Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{},
-		Ref: QueueRef{Kind: QueueDelay, Name: q.Name, Key: key, queue: store.DelayQueueOf(key, inflight, q.Unit)}}
+		Ref: QueueRef{Kind: QueueDelay, Name: q.Name, Key: key, queue: store.DelayQueueOf(key, inflight, q.Unit), where: key}}
 	if rdb == nil {
 		return dq
 	}
