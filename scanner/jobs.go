@@ -63,13 +63,15 @@ func (a *structAgg) jobQueues(ctx context.Context, rdb redis.UniversalClient, no
 		}
 		jq.QueuesFound = int64(len(names)) + more
 		for _, q := range names {
-			st, err := src.Stats(ctx, rdb, q, now)
-			jq.Queues = append(jq.Queues, jobQueueOf(q, st, err))
+			ref := QueueRef{Kind: QueueJob, Name: spec.Name, Queue: q, queue: src.Queue(q), where: q}
+			st, err := ref.queue.Stats(ctx, rdb, now)
+			jq.Queues = append(jq.Queues, jobQueueOf(ref, st.Job, err))
 		}
-		if sh, err := src.Shared(ctx, rdb, now); err != nil {
+		shared := QueueRef{Kind: QueueJob, Name: spec.Name, queue: src.Queue("")}
+		if st, err := shared.queue.Stats(ctx, rdb, now); err != nil {
 			jq.Error = err.Error()
-		} else if sh != nil {
-			row := jobQueueOf("", *sh, nil)
+		} else if st.Job != nil {
+			row := jobQueueOf(shared, st.Job, nil)
 			jq.Shared = &row
 		}
 		out = append(out, jq)
@@ -117,10 +119,10 @@ func (a *structAgg) jobQueueNames(ctx context.Context, rdb redis.UniversalClient
 	return names, more, firstErr
 }
 
-// jobQueueOf renders one queue's stats; a count the library does not keep there is null.
-func jobQueueOf(queue string, st store.JobStats, err error) JobQueue {
-	q := JobQueue{Queue: Escape(queue), RawQueue: queue, States: map[string]int64{}}
-	if err != nil {
+// jobQueueOf renders the stats of ref's queue; a count the library does not keep there is null.
+func jobQueueOf(ref QueueRef, st *store.JobStats, err error) JobQueue {
+	q := JobQueue{Queue: Escape(ref.Queue), RawQueue: ref.Queue, States: map[string]int64{}, Ref: ref}
+	if err != nil || st == nil {
 		q.Error = err.Error()
 		return q
 	}

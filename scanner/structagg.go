@@ -2,7 +2,6 @@ package scanner
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"hourglass/store"
@@ -161,7 +160,7 @@ func (a *structAgg) addLock(k *Key, now time.Time, opt SnapshotOptions) {
 	}
 	l.held++
 	ex := LockHolder{Key: Escape(k.Name), Raw: k.Name, Token: Escape(k.Value), TTLMS: ttlMS(k.TTL), AgeMS: -1}
-	if ms, ok := tokenTime(k.Value); ok {
+	if ms, ok := store.LockTokenTime(k.Value); ok {
 		ex.AgeMS = max(now.UnixMilli()-ms, 0)
 	}
 	if k.TTL == NoTTL {
@@ -223,13 +222,3 @@ func (a *structAgg) addUnique(k *Key) {
 
 // keyCount ranks a KeyCount for topSlot.
 func keyCount(kc KeyCount) int64 { return kc.Count }
-
-// tokenTime reads the acquisition time hourglass's locks put in their tokens ("<unix ms>-<hex>").
-func tokenTime(token string) (int64, bool) {
-	ms, _, ok := strings.Cut(token, "-")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(ms, 10, 64)
-	return n, err == nil && n > 1e12
-}

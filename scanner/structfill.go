@@ -73,15 +73,16 @@ func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) [
 // listQueueOf reads one list queue.
 func listQueueOf(ctx context.Context, rdb redis.UniversalClient, q ListQueueSpec, key string) ListQueue {
 	processing := q.Processing.Of(key, store.ProcessingKey)
-	lq := ListQueue{Name: q.Name, Key: Escape(key), RawKey: key, ProcessingKey: Escape(processing)}
+	lq := ListQueue{Name: q.Name, Key: Escape(key), RawKey: key, ProcessingKey: Escape(processing),
+		Ref: QueueRef{Kind: QueueList, Name: q.Name, Key: key, queue: store.ListQueueOf(key, processing), where: key}}
 	if rdb == nil {
 		return lq
 	}
-	st, err := store.ListQueueStatsOf(ctx, rdb, key, processing)
+	st, err := lq.Ref.queue.Stats(ctx, rdb, time.Time{})
 	if err != nil {
 		lq.Error = err.Error()
 	}
-	lq.Length, lq.Processing, lq.Missing = st.Length, st.Processing, st.Missing
+	lq.Length, lq.Processing, lq.Missing = st.List.Length, st.List.Processing, st.List.Missing
 	return lq
 }
 
@@ -168,11 +169,13 @@ func str(v any) string {
 // delayQueueOf reads one delay queue.
 func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSpec, key string, now time.Time) DelayQueue {
 	inflight := q.InFlight.Of(key, store.InFlightKey)
-	dq := DelayQueue{Name: q.Name, Key: Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{}}
+	dq := DelayQueue{Name: q.Name, Key: Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{},
+		Ref: QueueRef{Kind: QueueDelay, Name: q.Name, Key: key, queue: store.DelayQueueOf(key, inflight, q.Unit), where: key}}
 	if rdb == nil {
 		return dq
 	}
-	st, err := store.DelayQueueStatsOf(ctx, rdb, key, inflight, q.Unit, now)
+	stats, err := dq.Ref.queue.Stats(ctx, rdb, now)
+	st := *stats.Delay
 	if err != nil {
 		dq.Error = err.Error()
 		return dq

@@ -28,6 +28,8 @@ type DelayQueue struct {
 	Schedule       map[string]int64 `json:"schedule"`
 	Warning        string           `json:"warning,omitempty"`
 	Error          string           `json:"error,omitempty"`
+	// Ref opens the queue in the console's drill-down (zero for a pattern that found no key).
+	Ref QueueRef `json:"-"`
 }
 
 // ListQueue is a list queue now.
@@ -43,6 +45,8 @@ type ListQueue struct {
 	Processing    int64  `json:"processing"`
 	ProcessingKey string `json:"processing_key"`
 	Error         string `json:"error,omitempty"`
+	// Ref opens the queue in the console's drill-down (zero for a pattern that found no key).
+	Ref QueueRef `json:"-"`
 }
 
 // Limiter is a limiter's keys now, ours or another writer's.
@@ -201,6 +205,9 @@ type JobQueue struct {
 	States  map[string]int64 `json:"states"`
 	Warning string           `json:"warning,omitempty"`
 	Error   string           `json:"error,omitempty"`
+	// Ref opens the queue (or, for the shared row, the library's shared sets) in the console's
+	// drill-down.
+	Ref QueueRef `json:"-"`
 }
 
 // HasCounts reports whether q holds any of the normalized counts (a library's shared row may hold

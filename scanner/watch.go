@@ -34,8 +34,9 @@ type Watcher struct {
 	snapOpt  SnapshotOptions
 
 	mu sync.Mutex // one Poll at a time
-	// specMu guards families and the Structures for the drill-down's reads (inspect_*.go), which
-	// must not wait for a Poll under way: Claim, their only writer, holds mu as well.
+	// specMu guards families and the Structures for the drill-down's reads (Watched, for
+	// internal/inspect), which must not wait for a Poll under way: Claim, their only writer, holds
+	// mu as well.
 	specMu sync.RWMutex
 	// pace is the sweeps' budget (each sweep takes the last one's), charged by the drill-down's
 	// reads without waiting for a Poll; nil before the first sweep.

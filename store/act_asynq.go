@@ -18,22 +18,15 @@ package store
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/asynq_run.lua
-var asynqRunLua string
-
-//go:embed lua/asynq_delete.lua
-var asynqDeleteLua string
-
 var (
-	asynqRun    = redis.NewScript(asynqRunLua)
-	asynqDelete = redis.NewScript(asynqDeleteLua)
+	asynqRun    = luaScript("asynq_run")
+	asynqDelete = luaScript("asynq_delete")
 )
 
 // asynqSections are the states asynq keeps a task in, by the section the task is listed in.

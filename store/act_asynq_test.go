@@ -53,7 +53,7 @@ func TestAsynqActsAsAsynq(t *testing.T) {
 		{"later", SectionLater, sched[0].ID, ActionDelete},
 		{"later", SectionWaiting, uniq.ID, ActionDelete},
 	} {
-		line, err := src.Act(ctx, rdb, c.queue, c.sec, task(c.id), c.a, now)
+		line, err := src.Queue(c.queue).Act(ctx, rdb, c.sec, task(c.id), c.a, now)
 		if err != nil {
 			t.Fatalf("%s %s %s: %v", c.a, c.sec, c.id, err)
 		}
@@ -88,21 +88,21 @@ func TestAsynqActsAsAsynq(t *testing.T) {
 		{SectionWaiting, uniq.ID, ActionDelete},
 		{SectionLater, "no-such-task", ActionRunNow},
 	} {
-		_, err := src.Act(ctx, rdb, "later", c.sec, task(c.id), c.a, now)
+		_, err := src.Queue("later").Act(ctx, rdb, c.sec, task(c.id), c.a, now)
 		if !errors.Is(err, ErrTaskGone) {
 			t.Errorf("%s %s %s again: %v, want ErrTaskGone", c.a, c.sec, c.id, err)
 		}
 	}
 	wantUnchangedMatch(t, rdb, "asynq:{later}:*", before, "acting on tasks no longer there")
 	for _, a := range []TaskAction{ActionDelete, ActionReturn} {
-		if _, err := src.Act(ctx, rdb, "work", SectionInFlight, task(active.ID), a, now); !errors.Is(err, ErrNotSupported) {
+		if _, err := src.Queue("work").Act(ctx, rdb, SectionInFlight, task(active.ID), a, now); !errors.Is(err, ErrNotSupported) {
 			t.Errorf("%s of an active task: %v, want ErrNotSupported", a, err)
 		}
 	}
 	if info, err := insp.GetTaskInfo("work", active.ID); err != nil || info.State != asynq.TaskStateActive {
 		t.Fatalf("the active task: %v %v", info, err)
 	}
-	if _, err := src.Act(ctx, rdb, "nowhere", SectionLater, task(sched[1].ID), ActionRunNow, now); err == nil || !strings.Contains(err.Error(), "no queue") {
+	if _, err := src.Queue("nowhere").Act(ctx, rdb, SectionLater, task(sched[1].ID), ActionRunNow, now); err == nil || !strings.Contains(err.Error(), "no queue") {
 		t.Fatalf("a queue asynq does not know: %v", err)
 	}
 	wantUnchangedMatch(t, rdb, "asynq:{later}:*", before, "refusals")

@@ -19,22 +19,15 @@ package store
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/bullmq_promote.lua
-var bullmqPromoteLua string
-
-//go:embed lua/bullmq_remove.lua
-var bullmqRemoveLua string
-
 var (
-	bullmqPromote = redis.NewScript(bullmqPromoteLua)
-	bullmqRemove  = redis.NewScript(bullmqRemoveLua)
+	bullmqPromote = luaScript("bullmq_promote")
+	bullmqRemove  = luaScript("bullmq_remove")
 )
 
 // bullmqSectionStates are the states a section's jobs are listed from.

@@ -62,7 +62,7 @@ func TestBullMQActsAsBullMQ(t *testing.T) {
 	var theirs, refs []string
 	for _, op := range ops {
 		id := op.twin + "-ours"
-		if line, err := src.Act(ctx, rdb, op.queue, op.sec, Task{Member: id, ID: id}, op.a, now); err != nil {
+		if line, err := src.Queue(op.queue).Act(ctx, rdb, op.sec, Task{Member: id, ID: id}, op.a, now); err != nil {
 			t.Fatalf("%s %s: %q %v", op.a, id, line, err)
 		}
 		verb := map[TaskAction]string{ActionRunNow: "promote", ActionDelete: "remove"}[op.a]
@@ -141,7 +141,7 @@ func checkBullMQRefusals(t *testing.T, rdb *redis.Client, src JobSource) {
 		{"acts-fail", "x-ours", SectionDead, ActionRunNow, ErrNotSupported},
 		{"acts", "p0-ours", SectionWaiting, ActionRunNow, ErrNotSupported},
 	} {
-		_, err := src.Act(ctx, rdb, c.queue, c.sec, task(c.id), c.a, now)
+		_, err := src.Queue(c.queue).Act(ctx, rdb, c.sec, task(c.id), c.a, now)
 		if !errors.Is(err, c.want) {
 			t.Errorf("%s %s %s: %v, want %v", c.a, c.sec, c.id, err, c.want)
 		}
@@ -150,7 +150,7 @@ func checkBullMQRefusals(t *testing.T, rdb *redis.Client, src JobSource) {
 	rdb.HSet(ctx, "bull:acts:meta", "version", "bullmq:4.17.0")
 	before = dumpKeys(t, rdb)
 	for _, a := range []TaskAction{ActionRunNow, ActionDelete} {
-		_, err := src.Act(ctx, rdb, "acts", SectionLater, task("p0-theirs"), a, now) // promoted: waiting now, but the version is read first
+		_, err := src.Queue("acts").Act(ctx, rdb, SectionLater, task("p0-theirs"), a, now) // promoted: waiting now, but the version is read first
 		if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "BullMQ 5") {
 			t.Errorf("%s on a BullMQ 4 queue: %v", a, err)
 		}

@@ -24,7 +24,6 @@ package store
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,15 +34,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/celery_restore.lua
-var celeryRestoreLua string
-
-//go:embed lua/celery_delete.lua
-var celeryDeleteLua string
-
 var (
-	celeryRestore = redis.NewScript(celeryRestoreLua)
-	celeryDelete  = redis.NewScript(celeryDeleteLua)
+	celeryRestore = luaScript("celery_restore")
+	celeryDelete  = luaScript("celery_delete")
 )
 
 func (j celeryJobs) act(ctx context.Context, rdb redis.UniversalClient, queue string, sec TaskSection, t Task, a TaskAction, _ time.Time) (string, error) {

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strconv"
@@ -18,40 +17,28 @@ import (
 // action says so (ErrTaskGone) instead of acting on what is there now. Each touches only the one
 // task or key it is given.
 
-//go:embed lua/dq_run_now.lua
-var dqRunNowLua string
-
-//go:embed lua/dq_return.lua
-var dqReturnLua string
-
-//go:embed lua/lq_return.lua
-var lqReturnLua string
-
-//go:embed lua/lock_release_stale.lua
-var lockReleaseStaleLua string
-
 var (
-	dqRunNow         = redis.NewScript(dqRunNowLua)
-	dqReturn         = redis.NewScript(dqReturnLua)
-	lqReturn         = redis.NewScript(lqReturnLua)
-	lockReleaseStale = redis.NewScript(lockReleaseStaleLua)
+	dqRunNow         = luaScript("dq_run_now")
+	dqReturn         = luaScript("dq_return")
+	lqReturn         = luaScript("lq_return")
+	lockReleaseStale = luaScript("lock_release_stale")
 )
 
-// DelayQueueAct does a to one task of a delay queue's section, as the page at now (the server's
-// clock) showed it, and says what it did:
+// Act does a to one task of a delay queue's section, as the page at now (the server's clock)
+// showed it, and says what it did:
 //
 //   - ActionRunNow on a later task: its due time becomes now, if it is still in the queue and
 //     still later.
-//   - ActionReturn on an in-flight entry ("<claim id>|<task>" in inFlight): the entry leaves the
-//     in-flight set and the task goes back to the queue, due now, as the reaper returns a task
-//     whose deadline passed.
+//   - ActionReturn on an in-flight entry ("<claim id>|<task>"): the entry leaves the in-flight
+//     set and the task goes back to the queue, due now, as the reaper returns a task whose
+//     deadline passed.
 //   - ActionDelete: the member leaves the section's key (the queue, or the in-flight set).
 //
 // unit is the queue's; an AutoUnit queue's is read from the task's own score (run now) or the
 // queue's oldest (return; an empty queue takes hourglass's own, milliseconds). ErrTaskGone: the
 // task was not where the page showed it, and nothing was written.
-func DelayQueueAct(ctx context.Context, rdb redis.UniversalClient, key, inFlight string, unit ScoreUnit,
-	sec TaskSection, t Task, a TaskAction, now time.Time) (string, error) {
+func (q *ownDelayQueue) Act(ctx context.Context, rdb redis.UniversalClient, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error) {
+	key, inFlight, unit := q.key, q.inFlight, q.unit
 	switch {
 	case a == ActionDelete && (sec == SectionDue || sec == SectionLater):
 		return actZRem(ctx, rdb, key, t)
@@ -152,16 +139,17 @@ func actQueueUnit(ctx context.Context, rdb redis.UniversalClient, key string, no
 	return u, nil
 }
 
-// ListQueueAct does a to one task of a list queue's section (SectionWaiting: the list at key;
-// SectionInFlight: processing, "" when the queue keeps none) and says what it did:
+// Act does a to one task of a list queue's section (SectionWaiting: the list; SectionInFlight:
+// the processing list, refused when the queue keeps none) and says what it did:
 //
 //   - ActionReturn on a processing task: it leaves the processing list and goes to the queue's
 //     tail, where the next pop takes it.
 //   - ActionDelete: one occurrence of the task leaves the section's list.
 //
-// A list keeps no due time, so ActionRunNow is not supported. ErrTaskGone: the task was not
-// there, and nothing was written.
-func ListQueueAct(ctx context.Context, rdb redis.UniversalClient, key, processing string, sec TaskSection, t Task, a TaskAction) (string, error) {
+// A list keeps no due time, so ActionRunNow is not supported and now is unused. ErrTaskGone: the
+// task was not there, and nothing was written.
+func (q *ownListQueue) Act(ctx context.Context, rdb redis.UniversalClient, sec TaskSection, t Task, a TaskAction, _ time.Time) (string, error) {
+	key, processing := q.key, q.processing
 	from := map[TaskSection]string{SectionWaiting: key, SectionInFlight: processing}[sec]
 	switch {
 	case from == "" && sec == SectionInFlight:

@@ -89,7 +89,7 @@ func TestDelayQueueActs(t *testing.T) {
 		t.Fatal(err)
 	}
 	act := func(sec TaskSection, member string, a TaskAction) (string, error) {
-		return DelayQueueAct(ctx, rdb, q.Key, q.InFlight, AutoUnit, sec, Task{Member: member}, a, s.Now())
+		return DelayQueueOf(q.Key, q.InFlight, AutoUnit).Act(ctx, rdb, sec, Task{Member: member}, a, s.Now())
 	}
 
 	line, err := act(SectionLater, "later-2", ActionRunNow)
@@ -165,13 +165,13 @@ func TestDelayQueueActRefusesWhatItDoesNotOffer(t *testing.T) {
 		{SectionInFlight, ActionDelete, "", "keeps no in-flight set"},
 		{SectionDead, ActionDelete, q.InFlight, "no such section"},
 	} {
-		_, err := DelayQueueAct(ctx, rdb, q.Key, c.inFlight, Milliseconds, c.sec, Task{Member: "due"}, c.a, s.Now())
+		_, err := DelayQueueOf(q.Key, c.inFlight, Milliseconds).Act(ctx, rdb, c.sec, Task{Member: "due"}, c.a, s.Now())
 		if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), c.why) {
 			t.Errorf("%s on %s: %v, want ErrNotSupported saying %q", c.a, c.sec, err, c.why)
 		}
 	}
 	// The page showed it later; it is due by now.
-	_, err := DelayQueueAct(ctx, rdb, q.Key, q.InFlight, Milliseconds, SectionLater, Task{Member: "due"}, ActionRunNow, s.Now())
+	_, err := DelayQueueOf(q.Key, q.InFlight, Milliseconds).Act(ctx, rdb, SectionLater, Task{Member: "due"}, ActionRunNow, s.Now())
 	wantGone(t, rdb, before, "run now of a task due since", err)
 }
 
@@ -187,10 +187,10 @@ func TestDelayQueueActAutoUnitKeepsTheQueuesUnit(t *testing.T) {
 	rdb.ZAdd(ctx, key, redis.Z{Score: float64(now.Add(time.Hour).Unix()), Member: "later"},
 		redis.Z{Score: float64(now.Add(-time.Hour).Unix()), Member: "old"})
 	rdb.ZAdd(ctx, inFlight, redis.Z{Score: float64(now.Add(time.Minute).UnixMilli()), Member: "c1|held"})
-	if _, err := DelayQueueAct(ctx, rdb, key, inFlight, AutoUnit, SectionLater, Task{Member: "later"}, ActionRunNow, now); err != nil {
+	if _, err := DelayQueueOf(key, inFlight, AutoUnit).Act(ctx, rdb, SectionLater, Task{Member: "later"}, ActionRunNow, now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DelayQueueAct(ctx, rdb, key, inFlight, AutoUnit, SectionInFlight, Task{Member: "c1|held"}, ActionReturn, now); err != nil {
+	if _, err := DelayQueueOf(key, inFlight, AutoUnit).Act(ctx, rdb, SectionInFlight, Task{Member: "c1|held"}, ActionReturn, now); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"later", "held"} {
@@ -213,7 +213,7 @@ func TestDelayQueueActHostileTask(t *testing.T) {
 	now := time.Now()
 	task := "\x1b[2J\x1b]0;owned\a\xff\xfe\u202e" + strings.Repeat("x", 1<<20)
 	rdb.ZAdd(ctx, "dq:hostile", redis.Z{Score: float64(now.Add(time.Hour).UnixMilli()), Member: task})
-	line, err := DelayQueueAct(ctx, rdb, "dq:hostile", "", Milliseconds, SectionLater, Task{Member: task}, ActionRunNow, now)
+	line, err := DelayQueueOf("dq:hostile", "", Milliseconds).Act(ctx, rdb, SectionLater, Task{Member: task}, ActionRunNow, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestListQueueActs(t *testing.T) {
 		t.Fatalf("pop: %q %v %v", task, ok, err)
 	}
 	act := func(sec TaskSection, member string, a TaskAction) (string, error) {
-		return ListQueueAct(ctx, rdb, q.Key, q.Processing, sec, Task{Member: member}, a)
+		return ListQueueOf(q.Key, q.Processing).Act(ctx, rdb, sec, Task{Member: member}, a, time.Time{})
 	}
 	line, err := act(SectionInFlight, "a", ActionReturn)
 	if err != nil || !strings.Contains(line, `"a" is back in "lq:{acts}"`) || rdb.LLen(ctx, q.Processing).Val() != 0 {
@@ -263,7 +263,7 @@ func TestListQueueActs(t *testing.T) {
 	if _, err := act(SectionWaiting, "b", ActionRunNow); !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "no due time") {
 		t.Fatalf("run now: %v", err)
 	}
-	if _, err := ListQueueAct(ctx, rdb, q.Key, "", SectionInFlight, Task{Member: "a"}, ActionReturn); !errors.Is(err, ErrNotSupported) {
+	if _, err := ListQueueOf(q.Key, "").Act(ctx, rdb, SectionInFlight, Task{Member: "a"}, ActionReturn, time.Time{}); !errors.Is(err, ErrNotSupported) {
 		t.Fatalf("return without a processing list: %v", err)
 	}
 	wantUnchanged(t, rdb, before, "refusals")
@@ -277,8 +277,8 @@ func TestActErrorsNameCommandAndKey(t *testing.T) {
 	ctx := t.Context()
 	rdb.Set(ctx, "dq:string", "x", 0)
 	rdb.Set(ctx, "lq:string", "x", 0)
-	_, err1 := DelayQueueAct(ctx, rdb, "dq:string", "", Milliseconds, SectionLater, Task{Member: "t"}, ActionRunNow, time.Now())
-	_, err2 := ListQueueAct(ctx, rdb, "lq:string", "", SectionWaiting, Task{Member: "t"}, ActionDelete)
+	_, err1 := DelayQueueOf("dq:string", "", Milliseconds).Act(ctx, rdb, SectionLater, Task{Member: "t"}, ActionRunNow, time.Now())
+	_, err2 := ListQueueOf("lq:string", "").Act(ctx, rdb, SectionWaiting, Task{Member: "t"}, ActionDelete, time.Time{})
 	rdb.ZAdd(ctx, "lock:zset", redis.Z{Member: "x"})
 	_, err3 := ReleaseStaleLock(ctx, rdb, "lock:zset", "x")
 	for i, err := range []error{err1, err2, err3} {
@@ -337,8 +337,8 @@ func TestActRefusedByACLNamesTheUser(t *testing.T) {
 	admin.ZAdd(ctx, "dq:acl", redis.Z{Score: float64(now.Add(time.Hour).UnixMilli()), Member: "t"})
 	admin.Set(ctx, "lock:acl", "h", 0)
 	before := dumpKeys(t, admin)
-	_, err1 := DelayQueueAct(ctx, reader, "dq:acl", "", Milliseconds, SectionLater, Task{Member: "t"}, ActionRunNow, now)
-	_, err2 := DelayQueueAct(ctx, reader, "dq:acl", "", Milliseconds, SectionLater, Task{Member: "t"}, ActionDelete, now)
+	_, err1 := DelayQueueOf("dq:acl", "", Milliseconds).Act(ctx, reader, SectionLater, Task{Member: "t"}, ActionRunNow, now)
+	_, err2 := DelayQueueOf("dq:acl", "", Milliseconds).Act(ctx, reader, SectionLater, Task{Member: "t"}, ActionDelete, now)
 	_, err3 := ReleaseStaleLock(ctx, reader, "lock:acl", "h")
 	for i, err := range []error{err1, err2, err3} {
 		var ce *CommandError
@@ -369,10 +369,10 @@ func TestQueueActsOnCluster(t *testing.T) {
 		if err != nil || len(c.Tasks) != 1 {
 			t.Fatalf("claim: %v %v", c, err)
 		}
-		if _, err := DelayQueueAct(ctx, rdb, dq.Key, dq.InFlight, Milliseconds, SectionInFlight, Task{Member: c.ID + "|a"}, ActionReturn, s.Now()); err != nil {
+		if _, err := DelayQueueOf(dq.Key, dq.InFlight, Milliseconds).Act(ctx, rdb, SectionInFlight, Task{Member: c.ID + "|a"}, ActionReturn, s.Now()); err != nil {
 			t.Fatalf("%s return: %v", dq.Key, err)
 		}
-		if _, err := DelayQueueAct(ctx, rdb, dq.Key, dq.InFlight, Milliseconds, SectionLater, Task{Member: "b"}, ActionRunNow, s.Now()); err != nil {
+		if _, err := DelayQueueOf(dq.Key, dq.InFlight, Milliseconds).Act(ctx, rdb, SectionLater, Task{Member: "b"}, ActionRunNow, s.Now()); err != nil {
 			t.Fatalf("%s run now: %v", dq.Key, err)
 		}
 		if c2, _ := dq.Claim(ctx, 5, time.Minute); len(c2.Tasks) != 2 {
@@ -385,7 +385,7 @@ func TestQueueActsOnCluster(t *testing.T) {
 		if _, _, err := lq.Pop(ctx, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ListQueueAct(ctx, rdb, lq.Key, lq.Processing, SectionInFlight, Task{Member: "m"}, ActionReturn); err != nil {
+		if _, err := ListQueueOf(lq.Key, lq.Processing).Act(ctx, rdb, SectionInFlight, Task{Member: "m"}, ActionReturn, time.Time{}); err != nil {
 			t.Fatalf("%s return: %v", lq.Key, err)
 		}
 		if task, ok, _ := lq.Pop(ctx, 0); !ok || task != "m" {

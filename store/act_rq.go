@@ -19,22 +19,15 @@ package store
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/rq_enqueue.lua
-var rqEnqueueLua string
-
-//go:embed lua/rq_delete.lua
-var rqDeleteLua string
-
 var (
-	rqEnqueue = redis.NewScript(rqEnqueueLua)
-	rqDelete  = redis.NewScript(rqDeleteLua)
+	rqEnqueue = luaScript("rq_enqueue")
+	rqDelete  = luaScript("rq_delete")
 )
 
 // rqDefaultTimeout is the timeout, in seconds, RQ's Queue gives a job without one (its

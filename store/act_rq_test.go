@@ -76,7 +76,7 @@ func TestRQActsAsRQ(t *testing.T) {
 		{"default", SectionLater, muchLater, ActionDelete},
 		{"default", SectionWaiting, queued, ActionDelete},
 	} {
-		if line, err := src.Act(ctx, rdb, c.queue, c.sec, task(c.id), c.a, now); err != nil {
+		if line, err := src.Queue(c.queue).Act(ctx, rdb, c.sec, task(c.id), c.a, now); err != nil {
 			t.Fatalf("%s %s %s: %q %v", c.a, c.sec, c.id, line, err)
 		}
 	}
@@ -121,10 +121,10 @@ func TestRQActsAsRQ(t *testing.T) {
 		{"work", SectionDead, doomed, ActionDelete},
 		{"default", SectionWaiting, queued, ActionDelete},
 	} {
-		_, err := src.Act(ctx, rdb, c.queue, c.sec, task(c.id), c.a, now)
+		_, err := src.Queue(c.queue).Act(ctx, rdb, c.sec, task(c.id), c.a, now)
 		wantGone(t, rdb, before, string(c.a)+" "+c.id+" again", err)
 	}
-	if _, err := src.Act(ctx, rdb, "default", SectionWaiting, task(started), ActionRunNow, now); !errors.Is(err, ErrNotSupported) {
+	if _, err := src.Queue("default").Act(ctx, rdb, SectionWaiting, task(started), ActionRunNow, now); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("run now of a queued job: %v, want ErrNotSupported", err)
 	}
 	wantUnchanged(t, rdb, before, "refusal")
@@ -138,11 +138,11 @@ func TestRQRunNowLeavesAJobRQCannotFetch(t *testing.T) {
 	rdb.ZAdd(ctx, "rq:scheduled:q", redis.Z{Score: 2e9, Member: "lost"})
 	before := dumpKeys(t, rdb)
 	src := JobSource{Layout: RQ}
-	if _, err := src.Act(ctx, rdb, "q", SectionLater, Task{Member: "lost", ID: "lost"}, ActionRunNow, time.Now()); err == nil || errors.Is(err, ErrTaskGone) {
+	if _, err := src.Queue("q").Act(ctx, rdb, SectionLater, Task{Member: "lost", ID: "lost"}, ActionRunNow, time.Now()); err == nil || errors.Is(err, ErrTaskGone) {
 		t.Fatalf("run now of an id without its job: %v, want a refusal naming the missing hash", err)
 	}
 	wantUnchanged(t, rdb, before, "run now of an id without its job")
-	if line, err := src.Act(ctx, rdb, "q", SectionLater, Task{Member: "lost", ID: "lost"}, ActionDelete, time.Now()); err != nil || rdb.Exists(ctx, "rq:scheduled:q").Val() != 0 {
+	if line, err := src.Queue("q").Act(ctx, rdb, SectionLater, Task{Member: "lost", ID: "lost"}, ActionDelete, time.Now()); err != nil || rdb.Exists(ctx, "rq:scheduled:q").Val() != 0 {
 		t.Fatalf("delete of an id without its job: %q %v", line, err)
 	}
 }
@@ -155,7 +155,7 @@ func TestRQRequeueMatchesRQsOwn(t *testing.T) {
 	ctx := t.Context()
 	ours := rqJobID(t, rep, "work", "failed", "jobs.fail('once')")
 	theirs := rqJobID(t, rep, "work", "failed", "jobs.fail('twice')")
-	if _, err := (JobSource{Layout: RQ}).Act(ctx, rdb, "work", SectionDead, Task{Member: ours, ID: ours}, ActionRunNow, time.Now()); err != nil {
+	if _, err := (JobSource{Layout: RQ}).Queue("work").Act(ctx, rdb, SectionDead, Task{Member: ours, ID: ours}, ActionRunNow, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	readRQ(t, rdb, "--requeue", "work", theirs)

@@ -26,7 +26,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -36,10 +35,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/sidekiq_enqueue.lua
-var sidekiqEnqueueLua string
-
-var sidekiqEnqueue = redis.NewScript(sidekiqEnqueueLua)
+var sidekiqEnqueue = luaScript("sidekiq_enqueue")
 
 // sidekiqSets are the sorted sets Sidekiq keeps for all queues, by the section they are listed in.
 var sidekiqSets = map[TaskSection]string{SectionLater: "schedule", SectionRetry: "retry", SectionDead: "dead"}

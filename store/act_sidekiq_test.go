@@ -86,21 +86,21 @@ func TestSidekiqActsAsSidekiq(t *testing.T) {
 				sec  TaskSection
 				task Task
 			}{{SectionLater, later}, {SectionRetry, retry}, {SectionDead, dead}} {
-				line, err := src.Act(ctx, rdb, "", c.sec, c.task, ActionRunNow, now)
+				line, err := src.Queue("").Act(ctx, rdb, c.sec, c.task, ActionRunNow, now)
 				if err != nil || !strings.Contains(line, "is in queue") {
 					t.Fatalf("run now %s: %q %v", c.sec, line, err)
 				}
 			}
 			// The waiting job as the console's page lists it: the next to run first.
-			page, err := src.Tasks(ctx, rdb, "default", SectionWaiting, 0, 1, now)
+			page, err := src.Queue("default").Tasks(ctx, rdb, SectionWaiting, 0, 1, now)
 			if err != nil || len(page.Tasks) != 1 || page.Tasks[0].ID == "" {
 				t.Fatalf("default's first page: %+v %v", page, err)
 			}
 			waiting := page.Tasks[0].Member
-			if _, err := src.Act(ctx, rdb, "default", SectionWaiting, page.Tasks[0], ActionDelete, now); err != nil {
+			if _, err := src.Queue("default").Act(ctx, rdb, SectionWaiting, page.Tasks[0], ActionDelete, now); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := src.Act(ctx, rdb, "", SectionDead, never, ActionDelete, now); err != nil {
+			if _, err := src.Queue("").Act(ctx, rdb, SectionDead, never, ActionDelete, now); err != nil {
 				t.Fatal(err)
 			}
 
@@ -128,14 +128,14 @@ func TestSidekiqActsAsSidekiq(t *testing.T) {
 				a    TaskAction
 			}{{SectionLater, later, ActionRunNow}, {SectionRetry, retry, ActionRunNow}, {SectionDead, never, ActionDelete},
 				{SectionWaiting, Task{Member: waiting}, ActionDelete}} {
-				_, err := src.Act(ctx, rdb, "default", c.sec, c.task, c.a, now)
+				_, err := src.Queue("default").Act(ctx, rdb, c.sec, c.task, c.a, now)
 				wantGone(t, rdb, before, string(c.a)+" "+string(c.sec)+" again", err)
 			}
 			for _, c := range []struct {
 				sec TaskSection
 				a   TaskAction
 			}{{SectionInFlight, ActionReturn}, {SectionInFlight, ActionDelete}, {SectionWaiting, ActionRunNow}} {
-				if _, err := src.Act(ctx, rdb, "mail", c.sec, Task{Member: mail[0].JID}, c.a, now); !errors.Is(err, ErrNotSupported) {
+				if _, err := src.Queue("mail").Act(ctx, rdb, c.sec, Task{Member: mail[0].JID}, c.a, now); !errors.Is(err, ErrNotSupported) {
 					t.Errorf("%s on %s: %v, want ErrNotSupported", c.a, c.sec, err)
 				}
 			}
@@ -155,7 +155,7 @@ func TestSidekiqRunNowRefusesWhatPushWouldRefuse(t *testing.T) {
 	}
 	before := dumpKeys(t, rdb)
 	for _, m := range rdb.ZRange(ctx, "schedule", 0, -1).Val() {
-		if _, err := (JobSource{Layout: Sidekiq}).Act(ctx, rdb, "", SectionLater, Task{Member: m}, ActionRunNow, time.Now()); err == nil {
+		if _, err := (JobSource{Layout: Sidekiq}).Queue("").Act(ctx, rdb, SectionLater, Task{Member: m}, ActionRunNow, time.Now()); err == nil {
 			t.Errorf("%s was pushed", m)
 		}
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -11,15 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/dq_claim.lua
-var dqClaimLua string
-
-//go:embed lua/dq_reap.lua
-var dqReapLua string
-
 var (
-	dqClaim = redis.NewScript(dqClaimLua)
-	dqReap  = redis.NewScript(dqReapLua)
+	dqClaim = luaScript("dq_claim")
+	dqReap  = luaScript("dq_reap")
 )
 
 // DelayQueue is a sorted set of tasks scored by due time, with an in-flight set beside it (same

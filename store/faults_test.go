@@ -216,7 +216,7 @@ func TestErrorThenCutIsNotLost(t *testing.T) {
 		case 1:
 			direct.ScriptFlush(ctx)
 		case 2:
-			direct.ScriptLoad(ctx, incrWindowsLua)
+			direct.ScriptLoad(ctx, luaSource(t, "incr_windows"))
 		}
 	}, 2)
 	flushUntilDone(t, w)

@@ -97,3 +97,13 @@ func getInt(t *testing.T, rdb redis.UniversalClient, key string) int64 {
 	}
 	return n
 }
+
+// luaSource is the text of the script in lua/<name>.lua, for a test that loads it by hand.
+func luaSource(t *testing.T, name string) string {
+	t.Helper()
+	src, err := luaFiles.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(src)
+}

@@ -117,6 +117,14 @@ type jobReader interface {
 	stats(ctx context.Context, rdb redis.Cmdable, queue string, now time.Time) (JobStats, error)
 	shared(ctx context.Context, rdb redis.Cmdable, now time.Time) (*JobStats, error)
 	notes() []string
+
+	// taskSections are the sections the layout keeps for queue ("" for its shared sets), in the
+	// order the console shows them (tasks_<library>.go).
+	taskSections(queue string) []TaskSection
+	// tasks reads one page of a section, count already held to 1..MaxTaskPage.
+	tasks(ctx context.Context, rdb redis.Cmdable, queue string, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error)
+	// act does an action on one task as the library itself does it (act_<library>.go).
+	act(ctx context.Context, rdb redis.UniversalClient, queue string, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error)
 }
 
 func (s JobSource) reader() jobReader {

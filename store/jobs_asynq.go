@@ -46,7 +46,7 @@ import (
 
 type asynqJobs struct{ prefix string }
 
-func newAsynqJobs(prefix string) jobReader {
+func newAsynqJobs(prefix string) asynqJobs {
 	if prefix == "" {
 		prefix = Asynq.DefaultPrefix()
 	}

@@ -43,7 +43,7 @@ import (
 
 type bullmqJobs struct{ prefix string }
 
-func newBullMQJobs(prefix string) jobReader {
+func newBullMQJobs(prefix string) bullmqJobs {
 	if prefix == "" {
 		prefix = BullMQ.DefaultPrefix()
 	}

@@ -44,7 +44,7 @@ import (
 
 type celeryJobs struct{ prefix string }
 
-func newCeleryJobs(prefix string) jobReader { return celeryJobs{prefix: prefix} }
+func newCeleryJobs(prefix string) celeryJobs { return celeryJobs{prefix: prefix} }
 
 const (
 	kombuSep      = "\x06\x16"

@@ -50,7 +50,7 @@ import (
 
 type rqJobs struct{ prefix string }
 
-func newRQJobs(prefix string) jobReader {
+func newRQJobs(prefix string) rqJobs {
 	if prefix == "" {
 		prefix = RQ.DefaultPrefix()
 	}

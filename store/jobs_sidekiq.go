@@ -45,7 +45,7 @@ import (
 
 type sidekiqJobs struct{ ns string }
 
-func newSidekiqJobs(prefix string) jobReader { return sidekiqJobs{ns: prefix} }
+func newSidekiqJobs(prefix string) sidekiqJobs { return sidekiqJobs{ns: prefix} }
 
 // key is a Sidekiq key as redis-namespace spells it.
 func (j sidekiqJobs) key(k string) string {

@@ -3,25 +3,16 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/limit_sliding.lua
-var limitSlidingLua string
-
-//go:embed lua/limit_fixed.lua
-var limitFixedLua string
-
 var (
-	limitSliding = redis.NewScript(limitSlidingLua)
-	limitFixed   = redis.NewScript(limitFixedLua)
+	limitSliding = luaScript("limit_sliding")
+	limitFixed   = luaScript("limit_fixed")
 )
 
 // LimiterKind says how a limiter counts.

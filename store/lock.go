@@ -3,23 +3,16 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/lock_release.lua
-var lockReleaseLua string
-
-//go:embed lua/lock_extend.lua
-var lockExtendLua string
-
 var (
-	lockRelease = redis.NewScript(lockReleaseLua)
-	lockExtend  = redis.NewScript(lockExtendLua)
+	lockRelease = luaScript("lock_release")
+	lockExtend  = luaScript("lock_extend")
 )
 
 // Lock is a held lock: its key and the random token that proves who holds it.
@@ -71,4 +64,15 @@ func (l *Lock) Extend(ctx context.Context, ttl time.Duration) (bool, error) {
 		return false, fmt.Errorf("store: extend %s: %w", l.Key, err)
 	}
 	return n == 1, nil
+}
+
+// LockTokenTime reads when a lock was taken from the token hourglass's locks hold ("<unix ms>-
+// <hex>", Unix milliseconds); false for a token another library wrote.
+func LockTokenTime(token string) (int64, bool) {
+	ms, _, ok := strings.Cut(token, "-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(ms, 10, 64)
+	return n, err == nil && n > 1e12
 }

@@ -2,18 +2,14 @@ package store
 
 import (
 	"context"
-	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/repair_key.lua
-var repairKeyLua string
-
 // repairKey checks a counter key again and gives it its expiry (or deletes it) in one script.
-var repairKey = redis.NewScript(repairKeyLua)
+var repairKey = luaScript("repair_key")
 
 // RepairKey is a counter key a sweep found with no TTL, and what repairing it means.
 type RepairKey struct {

@@ -2,17 +2,30 @@ package store
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
 )
 
-//go:embed lua/incr_windows.lua
-var incrWindowsLua string
+// luaFiles are the store's scripts, one file each under lua/, every one opening with a comment
+// that lists its KEYS, ARGV and reply.
+//
+//go:embed lua/*.lua
+var luaFiles embed.FS
+
+// luaScript is the script in lua/<name>.lua. The scripts are package-level variables, so a name
+// with no file panics when the package is initialised, before any test or program runs.
+func luaScript(name string) *redis.Script {
+	src, err := luaFiles.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		panic(fmt.Sprintf("store: no script lua/%s.lua: %v", name, err))
+	}
+	return redis.NewScript(string(src))
+}
 
 // incrWindows adds deltas to counter keys and sets window-aligned expiry on keys without a TTL.
-var incrWindows = redis.NewScript(incrWindowsLua)
+var incrWindows = luaScript("incr_windows")
 
 // scripts are loaded on every master before pipelined EVALSHA calls.
 var scripts = []*redis.Script{incrWindows}

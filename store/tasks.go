@@ -1,17 +1,14 @@
 package store
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // The console's drill-down into a queue lists its tasks a page at a time, section by section,
-// and acts on one task. This file holds the types every queue layout answers in: hourglass's own
-// delay and list queues (tasks_own.go) and each job library's (tasks_<library>.go).
+// and acts on one task, through a Queue (queue.go). This file holds the types every queue layout
+// answers in: hourglass's own delay and list queues (tasks_own.go) and each job library's
+// (tasks_<library>.go).
 
 // TaskSection is a part of a queue listed on its own.
 type TaskSection string
@@ -80,47 +77,3 @@ var ErrNotSupported = errors.New("not supported")
 // ErrTaskGone says the task was no longer where the page showed it: taken, acknowledged, moved
 // or deleted since. Nothing was written.
 var ErrTaskGone = errors.New("the task is no longer there")
-
-// taskLister is a job layout's reading of its tasks, page by page (tasks_<library>.go).
-type taskLister interface {
-	// taskSections are the sections the layout keeps for queue ("" for its shared sets), in
-	// the order the console shows them.
-	taskSections(queue string) []TaskSection
-	tasks(ctx context.Context, rdb redis.Cmdable, queue string, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error)
-}
-
-// taskActor is a job layout's actions on one task, each done as the library itself does it
-// (act_<library>.go).
-type taskActor interface {
-	act(ctx context.Context, rdb redis.UniversalClient, queue string, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error)
-}
-
-// TaskSections are the sections the layout keeps for queue ("" for its shared sets); none when
-// the layout's tasks cannot be listed.
-func (s JobSource) TaskSections(queue string) []TaskSection {
-	if l, ok := s.reader().(taskLister); ok {
-		return l.taskSections(queue)
-	}
-	return nil
-}
-
-// Tasks reads one page of queue's section: count tasks (at most MaxTaskPage) from offset, in
-// the section's order, against the server's clock now.
-func (s JobSource) Tasks(ctx context.Context, rdb redis.Cmdable, queue string, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error) {
-	l, ok := s.reader().(taskLister)
-	if !ok {
-		return TaskPage{}, fmt.Errorf("store: listing %s tasks: %w", s.Layout, ErrNotSupported)
-	}
-	return l.tasks(ctx, rdb, queue, sec, offset, min(max(count, 1), MaxTaskPage), now)
-}
-
-// Act does a to one task of queue's section, as the library itself would, and says what it did.
-// ErrTaskGone: the task was not there any more, and nothing was written; ErrNotSupported (wrapped
-// with the reason): the library offers no such action there.
-func (s JobSource) Act(ctx context.Context, rdb redis.UniversalClient, queue string, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error) {
-	actor, ok := s.reader().(taskActor)
-	if !ok {
-		return "", fmt.Errorf("store: %s on a %s task: %w", a, s.Layout, ErrNotSupported)
-	}
-	return actor.act(ctx, rdb, queue, sec, t, a, now)
-}

@@ -20,7 +20,7 @@ import (
 func TestAsynqTasksMatchAsynq(t *testing.T) {
 	fx := newAsynqFixture(t)
 	src := JobSource{Layout: Asynq}
-	if got := src.TaskSections("work"); !slices.Equal(got, []TaskSection{SectionWaiting, SectionLater, SectionRetry, SectionInFlight, SectionDead}) {
+	if got := src.Queue("work").Sections(); !slices.Equal(got, []TaskSection{SectionWaiting, SectionLater, SectionRetry, SectionInFlight, SectionDead}) {
 		t.Errorf("sections %v", got)
 	}
 	lists := map[TaskSection]func(string, ...asynq.ListOption) ([]*asynq.TaskInfo, error){
@@ -70,7 +70,7 @@ func TestAsynqTasksMatchAsynq(t *testing.T) {
 		queue string
 		sec   TaskSection
 	}{{"work", SectionDue}, {"", SectionWaiting}} {
-		if _, err := src.Tasks(t.Context(), fx.rdb, c.queue, c.sec, 0, 10, time.Now()); !errors.Is(err, ErrNotSupported) {
+		if _, err := src.Queue(c.queue).Tasks(t.Context(), fx.rdb, c.sec, 0, 10, time.Now()); !errors.Is(err, ErrNotSupported) {
 			t.Errorf("%q %s: %v, want ErrNotSupported", c.queue, c.sec, err)
 		}
 	}
@@ -131,7 +131,7 @@ func TestAsynqTasksHostile(t *testing.T) {
 	rdb := srv.Client(t)
 	rdb.Del(t.Context(), "asynq:{odd}:t:"+infos[2].ID)
 	rdb.HSet(t.Context(), "asynq:{odd}:t:"+infos[3].ID, "msg", "\x0a\x50only a few bytes")
-	p, err := JobSource{Layout: Asynq}.Tasks(t.Context(), rdb, "odd", SectionWaiting, 0, 10, time.Now())
+	p, err := JobSource{Layout: Asynq}.Queue("odd").Tasks(t.Context(), rdb, SectionWaiting, 0, 10, time.Now())
 	if err != nil || len(p.Tasks) != 4 {
 		t.Fatalf("%+v %v", p, err)
 	}

@@ -16,7 +16,7 @@ func TestBullMQTasksMatchBullMQ(t *testing.T) {
 	rdb, rep := bullmqFixture(t)
 	src := JobSource{Layout: BullMQ}
 	now := time.Now() // the lock deadlines are PTTLs read against now: the clock of this machine's server
-	if got := src.TaskSections("work"); !slices.Equal(got, []TaskSection{SectionWaiting, SectionLater, SectionInFlight, SectionDead}) {
+	if got := src.Queue("work").Sections(); !slices.Equal(got, []TaskSection{SectionWaiting, SectionLater, SectionInFlight, SectionDead}) {
 		t.Errorf("sections %v", got)
 	}
 	for name, q := range rep.Queues {
@@ -61,7 +61,7 @@ func TestBullMQTasksMatchBullMQ(t *testing.T) {
 		queue string
 		sec   TaskSection
 	}{{"work", SectionRetry}, {"work", SectionDue}, {"", SectionWaiting}} {
-		if _, err := src.Tasks(t.Context(), rdb, c.queue, c.sec, 0, 10, now); !errors.Is(err, ErrNotSupported) {
+		if _, err := src.Queue(c.queue).Tasks(t.Context(), rdb, c.sec, 0, 10, now); !errors.Is(err, ErrNotSupported) {
 			t.Errorf("%q %s: %v, want ErrNotSupported", c.queue, c.sec, err)
 		}
 	}
@@ -94,7 +94,7 @@ func TestBullMQTasksHostileAndGone(t *testing.T) {
 	if err := rdb.Del(t.Context(), "bull:work:"+gone).Err(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := src.Tasks(t.Context(), rdb, "work", SectionWaiting, 0, 1, time.Now())
+	p, err := src.Queue("work").Tasks(t.Context(), rdb, SectionWaiting, 0, 1, time.Now())
 	if err != nil || len(p.Tasks) != 1 {
 		t.Fatalf("%+v %v", p, err)
 	}

@@ -33,8 +33,8 @@ func TestCeleryTasksMatchKombu(t *testing.T) {
 			rdb, rep := celeryFixture(t, prefix)
 			src := JobSource{Layout: Celery, Prefix: prefix}
 			now := unixSeconds(rep.Now)
-			if !slices.Equal(src.TaskSections("mail"), []TaskSection{SectionWaiting}) || !slices.Equal(src.TaskSections(""), []TaskSection{SectionInFlight}) {
-				t.Errorf("sections %v and %v", src.TaskSections("mail"), src.TaskSections(""))
+			if !slices.Equal(src.Queue("mail").Sections(), []TaskSection{SectionWaiting}) || !slices.Equal(src.Queue("").Sections(), []TaskSection{SectionInFlight}) {
+				t.Errorf("sections %v and %v", src.Queue("mail").Sections(), src.Queue("").Sections())
 			}
 			pages := map[string][]Task{}
 			for _, q := range []string{"celery", "mail"} {
@@ -77,7 +77,7 @@ func TestCeleryTasksMatchKombu(t *testing.T) {
 				t.Errorf("%d tasks with an ETA, want the fixture's countdown task", etas)
 			}
 			for _, q := range []string{"celery", "mail"} {
-				if p, err := src.Tasks(t.Context(), rdb, q, SectionWaiting, 0, 5, now); err != nil || p.Total != 0 || len(p.Tasks) != 0 {
+				if p, err := src.Queue(q).Tasks(t.Context(), rdb, SectionWaiting, 0, 5, now); err != nil || p.Total != 0 || len(p.Tasks) != 0 {
 					t.Errorf("%s after kombu took every message: %+v %v", q, p, err)
 				}
 			}
@@ -105,7 +105,7 @@ func checkCeleryUnacked(t *testing.T, src JobSource, rdb *redis.Client, rep cele
 	if err := rdb.HDel(t.Context(), src.Prefix+"unacked", held[0].Tag).Err(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := src.Tasks(t.Context(), rdb, "", SectionInFlight, 0, 5, now)
+	p, err := src.Queue("").Tasks(t.Context(), rdb, SectionInFlight, 0, 5, now)
 	if err != nil || len(p.Tasks) != 2 || p.Tasks[0].PayloadBytes != -1 || !strings.HasPrefix(p.Tasks[0].Note, "message gone from unacked") || p.Tasks[1].Note != "" {
 		t.Errorf("a message gone from unacked: %+v %v", p, err)
 	}
@@ -113,7 +113,7 @@ func checkCeleryUnacked(t *testing.T, src JobSource, rdb *redis.Client, rep cele
 		queue string
 		sec   TaskSection
 	}{{"mail", SectionInFlight}, {"mail", SectionLater}, {"", SectionWaiting}} {
-		if _, err := src.Tasks(t.Context(), rdb, c.queue, c.sec, 0, 10, now); !errors.Is(err, ErrNotSupported) {
+		if _, err := src.Queue(c.queue).Tasks(t.Context(), rdb, c.sec, 0, 10, now); !errors.Is(err, ErrNotSupported) {
 			t.Errorf("%q %s: %v, want ErrNotSupported", c.queue, c.sec, err)
 		}
 	}

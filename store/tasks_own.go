@@ -23,13 +23,13 @@ import (
 // the wire: the page's count bounds that, and the payloads are cut to PayloadCap once here. The
 // entries are not cut on the server because the actions need each entry exactly as it is stored.
 
-// DelayQueueTasks reads one page of a delay queue's section: SectionDue (due by now, the oldest
-// due first), SectionLater (the next due first) or SectionInFlight (inFlight's entries, the
-// oldest deadline first; "" when the queue keeps none), count tasks (1 to MaxTaskPage) from
+// Tasks reads one page of a delay queue's section: SectionDue (due by now, the oldest due
+// first), SectionLater (the next due first) or SectionInFlight (the in-flight set's entries, the
+// oldest deadline first; refused when the queue keeps none), count tasks (1 to MaxTaskPage) from
 // offset. now is the server's clock. An AutoUnit queue's unit is found from its oldest and newest
 // scores first, in one more round trip.
-func DelayQueueTasks(ctx context.Context, rdb redis.Cmdable, key, inFlight string, unit ScoreUnit, sec TaskSection,
-	offset int64, count int, now time.Time) (TaskPage, error) {
+func (q *ownDelayQueue) Tasks(ctx context.Context, rdb redis.Cmdable, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error) {
+	key, inFlight, unit := q.key, q.inFlight, q.unit
 	offset, count = pageBounds(offset, count)
 	page := TaskPage{Section: sec, Key: key, Offset: offset, Total: -1, ReadAt: now}
 	if sec == SectionInFlight {
@@ -117,14 +117,14 @@ func inFlightTasks(ctx context.Context, rdb redis.Cmdable, page TaskPage, count 
 	return page, nil
 }
 
-// ListQueueTasks reads one page of a list queue's section: SectionWaiting (the list, the next
-// to be taken first) or SectionInFlight (processing, the longest taken first; "" when the queue
+// Tasks reads one page of a list queue's section: SectionWaiting (the list, the next to be taken
+// first) or SectionInFlight (the processing list, the longest taken first; refused when the queue
 // keeps none), count tasks (1 to MaxTaskPage) from offset. The list is pushed at the head and
 // taken from the tail, so both sections read from the tail (negative indexes) and the page is
 // turned around into the order the tasks are taken in. now is the server's clock: a list keeps
 // no due time or deadline.
-func ListQueueTasks(ctx context.Context, rdb redis.Cmdable, key, processing string, sec TaskSection,
-	offset int64, count int, now time.Time) (TaskPage, error) {
+func (q *ownListQueue) Tasks(ctx context.Context, rdb redis.Cmdable, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error) {
+	key, processing := q.key, q.processing
 	offset, count = pageBounds(offset, count)
 	page := TaskPage{Section: sec, Key: key, Offset: offset, Total: -1, ReadAt: now}
 	switch sec {

@@ -52,7 +52,7 @@ func TestDelayQueueTasksPages(t *testing.T) {
 	}
 	read := func(sec TaskSection, offset int64, count int) TaskPage {
 		t.Helper()
-		p, err := DelayQueueTasks(ctx, rdb, q.Key, q.InFlight, Milliseconds, sec, offset, count, s.Now())
+		p, err := DelayQueueOf(q.Key, q.InFlight, Milliseconds).Tasks(ctx, rdb, sec, offset, count, s.Now())
 		if err != nil {
 			t.Fatalf("%s at %d: %v", sec, offset, err)
 		}
@@ -112,7 +112,7 @@ func TestDelayQueueTasksBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	rdb.ZAdd(ctx, q.Key, redis.Z{Score: 5, Member: "epoch"}) // 5 ms after 1970: no due time
-	p, err := DelayQueueTasks(ctx, rdb, q.Key, q.InFlight, Milliseconds, SectionDue, 0, 10, now)
+	p, err := DelayQueueOf(q.Key, q.InFlight, Milliseconds).Tasks(ctx, rdb, SectionDue, 0, 10, now)
 	if err != nil || len(p.Tasks) != 3 {
 		t.Fatalf("page: %+v %v", p, err)
 	}
@@ -130,7 +130,7 @@ func TestDelayQueueTasksBodies(t *testing.T) {
 		rdb.ZAdd(ctx, "dq:many", redis.Z{Score: float64(now.Add(time.Hour).UnixMilli()), Member: fmt.Sprint(len(p.Tasks), "-", time.Now().UnixNano())})
 	}
 	for _, c := range []struct{ ask, want int }{{0, 1}, {-3, 1}, {1000, MaxTaskPage}} {
-		p, err := DelayQueueTasks(ctx, rdb, "dq:many", "", Milliseconds, SectionLater, 0, c.ask, now)
+		p, err := DelayQueueOf("dq:many", "", Milliseconds).Tasks(ctx, rdb, SectionLater, 0, c.ask, now)
 		if err != nil || len(p.Tasks) != c.want || p.Total != 250 {
 			t.Errorf("count %d: %d tasks of %d (%v), want %d", c.ask, len(p.Tasks), p.Total, err, c.want)
 		}
@@ -146,21 +146,21 @@ func TestDelayQueueTasksUnitsAndRefusals(t *testing.T) {
 	now := time.Now()
 	rdb.ZAdd(ctx, "dq:secs", redis.Z{Score: float64(now.Add(-90*time.Second).UnixMicro()) / 1e6, Member: "a"},
 		redis.Z{Score: float64(now.Add(time.Minute).Unix()), Member: "b"})
-	p, err := DelayQueueTasks(ctx, rdb, "dq:secs", "", AutoUnit, SectionDue, 0, 10, now)
+	p, err := DelayQueueOf("dq:secs", "", AutoUnit).Tasks(ctx, rdb, SectionDue, 0, 10, now)
 	if err != nil || p.Total != 1 || len(p.Tasks) != 1 || p.Tasks[0].Due.Sub(now.Add(-90*time.Second)).Abs() > time.Millisecond {
 		t.Fatalf("auto unit, due: %+v %v", p, err)
 	}
-	if p, err := DelayQueueTasks(ctx, rdb, "dq:empty", "", AutoUnit, SectionDue, 0, 10, now); err != nil || p.Total != 0 || len(p.Tasks) != 0 {
+	if p, err := DelayQueueOf("dq:empty", "", AutoUnit).Tasks(ctx, rdb, SectionDue, 0, 10, now); err != nil || p.Total != 0 || len(p.Tasks) != 0 {
 		t.Errorf("an empty auto queue: %+v %v", p, err)
 	}
-	if _, err := DelayQueueTasks(ctx, rdb, "dq:secs", "", Seconds, SectionInFlight, 0, 10, now); !errors.Is(err, ErrNotSupported) {
+	if _, err := DelayQueueOf("dq:secs", "", Seconds).Tasks(ctx, rdb, SectionInFlight, 0, 10, now); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("in flight without a set: %v", err)
 	}
-	if _, err := DelayQueueTasks(ctx, rdb, "dq:secs", "", Seconds, SectionWaiting, 0, 10, now); !errors.Is(err, ErrNotSupported) {
+	if _, err := DelayQueueOf("dq:secs", "", Seconds).Tasks(ctx, rdb, SectionWaiting, 0, 10, now); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("a waiting section: %v", err)
 	}
 	rdb.Set(ctx, "dq:string", "x", 0)
-	_, err = DelayQueueTasks(ctx, rdb, "dq:string", "", Seconds, SectionDue, 0, 10, now)
+	_, err = DelayQueueOf("dq:string", "", Seconds).Tasks(ctx, rdb, SectionDue, 0, 10, now)
 	var ce *CommandError
 	if !errors.As(err, &ce) || ce.Command != "ZRANGEBYSCORE" || ce.Key != "dq:string" || !strings.Contains(err.Error(), "WRONGTYPE") {
 		t.Errorf("a string key: %v", err)
@@ -188,7 +188,7 @@ func TestListQueueTasksPages(t *testing.T) {
 	}
 	read := func(sec TaskSection, offset int64, count int) TaskPage {
 		t.Helper()
-		p, err := ListQueueTasks(ctx, rdb, q.Key, q.Processing, sec, offset, count, s.Now())
+		p, err := ListQueueOf(q.Key, q.Processing).Tasks(ctx, rdb, sec, offset, count, s.Now())
 		if err != nil {
 			t.Fatalf("%s at %d: %v", sec, offset, err)
 		}
@@ -216,12 +216,12 @@ func TestListQueueTasksPages(t *testing.T) {
 		len(p.Tasks[0].Member) != 1<<20 || p.Tasks[1].Payload != binary {
 		t.Errorf("1 MB and binary tasks: %d tasks", len(p.Tasks))
 	}
-	if _, err := ListQueueTasks(ctx, rdb, q.Key, "", SectionInFlight, 0, 1, s.Now()); !errors.Is(err, ErrNotSupported) {
+	if _, err := ListQueueOf(q.Key, "").Tasks(ctx, rdb, SectionInFlight, 0, 1, s.Now()); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("in flight without a processing list: %v", err)
 	}
 	rdb.Set(ctx, "lq:string", "x", 0)
 	var ce *CommandError
-	if _, err := ListQueueTasks(ctx, rdb, "lq:string", "", SectionWaiting, 0, 1, s.Now()); !errors.As(err, &ce) || ce.Command != "LRANGE" {
+	if _, err := ListQueueOf("lq:string", "").Tasks(ctx, rdb, SectionWaiting, 0, 1, s.Now()); !errors.As(err, &ce) || ce.Command != "LRANGE" {
 		t.Errorf("a string key: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ func TestRQTasksMatchRQ(t *testing.T) {
 	rdb, rep := rqFixture(t)
 	src := JobSource{Layout: RQ}
 	now := unixSeconds(rep.Now)
-	if got := src.TaskSections("mail"); !slices.Equal(got, []TaskSection{SectionWaiting, SectionLater, SectionInFlight, SectionDead}) {
+	if got := src.Queue("mail").Sections(); !slices.Equal(got, []TaskSection{SectionWaiting, SectionLater, SectionInFlight, SectionDead}) {
 		t.Errorf("sections %v", got)
 	}
 	var listed int
@@ -52,7 +52,7 @@ func TestRQTasksMatchRQ(t *testing.T) {
 	if listed != 12 {
 		t.Errorf("listed %d jobs, want the fixture's 4 queued, 5 scheduled, 1 started and 2 failed", listed)
 	}
-	if _, err := src.Tasks(t.Context(), rdb, "mail", SectionRetry, 0, 10, now); !errors.Is(err, ErrNotSupported) {
+	if _, err := src.Queue("mail").Tasks(t.Context(), rdb, SectionRetry, 0, 10, now); !errors.Is(err, ErrNotSupported) {
 		t.Errorf("retry: %v, want ErrNotSupported", err)
 	}
 }
@@ -83,7 +83,7 @@ func TestRQTasksLeaveOutExpiredEntries(t *testing.T) {
 		{"work", SectionDead, failedUntil - 1, 2}, {"work", SectionDead, failedUntil + 0.9, 0},
 	} {
 		now := unixSeconds(c.at)
-		p, err := src.Tasks(ctx, rdb, c.queue, c.sec, 0, 10, now)
+		p, err := src.Queue(c.queue).Tasks(ctx, rdb, c.sec, 0, 10, now)
 		st, serr := src.Stats(ctx, rdb, c.queue, now)
 		if err != nil || serr != nil {
 			t.Fatal(err, serr)
@@ -97,7 +97,7 @@ func TestRQTasksLeaveOutExpiredEntries(t *testing.T) {
 		t.Errorf("reading left %d entries of 3", n)
 	}
 	rdb.ZAdd(ctx, "rq:wip:default", redis.Z{Score: math.Inf(1), Member: started[0]})
-	p, err := src.Tasks(ctx, rdb, "default", SectionInFlight, 0, 10, unixSeconds(rep.Now))
+	p, err := src.Queue("default").Tasks(ctx, rdb, SectionInFlight, 0, 10, unixSeconds(rep.Now))
 	if err != nil || len(p.Tasks) != 1 || !p.Tasks[0].Deadline.IsZero() || p.Tasks[0].Note != "no deadline: the job runs without a timeout" {
 		t.Errorf("a started job scored +inf: %+v %v", p, err)
 	}

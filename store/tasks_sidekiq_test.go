@@ -19,7 +19,7 @@ func jobTaskPages(t *testing.T, src JobSource, rdb redis.Cmdable, queue string, 
 	var all []Task
 	var first TaskPage
 	for offset := int64(0); ; offset += int64(size) {
-		p, err := src.Tasks(t.Context(), rdb, queue, sec, offset, size, now)
+		p, err := src.Queue(queue).Tasks(t.Context(), rdb, sec, offset, size, now)
 		if err != nil {
 			t.Fatalf("%s %q %s at %d: %v", src.Layout, queue, sec, offset, err)
 		}
@@ -65,10 +65,10 @@ func TestSidekiqTasksMatchSidekiq(t *testing.T) {
 			if ns != "" {
 				p = ns + ":"
 			}
-			if got := src.TaskSections("default"); !slices.Equal(got, []TaskSection{SectionWaiting}) {
+			if got := src.Queue("default").Sections(); !slices.Equal(got, []TaskSection{SectionWaiting}) {
 				t.Errorf("a queue's sections %v", got)
 			}
-			if got := src.TaskSections(""); !slices.Equal(got, []TaskSection{SectionLater, SectionRetry, SectionDead}) {
+			if got := src.Queue("").Sections(); !slices.Equal(got, []TaskSection{SectionLater, SectionRetry, SectionDead}) {
 				t.Errorf("the shared sections %v", got)
 			}
 			if len(rep.Jobs.Queues) != 3 || len(rep.Jobs.Queues["default"]) != 3 || len(rep.Jobs.Queues["mail"]) != 2 {
@@ -95,7 +95,7 @@ func TestSidekiqTasksMatchSidekiq(t *testing.T) {
 				queue string
 				sec   TaskSection
 			}{{"default", SectionLater}, {"default", SectionInFlight}, {"", SectionWaiting}, {"", SectionInFlight}} {
-				if _, err := src.Tasks(t.Context(), rdb, c.queue, c.sec, 0, 10, now); !errors.Is(err, ErrNotSupported) {
+				if _, err := src.Queue(c.queue).Tasks(t.Context(), rdb, c.sec, 0, 10, now); !errors.Is(err, ErrNotSupported) {
 					t.Errorf("%q %s: %v, want ErrNotSupported", c.queue, c.sec, err)
 				}
 			}
@@ -157,7 +157,7 @@ func TestJobTasksNameTheRefusedKey(t *testing.T) {
 		{JobSource{Layout: Celery}, "mail", SectionWaiting, "LLEN", "mail\x06\x163"},
 		{JobSource{Layout: BullMQ}, "work", SectionWaiting, "HMGET", "bull:work:7"},
 	} {
-		_, err := c.src.Tasks(ctx, rdb, c.queue, c.sec, 0, 10, time.Now())
+		_, err := c.src.Queue(c.queue).Tasks(ctx, rdb, c.sec, 0, 10, time.Now())
 		var ce *CommandError
 		if !errors.As(err, &ce) || ce.Command != c.command || ce.Key != c.key || !strings.Contains(err.Error(), "WRONGTYPE") {
 			t.Errorf("%s %q: %v, want %s on %q refused with WRONGTYPE", c.src.Layout, c.queue, err, c.command, c.key)

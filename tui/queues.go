@@ -46,20 +46,20 @@ func (v *queues) build() {
 	var rows []queueRow
 	for i, q := range s.DelayQueues {
 		if matches(v.filter, q.Name, cells.KeyOrPattern(q.Key, q.Pattern)) {
-			rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: q.Name, Key: q.RawKey},
+			rows = append(rows, queueRow{ref: q.Ref,
 				title: q.Name + " " + q.Key, why: rowWhy(q.Missing, q.Error), entry: -1, dq: &s.DelayQueues[i]})
 		}
 	}
 	for i, q := range s.ListQueues {
 		if matches(v.filter, q.Name, cells.KeyOrPattern(q.Key, q.Pattern)) {
-			rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueList, Name: q.Name, Key: q.RawKey},
+			rows = append(rows, queueRow{ref: q.Ref,
 				title: q.Name + " " + q.Key, why: rowWhy(q.Missing, q.Error), entry: -1, lq: &s.ListQueues[i]})
 		}
 	}
 	for ei, e := range s.JobQueues {
 		for _, q := range jobRows(e) {
 			if matches(v.filter, e.Name, q.Queue) {
-				rows = append(rows, queueRow{ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: e.Name, Queue: q.RawQueue},
+				rows = append(rows, queueRow{ref: q.Ref,
 					title: e.Name + " " + q.Queue, why: rowWhy(false, q.Error), entry: ei, jq: &q})
 			}
 		}

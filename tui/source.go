@@ -44,11 +44,12 @@ type TrafficNews struct {
 }
 
 // Inspector reads what the drill-down views show, one structure's keys at a time, on demand:
-// called in tea.Cmds, never in Update. scanner.Watcher is the real one.
+// called in tea.Cmds, never in Update. internal/inspect's Inspector is the real one.
 type Inspector interface {
 	// Dim reads every retained window of the dims tuple whose current key is key.
 	Dim(ctx context.Context, family, key string) (scanner.DimDetail, error)
-	// TaskSections are the sections the queue keeps, in the order shown (no Redis I/O).
+	// TaskSections are the sections the queue keeps, in the order shown (no Redis I/O). ref is
+	// the one the queue's row of the Snapshot carries.
 	TaskSections(ref scanner.QueueRef) []scanner.TaskSection
 	// Tasks reads one page of a queue's section.
 	Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error)

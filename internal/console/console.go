@@ -13,6 +13,7 @@ import (
 
 	"hourglass/internal/config"
 	"hourglass/internal/format"
+	"hourglass/internal/inspect"
 	"hourglass/internal/target"
 	"hourglass/internal/traffic"
 	"hourglass/scanner"
@@ -58,12 +59,13 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 		opt.Families = append(opt.Families, tui.FamilyInfo{Name: f.Name(), Pattern: f.Pattern().String()})
 	}
 	opt.Session = newSession(src, cfg, t.Mode == "cluster", t.Label)
-	opt.Inspector = src // the drill-down reads through the Watcher, within the sweep's budget
+	drill := inspect.New(src)
+	opt.Inspector = drill // the drill-down reads within the Watcher's sweep budget
 	stop = func() {}
 	if t.Writable {
 		acts := newConsoleActions(ctx, t, cfg)
 		opt.Actions, stop = acts, acts.stop
-		opt.KeyActions = src // one task or key at a time, each through the store's scripts
+		opt.KeyActions = drill // one task or key at a time, each through the store's scripts
 	}
 	return tui.New(opt, theme.New(palette)), stop
 }

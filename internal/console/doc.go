@@ -6,6 +6,6 @@
 // new file; neither writes to Redis, so a read-only console has them too. When standard output is
 // no terminal it prints a line of live totals instead (PrintTotals). The views themselves never
 // touch Redis; this package is where their Redis work is wired. Of hourglass's packages it
-// imports internal/config, internal/discover, internal/format, internal/target,
-// internal/traffic, scanner, store, theme and tui.
+// imports internal/config, internal/discover, internal/format, internal/inspect,
+// internal/target, internal/traffic, scanner, store, theme and tui.
 package console

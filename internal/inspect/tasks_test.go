@@ -1,4 +1,4 @@
-package scanner
+package inspect
 
 import (
 	"errors"
@@ -10,20 +10,21 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
 // queueWatcher watches a delay queue by key, a delay queue pattern, a list queue without a
 // processing list and Sidekiq's queues, keeping to keysPerSecond (0: no cap).
-func queueWatcher(t *testing.T, rdb redis.UniversalClient, keysPerSecond int) *Watcher {
-	return NewWatcher(rdb, nil, Options{KeysPerSecond: keysPerSecond, Structures: Structures{
-		DelayQueues: []DelayQueueSpec{
+func queueWatcher(t *testing.T, rdb redis.UniversalClient, keysPerSecond int) drilled {
+	return watch(rdb, nil, scanner.Options{KeysPerSecond: keysPerSecond, Structures: scanner.Structures{
+		DelayQueues: []scanner.DelayQueueSpec{
 			{Name: "orders", Key: "dq:orders", Unit: store.Milliseconds},
 			{Name: "tenants", Pattern: pattern(t, "dq:tenant:<id>"), Unit: store.AutoUnit},
 		},
-		ListQueues: []ListQueueSpec{{Name: "mail", Key: "lq:mail", Processing: store.ParseCompanion("")}},
-		JobQueues:  []JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
-	}}, SnapshotOptions{})
+		ListQueues: []scanner.ListQueueSpec{{Name: "mail", Key: "lq:mail", Processing: store.ParseCompanion("")}},
+		JobQueues:  []scanner.JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
+	}}, scanner.SnapshotOptions{})
 }
 
 // TestTasksOfOurQueues: the watcher lists the sections each queue keeps and reads their pages as
@@ -57,39 +58,39 @@ func TestTasksOfOurQueues(t *testing.T) {
 	}
 	w := queueWatcher(t, rdb, 0)
 
-	ordersRef := QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"}
-	if got := w.TaskSections(ordersRef); !slices.Equal(got, []TaskSection{SectionDue, SectionLater, SectionInFlight}) {
+	ordersRef := opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:orders"})
+	if got := w.TaskSections(ordersRef); !slices.Equal(got, []scanner.TaskSection{scanner.SectionDue, scanner.SectionLater, scanner.SectionInFlight}) {
 		t.Errorf("orders' sections %v", got)
 	}
-	p, err := w.Tasks(ctx, ordersRef, SectionDue, 0, 10)
+	p, err := w.Tasks(ctx, ordersRef, scanner.SectionDue, 0, 10)
 	if err != nil || fmt.Sprint(pagePayloads(p)) != "[b c]" || p.Total != 2 {
 		t.Errorf("orders due: %q %v", pagePayloads(p), err)
 	}
-	p, err = w.Tasks(ctx, ordersRef, SectionInFlight, 0, 10)
+	p, err = w.Tasks(ctx, ordersRef, scanner.SectionInFlight, 0, 10)
 	if err != nil || len(p.Tasks) != 1 || p.Tasks[0].Payload != hostile || p.Tasks[0].Deadline.IsZero() || p.Key != orders.InFlight {
 		t.Errorf("orders in flight: %+v %v", p, err)
 	}
-	p, err = w.Tasks(ctx, QueueRef{Kind: QueueDelay, Name: "tenants", Key: "dq:tenant:7"}, SectionDue, 0, 10)
+	p, err = w.Tasks(ctx, opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "tenants", Key: "dq:tenant:7"}), scanner.SectionDue, 0, 10)
 	if err != nil || fmt.Sprint(pagePayloads(p)) != "[t1]" || p.Tasks[0].Due.IsZero() {
 		t.Errorf("a tenant's queue, its unit found: %+v %v", p, err)
 	}
-	mail := QueueRef{Kind: QueueList, Name: "mail", Key: "lq:mail"}
-	if got := w.TaskSections(mail); !slices.Equal(got, []TaskSection{SectionWaiting}) {
+	mail := opened(t, w, scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "lq:mail"})
+	if got := w.TaskSections(mail); !slices.Equal(got, []scanner.TaskSection{scanner.SectionWaiting}) {
 		t.Errorf("mail's sections %v", got)
 	}
-	if p, err = w.Tasks(ctx, mail, SectionWaiting, 1, 10); err != nil || fmt.Sprint(pagePayloads(p)) != "[m2 m3]" || p.Total != 3 {
+	if p, err = w.Tasks(ctx, mail, scanner.SectionWaiting, 1, 10); err != nil || fmt.Sprint(pagePayloads(p)) != "[m2 m3]" || p.Total != 3 {
 		t.Errorf("mail waiting: %q %v", pagePayloads(p), err)
 	}
-	if _, err = w.Tasks(ctx, mail, SectionInFlight, 0, 10); !errors.Is(err, store.ErrNotSupported) {
+	if _, err = w.Tasks(ctx, mail, scanner.SectionInFlight, 0, 10); !errors.Is(err, store.ErrNotSupported) {
 		t.Errorf("mail has no processing list: %v", err)
 	}
 
-	for _, ref := range []QueueRef{
-		{Kind: QueueDelay, Name: "orders", Key: "dq:other"},
-		{Kind: QueueDelay, Name: "tenants", Key: "dq:tenant:7:inflight"},
-		{Kind: QueueList, Name: "orders", Key: "dq:orders"},
+	for _, ref := range []scanner.QueueRef{
+		{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:other"},
+		{Kind: scanner.QueueDelay, Name: "tenants", Key: "dq:tenant:7:inflight"},
+		{Kind: scanner.QueueList, Name: "orders", Key: "dq:orders"},
 	} {
-		if _, err := w.Tasks(ctx, ref, SectionDue, 0, 10); err == nil || w.TaskSections(ref) != nil {
+		if _, err := w.Tasks(ctx, ref, scanner.SectionDue, 0, 10); err == nil || w.TaskSections(ref) != nil {
 			t.Errorf("%+v was read", ref)
 		}
 	}
@@ -99,7 +100,7 @@ func TestTasksOfOurQueues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if p, err := queueWatcher(t, rdb, 5).Tasks(ctx, mail, SectionWaiting, 0, 100); err != nil || len(p.Tasks) != 5 {
+	if p, err := queueWatcher(t, rdb, 5).Tasks(ctx, mail, scanner.SectionWaiting, 0, 100); err != nil || len(p.Tasks) != 5 {
 		t.Errorf("at 5 keys a second a page holds %d tasks (%v), want 5", len(p.Tasks), err)
 	}
 }
@@ -114,19 +115,19 @@ func TestTasksOfAJobLibrary(t *testing.T) {
 	rdb.LPush(ctx, "queue:default", `{"class":"HardWorker","args":[1],"jid":"a1","enqueued_at":1700000000.5}`)
 	src := store.JobSource{Layout: store.Sidekiq}
 	w := queueWatcher(t, rdb, 0)
-	ref := QueueRef{Kind: QueueJob, Name: "sk", Queue: "default"}
-	want := src.TaskSections("default")
+	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk", Queue: "default"})
+	want := src.Queue("default").Sections()
 	if got := w.TaskSections(ref); !slices.Equal(got, want) {
 		t.Errorf("sections %v, the layout's %v", got, want)
 	}
-	for _, sec := range append(want, SectionDue) {
+	for _, sec := range append(want, scanner.SectionDue) {
 		got, err := w.Tasks(ctx, ref, sec, 0, 10)
-		exp, expErr := src.Tasks(ctx, rdb, "default", sec, 0, 10, got.ReadAt)
+		exp, expErr := src.Queue("default").Tasks(ctx, rdb, sec, 0, 10, got.ReadAt)
 		if fmt.Sprint(got.Tasks, got.Total) != fmt.Sprint(exp.Tasks, exp.Total) || (err == nil) != (expErr == nil) ||
 			errors.Is(err, store.ErrNotSupported) != errors.Is(expErr, store.ErrNotSupported) {
 			t.Errorf("%s: %+v %v, the layout's %+v %v", sec, got, err, exp, expErr)
 		}
-		if sec == SectionWaiting && len(got.Tasks) != 1 {
+		if sec == scanner.SectionWaiting && len(got.Tasks) != 1 {
 			t.Errorf("the waiting job was not listed: %+v %v", got, err)
 		}
 	}
@@ -144,7 +145,8 @@ func TestTasksRefusedNamesCommandKeyAndUser(t *testing.T) {
 	}
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "norange", Password: "pw"})
 	t.Cleanup(func() { _ = c.Close() })
-	_, err := queueWatcher(t, c, 0).Tasks(ctx, QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:orders"}, SectionDue, 0, 10)
+	w := queueWatcher(t, c, 0)
+	_, err := w.Tasks(ctx, opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:orders"}), scanner.SectionDue, 0, 10)
 	var ce *store.CommandError
 	if !errors.As(err, &ce) || ce.Command != "ZRANGEBYSCORE" || ce.Key != "dq:orders" || ce.User != "norange" || !store.Permanent(err) {
 		t.Fatalf("refused: %v", err)
@@ -152,10 +154,50 @@ func TestTasksRefusedNamesCommandKeyAndUser(t *testing.T) {
 }
 
 // pagePayloads are a page's payloads, in order.
-func pagePayloads(p TaskPage) []string {
+func pagePayloads(p scanner.TaskPage) []string {
 	out := make([]string, len(p.Tasks))
 	for i, t := range p.Tasks {
 		out[i] = t.Payload
 	}
 	return out
+}
+
+// opened is the ref that the row for ref's queue carries in a Snapshot of w, after a sweep: the
+// only refs the drill-down opens (ref itself opens nothing).
+func opened(t *testing.T, w drilled, ref scanner.QueueRef) scanner.QueueRef {
+	t.Helper()
+	var snap *scanner.Snapshot
+	for deadline := time.Now().Add(10 * time.Second); snap == nil; {
+		st, err := w.Poll(t.Context(), 50*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Sweep.Completed {
+			snap = st.Snapshot
+		} else if time.Now().After(deadline) {
+			t.Fatal("no sweep completed")
+		}
+	}
+	var refs []scanner.QueueRef
+	for _, q := range snap.DelayQueues {
+		refs = append(refs, q.Ref)
+	}
+	for _, q := range snap.ListQueues {
+		refs = append(refs, q.Ref)
+	}
+	for _, e := range snap.JobQueues {
+		for _, q := range e.Queues {
+			refs = append(refs, q.Ref)
+		}
+		if e.Shared != nil {
+			refs = append(refs, e.Shared.Ref)
+		}
+	}
+	for _, r := range refs {
+		if r.Kind == ref.Kind && r.Name == ref.Name && r.Key == ref.Key && r.Queue == ref.Queue {
+			return r
+		}
+	}
+	t.Fatalf("no row of the Snapshot shows %+v", ref)
+	return ref
 }

@@ -1,4 +1,4 @@
-package scanner
+package inspect
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -25,43 +26,41 @@ const (
 // window (at most the limit and one more, or limiterMembers, are read); for the fixed one its
 // count (GET); for a library's layout what the library would answer (store.ReadLimitKeys). The
 // key must be one the limiter's pattern covers. A key that is not there has no hits and TTLMS -2.
-func (w *Watcher) LimiterKey(ctx context.Context, limiter, key string) (LimiterKeyDetail, error) {
-	w.specMu.RLock()
-	specs := w.sweepOpt.Structures.Limiters
-	w.specMu.RUnlock()
-	var spec *LimiterSpec
+func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error) {
+	specs := in.w.Watched().Structures.Limiters
+	var spec *scanner.LimiterSpec
 	for i := range specs {
 		if specs[i].Name == limiter && keyCovered(specs[i].Pattern, specs[i].Exclude, key) {
 			spec = &specs[i]
 		}
 	}
 	if spec == nil {
-		return LimiterKeyDetail{}, fmt.Errorf("scanner: no limiter %q covers %s", limiter, Escape(key))
+		return scanner.LimiterKeyDetail{}, fmt.Errorf("inspect: no limiter %q covers %s", limiter, scanner.Escape(key))
 	}
-	now := w.inspectNow()
-	d := LimiterKeyDetail{Limiter: limiter, Key: key, Limit: spec.Limit, ReadAt: now}
+	now := in.w.Now()
+	d := scanner.LimiterKeyDetail{Limiter: limiter, Key: key, Limit: spec.Limit, ReadAt: now}
 	var err error
 	switch {
 	case spec.Layout != store.Hourglass:
-		err = w.libraryLimiterKey(ctx, *spec, &d)
+		err = in.libraryLimiterKey(ctx, *spec, &d)
 	case spec.Kind == store.Fixed:
-		d.Command = w.RedisCLI("GET", key)
+		d.Command = in.RedisCLI("GET", key)
 		d.BucketsNote = "a fixed window keeps one count for the window"
-		err = w.fixedLimiterKey(ctx, &d)
+		err = in.fixedLimiterKey(ctx, &d)
 	default:
-		d.Command = w.RedisCLI("ZRANGE", key, "0", "-1", "WITHSCORES")
-		err = w.slidingLimiterKey(ctx, spec.Window, &d)
+		d.Command = in.RedisCLI("ZRANGE", key, "0", "-1", "WITHSCORES")
+		err = in.slidingLimiterKey(ctx, spec.Window, &d)
 	}
-	w.inspectSpend(1)
-	return d, w.inspectRefusal(err, key)
+	in.w.Charge(1)
+	return d, in.refusal(err, key)
 }
 
 // slidingLimiterKey reads a sliding limiter's key: its hits since now less the window (the hits
 // its script still counts) and their times, bucketed.
-func (w *Watcher) slidingLimiterKey(ctx context.Context, window time.Duration, d *LimiterKeyDetail) error {
+func (in *Inspector) slidingLimiterKey(ctx context.Context, window time.Duration, d *scanner.LimiterKeyDetail) error {
 	nowMS := d.ReadAt.UnixMilli()
 	from := "(" + strconv.FormatInt(nowMS-window.Milliseconds(), 10)
-	pipe := w.rdb.Pipeline()
+	pipe := in.rdb.Pipeline()
 	ttl := pipe.PTTL(ctx, d.Key)
 	hits := pipe.ZCount(ctx, d.Key, from, "+inf")
 	times := pipe.ZRangeByScoreWithScores(ctx, d.Key, &redis.ZRangeBy{Min: from, Max: "+inf",
@@ -83,8 +82,8 @@ func (w *Watcher) slidingLimiterKey(ctx context.Context, window time.Duration, d
 }
 
 // fixedLimiterKey reads a fixed limiter's key: its count in the current window.
-func (w *Watcher) fixedLimiterKey(ctx context.Context, d *LimiterKeyDetail) error {
-	pipe := w.rdb.Pipeline()
+func (in *Inspector) fixedLimiterKey(ctx context.Context, d *scanner.LimiterKeyDetail) error {
+	pipe := in.rdb.Pipeline()
 	ttl := pipe.PTTL(ctx, d.Key)
 	get := pipe.Get(ctx, d.Key)
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
@@ -92,9 +91,9 @@ func (w *Watcher) fixedLimiterKey(ctx context.Context, d *LimiterKeyDetail) erro
 	}
 	d.TTLMS = pttlMS(ttl.Val())
 	if v, err := get.Result(); err == nil {
-		n, ok := ParseInteger(v)
+		n, ok := scanner.ParseInteger(v)
 		if !ok {
-			return fmt.Errorf("scanner: the limiter key %s holds %s, not a count", Escape(d.Key), Escape(v))
+			return fmt.Errorf("inspect: the limiter key %s holds %s, not a count", scanner.Escape(d.Key), scanner.Escape(v))
 		}
 		d.Hits = n
 	}
@@ -103,27 +102,27 @@ func (w *Watcher) fixedLimiterKey(ctx context.Context, d *LimiterKeyDetail) erro
 
 // libraryLimiterKey reads a key in a library's layout as the library would answer for it, and
 // its PTTL and type (for the command that reads it).
-func (w *Watcher) libraryLimiterKey(ctx context.Context, spec LimiterSpec, d *LimiterKeyDetail) error {
+func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.LimiterSpec, d *scanner.LimiterKeyDetail) error {
 	d.BucketsNote = fmt.Sprintf("the %s layout keeps one count per window", spec.Layout)
-	states, err := store.ReadLimitKeys(ctx, w.rdb, spec.Layout, []string{d.Key}, spec.Limit, spec.Window, spec.Burst, d.ReadAt)
+	states, err := store.ReadLimitKeys(ctx, in.rdb, spec.Layout, []string{d.Key}, spec.Limit, spec.Window, spec.Burst, d.ReadAt)
 	if err != nil {
 		return err
 	}
-	pipe := w.rdb.Pipeline()
+	pipe := in.rdb.Pipeline()
 	ttl, typ := pipe.PTTL(ctx, d.Key), pipe.Type(ctx, d.Key)
 	if _, err := pipe.Exec(ctx); err != nil {
 		return namedReply(err, d.Key, ttl, typ)
 	}
 	st := states[0]
 	if st.Unknown != "" {
-		return fmt.Errorf("scanner: the limiter key %s cannot be read as %s's: %s", Escape(d.Key), spec.Layout, st.Unknown)
+		return fmt.Errorf("inspect: the limiter key %s cannot be read as %s's: %s", scanner.Escape(d.Key), spec.Layout, st.Unknown)
 	}
 	d.Hits, d.Limit, d.Refused, d.Remaining = st.Used, st.Limit, st.Rejected, &st.Remaining
 	d.TTLMS = pttlMS(ttl.Val())
 	if typ.Val() == "list" { // limits' moving window: its hit times
-		d.Command = w.RedisCLI("LRANGE", d.Key, "0", "-1")
+		d.Command = in.RedisCLI("LRANGE", d.Key, "0", "-1")
 	} else {
-		d.Command = w.RedisCLI("GET", d.Key)
+		d.Command = in.RedisCLI("GET", d.Key)
 	}
 	return nil
 }
@@ -132,29 +131,27 @@ func (w *Watcher) libraryLimiterKey(ctx context.Context, spec LimiterSpec, d *Li
 // long it has been held when the token says when it was taken (hourglass's own "<unix ms>-<hex>").
 // A lock released or expired since the sweep is Gone. The key must be one the lock's pattern
 // covers.
-func (w *Watcher) LockHolder(ctx context.Context, lock, key string) (LockDetail, error) {
-	w.specMu.RLock()
-	specs := w.sweepOpt.Structures.Locks
-	w.specMu.RUnlock()
+func (in *Inspector) LockHolder(ctx context.Context, lock, key string) (scanner.LockDetail, error) {
+	specs := in.w.Watched().Structures.Locks
 	found := false
 	for _, l := range specs {
 		found = found || l.Name == lock && keyCovered(l.Pattern, l.Exclude, key)
 	}
 	if !found {
-		return LockDetail{}, fmt.Errorf("scanner: no lock %q covers %s", lock, Escape(key))
+		return scanner.LockDetail{}, fmt.Errorf("inspect: no lock %q covers %s", lock, scanner.Escape(key))
 	}
-	now := w.inspectNow()
-	d := LockDetail{Lock: lock, Key: key, ReadAt: now, HeldMS: -1, Command: w.RedisCLI("GET", key)}
-	pipe := w.rdb.Pipeline()
+	now := in.w.Now()
+	d := scanner.LockDetail{Lock: lock, Key: key, ReadAt: now, HeldMS: -1, Command: in.RedisCLI("GET", key)}
+	pipe := in.rdb.Pipeline()
 	get, ttl := pipe.Get(ctx, key), pipe.PTTL(ctx, key)
 	_, err := pipe.Exec(ctx)
-	w.inspectSpend(1)
+	in.w.Charge(1)
 	if err != nil && err != redis.Nil {
-		return d, w.inspectRefusal(namedReply(err, key, get, ttl), key)
+		return d, in.refusal(namedReply(err, key, get, ttl), key)
 	}
 	d.Holder, d.PTTLMS = get.Val(), pttlMS(ttl.Val())
 	d.Gone = get.Err() == redis.Nil
-	if ms, ok := tokenTime(d.Holder); ok {
+	if ms, ok := store.LockTokenTime(d.Holder); ok {
 		d.HeldMS = max(now.UnixMilli()-ms, 0)
 	}
 	return d, nil

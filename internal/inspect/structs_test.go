@@ -1,4 +1,4 @@
-package scanner
+package inspect
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -17,18 +18,18 @@ const hostileUser = "\x1b[31mu\n\xff"
 
 // structWatcher watches a sliding, a fixed and a rate-limiter-flexible limiter and a lock, its
 // clock now (time.Now when nil).
-func structWatcher(t *testing.T, rdb redis.UniversalClient, now func() time.Time) *Watcher {
+func structWatcher(t *testing.T, rdb redis.UniversalClient, now func() time.Time) drilled {
 	sliding := store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: 3 * time.Second, Limit: 5}
 	fixed := store.LimiterSpec{Name: "login", Pattern: "rl:login:<user>", Kind: store.Fixed, Window: time.Minute, Limit: 10}
 	flex := store.LimiterSpec{Name: "flex", Pattern: "rlflx:<key>", Window: time.Minute, Limit: 5}
-	return NewWatcher(rdb, nil, Options{Structures: Structures{
-		Limiters: []LimiterSpec{
+	return watch(rdb, nil, scanner.Options{Structures: scanner.Structures{
+		Limiters: []scanner.LimiterSpec{
 			{LimiterSpec: sliding, Pattern: pattern(t, sliding.Pattern), Exclude: globs(t, "rl:api:admin")},
 			{LimiterSpec: fixed, Pattern: pattern(t, fixed.Pattern)},
 			{LimiterSpec: flex, Pattern: pattern(t, flex.Pattern), Layout: store.RateLimiterFlexible},
 		},
-		Locks: []LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>")}},
-	}}, SnapshotOptions{Now: now})
+		Locks: []scanner.LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>")}},
+	}}, scanner.SnapshotOptions{Now: now})
 }
 
 // TestLimiterKeyOfEachLayout: a sliding key's hits are counted over its window and bucketed by
@@ -116,7 +117,7 @@ func TestLockHolder(t *testing.T) {
 		t.Fatal(ok, err)
 	}
 	d, err := w.LockHolder(ctx, "jobs", key)
-	taken, _ := tokenTime(l.Token)
+	taken, _ := store.LockTokenTime(l.Token)
 	if err != nil || d.Holder != l.Token || d.Gone || d.PTTLMS <= 0 || d.PTTLMS > 10000 || d.HeldMS != max(d.ReadAt.UnixMilli()-taken, 0) ||
 		d.Command != w.RedisCLI("GET", key) {
 		t.Errorf("our lock: %+v %v", d, err)

@@ -1,4 +1,4 @@
-package scanner
+package inspect
 
 import (
 	"errors"
@@ -10,18 +10,19 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
 // actWatcher watches a delay queue by key, a list queue pattern, Sidekiq's queues, a lock and
 // the counter families, on the server's clock.
-func actWatcher(t *testing.T, rdb redis.UniversalClient, s *store.Store) *Watcher {
-	return NewWatcher(rdb, families(t), Options{Location: shanghai, Structures: Structures{
-		DelayQueues: []DelayQueueSpec{{Name: "orders", Key: "dq:{orders}", Unit: store.AutoUnit}},
-		ListQueues:  []ListQueueSpec{{Name: "mail", Pattern: pattern(t, "lq:<box>")}},
-		JobQueues:   []JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
-		Locks:       []LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>"), Exclude: globs(t, "lock:keep")}},
-	}}, SnapshotOptions{Now: s.Now})
+func actWatcher(t *testing.T, rdb redis.UniversalClient, s *store.Store) drilled {
+	return watch(rdb, families(t), scanner.Options{Location: shanghai, Structures: scanner.Structures{
+		DelayQueues: []scanner.DelayQueueSpec{{Name: "orders", Key: "dq:{orders}", Unit: store.AutoUnit}},
+		ListQueues:  []scanner.ListQueueSpec{{Name: "mail", Pattern: pattern(t, "lq:<box>")}},
+		JobQueues:   []scanner.JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
+		Locks:       []scanner.LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>"), Exclude: globs(t, "lock:keep")}},
+	}}, scanner.SnapshotOptions{Now: s.Now})
 }
 
 // keysOf is every key with its DUMP and whether it has a TTL, to see that a refused action wrote
@@ -77,40 +78,40 @@ func TestActOnTaskGoesToEachLayout(t *testing.T) {
 	job := `{"class":"Mailer","args":[1],"queue":"mail","jid":"abc123"}`
 	rdb.ZAdd(ctx, "schedule", redis.Z{Score: float64(time.Now().Add(time.Hour).Unix()), Member: job})
 
-	delay := QueueRef{Kind: QueueDelay, Name: "orders", Key: "dq:{orders}"}
-	if line, err := w.ActOnTask(ctx, delay, SectionLater, Task{Member: "later"}, ActionRunNow); err != nil || !strings.Contains(line, "due now") {
+	delay := opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:{orders}"})
+	if line, err := w.ActOnTask(ctx, delay, scanner.SectionLater, scanner.Task{Member: "later"}, scanner.ActionRunNow); err != nil || !strings.Contains(line, "due now") {
 		t.Fatalf("delay run now: %q %v", line, err)
 	}
 	if c, _ := dq.Claim(ctx, 5, time.Minute); len(c.Tasks) != 1 || c.Tasks[0] != "later" {
 		t.Fatalf("the task run now was not due to the queue's claim: %v", c.Tasks)
 	}
-	list := QueueRef{Kind: QueueList, Name: "mail", Key: "lq:inbox"}
-	if line, err := w.ActOnTask(ctx, list, SectionInFlight, Task{Member: "m1"}, ActionReturn); err != nil || !strings.Contains(line, "back in") {
+	list := opened(t, w, scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "lq:inbox"})
+	if line, err := w.ActOnTask(ctx, list, scanner.SectionInFlight, scanner.Task{Member: "m1"}, scanner.ActionReturn); err != nil || !strings.Contains(line, "back in") {
 		t.Fatalf("list return: %q %v", line, err)
 	}
 	if task, _, _ := lq.Pop(ctx, 0); task != "m1" {
 		t.Fatalf("the next pop took %q, want the returned m1", task)
 	}
-	sk := QueueRef{Kind: QueueJob, Name: "sk"}
-	if line, err := w.ActOnTask(ctx, sk, SectionLater, Task{Member: job}, ActionRunNow); err != nil || rdb.LLen(ctx, "queue:mail").Val() != 1 {
+	sk := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
+	if line, err := w.ActOnTask(ctx, sk, scanner.SectionLater, scanner.Task{Member: job}, scanner.ActionRunNow); err != nil || rdb.LLen(ctx, "queue:mail").Val() != 1 {
 		t.Fatalf("sidekiq run now: %q %v", line, err)
 	}
 
 	before := keysOf(t, rdb)
 	for _, c := range []struct {
-		ref  QueueRef
-		sec  TaskSection
+		ref  scanner.QueueRef
+		sec  scanner.TaskSection
 		task string
-		a    TaskAction
+		a    scanner.TaskAction
 		want error
 	}{
-		{delay, SectionLater, "later", ActionRunNow, store.ErrTaskGone},
-		{sk, SectionLater, job, ActionRunNow, store.ErrTaskGone},
-		{list, SectionWaiting, "m2", ActionRunNow, store.ErrNotSupported},
-		{QueueRef{Kind: QueueList, Name: "mail", Key: "other:inbox"}, SectionWaiting, "m2", ActionDelete, nil},
-		{QueueRef{Kind: QueueDelay, Name: "nope", Key: "dq:{orders}"}, SectionLater, "later", ActionDelete, nil},
+		{delay, scanner.SectionLater, "later", scanner.ActionRunNow, store.ErrTaskGone},
+		{sk, scanner.SectionLater, job, scanner.ActionRunNow, store.ErrTaskGone},
+		{list, scanner.SectionWaiting, "m2", scanner.ActionRunNow, store.ErrNotSupported},
+		{scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "other:inbox"}, scanner.SectionWaiting, "m2", scanner.ActionDelete, nil},
+		{scanner.QueueRef{Kind: scanner.QueueDelay, Name: "nope", Key: "dq:{orders}"}, scanner.SectionLater, "later", scanner.ActionDelete, nil},
 	} {
-		_, err := w.ActOnTask(ctx, c.ref, c.sec, Task{Member: c.task}, c.a)
+		_, err := w.ActOnTask(ctx, c.ref, c.sec, scanner.Task{Member: c.task}, c.a)
 		if err == nil || c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s %s on %+v: %v, want %v", c.a, c.sec, c.ref, err, c.want)
 		}

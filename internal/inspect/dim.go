@@ -1,4 +1,4 @@
-package scanner
+package inspect
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -29,10 +30,9 @@ const (
 // a MEMORY USAGE the user may not run leaves MemoryBytes nil with a Note and the rest shown. A
 // GET or PTTL Redis refuses ends the read with an error naming the command, the key and the user;
 // a transient error is returned as it is. The keys read count against the sweep's budget.
-func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error) {
-	w.specMu.RLock()
-	fams, def := w.families, w.sweepOpt.Location
-	w.specMu.RUnlock()
+func (in *Inspector) Dim(ctx context.Context, family, key string) (scanner.DimDetail, error) {
+	watched := in.w.Watched()
+	fams, def := watched.Families, watched.Location
 	var f *store.Family
 	for _, ff := range fams {
 		if ff.Name() == family {
@@ -40,7 +40,7 @@ func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error
 		}
 	}
 	if f == nil {
-		return DimDetail{}, fmt.Errorf("scanner: no counter family %q", family)
+		return scanner.DimDetail{}, fmt.Errorf("inspect: no counter family %q", family)
 	}
 	if def == nil {
 		def = time.Local
@@ -48,15 +48,15 @@ func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error
 	loc := f.Zone(def)
 	dims, ok := tupleOf(f, key, loc)
 	if !ok {
-		return DimDetail{}, fmt.Errorf("scanner: %s is not a key of the counter family %s", Escape(key), family)
+		return scanner.DimDetail{}, fmt.Errorf("inspect: %s is not a key of the counter family %s", scanner.Escape(key), family)
 	}
-	now := w.inspectNow()
-	d := DimDetail{Family: family, Dims: dimsMap(f.Dims(), dims), ReadAt: now}
-	pipe := w.rdb.Pipeline()
+	now := in.w.Now()
+	d := scanner.DimDetail{Family: family, Dims: dimsOf(f.Dims(), dims), ReadAt: now}
+	pipe := in.rdb.Pipeline()
 	var reads []windowReads
 	var current string // the current hour's key, or the current day's for a family without hours
 	wins := retained(f, now, loc)
-	if rate := w.inspectRate(); rate > 0 && len(wins) > 2*rate {
+	if rate := in.w.KeysPerSecond(); rate > 0 && len(wins) > 2*rate {
 		// A tuple read again at every refresh must leave the sweep most of its budget: at a low
 		// keys_per_second only the newest windows are read (the current ones always).
 		wins = newest(wins, 2*rate)
@@ -64,13 +64,13 @@ func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error
 	for _, win := range wins {
 		k, err := f.Key(win, dims)
 		if err != nil {
-			return d, fmt.Errorf("scanner: %w", err)
+			return d, fmt.Errorf("inspect: %w", err)
 		}
 		if n := len(d.Windows); n > 0 && d.Windows[n-1].Key == k {
 			continue // the hour the clocks go back over twice names one key
 		}
 		wf, _ := f.Format(win.Granularity)
-		d.Windows = append(d.Windows, WindowValue{Granularity: win.Granularity.String(), Window: wf.Format(win), Start: win.Start, Key: k,
+		d.Windows = append(d.Windows, scanner.WindowValue{Granularity: win.Granularity.String(), Window: wf.Format(win), Start: win.Start, Key: k,
 			WantExpiresAt: f.ExpireAt(win)})
 		reads = append(reads, windowReads{pipe.Get(ctx, k), pipe.PTTL(ctx, k), pipe.MemoryUsage(ctx, k, 0)})
 		if win.Contains(now) && (current == "" || win.Granularity == store.Hour) {
@@ -78,16 +78,16 @@ func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error
 		}
 	}
 	_, err := pipe.Exec(ctx)
-	w.inspectSpend(len(reads))
+	in.w.Charge(len(reads))
 	if err != nil && !keyLevel(err) {
 		return d, err
 	}
 	for i := range d.Windows {
 		if err := reads[i].fill(&d.Windows[i], now); err != nil {
-			return d, w.inspectRefusal(err, d.Windows[i].Key)
+			return d, in.refusal(err, d.Windows[i].Key)
 		}
 	}
-	d.Command = w.RedisCLI("GET", current)
+	d.Command = in.RedisCLI("GET", current)
 	return d, nil
 }
 
@@ -136,7 +136,7 @@ type windowReads struct {
 }
 
 // fill puts the replies into v; a GET or PTTL Redis refused is returned, named.
-func (r windowReads) fill(v *WindowValue, now time.Time) error {
+func (r windowReads) fill(v *scanner.WindowValue, now time.Time) error {
 	var notes []string
 	s, err := r.get.Result()
 	switch {
@@ -147,10 +147,10 @@ func (r windowReads) fill(v *WindowValue, now time.Time) error {
 	case err != nil:
 		return &store.CommandError{Command: "GET", Key: v.Key, Err: err}
 	default:
-		if n, ok := ParseInteger(s); ok {
+		if n, ok := scanner.ParseInteger(s); ok {
 			v.Value = &n
 		} else {
-			notes = append(notes, "not a 64-bit integer: "+Escape(s))
+			notes = append(notes, "not a 64-bit integer: "+scanner.Escape(s))
 		}
 	}
 	ttl, err := r.ttl.Result()
@@ -174,58 +174,10 @@ func (r windowReads) fill(v *WindowValue, now time.Time) error {
 		if !strings.HasPrefix(err.Error(), "NOPERM") {
 			why = "memory not read: MEMORY USAGE answered "
 		}
-		notes = append(notes, why+Escape(err.Error()))
+		notes = append(notes, why+scanner.Escape(err.Error()))
 	}
 	v.Note = strings.Join(notes, "; ")
 	return nil
-}
-
-// inspectNow is the server's clock, as the Snapshot reads it.
-func (w *Watcher) inspectNow() time.Time {
-	if w.snapOpt.Now != nil {
-		return w.snapOpt.Now()
-	}
-	return time.Now()
-}
-
-// inspectSpend charges n keys read on demand to the sweep's budget, so the sweep that follows
-// waits for them as for its own.
-func (w *Watcher) inspectSpend(n int) {
-	w.pace.Load().spend(n) // nil before the first sweep: nothing to charge
-}
-
-// inspectRefusal names the command, the key and the user of a reply Redis gave in place of what
-// was read (a store.CommandError gets its user; a bare reply the command its NOPERM names, else
-// "read", and key); an error that is not a Redis reply (a lost connection, a timeout) is returned
-// as it is, for the caller to try again.
-func (w *Watcher) inspectRefusal(err error, key string) error {
-	var ce *store.CommandError
-	var re redis.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &ce):
-		if ce.User != "" {
-			return err
-		}
-		named := *ce
-		named.User = store.UserOf(w.rdb)
-		return &named
-	case errors.As(err, &re) && err != redis.Nil:
-		cmd := strings.ToUpper(store.Refused(err))
-		if cmd == "" || cmd == "KEY" || cmd == "CHANNEL" || cmd == "COMMAND" {
-			cmd = "read"
-		}
-		return &store.CommandError{Command: cmd, Key: key, User: store.UserOf(w.rdb), Err: err}
-	}
-	return err
-}
-
-// inspectRate is the sweep's keys_per_second (0: no budget).
-func (w *Watcher) inspectRate() int {
-	w.specMu.RLock()
-	defer w.specMu.RUnlock()
-	return w.sweepOpt.KeysPerSecond
 }
 
 // newest keeps the last most windows of wins (hours then days, each oldest first), taking from

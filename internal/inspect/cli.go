@@ -1,4 +1,4 @@
-package scanner
+package inspect
 
 import (
 	"fmt"
@@ -21,8 +21,8 @@ import (
 // the line reads that exact key and no control byte reaches the terminal. An argument cannot
 // carry a NUL byte, so a line with one uses redis-cli's --quoted-input, with each argument that
 // is not plain in redis-cli's own quotes ("...\x00..."), single-quoted for the shell.
-func (w *Watcher) RedisCLI(args ...string) string {
-	parts := append([]string{"redis-cli"}, cliTarget(w.rdb)...)
+func (in *Inspector) RedisCLI(args ...string) string {
+	parts := append([]string{"redis-cli"}, cliTarget(in.rdb)...)
 	quoted := false
 	for _, a := range args {
 		quoted = quoted || strings.IndexByte(a, 0) >= 0

@@ -1,4 +1,4 @@
-package scanner
+package inspect
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
+	"hourglass/scanner"
 	"hourglass/store"
 )
 
@@ -52,12 +53,12 @@ func TestDimReadsEveryRetainedWindow(t *testing.T) {
 	rdb.Set(ctx, keyOf(day), 1000, 0)
 	rdb.PExpireAt(ctx, keyOf(day), ad.ExpireAt(day))
 
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai}, SnapshotOptions{})
+	w := watch(rdb, families(t), scanner.Options{Location: shanghai}, scanner.SnapshotOptions{})
 	d, err := w.Dim(ctx, "ad_revenue", keyOf(back(3)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Family != "ad_revenue" || d.Dims["channel"] != Escape(hostileDims[0]) || d.Dims["ad"] != Escape(hostileDims[1]) {
+	if d.Family != "ad_revenue" || d.Dims["channel"] != scanner.Escape(hostileDims[0]) || d.Dims["ad"] != scanner.Escape(hostileDims[1]) {
 		t.Errorf("dims %q", d.Dims)
 	}
 	// 48 hours' retention keeps the current hour and the 48 before it; 30 days' the current day
@@ -121,10 +122,10 @@ func TestDimAsARestrictedUser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	as := func(user string) *Watcher {
+	as := func(user string) drilled {
 		c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: user, Password: "pw"})
 		t.Cleanup(func() { _ = c.Close() })
-		return NewWatcher(c, families(t), Options{Location: shanghai}, SnapshotOptions{})
+		return watch(c, families(t), scanner.Options{Location: shanghai}, scanner.SnapshotOptions{})
 	}
 	d, err := as("nomem").Dim(ctx, "ad_revenue", k)
 	if err != nil {
@@ -148,31 +149,26 @@ func TestDimAsARestrictedUser(t *testing.T) {
 	}
 }
 
-// TestDimCountsAgainstTheBudget: the keys a detail reads are paid from the sweep's budget, so
-// the sweep after it waits for them.
+// TestDimCountsAgainstTheBudget: at a low keys per second a detail reads only the newest windows,
+// so a tuple read again at every refresh leaves the sweep most of its budget. (That what it reads
+// is charged to the sweep is the Watcher's Charge, tested in scanner.)
 func TestDimCountsAgainstTheBudget(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
 	ad := families(t)[1]
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai, KeysPerSecond: 20}, SnapshotOptions{})
+	w := watch(rdb, families(t), scanner.Options{Location: shanghai, KeysPerSecond: 20}, scanner.SnapshotOptions{})
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(5 * time.Second); !w.sweep.pace.ready(); {
-		if time.Now().After(deadline) {
-			t.Fatal("the budget never came back")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	d, err := w.Dim(ctx, "ad_revenue", key(t, ad, store.Hour, time.Now(), "c", "a"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// At 20 keys a second only the newest 40 of its 80 windows are read, each granularity ending
-	// at its current window; the sweep may go on 2 s later, not within 1.5.
+	// at its current window.
 	now := time.Now()
-	var hours, days []WindowValue
+	var hours, days []scanner.WindowValue
 	for _, v := range d.Windows {
 		if v.Granularity == "day" {
 			days = append(days, v)
@@ -184,9 +180,6 @@ func TestDimCountsAgainstTheBudget(t *testing.T) {
 		!store.WindowAt(store.Hour, now, shanghai).Start.Equal(hours[len(hours)-1].Start) ||
 		!store.WindowAt(store.Day, now, shanghai).Start.Equal(days[len(days)-1].Start) {
 		t.Fatalf("at 20 keys/s the detail read %d windows (%d hours, %d days)", len(d.Windows), len(hours), len(days))
-	}
-	if w.sweep.pace.readyBy(time.Now().Add(1500 * time.Millisecond)) {
-		t.Error("the detail's reads were not charged to the sweep's budget")
 	}
 }
 
@@ -225,7 +218,7 @@ func TestInspectOnACluster(t *testing.T) {
 		}
 		keys = append(keys, k)
 	}
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai}, SnapshotOptions{})
+	w := watch(rdb, families(t), scanner.Options{Location: shanghai}, scanner.SnapshotOptions{})
 	d, err := w.Dim(ctx, "flow", keys[0])
 	if err != nil {
 		t.Fatal(err)

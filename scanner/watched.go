@@ -1,0 +1,66 @@
+package scanner
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+// What the console's drill-down (internal/inspect) needs of a Watcher to read one structure's
+// keys on demand: the client, the sweep's budget, the watched entries and the server's clock.
+// None of these waits for a Poll under way, so a read on screen never waits for a sweep's slice.
+
+// Watched are the entries a Watcher watches now: its counter families, its time zone and its
+// structures (Claim adds to them).
+type Watched struct {
+	Families   []*store.Family
+	Location   *time.Location // the config's time zone (nil: local time)
+	Structures Structures
+}
+
+// Client is the Redis the watcher reads.
+func (w *Watcher) Client() redis.UniversalClient { return w.rdb }
+
+// Watched returns the entries watched now, read under the lock Claim writes them under.
+func (w *Watcher) Watched() Watched {
+	w.specMu.RLock()
+	defer w.specMu.RUnlock()
+	return Watched{Families: w.families, Location: w.sweepOpt.Location, Structures: w.sweepOpt.Structures}
+}
+
+// KeysPerSecond is the sweep's budget in keys read a second (0: no budget).
+func (w *Watcher) KeysPerSecond() int {
+	w.specMu.RLock()
+	defer w.specMu.RUnlock()
+	return w.sweepOpt.KeysPerSecond
+}
+
+// Charge counts n keys read on demand against the sweep's budget, so the sweep that follows waits
+// for them as for its own.
+func (w *Watcher) Charge(n int) {
+	w.pace.Load().spend(n) // nil before the first sweep: nothing to charge
+}
+
+// Now is the server's clock, as the Snapshot reads it (the machine's when the watcher has none).
+func (w *Watcher) Now() time.Time {
+	if w.snapOpt.Now != nil {
+		return w.snapOpt.Now()
+	}
+	return time.Now()
+}
+
+// ServerTime is the server's clock an action is done at: the Snapshot's clock when the watcher
+// has one, else the server's TIME. A refused TIME names its command and user.
+func (w *Watcher) ServerTime(ctx context.Context) (time.Time, error) {
+	if w.snapOpt.Now != nil {
+		return w.snapOpt.Now(), nil
+	}
+	now, err := w.rdb.Time(ctx).Result()
+	if err != nil {
+		return time.Time{}, &store.CommandError{Command: "TIME", User: store.UserOf(w.rdb), Err: err}
+	}
+	return now, nil
+}
