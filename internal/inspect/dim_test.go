@@ -150,8 +150,9 @@ func TestDimAsARestrictedUser(t *testing.T) {
 }
 
 // TestDimCountsAgainstTheBudget: at a low keys per second a detail reads only the newest windows,
-// so a tuple read again at every refresh leaves the sweep most of its budget. (That what it reads
-// is charged to the sweep is the Watcher's Charge, tested in scanner.)
+// so a tuple read again at every refresh leaves the sweep most of its budget, and every window it
+// reads is charged to the sweep's budget (the Watcher's Charge, whose effect on the sweep is
+// tested in scanner).
 func TestDimCountsAgainstTheBudget(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
@@ -161,9 +162,14 @@ func TestDimCountsAgainstTheBudget(t *testing.T) {
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
-	d, err := w.Dim(ctx, "ad_revenue", key(t, ad, store.Hour, time.Now(), "c", "a"))
+	charges := &charged{watched: w.Watcher}
+	in := &Inspector{w: charges, rdb: rdb}
+	d, err := in.Dim(ctx, "ad_revenue", key(t, ad, store.Hour, time.Now(), "c", "a"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if charges.n != int64(len(d.Windows)) {
+		t.Errorf("a detail of %d windows charged %d keys to the sweep's budget", len(d.Windows), charges.n)
 	}
 	// At 20 keys a second only the newest 40 of its 80 windows are read, each granularity ending
 	// at its current window.

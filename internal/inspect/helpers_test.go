@@ -18,6 +18,17 @@ type drilled struct {
 	*Inspector
 }
 
+// charged is a real Watcher that also counts what the drill-down charges to its budget.
+type charged struct {
+	watched
+	n int64
+}
+
+func (c *charged) Charge(n int) {
+	c.n += int64(n)
+	c.watched.Charge(n)
+}
+
 // watch is a Watcher of families on rdb and its drill-down.
 func watch(rdb redis.UniversalClient, families []*store.Family, sweep scanner.Options, snap scanner.SnapshotOptions) drilled {
 	w := scanner.NewWatcher(rdb, families, sweep, snap)

@@ -1,8 +1,10 @@
 package inspect
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -16,8 +18,18 @@ import (
 // store's scripts, each only on what the watched entries cover. The tui knows it as its
 // Inspector and, when writes are allowed, its KeyActions.
 type Inspector struct {
-	w   *scanner.Watcher
+	w   watched
 	rdb redis.UniversalClient
+}
+
+// watched is what the drill-down needs of the Watcher (scanner.Watcher's accessors): its entries,
+// its budget and the server's clock. None of them waits for a Poll under way.
+type watched interface {
+	Watched() scanner.Watched
+	KeysPerSecond() int
+	Charge(n int)
+	Now() time.Time
+	ServerTime(ctx context.Context) (time.Time, error)
 }
 
 // New is the drill-down of w: what it reads and writes, on w's Redis and charged to w's sweep.
