@@ -47,8 +47,8 @@ func (w *Watcher) ActOnTask(ctx context.Context, ref QueueRef, sec TaskSection, 
 // actNow is the server's clock an action is done at: the Snapshot's clock when the watcher has
 // one, else the server's TIME.
 func (w *Watcher) actNow(ctx context.Context) (time.Time, error) {
-	if w.snapOpt.Now != nil {
-		return w.snapOpt.Now(), nil
+	if w.opt.Now != nil {
+		return w.opt.Now(), nil
 	}
 	now, err := w.rdb.Time(ctx).Result()
 	if err != nil {
@@ -65,7 +65,7 @@ func (w *Watcher) actNow(ctx context.Context) (time.Time, error) {
 // another type, not an integer) is an error that says which.
 func (w *Watcher) RepairKey(ctx context.Context, family, key string) (string, error) {
 	w.specMu.RLock()
-	families, loc := w.families, w.sweepOpt.Location
+	families, loc := w.families, w.opt.Location
 	w.specMu.RUnlock()
 	c, ok := store.Classify(families, key, loc)
 	if !ok || c.Family.Name() != family {
@@ -104,7 +104,7 @@ func (w *Watcher) RepairKey(ctx context.Context, family, key string) (string, er
 // ErrLockHasTTL, ErrLockNewHolder).
 func (w *Watcher) ReleaseLock(ctx context.Context, lock, key, holder string) (string, error) {
 	w.specMu.RLock()
-	specs := w.sweepOpt.Structures.Locks
+	specs := w.opt.Structures.Locks
 	w.specMu.RUnlock()
 	found := false
 	for _, l := range specs {

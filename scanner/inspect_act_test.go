@@ -21,7 +21,7 @@ func actWatcher(t *testing.T, rdb redis.UniversalClient, s *store.Store) *Watche
 		ListQueues:  []ListQueueSpec{{Name: "mail", Pattern: pattern(t, "lq:<box>")}},
 		JobQueues:   []JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
 		Locks:       []LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>"), Exclude: globs(t, "lock:keep")}},
-	}}, SnapshotOptions{Now: s.Now})
+	}, Now: s.Now})
 }
 
 // keysOf is every key with its DUMP and whether it has a TTL, to see that a refused action wrote

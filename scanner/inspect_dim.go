@@ -31,7 +31,7 @@ const (
 // a transient error is returned as it is. The keys read count against the sweep's budget.
 func (w *Watcher) Dim(ctx context.Context, family, key string) (DimDetail, error) {
 	w.specMu.RLock()
-	fams, def := w.families, w.sweepOpt.Location
+	fams, def := w.families, w.opt.Location
 	w.specMu.RUnlock()
 	var f *store.Family
 	for _, ff := range fams {
@@ -182,8 +182,8 @@ func (r windowReads) fill(v *WindowValue, now time.Time) error {
 
 // inspectNow is the server's clock, as the Snapshot reads it.
 func (w *Watcher) inspectNow() time.Time {
-	if w.snapOpt.Now != nil {
-		return w.snapOpt.Now()
+	if w.opt.Now != nil {
+		return w.opt.Now()
 	}
 	return time.Now()
 }
@@ -225,7 +225,7 @@ func (w *Watcher) inspectRefusal(err error, key string) error {
 func (w *Watcher) inspectRate() int {
 	w.specMu.RLock()
 	defer w.specMu.RUnlock()
-	return w.sweepOpt.KeysPerSecond
+	return w.opt.KeysPerSecond
 }
 
 // newest keeps the last most windows of wins (hours then days, each oldest first), taking from

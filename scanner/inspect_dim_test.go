@@ -52,7 +52,7 @@ func TestDimReadsEveryRetainedWindow(t *testing.T) {
 	rdb.Set(ctx, keyOf(day), 1000, 0)
 	rdb.PExpireAt(ctx, keyOf(day), ad.ExpireAt(day))
 
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai}, SnapshotOptions{})
+	w := NewWatcher(rdb, families(t), Options{Location: shanghai})
 	d, err := w.Dim(ctx, "ad_revenue", keyOf(back(3)))
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func TestDimAsARestrictedUser(t *testing.T) {
 	as := func(user string) *Watcher {
 		c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: user, Password: "pw"})
 		t.Cleanup(func() { _ = c.Close() })
-		return NewWatcher(c, families(t), Options{Location: shanghai}, SnapshotOptions{})
+		return NewWatcher(c, families(t), Options{Location: shanghai})
 	}
 	d, err := as("nomem").Dim(ctx, "ad_revenue", k)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestDimCountsAgainstTheBudget(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := t.Context()
 	ad := families(t)[1]
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai, KeysPerSecond: 20}, SnapshotOptions{})
+	w := NewWatcher(rdb, families(t), Options{Location: shanghai, KeysPerSecond: 20})
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestInspectOnACluster(t *testing.T) {
 		}
 		keys = append(keys, k)
 	}
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai}, SnapshotOptions{})
+	w := NewWatcher(rdb, families(t), Options{Location: shanghai})
 	d, err := w.Dim(ctx, "flow", keys[0])
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ type queueTarget struct {
 // covers, so the drill-down reads and acts only on the queues the Snapshot showed.
 func (w *Watcher) resolveQueue(ref QueueRef) (queueTarget, error) {
 	w.specMu.RLock()
-	st := w.sweepOpt.Structures
+	st := w.opt.Structures
 	w.specMu.RUnlock()
 	t := queueTarget{ref: ref}
 	switch ref.Kind {

@@ -27,7 +27,7 @@ const (
 // key must be one the limiter's pattern covers. A key that is not there has no hits and TTLMS -2.
 func (w *Watcher) LimiterKey(ctx context.Context, limiter, key string) (LimiterKeyDetail, error) {
 	w.specMu.RLock()
-	specs := w.sweepOpt.Structures.Limiters
+	specs := w.opt.Structures.Limiters
 	w.specMu.RUnlock()
 	var spec *LimiterSpec
 	for i := range specs {
@@ -134,7 +134,7 @@ func (w *Watcher) libraryLimiterKey(ctx context.Context, spec LimiterSpec, d *Li
 // covers.
 func (w *Watcher) LockHolder(ctx context.Context, lock, key string) (LockDetail, error) {
 	w.specMu.RLock()
-	specs := w.sweepOpt.Structures.Locks
+	specs := w.opt.Structures.Locks
 	w.specMu.RUnlock()
 	found := false
 	for _, l := range specs {

@@ -23,7 +23,7 @@ func queueWatcher(t *testing.T, rdb redis.UniversalClient, keysPerSecond int) *W
 		},
 		ListQueues: []ListQueueSpec{{Name: "mail", Key: "lq:mail", Processing: store.ParseCompanion("")}},
 		JobQueues:  []JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
-	}}, SnapshotOptions{})
+	}})
 }
 
 // TestTasksOfOurQueues: the watcher lists the sections each queue keeps and reads their pages as
