@@ -36,14 +36,18 @@ type queueRef struct {
 	key  string
 }
 
+// delayWant and listWant are a queue to read. depth is its depth (ZCARD, LLEN) as the sweep read
+// it, for a queue a pattern found, so it is not read again; -1 for a spec's own key.
 type delayWant struct {
 	queueRef
-	spec DelayQueueSpec
+	spec  DelayQueueSpec
+	depth int64
 }
 
 type listWant struct {
 	queueRef
-	spec ListQueueSpec
+	spec  ListQueueSpec
+	depth int64
 }
 
 type limitWant struct {
@@ -125,18 +129,18 @@ func (a *Aggregator) Wants() Wants {
 	st := a.structs
 	for i, q := range st.specs.DelayQueues {
 		if q.Pattern == nil {
-			w.delay = append(w.delay, delayWant{queueRef{i, q.Key}, q})
+			w.delay = append(w.delay, delayWant{queueRef{i, q.Key}, q, -1})
 		}
 		for _, kc := range st.queues[i] {
-			w.delay = append(w.delay, delayWant{queueRef{i, kc.Key}, q})
+			w.delay = append(w.delay, delayWant{queueRef{i, kc.Key}, q, kc.Count})
 		}
 	}
 	for i, q := range st.specs.ListQueues {
 		if q.Pattern == nil {
-			w.lists = append(w.lists, listWant{queueRef{i, q.Key}, q})
+			w.lists = append(w.lists, listWant{queueRef{i, q.Key}, q, -1})
 		}
 		for _, kc := range st.lists[i] {
-			w.lists = append(w.lists, listWant{queueRef{i, kc.Key}, q})
+			w.lists = append(w.lists, listWant{queueRef{i, kc.Key}, q, kc.Count})
 		}
 	}
 	for i, l := range st.specs.Limiters {

@@ -162,3 +162,38 @@ func TestSnapshotOfAPrefixReadsNothing(t *testing.T) {
 			snap.TTLHealth.MemoryNote, snap.TTLHealth.NoTTL.Bytes, len(snap.Unclaimed.Groups))
 	}
 }
+
+// TestPatternQueueDepthIsReadOnce sweeps delay queues and lists that patterns find: their depths
+// are read once, by the sweep's page (one ZCARD, one LLEN each), and the Snapshot's figures are
+// still those of the queues.
+func TestPatternQueueDepthIsReadOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	now := time.Now()
+	for i, topic := range []string{"topic:a", "topic:b"} {
+		for j := range i + 1 {
+			rdb.ZAdd(ctx, topic, redis.Z{Score: float64(now.Add(-time.Minute).Unix()), Member: fmt.Sprint(j)})
+		}
+	}
+	rdb.RPush(ctx, "jobs:mail", "1", "2", "3")
+	rdb.RPush(ctx, "jobs:sms", "1")
+	structs := Structures{
+		DelayQueues: []DelayQueueSpec{{Name: "topics", Pattern: pattern(t, "topic:<name>"), Unit: store.Seconds}},
+		ListQueues:  []ListQueueSpec{{Name: "jobs", Pattern: pattern(t, "jobs:<q>")}},
+	}
+	rdb.ConfigResetStat(ctx)
+	snap, err := Take(ctx, rdb, nil, Options{Structures: structs, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zc, ll := commandCalls(t, rdb, "zcard"), commandCalls(t, rdb, "llen"); zc != 2 || ll != 2 {
+		t.Errorf("%d ZCARDs and %d LLENs, want one for each of 2 queues and 2 lists", zc, ll)
+	}
+	if dq := snap.DelayQueues; len(dq) != 2 || dq[0].Key != "topic:b" || dq[0].Depth != 2 || *dq[0].Due != 2 || dq[1].Depth != 1 {
+		t.Errorf("delay queues %+v", dq)
+	}
+	if lq := snap.ListQueues; len(lq) != 2 || lq[0].Key != "jobs:mail" || lq[0].Length != 3 || lq[1].Length != 1 || lq[0].Missing {
+		t.Errorf("list queues %+v", lq)
+	}
+}

@@ -22,14 +22,11 @@ func (s *Sweep) Finish(ctx context.Context, w Wants) Reads {
 	r.sizes, r.types, r.memoryNote = s.readMemory(ctx, w.memory, w.types)
 	r.delay = map[queueRef]delayRead{}
 	for _, q := range w.delay {
-		inflight := q.spec.InFlight.Of(q.key, store.InFlightKey)
-		st, err := store.DelayQueueStatsOf(ctx, s.rdb, q.key, inflight, q.spec.Unit, w.at)
-		r.delay[q.queueRef] = delayRead{st, err}
+		r.delay[q.queueRef] = s.readDelayQueue(ctx, q, w)
 	}
 	r.lists = map[queueRef]listRead{}
 	for _, q := range w.lists {
-		st, err := store.ListQueueStatsOf(ctx, s.rdb, q.key, q.spec.Processing.Of(q.key, store.ProcessingKey))
-		r.lists[q.queueRef] = listRead{st, err}
+		r.lists[q.queueRef] = s.readListQueue(ctx, q)
 	}
 	r.limits = s.readDecisions(ctx, w)
 	r.unions = map[int]unionRead{}
@@ -146,4 +143,28 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 	}
 	jr.shared, jr.sharedErr = src.Shared(ctx, s.rdb, w.at)
 	return jr
+}
+
+// readDelayQueue reads one delay queue's stats; the depth of a queue a pattern found is the one
+// its page read (ZCARD), not asked again.
+func (s *Sweep) readDelayQueue(ctx context.Context, q delayWant, w Wants) delayRead {
+	inflight := q.spec.InFlight.Of(q.key, store.InFlightKey)
+	if q.depth >= 0 {
+		st, err := store.DelayQueueStatsOfDepth(ctx, s.rdb, q.key, inflight, q.spec.Unit, w.at, q.depth)
+		return delayRead{st, err}
+	}
+	st, err := store.DelayQueueStatsOf(ctx, s.rdb, q.key, inflight, q.spec.Unit, w.at)
+	return delayRead{st, err}
+}
+
+// readListQueue reads one list queue's stats; the length of a list a pattern found is the one its
+// page read (LLEN), not asked again.
+func (s *Sweep) readListQueue(ctx context.Context, q listWant) listRead {
+	processing := q.spec.Processing.Of(q.key, store.ProcessingKey)
+	if q.depth >= 0 {
+		st, err := store.ListQueueStatsOfLength(ctx, s.rdb, q.key, processing, q.depth)
+		return listRead{st, err}
+	}
+	st, err := store.ListQueueStatsOf(ctx, s.rdb, q.key, processing)
+	return listRead{st, err}
 }
