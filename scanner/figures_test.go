@@ -126,7 +126,8 @@ func TestSaturatedTotalsAreMarked(t *testing.T) {
 	rdb.Set(ctx, "rl:fx:u1", math.MaxInt64, time.Hour)
 	rdb.Set(ctx, "rl:fx:u2", math.MaxInt64, time.Hour)
 
-	snap, err := Take(ctx, rdb, []*store.Family{fam}, Options{Location: loc, Count: 2, Structures: structs, Now: func() time.Time { return now }})
+	snap, err := Take(ctx, rdb, []*store.Family{fam}, Options{Location: loc, Count: 2, Structures: structs,
+		Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}

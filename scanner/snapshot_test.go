@@ -203,7 +203,8 @@ func TestSnapshotAddsUpLegacyWrittenKeys(t *testing.T) {
 	now := time.Now()
 	w := writeLegacyWorld(t, ctx, rdb, now, nil)
 
-	snap, err := Take(ctx, rdb, w.fams, Options{Count: 7, Location: shanghai, Now: func() time.Time { return now }, Examples: 25, Target: "test", Mode: "standalone"})
+	snap, err := Take(ctx, rdb, w.fams, Options{Count: 7, Location: shanghai,
+		Now: func() time.Time { return now }, Examples: 25, Target: "test", Mode: "standalone"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -567,7 +568,8 @@ func TestSnapshotOnACluster(t *testing.T) {
 	ctx := t.Context()
 	now := time.Now()
 	w := writeLegacyWorld(t, ctx, rdb, now, nil)
-	snap, err := Take(ctx, rdb, w.fams, Options{Count: 10, Location: shanghai, Now: func() time.Time { return now }, Examples: 25, Mode: "cluster"})
+	snap, err := Take(ctx, rdb, w.fams, Options{Count: 10, Location: shanghai,
+		Now: func() time.Time { return now }, Examples: 25, Mode: "cluster"})
 	if err != nil {
 		t.Fatal(err)
 	}
