@@ -8,30 +8,6 @@ import (
 	"hourglass/store"
 )
 
-// SnapshotOptions tune what an Aggregator keeps. The zero value is usable.
-type SnapshotOptions struct {
-	// Now reads the server clock (time.Now when nil): windows are current, and keys expired, by it.
-	Now func() time.Time
-	// Location is the time zone windows are cut in for families without one of their own
-	// (time.Local when nil), and of hourglass's limiter decision counters.
-	Location *time.Location
-	// TopK is how many of the largest values each window keeps (5 when zero).
-	TopK int
-	// Examples is how many example keys each problem keeps per family (3 when zero).
-	Examples int
-	// MemorySamples is how many keys per problem and family MEMORY USAGE reads (8 when zero;
-	// negative reads none).
-	MemorySamples int
-	// ReconcileTuples caps the (dims, day) pairs reconciliation holds per family (65536 when
-	// zero). Past it, pairs are sampled by hash and the counts become estimates.
-	ReconcileTuples int
-	// Target and Mode label the Snapshot.
-	Target, Mode string
-	// Structures are the queues, limiters, uniques and locks to report (the sweep's, for the
-	// swept ones).
-	Structures Structures
-}
-
 // ttlSlack is how far a key's expiry may pass its window's end plus retention before it counts
 // as over retention: clocks differ, and writers that EXPIRE from their first write land a little
 // after the window-aligned instant.
@@ -51,14 +27,14 @@ const (
 // windows, TopK, the examples and ReconcileTuples, never by the number of keys. It is not safe
 // for concurrent use.
 type Aggregator struct {
-	opt     SnapshotOptions
+	opt     Options
 	fams    map[*store.Family]*famAgg
 	order   []*famAgg
 	scan    ScanStats
 	start   time.Time // when the first page arrived
 	structs *structAgg
 	masters map[string]int64 // keys seen by cluster master
-	sweep   *Sweep           // whose unclaimed keys the Snapshot reports; none when nil
+	reads   *Reads           // what the sweep's last step read for the Snapshot; nil before it
 }
 
 type famAgg struct {
@@ -96,13 +72,8 @@ type probAgg struct {
 }
 
 // NewAggregator returns an Aggregator for families.
-func NewAggregator(families []*store.Family, opt SnapshotOptions) *Aggregator {
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
-	if opt.Location == nil {
-		opt.Location = time.Local
-	}
+func NewAggregator(families []*store.Family, opt Options) *Aggregator {
+	opt = opt.withDefaults()
 	if opt.TopK <= 0 {
 		opt.TopK = 5
 	}
@@ -219,7 +190,7 @@ func ttlMS(d time.Duration) int64 {
 }
 
 // note counts k under problem p and keeps it as an example and a memory sample while there is room.
-func (fa *famAgg) note(p int, k *Key, ex Example, opt SnapshotOptions) {
+func (fa *famAgg) note(p int, k *Key, ex Example, opt Options) {
 	pa := &fa.problems[p]
 	pa.keys++
 	if len(pa.samples) < opt.MemorySamples {

@@ -4,20 +4,23 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"hourglass/internal/discover"
 	"hourglass/store"
 )
 
-// Snapshot returns what the pages added so far hold. It reads MEMORY USAGE (and TYPE, for keys
-// of the wrong type) of the sampled problem keys in one pipeline on rdb; when the server refuses
-// them the Snapshot says so in MemoryNote and carries no bytes. complete says whether the sweep
-// ran to its end.
-func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, complete bool) *Snapshot {
+// Snapshot returns what the pages and the reads added so far hold; complete says whether the
+// sweep ran to its end. It reads nothing: before the sweep's last step is added (AddReads) the
+// queues, limiters' decisions, unions, job libraries and memory are left unread, and the
+// Snapshot is taken at the server time now rather than at the reads'.
+func (a *Aggregator) Snapshot(complete bool) *Snapshot {
 	now := a.opt.Now()
+	if a.reads != nil {
+		now = a.reads.At
+	}
 	snap := &Snapshot{
 		TakenAt: now, Target: a.opt.Target, Mode: a.opt.Mode, Scan: a.scan,
 		Counters: make([]FamilyStats, 0, len(a.order)),
@@ -31,7 +34,10 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 	if !a.start.IsZero() {
 		snap.Scan.DurationMS = time.Since(a.start).Milliseconds()
 	}
-	sizes, types, note := a.readSamples(ctx, rdb)
+	sizes, types, note := map[string]int64{}, map[string]string{}, "not sampled"
+	if a.reads != nil && a.opt.MemorySamples >= 0 {
+		sizes, types, note = a.reads.sizes, a.reads.types, a.reads.memoryNote
+	}
 	for _, fa := range a.order {
 		snap.Counters = append(snap.Counters, fa.stats(now, a.opt, sizes, types, note))
 	}
@@ -50,12 +56,11 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 			}
 		}
 	}
-	var pace *pacer // the unions count against the sweep's budget
-	if a.sweep != nil {
-		pace = a.sweep.pace
+	a.structs.fill(snap, now, a.opt, a.reads)
+	snap.Unclaimed = discover.Result{Groups: []discover.Group{}}
+	if a.reads != nil {
+		snap.Unclaimed = a.reads.unclaimed
 	}
-	a.structs.fill(ctx, rdb, snap, now, a.opt, pace)
-	snap.Unclaimed = a.sweep.unclaimedResult()
 	for _, p := range snap.TTLHealth.Problems() {
 		if p.Examples == nil {
 			p.Examples = []Example{}
@@ -64,101 +69,30 @@ func (a *Aggregator) Snapshot(ctx context.Context, rdb redis.UniversalClient, co
 	return snap
 }
 
-// readSamples reads the memory each sampled key holds, and the type of the wrong-type ones.
-func (a *Aggregator) readSamples(ctx context.Context, rdb redis.UniversalClient) (map[string]int64, map[string]string, string) {
-	sizes, types := map[string]int64{}, map[string]string{}
-	if rdb == nil || a.opt.MemorySamples < 0 {
-		return sizes, types, "not sampled"
-	}
-	pipe := rdb.Pipeline()
-	mem := map[string]*redis.IntCmd{}
-	typ := map[string]*redis.StatusCmd{}
-	for _, fa := range a.order {
-		for p := range fa.problems {
-			for _, name := range fa.problems[p].samples {
-				if mem[name] == nil {
-					mem[name] = pipe.MemoryUsage(ctx, name)
-				}
-				if p == probWrongType && typ[name] == nil {
-					typ[name] = pipe.Type(ctx, name)
-				}
-			}
-		}
-	}
-	if pipe.Len() == 0 {
-		return sizes, types, ""
-	}
-	_, err := pipe.Exec(ctx)
-	if err != nil && !keyLevel(err) {
-		return sizes, types, "MEMORY USAGE failed: " + err.Error()
-	}
-	note := ""
-	for name, c := range mem {
-		n, err := c.Result()
-		switch {
-		case err == nil:
-			sizes[name] = n
-		case err == redis.Nil: // gone since the sweep read it
-		default:
-			var rerr redis.Error
-			if errors.As(err, &rerr) && note == "" {
-				note = "MEMORY USAGE refused: " + strings.TrimSpace(err.Error())
-			}
-		}
-	}
-	for name, c := range typ {
-		if t, err := c.Result(); err == nil && t != "none" {
-			types[name] = t
-		}
-	}
-	if note != "" {
-		return map[string]int64{}, types, note
-	}
-	return sizes, types, ""
-}
-
 // maxStartsOver is how many times Take starts its sweep again after a restart or a failover.
 const maxStartsOver = 3
 
 // Take runs one sweep to its end and returns its Snapshot: after a restart or a failover under
 // it, the sweep starts over (up to maxStartsOver times), since its cursors no longer hold. When
 // ctx ends first, it returns the Snapshot of what it saw (Complete false) with ctx's error.
-func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, sweep Options, snap SnapshotOptions) (*Snapshot, error) {
-	pairOptions(&sweep, &snap)
+func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, opt Options) (*Snapshot, error) {
 	var s *Sweep
 	var a *Aggregator
 	var err error
 	for range maxStartsOver {
-		s = New(rdb, families, sweep)
-		a = NewAggregator(families, snap)
-		a.sweep = s
+		s = New(rdb, families, opt)
+		a = NewAggregator(families, opt)
 		if err = s.Run(ctx, a.Add); !errors.Is(err, ErrRestarted) && !errors.Is(err, ErrMastersChanged) {
 			break
 		}
 	}
 	readCtx := ctx
 	if err != nil {
-		readCtx = context.WithoutCancel(ctx) // still read the samples of what was seen, briefly
+		readCtx = context.WithoutCancel(ctx) // still read what the pages seen want, briefly
 		var cancel context.CancelFunc
 		readCtx, cancel = context.WithTimeout(readCtx, 2*time.Second)
 		defer cancel()
 	}
-	return a.Snapshot(readCtx, rdb, err == nil && s.Done()), err
-}
-
-// pairOptions fills what a sweep's and a snapshot's options share (the time zone, the
-// structures) from whichever of the two gives it.
-func pairOptions(sweep *Options, snap *SnapshotOptions) {
-	if sweep.Location == nil {
-		sweep.Location = snap.Location
-	}
-	if snap.Location == nil {
-		snap.Location = sweep.Location
-	}
-	if snap.Structures.Empty() {
-		snap.Structures = sweep.Structures
-	}
-	if sweep.Structures.Empty() {
-		sweep.Structures = snap.Structures
-	}
+	a.AddReads(s.Finish(readCtx, a.Wants()))
+	return a.Snapshot(err == nil && s.Done()), err
 }

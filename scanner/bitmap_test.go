@@ -107,13 +107,13 @@ func TestUnionsKeepTheBudget(t *testing.T) {
 	bitmapOf(t, rdb, yesterday, size, 1)
 	take := func(rate int) (*Unique, time.Duration) {
 		s := New(rdb, nil, Options{KeysPerSecond: rate, Location: time.UTC, Structures: structs})
-		a := NewAggregator(nil, SnapshotOptions{Location: time.UTC, Structures: structs})
-		a.sweep = s
+		a := NewAggregator(nil, Options{Location: time.UTC, Structures: structs})
 		if err := s.Run(ctx, a.Add); err != nil {
 			t.Fatal(err)
 		}
 		at := time.Now()
-		u := a.Snapshot(ctx, rdb, true).Uniques[0]
+		a.AddReads(s.Finish(ctx, a.Wants()))
+		u := a.Snapshot(true).Uniques[0]
 		s.pace.mu.Lock()
 		defer s.pace.mu.Unlock()
 		return &u, s.pace.next.Sub(at) // what the next page waits for
@@ -160,8 +160,7 @@ func TestWatcherPaysForUnionsBeforeTheNextSweep(t *testing.T) {
 		bitmapOf(t, rdb, k, 400<<10, int64(d))
 	}
 	const rate = 2000 // a union may read 7.8 MiB; each of these reads 2.7 MiB, 700 keys' weight
-	w := NewWatcher(rdb, nil, Options{KeysPerSecond: rate, Location: time.UTC, Structures: structs},
-		SnapshotOptions{Location: time.UTC, Structures: structs})
+	w := NewWatcher(rdb, nil, Options{KeysPerSecond: rate, Location: time.UTC, Structures: structs})
 	var st Status
 	var err error
 	for !st.Sweep.Completed {

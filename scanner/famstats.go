@@ -8,7 +8,7 @@ import (
 )
 
 // stats renders one family's aggregate.
-func (fa *famAgg) stats(now time.Time, opt SnapshotOptions, sizes map[string]int64, types map[string]string, note string) FamilyStats {
+func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, types map[string]string, note string) FamilyStats {
 	f := fa.f
 	fs := FamilyStats{
 		Family: f.Name(), Dims: f.Dims(), Keys: fa.keys, TTL: fa.ttl,

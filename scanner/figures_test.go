@@ -126,8 +126,8 @@ func TestSaturatedTotalsAreMarked(t *testing.T) {
 	rdb.Set(ctx, "rl:fx:u1", math.MaxInt64, time.Hour)
 	rdb.Set(ctx, "rl:fx:u2", math.MaxInt64, time.Hour)
 
-	snap, err := Take(ctx, rdb, []*store.Family{fam}, Options{Location: loc, Count: 2, Structures: structs},
-		SnapshotOptions{Now: func() time.Time { return now }, Location: loc})
+	snap, err := Take(ctx, rdb, []*store.Family{fam}, Options{Location: loc, Count: 2, Structures: structs,
+		Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestUniqueCountSaturates(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	a := NewAggregator(nil, SnapshotOptions{Now: func() time.Time { return now }, Location: time.UTC, MemorySamples: -1,
+	a := NewAggregator(nil, Options{Now: func() time.Time { return now }, Location: time.UTC, MemorySamples: -1,
 		Structures: Structures{Uniques: []UniqueSpec{{Kind: store.HyperLogLog, Family: fam}}}})
 	w := store.WindowAt(store.Day, now, time.UTC)
 	var page Page
@@ -201,7 +201,7 @@ func TestUniqueCountSaturates(t *testing.T) {
 		page.Keys = append(page.Keys, Key{Name: "uv:" + d, kind: kindUnique, window: w, Value: "9223372036854775807", Classified: store.Classified{Dims: []string{d}}})
 	}
 	a.Add(page)
-	u := a.Snapshot(t.Context(), nil, true).Uniques[0]
+	u := a.Snapshot(true).Uniques[0]
 	if len(u.Windows) != 1 || u.Windows[0].Count != math.MaxInt64 || !u.Windows[0].Saturated || u.Union7d != nil || u.Union30d != nil {
 		t.Errorf("unique %+v, want its window saturated and no union read", u)
 	}

@@ -1,11 +1,7 @@
 package scanner
 
 import (
-	"context"
 	"sort"
-	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"hourglass/store"
 )
@@ -43,9 +39,10 @@ func (j *jobAgg) add(name string, k store.JobKey, spec JobQueueSpec) {
 	}
 }
 
-// jobQueues reads each [[job_queue]] entry: the queues the sweep found and the library's
-// registries name, each with the library's own counts, and what it keeps for all queues.
-func (a *structAgg) jobQueues(ctx context.Context, rdb redis.UniversalClient, now time.Time) []JobQueues {
+// jobQueues renders each [[job_queue]] entry: the queues the sweep found and the library's
+// registries name, each with the library's own counts, and what it keeps for all queues, as the
+// sweep's last step read them (none when it has not run).
+func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 	out := []JobQueues{}
 	for i, spec := range a.specs.JobQueues {
 		src := spec.Source
@@ -53,25 +50,23 @@ func (a *structAgg) jobQueues(ctx context.Context, rdb redis.UniversalClient, no
 		if jq.Notes == nil {
 			jq.Notes = []string{}
 		}
-		if rdb == nil {
+		r, ok := reads.job(i)
+		if !ok {
 			out = append(out, jq)
 			continue
 		}
-		names, more, err := a.jobQueueNames(ctx, rdb, i)
-		if err != nil {
-			jq.Error = err.Error()
+		if r.err != nil {
+			jq.Error = r.err.Error()
 		}
-		jq.QueuesFound = int64(len(names)) + more
-		for _, q := range names {
+		jq.QueuesFound = int64(len(r.names)) + r.more
+		for k, q := range r.names {
 			ref := QueueRef{Kind: QueueJob, Name: spec.Name, Queue: q, queue: src.Queue(q), where: q}
-			st, err := ref.queue.Stats(ctx, rdb, now)
-			jq.Queues = append(jq.Queues, jobQueueOf(ref, st.Job, err))
+			jq.Queues = append(jq.Queues, jobQueueOf(ref, &r.stats[k], r.errs[k]))
 		}
-		shared := QueueRef{Kind: QueueJob, Name: spec.Name, queue: src.Queue("")}
-		if st, err := shared.queue.Stats(ctx, rdb, now); err != nil {
-			jq.Error = err.Error()
-		} else if st.Job != nil {
-			row := jobQueueOf(shared, st.Job, nil)
+		if r.sharedErr != nil {
+			jq.Error = r.sharedErr.Error()
+		} else if r.shared != nil {
+			row := jobQueueOf(QueueRef{Kind: QueueJob, Name: spec.Name, queue: src.Queue("")}, r.shared, nil)
 			jq.Shared = &row
 		}
 		out = append(out, jq)
@@ -79,31 +74,18 @@ func (a *structAgg) jobQueues(ctx context.Context, rdb redis.UniversalClient, no
 	return out
 }
 
-// jobQueueNames merges the queues the sweep found with those the library's registries name,
-// sorted, within maxJobQueues.
-func (a *structAgg) jobQueueNames(ctx context.Context, rdb redis.UniversalClient, i int) ([]string, int64, error) {
-	spec, agg := a.specs.JobQueues[i], a.jobs[i]
+// mergeJobQueues merges the queues the sweep found with those the library's registries name
+// (registered, in j.registries' order), sorted, within maxJobQueues; more counts those left out.
+func mergeJobQueues(j jobWant, registered [][]string) (names []string, more int64) {
 	seen := map[string]bool{}
-	for q := range agg.queues {
+	for _, q := range j.found {
 		seen[q] = true
 	}
-	regs := map[string]bool{}
-	for _, r := range spec.Source.Registries() {
-		regs[r] = true
-	}
-	for r := range agg.registries {
-		regs[r] = true
-	}
-	var firstErr error
-	more := agg.more
-	for r := range regs {
-		names, err := spec.Source.Registered(ctx, rdb, r)
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		for _, q := range names {
+	more = j.more
+	for _, regNames := range registered {
+		for _, q := range regNames {
 			switch {
-			case seen[q] || !spec.wants(q):
+			case seen[q] || !j.src.wants(q):
 			case len(seen) >= maxJobQueues:
 				more++
 			default:
@@ -111,12 +93,12 @@ func (a *structAgg) jobQueueNames(ctx context.Context, rdb redis.UniversalClient
 			}
 		}
 	}
-	names := make([]string, 0, len(seen))
+	names = make([]string, 0, len(seen))
 	for q := range seen {
 		names = append(names, q)
 	}
 	sort.Strings(names)
-	return names, more, firstErr
+	return names, more
 }
 
 // jobQueueOf renders the stats of ref's queue; a count the library does not keep there is null.

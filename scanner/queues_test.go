@@ -56,7 +56,7 @@ func TestQueuesAsConfigured(t *testing.T) {
 			{Name: "absent", Key: "list:absent", Processing: store.ParseCompanion("")},
 		},
 	}
-	snap, err := Take(ctx, rdb, nil, Options{Structures: structs}, SnapshotOptions{Now: func() time.Time { return now }})
+	snap, err := Take(ctx, rdb, nil, Options{Structures: structs, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}

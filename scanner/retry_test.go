@@ -110,7 +110,7 @@ func TestARestartStartsTheSweepOver(t *testing.T) {
 
 	srv.Client(t).ConfigResetStat(t.Context())
 	restarted = restartOnceScanning(t, srv, persist...)
-	snap, err := Take(t.Context(), rdb, families(t)[:1], opt, SnapshotOptions{Location: shanghai})
+	snap, err := Take(t.Context(), rdb, families(t)[:1], opt)
 	<-restarted
 	if err != nil {
 		t.Fatal(err)

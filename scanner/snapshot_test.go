@@ -203,8 +203,8 @@ func TestSnapshotAddsUpLegacyWrittenKeys(t *testing.T) {
 	now := time.Now()
 	w := writeLegacyWorld(t, ctx, rdb, now, nil)
 
-	snap, err := Take(ctx, rdb, w.fams, Options{Count: 7, Location: shanghai},
-		SnapshotOptions{Now: func() time.Time { return now }, Examples: 25, Target: "test", Mode: "standalone"})
+	snap, err := Take(ctx, rdb, w.fams, Options{Count: 7, Location: shanghai,
+		Now: func() time.Time { return now }, Examples: 25, Target: "test", Mode: "standalone"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestSnapshotOnMiniredis(t *testing.T) {
 	now := time.Now()
 	mr.SetTime(now) // miniredis expires keys on its own clock
 	w := writeLegacyWorld(t, ctx, rdb, now, func() { mr.FastForward(time.Second) })
-	snap, err := Take(ctx, rdb, w.fams, Options{Location: shanghai}, SnapshotOptions{Now: func() time.Time { return now }, Examples: 25})
+	snap, err := Take(ctx, rdb, w.fams, Options{Location: shanghai, Now: func() time.Time { return now }, Examples: 25})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestSnapshotWithoutMemoryPermission(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "secret"})
 	t.Cleanup(func() { rdb.Close() })
-	snap, err := Take(ctx, rdb, w.fams, Options{Location: shanghai}, SnapshotOptions{Now: func() time.Time { return now }, Examples: 25})
+	snap, err := Take(ctx, rdb, w.fams, Options{Location: shanghai, Now: func() time.Time { return now }, Examples: 25})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func TestRateBetweenSnapshots(t *testing.T) {
 	t0 := store.WindowAt(store.Hour, time.Now(), shanghai).Start.Add(-5 * time.Second)
 	t1 := t0.Add(10 * time.Second)
 	take := func(at time.Time) *Snapshot {
-		snap, err := Take(ctx, rdb, fams, Options{Location: shanghai}, SnapshotOptions{Now: func() time.Time { return at }})
+		snap, err := Take(ctx, rdb, fams, Options{Location: shanghai, Now: func() time.Time { return at }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,7 +412,7 @@ func TestReconcilerHoldsItsCap(t *testing.T) {
 	ad := fams[1]
 	now := time.Now()
 	yesterday := store.WindowAt(store.Day, now, shanghai).Prev()
-	a := NewAggregator(fams, SnapshotOptions{Now: func() time.Time { return now }, Location: shanghai, ReconcileTuples: 1000})
+	a := NewAggregator(fams, Options{Now: func() time.Time { return now }, Location: shanghai, ReconcileTuples: 1000})
 	const tuples = 20000
 	var page Page
 	for i := range tuples {
@@ -434,7 +434,7 @@ func TestReconcilerHoldsItsCap(t *testing.T) {
 		}
 	}
 	a.Add(page)
-	r := a.Snapshot(t.Context(), nil, true).Family("ad_revenue").Reconciliation
+	r := a.Snapshot(true).Family("ad_revenue").Reconciliation
 	if r.Sampled >= 1 || r.Sampled < 1.0/64 {
 		t.Fatalf("sampled = %v, want a share below 1", r.Sampled)
 	}
@@ -525,7 +525,7 @@ func TestSweepOf200kKeysIsBoundedAndBudgeted(t *testing.T) {
 	base := live()
 	var peak uint64
 	s := New(rdb, fams, Options{Count: 1000, KeysPerSecond: budget, Location: shanghai})
-	a := NewAggregator(fams, SnapshotOptions{Location: shanghai, ReconcileTuples: 10_000})
+	a := NewAggregator(fams, Options{Location: shanghai, ReconcileTuples: 10_000})
 	pages := 0
 	start := time.Now()
 	err := s.Run(ctx, func(p Page) {
@@ -538,7 +538,8 @@ func TestSweepOf200kKeysIsBoundedAndBudgeted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap := a.Snapshot(ctx, rdb, s.Done())
+	a.AddReads(s.Finish(ctx, a.Wants()))
+	snap := a.Snapshot(s.Done())
 	peak = max(peak, live())
 	if snap.Scan.KeysSeen != n || snap.Scan.KeysMatched != n {
 		t.Fatalf("scan = %+v, want all %d keys seen and matched", snap.Scan, n)
@@ -567,8 +568,8 @@ func TestSnapshotOnACluster(t *testing.T) {
 	ctx := t.Context()
 	now := time.Now()
 	w := writeLegacyWorld(t, ctx, rdb, now, nil)
-	snap, err := Take(ctx, rdb, w.fams, Options{Count: 10, Location: shanghai},
-		SnapshotOptions{Now: func() time.Time { return now }, Examples: 25, Mode: "cluster"})
+	snap, err := Take(ctx, rdb, w.fams, Options{Count: 10, Location: shanghai,
+		Now: func() time.Time { return now }, Examples: 25, Mode: "cluster"})
 	if err != nil {
 		t.Fatal(err)
 	}

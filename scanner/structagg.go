@@ -77,7 +77,7 @@ func newStructAgg(s Structures, loc *time.Location) *structAgg {
 
 // add folds one structure key in, by its kind; a key whose spec is not among the aggregate's is
 // left out.
-func (a *structAgg) add(k *Key, now time.Time, opt SnapshotOptions) {
+func (a *structAgg) add(k *Key, now time.Time, opt Options) {
 	switch {
 	case k.kind == kindLimiter && k.spec < len(a.limiters):
 		a.addLimiter(k)
@@ -152,7 +152,7 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 
 // addLock folds in a held lock: its holder as an example, and the lock among those held with no
 // expiry when it has none.
-func (a *structAgg) addLock(k *Key, now time.Time, opt SnapshotOptions) {
+func (a *structAgg) addLock(k *Key, now time.Time, opt Options) {
 	l := &a.locks[k.spec]
 	if k.WrongType {
 		l.wrongType++

@@ -1,38 +1,34 @@
 package scanner
 
 import (
-	"context"
-	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"hourglass/store"
 )
 
-// fill writes the structure sections into snap, reading what a sweep does not: the queues by
-// their keys, the limiters' hourly counters, the unions (charged to pace, the sweep's budget;
-// nil for none).
-func (a *structAgg) fill(ctx context.Context, rdb redis.UniversalClient, snap *Snapshot, now time.Time, opt SnapshotOptions, pace *pacer) {
-	snap.DelayQueues = a.delayQueues(ctx, rdb, now)
-	snap.ListQueues = a.listQueues(ctx, rdb)
-	snap.JobQueues = a.jobQueues(ctx, rdb, now)
+// fill writes the structure sections into snap, with what the sweep's last step read past the
+// pages (reads; nil before it ran): the queues by their keys, the limiters' hourly counters, the
+// unions and the job libraries.
+func (a *structAgg) fill(snap *Snapshot, now time.Time, opt Options, reads *Reads) {
+	snap.DelayQueues = a.delayQueues(reads)
+	snap.ListQueues = a.listQueues(reads)
+	snap.JobQueues = a.jobQueues(reads)
 	snap.Warnings = a.claims.warnings()
-	snap.Limiters = a.limiterStats(ctx, rdb, store.WindowAt(store.Hour, now, opt.Location))
-	snap.Uniques = a.uniqueStats(ctx, rdb, now, opt.Location, pace)
+	snap.Limiters = a.limiterStats(reads, store.WindowAt(store.Hour, now, opt.Location))
+	snap.Uniques = a.uniqueStats(reads, now, opt.Location)
 	snap.Locks = a.lockStats()
 	p := &snap.TTLHealth.LockNoTTL
 	p.Keys = a.lockNoTTL.keys
 	p.Examples = a.lockNoTTL.examples
 }
 
-// delayQueues reads each delay queue: a spec's one key, or the deepest queues its pattern found
+// delayQueues renders each delay queue: a spec's one key, or the deepest queues its pattern found
 // (a pattern that found none gives one row that says so).
-func (a *structAgg) delayQueues(ctx context.Context, rdb redis.UniversalClient, now time.Time) []DelayQueue {
+func (a *structAgg) delayQueues(reads *Reads) []DelayQueue {
 	out := []DelayQueue{}
 	for i, q := range a.specs.DelayQueues {
 		if q.Pattern == nil {
-			out = append(out, delayQueueOf(ctx, rdb, q, q.Key, now))
+			out = append(out, delayQueueOf(reads, i, q, q.Key))
 			continue
 		}
 		if len(a.queues[i]) == 0 {
@@ -40,7 +36,7 @@ func (a *structAgg) delayQueues(ctx context.Context, rdb redis.UniversalClient, 
 				Schedule: map[string]int64{}, Warning: "no key matches the pattern"})
 		}
 		for _, kc := range a.queues[i] {
-			dq := delayQueueOf(ctx, rdb, q, kc.Key, now)
+			dq := delayQueueOf(reads, i, q, kc.Key)
 			dq.Pattern = Escape(q.Pattern.String())
 			out = append(out, dq)
 		}
@@ -48,13 +44,13 @@ func (a *structAgg) delayQueues(ctx context.Context, rdb redis.UniversalClient, 
 	return out
 }
 
-// listQueues reads each list queue's length and the tasks it has in processing: a spec's one
+// listQueues renders each list queue's length and the tasks it has in processing: a spec's one
 // key, or the longest lists its pattern found.
-func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) []ListQueue {
+func (a *structAgg) listQueues(reads *Reads) []ListQueue {
 	out := []ListQueue{}
 	for i, q := range a.specs.ListQueues {
 		if q.Pattern == nil {
-			out = append(out, listQueueOf(ctx, rdb, q, q.Key))
+			out = append(out, listQueueOf(reads, i, q, q.Key))
 			continue
 		}
 		if len(a.lists[i]) == 0 {
@@ -62,7 +58,7 @@ func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) [
 				Error: "no key matches the pattern"})
 		}
 		for _, kc := range a.lists[i] {
-			lq := listQueueOf(ctx, rdb, q, kc.Key)
+			lq := listQueueOf(reads, i, q, kc.Key)
 			lq.Pattern = Escape(q.Pattern.String())
 			out = append(out, lq)
 		}
@@ -70,25 +66,26 @@ func (a *structAgg) listQueues(ctx context.Context, rdb redis.UniversalClient) [
 	return out
 }
 
-// listQueueOf reads one list queue.
-func listQueueOf(ctx context.Context, rdb redis.UniversalClient, q ListQueueSpec, key string) ListQueue {
+// listQueueOf renders one list queue of spec i, as read.
+func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) ListQueue {
 	processing := q.Processing.Of(key, store.ProcessingKey)
 	lq := ListQueue{Name: q.Name, Key: Escape(key), RawKey: key, ProcessingKey: Escape(processing),
 		Ref: QueueRef{Kind: QueueList, Name: q.Name, Key: key, queue: store.ListQueueOf(key, processing), where: key}}
-	if rdb == nil {
+	r, ok := reads.list(queueRef{i, key})
+	if !ok {
 		return lq
 	}
-	st, err := lq.Ref.queue.Stats(ctx, rdb, time.Time{})
+	st, err := r.st, r.err
 	if err != nil {
 		lq.Error = err.Error()
 	}
-	lq.Length, lq.Processing, lq.Missing = st.List.Length, st.List.Processing, st.List.Missing
+	lq.Length, lq.Processing, lq.Missing = st.Length, st.Processing, st.Missing
 	return lq
 }
 
 // limiterStats renders each limiter's aggregate with the decisions hourglass's limiter counted
-// in hour.
-func (a *structAgg) limiterStats(ctx context.Context, rdb redis.UniversalClient, hour store.Window) []Limiter {
+// in hour, as read.
+func (a *structAgg) limiterStats(reads *Reads, hour store.Window) []Limiter {
 	out := []Limiter{}
 	for i, spec := range a.specs.Limiters {
 		l := a.limiters[i]
@@ -105,14 +102,8 @@ func (a *structAgg) limiterStats(ctx context.Context, rdb redis.UniversalClient,
 		if lim.Top == nil {
 			lim.Top = []KeyCount{}
 		}
-		if rdb != nil {
-			stats := store.LimiterStats(spec.Name)
-			ka, _ := stats.Key(hour, []string{spec.Name, "allowed"})
-			kr, _ := stats.Key(hour, []string{spec.Name, "rejected"})
-			if vals, err := rdb.MGet(ctx, ka, kr).Result(); err == nil && len(vals) == 2 {
-				lim.Allowed, _ = strconv.ParseInt(str(vals[0]), 10, 64)
-				lim.Rejected, _ = strconv.ParseInt(str(vals[1]), 10, 64)
-			}
+		if r, ok := reads.limit(i); ok {
+			lim.Allowed, lim.Rejected = r.allowed, r.rejected
 		}
 		out = append(out, lim)
 	}
@@ -120,8 +111,8 @@ func (a *structAgg) limiterStats(ctx context.Context, rdb redis.UniversalClient,
 }
 
 // uniqueStats renders each unique family's windows and, for a family with days, the unions of
-// its busiest dims today.
-func (a *structAgg) uniqueStats(ctx context.Context, rdb redis.UniversalClient, now time.Time, loc *time.Location, pace *pacer) []Unique {
+// its busiest dims today, as read.
+func (a *structAgg) uniqueStats(reads *Reads, now time.Time, loc *time.Location) []Unique {
 	out := []Unique{}
 	for i, spec := range a.specs.Uniques {
 		u := a.uniques[i]
@@ -134,11 +125,11 @@ func (a *structAgg) uniqueStats(ctx context.Context, rdb redis.UniversalClient, 
 			uw.Count, uw.Saturated = w.count.int64()
 			uq.Windows = append(uq.Windows, uw)
 		}
-		if f.Has(store.Day) && rdb != nil {
-			today := store.WindowAt(store.Day, now, f.Zone(loc))
-			if w := u.windows[winKey{store.Day, today.Start.Unix()}]; w != nil {
-				uq.UnionDims = dimsMap(f.Dims(), w.best)
-				readUnions(ctx, rdb, spec, today, w.best, &uq, pace)
+		if r, ok := reads.union(i); ok {
+			if _, best, ok := a.unionDims(i, now, loc); ok {
+				uq.UnionDims = dimsMap(f.Dims(), best)
+				uq.Union7d, uq.Union7dSkipped, uq.Union30d, uq.Union30dSkipped = r.n7, r.skip7, r.n30, r.skip30
+				uq.Error = r.err
 			}
 		}
 		out = append(out, uq)
@@ -166,16 +157,16 @@ func str(v any) string {
 	return s
 }
 
-// delayQueueOf reads one delay queue.
-func delayQueueOf(ctx context.Context, rdb redis.UniversalClient, q DelayQueueSpec, key string, now time.Time) DelayQueue {
+// delayQueueOf renders one delay queue of spec i, as read.
+func delayQueueOf(reads *Reads, i int, q DelayQueueSpec, key string) DelayQueue {
 	inflight := q.InFlight.Of(key, store.InFlightKey)
 	dq := DelayQueue{Name: q.Name, Key: Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{},
 		Ref: QueueRef{Kind: QueueDelay, Name: q.Name, Key: key, queue: store.DelayQueueOf(key, inflight, q.Unit), where: key}}
-	if rdb == nil {
+	r, ok := reads.delayQueue(queueRef{i, key})
+	if !ok {
 		return dq
 	}
-	stats, err := dq.Ref.queue.Stats(ctx, rdb, now)
-	st := *stats.Delay
+	st, err := r.st, r.err
 	if err != nil {
 		dq.Error = err.Error()
 		return dq

@@ -99,7 +99,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 	junk, _ := uvFam.Key(store.WindowAt(store.Day, now, shanghai), []string{"junk"})
 	rdb.HSet(ctx, junk, "f", 1)
 
-	snap, err := Take(ctx, rdb, nil, Options{Location: shanghai, Structures: structs}, SnapshotOptions{Now: st.Now, Location: shanghai})
+	snap, err := Take(ctx, rdb, nil, Options{Location: shanghai, Structures: structs, Now: st.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

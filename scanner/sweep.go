@@ -12,25 +12,6 @@ import (
 	"hourglass/store"
 )
 
-// Options tune a sweep. The zero value is usable.
-type Options struct {
-	// Count is the COUNT hint of each SCAN call (1000 when zero).
-	Count int
-	// KeysPerSecond caps how many keys a sweep visits a second, across all masters; 0 is no cap.
-	KeysPerSecond int
-	// Location is the time zone windows are cut in for families without one of their own
-	// (time.Local when nil).
-	Location *time.Location
-	// MaxShapes caps the shapes of unclaimed key names a sweep tells apart (discover's default
-	// when zero).
-	MaxShapes int
-	// Structures are the limiters, locks and uniques whose keys the sweep also finds and reads
-	// (queues are read by their keys, not swept).
-	Structures Structures
-	// Retry, when set, has Run ride out transient faults; nil ends Run on the first error.
-	Retry *Retry
-}
-
 // Key is what a sweep read about one key of a family (or, when Structure is not zero, of a
 // limiter, lock or unique: Value then holds its hit count, holder token or distinct count).
 type Key struct {
@@ -95,9 +76,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 	if opt.Count <= 0 {
 		opt.Count = 1000
 	}
-	if opt.Location == nil {
-		opt.Location = time.Local
-	}
+	opt = opt.withDefaults()
 	return &Sweep{
 		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, structs: opt.Structures,
 		matchers: matchers(opt.Structures, opt.Location),

@@ -103,7 +103,7 @@ func BenchmarkSweep(b *testing.B) {
 		var keys int64
 		cpu0, self0, start := redisCPU(b, rdb), selfCPU(), time.Now()
 		for range b.N {
-			snap, err := Take(ctx, rdb, families(b), Options{Count: 1000, Location: shanghai}, SnapshotOptions{Location: shanghai})
+			snap, err := Take(ctx, rdb, families(b), Options{Count: 1000, Location: shanghai})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -47,7 +47,7 @@ func sweepAs(t *testing.T, srv *redistest.Server, without ...string) *Snapshot {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: user, Password: "pw"})
 	defer rdb.Close()
-	snap, err := Take(t.Context(), rdb, nil, Options{}, SnapshotOptions{})
+	snap, err := Take(t.Context(), rdb, nil, Options{})
 	if err != nil {
 		t.Fatalf("sweep as %s: %v", user, err)
 	}

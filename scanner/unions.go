@@ -37,30 +37,32 @@ const (
 	skipOverMemory = "a bitmap union reads its bitmaps into memory, 256 MiB at most"
 )
 
-// readUnions counts the distinct members of dims over the last 7 and 30 days up to today into
-// uq: each union read, skipped (a bitmap union over budget) or failed (uq.Error). What a union
-// reads is charged to pace, so the sweep's next pages wait for it.
-func readUnions(ctx context.Context, rdb redis.UniversalClient, spec UniqueSpec, today store.Window, dims []string, uq *Unique, pace *pacer) {
-	f := spec.Family
+// readUnions counts the distinct members of u's dims over the last 7 and 30 days up to today:
+// each union read, skipped (a bitmap union over budget) or failed. What a union reads is charged
+// to pace, so the sweep's next pages wait for it.
+func readUnions(ctx context.Context, rdb redis.UniversalClient, u unionWant, pace *pacer) unionRead {
+	f := u.u.Family
+	var r unionRead
 	for _, days := range []int{7, 30} {
 		var keys []string
-		d := today
+		d := u.today
 		for range days {
-			if k, err := f.Key(d, dims); err == nil {
+			if k, err := f.Key(d, u.dims); err == nil {
 				keys = append(keys, k)
 			}
 			d = d.Prev()
 		}
-		n, skip, err := readUnion(ctx, rdb, spec.Kind, keys, pace)
+		n, skip, err := readUnion(ctx, rdb, u.u.Kind, keys, pace)
 		if err != nil {
-			uq.Error = err.Error()
+			r.err = err.Error()
 		}
 		if days == 7 {
-			uq.Union7d, uq.Union7dSkipped = n, skip
+			r.n7, r.skip7 = n, skip
 		} else {
-			uq.Union30d, uq.Union30dSkipped = n, skip
+			r.n30, r.skip30 = n, skip
 		}
 	}
+	return r
 }
 
 // readUnion counts the distinct members of keys, or says why it did not: skipped when a bitmap

@@ -30,8 +30,7 @@ const MinRefresh = 250 * time.Millisecond
 type Watcher struct {
 	rdb      redis.UniversalClient
 	families []*store.Family
-	sweepOpt Options
-	snapOpt  SnapshotOptions
+	opt      Options
 
 	mu sync.Mutex // one Poll at a time
 	// specMu guards families and the Structures for the drill-down's reads (Watched, for
@@ -106,13 +105,12 @@ type ServerInfo struct {
 }
 
 // NewWatcher returns a watcher of families on rdb.
-func NewWatcher(rdb redis.UniversalClient, families []*store.Family, sweep Options, snap SnapshotOptions) *Watcher {
-	pairOptions(&sweep, &snap)
-	now := snap.Now
+func NewWatcher(rdb redis.UniversalClient, families []*store.Family, opt Options) *Watcher {
+	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Watcher{rdb: rdb, families: families, sweepOpt: sweep, snapOpt: snap, restart: true, conn: connTrack{now: now}}
+	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}}
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -134,7 +132,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		w.agg.Add(p)
 	})
 	if err == nil && w.sweep.Done() {
-		snap := w.agg.Snapshot(ctx, w.rdb, true)
+		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
+		snap := w.agg.Snapshot(true)
 		snap.SetRate(w.last)
 		w.last = snap
 		st.Sweep.Completed = true
@@ -179,7 +178,7 @@ func (w *Watcher) readLive(ctx context.Context, family string, base *Snapshot) (
 	if f == nil {
 		return nil, nil
 	}
-	now := w.snapOpt.Now
+	now := w.opt.Now
 	if now == nil {
 		now = time.Now
 	}
@@ -256,15 +255,14 @@ func moved(base *Snapshot, lw *LiveWindow) ([]Moved, time.Time) {
 func (w *Watcher) Claim(families []*store.Family, st Structures) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := claimClash(w.families, w.sweepOpt.Structures, families, st); err != nil {
+	if err := claimClash(w.families, w.opt.Structures, families, st); err != nil {
 		return err
 	}
 	// New slices: the old ones may share their arrays with the caller's config.
 	w.specMu.Lock()
 	w.families = slices.Concat(w.families, families)
-	w.sweepOpt.Structures = w.sweepOpt.Structures.With(st)
+	w.opt.Structures = w.opt.Structures.With(st)
 	w.specMu.Unlock()
-	w.snapOpt.Structures = w.snapOpt.Structures.With(st)
 	w.restart = true
 	return nil
 }
@@ -328,13 +326,12 @@ func names[T any](xs []T, name func(T) string) []string {
 
 func (w *Watcher) begin() {
 	prev := w.sweep
-	w.sweep = New(w.rdb, w.families, w.sweepOpt)
+	w.sweep = New(w.rdb, w.families, w.opt)
 	if prev != nil { // what the last sweep read, its unions included, is paid before the next reads more
 		w.sweep.pace = prev.pace
 	}
 	w.pace.Store(w.sweep.pace)
-	w.agg = NewAggregator(w.families, w.snapOpt)
-	w.agg.sweep = w.sweep
+	w.agg = NewAggregator(w.families, w.opt)
 	w.started, w.restart = time.Now(), false
 	w.conn.began()
 }

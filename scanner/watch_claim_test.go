@@ -33,7 +33,7 @@ func TestWatcherClaimCountsUnclaimedKeysFromTheNextSweep(t *testing.T) {
 	}
 	// 24 keys at 60 a second: a sweep spans several Polls, so the one under way at the claim is
 	// dropped, not finished without the new entries.
-	w := NewWatcher(rdb, families(t), Options{Count: 5, KeysPerSecond: 60, Location: shanghai}, SnapshotOptions{Location: shanghai})
+	w := NewWatcher(rdb, families(t), Options{Count: 5, KeysPerSecond: 60, Location: shanghai})
 	pollUntilSweep := func() Status {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
@@ -98,8 +98,8 @@ func TestWatcherClaimCountsUnclaimedKeysFromTheNextSweep(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `lock named "mutex"`) {
 		t.Fatalf("claiming a second lock mutex: %v", err)
 	}
-	if len(w.families) != 3 || len(w.sweepOpt.Structures.Locks) != 1 {
-		t.Fatalf("a refused claim added something: %d families, %d locks", len(w.families), len(w.sweepOpt.Structures.Locks))
+	if len(w.families) != 3 || len(w.opt.Structures.Locks) != 1 {
+		t.Fatalf("a refused claim added something: %d families, %d locks", len(w.families), len(w.opt.Structures.Locks))
 	}
 }
 

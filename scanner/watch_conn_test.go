@@ -23,7 +23,7 @@ func TestWatcherTellsFaultsApart(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "pw", MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai}, SnapshotOptions{Location: shanghai})
+	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai})
 
 	st, err := w.Poll(ctx, 50*time.Millisecond, "")
 	if err != nil || !st.Sweep.Completed || st.Conn.Condition != Connected || st.Conn.LastSweep.IsZero() {
@@ -67,7 +67,7 @@ func TestWatcherPollOutOfTimeIsUnreachable(t *testing.T) {
 	proxy := redistest.StartFaultProxy(t, srv.Addr)
 	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai}, SnapshotOptions{Location: shanghai})
+	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai})
 	proxy.SetDelay(time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
@@ -133,7 +133,7 @@ func TestLiveMovesCountFromTheSweepBefore(t *testing.T) {
 	now := redistest.ClearOfHourEnd(t, 30*time.Second)
 	k := key(t, families(t)[0], store.Hour, now, "app", "ios", "10.0.0.1")
 	rdb.Set(ctx, k, 100, time.Hour)
-	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai}, SnapshotOptions{Location: shanghai})
+	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai})
 	st, err := w.Poll(ctx, time.Second, "flow")
 	if err != nil || !st.Sweep.Completed || len(st.Live) != 1 || len(st.Live[0].Moved) != 1 {
 		t.Fatalf("first poll: %v, live %+v", err, st.Live)

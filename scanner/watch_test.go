@@ -25,7 +25,7 @@ func TestWatcherKeepsASnapshotCurrent(t *testing.T) {
 	now := redistest.ClearOfHourEnd(t, 30*time.Second) // the watcher's current hour stays this one
 	k := key(t, flow, store.Hour, now, "app", "ios", "10.0.0.1")
 	rdb.Set(ctx, k, 100, time.Hour)
-	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai}, SnapshotOptions{Location: shanghai})
+	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
 
 	pollUntilSweep := func() Status {
 		t.Helper()

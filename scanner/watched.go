@@ -28,14 +28,14 @@ func (w *Watcher) Client() redis.UniversalClient { return w.rdb }
 func (w *Watcher) Watched() Watched {
 	w.specMu.RLock()
 	defer w.specMu.RUnlock()
-	return Watched{Families: w.families, Location: w.sweepOpt.Location, Structures: w.sweepOpt.Structures}
+	return Watched{Families: w.families, Location: w.opt.Location, Structures: w.opt.Structures}
 }
 
 // KeysPerSecond is the sweep's budget in keys read a second (0: no budget).
 func (w *Watcher) KeysPerSecond() int {
 	w.specMu.RLock()
 	defer w.specMu.RUnlock()
-	return w.sweepOpt.KeysPerSecond
+	return w.opt.KeysPerSecond
 }
 
 // Charge counts n keys read on demand against the sweep's budget, so the sweep that follows waits
@@ -46,8 +46,8 @@ func (w *Watcher) Charge(n int) {
 
 // Now is the server's clock, as the Snapshot reads it (the machine's when the watcher has none).
 func (w *Watcher) Now() time.Time {
-	if w.snapOpt.Now != nil {
-		return w.snapOpt.Now()
+	if w.opt.Now != nil {
+		return w.opt.Now()
 	}
 	return time.Now()
 }
@@ -55,8 +55,8 @@ func (w *Watcher) Now() time.Time {
 // ServerTime is the server's clock an action is done at: the Snapshot's clock when the watcher
 // has one, else the server's TIME. A refused TIME names its command and user.
 func (w *Watcher) ServerTime(ctx context.Context) (time.Time, error) {
-	if w.snapOpt.Now != nil {
-		return w.snapOpt.Now(), nil
+	if w.opt.Now != nil {
+		return w.opt.Now(), nil
 	}
 	now, err := w.rdb.Time(ctx).Result()
 	if err != nil {

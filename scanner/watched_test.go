@@ -15,7 +15,7 @@ func TestChargeCountsAgainstTheBudget(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai, KeysPerSecond: 20}, SnapshotOptions{})
+	w := NewWatcher(rdb, families(t), Options{Location: shanghai, KeysPerSecond: 20})
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestWatchedDoesNotWaitForAPoll(t *testing.T) {
 	ctx := t.Context()
 	w := NewWatcher(rdb, nil, Options{KeysPerSecond: 1000, Structures: Structures{
 		DelayQueues: []DelayQueueSpec{{Name: "orders", Key: "dq:orders", Unit: store.Milliseconds}},
-	}}, SnapshotOptions{})
+	}})
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil { // a sweep begun: its budget is charged
 		t.Fatal(err)
 	}

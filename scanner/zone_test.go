@@ -50,8 +50,8 @@ func TestFamilyZoneInTheSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap, err := Take(ctx, rdb, []*store.Family{fam},
-		Options{Location: time.UTC, Structures: Structures{Uniques: []UniqueSpec{{Kind: store.HyperLogLog, Family: uv}}}},
-		SnapshotOptions{Now: func() time.Time { return now }})
+		Options{Location: time.UTC, Structures: Structures{Uniques: []UniqueSpec{{Kind: store.HyperLogLog, Family: uv}}},
+			Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,10 +43,25 @@ func (q *DelayQueue) Stats(ctx context.Context, now time.Time) (DelayQueueStats,
 // round trips: the first reads the depth and the oldest and newest scores, from which the unit
 // is checked (or, for AutoUnit, found); the second counts due and scheduled tasks.
 func DelayQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, inflight string, unit ScoreUnit, now time.Time) (DelayQueueStats, error) {
+	return delayQueueStats(ctx, rdb, key, inflight, unit, now, -1)
+}
+
+// DelayQueueStatsOfDepth is DelayQueueStatsOf for a queue whose depth the caller has read (a
+// sweep's ZCARD of the keys a pattern finds), which it does not ask again: the depth is then the
+// due and scheduled tasks counted, which add up to it at that read, or the caller's when the due
+// times cannot be read. A queue emptied since reads as missing.
+func DelayQueueStatsOfDepth(ctx context.Context, rdb redis.Cmdable, key, inflight string, unit ScoreUnit, now time.Time, depth int64) (DelayQueueStats, error) {
+	return delayQueueStats(ctx, rdb, key, inflight, unit, now, max(depth, 0))
+}
+
+// delayQueueStats reads the queue; known is its depth as the caller read it, or -1 to read it.
+func delayQueueStats(ctx context.Context, rdb redis.Cmdable, key, inflight string, unit ScoreUnit, now time.Time, known int64) (DelayQueueStats, error) {
 	st := DelayQueueStats{Unit: unit, NextIn: -1}
 	pipe := rdb.Pipeline()
-	exists := pipe.Exists(ctx, key)
-	depth := pipe.ZCard(ctx, key)
+	var exists, depth *redis.IntCmd
+	if known < 0 {
+		exists, depth = pipe.Exists(ctx, key), pipe.ZCard(ctx, key)
+	}
 	oldest := pipe.ZRangeWithScores(ctx, key, 0, 0)
 	newest := pipe.ZRangeWithScores(ctx, key, -1, -1)
 	var inType *redis.StatusCmd
@@ -56,7 +71,15 @@ func DelayQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, inflight str
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return st, fmt.Errorf("store: delay queue %s: %w", key, err)
 	}
-	st.Missing, st.Depth = exists.Val() == 0, depth.Val()
+	if known < 0 {
+		st.Missing, st.Depth = exists.Val() == 0, depth.Val()
+	} else {
+		// An empty sorted set does not exist: no oldest task is no key.
+		st.Missing, st.Depth = len(oldest.Val()) == 0, known
+		if st.Missing {
+			st.Depth = 0
+		}
+	}
 	if inType != nil {
 		n, err := CountOf(ctx, rdb, inflight, inType.Val())
 		if err != nil {
@@ -64,7 +87,7 @@ func DelayQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, inflight str
 		}
 		st.InFlight = n
 	}
-	if st.Depth == 0 {
+	if st.Depth == 0 || len(oldest.Val()) == 0 || len(newest.Val()) == 0 { // emptied between the reads
 		st.Timed = true
 		return st, nil
 	}
@@ -75,6 +98,12 @@ func DelayQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, inflight str
 	}
 	if err := readDue(ctx, rdb, key, &st, first, now); err != nil {
 		return st, fmt.Errorf("store: delay queue %s: %w", key, err)
+	}
+	if known >= 0 { // due and scheduled split the whole queue: their sum is its depth at this read
+		st.Depth = st.Due
+		for _, n := range st.Schedule {
+			st.Depth += n
+		}
 	}
 	return st, nil
 }

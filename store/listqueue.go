@@ -77,6 +77,34 @@ type ListQueueStats struct {
 // none; of any type: another library's may be a set or a hash) in one pipeline, and a second
 // round trip when the processing key is not a list.
 func ListQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, processing string) (ListQueueStats, error) {
+	return listQueueStats(ctx, rdb, key, processing, -1)
+}
+
+// ListQueueStatsOfLength is ListQueueStatsOf for a list whose length the caller has read (a
+// sweep's LLEN of the keys a pattern finds), which it does not ask again: only the processing
+// key is read, and a queue without one costs no read at all. An empty list does not exist, so a
+// length of 0 is a missing queue.
+func ListQueueStatsOfLength(ctx context.Context, rdb redis.Cmdable, key, processing string, length int64) (ListQueueStats, error) {
+	return listQueueStats(ctx, rdb, key, processing, max(length, 0))
+}
+
+// listQueueStats reads the list queue; known is its length as the caller read it, or -1 to read
+// it.
+func listQueueStats(ctx context.Context, rdb redis.Cmdable, key, processing string, known int64) (ListQueueStats, error) {
+	if known >= 0 {
+		st := ListQueueStats{Length: known, Missing: known == 0}
+		if processing == "" {
+			return st, nil
+		}
+		typ, err := rdb.Type(ctx, processing).Result()
+		if err != nil {
+			return st, fmt.Errorf("store: list queue %s: %w", key, err)
+		}
+		if st.Processing, err = CountOf(ctx, rdb, processing, typ); err != nil {
+			return st, fmt.Errorf("store: processing %s: %w", processing, err)
+		}
+		return st, nil
+	}
 	pipe := rdb.Pipeline()
 	exists, l := pipe.Exists(ctx, key), pipe.LLen(ctx, key)
 	var typ *redis.StatusCmd

@@ -109,7 +109,7 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 	t.Helper()
 	fams := testFamilies(t)
 	flow, ad := fams[0], fams[1]
-	a := scanner.NewAggregator(fams, scanner.SnapshotOptions{Now: func() time.Time { return clock }, Location: time.UTC,
+	a := scanner.NewAggregator(fams, scanner.Options{Now: func() time.Time { return clock }, Location: time.UTC,
 		Target: "10.0.0.5:6379", Mode: "standalone", MemorySamples: -1, TopK: 10})
 	var page scanner.Page
 	sound := time.Duration(0) // a TTL of 0 below means the sound one: until window end plus retention
@@ -156,7 +156,7 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 	}
 	page.Seen += 7 // keys in no family
 	a.Add(page)
-	snap := a.Snapshot(context.Background(), nil, true)
+	snap := a.Snapshot(true)
 	snap.Scan.DurationMS = 40 // measured on the wall clock; fixed so the screens compare
 	r := 12.5
 	snap.Family("flow").RatePerSec = &r

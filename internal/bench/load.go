@@ -61,7 +61,8 @@ func (b *bencher) poll(w *scanner.Watcher, refresh time.Duration, focus string) 
 // of one core.
 func (b *bencher) load(id string, fam *store.Family, opt scanner.Options, idle float64,
 	poll func(*scanner.Watcher) (time.Duration, error)) (*float64, float64, error) {
-	w := scanner.NewWatcher(b.rdb, []*store.Family{fam}, opt, scanner.SnapshotOptions{Location: time.UTC, TopK: 20})
+	opt.TopK = 20 // the console's
+	w := scanner.NewWatcher(b.rdb, []*store.Family{fam}, opt)
 	cpu0 := b.cpu()
 	start := time.Now()
 	mk := b.meter.start(b.ctx)

@@ -228,8 +228,8 @@ type finding struct {
 func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, progress, stderr io.Writer) (finding, error) {
 	loc := base.Timezone
 	opt := base.SweepOptions(true)
-	w := scanner.NewWatcher(t.RDB, base.Counters, opt,
-		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode})
+	opt.Now, opt.Target, opt.Mode = t.Store.Now, t.Label, t.Mode
+	w := scanner.NewWatcher(t.RDB, base.Counters, opt)
 	start := time.Now()
 	faults := newFaultWait(stderr, "discover", t.Label)
 	var last scanner.Status

@@ -37,8 +37,9 @@ func cmdServe(ctx context.Context, shipped []byte, args []string, stdout, stderr
 		return err
 	}
 	defer t.Close()
-	w := scanner.NewWatcher(t.RDB, cfg.Counters, cfg.SweepOptions(true),
-		scanner.SnapshotOptions{Now: t.Store.Now, Location: cfg.Timezone, Target: t.Label, Mode: t.Mode})
+	opt := cfg.SweepOptions(true)
+	opt.Now, opt.Target, opt.Mode = t.Store.Now, t.Label, t.Mode
+	w := scanner.NewWatcher(t.RDB, cfg.Counters, opt)
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return config.Usagef("serve: --listen %s: %v", *listen, err)

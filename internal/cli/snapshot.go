@@ -61,7 +61,7 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
 			t.Embedded.Addr(), format.Commas(n))
 	}
-	snap, err := takeSnapshot(ctx, t, cfg, scanner.SnapshotOptions{TopK: top, Examples: examples}, stderr)
+	snap, err := takeSnapshot(ctx, t, cfg, top, examples, stderr)
 	if err != nil && snap == nil {
 		return err
 	}
@@ -77,15 +77,16 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 	return err
 }
 
-// takeSnapshot runs one sweep of t at the config's budget. When the sweep stops early it returns
-// the partial snapshot (Complete false) with the reason. Faults that pass are waited out, each
-// shown on stderr while it lasts.
-func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, opt scanner.SnapshotOptions, stderr io.Writer) (*scanner.Snapshot, error) {
+// takeSnapshot runs one sweep of t at the config's budget, each window keeping its top largest
+// values and each problem its examples keys. When the sweep stops early it returns the partial
+// snapshot (Complete false) with the reason. Faults that pass are waited out, each shown on
+// stderr while it lasts.
+func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, top, examples int, stderr io.Writer) (*scanner.Snapshot, error) {
 	loc := cfg.Timezone
-	opt.Now, opt.Location, opt.Target, opt.Mode = t.Store.Now, loc, t.Label, t.Mode
-	sweep := cfg.SweepOptions(true)
-	sweep.Retry = retrying(stderr, "snapshot", t.Label)
-	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters, sweep, opt)
+	opt := cfg.SweepOptions(true)
+	opt.Now, opt.Target, opt.Mode, opt.TopK, opt.Examples = t.Store.Now, t.Label, t.Mode, top, examples
+	opt.Retry = retrying(stderr, "snapshot", t.Label)
+	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters, opt)
 	snap.TakenAt = snap.TakenAt.In(loc)
 	switch {
 	case err == nil:

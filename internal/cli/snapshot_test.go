@@ -513,7 +513,7 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	rdb := tg.NewClient()
 	defer rdb.Close()
-	w := scanner.NewWatcher(rdb, cfg.Counters, scanner.Options{Structures: cfg.Structures}, scanner.SnapshotOptions{})
+	w := scanner.NewWatcher(rdb, cfg.Counters, scanner.Options{Structures: cfg.Structures})
 	st, err := w.Poll(ctx, time.Second, "flow")
 	if err != nil || st.Snapshot == nil || !strings.Contains(st.Server.Err, "INFO refused: NOPERM") {
 		t.Fatalf("poll without INFO: err %v, snapshot %v, server %+v", err, st.Snapshot != nil, st.Server)

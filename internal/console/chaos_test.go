@@ -179,8 +179,9 @@ func (c *chaos) stopAll() {
 func (c *chaos) console() *atomic.Value {
 	var screen atomic.Value
 	screen.Store("")
-	src := scanner.NewWatcher(c.tg.RDB, c.cfg.Counters, c.cfg.SweepOptions(true),
-		scanner.SnapshotOptions{Now: c.tg.Store.Now, Location: c.cfg.Timezone, Target: c.tg.Label, Mode: c.tg.Mode, TopK: 20})
+	wopt := c.cfg.SweepOptions(true)
+	wopt.Now, wopt.Target, wopt.Mode, wopt.TopK = c.tg.Store.Now, c.tg.Label, c.tg.Mode, 20
+	src := scanner.NewWatcher(c.tg.RDB, c.cfg.Counters, wopt)
 	acts := newConsoleActions(c.ctx, c.tg, c.cfg)
 	opt := tui.Options{Target: c.tg.Label, Name: c.tg.Name, Mode: c.tg.Mode, Source: src, Actions: acts,
 		Refresh: c.cfg.UI.Refresh, Now: c.tg.Store.Now, Location: c.cfg.Timezone, Context: c.ctx}
@@ -253,8 +254,9 @@ func (c *chaos) serve() func() (ok, failed int) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	w := scanner.NewWatcher(c.tg.RDB, c.cfg.Counters, c.cfg.SweepOptions(true),
-		scanner.SnapshotOptions{Now: c.tg.Store.Now, Location: c.cfg.Timezone, Target: c.tg.Label, Mode: c.tg.Mode})
+	opt := c.cfg.SweepOptions(true)
+	opt.Now, opt.Target, opt.Mode = c.tg.Store.Now, c.tg.Label, c.tg.Mode
+	w := scanner.NewWatcher(c.tg.RDB, c.cfg.Counters, opt)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -344,8 +346,9 @@ func contains(s string) func(string) bool {
 
 // hourTotal adds up every hour window of family in Redis, read straight from the server.
 func (c *chaos) hourTotal(family string) int64 {
-	snap, err := scanner.Take(context.Background(), c.admin, c.cfg.Counters, c.cfg.SweepOptions(false),
-		scanner.SnapshotOptions{Now: time.Now, Location: c.cfg.Timezone})
+	opt := c.cfg.SweepOptions(false)
+	opt.Now = time.Now
+	snap, err := scanner.Take(context.Background(), c.admin, c.cfg.Counters, opt)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -47,9 +47,9 @@ func Run(ctx context.Context, t *target.Target, cfg *config.Config, palette them
 // its actions when t is writable. stop ends the test traffic the actions started and waits for it.
 func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette theme.Palette) (m *tui.Model, stop func()) {
 	loc := cfg.Timezone
-	src := scanner.NewWatcher(t.RDB, cfg.Counters,
-		cfg.SweepOptions(true),
-		scanner.SnapshotOptions{Now: t.Store.Now, Location: loc, Target: t.Label, Mode: t.Mode, TopK: 20})
+	wopt := cfg.SweepOptions(true)
+	wopt.Now, wopt.Target, wopt.Mode, wopt.TopK = t.Store.Now, t.Label, t.Mode, 20
+	src := scanner.NewWatcher(t.RDB, cfg.Counters, wopt)
 	opt := tui.Options{
 		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
 		Refresh: cfg.UI.Refresh, Now: t.Store.Now, Location: loc, Context: ctx,

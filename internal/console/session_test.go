@@ -60,7 +60,7 @@ hour_retention = "48h"
 		rdb.Set(ctx, fmt.Sprintf("cache:page%d", i), `{"html":"<p>hello</p>"}`, time.Hour)
 	}
 
-	w := scanner.NewWatcher(rdb, cfg.Counters, cfg.SweepOptions(true), scanner.SnapshotOptions{Location: cfg.Timezone})
+	w := scanner.NewWatcher(rdb, cfg.Counters, cfg.SweepOptions(true))
 	sess := newSession(w, cfg, false, srv.Addr)
 	st := pollUntilSweep(t, w)
 	hits := groupOf(st.Snapshot.Unclaimed, "hits:")

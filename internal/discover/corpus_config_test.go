@@ -26,7 +26,7 @@ func checkEntriesLoad(t *testing.T, c *corpus, res discover.Result) {
 		t.Fatalf("proposed entries do not load: %v\n%s", err, b.String())
 	}
 	opt := cfg.SweepOptions(true)
-	snap, err := scanner.Take(t.Context(), c.rdb, cfg.Counters, opt, scanner.SnapshotOptions{Location: cfg.Timezone})
+	snap, err := scanner.Take(t.Context(), c.rdb, cfg.Counters, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func buildCorpus(t *testing.T) *corpus {
 // Then the entries it proposes, loaded as a config, claim every key but the noise.
 func TestCorpus(t *testing.T) {
 	c := buildCorpus(t)
-	snap, err := scanner.Take(t.Context(), c.rdb, nil, scanner.Options{}, scanner.SnapshotOptions{})
+	snap, err := scanner.Take(t.Context(), c.rdb, nil, scanner.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func actWatcher(t *testing.T, rdb redis.UniversalClient, s *store.Store) drilled
 		ListQueues:  []scanner.ListQueueSpec{{Name: "mail", Pattern: pattern(t, "lq:<box>")}},
 		JobQueues:   []scanner.JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
 		Locks:       []scanner.LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>"), Exclude: globs(t, "lock:keep")}},
-	}}, scanner.SnapshotOptions{Now: s.Now})
+	}, Now: s.Now})
 }
 
 // keysOf is every key with its DUMP and whether it has a TTL, to see that a refused action wrote

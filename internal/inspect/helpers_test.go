@@ -30,8 +30,8 @@ func (c *charged) Charge(n int) {
 }
 
 // watch is a Watcher of families on rdb and its drill-down.
-func watch(rdb redis.UniversalClient, families []*store.Family, sweep scanner.Options, snap scanner.SnapshotOptions) drilled {
-	w := scanner.NewWatcher(rdb, families, sweep, snap)
+func watch(rdb redis.UniversalClient, families []*store.Family, opt scanner.Options) drilled {
+	w := scanner.NewWatcher(rdb, families, opt)
 	return drilled{Watcher: w, Inspector: New(w)}
 }
 

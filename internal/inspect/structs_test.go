@@ -29,7 +29,7 @@ func structWatcher(t *testing.T, rdb redis.UniversalClient, now func() time.Time
 			{LimiterSpec: flex, Pattern: pattern(t, flex.Pattern), Layout: store.RateLimiterFlexible},
 		},
 		Locks: []scanner.LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>")}},
-	}}, scanner.SnapshotOptions{Now: now})
+	}, Now: now})
 }
 
 // TestLimiterKeyOfEachLayout: a sliding key's hits are counted over its window and bucketed by

@@ -24,7 +24,7 @@ func queueWatcher(t *testing.T, rdb redis.UniversalClient, keysPerSecond int) dr
 		},
 		ListQueues: []scanner.ListQueueSpec{{Name: "mail", Key: "lq:mail", Processing: store.ParseCompanion("")}},
 		JobQueues:  []scanner.JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
-	}}, scanner.SnapshotOptions{})
+	}})
 }
 
 // TestTasksOfOurQueues: the watcher lists the sections each queue keeps and reads their pages as

@@ -104,8 +104,9 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{rdb: srv.Client(t), now: redistest.ClearOfHourEnd(t, time.Minute).UTC()}
 	f.writeCounters(t)
 	f.writeStructures(t)
-	f.w = scanner.NewWatcher(f.rdb, cfg.Counters, cfg.SweepOptions(true),
-		scanner.SnapshotOptions{Location: cfg.Timezone, Target: srv.Addr, Mode: "standalone"})
+	opt := cfg.SweepOptions(true)
+	opt.Target, opt.Mode = srv.Addr, "standalone"
+	f.w = scanner.NewWatcher(f.rdb, cfg.Counters, opt)
 	return f
 }
 

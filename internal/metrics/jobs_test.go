@@ -34,7 +34,7 @@ func TestJobQueueMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := scanner.NewWatcher(srv.Client(t), cfg.Counters, cfg.SweepOptions(true), scanner.SnapshotOptions{Location: cfg.Timezone})
+	w := scanner.NewWatcher(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
 	col := newCollector(nil)
 	col.set(sweep(t, w), nil)
 	body := scrapeHandler(t, col)

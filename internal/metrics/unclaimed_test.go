@@ -53,7 +53,7 @@ func unclaimedWatcher(t *testing.T, srv *redistest.Server, user string) *scanner
 		rdb = redis.NewClient(&redis.Options{Addr: srv.Addr, Username: user, Password: "pw"})
 		t.Cleanup(func() { rdb.Close() })
 	}
-	return scanner.NewWatcher(rdb, cfg.Counters, cfg.SweepOptions(true), scanner.SnapshotOptions{Location: cfg.Timezone})
+	return scanner.NewWatcher(rdb, cfg.Counters, cfg.SweepOptions(true))
 }
 
 // groupSeries maps each hourglass_unclaimed_group_keys series to its value, by the first segment

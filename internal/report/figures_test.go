@@ -68,8 +68,7 @@ func TestReportMarksWhatItCouldNotCount(t *testing.T) {
 	}
 	fams := []*store.Family{hits}
 	// 10 keys/s: a union may read 40 KiB.
-	snap, err := scanner.Take(ctx, rdb, fams, scanner.Options{KeysPerSecond: 10, Location: time.UTC, Structures: structs},
-		scanner.SnapshotOptions{Location: time.UTC})
+	snap, err := scanner.Take(ctx, rdb, fams, scanner.Options{KeysPerSecond: 10, Location: time.UTC, Structures: structs})
 	if err != nil {
 		t.Fatal(err)
 	}

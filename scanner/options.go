@@ -1,0 +1,60 @@
+package scanner
+
+import "time"
+
+// Options tune a sweep and the Snapshot made of it. New, NewAggregator, NewWatcher, Take and
+// Repair all take them, so the sweep reads in the zone and for the structures the aggregate
+// reports. The zero value is usable.
+type Options struct {
+	// Shared by the sweep and the aggregate.
+
+	// Location is the time zone windows are cut in for families without one of their own
+	// (time.Local when nil), and of hourglass's limiter decision counters.
+	Location *time.Location
+	// Now reads the server clock (time.Now when nil): windows are current, keys expired and
+	// delay queues due by it.
+	Now func() time.Time
+	// Structures are the queues, limiters, uniques and locks to report. The sweep finds and reads
+	// the limiters', locks' and uniques' keys, and the queues' that a pattern names; a queue
+	// configured by its key is read by that key.
+	Structures Structures
+
+	// The sweep: its pace and what it tells apart.
+
+	// Count is the COUNT hint of each SCAN call (1000 when zero).
+	Count int
+	// KeysPerSecond caps how many keys a sweep visits a second, across all masters, its last
+	// step's reads included; 0 is no cap.
+	KeysPerSecond int
+	// MaxShapes caps the shapes of unclaimed key names a sweep tells apart (discover's default
+	// when zero).
+	MaxShapes int
+	// Retry, when set, has Run ride out transient faults; nil ends Run on the first error.
+	Retry *Retry
+
+	// The aggregate: what the Snapshot keeps.
+
+	// TopK is how many of the largest values each window keeps (5 when zero).
+	TopK int
+	// Examples is how many example keys each problem keeps per family (3 when zero).
+	Examples int
+	// MemorySamples is how many keys per problem and family MEMORY USAGE reads (8 when zero;
+	// negative reads none).
+	MemorySamples int
+	// ReconcileTuples caps the (dims, day) pairs reconciliation holds per family (65536 when
+	// zero). Past it, pairs are sampled by hash and the counts become estimates.
+	ReconcileTuples int
+	// Target and Mode label the Snapshot.
+	Target, Mode string
+}
+
+// withDefaults fills the options left at zero that the sweep and the aggregate both read.
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	return o
+}
