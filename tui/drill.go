@@ -317,3 +317,24 @@ func (l *snapLevel[E, R]) sync() {
 	}
 	l.rows.set(rows)
 }
+
+// named is the entry of entries whose name (nameOf) is name, or nil.
+func named[E any](entries []E, name string, nameOf func(E) string) *E {
+	for i := range entries {
+		if nameOf(entries[i]) == name {
+			return &entries[i]
+		}
+	}
+	return nil
+}
+
+// kept are the rows keep keeps, in order.
+func kept[R any](rows []R, keep func(R) bool) []R {
+	var out []R
+	for _, r := range rows {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

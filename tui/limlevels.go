@@ -21,21 +21,10 @@ func newLimKeysLevel(c *common, d *drill, name string) *limKeysLevel {
 	l := &limKeysLevel{snapLevel[scanner.Limiter, scanner.KeyCount]{c: c, d: d, name: name,
 		rows: list[scanner.KeyCount]{id: func(k scanner.KeyCount) string { return k.Raw }},
 		find: func(s *scanner.Snapshot, name string) *scanner.Limiter {
-			for i := range s.Limiters {
-				if s.Limiters[i].Name == name {
-					return &s.Limiters[i]
-				}
-			}
-			return nil
+			return named(s.Limiters, name, func(l scanner.Limiter) string { return l.Name })
 		},
 		keep: func(lim *scanner.Limiter, filter string) []scanner.KeyCount {
-			var keys []scanner.KeyCount
-			for _, k := range lim.Top {
-				if matches(filter, k.Key) {
-					keys = append(keys, k)
-				}
-			}
-			return keys
+			return kept(lim.Top, func(k scanner.KeyCount) bool { return matches(filter, k.Key) })
 		},
 	}}
 	l.sync()

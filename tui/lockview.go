@@ -21,21 +21,10 @@ func newLockListLevel(c *common, d *drill, name string) *lockListLevel {
 	l := &lockListLevel{snapLevel[scanner.Lock, scanner.LockHolder]{c: c, d: d, name: name,
 		rows: list[scanner.LockHolder]{id: func(h scanner.LockHolder) string { return h.Raw }},
 		find: func(s *scanner.Snapshot, name string) *scanner.Lock {
-			for i := range s.Locks {
-				if s.Locks[i].Name == name {
-					return &s.Locks[i]
-				}
-			}
-			return nil
+			return named(s.Locks, name, func(l scanner.Lock) string { return l.Name })
 		},
 		keep: func(k *scanner.Lock, filter string) []scanner.LockHolder {
-			var held []scanner.LockHolder
-			for _, ex := range k.Examples {
-				if matches(filter, ex.Key, ex.Token) {
-					held = append(held, ex)
-				}
-			}
-			return held
+			return kept(k.Examples, func(ex scanner.LockHolder) bool { return matches(filter, ex.Key, ex.Token) })
 		},
 	}}
 	l.sync()
