@@ -12,8 +12,6 @@ import (
 
 // RepairOptions say what a repair does.
 type RepairOptions struct {
-	// Now reads the server clock (time.Now when nil).
-	Now func() time.Time
 	// Only limits the repair to one family (nil: all). Keys are still judged by the first family
 	// they fit, as in a Snapshot.
 	Only *store.Family
@@ -59,9 +57,10 @@ type RepairCounts struct {
 	SkippedNotInteger, SkippedChanged int64
 }
 
-// Repair sweeps rdb (budgeted as opt says) and gives every family key that has no TTL its
-// window-aligned expiry, one pipeline per page; report, when not nil, hears of each key acted on
-// (or, in a dry run, that would be) and of each key left, with why. A write Redis refuses stops
+// Repair sweeps rdb (budgeted, and judged by the server clock, as sweep says) and gives every
+// family key that has no TTL its window-aligned expiry, one pipeline per page; report, when not
+// nil, hears of each key acted on (or, in a dry run, that would be) and of each key left, with
+// why. A write Redis refuses stops
 // the repair with that error; the counts say what was done before it.
 //
 // Repair touches only what a counter writer of the family would have written: a string holding a
@@ -69,13 +68,14 @@ type RepairCounts struct {
 // checked again in the script that writes it (store.RepairKeys), so one rewritten, given a TTL or
 // deleted since the sweep read it is left as it now is.
 func Repair(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, sweep Options, opt RepairOptions, report func(RepairAction)) (RepairCounts, error) {
-	if opt.Now == nil {
-		opt.Now = time.Now
-	}
 	if report == nil {
 		report = func(RepairAction) {}
 	}
-	r := &repairer{rdb: rdb, opt: opt, report: report}
+	now := sweep.Now
+	if now == nil {
+		now = time.Now
+	}
+	r := &repairer{rdb: rdb, opt: opt, now: now, report: report}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	err := New(rdb, families, sweep).Run(rctx, func(p Page) {
@@ -97,6 +97,7 @@ func Repair(ctx context.Context, rdb redis.UniversalClient, families []*store.Fa
 type repairer struct {
 	rdb    redis.UniversalClient
 	opt    RepairOptions
+	now    func() time.Time // the server clock (the sweep's Options.Now)
 	report func(RepairAction)
 	n      RepairCounts
 }
@@ -149,7 +150,7 @@ func (r *repairer) plan(p Page) ([]RepairAction, []store.RepairKey) {
 		a := RepairAction{Key: Escape(k.Name), Family: k.Family.Name(), ExpireAt: k.Family.ExpireAt(k.Window)}
 		_, isInt := ParseInteger(k.Value)
 		if now.IsZero() {
-			now = r.opt.Now()
+			now = r.now()
 		}
 		switch {
 		case k.WrongType:

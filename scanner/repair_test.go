@@ -133,7 +133,7 @@ func TestRepairChecksAgainWhenItWrites(t *testing.T) {
 		return time.Now()
 	}
 	changed := map[string]store.RepairOutcome{}
-	n, err := Repair(ctx, rdb, families(t), Options{Location: shanghai}, RepairOptions{Now: clock}, func(a RepairAction) {
+	n, err := Repair(ctx, rdb, families(t), Options{Location: shanghai, Now: clock}, RepairOptions{}, func(a RepairAction) {
 		if a.Kind == RepairSkipChanged {
 			changed[a.Key] = a.Changed
 		}

@@ -71,9 +71,10 @@ func cmdRepair(ctx context.Context, shipped []byte, args []string, stdout, stder
 
 	log := report.NewRepairLog(stdout, *dryRun, cfg.Timezone, t.Store.Now)
 	sweep := cfg.SweepOptions(false)
+	sweep.Now = t.Store.Now
 	sweep.Retry = retrying(stderr, "repair", t.Label) // reads wait out faults that pass; a failed write ends it
 	n, err := scanner.Repair(ctx, t.RDB, cfg.Counters, sweep,
-		scanner.RepairOptions{Now: t.Store.Now, Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, log.Action)
+		scanner.RepairOptions{Only: only, DryRun: *dryRun, DeleteExpired: *deleteExpired}, log.Action)
 	log.Finish(n)
 	switch {
 	case err == nil:

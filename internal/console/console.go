@@ -212,9 +212,9 @@ func (a *consoleActions) TrafficNews(ctx context.Context) []tui.TrafficNews {
 
 // Repair runs scanner.Repair over every family at the scan budget.
 func (a *consoleActions) Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error) {
-	return scanner.Repair(ctx, a.t.RDB, a.cfg.Counters,
-		a.cfg.SweepOptions(false),
-		scanner.RepairOptions{Now: a.t.Store.Now, DryRun: dryRun}, nil)
+	sweep := a.cfg.SweepOptions(false)
+	sweep.Now = a.t.Store.Now
+	return scanner.Repair(ctx, a.t.RDB, a.cfg.Counters, sweep, scanner.RepairOptions{DryRun: dryRun}, nil)
 }
 
 // stop ends every steady traffic and waits for it.
