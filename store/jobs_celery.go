@@ -133,10 +133,9 @@ func (j celeryJobs) stats(ctx context.Context, rdb redis.Cmdable, queue string, 
 	for _, l := range lens {
 		n += l.Val()
 	}
-	return JobStats{
-		Waiting: n, Active: Absent, Scheduled: Absent, Retry: Absent, Dead: Absent, Completed: Absent,
-		States: map[string]int64{"message_count": n},
-	}, nil
+	st := absentStats(map[string]int64{"message_count": n})
+	st.Waiting = n
+	return st, nil
 }
 
 // shared is the messages delivered and not acknowledged, of all queues together.

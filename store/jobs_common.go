@@ -82,6 +82,24 @@ type partEntry struct {
 	score  float64
 }
 
+// read reads the page's window of the sequence parts make (readParts): the page's Key is the
+// first part's, its Total their sizes added up, and the entries read are returned.
+func (p *TaskPage) read(ctx context.Context, rdb redis.Cmdable, parts []taskPart, offset int64, count int) ([]partEntry, error) {
+	p.Key = parts[0].key
+	total, entries, err := readParts(ctx, rdb, parts, offset, count)
+	if err != nil {
+		return nil, err
+	}
+	p.Total = total
+	return entries, nil
+}
+
+// absentStats are a queue's counts where the library keeps none of the usual ones (each Absent),
+// with the states it does keep under its own names.
+func absentStats(states map[string]int64) JobStats {
+	return JobStats{Waiting: Absent, Active: Absent, Scheduled: Absent, Retry: Absent, Dead: Absent, Completed: Absent, States: states}
+}
+
 // readParts reads the window [offset, offset+count) of the sequence parts make, and its size,
 // each part read only where the window falls: one pipeline for the sizes and the first part's
 // window, and one more only when the window runs into the later parts.

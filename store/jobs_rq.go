@@ -155,10 +155,9 @@ func (j rqJobs) shared(ctx context.Context, rdb redis.Cmdable, _ time.Time) (*Jo
 	if err := execReads(ctx, pipe); err != nil {
 		return nil, err
 	}
-	return &JobStats{
-		Waiting: Absent, Active: Absent, Scheduled: Absent, Retry: Absent, Dead: Absent, Completed: Absent,
-		States: map[string]int64{"workers": workers.Val()}, Paused: suspended.Val() > 0,
-	}, nil
+	st := absentStats(map[string]int64{"workers": workers.Val()})
+	st.Paused = suspended.Val() > 0
+	return &st, nil
 }
 
 func (j rqJobs) notes() []string {

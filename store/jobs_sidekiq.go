@@ -95,10 +95,9 @@ func (j sidekiqJobs) stats(ctx context.Context, rdb redis.Cmdable, queue string,
 	if err != nil {
 		return JobStats{}, err
 	}
-	return JobStats{
-		Waiting: n, Active: Absent, Scheduled: Absent, Retry: Absent, Dead: Absent, Completed: Absent,
-		States: map[string]int64{"size": n},
-	}, nil
+	st := absentStats(map[string]int64{"size": n})
+	st.Waiting = n
+	return st, nil
 }
 
 // shared reads what Sidekiq::Stats reads, in two pipelines (the second needs the queue and

@@ -54,12 +54,10 @@ func (j asynqJobs) tasks(ctx context.Context, rdb redis.Cmdable, queue string, s
 	if queue == "" || !ok {
 		return page, noSection(Asynq, queue, sec)
 	}
-	page.Key = j.queueKey(queue, p.suffix)
-	total, entries, err := readParts(ctx, rdb, []taskPart{{key: page.Key, kind: p.kind}}, offset, count)
+	entries, err := page.read(ctx, rdb, []taskPart{{key: j.queueKey(queue, p.suffix), kind: p.kind}}, offset, count)
 	if err != nil {
 		return page, err
 	}
-	page.Total = total
 	pipe := rdb.Pipeline()
 	hashes := make([]*redis.SliceCmd, len(entries))
 	leases := make([]*redis.FloatCmd, len(entries))

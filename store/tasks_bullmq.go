@@ -62,12 +62,10 @@ func (j bullmqJobs) tasks(ctx context.Context, rdb redis.Cmdable, queue string, 
 	if queue == "" || parts == nil {
 		return page, noSection(BullMQ, queue, sec)
 	}
-	page.Key = parts[0].key
-	total, entries, err := readParts(ctx, rdb, parts, offset, count)
+	entries, err := page.read(ctx, rdb, parts, offset, count)
 	if err != nil {
 		return page, err
 	}
-	page.Total = total
 	page.Tasks, err = j.bullmqJobs(ctx, rdb, queue, sec, entries, now)
 	return page, err
 }

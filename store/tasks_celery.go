@@ -53,12 +53,10 @@ func (j celeryJobs) tasks(ctx context.Context, rdb redis.Cmdable, queue string, 
 	default:
 		return page, noSection(Celery, queue, sec)
 	}
-	page.Key = parts[0].key
-	total, entries, err := readParts(ctx, rdb, parts, offset, count)
+	entries, err := page.read(ctx, rdb, parts, offset, count)
 	if err != nil {
 		return page, err
 	}
-	page.Total = total
 	if sec == SectionWaiting {
 		for _, e := range entries {
 			page.Tasks = append(page.Tasks, celeryTask(e.member, e.member))

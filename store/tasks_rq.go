@@ -60,12 +60,10 @@ func (j rqJobs) tasks(ctx context.Context, rdb redis.Cmdable, queue string, sec 
 	if queue == "" || !ok {
 		return page, noSection(RQ, queue, sec)
 	}
-	page.Key = part.key
-	total, entries, err := readParts(ctx, rdb, []taskPart{part}, offset, count)
+	entries, err := page.read(ctx, rdb, []taskPart{part}, offset, count)
 	if err != nil {
 		return page, err
 	}
-	page.Total = total
 	pipe := rdb.Pipeline()
 	hashes := make([]*redis.SliceCmd, len(entries))
 	for i, e := range entries {

@@ -54,12 +54,10 @@ func (j sidekiqJobs) tasks(ctx context.Context, rdb redis.Cmdable, queue string,
 	if !ok {
 		return page, noSection(Sidekiq, queue, sec)
 	}
-	page.Key = part.key
-	total, entries, err := readParts(ctx, rdb, []taskPart{part}, offset, count)
+	entries, err := page.read(ctx, rdb, []taskPart{part}, offset, count)
 	if err != nil {
 		return page, err
 	}
-	page.Total = total
 	for _, e := range entries {
 		t := sidekiqTask(e.member, now)
 		if sec == SectionLater || sec == SectionRetry {
