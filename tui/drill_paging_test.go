@@ -148,3 +148,41 @@ func TestFilteredTasksKeepTheirPlace(t *testing.T) {
 	}
 	t.Fatalf("the filter kept no task:\n%s", screen(m))
 }
+
+// The selected task stays selected when the page is read again and the tasks before it have
+// been taken: the selection follows the task, not its row, so an action acts on the task the
+// operator chose.
+func TestTaskSelectionFollowsTheTask(t *testing.T) {
+	m, in := drillModel(t, nil, 120, 36)
+	drive(m, "4", "enter", "j", "j", "j", "j", "j") // task-5
+	l := m.views[m.active].(*queues).d.top().(*taskLevel)
+	if r, ok := l.rows.selected(); !ok || r.task.Member != "task-5" {
+		t.Fatalf("five down selects %+v", r.task)
+	}
+	in.mu.Lock()
+	in.pages[scanner.SectionDue] = in.pages[scanner.SectionDue][3:] // workers took the three oldest
+	in.mu.Unlock()
+	run(m, m.views[m.active].refresh())
+	if r, ok := l.rows.selected(); !ok || r.task.Member != "task-5" {
+		t.Fatalf("after the three oldest were taken the selection is on %q, not task-5", r.task.Member)
+	}
+}
+
+// ] shows the page being read, not the last page's count over an empty table, and a page turn
+// is offered only where there is a page to turn to.
+func TestPageTurnShowsThePageBeingRead(t *testing.T) {
+	m, _ := drillModel(t, nil, 120, 36)
+	drive(m, "4", "enter")
+	if !strings.Contains(lastLine(screen(m)), "next page") {
+		t.Fatalf("60 due tasks in pages of 50, and the footer offers no next page:\n%s", screen(m))
+	}
+	_, read := m.Update(drillKey("]")) // the next page asked, not answered yet
+	if s := screen(m); strings.Contains(s, "tasks 1–50 of 60") {
+		t.Fatalf("while the next page is read the screen still counts the last one:\n%s", s)
+	}
+	run(m, read)
+	s := screen(m)
+	if !strings.Contains(s, "tasks 51–60 of 60") || strings.Contains(lastLine(s), "next page") {
+		t.Fatalf("the last page, or a next page offered after it:\n%s", s)
+	}
+}

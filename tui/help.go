@@ -36,8 +36,8 @@ func (m *Model) globalBindings() []binding {
 		{Binding: k.Traffic, write: readOnly, do: m.toggleTraffic},
 		{Binding: k.Repair, write: readOnly, do: m.repair},
 		// a and w act on the Unclaimed view's groups: its footer names them; elsewhere they say so.
-		{Binding: k.Claim, short: onUnclaimed, do: func() tea.Cmd { return m.unclaimedKey(false) }},
-		{Binding: k.Propose, short: onUnclaimed, do: func() tea.Cmd { return m.unclaimedKey(true) }},
+		{Binding: k.Claim, short: true, hidden: !onUnclaimed, do: func() tea.Cmd { return m.unclaimedKey(false) }},
+		{Binding: k.Propose, short: true, hidden: !onUnclaimed, do: func() tea.Cmd { return m.unclaimedKey(true) }},
 	}
 	if v.filterable() {
 		bs = append(bs, binding{Binding: k.Filter, short: true, do: func() tea.Cmd { m.filtering = true; return nil }})
@@ -146,7 +146,7 @@ func (m *Model) helpLines(w int) []string {
 		}
 	}
 	for _, b := range []key.Binding{k.Back, k.Filter, k.Pause, k.Help, k.Quit, k.Inject, k.Traffic, k.Repair, k.Claim, k.Propose} {
-		if gb, ok := helpOf(g, b); ok {
+		if gb, ok := helpOf(g, b); ok && !gb.hidden {
 			console = append(console, b)
 			if gb.write {
 				off = append(off, b.Help().Key)

@@ -113,6 +113,9 @@ func TestHelpFitsTheWidth(t *testing.T) {
 			}
 			text := ansi.Strip(strings.Join(lines, "\n"))
 			for _, b := range want {
+				if b.hidden { // a key with nothing to act on here (] on the last page) stays out
+					continue
+				}
 				if !strings.Contains(text, b.Help().Desc) {
 					t.Errorf("%d columns, %v: ? lacks %q", w, keys, b.Help().Desc)
 				}
@@ -145,5 +148,25 @@ func TestABindingAddedToALevelIsInTheHelp(t *testing.T) {
 	drive(m, "?")
 	if s := screen(m); !strings.Contains(s, "zoom the holder") {
 		t.Errorf("? lacks the new key:\n%s", s)
+	}
+}
+
+// On a terminal too short for all of ?, the overlay keeps its last line (how to close it) and
+// says that the rest is cut, rather than losing its bottom border and that line; ? lists a and w
+// only on the Unclaimed view, where they act.
+func TestHelpOnAShortTerminal(t *testing.T) {
+	m, _ := drillModel(t, &fakeKeyActions{}, 60, 20)
+	drive(m, "2", "enter", "?")
+	s := screen(m)
+	if !strings.Contains(s, "? or esc closes") || !strings.Contains(s, "a taller terminal shows the rest") || !strings.Contains(s, "╚") {
+		t.Fatalf("? at 60×20 lost its last line or its border, or does not say it is cut:\n%s", s)
+	}
+	if strings.Contains(s, "add group") {
+		t.Errorf("? lists a (add group) away from the Unclaimed view:\n%s", s)
+	}
+	m, _ = drillModel(t, &fakeKeyActions{}, 120, 36)
+	drive(m, "7", "?")
+	if s := screen(m); !strings.Contains(s, "add group") || !strings.Contains(s, "write proposal") {
+		t.Errorf("? on the Unclaimed view lacks a and w:\n%s", s)
 	}
 }

@@ -105,7 +105,12 @@ func newLockLevel(c *common, lock string, ex scanner.LockHolder) *lockLevel {
 func (l *lockLevel) bindings() []binding {
 	noTTL := l.d != nil && !l.d.Gone && l.d.PTTLMS == -1
 	return []binding{
-		{Binding: l.c.keys.Copy, short: true, do: l.toggleCommand, hidden: l.d != nil && l.d.Gone},
+		{Binding: l.c.keys.Copy, short: true, hidden: l.d != nil && l.d.Gone, do: func() tea.Cmd {
+			if l.d != nil && l.d.Gone {
+				return nil // no key to read: the command is not shown
+			}
+			return l.toggleCommand()
+		}},
 		{Binding: l.c.keys.Unlock, short: true, do: l.release, write: l.c.opt.KeyActions == nil, hidden: !noTTL},
 	}
 }
@@ -113,7 +118,11 @@ func (l *lockLevel) bindings() []binding {
 // release asks to delete the lock, when it has no TTL.
 func (l *lockLevel) release() tea.Cmd {
 	d := l.d
-	if d == nil || d.Gone || d.PTTLMS != -1 {
+	if d == nil {
+		l.c.flash("the lock has not been read yet")
+		return nil
+	}
+	if d.Gone || d.PTTLMS != -1 {
 		l.c.flash("u releases only a lock whose TTL is gone; this one expires by itself")
 		return nil
 	}

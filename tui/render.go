@@ -167,6 +167,13 @@ func (m *Model) footer(w int) string {
 
 // overlay centres a boxed text in the body's area.
 func (m *Model) overlay(w, h int, lines []string) string {
+	// Taller than the body (a short terminal): the first lines, a mark of what is cut, and the
+	// last line, which says how to close the overlay or holds what is being typed. The border
+	// takes two lines.
+	if most := h - 2; len(lines) > most && most >= 3 {
+		last := lines[len(lines)-1]
+		lines = append(append(lines[:most-2:most-2], m.c.styles.Muted.Render("… (a taller terminal shows the rest)")), last)
+	}
 	box := m.c.styles.Overlay.Render(strings.Join(lines, "\n"))
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
 }

@@ -45,7 +45,9 @@ type taskRow struct {
 }
 
 func newTaskLevel(c *common, ref scanner.QueueRef, title string) *taskLevel {
-	l := &taskLevel{c: c, ref: ref, title: title, totals: map[scanner.TaskSection]int64{}}
+	l := &taskLevel{c: c, ref: ref, title: title, totals: map[scanner.TaskSection]int64{},
+		// The selection follows the task as the page is read again and tasks move under it.
+		rows: list[taskRow]{id: func(r taskRow) string { return r.task.Member }}}
 	if c.opt.Inspector != nil {
 		l.sections = c.opt.Inspector.TaskSections(ref)
 	}
@@ -132,17 +134,23 @@ func (l *taskLevel) bindings() []binding {
 		// A queue that keeps one section has none to turn to: its help leaves ← and → out.
 		binding{Binding: k.NextSection, short: true, do: section(1), hidden: len(l.sections) < 2},
 		binding{Binding: k.PrevSection, do: section(-1), hidden: len(l.sections) < 2},
-		binding{Binding: k.NextPage, short: true, do: l.nextPage},
-		bind(k.PrevPage, l.prevPage))
+		binding{Binding: k.NextPage, short: true, do: l.nextPage, hidden: !l.hasNextPage()},
+		binding{Binding: k.PrevPage, do: l.prevPage, hidden: len(l.back) == 0})
+}
+
+// hasNextPage reports whether the section holds tasks past the page on screen.
+func (l *taskLevel) hasNextPage() bool {
+	return l.page != nil && len(l.page.Tasks) > 0 && l.offset+int64(len(l.page.Tasks)) < l.page.Total
 }
 
 // nextPage reads the page after this one, when the section holds more.
 func (l *taskLevel) nextPage() tea.Cmd {
-	if l.page == nil || len(l.page.Tasks) == 0 || l.offset+int64(len(l.page.Tasks)) >= l.page.Total {
+	if !l.hasNextPage() {
 		return nil
 	}
 	l.back = append(l.back, l.offset)
 	l.offset += int64(len(l.page.Tasks))
+	l.page = nil
 	l.rows.reset()
 	return l.refresh()
 }
@@ -154,6 +162,7 @@ func (l *taskLevel) prevPage() tea.Cmd {
 		return nil
 	}
 	l.offset, l.back = l.back[n-1], l.back[:n-1]
+	l.page = nil
 	l.rows.reset()
 	return l.refresh()
 }
