@@ -66,7 +66,7 @@ func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 		if r.sharedErr != nil {
 			jq.Error = r.sharedErr.Error()
 		} else if r.shared != nil {
-			row := jobQueueOf(QueueRef{Kind: QueueJob, Name: spec.Name, queue: src.Queue("")}, r.shared, nil)
+			row := jobQueueOf(QueueRef{Kind: QueueJob, Name: spec.Name, queue: src.SharedQueue()}, r.shared, nil)
 			jq.Shared = &row
 		}
 		out = append(out, jq)
@@ -104,8 +104,11 @@ func mergeJobQueues(j jobWant, registered [][]string) (names []string, more int6
 // jobQueueOf renders the stats of ref's queue; a count the library does not keep there is null.
 func jobQueueOf(ref QueueRef, st *store.JobStats, err error) JobQueue {
 	q := JobQueue{Queue: Escape(ref.Queue), RawQueue: ref.Queue, States: map[string]int64{}, Ref: ref}
-	if err != nil || st == nil {
+	if err != nil {
 		q.Error = err.Error()
+		return q
+	}
+	if st == nil { // nothing read: every count unknown
 		return q
 	}
 	kept := func(n int64) *int64 {

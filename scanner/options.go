@@ -23,8 +23,10 @@ type Options struct {
 
 	// Count is the COUNT hint of each SCAN call (1000 when zero).
 	Count int
-	// KeysPerSecond caps how many keys a sweep visits a second, across all masters, its last
-	// step's reads included; 0 is no cap.
+	// KeysPerSecond caps how many keys a sweep visits a second, across all masters; of its last
+	// step's reads, the unions are charged to it (the rest are bounded by the config: the
+	// sampled keys, the queues and limiters configured, at most maxJobQueues a job library).
+	// 0 is no cap.
 	KeysPerSecond int
 	// MaxShapes caps the shapes of unclaimed key names a sweep tells apart (discover's default
 	// when zero).

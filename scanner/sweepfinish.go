@@ -52,8 +52,9 @@ func (s *Sweep) readMemory(ctx context.Context, memory, types []string) (map[str
 		if err != nil {
 			return map[string]int64{}, kinds, "MEMORY USAGE failed: " + err.Error()
 		}
-		if note == "" {
+		if why != "" { // refused: no size is kept, so the other chunks are not asked
 			note = why
+			break
 		}
 		memory = memory[n:]
 	}
@@ -145,7 +146,7 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 		}
 		jr.stats, jr.errs = append(jr.stats, job), append(jr.errs, err)
 	}
-	st, err := src.Queue("").Stats(ctx, s.rdb, w.at)
+	st, err := src.SharedQueue().Stats(ctx, s.rdb, w.at)
 	jr.shared, jr.sharedErr = st.Job, err
 	return jr
 }

@@ -85,12 +85,12 @@ func TestCeleryActsAsKombu(t *testing.T) {
 				t.Fatalf("unacked record %q: %v", record, err)
 			}
 			// The task as the console's page lists it.
-			page, err := src.Queue("").Tasks(ctx, rdb, SectionInFlight, 0, MaxTaskPage, now)
+			page, err := src.SharedQueue().Tasks(ctx, rdb, SectionInFlight, 0, MaxTaskPage, now)
 			i := slices.IndexFunc(page.Tasks, func(t Task) bool { return t.Member == held.Tag })
 			if err != nil || i < 0 {
 				t.Fatalf("the unacked page %+v (%v) lacks delivery %s", page, err, held.Tag)
 			}
-			line, err := src.Queue("").Act(ctx, rdb, SectionInFlight, page.Tasks[i], ActionReturn, now)
+			line, err := src.SharedQueue().Act(ctx, rdb, SectionInFlight, page.Tasks[i], ActionReturn, now)
 			if err != nil {
 				t.Fatalf("return: %q %v", line, err)
 			}
@@ -111,13 +111,13 @@ func TestCeleryActsAsKombu(t *testing.T) {
 			}
 
 			before := dumpKeys(t, rdb)
-			_, err = src.Queue("").Act(ctx, rdb, SectionInFlight, Task{Member: held.Tag, ID: held.ID}, ActionReturn, now)
+			_, err = src.SharedQueue().Act(ctx, rdb, SectionInFlight, Task{Member: held.Tag, ID: held.ID}, ActionReturn, now)
 			wantGone(t, rdb, before, "second return", err)
 			_, err = src.Queue("mail").Act(ctx, rdb, SectionWaiting, Task{Member: urgent[0]}, ActionDelete, now)
 			wantGone(t, rdb, before, "second delete", err)
 			other := Task{Member: rep.Held[1].Tag, ID: rep.Held[1].ID}
 			for _, a := range []TaskAction{ActionDelete, ActionRunNow} {
-				if _, err := src.Queue("").Act(ctx, rdb, SectionInFlight, other, a, now); !errors.Is(err, ErrNotSupported) {
+				if _, err := src.SharedQueue().Act(ctx, rdb, SectionInFlight, other, a, now); !errors.Is(err, ErrNotSupported) {
 					t.Errorf("%s of an unacked message: %v, want ErrNotSupported", a, err)
 				}
 			}
@@ -154,7 +154,7 @@ func TestCeleryReturnLeavesWhatKombuWouldDrop(t *testing.T) {
 	rdb.ZAdd(ctx, "unacked_index", redis.Z{Score: 1, Member: "tag-1"})
 	rdb.SAdd(ctx, "_kombu.binding.celery", "celery"+kombuSep+kombuSep+"celery")
 	before := dumpKeys(t, rdb)
-	_, err := (JobSource{Layout: Celery}).Queue("").Act(ctx, rdb, SectionInFlight, Task{Member: "tag-1"}, ActionReturn, time.Now())
+	_, err := (JobSource{Layout: Celery}).SharedQueue().Act(ctx, rdb, SectionInFlight, Task{Member: "tag-1"}, ActionReturn, time.Now())
 	if err == nil || errors.Is(err, ErrTaskGone) {
 		t.Fatalf("return of an unroutable message: %v", err)
 	}
@@ -184,7 +184,7 @@ func TestCeleryReturnRefusesAPriorityMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := dumpKeys(t, rdb)
-	_, err := src.Queue("").Act(ctx, rdb, SectionInFlight, Task{Member: held.Tag, ID: held.ID}, ActionReturn, time.Now())
+	_, err := src.SharedQueue().Act(ctx, rdb, SectionInFlight, Task{Member: held.Tag, ID: held.ID}, ActionReturn, time.Now())
 	if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), "priority 5") {
 		t.Fatalf("return of a priority-5 message: %v, want ErrNotSupported naming the priority", err)
 	}

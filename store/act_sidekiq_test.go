@@ -86,7 +86,7 @@ func TestSidekiqActsAsSidekiq(t *testing.T) {
 				sec  TaskSection
 				task Task
 			}{{SectionLater, later}, {SectionRetry, retry}, {SectionDead, dead}} {
-				line, err := src.Queue("").Act(ctx, rdb, c.sec, c.task, ActionRunNow, now)
+				line, err := src.SharedQueue().Act(ctx, rdb, c.sec, c.task, ActionRunNow, now)
 				if err != nil || !strings.Contains(line, "is in queue") {
 					t.Fatalf("run now %s: %q %v", c.sec, line, err)
 				}
@@ -100,7 +100,7 @@ func TestSidekiqActsAsSidekiq(t *testing.T) {
 			if _, err := src.Queue("default").Act(ctx, rdb, SectionWaiting, page.Tasks[0], ActionDelete, now); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := src.Queue("").Act(ctx, rdb, SectionDead, never, ActionDelete, now); err != nil {
+			if _, err := src.SharedQueue().Act(ctx, rdb, SectionDead, never, ActionDelete, now); err != nil {
 				t.Fatal(err)
 			}
 
@@ -155,7 +155,7 @@ func TestSidekiqRunNowRefusesWhatPushWouldRefuse(t *testing.T) {
 	}
 	before := dumpKeys(t, rdb)
 	for _, m := range rdb.ZRange(ctx, "schedule", 0, -1).Val() {
-		if _, err := (JobSource{Layout: Sidekiq}).Queue("").Act(ctx, rdb, SectionLater, Task{Member: m}, ActionRunNow, time.Now()); err == nil {
+		if _, err := (JobSource{Layout: Sidekiq}).SharedQueue().Act(ctx, rdb, SectionLater, Task{Member: m}, ActionRunNow, time.Now()); err == nil {
 			t.Errorf("%s was pushed", m)
 		}
 	}

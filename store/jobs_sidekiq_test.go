@@ -106,6 +106,18 @@ func TestSidekiqStatsMatchSidekiq(t *testing.T) {
 				if jobCountsOf(st) != want || st.States["size"] != rep.Queues[q] || st.Schedule != nil {
 					t.Errorf("%s: %v %v, want %v (Sidekiq::Queue#size %d)", q, jobCountsOf(st), st.States, want, rep.Sizes[q])
 				}
+				// The snapshot reads a queue through its store.Queue: the same figures.
+				if qs, err := src.Queue(q).Stats(ctx, rdb, now); err != nil || qs.Job == nil || jobCountsOf(*qs.Job) != want {
+					t.Errorf("%s through its Queue: %+v, %v; want %v", q, qs.Job, err, want)
+				}
+			}
+			// A queue a registry names "" (no Sidekiq writes one, another writer might) is a queue
+			// with nothing in it, not the shared sets: those are SharedQueue's.
+			if qs, err := src.Queue("").Stats(ctx, rdb, now); err != nil || qs.Job == nil || qs.Job.Waiting != 0 || qs.Job.States["size"] != 0 {
+				t.Errorf(`the queue "" read %+v, %v; want an empty queue`, qs.Job, err)
+			}
+			if qs, err := src.SharedQueue().Stats(ctx, rdb, now); err != nil || qs.Job == nil || qs.Job.States["retry_size"] != rep.Stats.RetrySize {
+				t.Errorf("the shared sets through SharedQueue: %+v, %v; Sidekiq's retry size %d", qs.Job, err, rep.Stats.RetrySize)
 			}
 			checkSidekiqShared(t, src, rdb, rep, now)
 			checkSidekiqClassify(t, src, rdb, rep)

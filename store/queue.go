@@ -105,12 +105,14 @@ func (q *ownListQueue) Stats(ctx context.Context, rdb redis.Cmdable, _ time.Time
 }
 
 // jobQueue is one queue of a job library, read and acted on by the library's reader R
-// (jobs_<library>.go, tasks_<library>.go, act_<library>.go). The queue "" is the library's
-// shared sets (Sidekiq's scheduled, retry and dead sets; Celery's unacked tasks).
+// (jobs_<library>.go, tasks_<library>.go, act_<library>.go), or, when shared is set, the
+// library's shared sets (Sidekiq's scheduled, retry and dead sets; Celery's unacked tasks),
+// which the readers list and act on as the queue "".
 type jobQueue[R jobReader] struct {
 	layout JobLayout
 	r      R
 	queue  string
+	shared bool
 }
 
 // One Queue type per job library.
@@ -122,20 +124,27 @@ type (
 	asynqQueue   = jobQueue[asynqJobs]
 )
 
-// Queue is the library's queue named queue ("" for its shared sets). It reads nothing.
-func (s JobSource) Queue(queue string) Queue {
+// Queue is the library's queue named queue. It reads nothing.
+func (s JobSource) Queue(queue string) Queue { return s.queue(queue, false) }
+
+// SharedQueue is what the library keeps for all its queues together (Sidekiq's scheduled, retry
+// and dead sets, Celery's unacked tasks): its Stats are what JobSource.Shared reads, nil where
+// the library keeps everything by queue. It reads nothing.
+func (s JobSource) SharedQueue() Queue { return s.queue("", true) }
+
+func (s JobSource) queue(queue string, shared bool) Queue {
 	p := s.Prefix
 	switch s.Layout {
 	case Sidekiq:
-		return &sidekiqQueue{layout: Sidekiq, r: newSidekiqJobs(p), queue: queue}
+		return &sidekiqQueue{layout: Sidekiq, r: newSidekiqJobs(p), queue: queue, shared: shared}
 	case BullMQ:
-		return &bullmqQueue{layout: BullMQ, r: newBullMQJobs(p), queue: queue}
+		return &bullmqQueue{layout: BullMQ, r: newBullMQJobs(p), queue: queue, shared: shared}
 	case RQ:
-		return &rqQueue{layout: RQ, r: newRQJobs(p), queue: queue}
+		return &rqQueue{layout: RQ, r: newRQJobs(p), queue: queue, shared: shared}
 	case Celery:
-		return &celeryQueue{layout: Celery, r: newCeleryJobs(p), queue: queue}
+		return &celeryQueue{layout: Celery, r: newCeleryJobs(p), queue: queue, shared: shared}
 	case Asynq:
-		return &asynqQueue{layout: Asynq, r: newAsynqJobs(p), queue: queue}
+		return &asynqQueue{layout: Asynq, r: newAsynqJobs(p), queue: queue, shared: shared}
 	}
 	return nil
 }
@@ -145,7 +154,7 @@ func (q *jobQueue[R]) Sections() []TaskSection { return q.r.taskSections(q.queue
 
 // Stats reads the queue as JobSource.Stats does, or the shared sets as JobSource.Shared does.
 func (q *jobQueue[R]) Stats(ctx context.Context, rdb redis.Cmdable, now time.Time) (QueueStats, error) {
-	if q.queue == "" {
+	if q.shared {
 		sh, err := q.r.shared(ctx, rdb, nowOrZero(now))
 		if err != nil {
 			return QueueStats{}, fmt.Errorf("store: %s: %w", q.layout, err)

@@ -33,8 +33,8 @@ func TestCeleryTasksMatchKombu(t *testing.T) {
 			rdb, rep := celeryFixture(t, prefix)
 			src := JobSource{Layout: Celery, Prefix: prefix}
 			now := unixSeconds(rep.Now)
-			if !slices.Equal(src.Queue("mail").Sections(), []TaskSection{SectionWaiting}) || !slices.Equal(src.Queue("").Sections(), []TaskSection{SectionInFlight}) {
-				t.Errorf("sections %v and %v", src.Queue("mail").Sections(), src.Queue("").Sections())
+			if !slices.Equal(src.Queue("mail").Sections(), []TaskSection{SectionWaiting}) || !slices.Equal(src.SharedQueue().Sections(), []TaskSection{SectionInFlight}) {
+				t.Errorf("sections %v and %v", src.Queue("mail").Sections(), src.SharedQueue().Sections())
 			}
 			pages := map[string][]Task{}
 			for _, q := range []string{"celery", "mail"} {
@@ -105,7 +105,7 @@ func checkCeleryUnacked(t *testing.T, src JobSource, rdb *redis.Client, rep cele
 	if err := rdb.HDel(t.Context(), src.Prefix+"unacked", held[0].Tag).Err(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := src.Queue("").Tasks(t.Context(), rdb, SectionInFlight, 0, 5, now)
+	p, err := src.SharedQueue().Tasks(t.Context(), rdb, SectionInFlight, 0, 5, now)
 	if err != nil || len(p.Tasks) != 2 || p.Tasks[0].PayloadBytes != -1 || !strings.HasPrefix(p.Tasks[0].Note, "message gone from unacked") || p.Tasks[1].Note != "" {
 		t.Errorf("a message gone from unacked: %+v %v", p, err)
 	}

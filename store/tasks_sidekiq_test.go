@@ -68,7 +68,7 @@ func TestSidekiqTasksMatchSidekiq(t *testing.T) {
 			if got := src.Queue("default").Sections(); !slices.Equal(got, []TaskSection{SectionWaiting}) {
 				t.Errorf("a queue's sections %v", got)
 			}
-			if got := src.Queue("").Sections(); !slices.Equal(got, []TaskSection{SectionLater, SectionRetry, SectionDead}) {
+			if got := src.SharedQueue().Sections(); !slices.Equal(got, []TaskSection{SectionLater, SectionRetry, SectionDead}) {
 				t.Errorf("the shared sections %v", got)
 			}
 			if len(rep.Jobs.Queues) != 3 || len(rep.Jobs.Queues["default"]) != 3 || len(rep.Jobs.Queues["mail"]) != 2 {
