@@ -20,7 +20,7 @@ import (
 // HOURGLASS_SOAK_DURATION (2m by default), and checks that the heap and the goroutines stay flat.
 // It is skipped unless HOURGLASS_SOAK=1: minutes, not a unit test.
 //
-//	HOURGLASS_SOAK=1 go test -run Soak -v .
+//	HOURGLASS_SOAK=1 go test -run Soak -v ./internal/console
 func TestSoak(t *testing.T) {
 	if os.Getenv("HOURGLASS_SOAK") != "1" {
 		t.Skip("set HOURGLASS_SOAK=1 to run the soak test")
