@@ -52,9 +52,9 @@ func (l *lines) String() string {
 }
 
 // TestRun runs a small bench on a server of its own and checks its report: every case's server
-// time attributed to its commands, every ratio computed from its figures, every goal from its
-// ratio, the JSON's fields all documented and all there, and the progress line counting every
-// step. No figure is held to a speed.
+// time attributed to its commands, every ratio and goal known (what they come to is TestSettle's),
+// the JSON's fields all documented and all there, and the progress line counting every step. No
+// figure is held to a speed.
 func TestRun(t *testing.T) {
 	redistest.Binary(t)
 	log := &lines{}
