@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,9 +40,12 @@ func TestClassOfRealReplies(t *testing.T) {
 	replica := redistest.Start(t, "--replicaof", "127.0.0.1", port).Client(t)
 	readOnly := replica.Set(ctx, "k", "1", 0).Err()
 
-	gone := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", redistest.FreePort(t)), MaxRetries: -1})
+	gone := redis.NewClient(&redis.Options{Addr: redistest.RefusedAddr(t), MaxRetries: -1})
 	t.Cleanup(func() { _ = gone.Close() })
 	refused := gone.Ping(ctx).Err()
+	if !errors.Is(refused, syscall.ECONNREFUSED) { // a dead server's, not another server that took the port
+		t.Fatalf("the refused address answered %v", refused)
+	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	canceled := admin.Ping(cancelled).Err()

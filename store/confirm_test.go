@@ -1,9 +1,11 @@
 package store
 
 import (
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -154,9 +156,12 @@ func TestBlameNamesCommandKeyAndUser(t *testing.T) {
 		})
 	}
 	// A failure that may pass is nobody's to blame.
-	gone := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(redistest.FreePort(t)), MaxRetries: -1})
+	gone := redis.NewClient(&redis.Options{Addr: redistest.RefusedAddr(t), MaxRetries: -1})
 	t.Cleanup(func() { _ = gone.Close() })
 	refused := gone.Ping(t.Context()).Err()
+	if !errors.Is(refused, syscall.ECONNREFUSED) { // a dead server's, not another server that took the port
+		t.Fatalf("the refused address answered %v", refused)
+	}
 	w := newStore(t, admin, Options{}).NewWriter(WriterOptions{})
 	if ce := w.Blame(refused, "default"); refused == nil || ce != nil {
 		t.Fatalf("a refused connection (%v) blamed: %v", refused, ce)

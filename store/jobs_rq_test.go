@@ -13,7 +13,7 @@ import (
 )
 
 // rqQueueReport is one queue as store/testdata/rq/fixture.py prints it: RQ's own counts at the
-// fixture's now, and what they will be at its later (now + 5 s).
+// fixture's now, and RQ's own counts again with its clock at its later (now + 5 s).
 type rqQueueReport struct {
 	Count        int64 `json:"count"` // Queue.count
 	Len          int64 `json:"len"`   // len(queue)

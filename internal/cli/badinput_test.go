@@ -96,13 +96,14 @@ func TestHostileKeys(t *testing.T) {
 
 // TestInjectAcrossARestart kills redis-server (AOF on) while inject runs and starts it again: inject
 // keeps what it could not send, writes it when Redis is back, and every event it reports written
-// is in Redis exactly once.
+// is in Redis exactly once, summed over the day windows the run fell in (two across midnight).
 func TestInjectAcrossARestart(t *testing.T) {
 	aof := []string{"--appendonly", "yes", "--appendfsync", "always"}
 	srv := redistest.Start(t, aof...)
 	rdb := srv.Client(t)
 	path, cfg := utcConfig(t, srv.Addr)
 	out, errOut := &syncBuffer{}, &syncBuffer{}
+	began := serverTime(t, rdb)
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(t.Context(), redistest.Shipped(t), []string{"inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
@@ -121,13 +122,32 @@ func TestInjectAcrossARestart(t *testing.T) {
 	if code := <-done; code != exitOK {
 		t.Fatalf("inject across the restart: exit %d, %s %s", code, out.String(), errOut.String())
 	}
+	ended := serverTime(t, rdb)
 	events := parseSummary(t, out.String())["events"]
 	f, _ := cfg.Counter("ad_revenue")
 	st := store.New(srv.Client(t), store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if total := windowTotal(t, st, f, store.Day, traffic.NewGenerator(f, 300, 1).Tuples(), st.Now()); float64(total) != events || events < 20000 {
-		t.Fatalf("Redis holds %d for the %v events inject reported", total, events)
+	// Every day window from the one inject began in to the one it ended in.
+	tuples := traffic.NewGenerator(f, 300, 1).Tuples()
+	var total int64
+	var windows []store.Window
+	for w := store.WindowAt(store.Day, began, cfg.Timezone); !w.Start.After(ended); w = store.WindowAt(store.Day, w.End, cfg.Timezone) {
+		total += windowTotal(t, st, f, store.Day, tuples, w.Start)
+		windows = append(windows, w)
 	}
+	if float64(total) != events || events < 20000 {
+		t.Fatalf("Redis holds %d in the day windows %v for the %v events inject reported", total, windows, events)
+	}
+}
+
+// serverTime is the server's clock, by which the writers cut their windows.
+func serverTime(t *testing.T, rdb *redis.Client) time.Time {
+	t.Helper()
+	now, err := rdb.Time(t.Context()).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return now
 }

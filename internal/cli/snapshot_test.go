@@ -323,11 +323,9 @@ func TestInjectProfileSurvivesRedisGoingAway(t *testing.T) {
 // the server demands one.
 func TestTLS(t *testing.T) {
 	certs := redistest.MakeCerts(t)
-	tlsPort := redistest.FreePort(t)
-	srv := redistest.Start(t, "--tls-port", fmt.Sprint(tlsPort), "--tls-cert-file", certs.ServerCert,
-		"--tls-key-file", certs.ServerKey, "--tls-ca-cert-file", certs.CA, "--tls-auth-clients", "optional")
+	srv, tlsAddr := redistest.StartTLS(t, certs, "optional")
 	srv.Client(t).Set(t.Context(), familyKey(t, config.Builtin(redistest.Shipped(t)), "flow", store.Hour, time.Now(), "a", "b", "c"), 7, time.Hour)
-	addr := fmt.Sprintf("rediss://127.0.0.1:%d", tlsPort)
+	addr := "rediss://" + tlsAddr
 	dir := t.TempDir()
 	cfgWith := func(extra string) string {
 		p := filepath.Join(dir, fmt.Sprint(len(extra), "tls.toml"))
@@ -354,10 +352,8 @@ func TestTLS(t *testing.T) {
 	}
 
 	// A server that demands a client certificate.
-	mtlsPort := redistest.FreePort(t)
-	redistest.Start(t, "--tls-port", fmt.Sprint(mtlsPort), "--tls-cert-file", certs.ServerCert,
-		"--tls-key-file", certs.ServerKey, "--tls-ca-cert-file", certs.CA, "--tls-auth-clients", "yes")
-	mtls := fmt.Sprintf("rediss://127.0.0.1:%d", mtlsPort)
+	_, mtlsAddr := redistest.StartTLS(t, certs, "yes")
+	mtls := "rediss://" + mtlsAddr
 	if code, _, errOut = hg(t, "snapshot", "--addr", mtls, "--config", verified); code != exitRuntime {
 		t.Fatalf("no client certificate: exit %d, %q; want refused", code, errOut)
 	}

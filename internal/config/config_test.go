@@ -20,6 +20,8 @@ import (
 // src joins lines with newlines, so a fixture's line N is its Nth argument.
 func src(lines ...string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
 
+// TestShippedConfig holds the built-in config, and the same file parsed and loaded from disk, to
+// what a reader of config.toml's text finds in it, written out here by hand.
 func TestShippedConfig(t *testing.T) {
 	parsed, err := Parse("config.toml", redistest.Shipped(t), nil)
 	if err != nil {
@@ -34,26 +36,29 @@ func TestShippedConfig(t *testing.T) {
 	if def.Path != "" || parsed.Path != "config.toml" || loaded.Path != "config.toml" {
 		t.Errorf("paths: default %q, parsed %q, loaded %q", def.Path, parsed.Path, loaded.Path)
 	}
-	if string(def.Builtin) != string(redistest.Shipped(t)) {
-		t.Error("the default does not carry the text it was parsed from")
-	}
-	def.Path, def.Builtin = "config.toml", nil
-	if !reflect.DeepEqual(parsed, def) || !reflect.DeepEqual(loaded, def) {
-		t.Errorf("DefaultConfig differs from the shipped file:\n parsed  %+v\n default %+v", parsed, def)
+	if string(def.Builtin) != string(redistest.Shipped(t)) || parsed.Builtin != nil || loaded.Builtin != nil {
+		t.Error("the default does not carry the text it was parsed from, or a file's config carries a text")
 	}
 	if Builtin(redistest.Shipped(t)) == Builtin(redistest.Shipped(t)) || Builtin(redistest.Shipped(t)).Counters[0] == Builtin(redistest.Shipped(t)).Counters[0] {
 		t.Error("DefaultConfig shares state between calls")
 	}
+	for name, cfg := range map[string]*Config{"built in": def, "parsed": parsed, "loaded": loaded} {
+		t.Run(name, func(t *testing.T) { checkShipped(t, cfg) })
+	}
+}
 
+// checkShipped checks cfg against the settings config.toml's text spells out.
+func checkShipped(t *testing.T, cfg *Config) {
+	t.Helper()
 	want := Config{
-		Path:  "config.toml",
 		Redis: RedisConfig{Addrs: []string{}},
 		UI:    UIConfig{Refresh: time.Second, Theme: "dark"},
 		Scan:  ScanConfig{Count: 1000, KeysPerSecond: 20000},
 
 		Timezone: time.Local, TimezoneName: "Local",
 	}
-	got := *def
+	got := *cfg
+	got.Path, got.Builtin = "", nil
 	got.Counters, got.file, got.patternLine = nil, "", nil // bookkeeping for later errors
 	st, profiles := got.Structures, got.Profiles
 	got.Structures, got.Profiles = scanner.Structures{}, nil
@@ -61,31 +66,72 @@ func TestShippedConfig(t *testing.T) {
 		t.Errorf("shipped settings = %+v, want %+v", got, want)
 	}
 	if dq := st.DelayQueues; len(dq) != 1 || dq[0].Name != "orders" || dq[0].Key != "delay:orders" || dq[0].Unit != store.AutoUnit || dq[0].Pattern != nil ||
-		len(st.ListQueues) != 1 || st.ListQueues[0].Key != "queue:emails" ||
+		len(st.ListQueues) != 1 || st.ListQueues[0].Name != "emails" || st.ListQueues[0].Key != "queue:emails" ||
 		len(st.Limiters) != 1 || st.Limiters[0].LimiterSpec != (store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 100}) ||
-		len(st.Uniques) != 2 || st.Uniques[0].Kind != store.HyperLogLog || st.Uniques[1].Kind != store.Bitmap ||
-		st.Uniques[1].Family.Retention(store.Day) != 90*24*time.Hour ||
-		len(st.Locks) != 1 || st.Locks[0].Pattern.String() != "lock:job:<id>" {
+		len(st.Locks) != 1 || st.Locks[0].Pattern.String() != "lock:job:<id>" || len(st.JobQueues) != 0 {
 		t.Errorf("shipped structures = %+v", st)
 	}
-	if len(profiles) != 1 || profiles[0].Name != "steady" || len(profiles[0].Entries) != 8 ||
-		profiles[0].Entries[0] != (ProfileEntry{Kind: "counter", Name: "ad_revenue", Rate: 2000}) {
-		t.Errorf("shipped profiles = %+v", profiles)
+	type family struct {
+		name, pattern         string
+		hourFormat, dayFormat string // "" for none
+		hourKeep, dayKeep     time.Duration
 	}
-	var names []string
-	for _, f := range def.Counters {
-		names = append(names, f.Name())
+	describe := func(f *store.Family) family {
+		d := family{name: f.Name(), pattern: f.Pattern().String(), hourKeep: f.Retention(store.Hour), dayKeep: f.Retention(store.Day)}
+		if wf, ok := f.Format(store.Hour); ok {
+			d.hourFormat = wf.String()
+		}
+		if wf, ok := f.Format(store.Day); ok {
+			d.dayFormat = wf.String()
+		}
+		if f.Location() != time.Local {
+			t.Errorf("family %s's windows are cut in %v, want Local", f.Name(), f.Location())
+		}
+		return d
 	}
-	if want := []string{"flow", "ad_revenue", "api_calls"}; !slices.Equal(names, want) {
-		t.Errorf("families = %v, want %v", names, want)
+	var counters []family
+	for _, f := range cfg.Counters {
+		counters = append(counters, describe(f))
 	}
-	flow, ad := def.Counters[0], def.Counters[1]
-	if !flow.Has(store.Hour) || flow.Has(store.Day) || flow.Retention(store.Hour) != 48*time.Hour {
-		t.Errorf("flow: hour %v day %v retention %v", flow.Has(store.Hour), flow.Has(store.Day), flow.Retention(store.Hour))
+	const day = 24 * time.Hour
+	if want := []family{
+		{"flow", "flow:count:<app>:<device>:<ip>:<window>", "yyyyMMddHH", "", 48 * time.Hour, 0},
+		{"ad_revenue", "{<channel>:<ad>}:<window>", "yyyyMMddHH", "yyyyMMdd", 48 * time.Hour, 30 * day},
+		{"api_calls", "api:calls:{<tenant>:<endpoint>}:<window>", "yyyyMMddHH", "yyyyMMdd", 7 * day, 90 * day},
+	}; !slices.Equal(counters, want) {
+		t.Errorf("counter families = %+v\nwant %+v", counters, want)
 	}
-	if !ad.Has(store.Hour) || ad.Retention(store.Day) != 30*24*time.Hour || !ad.Pattern().SharesSlot() {
-		t.Errorf("ad_revenue: hour %v, day retention %v, tagged %v", ad.Has(store.Hour), ad.Retention(store.Day), ad.Pattern().SharesSlot())
+	var uniques []family
+	var kinds []store.UniqueKind
+	for _, u := range st.Uniques {
+		uniques, kinds = append(uniques, describe(u.Family)), append(kinds, u.Kind)
 	}
+	if want := []family{
+		{"page_uv", "uv:{<page>}:<window>", "", "yyyyMMdd", 0, 90 * day},
+		{"dau", "dau:{<app>}:<window>", "", "yyyyMMdd", 0, 90 * day},
+	}; !slices.Equal(uniques, want) || !slices.Equal(kinds, []store.UniqueKind{store.HyperLogLog, store.Bitmap}) {
+		t.Errorf("unique families = %+v of kinds %v\nwant %+v, a HyperLogLog and a bitmap", uniques, kinds, want)
+	}
+	// The families with day windows tag their dims, so a cluster keeps a family's hour and day
+	// keys in one slot; flow has hour windows only.
+	for _, f := range cfg.Counters[1:] {
+		if !f.Pattern().SharesSlot() {
+			t.Errorf("%s's pattern %s does not keep its windows in one slot", f.Name(), f.Pattern())
+		}
+	}
+	if want := []ProfileEntry{
+		{"counter", "ad_revenue", 2000}, {"counter", "flow", 500}, {"delay_queue", "orders", 100}, {"list_queue", "emails", 50},
+		{"limiter", "api", 300}, {"unique", "page_uv", 500}, {"bitmap", "dau", 500}, {"lock", "jobs", 10},
+	}; len(profiles) != 1 || profiles[0].Name != "steady" || !sameEntries(profiles[0].Entries, want) {
+		t.Errorf("shipped profiles = %+v, want one named steady of %v", profiles, want)
+	}
+}
+
+// sameEntries says a and b hold the same entries, in any order.
+func sameEntries(a, b []ProfileEntry) bool {
+	key := func(e ProfileEntry) string { return e.Kind + "/" + e.Name }
+	cmp := func(x, y ProfileEntry) int { return strings.Compare(key(x), key(y)) }
+	return slices.Equal(slices.SortedFunc(slices.Values(a), cmp), slices.SortedFunc(slices.Values(b), cmp))
 }
 
 // The shipped families must stay valid when an operator points the file at a cluster.

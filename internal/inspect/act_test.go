@@ -1,8 +1,10 @@
 package inspect
 
 import (
+	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +44,20 @@ func keysOf(t *testing.T, rdb *redis.Client) map[string]string {
 	return out
 }
 
+// sidekiqScheduled is the member of Sidekiq's schedule, as stored, of the job with args, and
+// its jid; the test fails when there is none.
+func sidekiqScheduled(t *testing.T, rdb *redis.Client, args string) (member, jid string) {
+	t.Helper()
+	for _, m := range rdb.ZRange(t.Context(), "schedule", 0, -1).Val() {
+		var j sidekiqJob
+		if json.Unmarshal([]byte(m), &j) == nil && string(j.Args) == args {
+			return m, j.JID
+		}
+	}
+	t.Fatalf("Sidekiq scheduled no job with args %s", args)
+	return "", ""
+}
+
 // sameKeys fails when the keys differ from before.
 func sameKeys(t *testing.T, rdb *redis.Client, before map[string]string, what string) {
 	t.Helper()
@@ -75,8 +91,8 @@ func TestActOnTaskGoesToEachLayout(t *testing.T) {
 	if task, _, err := lq.Pop(ctx, 0); task != "m1" || err != nil {
 		t.Fatalf("pop %q %v", task, err)
 	}
-	job := `{"class":"Mailer","args":[1],"queue":"mail","jid":"abc123"}`
-	rdb.ZAdd(ctx, "schedule", redis.Z{Score: float64(time.Now().Add(time.Hour).Unix()), Member: job})
+	fillSidekiq(t, srv)
+	job, jid := sidekiqScheduled(t, rdb, `["later"]`) // Mailer.perform_in(90, "later")
 
 	delay := opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:{orders}"})
 	if line, err := w.ActOnTask(ctx, delay, scanner.SectionLater, scanner.Task{Member: "later"}, scanner.ActionRunNow); err != nil || !strings.Contains(line, "due now") {
@@ -93,8 +109,15 @@ func TestActOnTaskGoesToEachLayout(t *testing.T) {
 		t.Fatalf("the next pop took %q, want the returned m1", task)
 	}
 	sk := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
-	if line, err := w.ActOnTask(ctx, sk, scanner.SectionLater, scanner.Task{Member: job}, scanner.ActionRunNow); err != nil || rdb.LLen(ctx, "queue:mail").Val() != 1 {
+	if line, err := w.ActOnTask(ctx, sk, scanner.SectionLater, scanner.Task{Member: job}, scanner.ActionRunNow); err != nil {
 		t.Fatalf("sidekiq run now: %q %v", line, err)
+	}
+	// Sidekiq's own API sees the job where its add_to_queue leaves it: in mail, after the two
+	// that were waiting there, and no longer scheduled.
+	if v := readSidekiq(t, srv); !slices.Equal(jidsOf(v.Queues["mail"])[2:], []string{jid}) || len(v.Queues["mail"]) != 3 ||
+		slices.Contains(jidsOf(v.Schedule), jid) {
+		t.Fatalf("after run now Sidekiq sees mail %v and scheduled %v; want %s last in mail and not scheduled",
+			jidsOf(v.Queues["mail"]), jidsOf(v.Schedule), jid)
 	}
 
 	before := keysOf(t, rdb)

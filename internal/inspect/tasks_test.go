@@ -105,32 +105,76 @@ func TestTasksOfOurQueues(t *testing.T) {
 	}
 }
 
-// TestTasksOfAJobLibrary: a job library's sections and pages are its layout's, as the store
-// lists them.
+// TestTasksOfAJobLibrary: what Sidekiq itself wrote is listed as Sidekiq's own API lists it:
+// each queue's waiting jobs in the order a process takes them (Sidekiq::Queue lists the newest
+// first) with its size, the schedule and retry sets the next due first with their scores as due
+// times, the dead set the newest first; sections Sidekiq does not keep are refused.
 func TestTasksOfAJobLibrary(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
-	rdb.SAdd(ctx, "queues", "default")
-	rdb.LPush(ctx, "queue:default", `{"class":"HardWorker","args":[1],"jid":"a1","enqueued_at":1700000000.5}`)
-	src := store.JobSource{Layout: store.Sidekiq}
+	rep := fillSidekiq(t, srv)
 	w := queueWatcher(t, rdb, 0)
-	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk", Queue: "default"})
-	want := src.Queue("default").Sections()
-	if got := w.TaskSections(ref); !slices.Equal(got, want) {
-		t.Errorf("sections %v, the layout's %v", got, want)
-	}
-	for _, sec := range append(want, scanner.SectionDue) {
-		got, err := w.Tasks(ctx, ref, sec, 0, 10)
-		exp, expErr := src.Queue("default").Tasks(ctx, rdb, sec, 0, 10, got.ReadAt)
-		if fmt.Sprint(got.Tasks, got.Total) != fmt.Sprint(exp.Tasks, exp.Total) || (err == nil) != (expErr == nil) ||
-			errors.Is(err, store.ErrNotSupported) != errors.Is(expErr, store.ErrNotSupported) {
-			t.Errorf("%s: %+v %v, the layout's %+v %v", sec, got, err, exp, expErr)
+	for q, jids := range rep.Jobs.Queues {
+		ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk", Queue: q})
+		if got := w.TaskSections(ref); !slices.Equal(got, []scanner.TaskSection{scanner.SectionWaiting}) {
+			t.Errorf("%s's sections %v, want waiting alone", q, got)
 		}
-		if sec == scanner.SectionWaiting && len(got.Tasks) != 1 {
-			t.Errorf("the waiting job was not listed: %+v %v", got, err)
+		want := slices.Clone(jids)
+		slices.Reverse(want)
+		p, err := w.Tasks(ctx, ref, scanner.SectionWaiting, 0, 10)
+		if err != nil || !slices.Equal(taskIDs(p.Tasks), want) || p.Total != rep.Sizes[q] || p.Key != "queue:"+q {
+			t.Errorf("%s: %s %v of %d (%v), want %v of Sidekiq::Queue#size %d", q, p.Key, taskIDs(p.Tasks), p.Total, err, want, rep.Sizes[q])
+		}
+		for _, sec := range []scanner.TaskSection{scanner.SectionDue, scanner.SectionLater, scanner.SectionInFlight} {
+			if _, err := w.Tasks(ctx, ref, sec, 0, 10); !errors.Is(err, store.ErrNotSupported) {
+				t.Errorf("%s %s: %v, want it not supported", q, sec, err)
+			}
 		}
 	}
+	shared := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
+	if got, want := w.TaskSections(shared), []scanner.TaskSection{scanner.SectionLater, scanner.SectionRetry, scanner.SectionDead}; !slices.Equal(got, want) {
+		t.Errorf("the shared sections %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		sec    scanner.TaskSection
+		key    string
+		listed [][3]any
+	}{
+		{scanner.SectionLater, "schedule", rep.Jobs.Schedule},
+		{scanner.SectionRetry, "retry", rep.Jobs.Retry},
+		{scanner.SectionDead, "dead", rep.Jobs.Dead},
+	} {
+		want := slices.Clone(c.listed)
+		if c.sec != scanner.SectionDead { // the next due first
+			slices.Reverse(want)
+		}
+		p, err := w.Tasks(ctx, shared, c.sec, 0, 10)
+		if err != nil || p.Key != c.key || len(p.Tasks) != len(want) || p.Total != int64(len(want)) {
+			t.Errorf("%s: %s %v of %d (%v), Sidekiq lists %v", c.sec, p.Key, taskIDs(p.Tasks), p.Total, err, c.listed)
+			continue
+		}
+		for i, task := range p.Tasks {
+			jid, _ := want[i][0].(string)
+			score, _ := want[i][1].(float64)
+			due := unixSeconds(score)
+			if c.sec == scanner.SectionDead {
+				due = time.Time{}
+			}
+			if task.ID != jid || !task.Due.Equal(due) {
+				t.Errorf("%s #%d: %s due %v, Sidekiq's %s at %v", c.sec, i, task.ID, task.Due, jid, due)
+			}
+		}
+	}
+}
+
+// taskIDs are the tasks' IDs in order.
+func taskIDs(ts []scanner.Task) []string {
+	ids := make([]string, len(ts))
+	for i, t := range ts {
+		ids[i] = t.ID
+	}
+	return ids
 }
 
 // TestTasksRefusedNamesCommandKeyAndUser: a user who may not range over sorted sets gets one

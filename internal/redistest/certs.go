@@ -79,13 +79,3 @@ func MakeCerts(t testing.TB) Certs {
 	c.ClientCert, c.ClientKey = leaf("client", x509.ExtKeyUsageClientAuth, false)
 	return c
 }
-
-// FreePort returns a loopback port free at the time of the call.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	p, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}

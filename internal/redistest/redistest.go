@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +45,32 @@ func Binary(t testing.TB) string {
 // PING, and stops it (by its pid) when the test ends. Extra arguments go to redis-server.
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
+	return startWith(t, func() ([]string, error) { return args, nil })
+}
+
+// StartTLS runs a redis-server as Start does that also takes TLS connections on a second loopback
+// port, with certs's server certificate and CA; authClients is its --tls-auth-clients (yes, no or
+// optional). It returns the server and its TLS address. Both ports are picked inside the retry
+// loop: a port another process takes between being picked and bound is tried again.
+func StartTLS(t testing.TB, certs Certs, authClients string) (*Server, string) {
+	t.Helper()
+	var tlsAddr string
+	s := startWith(t, func() ([]string, error) {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		tlsAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		return []string{"--tls-port", strconv.Itoa(port), "--tls-cert-file", certs.ServerCert,
+			"--tls-key-file", certs.ServerKey, "--tls-ca-cert-file", certs.CA, "--tls-auth-clients", authClients}, nil
+	})
+	return s, tlsAddr
+}
+
+// startWith starts a redis-server on a free port with the arguments args gives, picking the port
+// and asking for the arguments again each time a try fails.
+func startWith(t testing.TB, args func() ([]string, error)) *Server {
+	t.Helper()
 	bin := Binary(t)
 	var lastErr error
 	for range 5 { // a port picked free can be taken before redis binds it: try another
@@ -51,7 +78,11 @@ func Start(t testing.TB, args ...string) *Server {
 		if err != nil {
 			t.Fatalf("redistest: free port: %v", err)
 		}
-		s, err := start(bin, port, t.TempDir(), args)
+		extra, err := args()
+		if err != nil {
+			t.Fatalf("redistest: free port: %v", err)
+		}
+		s, err := start(bin, port, t.TempDir(), extra)
 		if err == nil {
 			t.Cleanup(s.Stop)
 			return s
@@ -82,10 +113,21 @@ func start(bin string, port int, dir string, extra []string) (*Server, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := c.Ping(ctx).Err()
+		err := c.Ping(ctx).Err() // not while it loads its data, unlike INFO
+		var info string
+		if err == nil {
+			info, err = c.Info(ctx, "server").Result()
+		}
 		cancel()
 		if err == nil {
-			return s, nil
+			// Whoever answers on the port must be the process started: another test's server may
+			// have taken the port first, and this one have exited for it.
+			if strings.Contains(info, "process_id:"+strconv.Itoa(cmd.Process.Pid)+"\r\n") {
+				return s, nil
+			}
+			_ = cmd.Process.Kill()
+			<-exited
+			return nil, fmt.Errorf("another server answers on port %d", port)
 		}
 		select {
 		case <-exited:
@@ -94,7 +136,7 @@ func start(bin string, port int, dir string, extra []string) (*Server, error) {
 		}
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
-			return nil, fmt.Errorf("redis-server on port %d did not answer PING in 10s: %v", port, err)
+			return nil, fmt.Errorf("redis-server on port %d did not answer in 10s: %v", port, err)
 		}
 	}
 }

@@ -23,6 +23,7 @@ import sys
 import time
 from datetime import datetime, timedelta, timezone
 
+import rq.registry
 from redis import Redis
 from rq import Queue, SimpleWorker, Worker
 from rq.job import Job
@@ -71,35 +72,41 @@ job, _ = Queue.dequeue_any([default], None, connection=r)
 busy.prepare_job_execution(job)
 
 
-def later_count(registry, at):
-    """What registry.count will give at `at`: its count cleans up the entries expired by then."""
-    return r.zcard(registry.key) - len(registry.get_expired_job_ids(at))
-
-
 at = time.time()
 later = at + 5
 queues = {}
 for q in Queue.all(connection=r):
     scheduled = ScheduledJobRegistry(queue=q)
-    finished, failed = FinishedJobRegistry(queue=q), FailedJobRegistry(queue=q)
-    started = StartedJobRegistry(queue=q)
     queues[q.name] = {
         "count": q.count,
         "len": len(q),
-        "started": started.count,
+        "started": StartedJobRegistry(queue=q).count,
         "scheduled": scheduled.count,
         "deferred": DeferredJobRegistry(queue=q).count,
-        "finished": finished.count,
-        "failed": failed.count,
+        "finished": FinishedJobRegistry(queue=q).count,
+        "failed": FailedJobRegistry(queue=q).count,
         "canceled": CanceledJobRegistry(queue=q).count,
         "scheduled_due": len(scheduled.get_jobs_to_schedule(at)),
-        "later": {
-            "scheduled_due": len(scheduled.get_jobs_to_schedule(later)),
-            "started": later_count(started, later),
-            "finished": later_count(finished, later),
-            "failed": later_count(failed, later),
-        },
+        "later": {"scheduled_due": len(scheduled.get_jobs_to_schedule(later))},
     }
+
+# RQ's own registry counts with its clock 5 s on. A registry's count first cleans up what has
+# expired by RQ's clock (the started registry moving its jobs to the failed one), so RQ counts a
+# copy of the keys in database 1, emptied after: database 0 stays as RQ left it at `at`.
+scratch = Redis(**{**r.connection_pool.connection_kwargs, "db": 1})
+scratch.flushdb()
+for key in r.scan_iter(count=1000):
+    r.copy(key, key, destination_db=1)
+real_clock = rq.registry.current_timestamp
+rq.registry.current_timestamp = lambda: int(later)  # RQ's clock reads whole seconds
+for q in Queue.all(connection=scratch):
+    queues[q.name]["later"].update({
+        "started": StartedJobRegistry(queue=q).count,
+        "finished": FinishedJobRegistry(queue=q).count,
+        "failed": FailedJobRegistry(queue=q).count,
+    })
+rq.registry.current_timestamp = real_clock
+scratch.flushdb()
 
 
 def seconds(d):
