@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // The tests in this file drive the built console in a real terminal: tmux runs the binary in a
@@ -11,8 +13,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -61,16 +65,22 @@ type terminal struct {
 }
 
 // openTerminal starts a tmux server of its own (its socket named for this process and test) with
-// one session of width×height running bin with args in dir, and kills the server when the test
-// ends. A pane whose process exits stays, so the exit can be seen.
+// one session of width×height running bin with args in dir, and kills the server and removes its
+// socket when the test ends. A pane whose process exits stays, so the exit can be seen.
 func openTerminal(t *testing.T, tmux, dir string, width, height int, bin string, args ...string) *terminal {
 	t.Helper()
 	term := &terminal{t: t, tmux: tmux, socket: fmt.Sprintf("hourglass-e2e-%d-%d", os.Getpid(), tmuxServers.Add(1))}
-	t.Cleanup(func() { _ = term.command("kill-server").Run() })
-	start := append([]string{"-f", "/dev/null", "new-session", "-d", "-s", "console", "-c", dir,
-		"-x", fmt.Sprint(width), "-y", fmt.Sprint(height), bin}, args...)
-	start = append(start, ";", "set-option", "-g", "remain-on-exit", "on")
-	term.run(start...)
+	var socketPath string
+	t.Cleanup(func() {
+		_ = term.command("kill-server").Run()
+		if socketPath != "" {
+			_ = os.Remove(socketPath)
+		}
+	})
+	start := []string{"-f", "/dev/null", "set-option", "-g", "remain-on-exit", "on", ";",
+		"new-session", "-d", "-s", "console", "-c", dir, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), bin}
+	term.run(append(start, args...)...)
+	socketPath = strings.TrimSpace(term.run("display-message", "-p", "#{socket_path}"))
 	return term
 }
 
@@ -144,9 +154,16 @@ func (term *terminal) waitGone(texts ...string) string {
 	})
 }
 
-// waitExit waits until the console's process has exited and returns its exit status.
+// waitExit waits until the console's process has exited and returns its exit status. tmux built
+// with libutempter can miss the SIGCHLD of a pane's process (tmux/tmux#311): the process stays a
+// zombie and the pane alive. So while the pane lives its server is sent SIGCHLD again, which makes
+// it reap whatever child has exited and mark the pane dead with the status it exited with.
 func (term *terminal) waitExit() string {
 	term.t.Helper()
+	server, err := strconv.Atoi(strings.TrimSpace(term.run("display-message", "-p", "#{pid}")))
+	if err != nil {
+		term.t.Fatalf("tmux names no server pid: %v", err)
+	}
 	deadline := time.Now().Add(screenWait)
 	for {
 		dead := strings.Fields(term.run("list-panes", "-t", "console", "-F", "#{pane_dead} #{pane_dead_status}"))
@@ -156,6 +173,7 @@ func (term *terminal) waitExit() string {
 		if time.Now().After(deadline) {
 			term.t.Fatalf("after %v the console is still running:\n%s", screenWait, term.screen())
 		}
+		_ = syscall.Kill(server, syscall.SIGCHLD)
 		time.Sleep(50 * time.Millisecond)
 	}
 }
