@@ -21,9 +21,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hourglass/internal/redistest"
-
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
 )
 
 // screenWait is how long a screen may take to show what a key press or a server event should
