@@ -79,6 +79,7 @@ func restartOnceScanning(t *testing.T, srv *redistest.Server, args ...string) <-
 	go func() {
 		defer close(done)
 		defer admin.Close()
+		// The sleep paces looks at SCAN's count, under a deadline: not a signal.
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			if stats, err := admin.Info(t.Context(), "commandstats").Result(); err == nil && strings.Contains(stats, "cmdstat_scan:") {
 				srv.Restart(t, args...)

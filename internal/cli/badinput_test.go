@@ -115,7 +115,7 @@ func TestInjectAcrossARestart(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("inject wrote nothing")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	srv.Stop()
 	// While Redis is away, a stand-in holds its port and closes each connection at once, so

@@ -215,7 +215,7 @@ func TestInjectGivesUpWithin30s(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("inject wrote nothing in 10s")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	proxy.SetDelay(time.Hour)
 	held := time.Now()

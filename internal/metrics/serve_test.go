@@ -67,7 +67,7 @@ func TestServeFirstSweep(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("no sweep completed in 15s")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	seen := find(samples, "hourglass_sweep_keys_seen")[0].value
 	dur := find(samples, "hourglass_sweep_duration_seconds")[0].value
