@@ -97,8 +97,8 @@ func TestHostileKeys(t *testing.T) {
 }
 
 // TestInjectAcrossARestart kills redis-server (AOF on) while inject runs and starts it again once
-// inject has failed to reach it: inject keeps what it could not send, writes it when Redis is back, and every event it reports written
-// is in Redis exactly once.
+// inject has failed to reach it: inject keeps what it could not send, writes it when Redis is
+// back, and every event it reports written is in Redis exactly once.
 func TestInjectAcrossARestart(t *testing.T) {
 	aof := []string{"--appendonly", "yes", "--appendfsync", "always"}
 	srv := redistest.Start(t, aof...)

@@ -40,7 +40,9 @@ func TestInjectSaysWhatWasWritten(t *testing.T) {
 		acts.stop()
 		tg.Close()
 		switch {
-		case took > 10*time.Second: // liveness: ten times the second a refusal ends inject in, a third of the 30 s a retried fault takes
+		// Liveness: ten times the second a refusal ends inject in, a third of the 30 s a retried
+		// fault takes.
+		case took > 10*time.Second:
 			t.Errorf("%s: inject took %v", c.addr, took)
 		case c.wantErr == "" && (err != nil || !regexp.MustCompile(c.wantText).MatchString(text)):
 			t.Errorf("%s: %q, %v; want %s", c.addr, text, err, c.wantText)

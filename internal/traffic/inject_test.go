@@ -136,7 +136,8 @@ func TestInjectDimsWatchContext(t *testing.T) {
 	case res := <-got:
 		// 3 or 4 looks: the one that sees ctrl+c may be followed by one for the error it returns.
 		if looks := ctx.looks.Load(); looks < 3 || looks > 4 || res.Events != 0 {
-			t.Fatalf("ctrl+c at the drawing's third look: it looked %d times (want 3 or 4: it stops at once) and wrote %d events (want 0)", looks, res.Events)
+			t.Fatalf("ctrl+c at the drawing's third look: it looked %d times (want 3 or 4: it stops at once) "+
+				"and wrote %d events (want 0)", looks, res.Events)
 		}
 	case <-time.After(10 * time.Second): // liveness: ten times the second ctrl+c is promised in
 		t.Fatalf("inject drawing dims tuples still running 10s after ctrl+c (%d looks at the context)", ctx.looks.Load())
