@@ -79,6 +79,7 @@ func restartOnceScanning(t *testing.T, srv *redistest.Server, args ...string) <-
 	go func() {
 		defer close(done)
 		defer admin.Close()
+		// The sleep paces looks at SCAN's count, under a deadline: not a signal.
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			if stats, err := admin.Info(t.Context(), "commandstats").Result(); err == nil && strings.Contains(stats, "cmdstat_scan:") {
 				srv.Restart(t, args...)
@@ -135,12 +136,13 @@ func TestRetryGivesUp(t *testing.T) {
 	if !errors.As(err, &gave) {
 		t.Fatalf("got %v, want a GaveUpError", err)
 	}
-	if took < 1500*time.Millisecond || took > 5*time.Second || reports < 2 {
-		t.Errorf("gave up after %v and %d reports; want 1.5 s to 5 s and at least 2", took, reports)
+	// Not before GiveUp (it keeps trying that long), and within ten times it: a liveness bound.
+	if took < 1500*time.Millisecond || took > 15*time.Second || reports < 2 {
+		t.Errorf("gave up after %v and %d reports; want 1.5 s to 15 s and at least 2", took, reports)
 	}
 }
 
-// A refusal is not retried: the sweep ends at once, naming the command and the user.
+// A refusal is not retried: the sweep ends with no retry reported, naming the command and the user.
 func TestRetryEndsOnARefusal(t *testing.T) {
 	srv := redistest.Start(t)
 	fillFlow(t, srv.Client(t), 10)
@@ -155,7 +157,9 @@ func TestRetryEndsOnARefusal(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Command != "SCAN" || ce.User != "noscan" || store.Refused(err) != "scan" {
 		t.Fatalf("got %v, want SCAN refused to noscan", err)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	// Report above fails the test on any retry; the bound is liveness only, ten times the second
+	// the docs give a refusal to end a command in.
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("a refusal took %v to end the sweep", took)
 	}
 }

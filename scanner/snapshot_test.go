@@ -192,7 +192,7 @@ func waitGone(t *testing.T, ctx context.Context, rdb redis.UniversalClient, k st
 		if time.Now().After(deadline) {
 			t.Fatalf("%q did not expire", k)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 }
 

@@ -148,7 +148,7 @@ func TestMastersChangedRestartsTheSweep(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the client never saw the promoted master")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	err := s.RunUntil(ctx, time.Now().Add(100*time.Millisecond), visit)
 	if !errors.Is(err, ErrMastersChanged) {

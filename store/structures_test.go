@@ -59,7 +59,7 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 					return
 				}
 				if len(got.Tasks) == 0 {
-					time.Sleep(5 * time.Millisecond)
+					time.Sleep(5 * time.Millisecond) // nothing to claim yet: the worker's pause before it claims again, not a signal
 					continue
 				}
 				mu.Lock()
@@ -93,7 +93,7 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for acked.Load() < n && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	close(stop)
 	wg.Wait()
@@ -130,7 +130,7 @@ func TestLateAckLosesNothing(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the stalled claim was never reaped")
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	b, _ := q.Claim(ctx, 1, time.Minute)
 	if len(a.Tasks) != 1 || len(b.Tasks) != 1 {
@@ -177,7 +177,7 @@ func TestClaimAndReapManyAtOnce(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("in flight after reaping: %+v", st)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	again, err := q.Claim(ctx, n+10, time.Minute)
 	if err != nil || len(again.Tasks) != n {

@@ -38,7 +38,7 @@ func TestAsynqTasksMatchAsynq(t *testing.T) {
 			t.Fatal(err)
 		}
 		for time.Now().Unix() == start { // archived scores are whole seconds
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // a pause between looks at the clock, which must pass into the next second
 		}
 	}
 	suffix := map[TaskSection]string{SectionWaiting: "pending", SectionLater: "scheduled", SectionRetry: "retry", SectionInFlight: "active", SectionDead: "archived"}

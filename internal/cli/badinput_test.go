@@ -3,7 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,9 +96,10 @@ func TestHostileKeys(t *testing.T) {
 	}
 }
 
-// TestInjectAcrossARestart kills redis-server (AOF on) while inject runs and starts it again: inject
-// keeps what it could not send, writes it when Redis is back, and every event it reports written
-// is in Redis exactly once, summed over the day windows the run fell in (two across midnight).
+// TestInjectAcrossARestart kills redis-server (AOF on) while inject runs and starts it again once
+// inject has failed to reach it: inject keeps what it could not send, writes it when Redis is
+// back, and every event it reports written is in Redis exactly once, summed over the day windows
+// the run fell in (two across midnight).
 func TestInjectAcrossARestart(t *testing.T) {
 	aof := []string{"--appendonly", "yes", "--appendfsync", "always"}
 	srv := redistest.Start(t, aof...)
@@ -114,10 +117,29 @@ func TestInjectAcrossARestart(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("inject wrote nothing")
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	srv.Stop()
-	time.Sleep(500 * time.Millisecond) // Redis stays away for a while: inject must hold what it generates
+	// While Redis is away, a stand-in holds its port and closes each connection at once, so
+	// inject's tries fail; Redis comes back only once inject has tried it, and so holds what it
+	// generated.
+	away, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tries atomic.Int64
+	go func() {
+		for {
+			c, err := away.Accept()
+			if err != nil {
+				return
+			}
+			tries.Add(1)
+			_ = c.Close()
+		}
+	}()
+	waitFor(t, "inject to try Redis while it is away", func() bool { return tries.Load() > 0 })
+	_ = away.Close()
 	srv.Restart(t, aof...)
 	if code := <-done; code != exitOK {
 		t.Fatalf("inject across the restart: exit %d, %s %s", code, out.String(), errOut.String())

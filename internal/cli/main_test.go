@@ -272,7 +272,7 @@ func TestEmbeddedDemoPrintsLiveTotals(t *testing.T) {
 			n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 			seen = append(seen, n)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	if !strings.Contains(out.String(), "redis-cli -p ") {
 		t.Errorf("the embedded Redis's port is not printed:\n%s", out.String())

@@ -308,7 +308,7 @@ func TestInjectProfileSurvivesRedisGoingAway(t *testing.T) {
 	go func() { // once the profile is writing, the server goes away
 		deadline := time.Now().Add(10 * time.Second)
 		for rdb.DBSize(context.Background()).Val() == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 		}
 		srv.Stop()
 	}()
@@ -395,7 +395,7 @@ func TestServeMetrics(t *testing.T) {
 		} else if time.Now().After(deadline) {
 			t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
 		} else {
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 		}
 	}
 	want := []string{
@@ -431,7 +431,7 @@ func TestServeMetrics(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the metrics never showed %q:\n%s", missing, body)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	line := grepLine(body, "hourglass_delay_queue_lag_seconds")
 	var lag float64

@@ -69,14 +69,14 @@ func TestChaos(t *testing.T) {
 	}
 	start := time.Now()
 	for _, f := range faults {
-		time.Sleep(time.Until(start.Add(f.at)))
+		time.Sleep(time.Until(start.Add(f.at))) // the fault schedule under test: each fault at its time
 		f.fault()
 		c.waitHeader(screen, f.name+" shown", 5*time.Second, contains(f.shows))
 		f.back()
 		c.waitHeader(screen, "connected after "+f.name, 5*time.Second, connected)
 		t.Logf("%s: shown and recovered; header now %q", f.name, header(screen.Load().(string)))
 	}
-	time.Sleep(time.Until(end))
+	time.Sleep(time.Until(end)) // the run lasts its duration: the length of the run is what is tested
 	c.waitHeader(screen, "connected at the end", 5*time.Second, connected)
 	heap1, g1 := sample()
 
@@ -120,7 +120,7 @@ func settled(want int) int {
 		if g <= want || time.Now().After(deadline) {
 			return g
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 }
 
@@ -337,7 +337,7 @@ func (c *chaos) waitHeader(screen *atomic.Value, what string, within time.Durati
 		if time.Now().After(deadline) {
 			c.t.Fatalf("%s: not within %v; the screen's top reads %q", what, within, h)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 }
 

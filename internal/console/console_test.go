@@ -46,7 +46,7 @@ func TestConsoleRunsOnTheEmbeddedDemo(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 		}
 	}
 	waitFor("DEMO")

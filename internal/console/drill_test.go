@@ -50,7 +50,7 @@ func TestDrillDownDeletesOneTaskOnARealServer(t *testing.T) {
 			if time.Now().After(deadline) {
 				t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
 			}
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 		}
 	}
 	press := func(s string) {
@@ -67,6 +67,7 @@ func TestDrillDownDeletesOneTaskOnARealServer(t *testing.T) {
 	waitFor("Type the target's name (shop)")
 	press("shop\r")
 	// The screen is redrawn cell by cell, so what changed is waited for in Redis itself.
+	// The sleep paces looks at Redis, under the deadline: not a signal.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		left, err := rdb.ZRange(t.Context(), "delay:orders", 0, -1).Result()
 		if err == nil && strings.Join(left, ",") == "second,third" {

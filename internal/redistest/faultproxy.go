@@ -25,6 +25,7 @@ type FaultProxy struct {
 	rnd   atomic.Uint64
 	cuts  atomic.Int64
 	delay atomic.Int64 // the longest random delay of a reply, in ns; 0 for none
+	held  atomic.Int64 // replies being held back by the delay now
 
 	mu       sync.Mutex
 	armed    bool
@@ -65,6 +66,10 @@ func (p *FaultProxy) Arm(before func(i int), cutAfter int) {
 // SetDelay makes the proxy hold each reply for a random time below max, as a congested network
 // does (replies of one connection stay in order).
 func (p *FaultProxy) SetDelay(max time.Duration) { p.delay.Store(int64(max)) }
+
+// Held returns how many replies the proxy is holding back at this moment (SetDelay): each is a
+// call whose answer Redis has given and the client is still waiting for.
+func (p *FaultProxy) Held() int { return int(p.held.Load()) }
 
 // Cuts returns how many replies the proxy has lost.
 func (p *FaultProxy) Cuts() int { return int(p.cuts.Load()) }
@@ -162,7 +167,9 @@ func (p *FaultProxy) replies(c, s net.Conn, ln *link) {
 			return
 		}
 		if d := p.delay.Load(); d > 0 {
-			time.Sleep(time.Duration(p.draw() % uint64(d)))
+			p.held.Add(1)
+			time.Sleep(time.Duration(p.draw() % uint64(d))) // the delay itself
+			p.held.Add(-1)
 		}
 		if _, err := c.Write(f); err != nil {
 			return

@@ -31,7 +31,7 @@ func TestEmbeddedExpiresOnWallClock(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("a key with a 300ms TTL still exists after 10s")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	if rdb.Exists(t.Context(), "long").Val() != 1 {
 		t.Fatal("a key with an hour's TTL expired")

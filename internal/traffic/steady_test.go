@@ -51,7 +51,7 @@ func TestSteadyReportsAFaultAndItsEnd(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("no traffic reached Redis")
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
 	}
 	select { // flushes that went through: nothing to report
 	case err := <-heard:
