@@ -118,21 +118,18 @@ func (term *terminal) screen() string {
 	return term.run("capture-pane", "-p", "-t", "console")
 }
 
-// waitFor polls the screen every 50 ms until ok says it shows what is wanted, and fails the test
-// with the last screen when it does not within screenWait.
+// waitFor reads the screen until ok says it shows what is wanted, and fails the test with the
+// last screen when it does not within screenWait.
 func (term *terminal) waitFor(what string, ok func(screen string) bool) string {
 	term.t.Helper()
-	deadline := time.Now().Add(screenWait)
-	for {
-		s := term.screen()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			term.t.Fatalf("after %v the screen does not show %s:\n%s", screenWait, what, s)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var s string
+	if !redistest.Until(screenWait, func() bool {
+		s = term.screen()
+		return ok(s)
+	}) {
+		term.t.Fatalf("after %v the screen does not show %s:\n%s", screenWait, what, s)
 	}
+	return s
 }
 
 // waitText waits until the screen holds every one of texts.
@@ -164,18 +161,19 @@ func (term *terminal) waitExit() string {
 	if err != nil {
 		term.t.Fatalf("tmux names no server pid: %v", err)
 	}
-	deadline := time.Now().Add(screenWait)
-	for {
+	var status string
+	if !redistest.Until(screenWait, func() bool {
 		dead := strings.Fields(term.run("list-panes", "-t", "console", "-F", "#{pane_dead} #{pane_dead_status}"))
 		if len(dead) == 2 && dead[0] == "1" {
-			return dead[1]
-		}
-		if time.Now().After(deadline) {
-			term.t.Fatalf("after %v the console is still running:\n%s", screenWait, term.screen())
+			status = dead[1]
+			return true
 		}
 		_ = syscall.Kill(server, syscall.SIGCHLD)
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}) {
+		term.t.Fatalf("after %v the console is still running:\n%s", screenWait, term.screen())
 	}
+	return status
 }
 
 func containsAll(s string, texts ...string) bool {

@@ -79,14 +79,15 @@ func restartOnceScanning(t *testing.T, srv *redistest.Server, args ...string) <-
 	go func() {
 		defer close(done)
 		defer admin.Close()
-		// The sleep paces looks at SCAN's count, under a deadline: not a signal.
-		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if stats, err := admin.Info(t.Context(), "commandstats").Result(); err == nil && strings.Contains(stats, "cmdstat_scan:") {
-				srv.Restart(t, args...)
-				return
-			}
+		scanned := redistest.Until(20*time.Second, func() bool {
+			stats, err := admin.Info(t.Context(), "commandstats").Result()
+			return err == nil && strings.Contains(stats, "cmdstat_scan:")
+		})
+		if !scanned {
+			t.Error("no SCAN reached the server")
+			return
 		}
-		t.Error("no SCAN reached the server")
+		srv.Restart(t, args...)
 	}()
 	return done
 }

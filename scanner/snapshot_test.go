@@ -187,13 +187,7 @@ func writeLegacyWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClie
 
 func waitGone(t *testing.T, ctx context.Context, rdb redis.UniversalClient, k string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for rdb.Exists(ctx, k).Val() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%q did not expire", k)
-		}
-		time.Sleep(5 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	redistest.Eventually(t, k+" to expire", 10*time.Second, func() bool { return rdb.Exists(ctx, k).Val() == 0 })
 }
 
 func TestSnapshotAddsUpLegacyWrittenKeys(t *testing.T) {

@@ -140,16 +140,11 @@ func TestMastersChangedRestartsTheSweep(t *testing.T) {
 	if cl.Failover(t) == "" {
 		t.FailNow()
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; { // until the client knows the new master
+	redistest.Eventually(t, "the client to see the promoted master", 20*time.Second, func() bool {
 		cc.ReloadState(ctx)
-		if m, err := cc.MasterForKey(ctx, onFailing); err == nil && m.Options().Addr != failing {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the client never saw the promoted master")
-		}
-		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+		m, err := cc.MasterForKey(ctx, onFailing)
+		return err == nil && m.Options().Addr != failing
+	})
 	err := s.RunUntil(ctx, time.Now().Add(100*time.Millisecond), visit)
 	if !errors.Is(err, ErrMastersChanged) {
 		t.Fatalf("a slice after the failover: %v (%d keys seen of %d), want ErrMastersChanged", err, seen, few+many)

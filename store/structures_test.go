@@ -58,8 +58,12 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if len(got.Tasks) == 0 {
-					time.Sleep(5 * time.Millisecond) // nothing to claim yet: the worker's pause before it claims again, not a signal
+				if len(got.Tasks) == 0 { // nothing to claim yet: a worker's pause before it claims again
+					select {
+					case <-stop:
+						return
+					case <-time.After(5 * time.Millisecond):
+					}
 					continue
 				}
 				mu.Lock()
@@ -91,10 +95,7 @@ func TestDelayQueueLosesAndDuplicatesNothing(t *testing.T) {
 			}
 		}
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for acked.Load() < n && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	redistest.Until(30*time.Second, func() bool { return acked.Load() >= n }) // checked below, once the workers stop
 	close(stop)
 	wg.Wait()
 	if acked.Load() != n || len(done) != n {
@@ -125,13 +126,10 @@ func TestLateAckLosesNothing(t *testing.T) {
 	q := s.DelayQueue("delay:late", Milliseconds)
 	q.Enqueue(ctx, time.Time{}, "x")
 	a, _ := q.Claim(ctx, 1, time.Millisecond)
-	deadline := time.Now().Add(5 * time.Second)
-	for n, _ := q.Reap(ctx, 10); n == 0; n, _ = q.Reap(ctx, 10) {
-		if time.Now().After(deadline) {
-			t.Fatal("the stalled claim was never reaped")
-		}
-		time.Sleep(2 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	redistest.Eventually(t, "the stalled claim to be reaped", 5*time.Second, func() bool {
+		n, _ := q.Reap(ctx, 10)
+		return n > 0
+	})
 	b, _ := q.Claim(ctx, 1, time.Minute)
 	if len(a.Tasks) != 1 || len(b.Tasks) != 1 {
 		t.Fatalf("claims %v %v", a.Tasks, b.Tasks)
@@ -169,16 +167,15 @@ func TestClaimAndReapManyAtOnce(t *testing.T) {
 	if st, _ := q.Stats(ctx, s.Now()); st.Depth != 0 || st.InFlight != n {
 		t.Fatalf("after the claim: %+v", st)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for st, _ := q.Stats(ctx, s.Now()); st.InFlight > 0; st, _ = q.Stats(ctx, s.Now()) {
+	redistest.Eventually(t, "every claimed task to be reaped", 5*time.Second, func() bool {
+		if st, _ := q.Stats(ctx, s.Now()); st.InFlight == 0 {
+			return true
+		}
 		if _, err := q.Reap(ctx, n+10); err != nil {
 			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("in flight after reaping: %+v", st)
-		}
-		time.Sleep(2 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+		return false
+	})
 	again, err := q.Claim(ctx, n+10, time.Minute)
 	if err != nil || len(again.Tasks) != n {
 		t.Fatalf("claimed again %d, %v; want all %d", len(again.Tasks), err, n)

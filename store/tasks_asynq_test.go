@@ -37,9 +37,8 @@ func TestAsynqTasksMatchAsynq(t *testing.T) {
 		if err := fx.insp.ArchiveTask("later", task.ID); err != nil {
 			t.Fatal(err)
 		}
-		for time.Now().Unix() == start { // archived scores are whole seconds
-			time.Sleep(10 * time.Millisecond) // a pause between looks at the clock, which must pass into the next second
-		}
+		// Archived scores are whole seconds: the next is archived in the next second.
+		redistest.Eventually(t, "the clock to pass into the next second", 5*time.Second, func() bool { return time.Now().Unix() != start })
 	}
 	suffix := map[TaskSection]string{SectionWaiting: "pending", SectionLater: "scheduled", SectionRetry: "retry", SectionInFlight: "active", SectionDead: "archived"}
 	seen := map[TaskSection]int{}

@@ -112,13 +112,7 @@ func TestInjectAcrossARestart(t *testing.T) {
 		done <- Run(t.Context(), redistest.Shipped(t), []string{"inject", "--config", path, "--allow-writes", "--family", "ad_revenue",
 			"--duration", "4s", "--rate", "20000", "--dims", "300"}, out, errOut)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for rdb.DBSize(t.Context()).Val() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("inject wrote nothing")
-		}
-		time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	redistest.Eventually(t, "inject to write", 10*time.Second, func() bool { return rdb.DBSize(t.Context()).Val() > 0 })
 	srv.Stop()
 	// While Redis is away, a stand-in holds its port and closes each connection at once, so
 	// inject's tries fail; Redis comes back only once inject has tried it, and so holds what it

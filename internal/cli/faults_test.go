@@ -82,12 +82,7 @@ func runWithOutage(t *testing.T, srv *redistest.Server, persist []string, args .
 // waitFor polls cond until it holds, failing the test after 20 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	// The sleep paces looks at cond, under the deadline: not a signal.
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
+	redistest.Eventually(t, what, 20*time.Second, cond)
 }
 
 // An outage in the middle of a snapshot or a discover is waited out: the fault is shown while it

@@ -211,13 +211,7 @@ func TestInjectGivesUpWithin30s(t *testing.T) {
 			"--duration", "5m", "--rate", "2000", "--dims", "50")
 		done <- result{code, out, errOut}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for direct.DBSize(t.Context()).Val() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("inject wrote nothing in 10s")
-		}
-		time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	redistest.Eventually(t, "inject to write", 10*time.Second, func() bool { return direct.DBSize(t.Context()).Val() > 0 })
 	proxy.SetDelay(time.Hour)
 	held := time.Now()
 	var r result

@@ -261,18 +261,16 @@ func TestEmbeddedDemoPrintsLiveTotals(t *testing.T) {
 	go func() { done <- Run(ctx, redistest.Shipped(t), []string{"--demo-rate", "500"}, &out, &errOut) }()
 
 	hourTotal := regexp.MustCompile(`flow hour ([0-9,]+)`)
-	var seen []int
-	deadline := time.Now().Add(20 * time.Second)
-	for len(seen) < 2 || seen[len(seen)-1] <= seen[0] {
-		if time.Now().After(deadline) {
-			t.Fatalf("no growing totals in 20s; output:\n%s\nstderr:\n%s", out.String(), errOut.String())
-		}
-		seen = seen[:0]
+	growing := redistest.Until(20*time.Second, func() bool {
+		var seen []int
 		for _, m := range hourTotal.FindAllStringSubmatch(out.String(), -1) {
 			n, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 			seen = append(seen, n)
 		}
-		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
+		return len(seen) >= 2 && seen[len(seen)-1] > seen[0]
+	})
+	if !growing {
+		t.Fatalf("no growing totals in 20s; output:\n%s\nstderr:\n%s", out.String(), errOut.String())
 	}
 	if !strings.Contains(out.String(), "redis-cli -p ") {
 		t.Errorf("the embedded Redis's port is not printed:\n%s", out.String())

@@ -306,10 +306,7 @@ func TestInjectProfileSurvivesRedisGoingAway(t *testing.T) {
 	path, _ := utcConfig(t, srv.Addr)
 	rdb := srv.Client(t)
 	go func() { // once the profile is writing, the server goes away
-		deadline := time.Now().Add(10 * time.Second)
-		for rdb.DBSize(context.Background()).Val() == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-		}
+		redistest.Until(10*time.Second, func() bool { return rdb.DBSize(context.Background()).Val() > 0 })
 		srv.Stop()
 	}()
 	code, out, errOut := hg(t, "inject", "--profile", "steady", "--duration", "5s", "--allow-writes", "--config", path)
@@ -388,15 +385,11 @@ func TestServeMetrics(t *testing.T) {
 		}
 	}()
 	url := ""
-	deadline := time.Now().Add(10 * time.Second)
-	for url == "" {
-		if m := regexp.MustCompile(`http://\S+/metrics`).FindString(out.String()); m != "" {
-			url = m
-		} else if time.Now().After(deadline) {
-			t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
-		} else {
-			time.Sleep(10 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-		}
+	if !redistest.Until(10*time.Second, func() bool {
+		url = regexp.MustCompile(`http://\S+/metrics`).FindString(out.String())
+		return url != ""
+	}) {
+		t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
 	}
 	want := []string{
 		`hourglass_up 1`,
@@ -405,8 +398,8 @@ func TestServeMetrics(t *testing.T) {
 		`hourglass_delay_queue_tasks{key="delay:orders",queue="orders",state="due"} 1`,
 		`hourglass_locks_held{lock="jobs"} 0`,
 	}
-	var body string
-	for {
+	var body, missing string
+	shown := redistest.Until(10*time.Second, func() bool {
 		resp, err := http.Get(url)
 		if err == nil {
 			b, _ := io.ReadAll(resp.Body)
@@ -418,20 +411,17 @@ func TestServeMetrics(t *testing.T) {
 			// Drop the target label, which every series carries, to compare the rest.
 			body = strings.NewReplacer(`,target="`+srv.Addr+`"`, "", `{target="`+srv.Addr+`"}`, "").Replace(body)
 		}
-		missing := ""
+		missing = ""
 		for _, w := range want {
 			if !strings.Contains(body, w) {
 				missing = w
 				break
 			}
 		}
-		if missing == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the metrics never showed %q:\n%s", missing, body)
-		}
-		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
+		return missing == ""
+	})
+	if !shown {
+		t.Fatalf("the metrics never showed %q:\n%s", missing, body)
 	}
 	line := grepLine(body, "hourglass_delay_queue_lag_seconds")
 	var lag float64

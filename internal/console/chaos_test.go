@@ -68,15 +68,23 @@ func TestChaos(t *testing.T) {
 		{"restart 2", 3 * step, c.srv.Stop, "unreachable", c.restart},
 	}
 	start := time.Now()
+	// The fault schedule, which is what is tested: each fault at its time, and the run its length.
+	at := func(when time.Time) {
+		select {
+		case <-time.After(time.Until(when)):
+		case <-t.Context().Done():
+			t.Fatal("the test ended during the chaos run")
+		}
+	}
 	for _, f := range faults {
-		time.Sleep(time.Until(start.Add(f.at))) // the fault schedule under test: each fault at its time
+		at(start.Add(f.at))
 		f.fault()
 		c.waitHeader(screen, f.name+" shown", 5*time.Second, contains(f.shows))
 		f.back()
 		c.waitHeader(screen, "connected after "+f.name, 5*time.Second, connected)
 		t.Logf("%s: shown and recovered; header now %q", f.name, header(screen.Load().(string)))
 	}
-	time.Sleep(time.Until(end)) // the run lasts its duration: the length of the run is what is tested
+	at(end)
 	c.waitHeader(screen, "connected at the end", 5*time.Second, connected)
 	heap1, g1 := sample()
 
@@ -114,14 +122,12 @@ func TestChaos(t *testing.T) {
 
 // settled waits up to 5 s for the goroutines to come down to want, and returns how many there are.
 func settled(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		_, g := sample()
-		if g <= want || time.Now().After(deadline) {
-			return g
-		}
-		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	var g int
+	redistest.Until(5*time.Second, func() bool {
+		_, g = sample()
+		return g <= want
+	})
+	return g
 }
 
 // chaos is the world of TestChaos: a persistent redis-server with an ACL user, the fault proxy in
@@ -328,16 +334,12 @@ func (c *chaos) restore() {
 // waitHeader waits up to within for the console's header to satisfy ok.
 func (c *chaos) waitHeader(screen *atomic.Value, what string, within time.Duration, ok func(string) bool) {
 	c.t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		h := header(screen.Load().(string))
-		if ok(h) {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("%s: not within %v; the screen's top reads %q", what, within, h)
-		}
-		time.Sleep(50 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
+	var h string
+	if !redistest.Until(within, func() bool {
+		h = header(screen.Load().(string))
+		return ok(h)
+	}) {
+		c.t.Fatalf("%s: not within %v; the screen's top reads %q", what, within, h)
 	}
 }
 

@@ -41,12 +41,8 @@ func TestConsoleRunsOnTheEmbeddedDemo(t *testing.T) {
 
 	waitFor := func(what string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(ansi.Strip(out.String()), what) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
-			}
-			time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
+		if !redistest.Until(10*time.Second, func() bool { return strings.Contains(ansi.Strip(out.String()), what) }) {
+			t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
 		}
 	}
 	waitFor("DEMO")

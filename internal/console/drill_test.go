@@ -45,12 +45,8 @@ func TestDrillDownDeletesOneTaskOnARealServer(t *testing.T) {
 	go func() { done <- Run(t.Context(), tg, cfg, theme.None, in, out) }()
 	waitFor := func(what string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for !strings.Contains(ansi.Strip(out.String()), what) {
-			if time.Now().After(deadline) {
-				t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
-			}
-			time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
+		if !redistest.Until(10*time.Second, func() bool { return strings.Contains(ansi.Strip(out.String()), what) }) {
+			t.Fatalf("the console never showed %q; it shows:\n%s", what, tail(ansi.Strip(out.String()), 3000))
 		}
 	}
 	press := func(s string) {
@@ -67,15 +63,12 @@ func TestDrillDownDeletesOneTaskOnARealServer(t *testing.T) {
 	waitFor("Type the target's name (shop)")
 	press("shop\r")
 	// The screen is redrawn cell by cell, so what changed is waited for in Redis itself.
-	// The sleep paces looks at Redis, under the deadline: not a signal.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		left, err := rdb.ZRange(t.Context(), "delay:orders", 0, -1).Result()
-		if err == nil && strings.Join(left, ",") == "second,third" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after deleting the first task the queue holds %v (%v)", left, err)
-		}
+	var left []string
+	if !redistest.Until(10*time.Second, func() bool {
+		left, err = rdb.ZRange(t.Context(), "delay:orders", 0, -1).Result()
+		return err == nil && strings.Join(left, ",") == "second,third"
+	}) {
+		t.Fatalf("after deleting the first task the queue holds %v (%v)", left, err)
 	}
 	press("q")
 	select {

@@ -106,15 +106,8 @@ func asynqKeys(c *corpus) {
 	defer srv.Shutdown()
 	enqueue("send", asynq.Queue("work"), asynq.Retention(time.Hour))
 	enqueue("send", asynq.Queue("work"), asynq.Retention(time.Hour))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	redistest.Eventually(c.t, "asynq's server to complete its two tasks (its own count)", 20*time.Second, func() bool {
 		q, err := insp.GetQueueInfo("work")
-		if err == nil && q.Completed == 2 {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("asynq's server did not complete its tasks: %+v %v", q, err)
-		}
-		time.Sleep(10 * time.Millisecond) // polling asynq's own count, with a deadline
-	}
+		return err == nil && q.Completed == 2
+	})
 }

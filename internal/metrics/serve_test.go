@@ -54,21 +54,14 @@ func TestServeFirstSweep(t *testing.T) {
 	url := "http://" + l.Addr().String() + "/metrics"
 
 	var samples []sample
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	redistest.Eventually(t, "a sweep to complete", 15*time.Second, func() bool {
 		samples = scrapeURL(t, url)
 		seen, age := find(samples, "hourglass_sweep_keys_seen"), find(samples, "hourglass_last_complete_sweep_age_seconds")
 		if len(seen) != len(age) {
 			t.Fatalf("sweep keys seen %v but age %v: the age is there exactly when a sweep is", seen, age)
 		}
-		if len(seen) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no sweep completed in 15s")
-		}
-		time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+		return len(seen) == 1
+	})
 	seen := find(samples, "hourglass_sweep_keys_seen")[0].value
 	dur := find(samples, "hourglass_sweep_duration_seconds")[0].value
 	if seen != keys || dur <= 0 {

@@ -206,11 +206,5 @@ func TestInjectEndsWithin1sOfCtrlC(t *testing.T) {
 // waitFor polls cond until it holds, failing the test after 15 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 15s for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	redistest.Eventually(t, what, 15*time.Second, cond)
 }

@@ -133,12 +133,9 @@ func TestProfileRidesOutLostReplies(t *testing.T) {
 		{Kind: "counter", Name: "ad_revenue", Rate: 3000}, {Kind: "lock", Name: "jobs", Rate: 200}}}
 	go func() { // once the run is writing, replies are lost
 		direct := srv.Client(t)
-		// The sleep paces looks at Redis, under the deadline: not a signal.
-		for deadline := time.Now().Add(15 * time.Second); direct.DBSize(context.Background()).Val() == 0; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Error("the profile wrote nothing in 15s")
-				return
-			}
+		if !redistest.Until(15*time.Second, func() bool { return direct.DBSize(context.Background()).Val() > 0 }) {
+			t.Error("the profile wrote nothing in 15s")
+			return
 		}
 		proxy.DropReplies(10)
 	}()

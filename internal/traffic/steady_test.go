@@ -47,12 +47,7 @@ func TestSteadyReportsAFaultAndItsEnd(t *testing.T) {
 			}
 		}
 	}
-	for deadline := time.Now().Add(10 * time.Second); rdb.DBSize(t.Context()).Val() < 20; {
-		if time.Now().After(deadline) {
-			t.Fatal("no traffic reached Redis")
-		}
-		time.Sleep(20 * time.Millisecond) // a pause between looks at the condition, under a deadline: not a signal
-	}
+	redistest.Eventually(t, "traffic to reach Redis", 10*time.Second, func() bool { return rdb.DBSize(t.Context()).Val() >= 20 })
 	select { // flushes that went through: nothing to report
 	case err := <-heard:
 		t.Fatalf("report heard %v while Redis was up", err)
