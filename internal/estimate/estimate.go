@@ -1,0 +1,177 @@
+// Package estimate owns the statistics of part of a sweep: the totals of a keyspace estimated
+// from the keys swept so far, with a 95% interval computed from the sample itself. No I/O.
+//
+// SCAN walks a server's hash table in an order that has nothing to do with key names, so the
+// pages a sweep has read are a sample of the keyspace, taken in clusters (a page's keys come
+// together). Each figure (a family's keys, a window's total) is estimated with the ratio
+// estimator for cluster samples: the figure's sum per key seen, times the keys the server holds.
+// Its variance comes from how much the clusters differ from one another, so keys that come in
+// clumps (a hash slot whose keys a page reads together) widen the interval as they should. The
+// method and its formula are in docs/estimates.md.
+//
+// Of hourglass's packages it imports none.
+package estimate
+
+import "math"
+
+// Frame is what every cluster of one stratum (a server, or a cluster's master) contributes,
+// whatever the figure: how many clusters, and the sum of their keys and of its square.
+type Frame struct {
+	Clusters int
+	Keys     float64 // Σ m: keys seen
+	KeysSq   float64 // Σ m²
+}
+
+// Add counts a cluster of m keys.
+func (f *Frame) Add(m float64) {
+	f.Clusters++
+	f.Keys += m
+	f.KeysSq += m * m
+}
+
+// Sum is one figure's sums over the clusters of a stratum. A cluster where the figure is 0 adds
+// nothing, so only the clusters where it is not need to be added.
+type Sum struct {
+	Clusters int     // clusters where y is not 0
+	Y        float64 // Σ y
+	YSq  float64 // Σ y²
+	KeyY float64 // Σ m·y
+}
+
+// Add counts a cluster of m keys where the figure sums to y.
+func (s *Sum) Add(m, y float64) {
+	if y != 0 {
+		s.Clusters++
+	}
+	s.Y += y
+	s.YSq += y * y
+	s.KeyY += m * y
+}
+
+// Figure is a total estimated from part of a keyspace: the estimate, its 95% interval, and the
+// share of the keys the estimate rests on. A Figure whose Coverage is 1 is exact.
+type Figure struct {
+	Estimate float64 `json:"estimate"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+	Coverage float64 `json:"coverage"`
+	// Seen is the figure's sum over the keys swept so far.
+	Seen float64 `json:"seen"`
+}
+
+// MinClusters is the fewest clusters an interval is computed from: with fewer, the spread
+// between clusters cannot be measured.
+const MinClusters = 2
+
+// MinFound is the fewest clusters holding a figure (over the strata not swept to their end) an
+// estimate is made from. A figure seen in fewer is rare, or packed into few clusters (a family
+// whose keys share one hash tag sits in one slot): the clusters seen cannot say how much of it
+// the rest of the keyspace holds, and an interval from them would claim more than they know.
+const MinFound = 5
+
+// Stratum is one server's sample of a figure: its clusters, the figure's sums over them, the
+// keys the server holds (DBSIZE), and whether it was swept to its end (then the sums are exact).
+type Stratum struct {
+	Frame      Frame
+	Sum        Sum
+	Population float64
+	Done       bool
+}
+
+// Total estimates a figure over strata sampled independently (a cluster's masters, each swept on
+// its own): the sum of each stratum's estimate, with their variances added. ok is false when a
+// stratum with keys left to sweep has fewer than MinClusters clusters or no known population, or
+// when the figure was found in fewer than MinFound clusters of the strata with keys left: the
+// figure is then only what was seen so far.
+func Total(strata ...Stratum) (Figure, bool) {
+	var est, variance, seen, keys, pop float64
+	df := math.Inf(1)
+	found, open := 0, false
+	for _, st := range strata {
+		f, s := st.Frame, st.Sum
+		seen += s.Y
+		keys += f.Keys
+		n := float64(f.Clusters)
+		if st.Done {
+			est += s.Y
+			pop += f.Keys
+			continue
+		}
+		if f.Clusters < MinClusters || f.Keys <= 0 || !(st.Population > 0) {
+			return Figure{}, false
+		}
+		p := math.Max(st.Population, f.Keys) // keys deleted since DBSIZE was read
+		pop += p
+		found += s.Clusters
+		open = true
+		r := s.Y / f.Keys
+		est += p * r
+		// s² of the residuals y − r·m over the clusters, with n − 1 degrees of freedom.
+		ss := s.YSq - 2*r*s.KeyY + r*r*f.KeysSq
+		ss = math.Max(ss, 0) / (n - 1)
+		mbar := f.Keys / n
+		fpc := 1 - f.Keys/p
+		variance += p * p * fpc * ss / (n * mbar * mbar)
+		df = math.Min(df, n-1)
+	}
+	if open && found < MinFound {
+		return Figure{}, false
+	}
+	se := math.Sqrt(variance)
+	q := TQuantile975(df)
+	fig := Figure{Estimate: est, Low: est - q*se, High: est + q*se, Seen: seen}
+	if pop > 0 {
+		fig.Coverage = math.Min(keys/pop, 1)
+	}
+	if variance == 0 && df == math.Inf(1) {
+		fig.Coverage = 1 // every stratum swept to its end
+	}
+	return fig, true
+}
+
+// AtLeastSeen raises Low to what was seen, for a figure that cannot shrink as more keys are
+// swept (a count of keys).
+func (f Figure) AtLeastSeen() Figure {
+	f.Low = math.Max(f.Low, f.Seen)
+	f.Estimate = math.Max(f.Estimate, f.Seen)
+	return f
+}
+
+// Exact reports whether the figure rests on every key (its interval is a point).
+func (f Figure) Exact() bool { return f.Coverage >= 1 && f.Low == f.High }
+
+// RelHalfWidth is the interval's half width relative to the estimate (0.023 for ±2.3%); +Inf for
+// an estimate of 0 with a width.
+func (f Figure) RelHalfWidth() float64 {
+	w := (f.High - f.Low) / 2
+	if w <= 0 {
+		return 0
+	}
+	if f.Estimate == 0 {
+		return math.Inf(1)
+	}
+	return w / math.Abs(f.Estimate)
+}
+
+// tTable is Student's t 0.975 quantile for 1 to 30 degrees of freedom.
+var tTable = [...]float64{
+	12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+	2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+	2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+}
+
+// TQuantile975 is Student's t 0.975 quantile for df degrees of freedom: the half width of a
+// two-sided 95% interval in standard errors, 1.96 for many. Past 30 it is interpolated in 1/df
+// towards 1.96, which is within 0.001 of the exact value.
+func TQuantile975(df float64) float64 {
+	switch {
+	case math.IsInf(df, 1) || df > 1e6:
+		return 1.959964
+	case df < 1:
+		return math.Inf(1)
+	case df <= 30:
+		return tTable[int(df)-1]
+	}
+	// Between df 30 and infinity, t is close to linear in 1/df.
+	return 1.959964 + (tTable[29]-1.959964)*30/df
+}
