@@ -35,9 +35,11 @@ type Aggregator struct {
 	structs *structAgg
 	masters map[string]int64 // keys seen by cluster master
 	reads   *Reads           // what the sweep's last step read for the Snapshot; nil before it
+	est     *estAgg          // the sums a sweep under way is scaled from
 }
 
 type famAgg struct {
+	idx      int // its place in the Aggregator's order
 	f        *store.Family
 	keys     int64
 	ttl      TTLCounts
@@ -86,9 +88,9 @@ func NewAggregator(families []*store.Family, opt Options) *Aggregator {
 	if opt.ReconcileTuples <= 0 {
 		opt.ReconcileTuples = 1 << 16
 	}
-	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}, structs: newStructAgg(opt.Structures, opt.Location)}
-	for _, f := range families {
-		fa := &famAgg{f: f, windows: map[winKey]*winAgg{}}
+	a := &Aggregator{opt: opt, fams: map[*store.Family]*famAgg{}, structs: newStructAgg(opt.Structures, opt.Location), est: newEstAgg()}
+	for i, f := range families {
+		fa := &famAgg{idx: i, f: f, windows: map[winKey]*winAgg{}}
 		if f.Has(store.Hour) && f.Has(store.Day) {
 			fa.recon = newReconciler(opt.ReconcileTuples)
 		}
@@ -110,6 +112,8 @@ func (a *Aggregator) Add(p Page) {
 		}
 		a.masters[addr] += int64(n)
 	}
+	a.est.begin(&p)
+	defer a.est.end(&p)
 	if len(p.Keys) == 0 {
 		return
 	}
@@ -136,6 +140,7 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 	}
 	a.scan.KeysMatched++
 	fa.keys++
+	fa.noteEst(a.est, figKeys, 1)
 	f := fa.f
 	wk := winKey{k.Window.Granularity, k.Window.Start.Unix()}
 	w := fa.windows[wk]
@@ -148,32 +153,35 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 	switch {
 	case k.TTL == NoTTL:
 		fa.ttl.NoTTL++
-		fa.note(probNoTTL, k, ex, a.opt)
+		fa.note(probNoTTL, k, ex, a)
 	case !now.Before(expireAt.Add(ttlSlack)):
 		fa.ttl.ExpiredButPresent++
 		ex.TTLMS = k.TTL.Milliseconds()
-		fa.note(probExpired, k, ex, a.opt)
+		fa.note(probExpired, k, ex, a)
 	case now.Add(k.TTL).After(expireAt.Add(ttlSlack)):
 		fa.ttl.OverRetention++
 		ex.TTLMS = k.TTL.Milliseconds()
-		fa.note(probOverRetention, k, ex, a.opt)
+		fa.note(probOverRetention, k, ex, a)
 	default:
 		fa.ttl.OK++
+		fa.noteEst(a.est, figTTLOK, 1)
 	}
 	w.keys++
+	a.est.note(figID{fam: fa.idx, what: figWinKeys, win: wk}, 1)
 	if k.WrongType {
 		ex.TTLMS = ttlMS(k.TTL)
-		fa.note(probWrongType, k, ex, a.opt)
+		fa.note(probWrongType, k, ex, a)
 		return
 	}
 	v, ok := ParseInteger(k.Value)
 	if !ok {
 		ex.TTLMS = ttlMS(k.TTL)
 		ex.Value = Escape(k.Value)
-		fa.note(probNotInteger, k, ex, a.opt)
+		fa.note(probNotInteger, k, ex, a)
 		return
 	}
 	w.total.addInt(v)
+	a.est.note(figID{fam: fa.idx, what: figWinTotal, win: wk}, float64(v))
 	if now.Before(expireAt) {
 		w.push(k.Name, k.Dims, v, a.opt.TopK)
 	}
@@ -190,9 +198,11 @@ func ttlMS(d time.Duration) int64 {
 }
 
 // note counts k under problem p and keeps it as an example and a memory sample while there is room.
-func (fa *famAgg) note(p int, k *Key, ex Example, opt Options) {
+func (fa *famAgg) note(p int, k *Key, ex Example, a *Aggregator) {
+	opt := a.opt
 	pa := &fa.problems[p]
 	pa.keys++
+	fa.noteEst(a.est, problemFig[p], 1)
 	if len(pa.samples) < opt.MemorySamples {
 		pa.samples = append(pa.samples, k.Name)
 	}

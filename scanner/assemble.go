@@ -41,6 +41,9 @@ func (a *Aggregator) Snapshot(complete bool) *Snapshot {
 	for _, fa := range a.order {
 		snap.Counters = append(snap.Counters, fa.stats(now, a.opt, sizes, types, note))
 	}
+	if !complete {
+		a.fillEstimates(snap, now)
+	}
 	snap.TTLHealth.MemoryNote = note
 	for i := range snap.Counters {
 		total := snap.TTLHealth.Problems()
@@ -56,6 +59,10 @@ func (a *Aggregator) Snapshot(complete bool) *Snapshot {
 			}
 		}
 	}
+	if !complete {
+		fillProblems(&snap.TTLHealth, a.est, -1)
+	}
+	a.scanProgress(&snap.Scan, now)
 	a.structs.fill(snap, now, a.opt, a.reads)
 	snap.Unclaimed = discover.Result{Groups: []discover.Group{}}
 	if a.reads != nil {
@@ -94,5 +101,6 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 		defer cancel()
 	}
 	a.AddReads(s.Finish(readCtx, a.Wants()))
+	a.SetProgress(s.Progress())
 	return a.Snapshot(err == nil && s.Done()), err
 }

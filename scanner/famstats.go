@@ -88,6 +88,11 @@ func (fa *famAgg) problemStats(h *Health, sizes map[string]int64, types map[stri
 
 // series returns the totals of the last SeriesHours hours and SeriesDays days, oldest first.
 func (fa *famAgg) series(now time.Time, loc *time.Location) Series {
+	return fa.seriesOf(now, loc, func(_ winKey, w *winAgg) (int64, bool) { return w.total.int64() })
+}
+
+// seriesOf is series with each window's total (and whether it saturated) given by total.
+func (fa *famAgg) seriesOf(now time.Time, loc *time.Location, total func(winKey, *winAgg) (int64, bool)) Series {
 	s := Series{Hours: []int64{}, Days: []int64{}}
 	for _, g := range fa.f.Granularities() {
 		n := SeriesHours
@@ -97,9 +102,10 @@ func (fa *famAgg) series(now time.Time, loc *time.Location) Series {
 		out := make([]int64, n)
 		w := store.WindowAt(g, now, loc)
 		for i := n - 1; i >= 0; i-- {
-			if a := fa.windows[winKey{g, w.Start.Unix()}]; a != nil {
+			wk := winKey{g, w.Start.Unix()}
+			if a := fa.windows[wk]; a != nil {
 				var sat bool
-				out[i], sat = a.total.int64()
+				out[i], sat = total(wk, a)
 				s.Saturated = s.Saturated || sat
 			}
 			w = w.Prev()

@@ -42,12 +42,40 @@ type ScanStats struct {
 	Complete    bool  `json:"complete"` // every master's cursor came back to 0
 	// Masters splits KeysSeen by cluster master (empty on a standalone server).
 	Masters []MasterKeys `json:"masters"`
+	// Coverage is the share of the keyspace swept: KeysSeen over the keys the servers hold
+	// (DBSIZE, read as the sweep goes); 1 when Complete, 0 when DBSIZE could not be read.
+	Coverage float64 `json:"coverage"`
+	// ETASeconds is how long the rest of the sweep should take at the pace it has kept so far
+	// (nil when complete or not yet known).
+	ETASeconds *float64 `json:"eta_seconds"`
+	// DBSizeNote says why the keys the servers hold are unknown (DBSIZE refused), so nothing
+	// is scaled; empty when they are known.
+	DBSizeNote string `json:"db_size_note,omitempty"`
 }
 
 // MasterKeys is one cluster master's share of a sweep.
 type MasterKeys struct {
 	Addr     string `json:"addr"`
 	KeysSeen int64  `json:"keys_seen"`
+	// DBSize is the keys the master held when last read (DBSIZE); 0 when unknown.
+	DBSize   int64   `json:"db_size"`
+	Coverage float64 `json:"coverage"` // KeysSeen over DBSize, 1 once the master is swept to its end
+	Done     bool    `json:"done"`     // swept to its end
+}
+
+// Estimate is a figure of a sweep not yet complete, scaled to the whole keyspace from the keys
+// swept so far (a sample, since SCAN's order has nothing to do with key names), with its 95%
+// interval and the share of the keys it rests on. The figure beside it holds the estimate
+// rounded. When the sweep saw too little of it to scale (it sits in fewer than five of the pages
+// read, or the keys the servers hold are unknown), SoFar is set: the figure is what was seen so
+// far, Low is that too, and High is unknown (nil). See docs/estimates.md.
+type Estimate struct {
+	Estimate float64  `json:"estimate"`
+	Low      float64  `json:"low"`
+	High     *float64 `json:"high"`
+	Coverage float64  `json:"coverage"`
+	Seen     float64  `json:"seen"`
+	SoFar    bool     `json:"so_far,omitempty"`
 }
 
 // FamilyStats is one counter family in a Snapshot.
@@ -57,6 +85,8 @@ type FamilyStats struct {
 	// Granularities are the window lengths the family is written in: hour, day or both.
 	Granularities []string `json:"granularities"`
 	Keys          int64    `json:"keys"` // keys of the family present in Redis
+	// KeysEstimate is set while Keys is an estimate (a sweep under way): see Estimate.
+	KeysEstimate *Estimate `json:"keys_estimate,omitempty"`
 	// Windows holds every window a key was found in, hours then days, oldest first.
 	Windows []WindowStats `json:"windows"`
 	// RatePerSec is how fast the current hour's total grew since the previous snapshot (nil
@@ -66,7 +96,9 @@ type FamilyStats struct {
 	HourAvgPerSec float64 `json:"hour_avg_per_sec"`
 	Series        Series  `json:"series"`
 	// TTL sorts the family's keys by expiry; its four counts add up to Keys.
-	TTL            TTLCounts       `json:"ttl"`
+	TTL TTLCounts `json:"ttl"`
+	// TTLEstimate is set while the TTL counts are estimates, one per count.
+	TTLEstimate    *TTLEstimates   `json:"ttl_estimate,omitempty"`
 	WrongType      int64           `json:"wrong_type"`  // keys that are not strings
 	NotInteger     int64           `json:"not_integer"` // strings that are not a 64-bit integer
 	MismatchedDims int64           `json:"mismatched_dims"`
@@ -82,12 +114,18 @@ type WindowStats struct {
 	Total       int64     `json:"total"` // the sum of the window's integer values
 	// Saturated is set when that sum lies past the int64 range: Total is then the end it passed,
 	// a bound (at least math.MaxInt64, or at most math.MinInt64), not the sum.
-	Saturated bool  `json:"saturated,omitempty"`
-	Keys      int64 `json:"keys"` // keys present, integer or not
-	Current   bool  `json:"current,omitempty"`
+	Saturated bool `json:"saturated,omitempty"`
+	// TotalEstimate is set while Total is an estimate.
+	TotalEstimate *Estimate `json:"total_estimate,omitempty"`
+	Keys          int64     `json:"keys"` // keys present, integer or not
+	// KeysEstimate is set while Keys is an estimate.
+	KeysEstimate *Estimate `json:"keys_estimate,omitempty"`
+	Current      bool      `json:"current,omitempty"`
 	// Expired is set when the window's retention has passed: its keys should be gone.
-	Expired bool        `json:"expired,omitempty"`
-	Top     []DimsValue `json:"top,omitempty"` // the largest values, largest first (not for expired windows)
+	Expired bool `json:"expired,omitempty"`
+	// Top is the largest values, largest first (not for expired windows). While the sweep is
+	// under way it is the largest so far: a maximum is never scaled.
+	Top []DimsValue `json:"top,omitempty"`
 }
 
 // DimsValue is one key's dims and value.
@@ -104,6 +142,8 @@ type Series struct {
 	Days  []int64 `json:"days"`  // the last 30 days (empty when the family has no day windows)
 	// Saturated is set when one of these totals is a saturated window's (see WindowStats).
 	Saturated bool `json:"saturated,omitempty"`
+	// Estimated is set while the totals are estimates (see each window's TotalEstimate).
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Series lengths.
@@ -118,6 +158,14 @@ type TTLCounts struct {
 	NoTTL             int64 `json:"no_ttl"`              // never expires: a leak
 	OverRetention     int64 `json:"over_retention"`      // expires later than window end plus retention
 	ExpiredButPresent int64 `json:"expired_but_present"` // has a TTL, but its window's retention has passed
+}
+
+// TTLEstimates are the estimates of a TTLCounts while a sweep is under way.
+type TTLEstimates struct {
+	OK                Estimate `json:"ok"`
+	NoTTL             Estimate `json:"no_ttl"`
+	OverRetention     Estimate `json:"over_retention"`
+	ExpiredButPresent Estimate `json:"expired_but_present"`
 }
 
 // Reconciliation checks that a family's hour windows add up to its day window, for each dims
@@ -164,6 +212,8 @@ type Health struct {
 // Problem is one kind of unhealthy key.
 type Problem struct {
 	Keys int64 `json:"keys"`
+	// KeysEstimate is set while Keys is an estimate (Bytes then scales with it).
+	KeysEstimate *Estimate `json:"keys_estimate,omitempty"`
 	// Bytes estimates the memory the keys hold: MEMORY USAGE of a sample, scaled to Keys.
 	Bytes    int64     `json:"bytes"`
 	Sampled  int       `json:"bytes_sampled"` // keys MEMORY USAGE read

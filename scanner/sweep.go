@@ -41,6 +41,14 @@ type Page struct {
 	Keys []Key // the keys that belong to a family, read
 	// SeenBy splits Seen by cluster master address (nil on a standalone server).
 	SeenBy map[string]int
+
+	// master is the address of the master a Run's page came from ("" on a standalone server,
+	// and for a Step's page, which may span masters). firstSlot and lastSlot are the hash slots
+	// of the first and last key SCAN returned, on a cluster (-1 otherwise): a page that begins in
+	// the slot the last one ended in continues it, as it does where a server walks its keys slot
+	// by slot, and the two count as one cluster of the sample.
+	master              string
+	firstSlot, lastSlot int
 }
 
 // Sweep walks the keyspace with SCAN (on every master of a cluster, each with its own cursor),
@@ -69,6 +77,10 @@ type Sweep struct {
 	pending  map[string][]Key // family keys SCAN returned, read with the next SCAN
 	done     map[string]bool
 	started  bool
+	// population is the keys each master held when last read (DBSIZE), for the estimates of a
+	// sweep under way; populationNote says why it could not be read.
+	population     map[string]int64
+	populationNote string
 }
 
 // New returns a sweep over rdb for families.
@@ -88,6 +100,8 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		verified: map[string]bool{},
 		pending:  map[string][]Key{},
 		done:     map[string]bool{},
+
+		population: map[string]int64{},
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
 )
 
 // Run sweeps until the sweep is done or ctx ends, at the budget, handing each page to visit on
@@ -148,6 +150,7 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	if err := s.sameServer(ctx, addr, c, begun); err != nil {
 		return err
 	}
+	s.readPopulation(ctx, addr, c)
 
 	// Every goroutine started here has ended when runMaster returns: on success the reads under
 	// way finish; on failure cancel stops them first.
@@ -185,6 +188,9 @@ type scanBatch struct {
 	samples []string // unclaimed keys to read for discover's evidence
 	seen    int
 	next    uint64
+	// first and last are the hash slots of the page's first and last key on a cluster (-1
+	// otherwise).
+	first, last int
 }
 
 // scanPages is a master's first stage: it sends the keys pending from an earlier sweep step, then
@@ -200,7 +206,7 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 			return false
 		}
 	}
-	if len(pending) > 0 && !send(scanBatch{keys: pending, next: cursor}) {
+	if len(pending) > 0 && !send(scanBatch{keys: pending, next: cursor, first: -1, last: -1}) {
 		return nil
 	}
 	if begun && cursor == 0 {
@@ -219,7 +225,11 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 		}
 		s.pace.spend(len(names))
 		keys, samples := s.classify(names)
-		if !send(scanBatch{keys: keys, samples: samples, seen: len(names), next: next}) || next == 0 {
+		b := scanBatch{keys: keys, samples: samples, seen: len(names), next: next, first: -1, last: -1}
+		if _, cluster := s.rdb.(*redis.ClusterClient); cluster && len(names) > 0 {
+			b.first, b.last = store.Slot(names[0]), store.Slot(names[len(names)-1])
+		}
+		if !send(b) || next == 0 {
 			return nil
 		}
 		cursor = next
@@ -237,7 +247,8 @@ func (s *Sweep) readPages(ctx context.Context, addr string, c redis.Cmdable, bat
 		case <-ctx.Done():
 			return false
 		}
-		v := visited{addr: addr, page: Page{Seen: b.seen, Keys: b.keys}, next: b.next, read: make(chan error, 1)}
+		v := visited{addr: addr, next: b.next, read: make(chan error, 1),
+			page: Page{Seen: b.seen, Keys: b.keys, master: addr, firstSlot: b.first, lastSlot: b.last}}
 		if addr != "" {
 			v.page.SeenBy = map[string]int{addr: b.seen}
 		}

@@ -50,7 +50,11 @@ type Watcher struct {
 
 // Status is what a Poll returns: the last complete Snapshot and the state of things now.
 type Status struct {
-	Snapshot *Snapshot // nil until the first sweep completes
+	Snapshot *Snapshot // the last complete sweep's; nil until the first completes
+	// Partial is, until the first sweep completes, what the sweep under way has seen so far,
+	// scaled to the keyspace: its figures are estimates (Scan.Complete is false). Front ends
+	// that must not show an estimate (metrics) ignore it.
+	Partial *Snapshot
 	Sweep    SweepProgress
 	Server   ServerInfo
 	// Live holds, for the family in focus, its current windows' top dims read again at this Poll
@@ -131,6 +135,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
 	})
+	w.agg.SetProgress(w.sweep.Progress())
 	if err == nil && w.sweep.Done() {
 		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
 		snap := w.agg.Snapshot(true)
@@ -153,6 +158,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		err = infoErr
 	}
 	st.Snapshot = w.last
+	if w.last == nil && w.agg.scan.KeysSeen > 0 {
+		st.Partial = w.agg.Snapshot(false)
+	}
 	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.scan.KeysSeen, w.started
 	st.Unclaimed = w.sweep.unclaimedResult()
 	if err == nil && focus != "" && w.last != nil {

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -28,7 +29,7 @@ func newCounters(c *common) *counters {
 // build sets the rows, and the preview to the selected family.
 func (v *counters) build() {
 	var names []string
-	if snap := v.c.status.Snapshot; snap != nil {
+	if snap := v.c.snapshot(); snap != nil {
 		for _, f := range snap.Counters {
 			if matches(v.filter, f.Family) {
 				names = append(names, f.Family)
@@ -71,9 +72,9 @@ func (v *counters) bindings() []binding {
 }
 
 func (v *counters) render(w, h int) string {
-	snap := v.c.status.Snapshot
+	snap := v.c.snapshot()
 	if snap == nil {
-		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+		return v.c.styles.Muted.Render("Waiting for the first sweep's first page…")
 	}
 	if l := v.d.top(); l != nil {
 		return l.render(w, h)
@@ -96,13 +97,13 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if f.Has("hour") {
 			hour = "0"
 			if cw := f.CurrentWindow("hour"); cw != nil {
-				hour = format.Total(cw.Total, cw.Saturated)
+				hour = cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate)
 			}
 		}
 		if f.Has("day") {
 			today = "0"
 			if cw := f.CurrentWindow("day"); cw != nil {
-				today = format.Total(cw.Total, cw.Saturated)
+				today = cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate)
 			}
 		}
 		if f.Reconciliation != nil {
@@ -112,8 +113,12 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if n := len(f.Series.Hours); n > 0 {
 			spark = format.Sparkline(f.Series.Hours[max(n-24, 0):])
 		}
-		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), hour, rateText(f), today,
-			format.Commas(f.TTL.NoTTL), mism, spark})
+		var noTTL *scanner.Estimate
+		if f.TTLEstimate != nil {
+			noTTL = &f.TTLEstimate.NoTTL
+		}
+		t.rows = append(t.rows, []string{f.Family, cells.Count(f.Keys, f.KeysEstimate), hour, rateText(f), today,
+			cells.Count(f.TTL.NoTTL, noTTL), mism, spark})
 	}
 	t.selected = v.rows.sel
 	if len(t.rows) == 0 {
@@ -136,6 +141,9 @@ func rateText(f scanner.FamilyStats) string {
 		return format.Rate(*f.RatePerSec)
 	}
 	if f.Has("hour") {
+		if cw := f.CurrentWindow("hour"); cw != nil && cw.TotalEstimate != nil {
+			return "≈" + format.Rate(f.HourAvgPerSec) // the hour's average of an estimated total
+		}
 		return "~" + format.Rate(f.HourAvgPerSec)
 	}
 	return "-"

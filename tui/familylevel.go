@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -55,7 +56,7 @@ func (l *familyLevel) refresh() tea.Cmd   { return nil } // the Snapshot's; each
 func (l *familyLevel) sync() {
 	l.f, l.g, l.cw, l.live = nil, "", nil, nil
 	var rows []topRow
-	if s := l.c.status.Snapshot; s != nil {
+	if s := l.c.snapshot(); s != nil {
 		l.f = s.Family(l.name)
 	}
 	if l.f != nil && len(l.f.Granularities) > 0 {
@@ -158,22 +159,22 @@ func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
 	var nums []string
 	if cw := f.CurrentWindow("hour"); cw != nil {
-		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(format.Total(cw.Total, cw.Saturated))))
+		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate))))
 	} else if f.Has("hour") {
 		nums = append(nums, "this hour 0")
 	}
 	if cw := f.CurrentWindow("day"); cw != nil {
-		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(format.Total(cw.Total, cw.Saturated))))
+		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate))))
 	}
-	nums = append(nums, "rate "+rateText(*f)+"/s", fmt.Sprintf("%s keys", format.Commas(f.Keys)))
+	nums = append(nums, "rate "+rateText(*f)+"/s", cells.Count(f.Keys, f.KeysEstimate)+" keys")
 	lines = append(lines, strings.Join(nums, "   "))
 	if n := len(f.Series.Hours); n > 0 {
 		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
-		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), format.Peak(series)))
+		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), peakText(f.Series, series)))
 	}
 	if n := len(f.Series.Days); n > 0 && h >= 16 {
 		days := f.Series.Days
-		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), format.Peak(days)))
+		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), peakText(f.Series, days)))
 		for _, r := range barChart(days, 3) {
 			lines = append(lines, "  "+st.Spark.Render(r))
 		}
@@ -202,4 +203,12 @@ func reconcileText(good, bad func(...string) string, dims []string, r *scanner.R
 		text += fmt.Sprintf(" (e.g. %s %s: hours %s, day %s)", e.Day, format.DimsText(dims, e.Dims), format.Bound(e.Hours), format.Bound(e.DayValue))
 	}
 	return bad(text)
+}
+
+// peakText is a series' largest total, an estimate while the sweep is under way.
+func peakText(s scanner.Series, v []int64) string {
+	if s.Estimated && !s.Saturated {
+		return "≈" + format.Short(float64(format.MaxOf(v)))
+	}
+	return format.Peak(v)
 }

@@ -41,6 +41,15 @@ type common struct {
 	flash func(string)    // says an outcome in the footer
 }
 
+// snapshot is what the counter views show: the last complete sweep's Snapshot, or until the
+// first completes, the sweep under way's, its figures estimates.
+func (c *common) snapshot() *scanner.Snapshot {
+	if c.status.Snapshot != nil {
+		return c.status.Snapshot
+	}
+	return c.status.Partial
+}
+
 // historyLen is how many snapshots the sparklines of queues and limiters span.
 const historyLen = 60
 

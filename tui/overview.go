@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -31,7 +32,7 @@ func (o *overview) refresh() tea.Cmd    { return nil }
 
 func (o *overview) render(w, h int) string {
 	st := o.c.styles
-	snap := o.c.status.Snapshot
+	snap := o.c.snapshot()
 	if snap == nil {
 		return o.waiting()
 	}
@@ -63,10 +64,16 @@ func (o *overview) render(w, h int) string {
 	}
 	sweep := fmt.Sprintf("last sweep: %s keys, %s in families, %s ms; the next has seen %s keys",
 		format.Commas(snap.Scan.KeysSeen), format.Commas(snap.Scan.KeysMatched), format.Commas(snap.Scan.DurationMS), format.Commas(o.c.status.Sweep.KeysSeen))
+	if !snap.Scan.Complete {
+		sweep = firstSweepText(snap.Scan)
+	}
 	if ms := snap.Scan.Masters; len(ms) > 1 {
 		parts := make([]string, len(ms))
 		for i, m := range ms {
 			parts[i] = m.Addr + " " + format.Commas(m.KeysSeen)
+			if !snap.Scan.Complete {
+				parts[i] += fmt.Sprintf(" (%s)", coverageText(m.Coverage))
+			}
 		}
 		sweep += "\nkeys by master: " + strings.Join(parts, " · ")
 	}
@@ -138,12 +145,54 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 	if !anyRate {
 		label = "events/s (hour avg)"
 	}
+	if !snap.Scan.Complete { // sums of estimates
+		return []string{
+			row(label, "≈"+format.Short(now)),
+			row("this hour", approxSum(hour)),
+			row("today", approxSum(today)),
+			o.c.styles.Muted.Render(fmt.Sprintf("%d families · ≈%s keys", len(snap.Counters), format.Short(float64(keys)))),
+		}
+	}
 	return []string{
 		row(label, wholeRate(now)),
 		row("this hour", sumText(hour)),
 		row("today", sumText(today)),
 		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), format.Commas(keys))),
 	}
+}
+
+// approxSum is a sum of estimated totals.
+func approxSum(s scanner.Sum) string {
+	n, saturated, known := s.Value()
+	if !known || saturated || n == 0 {
+		return sumText(s)
+	}
+	return "≈" + format.Short(float64(n))
+}
+
+// firstSweepText says how far the first sweep has come while its estimates stand in for the
+// figures: the share of the keyspace swept, the keys, and when it should end.
+func firstSweepText(sc scanner.ScanStats) string {
+	text := fmt.Sprintf("first sweep under way: %s keys swept, %s of the keyspace", format.Commas(sc.KeysSeen), coverageText(sc.Coverage))
+	if sc.ETASeconds != nil {
+		text += ", done in about " + format.Age(time.Duration(*sc.ETASeconds*float64(time.Second)))
+	}
+	text += "; figures marked ≈ are estimates (95% interval), ≥ what was seen so far"
+	if sc.DBSizeNote != "" {
+		text += "; nothing is scaled: " + sc.DBSizeNote
+	}
+	return text
+}
+
+// coverageText is a share swept, as a percentage.
+func coverageText(c float64) string {
+	if c <= 0 {
+		return "an unknown share"
+	}
+	if c < 0.1 {
+		return fmt.Sprintf("%.1f%%", 100*c)
+	}
+	return fmt.Sprintf("%.0f%%", 100*c)
 }
 
 // wholeRate is a whole number of events a second; Rate marks one past the int64 range.
@@ -180,10 +229,10 @@ func (o *overview) health(snap *scanner.Snapshot) []string {
 		return st.Good.Render(s)
 	}
 	return []string{
-		warn(h.NoTTL.Keys, row("leaking (no TTL)", format.Commas(h.NoTTL.Keys)+mem(h.NoTTL))),
-		warn(h.OverRetention.Keys, row("over retention", format.Commas(h.OverRetention.Keys)+mem(h.OverRetention))),
-		warn(h.ExpiredButPresent.Keys, row("expired, present", format.Commas(h.ExpiredButPresent.Keys))),
-		warn(h.WrongType.Keys+h.NotInteger.Keys, row("wrong type / not int", format.Commas(h.WrongType.Keys)+" / "+format.Commas(h.NotInteger.Keys))),
+		warn(h.NoTTL.Keys, row("leaking (no TTL)", problemCell(h.NoTTL)+mem(h.NoTTL))),
+		warn(h.OverRetention.Keys, row("over retention", problemCell(h.OverRetention)+mem(h.OverRetention))),
+		warn(h.ExpiredButPresent.Keys, row("expired, present", problemCell(h.ExpiredButPresent))),
+		warn(h.WrongType.Keys+h.NotInteger.Keys, row("wrong type / not int", problemCell(h.WrongType)+" / "+problemCell(h.NotInteger))),
 	}
 }
 

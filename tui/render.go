@@ -87,6 +87,12 @@ func (m *Model) header(w int) []string {
 	parts = append(parts, m.connState())
 	if s := m.c.status.Snapshot; s != nil {
 		parts = append(parts, "sweep "+ago(m.c.now().Sub(s.TakenAt))+" ago")
+	} else if p := m.c.status.Partial; p != nil && p.Scan.Coverage > 0 {
+		first := "first sweep " + coverageText(p.Scan.Coverage)
+		if p.Scan.ETASeconds != nil {
+			first += ", ETA " + format.Age(time.Duration(*p.Scan.ETASeconds*float64(time.Second)))
+		}
+		parts = append(parts, first)
 	} else if m.c.status.Sweep.KeysSeen > 0 {
 		parts = append(parts, "first sweep: "+format.Commas(m.c.status.Sweep.KeysSeen)+" keys")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -22,7 +23,7 @@ func newTTLView(c *common) *ttlView {
 
 func (v *ttlView) build() {
 	var names []string
-	if snap := v.c.status.Snapshot; snap != nil {
+	if snap := v.c.snapshot(); snap != nil {
 		for _, f := range snap.Counters {
 			if matches(v.filter, f.Family) || anyExample(f, v.filter) {
 				names = append(names, f.Family)
@@ -41,9 +42,9 @@ func (v *ttlView) bindings() []binding { return moveBindings(v.c.keys, &v.rows, 
 
 func (v *ttlView) render(w, h int) string {
 	st := v.c.styles
-	snap := v.c.status.Snapshot
+	snap := v.c.snapshot()
 	if snap == nil {
-		return st.Muted.Render("Waiting for the first sweep to complete…")
+		return st.Muted.Render("Waiting for the first sweep's first page…")
 	}
 	name, ok := v.rows.selected()
 	if !ok {
@@ -88,8 +89,9 @@ func (v *ttlView) healthTable(snap *scanner.Snapshot, visible []string) *table {
 		if sampled {
 			mem = format.BytesIEC(bytes)
 		}
-		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention),
-			format.Commas(f.TTL.ExpiredButPresent), format.Commas(f.WrongType), format.Commas(f.NotInteger), mem})
+		h := f.Health
+		t.rows = append(t.rows, []string{f.Family, cells.Count(f.Keys, f.KeysEstimate), problemCell(h.NoTTL), problemCell(h.OverRetention),
+			problemCell(h.ExpiredButPresent), problemCell(h.WrongType), problemCell(h.NotInteger), mem})
 	}
 	t.selected = v.rows.sel
 	h0 := snap.TTLHealth
@@ -97,10 +99,17 @@ func (v *ttlView) healthTable(snap *scanner.Snapshot, visible []string) *table {
 	for _, f := range snap.Counters {
 		familyKeys += f.Keys
 	}
-	t.rows = append(t.rows, []string{"all families", format.Commas(familyKeys), format.Commas(h0.NoTTL.Keys),
-		format.Commas(h0.OverRetention.Keys), format.Commas(h0.ExpiredButPresent.Keys), format.Commas(h0.WrongType.Keys), format.Commas(h0.NotInteger.Keys), ""})
+	all := format.Commas(familyKeys)
+	if !snap.Scan.Complete {
+		all = "≈" + format.Short(float64(familyKeys))
+	}
+	t.rows = append(t.rows, []string{"all families", all, problemCell(h0.NoTTL),
+		problemCell(h0.OverRetention), problemCell(h0.ExpiredButPresent), problemCell(h0.WrongType), problemCell(h0.NotInteger), ""})
 	return t
 }
+
+// problemCell is a problem's count of keys, an estimate while the sweep is under way.
+func problemCell(p scanner.Problem) string { return cells.Count(p.Keys, p.KeysEstimate) }
 
 // exampleLines lists the examples of f's problems that match the filter, under a title, or says
 // there are none.

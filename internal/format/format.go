@@ -182,3 +182,46 @@ func MillisOf(ms *int64, missing string) string {
 	}
 	return Millis(*ms)
 }
+
+// Short renders a figure in three significant digits with an SI suffix: 1212345 -> "1.21M",
+// 12345 -> "12.3k", 980 -> "980", for an estimate, whose last digits mean nothing.
+func Short(v float64) string {
+	a := math.Abs(v)
+	for _, u := range []struct {
+		at     float64
+		suffix string
+	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if a >= u.at*0.9995 {
+			x := v / u.at
+			switch {
+			case math.Abs(x) >= 99.95:
+				return fmt.Sprintf("%.0f%s", x, u.suffix)
+			case math.Abs(x) >= 9.995:
+				return fmt.Sprintf("%.1f%s", x, u.suffix)
+			}
+			return fmt.Sprintf("%.2f%s", x, u.suffix)
+		}
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// Approx renders an estimate with its 95% interval as a share of it: "≈1.21M ±2.3%" (the
+// interval's larger side; "±0%" under 0.05%). An estimate of 0 with a width reads "≈0 (≤12)",
+// its upper end.
+func Approx(est, low, high float64) string {
+	half := math.Max(high-est, est-low)
+	switch {
+	case est == 0 && half > 0:
+		return fmt.Sprintf("≈0 (≤%s)", Short(high))
+	case est == 0:
+		return "≈0"
+	}
+	pct := 100 * half / math.Abs(est)
+	if pct >= 9.95 {
+		return fmt.Sprintf("≈%s ±%.0f%%", Short(est), pct)
+	}
+	return fmt.Sprintf("≈%s ±%.1f%%", Short(est), pct)
+}
+
+// SoFar renders a figure a sweep under way could not scale: what it has seen so far, at least.
+func SoFar(n int64) string { return "≥" + Commas(n) }
