@@ -55,8 +55,8 @@ type Status struct {
 	// scaled to the keyspace: its figures are estimates (Scan.Complete is false). Front ends
 	// that must not show an estimate (metrics) ignore it.
 	Partial *Snapshot
-	Sweep    SweepProgress
-	Server   ServerInfo
+	Sweep   SweepProgress
+	Server  ServerInfo
 	// Live holds, for the family in focus, its current windows' top dims read again at this Poll
 	// (a sweep of a big keyspace takes a while; these are what the screen shows meanwhile).
 	Live []LiveWindow

@@ -34,8 +34,8 @@ func (f *Frame) Add(m float64) {
 type Sum struct {
 	Clusters int     // clusters where y is not 0
 	Y        float64 // Σ y
-	YSq  float64 // Σ y²
-	KeyY float64 // Σ m·y
+	YSq      float64 // Σ y²
+	KeyY     float64 // Σ m·y
 }
 
 // Add counts a cluster of m keys where the figure sums to y.
