@@ -74,6 +74,9 @@ var (
 	descSweepAt = prometheus.NewDesc("hourglass_last_complete_sweep_age_seconds", "Seconds since the last complete sweep ended, by the server's clock (absent until the first completes).", nil, nil)
 	descOps     = prometheus.NewDesc("hourglass_redis_ops_per_second", "instantaneous_ops_per_sec from INFO, summed over masters.", nil, nil)
 	descMem     = prometheus.NewDesc("hourglass_redis_used_memory_bytes", "used_memory from INFO, summed over masters.", nil, nil)
+	// The figures of a sweep under way are estimates, and are withheld (a series must not jump
+	// from an estimate to the exact figure, nor an alert fire on one): only its progress shows.
+	descFirstCoverage = prometheus.NewDesc("hourglass_first_sweep_coverage", "Share of the keyspace the first sweep has swept, from DBSIZE (present until it completes, when the other series appear).", nil, nil)
 )
 
 // Describe sends nothing: the collector is unchecked, its label sets follow the config.
@@ -97,6 +100,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descMem, float64(st.Server.UsedMemory))
 	}
 	if snap == nil {
+		if p := st.Partial; p != nil && p.Scan.Coverage > 0 {
+			gauge(descFirstCoverage, p.Scan.Coverage)
+		}
 		return
 	}
 	gauge(descSweepAt, max(c.now().Sub(snap.TakenAt).Seconds(), 0))

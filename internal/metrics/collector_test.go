@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"hourglass/scanner"
 )
 
 // TestScrapePassesPromtool scrapes the handler after a sweep of keys of every kind and has
@@ -166,5 +168,32 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 	if names < 20 {
 		t.Errorf("found %d metrics in the source: the pattern no longer finds them", names)
+	}
+}
+
+// TestFirstSweepShowsOnlyItsProgress: while the first sweep is under way its figures are
+// estimates, which metrics withhold; only its coverage is exported, and it goes when the sweep
+// completes and the family series come.
+func TestFirstSweepShowsOnlyItsProgress(t *testing.T) {
+	col := newCollector(nil)
+	partial := &scanner.Snapshot{Scan: scanner.ScanStats{KeysSeen: 500, Coverage: 0.25},
+		Counters: []scanner.FamilyStats{{Family: "pv", Keys: 2000}}}
+	col.set(scanner.Status{Partial: partial}, nil)
+	samples := parse(t, scrapeHandler(t, col))
+	if got := find(samples, "hourglass_first_sweep_coverage"); len(got) != 1 || got[0].value != 0.25 {
+		t.Errorf("coverage %v, want one series at 0.25", got)
+	}
+	if got := find(samples, "hourglass_family_keys"); len(got) != 0 {
+		t.Errorf("an estimate exported: %v", got)
+	}
+	full := &scanner.Snapshot{Scan: scanner.ScanStats{KeysSeen: 2000, Complete: true, Coverage: 1},
+		Counters: []scanner.FamilyStats{{Family: "pv", Keys: 2000}}}
+	col.set(scanner.Status{Snapshot: full}, nil)
+	samples = parse(t, scrapeHandler(t, col))
+	if got := find(samples, "hourglass_first_sweep_coverage"); len(got) != 0 {
+		t.Errorf("coverage %v after the first sweep completed", got)
+	}
+	if got := find(samples, "hourglass_family_keys", "family", "pv"); len(got) != 1 || got[0].value != 2000 {
+		t.Errorf("family keys %v, want 2000", got)
 	}
 }
