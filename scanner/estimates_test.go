@@ -196,7 +196,7 @@ func TestPagesInOneSlotAreOneCluster(t *testing.T) {
 	a := NewAggregator(nil, Options{})
 	for _, p := range []Page{
 		{Seen: 10, master: "m", firstSlot: 1, lastSlot: 5},
-		{Seen: 10, master: "m", firstSlot: 5, lastSlot: 5}, // runs on in slot 5
+		{Seen: 10, master: "m", firstSlot: 5, lastSlot: 5},  // runs on in slot 5
 		{Seen: 0, master: "m", firstSlot: -1, lastSlot: -1}, // an empty page changes nothing
 		{Seen: 10, master: "m", firstSlot: 5, lastSlot: 9},
 		{Seen: 10, master: "m", firstSlot: 10, lastSlot: 12}, // a new slot: a new cluster
