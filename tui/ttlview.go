@@ -127,7 +127,11 @@ func (v *ttlView) exampleLines(f *scanner.FamilyStats, w int) []string {
 				st.Muted.Render(v.exampleNote(p.Name, ex)), w))
 		}
 	}
-	if !any {
+	switch {
+	case any:
+	case f.KeysEstimate != nil: // a sweep under way has not seen every key
+		lines = append(lines, st.Muted.Render("none so far: every key the first sweep has seen expires on time"))
+	default:
 		lines = append(lines, st.Good.Render("none: every key of this family expires on time"))
 	}
 	return lines
