@@ -35,7 +35,7 @@ func benchHours() []string {
 }
 
 // fillCounters writes n keys of the benchmarks' keyspace, spread over 24 hours.
-func fillCounters(b *testing.B, rdb *redis.Client, n int) {
+func fillCounters(b testing.TB, rdb *redis.Client, n int) {
 	ctx, hours := context.Background(), benchHours()
 	for start := 0; start < n; start += 10_000 {
 		pipe := rdb.Pipeline()

@@ -21,8 +21,13 @@ type Options struct {
 
 	// The sweep: its pace and what it tells apart.
 
-	// Count is the COUNT hint of each SCAN call (1000 when zero).
+	// Count is the COUNT hint of each master's first SCAN call, and the most any later one asks
+	// for (1000 when zero); later calls' COUNT adapts to MaxCall (at least 10).
 	Count int
+	// MaxCall is the longest one call of the sweep should hold Redis (DefaultMaxCall, 1 ms, when
+	// zero or less): SCAN's COUNT and the size of the reads' MGETs adapt, per master, to each
+	// call's measured round trip, which bounds Redis' time of the call from above.
+	MaxCall time.Duration
 	// KeysPerSecond caps how many keys a sweep visits a second, across all masters; of its last
 	// step's reads, the unions are charged to it (the rest are bounded by the config: the
 	// sampled keys, the queues and limiters configured, at most maxJobQueues a job library).

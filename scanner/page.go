@@ -17,14 +17,15 @@ import (
 // another connection, runs the next SCAN from cursor when scan is true, so Redis reads one page
 // while hourglass classifies the next. It returns the keys read, the next cursor and the family
 // keys the new SCAN found, to read next time.
-func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pending []Key, scan bool) (Page, uint64, []Key, error) {
+func (s *Sweep) page(ctx context.Context, addr string, c redis.Cmdable, cursor uint64, pending []Key, scan bool) (Page, uint64, []Key, error) {
 	var wg sync.WaitGroup
 	var readErr error
+	m := master{addr: addr, c: c, tune: s.tunerOf(addr)}
 	if len(pending) > 0 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			readErr = s.read(ctx, c, pending)
+			readErr = s.readTimed(ctx, m, pending)
 		}()
 	}
 	var (
@@ -34,7 +35,14 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 		err   error
 	)
 	if scan {
-		names, next, err = c.Scan(ctx, cursor, "", int64(s.count)).Result()
+		// This SCAN runs beside the reads, so its round trip may hold some of theirs: a looser
+		// bound, and a smaller COUNT, than Run's.
+		count := m.tune.scanCount()
+		start := time.Now()
+		names, next, err = c.Scan(ctx, cursor, "", int64(count)).Result()
+		if err == nil {
+			m.tune.scanned(count, time.Since(start))
+		}
 		err = s.refusal("SCAN", "", err)
 		if err == nil {
 			var samples []string
@@ -54,13 +62,17 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 
 // read fills pending's TTLs and values in one pipeline.
 //
-// Values are read with MGET, one per chunk of up to valueChunk keys (of one hash slot on a cluster
-// node, where one command may not span slots): Redis spends most of a small command's cost on
-// dispatching it, so PTTLs and one MGET cost about half of PTTL and GET for every key. Each
-// chunk's MGET follows its keys' PTTLs, so Redis finds those keys still in its CPU's cache. MGET
-// answers nil for a key that is not a string; those few are read again with GET, which says
-// WRONGTYPE.
-func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error {
+// Values are read with MGET, one per chunk of up to chunk keys (at most valueChunk; of one hash
+// slot on a cluster node, where one command may not span slots): Redis spends much of a small
+// command's cost on dispatching it, so PTTLs and one MGET cost less than PTTL and GET for every
+// key. Each chunk's MGET follows its keys' PTTLs, so Redis finds those keys still in its CPU's
+// cache. MGET answers nil for a key that is not a string; those few are read again with GET,
+// which says WRONGTYPE.
+//
+// A read-only script that returns each key's TTL and value (EVALSHA_RO) was measured against
+// this and costs Redis more: each redis.call from Lua costs about as much as a pipelined
+// command's whole dispatch, and the script's reply is built twice (docs/benchmarks.md).
+func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key, chunk int) error {
 	if len(pending) == 0 {
 		return nil
 	}
@@ -81,7 +93,7 @@ func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error 
 		if len(counters) == 0 {
 			return nil
 		}
-		if err := s.read(ctx, c, counters); err != nil {
+		if err := s.read(ctx, c, counters, chunk); err != nil {
 			return err
 		}
 		j := 0
@@ -94,7 +106,7 @@ func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key) error 
 		return nil
 	}
 	pipe := c.Pipeline()
-	ttls, gets := s.queueReads(ctx, pipe, pending)
+	ttls, gets := s.queueReads(ctx, pipe, pending, chunk)
 	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
 		return err
 	}
@@ -129,16 +141,18 @@ type valueReads struct {
 
 // valueChunk is the most keys one MGET reads. Redis reads a chunk's keys for their PTTLs just
 // before, so they are still in its CPU's cache; a page's 1000 keys are not by the time a single
-// MGET after all their PTTLs comes to the first of them.
+// MGET after all their PTTLs comes to the first of them. An MGET of 100 counters takes Redis
+// 30–90 µs, well under the default MaxCall; a smaller MaxCall makes the chunks smaller (tuner).
 const valueChunk = 100
 
 // queueReads queues on pipe a PTTL for every key and the MGETs of their values: a chunk of keys'
-// PTTLs, then their MGET, then the next chunk. On a standalone server a chunk is up to
-// valueChunk keys in page order; on a cluster node, up to valueChunk keys of one hash slot.
-func (s *Sweep) queueReads(ctx context.Context, pipe redis.Pipeliner, keys []Key) ([]*redis.DurationCmd, *valueReads) {
+// PTTLs, then their MGET, then the next chunk. On a standalone server a chunk is up to chunk keys
+// (1 to valueChunk) in page order; on a cluster node, up to chunk keys of one hash slot.
+func (s *Sweep) queueReads(ctx context.Context, pipe redis.Pipeliner, keys []Key, chunk int) ([]*redis.DurationCmd, *valueReads) {
+	chunk = max(1, min(chunk, valueChunk))
 	ttls := make([]*redis.DurationCmd, len(keys))
 	r := &valueReads{pos: make([]struct{ cmd, at int }, len(keys))}
-	chunk := func(idx []int) {
+	queue := func(idx []int) {
 		names := make([]string, len(idx))
 		for j, i := range idx {
 			ttls[i] = pipe.PTTL(ctx, keys[i].Name)
@@ -169,8 +183,8 @@ func (s *Sweep) queueReads(ctx context.Context, pipe redis.Pipeliner, keys []Key
 	}
 	for _, idx := range groups {
 		for len(idx) > 0 {
-			n := min(len(idx), valueChunk)
-			chunk(idx[:n])
+			n := min(len(idx), chunk)
+			queue(idx[:n])
 			idx = idx[n:]
 		}
 	}

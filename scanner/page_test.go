@@ -15,7 +15,9 @@ import (
 // TestPageValuesReadInChunks fills a real server with 2,500 counter keys, each with its own value
 // and TTL (some without a TTL, one a list where a counter goes), and sweeps it in pages of 1000:
 // every key is read with its TTL and value, and each page's values come in MGETs of at most
-// valueChunk keys (so no read holds Redis for long, and each MGET follows its keys' PTTLs).
+// valueChunk keys (so no read holds Redis for long, and each MGET follows its keys' PTTLs). A
+// MaxCall of a second keeps the tuner from making the chunks smaller on a slow machine
+// (TestCallsKeepToMaxCall shows it does under a small one).
 func TestPageValuesReadInChunks(t *testing.T) {
 	ctx := t.Context()
 	rdb := redistest.Start(t).Client(t)
@@ -39,7 +41,7 @@ func TestPageValuesReadInChunks(t *testing.T) {
 	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	s := New(rdb, families(t), Options{Count: 1000, Location: shanghai})
+	s := New(rdb, families(t), Options{Count: 1000, MaxCall: time.Second, Location: shanghai})
 	chunks, read := 0, map[string]Key{}
 	if err := s.Run(ctx, func(p Page) {
 		chunks += (len(p.Keys) + valueChunk - 1) / valueChunk

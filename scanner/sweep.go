@@ -63,7 +63,9 @@ type Sweep struct {
 	structs  Structures
 	matchers []matcher
 	loc      *time.Location
-	count    int
+	count    int           // the first SCAN's COUNT, and the most any asks for
+	maxCall  time.Duration // the longest a call should hold Redis
+	tuners   map[string]*tuner
 	pace     *pacer
 	retry    *Retry           // nil: Run ends on the first error
 	groups   *discover.Groups // the unclaimed keys, by shape
@@ -88,9 +90,13 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 	if opt.Count <= 0 {
 		opt.Count = 1000
 	}
+	if opt.MaxCall <= 0 {
+		opt.MaxCall = DefaultMaxCall
+	}
 	opt = opt.withDefaults()
 	return &Sweep{
-		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, structs: opt.Structures,
+		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, maxCall: opt.MaxCall, tuners: map[string]*tuner{},
+		structs:  opt.Structures,
 		matchers: matchers(opt.Structures, opt.Location),
 		pace:     newPacer(opt.KeysPerSecond, time.Now),
 		retry:    opt.Retry,
@@ -140,7 +146,7 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 		pending := s.pending[addr]
 		s.done[addr] = false
 		s.mu.Unlock()
-		p, next, found, err := s.page(ctx, c, cursor, pending, !begun || cursor != 0)
+		p, next, found, err := s.page(ctx, addr, c, cursor, pending, !begun || cursor != 0)
 		if err != nil {
 			return err
 		}

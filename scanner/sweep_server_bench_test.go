@@ -200,7 +200,7 @@ func commandUsec(b *testing.B, rdb *redis.Client) float64 {
 }
 
 // mainThreadCPU returns the CPU seconds Redis' main thread has used, from INFO cpu.
-func mainThreadCPU(b *testing.B, rdb *redis.Client) float64 {
+func mainThreadCPU(b testing.TB, rdb *redis.Client) float64 {
 	info, err := rdb.Info(context.Background(), "cpu").Result()
 	if err != nil {
 		b.Fatal(err)

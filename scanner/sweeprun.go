@@ -83,7 +83,7 @@ func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) erro
 		if ctx.Err() != nil {
 			continue // drain: the stages stop on ctx
 		}
-		visit(v.page)
+		visit(*v.page)
 		s.mu.Lock()
 		s.started = true
 		s.cursors[v.addr], s.pending[v.addr] = v.next, nil
@@ -120,10 +120,10 @@ func (s *Sweep) checkMasters(now map[string]bool) error {
 }
 
 // visited is a page of one master, the cursor after it, and the outcome of its read, which
-// may still be under way.
+// may still be under way: page is filled before read says so.
 type visited struct {
 	addr string
-	page Page
+	page *Page
 	next uint64
 	read chan error
 }
@@ -159,17 +159,19 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	var wg sync.WaitGroup
 	defer wg.Wait()
 
-	batches := make(chan scanBatch, 2)
+	// Unbuffered: SCAN runs at most one page ahead of the page being classified.
+	batches := make(chan scanBatch)
 	scanErr := make(chan error, 1)
+	m := master{addr: addr, c: c, tune: s.tunerOf(addr), turn: &sync.Mutex{}}
 	wg.Add(1)
-	go func() { // stage 1: SCAN and classify
+	go func() { // stage 1: SCAN
 		defer wg.Done()
 		defer close(batches)
-		if err := s.scanPages(ctx, c, cursor, begun, pending, until, batches); err != nil {
+		if err := s.scanPages(ctx, m, cursor, begun, pending, until, batches); err != nil {
 			scanErr <- err
 		}
 	}()
-	if !s.readPages(ctx, addr, c, batches, out, &wg) { // stage 2
+	if !s.readPages(ctx, m, batches, out, &wg) { // stage 2: classify and read
 		return nil
 	}
 	select {
@@ -181,12 +183,39 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	}
 }
 
-// scanBatch is one page of a master's SCAN, classified: the family keys to read, how many keys
-// SCAN returned and the cursor after the page.
+// master is one master a Run sweeps: its address ("" on a standalone server), its client and the
+// tuner of its calls. Its SCAN and its pipelines of reads take turns (turn, nil in Step, where
+// they overlap): nothing of the sweep's is then queued at Redis ahead of a call, so each call's
+// round trip bounds Redis' time of that call alone; and since the SCAN stage hands a page on only
+// when the read stage takes it, a page is read right after its own SCAN or the next one, while
+// the keys that SCAN walked are still in Redis' CPU cache. Redis still has the next call as soon
+// as one ends, while hourglass classifies and parses.
+type master struct {
+	addr string
+	c    redis.Cmdable
+	tune *tuner
+	turn *sync.Mutex
+}
+
+// lock takes the master's turn; unlock gives it back.
+func (m master) lock() {
+	if m.turn != nil {
+		m.turn.Lock()
+	}
+}
+
+func (m master) unlock() {
+	if m.turn != nil {
+		m.turn.Unlock()
+	}
+}
+
+// scanBatch is one page of a master's SCAN: the names it returned (or, for the keys pending from
+// an earlier step, keys already classified) and the cursor after it.
 type scanBatch struct {
+	names   []string
 	keys    []Key
-	samples []string // unclaimed keys to read for discover's evidence
-	seen    int
+	pending bool
 	next    uint64
 	// first and last are the hash slots of the page's first and last key on a cluster (-1
 	// otherwise).
@@ -194,10 +223,11 @@ type scanBatch struct {
 }
 
 // scanPages is a master's first stage: it sends the keys pending from an earlier sweep step, then
-// SCANs from cursor at the budget, classifying each page into batches, until the master is
-// scanned to its end, until passes (when not zero) or ctx ends. begun says whether cursor came
-// from a SCAN already made. It returns only a SCAN's error.
-func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, begun bool, pending []Key, until time.Time, batches chan<- scanBatch) error {
+// SCANs from cursor at the budget, each SCAN at the COUNT its tuner sets and in its own turn,
+// until the master is scanned to its end, until passes (when
+// not zero) or ctx ends. begun says whether cursor came from a SCAN already made. It returns only
+// a SCAN's error.
+func (s *Sweep) scanPages(ctx context.Context, m master, cursor uint64, begun bool, pending []Key, until time.Time, batches chan<- scanBatch) error {
 	send := func(b scanBatch) bool {
 		select {
 		case batches <- b:
@@ -206,7 +236,7 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 			return false
 		}
 	}
-	if len(pending) > 0 && !send(scanBatch{keys: pending, next: cursor, first: -1, last: -1}) {
+	if len(pending) > 0 && !send(scanBatch{keys: pending, pending: true, next: cursor, first: -1, last: -1}) {
 		return nil
 	}
 	if begun && cursor == 0 {
@@ -219,13 +249,18 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 		if err := s.pace.wait(ctx); err != nil {
 			return nil
 		}
-		names, next, err := c.Scan(ctx, cursor, "", int64(s.count)).Result()
+		count := m.tune.scanCount()
+		m.lock()
+		start := time.Now()
+		names, next, err := m.c.Scan(ctx, cursor, "", int64(count)).Result()
+		took := time.Since(start)
+		m.unlock()
 		if err != nil {
 			return s.refusal("SCAN", "", err)
 		}
+		m.tune.scanned(count, took)
 		s.pace.spend(len(names))
-		keys, samples := s.classify(names)
-		b := scanBatch{keys: keys, samples: samples, seen: len(names), next: next, first: -1, last: -1}
+		b := scanBatch{names: names, next: next, first: -1, last: -1}
 		if _, cluster := s.rdb.(*redis.ClusterClient); cluster && len(names) > 0 {
 			b.first, b.last = store.Slot(names[0]), store.Slot(names[len(names)-1])
 		}
@@ -236,10 +271,10 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 	}
 }
 
-// readPages is a master's second stage: it reads the batches' keys, a few pages at once on
-// goroutines counted in wg, and sends each page to out in SCAN's order, its read still under way.
-// It reports false when ctx ended first.
-func (s *Sweep) readPages(ctx context.Context, addr string, c redis.Cmdable, batches <-chan scanBatch, out chan<- visited, wg *sync.WaitGroup) bool {
+// readPages is a master's second stage: it classifies each batch's names in SCAN's order, reads
+// the family keys, a few pages at once on goroutines counted in wg, and sends each page to out
+// in SCAN's order, its read still under way. It reports false when ctx ended first.
+func (s *Sweep) readPages(ctx context.Context, m master, batches <-chan scanBatch, out chan<- visited, wg *sync.WaitGroup) bool {
 	sem := make(chan struct{}, readsInFlight)
 	for b := range batches {
 		select {
@@ -247,18 +282,24 @@ func (s *Sweep) readPages(ctx context.Context, addr string, c redis.Cmdable, bat
 		case <-ctx.Done():
 			return false
 		}
-		v := visited{addr: addr, next: b.next, read: make(chan error, 1),
-			page: Page{Seen: b.seen, Keys: b.keys, master: addr, firstSlot: b.first, lastSlot: b.last}}
-		if addr != "" {
-			v.page.SeenBy = map[string]int{addr: b.seen}
+		keys, samples := b.keys, []string(nil)
+		if !b.pending {
+			keys, samples = s.classify(b.names)
+		}
+		v := visited{addr: m.addr, next: b.next, read: make(chan error, 1),
+			page: &Page{Seen: len(b.names), Keys: keys, master: m.addr, firstSlot: b.first, lastSlot: b.last}}
+		if m.addr != "" {
+			v.page.SeenBy = map[string]int{m.addr: len(b.names)}
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := s.read(ctx, c, b.keys)
+			m.lock()
+			err := s.readTimed(ctx, m, keys)
 			if err == nil {
-				err = s.readSamples(ctx, c, b.samples)
+				err = s.readSamples(ctx, m.c, samples)
 			}
+			m.unlock()
 			v.read <- err
 			<-sem
 		}()
@@ -269,4 +310,17 @@ func (s *Sweep) readPages(ctx context.Context, addr string, c redis.Cmdable, bat
 		}
 	}
 	return true
+}
+
+// readTimed reads a page's keys at the master's MGET size, and tells the tuner what it took.
+func (s *Sweep) readTimed(ctx context.Context, m master, keys []Key) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	start := time.Now()
+	err := s.read(ctx, m.c, keys, m.tune.readChunk())
+	if err == nil {
+		m.tune.read(len(keys), time.Since(start))
+	}
+	return err
 }

@@ -78,6 +78,11 @@ func TestNumericBounds(t *testing.T) {
 		{"count inf", src(`[scan]`, `count = inf`), 2, "scan.count", "want an integer, got float +Inf"},
 		{"budget absurd", src(`[scan]`, `keys_per_second = 1_000_000_000`), 2, "scan.keys_per_second", "must be at most 10,000,000"},
 		{"budget negative", src(`[scan]`, `keys_per_second = -1`), 2, "scan.keys_per_second", "must be at least 1"},
+		{"max call zero", src(`[scan]`, `max_call = "0s"`), 2, "scan.max_call", `must be positive, got "0s"`},
+		{"max call negative", src(`[scan]`, `count = 5`, `max_call = "-1ms"`), 3, "scan.max_call", "must be positive"},
+		{"max call absurd", src(`[scan]`, `max_call = "2s"`), 2, "scan.max_call", `must be at most 1s, got "2s"`},
+		{"max call a number", src(`[scan]`, `max_call = 1`), 2, "scan.max_call", "want a duration string"},
+		{"max call not a duration", src(`[scan]`, `max_call = "fast"`), 2, "scan.max_call", `bad duration "fast"`},
 		{"refresh absurd", src(`[ui]`, `refresh = "2h"`), 2, "ui.refresh", `must be at most 1h0m0s, got "2h"`},
 		{"refresh negative", src(`[ui]`, `refresh = "-1s"`), 2, "ui.refresh", "must be at least 250ms"},
 		{"retention absurd", counter("3651d"), 5, "counter.day_retention", `must be at most 3650d, got "3651d"`},
@@ -108,7 +113,7 @@ func TestNumericBounds(t *testing.T) {
 		})
 	}
 	// The bounds themselves are accepted.
-	ok := src(`[scan]`, `count = 100000`, `keys_per_second = 10000000`, `[ui]`, `refresh = "1h"`,
+	ok := src(`[scan]`, `count = 100000`, `keys_per_second = 10000000`, `max_call = "1s"`, `[ui]`, `refresh = "1h"`,
 		`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `day_format = "yyyyMMdd"`, `day_retention = "3650d"`,
 		`[[limiter]]`, `name = "l"`, `pattern = "rl:<u>"`, `window = "366d"`, `limit = 1_000_000_000_000`,
 		`[[profile]]`, `name = "p"`, `counter = { a = 1_000_000 }`)
@@ -186,6 +191,7 @@ func TestBoundsAreDocumented(t *testing.T) {
 	for _, row := range []string{
 		"| `[scan]` | `count` | 1 | 100,000 |",
 		"| `[scan]` | `keys_per_second` | 1 | 10,000,000 |",
+		"| `[scan]` | `max_call` | above 0 | `1s` |",
 		"| `[ui]` | `refresh` | `250ms` | `1h` |",
 		"| `[[counter]]`, `[[unique]]`, `[[bitmap]]` | `hour_retention`, `day_retention` | above 0 | `3650d` |",
 		"| `[[limiter]]` | `window` | `1ms` | `366d` |",
@@ -198,7 +204,7 @@ func TestBoundsAreDocumented(t *testing.T) {
 			t.Errorf("docs/configuration.md lacks the row %s", row)
 		}
 	}
-	if maxScanCount != 100_000 || maxKeysPerSecond != 10_000_000 || maxRefresh != time.Hour || maxRetention != 3650*24*time.Hour ||
+	if maxScanCount != 100_000 || maxKeysPerSecond != 10_000_000 || maxMaxCall != time.Second || maxRefresh != time.Hour || maxRetention != 3650*24*time.Hour ||
 		maxLimiterWindow != 366*24*time.Hour || maxLimiterLimit != 1e12 || maxProfileRate != 1e6 || maxListItems != 1000 || maxNesting != 16 {
 		t.Error("a bound changed: change its row in docs/configuration.md and here")
 	}

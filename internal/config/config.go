@@ -96,8 +96,9 @@ type UIConfig struct {
 
 // ScanConfig budgets the SCAN sweeps so the console never hurts the Redis it watches.
 type ScanConfig struct {
-	Count         int // COUNT hint per SCAN call
-	KeysPerSecond int // ceiling on keys visited per second, per sweep
+	Count         int           // COUNT hint of the first SCAN call, and the most any asks for
+	KeysPerSecond int           // ceiling on keys visited per second, per sweep
+	MaxCall       time.Duration // the longest one call of a sweep should hold Redis
 }
 
 // themes are the palettes the theme package provides.
@@ -211,7 +212,7 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 // SweepOptions are the scanner's options as the config sets them: the [scan] budget and the zone
 // windows are cut in (for families without their own), with the queues, limiters, uniques and locks when withStructures.
 func (cfg *Config) SweepOptions(withStructures bool) scanner.Options {
-	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, Location: cfg.Timezone}
+	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall, Location: cfg.Timezone}
 	if withStructures {
 		opt.Structures = cfg.Structures
 	}
