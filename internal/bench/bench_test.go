@@ -75,6 +75,15 @@ func TestRun(t *testing.T) {
 		t.Errorf("sweep's longest call %v (exact %v), %q; %v calls logged, %v over 2 ms", rep.SweepLongestUs, rep.SweepLongestExact,
 			rep.SweepLongestFrom, rep.SweepCalls, rep.SweepCallsOver)
 	}
+	if rep.RawScanLongestUs == nil || !rep.RawScanLongestExact || rep.RawScanLongestFrom != "SLOWLOG, every call logged" {
+		t.Errorf("raw SCAN's longest call %v (exact %v), %q", rep.RawScanLongestUs, rep.RawScanLongestExact, rep.RawScanLongestFrom)
+	}
+	// The sweep's COUNT starts at 1000 and adapts to [scan] max_call, within its bounds.
+	if sp := rep.SweepSpread; sp.CountMax != 1000 || sp.CountMin < 10 || sp.CountMedian < float64(sp.CountMin) || sp.CountMedian > 1000 ||
+		sp.MaxCallUs != 1000 || sp.ClientLongestScanUs <= 0 || sp.ClientLongestReadUs <= 0 || sp.ChunkMin < 1 || sp.ChunkMin > 100 ||
+		sp.UsRatioMedian == nil {
+		t.Errorf("the sweep's calls: %+v", sp)
+	}
 	for name, v := range map[string]*float64{"console": rep.ConsoleShare, "serve": rep.ServeShare} {
 		if v == nil || *v <= 0 || *v > 100 {
 			t.Errorf("%s's share of the server's time: %v", name, v)
@@ -88,7 +97,8 @@ func TestRun(t *testing.T) {
 	var table bytes.Buffer
 	WriteTable(&table, rep)
 	for _, row := range []string{"SERVER µs/PAIR", "keys there", "redis-benchmark -c 4 -P 16", "claimed (100 a call)",
-		"SWEEP OF 3,000 KEYS BESIDE RAW SCAN, 3 PASSES EACH IN TURN", "longest sweep call: ", "AT THE DEFAULTS, ON 3,000 KEYS",
+		"SWEEP OF 3,000 KEYS BESIDE RAW SCAN, 3 PASSES EACH IN TURN", "longest sweep call: ", "longest raw SCAN call: ",
+		"sweep ÷ raw SCAN at the same COUNT, server time a key", "AT THE DEFAULTS, ON 3,000 KEYS",
 		"sweep, longest call", "writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", "DISCOVER: 3,000 KEYS"} {
 		if !strings.Contains(table.String(), row) {
 			t.Errorf("the table has no %q:\n%s", row, table.String())
@@ -230,7 +240,7 @@ func checkRatios(t *testing.T, rep *Report, rb bool) {
 func TestSettle(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	type verdicts struct {
-		steadyC1, steadyC4, freshC1, freshC4, sweepRatio, sweepUs, longest *bool
+		steadyC1, steadyC4, freshC1, freshC4, sweepRatio, sweepUs, longest, usRatio *bool
 	}
 	yes, no := new(true), new(false)
 	tests := []struct {
@@ -245,6 +255,7 @@ func TestSettle(t *testing.T) {
 		sweepUs, rawScanUs        *float64
 		longest                   *float64
 		exact                     bool
+		usRatio                   *float64 // the passes' median of the sweep's µs a key over raw SCAN's
 		wantFreshC1, wantSteadyC4 *float64 // the ratios, worked out
 		wantSweepUsVsRaw          *float64
 		want                      verdicts
@@ -254,24 +265,24 @@ func TestSettle(t *testing.T) {
 			writerUs: [8]*float64{f(2), f(0.5), nil, f(1), nil, nil, f(0.3), f(0.25)},
 			rbFresh1: f(1), rbFresh4: f(2), rbSteady1: f(1), rbSteady4: f(1),
 			passes: 3, ratioMedian: 0.75, sweepUs: f(1.5), rawScanUs: f(0.5), longest: f(2000), exact: true,
-			wantFreshC1: f(0.5), wantSteadyC4: f(0.25), wantSweepUsVsRaw: f(3),
-			want: verdicts{yes, yes, yes, yes, yes, yes, yes},
+			wantFreshC1: f(0.5), wantSteadyC4: f(0.25), wantSweepUsVsRaw: f(3), usRatio: f(1.2),
+			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes},
 		},
 		{
 			name:     "every goal missed",
 			writerUs: [8]*float64{f(2), f(1.3), nil, f(2.5), nil, nil, f(0.8), f(0.5)},
 			rbFresh1: f(2), rbFresh4: f(4), rbSteady1: f(2), rbSteady4: f(1),
 			passes: 3, ratioMedian: 0.5, sweepUs: f(2), rawScanUs: f(0.5), longest: f(2001), exact: true,
-			wantFreshC1: f(0.65), wantSteadyC4: f(0.5), wantSweepUsVsRaw: f(4),
-			want: verdicts{no, no, no, no, no, no, no},
+			wantFreshC1: f(0.65), wantSteadyC4: f(0.5), wantSweepUsVsRaw: f(4), usRatio: f(1.61),
+			want: verdicts{no, no, no, no, no, no, no, no},
 		},
 		{
 			name:     "goals met exactly at their bounds",
 			writerUs: [8]*float64{nil, f(3), nil, f(0.6), nil, nil, f(0.7), f(0.35)},
 			rbFresh1: f(5), rbFresh4: f(1), rbSteady1: f(2), rbSteady4: f(1),
 			passes: 1, ratioMedian: 0.6, sweepUs: f(1.5), rawScanUs: nil, longest: f(500), exact: true,
-			wantFreshC1: f(0.6), wantSteadyC4: f(0.35),
-			want: verdicts{yes, yes, yes, yes, yes, yes, yes},
+			wantFreshC1: f(0.6), wantSteadyC4: f(0.35), usRatio: f(1.6),
+			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes},
 		},
 		{
 			name:     "a bound whose bucket (1024, 2048] straddles the goal is no verdict",
@@ -309,7 +320,7 @@ func TestSettle(t *testing.T) {
 			s := &r.ServerFigures
 			s.RBFreshC1, s.RBFreshC4, s.RBSteadyC1, s.RBSteadyC4 = tt.rbFresh1, tt.rbFresh4, tt.rbSteady1, tt.rbSteady4
 			s.SweepUs, s.RawScanUs, s.SweepLongestUs, s.SweepLongestExact = tt.sweepUs, tt.rawScanUs, tt.longest, tt.exact
-			r.SweepSpread.Passes, r.SweepSpread.RatioMedian = tt.passes, tt.ratioMedian
+			r.SweepSpread.Passes, r.SweepSpread.RatioMedian, r.SweepSpread.UsRatioMedian = tt.passes, tt.ratioMedian, tt.usRatio
 			r.settle()
 			same := func(name string, got, want *float64) {
 				if (got == nil) != (want == nil) || got != nil && !near(*got, *want) {
@@ -328,6 +339,7 @@ func TestSettle(t *testing.T) {
 				{"fresh c1", g.WriterFreshC1, w.freshC1}, {"fresh c4", g.WriterFreshC4, w.freshC4},
 				{"sweep ÷ raw SCAN", g.SweepVsRawScan, w.sweepRatio}, {"sweep µs a key", g.SweepServerUs, w.sweepUs},
 				{"longest sweep call", g.SweepLongest, w.longest},
+				{"sweep µs a key ÷ raw SCAN's", g.SweepUsVsRawScan, w.usRatio},
 			} {
 				if (c.got == nil) != (c.want == nil) || c.got != nil && *c.got != *c.want {
 					t.Errorf("goal %s: %v, want %v", c.name, showBool(c.got), showBool(c.want))

@@ -6,6 +6,7 @@ const (
 	goalFresh          = 0.6  // the same on fresh keys
 	goalSweepRatio     = 0.6  // sweep keys/s ÷ raw SCAN keys/s, at least
 	goalSweepUs        = 1.5  // the sweep's server µs a key, at most
+	goalSweepUsRatio   = 1.6  // the sweep's server µs a key ÷ raw SCAN's at the same COUNT, at most
 	goalSweepLongestUs = 2000 // the sweep's longest call, µs, at most
 )
 
@@ -73,6 +74,7 @@ func (r *Report) settle() {
 		g.SweepVsRawScan = &ok
 	}
 	g.SweepServerUs = atMost(s.SweepUs, goalSweepUs)
+	g.SweepUsVsRawScan = atMost(r.SweepSpread.UsRatioMedian, goalSweepUsRatio)
 	g.SweepLongest = atMost(s.SweepLongestUs, goalSweepLongestUs)
 	if l := s.SweepLongestUs; l != nil && !s.SweepLongestExact && *l > goalSweepLongestUs && *l/2 < goalSweepLongestUs {
 		g.SweepLongest = nil // the bound's bucket straddles the goal

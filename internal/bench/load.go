@@ -8,11 +8,11 @@ import (
 )
 
 // loadCases measures, on the sweep's keys, what a console and serve cost the server at the
-// shipped config's settings ([scan] count and keys_per_second, [ui] refresh), each for loadFor:
+// shipped config's settings ([scan] count, keys_per_second and max_call, [ui] refresh), each for loadFor:
 // Redis' time on their commands (INFO commandstats) a second, and its CPU over its CPU idle.
 func (b *bencher) loadCases(rep *Report) error {
 	def := b.defaults
-	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, Location: time.UTC}
+	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, MaxCall: def.Scan.MaxCall, Location: time.UTC}
 	refresh := def.UI.Refresh
 	fam := sweepFamily()
 	rep.ConsoleKeys = rep.SweepKeys

@@ -106,7 +106,7 @@ func (p *progress) end(done bool) {
 // steps is how many steps a run has: the total the progress line counts to.
 func steps(own bool, passes int) int {
 	n := 8 + 2 + 4 + 2  // writer cases, go-redis alone, redis-benchmark, limiter and delay queue
-	n += 1 + passes + 1 // the sweep's keys, its passes beside raw SCAN, the pass with SLOWLOG
+	n += 1 + passes + 2 // the sweep's keys, its passes beside raw SCAN, a sweep and a raw SCAN with SLOWLOG
 	n += 2              // the console's and serve's share
 	n += discoverSteps
 	if !own {

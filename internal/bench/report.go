@@ -120,6 +120,11 @@ type ServerFigures struct {
 	SweepLongestExact   bool     `json:"sweep_longest_call_exact"`
 	SweepLongestCommand string   `json:"sweep_longest_call_command,omitempty"`
 	SweepLongestFrom    string   `json:"sweep_longest_call_from"`
+	// RawScanLongestUs is the raw SCAN's longest call at the sweep's median COUNT, taken as the
+	// sweep's is, with RawScanLongestExact and RawScanLongestFrom.
+	RawScanLongestUs    *float64 `json:"raw_scan_longest_call_us"`
+	RawScanLongestExact bool     `json:"raw_scan_longest_call_exact"`
+	RawScanLongestFrom  string   `json:"raw_scan_longest_call_from"`
 	// SweepCalls and SweepCallsOver count the calls of the sweep SLOWLOG logged and those over
 	// the goal's 2 ms; nil unless every call was logged (bench's own server).
 	SweepCalls     *int64 `json:"sweep_calls_logged"`
@@ -134,7 +139,8 @@ type ServerFigures struct {
 }
 
 // SweepSpread is the sweep's passes beside raw SCAN's, taken in turn: the min, median and max of
-// each one's keys/s, of the ratio of each sweep to the raw SCAN before it, and of server µs a key.
+// each one's keys/s, of the ratio of each sweep to the raw SCAN after it (at the sweep's mean
+// COUNT), and of server µs a key.
 type SweepSpread struct {
 	Passes        int      `json:"sweep_passes"`
 	SweepMin      float64  `json:"sweep_keys_per_sec_min"`
@@ -150,6 +156,21 @@ type SweepSpread struct {
 	SweepUsMax    *float64 `json:"sweep_server_us_per_key_max"`
 	RawScanUsMin  *float64 `json:"raw_scan_server_us_per_key_min"`
 	RawScanUsMax  *float64 `json:"raw_scan_server_us_per_key_max"`
+	// Each sweep's server µs a key over the raw SCAN's after it.
+	UsRatioMin    *float64 `json:"sweep_server_us_per_key_vs_raw_scan_min"`
+	UsRatioMedian *float64 `json:"sweep_server_us_per_key_vs_raw_scan_median"`
+	UsRatioMax    *float64 `json:"sweep_server_us_per_key_vs_raw_scan_max"`
+	// What the sweep asked of SCAN: [scan] max_call, the COUNTs over all passes' calls and the
+	// median of the passes' mean COUNT (the raw SCAN after each pass runs at its mean); the
+	// longest SCAN and the longest pipeline of a page's reads as the client timed them (round
+	// trips: upper bounds of Redis' time); the fewest keys an MGET was given.
+	MaxCallUs           float64 `json:"sweep_max_call_us"`
+	CountMin            int     `json:"sweep_scan_count_min"`
+	CountMedian         float64 `json:"sweep_scan_count_median"`
+	CountMax            int     `json:"sweep_scan_count_max"`
+	ClientLongestScanUs float64 `json:"sweep_client_longest_scan_us"`
+	ClientLongestReadUs float64 `json:"sweep_client_longest_read_us"`
+	ChunkMin            int     `json:"sweep_mget_keys_min"`
 	// The sweep's Redis main-thread CPU a key (INFO cpu), which waiting for a core does not
 	// stretch as it does the commands' time.
 	SweepCPUMin    *float64 `json:"sweep_redis_cpu_us_per_key_min"`
@@ -165,5 +186,16 @@ type Goals struct {
 	WriterFreshC4  *bool `json:"writer_fresh_c4"`         //
 	SweepVsRawScan *bool `json:"sweep_vs_raw_scan"`       // the passes' median ratio ≥ goalSweepRatio
 	SweepServerUs  *bool `json:"sweep_server_us_per_key"` // ≤ goalSweepUs
-	SweepLongest   *bool `json:"sweep_longest_call"`      // ≤ goalSweepLongestUs
+	// the passes' median of the sweep's server µs a key over raw SCAN's ≤ goalSweepUsRatio
+	SweepUsVsRawScan *bool `json:"sweep_server_us_per_key_vs_raw_scan"`
+	SweepLongest     *bool `json:"sweep_longest_call"` // ≤ goalSweepLongestUs
+}
+
+// countMedian is the median of the passes' mean COUNT, or 1000 (the sweep's first COUNT) when no
+// pass ran a SCAN.
+func (s SweepSpread) countMedian() float64 {
+	if s.CountMedian <= 0 {
+		return 1000
+	}
+	return s.CountMedian
 }

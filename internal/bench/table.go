@@ -124,18 +124,24 @@ func writeWriter(out io.Writer, r *Report) {
 	tb.Write(out, "")
 }
 
-// writeSweep prints the sweep's passes beside raw SCAN's: min, median and max.
+// writeSweep prints the sweep's passes beside raw SCAN's: min, median and max; then what the
+// sweep asked of SCAN, and the longest calls.
 func writeSweep(out io.Writer, r *Report) {
 	s := r.SweepSpread
 	tb := report.NewTable(fmt.Sprintf("SWEEP OF %s KEYS BESIDE RAW SCAN, %d PASSES EACH IN TURN", format.Commas(int64(r.SweepKeys)), s.Passes),
 		">MIN", ">MEDIAN", ">MAX")
 	tb.Row("sweep (TTL and value of each), keys/s", rateCell(s.SweepMin), rateCell(s.SweepMedian), rateCell(s.SweepMax))
-	tb.Row("raw SCAN, COUNT 1000, keys/s", rateCell(s.RawScanMin), rateCell(s.RawScanMedian), rateCell(s.RawScanMax))
-	tb.Row("sweep ÷ the raw SCAN before it", fmt.Sprintf("%.2f×", s.RatioMin), fmt.Sprintf("%.2f×", s.RatioMedian), fmt.Sprintf("%.2f×", s.RatioMax))
+	tb.Row("raw SCAN at the sweep's mean COUNT, keys/s", rateCell(s.RawScanMin), rateCell(s.RawScanMedian), rateCell(s.RawScanMax))
+	tb.Row("sweep ÷ the raw SCAN after it, keys/s", fmt.Sprintf("%.2f×", s.RatioMin), fmt.Sprintf("%.2f×", s.RatioMedian), fmt.Sprintf("%.2f×", s.RatioMax))
 	tb.Row("sweep, server time a key", usCell(s.SweepUsMin), usCell(r.SweepUs), usCell(s.SweepUsMax))
 	tb.Row("raw SCAN, server time a key", usCell(s.RawScanUsMin), usCell(r.RawScanUs), usCell(s.RawScanUsMax))
+	tb.Row("sweep ÷ the raw SCAN after it, server time a key", timesCell(s.UsRatioMin), timesCell(s.UsRatioMedian), timesCell(s.UsRatioMax))
 	tb.Row("sweep, Redis main thread's CPU a key", usCell(s.SweepCPUMin), usCell(s.SweepCPUMedian), usCell(s.SweepCPUMax))
+	tb.Row("sweep, SCAN's COUNT (the median of the passes' means)", format.Commas(int64(s.CountMin)), format.Commas(int64(s.CountMedian)),
+		format.Commas(int64(s.CountMax)))
 	tb.Write(out, "")
+	fmt.Fprintf(out, "[scan] max_call %s µs; the sweep's round trips (upper bounds of Redis' time): longest SCAN %s µs, longest page of reads %s µs; the fewest keys an MGET was given %d (at most 100)\n",
+		format.Commas(int64(s.MaxCallUs)), format.Commas(int64(s.ClientLongestScanUs)), format.Commas(int64(s.ClientLongestReadUs)), s.ChunkMin)
 	longest := "unknown"
 	if r.SweepLongestUs != nil {
 		longest = format.Commas(int64(*r.SweepLongestUs)) + " µs"
@@ -148,6 +154,11 @@ func writeSweep(out io.Writer, r *Report) {
 			format.Commas(goalSweepLongestUs))
 	}
 	fmt.Fprintf(out, "longest sweep call: %s; %s\n", longest, r.SweepLongestFrom)
+	raw := "unknown"
+	if r.RawScanLongestUs != nil {
+		raw = format.Commas(int64(*r.RawScanLongestUs)) + " µs"
+	}
+	fmt.Fprintf(out, "longest raw SCAN call: %s; %s\n", raw, r.RawScanLongestFrom)
 }
 
 // writeLoad prints what a console and serve cost the server at the defaults.
@@ -180,6 +191,8 @@ func writeGoals(out io.Writer, r *Report) {
 	tb.Row("sweep ÷ raw SCAN, keys/s (median of the passes)", fmt.Sprintf("%.2f×", r.SweepSpread.RatioMedian),
 		fmt.Sprintf("≥ %.2f×", goalSweepRatio), metCell(g.SweepVsRawScan))
 	tb.Row("sweep, server time a key (median of the passes)", usCell(s.SweepUs), fmt.Sprintf("≤ %.2f µs", goalSweepUs), metCell(g.SweepServerUs))
+	tb.Row("sweep ÷ raw SCAN at the same COUNT, server time a key (median of the passes)", timesCell(r.SweepSpread.UsRatioMedian),
+		fmt.Sprintf("≤ %.2f×", goalSweepUsRatio), metCell(g.SweepUsVsRawScan))
 	sweepLongest := "unknown"
 	if v := s.SweepLongestUs; v != nil {
 		sweepLongest = format.Commas(int64(*v)) + " µs"
@@ -190,7 +203,7 @@ func writeGoals(out io.Writer, r *Report) {
 	tb.Row("sweep, longest call", sweepLongest, fmt.Sprintf("≤ %s µs", format.Commas(goalSweepLongestUs)), metCell(g.SweepLongest))
 	tb.Row("writer, 1 pair a call ÷ redis-benchmark, server µs/pair, 1 connection", timesCell(s.SinglePairC1VsRB), "", "")
 	tb.Row("writer, 1 pair a call ÷ redis-benchmark, server µs/pair, 4 connections", timesCell(s.SinglePairC4VsRB), "", "")
-	tb.Row("sweep ÷ raw SCAN, server µs a key", timesCell(s.SweepUsVsRawScan), "", "")
+	tb.Row("sweep ÷ raw SCAN, server µs a key (the medians' ratio)", timesCell(s.SweepUsVsRawScan), "", "")
 	tb.Row("wall clock:", "", "", "")
 	tb.Row("  writer, 32 pairs a call ÷ redis-benchmark, key pairs/s, 1 connection", timesCell(r.WriterVsRedisBenchmark), "", "")
 	tb.Row("  writer, 32 pairs a call ÷ redis-benchmark, key pairs/s, 4 connections", timesCell(r.WriterVsRedisBenchmark4), "", "")

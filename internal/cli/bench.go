@@ -38,9 +38,9 @@ It measures, one after another:
     -c 4, -P 16), on fresh keys and on keys all there (skipped with a note when redis-benchmark
     is not installed);
   - the sliding limiter and the delay queue (enqueue, claim and acknowledge);
-  - a sweep of --keys keys (TTL and value of each) and a raw SCAN at the same COUNT, in turn, 3
-    passes each (5 with --full), with the min, median and max of each and of their ratio, and
-    the sweep's longest call;
+  - a sweep of --keys keys (TTL and value of each, its COUNT adapting to [scan] max_call) and a
+    raw SCAN at the sweep's mean COUNT, in turn, 3 passes each (5 with --full), with the min,
+    median and max of each and of their ratios, and the longest call of each;
   - the share of the server's time a console and serve take at the default settings, on the
     sweep's keys;
   - discover: the same keys swept with a config that claims them and with none, the keys/s kept
