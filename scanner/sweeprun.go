@@ -186,10 +186,10 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 // master is one master a Run sweeps: its address ("" on a standalone server), its client and the
 // tuner of its calls. Its SCAN and its pipelines of reads take turns (turn, nil in Step, where
 // they overlap): nothing of the sweep's is then queued at Redis ahead of a call, so each call's
-// round trip bounds Redis' time of that call alone; and since the SCAN stage hands a page on only
-// when the read stage takes it, a page is read right after its own SCAN or the next one, while
-// the keys that SCAN walked are still in Redis' CPU cache. Redis still has the next call as soon
-// as one ends, while hourglass classifies and parses.
+// round trip bounds Redis' time of that call alone. The SCAN stage hands a page on only when the
+// read stage takes it, so at most two more SCANs come between a page's SCAN and its reads (the
+// fewer, the more of the keys that SCAN walked are still in Redis' CPU cache). Redis has the next
+// call as soon as one ends, while hourglass classifies and parses.
 type master struct {
 	addr string
 	c    redis.Cmdable
