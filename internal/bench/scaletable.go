@@ -1,9 +1,13 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 
 	"hourglass/internal/format"
 	"hourglass/internal/report"
@@ -45,6 +49,14 @@ func writeScaleServer(out io.Writer, sv *ScaleServer) {
 		c.RefreshSeconds, c.Seconds, c.Polls, format.Commas(c.KeysSwept))
 	fmt.Fprintf(out, "  first figures %s (every family's %s); Redis CPU %.2f%% of a core, %.2f%% over its idle %.2f%%; server time %s\n",
 		secondsCell(c.FirstFigures), secondsCell(c.AllFigures), c.CPU, c.CPUOverIdle, c.IdleCPU, pctCell(c.ServerTime))
+	if len(c.ByCommand) > 0 {
+		names := slices.SortedFunc(maps.Keys(c.ByCommand), func(a, b string) int { return cmp.Compare(c.ByCommand[b], c.ByCommand[a]) })
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s %s µs", n, format.Commas(int64(c.ByCommand[n]))))
+		}
+		fmt.Fprintf(out, "  server time by command: %s\n", strings.Join(parts, ", "))
+	}
 	tb := report.NewTable("COVERAGE", "FAMILY", "FIGURE", ">EXACT", ">ESTIMATE", ">95% INTERVAL", ">ERROR", "INSIDE")
 	for _, run := range sv.Coverage {
 		cov := fmt.Sprintf("%.1f%% (%.1f s)", 100*run.Coverage, run.Seconds)
