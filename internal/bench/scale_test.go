@@ -15,14 +15,14 @@ import (
 	"hourglass/internal/redistest"
 )
 
-// TestScale runs bench --scale's code on a small scale (200,000 keys on one server, 60,000 on a
+// TestScale runs bench --scale's code on a small scale (200,000 keys on one server, 150,000 on a
 // 3-master cluster): the keyspaces written as planned, the console polled, the estimates at each
 // coverage set beside the exact figures, the 50 trials run and their hit rate computed, most
 // intervals holding the exact value. It holds nothing to a speed.
 func TestScale(t *testing.T) {
 	redistest.Binary(t)
 	var log bytes.Buffer
-	rep, err := RunScale(t.Context(), ScaleOptions{Keys: 200_000, ClusterKeys: 60_000, ConsoleFor: 2 * time.Second,
+	rep, err := RunScale(t.Context(), ScaleOptions{Keys: 200_000, ClusterKeys: 150_000, ConsoleFor: 2 * time.Second,
 		Defaults: config.Builtin(redistest.Shipped(t)), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
@@ -30,7 +30,7 @@ func TestScale(t *testing.T) {
 	if len(rep.Servers) != 2 || rep.Servers[0].Kind != "server" || rep.Servers[1].Kind != "cluster" || rep.Servers[1].Masters != 3 {
 		t.Fatalf("servers %+v", rep.Servers)
 	}
-	for i, want := range []int64{200_000, 60_000} {
+	for i, want := range []int64{200_000, 150_000} {
 		sv := rep.Servers[i]
 		// Each worker writes whole tuples until it has its quota: a few keys past it at most.
 		if sv.Keys < want*99/100 || sv.Keys > want*101/100 || sv.LoadSeconds <= 0 || sv.UsedMemory <= 0 {
@@ -71,8 +71,9 @@ func checkScaleConsole(t *testing.T, sv ScaleServer) {
 }
 
 // checkCoverage checks the estimates at each coverage: taken past the share asked for, every
-// trial counted, and at 20% every trial with an interval, most holding the exact value, and the
-// main families' figures near it.
+// trial counted, and at 20% nearly every trial with an interval (a trial family's current hour
+// is a few dozen keys seen here, which may sit in fewer than five pages), most holding the exact
+// value, and the main families' figures near it.
 func checkCoverage(t *testing.T, sv ScaleServer) {
 	t.Helper()
 	if len(sv.Coverage) != len(scaleCoverages) {
@@ -98,7 +99,7 @@ func checkCoverage(t *testing.T, sv ScaleServer) {
 	last := sv.Coverage[len(sv.Coverage)-1]
 	for _, st := range []TrialStats{last.Keys, last.Totals} {
 		// 95% intervals: 35 of 50 or fewer holding the truth is past 6 standard deviations.
-		if st.WithInterval != st.Trials || st.HitRate == nil || *st.HitRate < 0.7 {
+		if st.WithInterval < st.Trials-5 || st.HitRate == nil || *st.HitRate < 0.7 {
 			t.Errorf("%s at 20%%: %+v", sv.Kind, st)
 		}
 	}
