@@ -14,7 +14,10 @@ import (
 )
 
 // startServer runs redis-server on a free loopback port and returns its address and a stop.
-func startServer() (string, func(), error) {
+func startServer() (string, func(), error) { return startServerWith() }
+
+// startServerWith is startServer with more arguments to redis-server.
+func startServerWith(extra ...string) (string, func(), error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return "", nil, fmt.Errorf("bench: no redis-server on PATH (Debian: apt-get install redis-server), and no --addr given")
@@ -26,7 +29,8 @@ func startServer() (string, func(), error) {
 	addr := l.Addr().String()
 	_, port, _ := net.SplitHostPort(addr)
 	l.Close()
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning")
+	args := append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"}, extra...)
+	cmd := exec.Command(bin, args...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {

@@ -51,8 +51,15 @@ one line on stderr says which step of how many it is on and the time so far.
 By default it finishes in under a minute on a 2-core machine; --full is the long run (1,000,000
 events a writer case, 1,000,000 keys, 10s of console and of serve), a few minutes.
 
+--scale runs instead the proof at scale, on servers of its own only (no --addr): 10,000,000 keys
+(--scale-keys) on one redis-server, then 6,000,000 (--scale-cluster-keys, 0 skips it) on a
+3-master cluster, each measured for a console's first figures and its Redis CPU at the defaults
+(30s) and for the estimates of a sweep under way at 1%, 5% and 20% coverage against the exact
+totals written, over 50 trial families. It needs about 2 GB of memory and a few minutes.
+
 Usage:
   hourglass bench [--addr ADDR --allow-writes] [--full] [--events N] [--keys N] [--json]
+  hourglass bench --scale [--scale-keys N] [--scale-cluster-keys N] [--json]
 
 Flags:
 `
@@ -61,10 +68,14 @@ func cmdBench(ctx context.Context, shipped []byte, args []string, stdout, stderr
 	fs, common := commandFlags("bench", benchUsage, shipped, stdout)
 	opt := bench.Options{Log: stderr, Terminal: console.IsTerminal(stderr), Defaults: config.Builtin(shipped)}
 	asJSON := benchFlags(fs, &opt)
+	scale := scaleFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	fullSizes(fs, &opt)
+	if scale.on {
+		return runScale(ctx, common, scale, opt, *asJSON, stdout)
+	}
 	if len(common.addrs) > 0 {
 		if len(common.addrs) > 1 {
 			return config.Usagef("bench measures one server; give one standalone address")

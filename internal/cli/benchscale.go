@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"time"
+
+	"hourglass/internal/bench"
+	"hourglass/internal/config"
+)
+
+// scaleArgs are bench's --scale flags.
+type scaleArgs struct {
+	on                bool
+	keys, clusterKeys int64
+}
+
+func scaleFlags(fs *flag.FlagSet) *scaleArgs {
+	s := &scaleArgs{}
+	fs.BoolVar(&s.on, "scale", false, "run the proof at scale instead: estimates, first figures and the console's CPU on millions of keys")
+	numberVar(fs, &s.keys, "scale-keys", 10_000_000, 100_000, 100_000_000,
+		"with --scale, keys on one server, `N` from 100,000 to 100,000,000")
+	numberVar(fs, &s.clusterKeys, "scale-cluster-keys", 6_000_000, 0, 100_000_000,
+		"with --scale, keys on a 3-master cluster, `N` up to 100,000,000; 0 skips the cluster")
+	return s
+}
+
+// runScale runs bench --scale on servers of its own and prints its report.
+func runScale(ctx context.Context, common *commonFlags, s *scaleArgs, opt bench.Options, asJSON bool, stdout io.Writer) error {
+	if len(common.addrs) > 0 {
+		return config.Usagef("bench --scale writes millions of keys and runs on servers of its own: give no --addr")
+	}
+	if err := parsed(ctx, common.fs, nil); err != nil {
+		return err
+	}
+	rep, err := bench.RunScale(ctx, bench.ScaleOptions{Keys: s.keys, ClusterKeys: s.clusterKeys, ConsoleFor: 30 * time.Second,
+		Defaults: opt.Defaults, Log: opt.Log})
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	bench.WriteScaleTable(stdout, rep)
+	return nil
+}
