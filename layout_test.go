@@ -51,7 +51,7 @@ var importRules = []importRule{
 		why: "store is the bottom layer: how services count in Redis"},
 	{pkg: "hourglass/scanner", may: []string{"store", "internal/discover", "internal/estimate"},
 		why: "the scanner reads what store writes, and hands the keys nothing claims to discover"},
-	{pkg: "hourglass/internal/discover", may: []string{"store", "internal/format"},
+	{pkg: "hourglass/internal/discover", may: []string{"store", "internal/format", "internal/estimate"},
 		mustNot: []string{goRedis},
 		why:     "infers groups and kinds from names and samples the scanner reads; no Redis I/O"},
 	{pkg: "hourglass/theme", may: nil,

@@ -17,7 +17,7 @@ import (
 // another connection, runs the next SCAN from cursor when scan is true, so Redis reads one page
 // while hourglass classifies the next. It returns the keys read, the next cursor and the family
 // keys the new SCAN found, to read next time.
-func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pending []Key, scan bool) (Page, uint64, []Key, error) {
+func (s *Sweep) page(ctx context.Context, addr string, c redis.Cmdable, cursor uint64, pending []Key, scan bool) (Page, uint64, []Key, error) {
 	var wg sync.WaitGroup
 	var readErr error
 	if len(pending) > 0 {
@@ -38,7 +38,7 @@ func (s *Sweep) page(ctx context.Context, c redis.Cmdable, cursor uint64, pendin
 		err = s.refusal("SCAN", "", err)
 		if err == nil {
 			var samples []string
-			found, samples = s.classify(names)
+			found, samples = s.classify(addr, false, names)
 			err = s.readSamples(ctx, c, samples)
 		}
 	}

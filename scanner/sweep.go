@@ -140,7 +140,7 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 		pending := s.pending[addr]
 		s.done[addr] = false
 		s.mu.Unlock()
-		p, next, found, err := s.page(ctx, c, cursor, pending, !begun || cursor != 0)
+		p, next, found, err := s.page(ctx, addr, c, cursor, pending, !begun || cursor != 0)
 		if err != nil {
 			return err
 		}

@@ -165,7 +165,7 @@ func (s *Sweep) runMaster(ctx context.Context, addr string, c redis.Cmdable, unt
 	go func() { // stage 1: SCAN and classify
 		defer wg.Done()
 		defer close(batches)
-		if err := s.scanPages(ctx, c, cursor, begun, pending, until, batches); err != nil {
+		if err := s.scanPages(ctx, addr, c, cursor, begun, pending, until, batches); err != nil {
 			scanErr <- err
 		}
 	}()
@@ -197,7 +197,7 @@ type scanBatch struct {
 // SCANs from cursor at the budget, classifying each page into batches, until the master is
 // scanned to its end, until passes (when not zero) or ctx ends. begun says whether cursor came
 // from a SCAN already made. It returns only a SCAN's error.
-func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, begun bool, pending []Key, until time.Time, batches chan<- scanBatch) error {
+func (s *Sweep) scanPages(ctx context.Context, addr string, c redis.Cmdable, cursor uint64, begun bool, pending []Key, until time.Time, batches chan<- scanBatch) error {
 	send := func(b scanBatch) bool {
 		select {
 		case batches <- b:
@@ -212,6 +212,8 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 	if begun && cursor == 0 {
 		return nil // scanned to the end before; only pending keys were left
 	}
+	_, cluster := s.rdb.(*redis.ClusterClient)
+	last := -1
 	for {
 		if !until.IsZero() && !s.pace.readyBy(until) {
 			return nil // the budget allows no more pages in this slice
@@ -224,10 +226,13 @@ func (s *Sweep) scanPages(ctx context.Context, c redis.Cmdable, cursor uint64, b
 			return s.refusal("SCAN", "", err)
 		}
 		s.pace.spend(len(names))
-		keys, samples := s.classify(names)
-		b := scanBatch{keys: keys, samples: samples, seen: len(names), next: next, first: -1, last: -1}
-		if _, cluster := s.rdb.(*redis.ClusterClient); cluster && len(names) > 0 {
+		b := scanBatch{seen: len(names), next: next, first: -1, last: -1}
+		if cluster && len(names) > 0 {
 			b.first, b.last = store.Slot(names[0]), store.Slot(names[len(names)-1])
+		}
+		b.keys, b.samples = s.classify(addr, b.first >= 0 && b.first == last, names)
+		if len(names) > 0 {
+			last = b.last
 		}
 		if !send(b) || next == 0 {
 			return nil
