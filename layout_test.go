@@ -73,7 +73,7 @@ var importRules = []importRule{
 	{pkg: "hourglass/internal/cells", may: []string{"internal/format", "scanner"},
 		mustNot: []string{goRedis},
 		why:     "the text of the cells the console and the report both show; no I/O"},
-	{pkg: "hourglass/internal/report", may: []string{"internal/cells", "internal/format", "scanner", "store"},
+	{pkg: "hourglass/internal/report", may: []string{"internal/cells", "internal/discover", "internal/format", "scanner", "store"},
 		mustNot: []string{goRedis},
 		why:     "renders a Snapshot as text and talks to no Redis"},
 	{pkg: "hourglass/internal/metrics", may: []string{"internal/format", "scanner"},
