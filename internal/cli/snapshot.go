@@ -32,7 +32,7 @@ same as one object (its fields are listed in docs/commands.md).
 count and total scaled to the whole keyspace as an estimate with its 95% interval (marked ≈ in
 the text, with estimate, low, high and coverage beside each figure in the JSON), and the exit
 code is 0. A maximum or a top list is what the sample saw, and reconciliation waits for a
-complete sweep. See docs/estimates.md.
+complete sweep. See docs/commands.md#a-sample.
 
 With no address it reports on an embedded Redis holding demo data written for the purpose.
 

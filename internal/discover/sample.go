@@ -247,7 +247,8 @@ func (d *Doc) sampleHeader(w *writer) {
 	}
 	w.comment(fmt.Sprintf("SAMPLE:   from %.1f%% of %s keys, swept in %s; keys and memory are estimates with their",
 		100*r.Coverage, format.Commas(r.DBSize), d.Elapsed.Round(time.Second)))
-	w.comment("          95% intervals (docs/estimates.md); a group in too few pages to scale says what was seen.")
+	w.comment("          95% intervals (see docs/commands.md#a-sample); a group in too few pages to scale says")
+	w.comment("          what was seen.")
 	if e := r.KeysEstimate; e != nil && !e.SoFar && e.High != nil {
 		w.comment(fmt.Sprintf("          unclaimed keys in the whole keyspace: ≈%s (95%%: %s–%s)%s",
 			format.Short(e.Estimate), format.Short(e.Low), format.Short(*e.High), approxBytes(r.BytesEstimate)))
