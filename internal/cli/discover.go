@@ -245,7 +245,7 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 	faults := newFaultWait(stderr, "discover", t.Label)
 	var last scanner.Status
 	for {
-		slice := sample.slice(time.Since(start))
+		slice := sample.slice(time.Since(start), last.Unclaimed.Coverage, last.Unclaimed.DBSize, opt.KeysPerSecond)
 		until := time.Now().Add(slice)
 		st, err := w.Poll(ctx, slice, "")
 		if err != nil && faults.after(ctx, err) {

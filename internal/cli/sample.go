@@ -105,13 +105,22 @@ func (f *forFlag) Set(v string) error {
 
 func (f *forFlag) refusedValue() string { return f.refused }
 
-// slice is how long a discover poll runs, elapsed into the sweep: pollSlice, or what is left of
-// --for when less.
-func (s sampleFlags) slice(elapsed time.Duration) time.Duration {
+// slice is how long a discover poll runs, elapsed into the sweep that has seen coverage of
+// dbSize keys at budget keys a second: pollSlice, or less when what is left of --for, or of
+// --sample's keys at the budget, is less, so a sample passes its share by little.
+func (s sampleFlags) slice(elapsed time.Duration, coverage float64, dbSize int64, budget int) time.Duration {
+	d := pollSlice
 	if s.dur > 0 {
-		return max(min(pollSlice, s.dur-elapsed), time.Millisecond)
+		d = min(d, s.dur-elapsed)
 	}
-	return pollSlice
+	if s.share > 0 && coverage == 0 {
+		d = min(d, pollSlice/5) // the first look: the keyspace's size is not known yet
+	}
+	if s.share > 0 && coverage > 0 && dbSize > 0 && budget > 0 {
+		left := (s.share - coverage) * float64(dbSize) / float64(budget)
+		d = min(d, time.Duration(left*float64(time.Second)))
+	}
+	return max(d, 20*time.Millisecond)
 }
 
 // reached reports whether a sweep that has seen coverage of the keyspace in elapsed is done as a

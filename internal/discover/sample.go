@@ -241,12 +241,12 @@ func bytesOf(seen *int64, keys *Estimate) *Estimate {
 func (d *Doc) sampleHeader(w *writer) {
 	r := d.Result
 	if r.DBSize <= 0 {
-		w.comment(fmt.Sprintf("SAMPLE:   swept in %s, but the keys the servers hold are unknown (DBSIZE):", d.Elapsed.Round(time.Second)))
+		w.comment(fmt.Sprintf("SAMPLE:   swept in %s, but the keys the servers hold are unknown (DBSIZE):", d.Elapsed.Round(100*time.Millisecond)))
 		w.comment("          nothing is scaled; the keys given are those seen.")
 		return
 	}
 	w.comment(fmt.Sprintf("SAMPLE:   from %.1f%% of %s keys, swept in %s; keys and memory are estimates with their",
-		100*r.Coverage, format.Commas(r.DBSize), d.Elapsed.Round(time.Second)))
+		100*r.Coverage, format.Commas(r.DBSize), d.Elapsed.Round(100*time.Millisecond)))
 	w.comment("          95% intervals (see docs/commands.md#a-sample); a group in too few pages to scale says")
 	w.comment("          what was seen.")
 	if e := r.KeysEstimate; e != nil && !e.SoFar && e.High != nil {
