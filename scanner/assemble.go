@@ -81,17 +81,27 @@ const maxStartsOver = 3
 
 // Take runs one sweep to its end and returns its Snapshot: after a restart or a failover under
 // it, the sweep starts over (up to maxStartsOver times), since its cursors no longer hold. When
-// ctx ends first, it returns the Snapshot of what it saw (Complete false) with ctx's error.
+// ctx ends first, it returns the Snapshot of what it saw (Complete false) with ctx's error. When
+// opt.StopAt or opt.StopAfter ends it first, that Snapshot is a sample, returned with no error.
 func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, opt Options) (*Snapshot, error) {
+	sweepCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	if opt.StopAfter > 0 {
+		sweepCtx, stop = context.WithTimeout(sweepCtx, opt.StopAfter)
+		defer stop()
+	}
 	var s *Sweep
 	var a *Aggregator
 	var err error
 	for range maxStartsOver {
 		s = New(rdb, families, opt)
 		a = NewAggregator(families, opt)
-		if err = s.Run(ctx, a.Add); !errors.Is(err, ErrRestarted) && !errors.Is(err, ErrMastersChanged) {
+		if err = s.Run(sweepCtx, sampling(s, a, opt.StopAt, stop)); !errors.Is(err, ErrRestarted) && !errors.Is(err, ErrMastersChanged) {
 			break
 		}
+	}
+	if err != nil && ctx.Err() == nil && sweepCtx.Err() != nil {
+		err = nil // stopped on purpose: a sample
 	}
 	readCtx := ctx
 	if err != nil {
@@ -103,4 +113,27 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	a.AddReads(s.Finish(readCtx, a.Wants()))
 	a.SetProgress(s.Progress())
 	return a.Snapshot(err == nil && s.Done()), err
+}
+
+// sampling is the visit of a Take: it adds each page to a, and calls stop once the sweep has
+// seen share (when above 0 and below 1) of the keys the masters hold.
+func sampling(s *Sweep, a *Aggregator, share float64, stop func()) func(Page) {
+	if !(share > 0 && share < 1) {
+		return a.Add
+	}
+	var seen int64
+	return func(p Page) {
+		a.Add(p)
+		seen += int64(p.Seen)
+		var pop int64
+		for _, mp := range s.Progress().Masters {
+			if mp.DBSize <= 0 && !mp.Done {
+				return // the keys a master holds are unknown: no share can be told
+			}
+			pop += mp.DBSize
+		}
+		if pop > 0 && float64(seen) >= share*float64(pop) {
+			stop()
+		}
+	}
 }

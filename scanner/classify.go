@@ -121,9 +121,11 @@ func jobMatchers(st Structures) []matcher {
 	return out
 }
 
-// classify returns the keys among names that belong to a family or structure, and those of the
-// others (counted into the sweep's discover groups) whose type and value should be read.
-func (s *Sweep) classify(names []string) ([]Key, []string) {
+// classify returns the keys among names, one SCAN page of master addr, that belong to a family or
+// structure, and those of the others (counted into the sweep's discover groups, page by page for
+// their estimates) whose type and value should be read. continues says the page carries on the
+// last one's hash slot.
+func (s *Sweep) classify(addr string, continues bool, names []string) ([]Key, []string) {
 	found := make([]Key, 0, len(names))
 	var unclaimed []string
 	for _, name := range names {
@@ -140,10 +142,10 @@ func (s *Sweep) classify(names []string) ([]Key, []string) {
 			unclaimed = append(unclaimed, name)
 		}
 	}
-	if s.groups == nil || len(unclaimed) == 0 {
+	if s.groups == nil {
 		return found, nil
 	}
-	return found, s.groups.Add(unclaimed)
+	return found, s.groups.AddPage(addr, len(names), continues, unclaimed)
 }
 
 // classifyStructure finds the structure a key belongs to, and the next entry that would also

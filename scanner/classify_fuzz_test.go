@@ -83,7 +83,7 @@ func FuzzSweepClassify(f *testing.F) {
 				}
 			}
 		}), d)
-		found, _ := s.classify(names)
+		found, _ := s.classify("", false, names)
 		got := map[string]Key{}
 		for _, k := range found {
 			got[k.Name] = k

@@ -81,11 +81,11 @@ func BenchmarkDiscoverAdd(b *testing.B) {
 	pageOf := func(i int) []string { return names[i*page%len(names):][:page] }
 	paths := []func([]string){
 		func(p []string) {
-			if found, _ := claimed.classify(p); len(found) != len(p) {
+			if found, _ := claimed.classify("", false, p); len(found) != len(p) {
 				b.Fatalf("families claimed %d of %d keys", len(found), len(p))
 			}
 		},
-		func(p []string) { unclaimed.classify(p) },
+		func(p []string) { unclaimed.classify("", false, p) },
 		func(p []string) { groups.Add(p) },
 	}
 	// Warm each path over every name once, as a sweep's first pages do: the groups' shapes and

@@ -38,6 +38,12 @@ type Options struct {
 	MaxShapes int
 	// Retry, when set, has Run ride out transient faults; nil ends Run on the first error.
 	Retry *Retry
+	// StopAt, when above 0 and below 1, ends Take's sweep once it has seen that share of the
+	// keys the servers hold (DBSIZE; never while that is unknown), and StopAfter, when above 0,
+	// once it has run that long: whichever comes first. The Snapshot is then of a sample, its
+	// figures scaled to the whole keyspace as estimates, and Take returns no error.
+	StopAt    float64
+	StopAfter time.Duration
 
 	// The aggregate: what the Snapshot keeps.
 

@@ -46,7 +46,7 @@ func (s *Sweep) page(ctx context.Context, addr string, c redis.Cmdable, cursor u
 		err = s.refusal("SCAN", "", err)
 		if err == nil {
 			var samples []string
-			found, samples = s.classify(names)
+			found, samples = s.classify(addr, false, names)
 			err = s.readSamples(ctx, c, samples)
 		}
 	}

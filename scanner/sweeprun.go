@@ -276,6 +276,7 @@ func (s *Sweep) scanPages(ctx context.Context, m master, cursor uint64, begun bo
 // in SCAN's order, its read still under way. It reports false when ctx ended first.
 func (s *Sweep) readPages(ctx context.Context, m master, batches <-chan scanBatch, out chan<- visited, wg *sync.WaitGroup) bool {
 	sem := make(chan struct{}, readsInFlight)
+	last := -1 // the hash slot the last page SCAN returned ended in, on a cluster
 	for b := range batches {
 		select {
 		case sem <- struct{}{}:
@@ -284,7 +285,10 @@ func (s *Sweep) readPages(ctx context.Context, m master, batches <-chan scanBatc
 		}
 		keys, samples := b.keys, []string(nil)
 		if !b.pending {
-			keys, samples = s.classify(b.names)
+			keys, samples = s.classify(m.addr, b.first >= 0 && b.first == last, b.names)
+			if len(b.names) > 0 {
+				last = b.last
+			}
 		}
 		v := visited{addr: m.addr, next: b.next, read: make(chan error, 1),
 			page: &Page{Seen: len(b.names), Keys: keys, master: m.addr, firstSlot: b.first, lastSlot: b.last}}

@@ -188,7 +188,11 @@ func (s *Sweep) unclaimedResult() discover.Result {
 	if s == nil || s.groups == nil {
 		return discover.Result{Groups: []discover.Group{}}
 	}
-	r := s.groups.Result()
+	strata := map[string]discover.Stratum{}
+	for addr, mp := range s.Progress().Masters {
+		strata[addr] = discover.Stratum{DBSize: mp.DBSize, Done: mp.Done}
+	}
+	r := s.groups.Scaled(strata) // scaled while some master is not swept to its end
 	s.samples.mu.Lock()
 	refused := s.samples.refused
 	s.samples.mu.Unlock()

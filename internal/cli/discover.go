@@ -41,10 +41,17 @@ followed by a marked section of the groups it does not claim yet (with no --conf
 gives the connection). -o writes to a new file, never over an existing one. --json prints the
 same as one object (its fields are listed in docs/commands.md).
 
+--sample P% stops the sweep once it has seen P percent of the keys the servers hold (DBSIZE),
+--for D once it has run for D, whichever comes first: the groups are then found in that sample,
+the header says its coverage, and each group's keys and memory are scaled to the whole keyspace
+as estimates with their 95% intervals (a group in too few pages to scale says how many keys were
+seen); the exit code is 0. A big keyspace's groups are found in a small share of it: the same
+entries, in seconds rather than hours. A group that holds very few keys may be missed.
+
 ctrl+c stops the sweep and prints what was found, marked INCOMPLETE, with exit code 1.
 
 Usage:
-  hourglass discover [--merge FILE] [-o PATH] [--json] [--keys-per-second N] [flags]
+  hourglass discover [--merge FILE] [-o PATH] [--json] [--sample P%] [--for D] [--keys-per-second N] [flags]
 
 Flags:
 `
@@ -58,6 +65,7 @@ type discoverRun struct {
 	asJSON bool
 	merge  string // --merge FILE
 	output string // -o PATH
+	sample sampleFlags
 }
 
 func cmdDiscover(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
@@ -68,6 +76,7 @@ func cmdDiscover(ctx context.Context, shipped []byte, args []string, stdout, std
 	fs.StringVar(&run.output, "o", "", "write to `PATH`, a new file (an existing one is never overwritten)")
 	fs.StringVar(&run.output, "output", "", "the same as -o")
 	common.withBudget(fs)
+	run.sample.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -127,7 +136,7 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	if console.IsTerminal(stderr) {
 		progress = stderr
 	}
-	found, sweepErr := sweepUnclaimed(ctx, t, base, progress, stderr)
+	found, sweepErr := sweepUnclaimed(ctx, t, base, r.sample, progress, stderr)
 	if sweepErr != nil && !found.partial {
 		finish(false)
 		return sweepErr
@@ -214,6 +223,7 @@ type finding struct {
 	keysSeen int64
 	complete bool
 	partial  bool // stopped early (ctrl+c): what it found so far is still printed
+	sampled  bool // stopped on purpose (--sample, --for): its groups' keys are estimates
 	elapsed  time.Duration
 	takenAt  time.Time
 	result   discover.Result
@@ -223,9 +233,10 @@ type finding struct {
 // sweepUnclaimed runs one sweep at base's budget with its entries claiming keys, and returns
 // what the others look like. It looks at the sweep's progress every pollSlice, and
 // writes it to progress (a terminal) when not nil. ctrl+c stops it within the slice; it then
-// returns what it found so far (partial) with the reason. Faults that pass are waited out, each
-// shown on stderr while it lasts.
-func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, progress, stderr io.Writer) (finding, error) {
+// returns what it found so far (partial) with the reason. It stops once sample's share or time is
+// reached, and returns what it found as a sample. Faults that pass are waited out, each shown on
+// stderr while it lasts.
+func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, sample sampleFlags, progress, stderr io.Writer) (finding, error) {
 	loc := base.Timezone
 	opt := base.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode = t.Store.Now, t.Label, t.Mode
@@ -234,8 +245,9 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 	faults := newFaultWait(stderr, "discover", t.Label)
 	var last scanner.Status
 	for {
-		until := time.Now().Add(pollSlice)
-		st, err := w.Poll(ctx, pollSlice, "")
+		slice := sample.slice(time.Since(start), last.Unclaimed.Coverage, last.Unclaimed.DBSize, opt.KeysPerSecond)
+		until := time.Now().Add(slice)
+		st, err := w.Poll(ctx, slice, "")
 		if err != nil && faults.after(ctx, err) {
 			continue
 		}
@@ -249,6 +261,11 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 			last = st
 			faults.ok()
 			showProgress(progress, t.Label, st, time.Since(start))
+			if sample.reached(st.Unclaimed.Coverage, time.Since(start)) {
+				clearProgress(progress)
+				return finding{keysSeen: st.Sweep.KeysSeen, sampled: true, elapsed: time.Since(start),
+					takenAt: t.Store.Now().In(loc), result: st.Unclaimed}, nil
+			}
 		}
 		if err == nil {
 			select {
@@ -291,6 +308,7 @@ type discoverJSON struct {
 	Mode       string          `json:"mode"`
 	TakenAt    time.Time       `json:"taken_at"`
 	Complete   bool            `json:"complete"`
+	Sampled    bool            `json:"sampled"`
 	KeysSeen   int64           `json:"keys_seen"`
 	DurationMS int64           `json:"duration_ms"`
 	Timezone   string          `json:"timezone"`
@@ -307,7 +325,7 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 	}
 	doc := &discover.Doc{
 		Target: label, TakenAt: f.takenAt, Elapsed: f.elapsed, KeysSeen: f.keysSeen,
-		Complete: f.complete, Timezone: base.TimezoneName, Merge: r.merge, Before: before,
+		Complete: f.complete, Sampled: f.sampled, Timezone: base.TimezoneName, Merge: r.merge, Before: before,
 		Redis:  connection(base.Redis, r.common.insecure, t.Embedded != nil),
 		Result: f.result.Avoiding(entryNames(before)),
 	}
@@ -322,7 +340,7 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(discoverJSON{
-		Target: t.Label, Mode: t.Mode, TakenAt: f.takenAt, Complete: f.complete, KeysSeen: f.keysSeen,
+		Target: t.Label, Mode: t.Mode, TakenAt: f.takenAt, Complete: f.complete, Sampled: f.sampled, KeysSeen: f.keysSeen,
 		DurationMS: f.elapsed.Milliseconds(), Timezone: base.TimezoneName, Merge: r.merge,
 		Unclaimed: doc.Result, Config: text,
 	})

@@ -27,10 +27,17 @@ counted into groups by the shape of their names, with their estimated memory and
 group looks like ("Unclaimed keys"; hourglass discover turns them into config). --json prints the
 same as one object (its fields are listed in docs/commands.md).
 
+--sample P% stops the sweep once it has seen P percent of the keys the servers hold (DBSIZE),
+--for D once it has run for D, whichever comes first: the report is then of a sample, every
+count and total scaled to the whole keyspace as an estimate with its 95% interval (marked ≈ in
+the text, with estimate, low, high and coverage beside each figure in the JSON), and the exit
+code is 0. A maximum or a top list is what the sample saw, and reconciliation waits for a
+complete sweep. See docs/commands.md#a-sample.
+
 With no address it reports on an embedded Redis holding demo data written for the purpose.
 
 Usage:
-  hourglass snapshot [--json] [--keys-per-second N] [flags]
+  hourglass snapshot [--json] [--sample P%] [--for D] [--keys-per-second N] [flags]
 
 Flags:
 `
@@ -39,6 +46,8 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 	fs, common := commandFlags("snapshot", snapshotUsage, shipped, stdout)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
 	common.withBudget(fs)
+	var sample sampleFlags
+	sample.register(fs)
 	var top, examples int
 	numberVar(fs, &top, "top", 5, 1, 1000, "largest dims kept per window, `N` from 1 to 1,000")
 	numberVar(fs, &examples, "examples", 3, 1, 100, "example keys kept per problem and family, `N` from 1 to 100")
@@ -61,7 +70,7 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
 			t.Embedded.Addr(), format.Commas(n))
 	}
-	snap, err := takeSnapshot(ctx, t, cfg, top, examples, stderr)
+	snap, err := takeSnapshot(ctx, t, cfg, top, examples, sample, stderr)
 	if err != nil && snap == nil {
 		return err
 	}
@@ -77,14 +86,15 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 	return err
 }
 
-// takeSnapshot runs one sweep of t at the config's budget, each window keeping its top largest
-// values and each problem its examples keys. When the sweep stops early it returns the partial
+// takeSnapshot runs one sweep of t at the config's budget (or the sample's share or time of it),
+// each window keeping its top largest values and each problem its examples keys. When the sweep stops early it returns the partial
 // snapshot (Complete false) with the reason. Faults that pass are waited out, each shown on
 // stderr while it lasts.
-func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, top, examples int, stderr io.Writer) (*scanner.Snapshot, error) {
+func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, top, examples int, sample sampleFlags, stderr io.Writer) (*scanner.Snapshot, error) {
 	loc := cfg.Timezone
 	opt := cfg.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode, opt.TopK, opt.Examples = t.Store.Now, t.Label, t.Mode, top, examples
+	opt.StopAt, opt.StopAfter = sample.share, sample.dur
 	opt.Retry = retrying(stderr, "snapshot", t.Label)
 	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters, opt)
 	snap.TakenAt = snap.TakenAt.In(loc)

@@ -35,6 +35,10 @@ type Groups struct {
 	wordBuf []string
 	// shapeBuf spells a shape's key, its words joined by NUL, looked up without an allocation.
 	shapeBuf []byte
+	// strata are each master's rows of pages, for the estimates of a sweep stopped before its
+	// end; page counts the shapes of the page AddPage is adding.
+	strata map[string]*sampleStratum
+	page   map[*shape]float64
 }
 
 // Per-shape bounds.
@@ -74,6 +78,10 @@ type shape struct {
 	queues []string
 	// companions says which of hourglass's companion keys of the shape's queues were seen.
 	companions uint8
+	// derived marks a copy made for a Result (projected, cloned); members are then the live
+	// shapes merged into it, whose keys the rows of pages count.
+	derived bool
+	members []*shape
 }
 
 // slotStat is what one segment held over a shape's keys.
@@ -105,13 +113,21 @@ func New(opt Options) *Groups {
 // TTL and value the sweep should read and hand to AddSample: every shape's first keys, then a
 // thin sample.
 func (g *Groups) Add(names []string) []string {
-	var sample []string
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.add(names, nil)
+}
+
+// add is Add with g.mu held; page, when not nil, counts each shape's names.
+func (g *Groups) add(names []string, page map[*shape]float64) []string {
+	var sample []string
 	for _, name := range names {
 		g.keys++
 		sh := g.shapeOf(name)
 		sh.keys++
+		if page != nil {
+			page[sh]++
+		}
 		if len(sh.examples) < maxExamples {
 			sh.examples = append(sh.examples, name)
 		}
@@ -224,6 +240,7 @@ func (sk *skeleton) noteWord(i int, word string, g *Groups) string {
 		key := strings.Join(sh.words, "\x00")
 		if into := sk.shapes[key]; into != nil {
 			into.merge(sh)
+			g.redirect(sh, into)
 			g.shapes--
 		} else {
 			sk.shapes[key] = sh
@@ -278,6 +295,9 @@ func (s *slotStat) note(text string, cls class) {
 
 // merge folds o's keys into sh.
 func (sh *shape) merge(o *shape) {
+	if sh.derived {
+		sh.members = append(sh.members, own(o)...)
+	}
 	sh.keys += o.keys
 	for _, ex := range o.examples {
 		if len(sh.examples) < maxExamples {

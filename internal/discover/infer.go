@@ -11,7 +11,12 @@ import (
 
 // Result returns the groups found so far, largest first, each with its kind, evidence and
 // proposed entry. It leaves the Groups as they are: a sweep under way goes on adding.
-func (g *Groups) Result() Result {
+func (g *Groups) Result() Result { return g.Scaled(nil) }
+
+// Scaled is Result with, when some master of strata was not swept to its end, each group's keys
+// and memory (and the total's) scaled to the whole keyspace from the pages AddPage counted (see
+// Estimate); the keys and memory seen stay in Keys and Bytes.
+func (g *Groups) Scaled(strata map[string]Stratum) Result {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var groups []Group
@@ -33,11 +38,15 @@ func (g *Groups) Result() Result {
 				lib.merge(sh)
 				continue
 			}
-			groups = append(groups, g.infer(sh))
+			gr := g.infer(sh)
+			gr.members = own(sh)
+			groups = append(groups, gr)
 		}
 	}
 	for _, sh := range libs {
-		groups = append(groups, inferLibrary(sh))
+		gr := inferLibrary(sh)
+		gr.members = own(sh)
+		groups = append(groups, gr)
 	}
 	largestFirst(groups)
 	groups = mergeWindows(groups)
@@ -50,6 +59,10 @@ func (g *Groups) Result() Result {
 	r.Bytes, r.BytesNote = totalBytes(groups, g.skels, g.libs)
 	for _, sh := range g.allShapes() {
 		r.Sampled += int64(sh.ev.sampled)
+	}
+	g.scale(&r, strata)
+	for i := range r.Groups {
+		r.Groups[i].members = nil
 	}
 	return r
 }
@@ -87,7 +100,7 @@ func (sk *skeleton) project() []*shape {
 		key := strings.Join(words, "\x00")
 		into := byKey[key]
 		if into == nil {
-			into = &shape{skel: sk, words: words, slots: make([]slotStat, len(sk.classes))}
+			into = &shape{skel: sk, words: words, slots: make([]slotStat, len(sk.classes)), derived: true}
 			byKey[key] = into
 			order = append(order, key)
 		}
@@ -157,6 +170,7 @@ func foldInto(libs []*shape, sh *shape) *shape {
 // clone copies sh, so that merging into the copy leaves sh as it is.
 func (sh *shape) clone() *shape {
 	c := *sh
+	c.derived, c.members = true, append([]*shape(nil), own(sh)...)
 	c.examples = append([]string(nil), sh.examples...)
 	c.queues = append([]string(nil), sh.queues...)
 	c.slots = append([]slotStat(nil), sh.slots...)

@@ -55,6 +55,10 @@ type Doc struct {
 	Elapsed  time.Duration
 	KeysSeen int64
 	Complete bool
+	// Sampled says the sweep stopped on purpose at part of the keyspace (--sample, --for): the
+	// header gives the coverage and each group its estimated keys and memory (Result's and each
+	// Group's KeysEstimate and BytesEstimate).
+	Sampled bool
 	// Timezone is the top-level timezone date windows were read in, as written ("Local", "UTC").
 	Timezone string
 	Redis    Connection // the [redis] table of a whole file
@@ -143,7 +147,9 @@ func (d *Doc) header(w *writer) {
 	w.comment(fmt.Sprintf("target:   %s", d.Target))
 	w.comment(fmt.Sprintf("swept:    %s (server time), in %s", d.TakenAt.Format("2006-01-02 15:04:05 MST"), d.Elapsed.Round(time.Millisecond)))
 	w.comment(fmt.Sprintf("keys:     %s seen, %s claimed by no entry%s", format.Commas(d.KeysSeen), format.Commas(r.Keys), mem))
-	if !d.Complete {
+	if d.Sampled {
+		d.sampleHeader(w)
+	} else if !d.Complete {
 		w.comment("INCOMPLETE: the sweep was stopped before it had seen every key; what follows is only what")
 		w.comment("          it found so far. Run discover again to the end before relying on it.")
 	}
@@ -267,7 +273,12 @@ func writeEvidence(w *writer, g Group) {
 	}
 	w.comment("pattern:    " + g.Pattern)
 	w.comment(fmt.Sprintf("kind:       %s", g.Kind))
-	w.comment(fmt.Sprintf("keys:       %s (%s; %d read)", format.Commas(g.Keys), mem, g.Sampled))
+	if g.KeysEstimate != nil {
+		w.comment("keys:       " + estimatedKeys(g))
+		w.comment(fmt.Sprintf("            %s seen (%s; %d read)", format.Commas(g.Keys), mem, g.Sampled))
+	} else {
+		w.comment(fmt.Sprintf("keys:       %s (%s; %d read)", format.Commas(g.Keys), mem, g.Sampled))
+	}
 	for j, ex := range g.Examples {
 		label := "examples:   "
 		if j > 0 {

@@ -39,6 +39,14 @@ type Result struct {
 	BytesNote string  `json:"bytes_note,omitempty"`
 	Sampled   int64   `json:"sampled"` // keys whose type, TTL and value were read
 	Groups    []Group `json:"groups"`  // largest first
+	// While the sweep has not seen every key (discover --sample, a sweep under way): Coverage is
+	// the share of the keys the servers hold (DBSize, from DBSIZE) that it has seen, and
+	// KeysEstimate and BytesEstimate scale Keys and Bytes to the whole keyspace (see Estimate).
+	// Absent after a complete sweep.
+	Coverage      float64   `json:"coverage,omitempty"`
+	DBSize        int64     `json:"db_size,omitempty"`
+	KeysEstimate  *Estimate `json:"keys_estimate,omitempty"`
+	BytesEstimate *Estimate `json:"bytes_estimate,omitempty"`
 }
 
 // Group is keys that share a pattern, with what discover takes them to be.
@@ -59,6 +67,14 @@ type Group struct {
 	// Entry is the config entry proposed for the group; nil for kinds hourglass has no entry for
 	// (other, undecided) and for windows no family can read.
 	Entry *Entry `json:"entry"`
+	// KeysEstimate and BytesEstimate scale Keys and Bytes (what was seen) to the whole keyspace
+	// while the sweep has not seen every key; nil after a complete sweep. The memory's estimate
+	// is the sampled keys' mean memory times the estimated keys, its interval the keys' interval
+	// times that mean.
+	KeysEstimate  *Estimate `json:"keys_estimate,omitempty"`
+	BytesEstimate *Estimate `json:"bytes_estimate,omitempty"`
+
+	members []*shape // the live shapes its keys are in, for the estimates
 }
 
 // Entry is one proposed config.toml table.

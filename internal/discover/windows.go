@@ -104,6 +104,7 @@ func mergeWindows(groups []Group) []Group {
 			m.Entry.DayFormat, m.Entry.DayRetention = en.DayFormat, en.DayRetention
 		}
 		m.Keys += gr.Keys
+		m.members = append(append([]*shape(nil), m.members...), gr.members...)
 		m.Sampled += gr.Sampled
 		if gr.Bytes != nil || m.Bytes != nil {
 			b := deref(m.Bytes) + deref(gr.Bytes)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 	"hourglass/store"
@@ -31,7 +32,7 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 	tb := NewTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
 	for _, g := range f.Granularities {
 		if w := f.CurrentWindow(g); w != nil {
-			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), format.Total(w.Total, w.Saturated), format.Commas(w.Keys), topText(f, w))
+			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), cells.Total(w.Total, w.Saturated, w.TotalEstimate), cells.Count(w.Keys, w.KeysEstimate), topText(f, w))
 		} else {
 			tb.Row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
 		}
@@ -64,8 +65,8 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 		parts = append(parts, p)
 	}
 	fmt.Fprintf(out, "  windows        %s\n", strings.Join(parts, ", "))
-	fmt.Fprintf(out, "  ttl            %s ok, %s no TTL, %s over retention, %s expired but present\n",
-		format.Commas(f.TTL.OK), format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention), format.Commas(f.TTL.ExpiredButPresent))
+	ttl := ttlCells(f)
+	fmt.Fprintf(out, "  ttl            %s ok, %s no TTL, %s over retention, %s expired but present\n", ttl[0], ttl[1], ttl[2], ttl[3])
 	if r := f.Reconciliation; r != nil {
 		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims %s", r.Days, plural(r.Days, "day", "days"),
 			format.Commas(r.Dims), plural(int(min(r.Dims, 2)), "tuple", "tuples"))
@@ -94,4 +95,15 @@ func topText(f *scanner.FamilyStats, w *scanner.WindowStats) string {
 		parts = append(parts, format.DimsText(f.Dims, t.Dims)+" "+format.Commas(t.Value))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// ttlCells are the cells of a family's TTL counts (ok, no TTL, over retention, expired but
+// present): their estimates while they are estimates.
+func ttlCells(f *scanner.FamilyStats) [4]string {
+	t, te := f.TTL, f.TTLEstimate
+	if te == nil {
+		return [4]string{cells.Count(t.OK, nil), cells.Count(t.NoTTL, nil), cells.Count(t.OverRetention, nil), cells.Count(t.ExpiredButPresent, nil)}
+	}
+	return [4]string{cells.Count(t.OK, &te.OK), cells.Count(t.NoTTL, &te.NoTTL), cells.Count(t.OverRetention, &te.OverRetention),
+		cells.Count(t.ExpiredButPresent, &te.ExpiredButPresent)}
 }

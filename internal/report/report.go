@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 	"hourglass/store"
@@ -48,6 +49,14 @@ func writeScan(out io.Writer, s *scanner.Snapshot) {
 	}
 	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %s\n",
 		format.Commas(s.Scan.KeysSeen), format.Commas(s.Scan.KeysMatched), len(s.Counters), state, took)
+	switch {
+	case s.Scan.Complete:
+	case s.Scan.Coverage > 0:
+		fmt.Fprintf(out, "coverage: %.1f%% of the keys the servers hold (DBSIZE); figures marked ≈ are estimates for the\n"+
+			"  whole keyspace with their 95%% intervals, ≥ what was seen where too few pages hold it to scale\n", 100*s.Scan.Coverage)
+	case s.Scan.DBSizeNote != "":
+		fmt.Fprintf(out, "coverage: unknown (%s): figures are what was seen, marked ≥\n", s.Scan.DBSizeNote)
+	}
 	if len(s.Scan.Masters) > 1 {
 		parts := make([]string, len(s.Scan.Masters))
 		for i, m := range s.Scan.Masters {
@@ -63,7 +72,7 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 	for _, f := range s.Counters {
 		hour, today, avg, mism := "-", "-", "-", "-"
 		if w := f.CurrentWindow("hour"); w != nil {
-			hour = format.Total(w.Total, w.Saturated)
+			hour = cells.Total(w.Total, w.Saturated, w.TotalEstimate)
 		} else if f.Has("hour") {
 			hour = "0"
 		}
@@ -74,15 +83,16 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 			}
 		}
 		if w := f.CurrentWindow("day"); w != nil {
-			today = format.Total(w.Total, w.Saturated)
+			today = cells.Total(w.Total, w.Saturated, w.TotalEstimate)
 		} else if f.Has("day") {
 			today = "0"
 		}
 		if f.Reconciliation != nil {
 			mism = format.Commas(f.MismatchedDims)
 		}
-		tb.Row(f.Family, format.Commas(f.Keys), hour, avg, today, format.Commas(f.TTL.NoTTL), format.Commas(f.TTL.OverRetention),
-			format.Commas(f.TTL.ExpiredButPresent), format.Commas(f.WrongType), format.Commas(f.NotInteger), mism)
+		ttl := ttlCells(&f)
+		tb.Row(f.Family, cells.Count(f.Keys, f.KeysEstimate), hour, avg, today, ttl[1], ttl[2], ttl[3],
+			cells.Count(f.WrongType, f.Health.WrongType.KeysEstimate), cells.Count(f.NotInteger, f.Health.NotInteger.KeysEstimate), mism)
 	}
 	tb.Write(out, "")
 }
@@ -101,7 +111,7 @@ func writeTTLHealth(out io.Writer, s *scanner.Snapshot) {
 		if len(p.Examples) > 0 {
 			first = exampleText(p.Name, p.Examples[0], s)
 		}
-		tb.Row(strings.ReplaceAll(p.Name, "_", " "), format.Commas(p.Keys), mem, first)
+		tb.Row(strings.ReplaceAll(p.Name, "_", " "), cells.Count(p.Keys, p.KeysEstimate), mem, first)
 		for _, ex := range p.Examples[min(1, len(p.Examples)):] {
 			tb.Row("", "", "", exampleText(p.Name, ex, s))
 		}

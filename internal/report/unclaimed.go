@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"hourglass/internal/cells"
+	"hourglass/internal/discover"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -22,8 +24,11 @@ func writeUnclaimed(out io.Writer, s *scanner.Snapshot) {
 		return
 	}
 	fmt.Fprintf(out, "Unclaimed keys: %s in %s %s, claimed by no entry of the config\n",
-		format.Commas(u.Keys), format.Commas(int64(len(u.Groups))), plural(len(u.Groups), "group", "groups"))
-	switch {
+		scaled(u.Keys, u.KeysEstimate), format.Commas(int64(len(u.Groups))), plural(len(u.Groups), "group", "groups"))
+	switch b := u.BytesEstimate; {
+	case b != nil && !b.SoFar && b.High != nil:
+		fmt.Fprintf(out, "memory: ≈%s (95%%: %s–%s; each group's sampled keys' mean MEMORY USAGE times its estimated keys)\n",
+			format.BytesIEC(int64(b.Estimate)), format.BytesIEC(int64(b.Low)), format.BytesIEC(int64(*b.High)))
 	case u.Bytes != nil && u.BytesNote != "":
 		fmt.Fprintf(out, "memory: ~%s (%s)\n", format.BytesIEC(*u.Bytes), u.BytesNote)
 	case u.Bytes != nil:
@@ -37,11 +42,16 @@ func writeUnclaimed(out io.Writer, s *scanner.Snapshot) {
 	shown := u.Groups[:min(maxUnclaimedGroups, len(u.Groups))]
 	for _, g := range shown {
 		mem := format.Unknown
-		if g.Bytes != nil {
+		switch b := g.BytesEstimate; {
+		case b != nil && !b.SoFar:
+			mem = "≈" + format.BytesIEC(int64(b.Estimate))
+		case g.Bytes != nil && b != nil:
+			mem = "≥" + format.BytesIEC(*g.Bytes)
+		case g.Bytes != nil:
 			mem = "~" + format.BytesIEC(*g.Bytes)
 		}
 		// discover builds patterns of safe ASCII; escaping is a guard, a no-op on those.
-		tb.Row(scanner.Escape(g.Pattern), string(g.Kind), format.Commas(g.Keys), mem, string(g.Confidence))
+		tb.Row(scanner.Escape(g.Pattern), string(g.Kind), scaled(g.Keys, g.KeysEstimate), mem, string(g.Confidence))
 	}
 	if len(shown) > 0 {
 		tb.Write(out, "  ")
@@ -54,4 +64,14 @@ func writeUnclaimed(out io.Writer, s *scanner.Snapshot) {
 		fmt.Fprintf(out, "  %s more %s, %s keys\n", format.Commas(int64(len(rest))), plural(len(rest), "group", "groups"), format.Commas(keys))
 	}
 	fmt.Fprintln(out, "discover: `hourglass discover` proposes a config entry for each group, with its evidence")
+}
+
+// scaled is the cell of a count of unclaimed keys seen: as cells.Count writes it, scaled to the
+// whole keyspace when the sweep did not see every key (e is then set).
+func scaled(n int64, e *discover.Estimate) string {
+	if e == nil {
+		return cells.Count(n, nil)
+	}
+	se := &scanner.Estimate{Estimate: e.Estimate, Low: e.Low, High: e.High, Coverage: e.Coverage, Seen: e.Seen, SoFar: e.SoFar}
+	return cells.Count(int64(e.Estimate+0.5), se)
 }
