@@ -140,6 +140,9 @@ func checkServerTime(t *testing.T, rep *Report, rb bool) {
 	for _, c := range writerPlan {
 		cases = append(cases, c.id)
 	}
+	for _, c := range floorPlan {
+		cases = append(cases, c.id)
+	}
 	if rb {
 		cases = append(cases, "redis_benchmark_fresh_c1", "redis_benchmark_fresh_c4", "redis_benchmark_steady_c1", "redis_benchmark_steady_c4")
 	}
@@ -157,10 +160,11 @@ func checkServerTime(t *testing.T, rep *Report, rb bool) {
 			t.Errorf("%s: %v µs over %v %ss is not %v a %s, nor the sum of %v", id, st.Usec, st.Units, st.Unit, st.UsPer, st.Unit, st.ByCommand)
 		}
 	}
-	// The writer's and redis-benchmark's time is their scripts', each counted once (and the
-	// writer's SCRIPT LOAD before its first pipeline).
+	// The writer's, the floors' and redis-benchmark's time is their scripts', each counted once
+	// (and the writer's SCRIPT LOAD before its first pipeline).
 	for id, st := range rep.ServerTime {
-		if strings.HasPrefix(id, "writer_") || strings.HasPrefix(id, "redis_benchmark_") || strings.HasPrefix(id, "bare_client_") {
+		if strings.HasPrefix(id, "writer_") || strings.HasPrefix(id, "redis_benchmark_") || strings.HasPrefix(id, "bare_client_") ||
+			strings.HasSuffix(id, "_floor_c1") || strings.HasSuffix(id, "_floor_c4") {
 			names := slices.DeleteFunc(slices.Sorted(mapKeys(st.ByCommand)), func(n string) bool { return n == "script|load" })
 			if !slices.Equal(names, []string{"evalsha"}) {
 				t.Errorf("%s's time is of %v; want EVALSHA's alone", id, names)
@@ -174,6 +178,15 @@ func checkServerTime(t *testing.T, rep *Report, rb bool) {
 		if want := map[bool]string{false: "fresh", true: "steady"}[writerPlan[i].steady]; w.Keys != want || w.Case != writerPlan[i].name {
 			t.Errorf("writer case %d is %q on %s keys", i, w.Case, w.Keys)
 		}
+	}
+	for i, f := range rep.Floors {
+		if f.ServerUsPair == nil || *f.ServerUsPair != rep.ServerTime[floorPlan[i].id].UsPer || f.LongestCallUs == nil ||
+			f.Case != floorPlan[i].name || f.PairsPerSec <= 0 || f.ScriptsPerSec <= 0 {
+			t.Errorf("floor %d: %+v", i, f)
+		}
+	}
+	if len(rep.Floors) != len(floorPlan) {
+		t.Errorf("%d floors measured, want %d", len(rep.Floors), len(floorPlan))
 	}
 }
 
@@ -196,18 +209,22 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 func checkRatios(t *testing.T, rep *Report, rb bool) {
 	t.Helper()
 	s, g := rep.ServerFigures, rep.Goals
+	f := rep.FloorFigures
 	known := map[string]*float64{
 		"sweep server µs vs raw SCAN": s.SweepUsVsRawScan, "discover server µs vs sweep": rep.Discover.ServerUsVsSweep,
+		"writer steady c1 vs floor": f.WriterSteadyC1VsFloor, "writer steady c4 vs floor": f.WriterSteadyC4VsFloor,
+		"expiry floor c1 vs floor": f.ExpiryFloorC1VsFloor, "expiry floor c4 vs floor": f.ExpiryFloorC4VsFloor,
 	}
-	goals := map[string]*bool{"sweep µs": g.SweepServerUs, "sweep ÷ raw SCAN": g.SweepVsRawScan}
+	goals := map[string]*bool{"sweep µs": g.SweepServerUs, "sweep ÷ raw SCAN": g.SweepVsRawScan,
+		"steady c1": g.WriterSteadyC1, "steady c4": g.WriterSteadyC4}
 	if rb {
 		maps.Copy(known, map[string]*float64{
 			"writer fresh c1": s.WriterFreshC1VsRB, "writer fresh c4": s.WriterFreshC4VsRB,
 			"writer steady c1": s.WriterSteadyC1VsRB, "writer steady c4": s.WriterSteadyC4VsRB,
 			"single pair c1": s.SinglePairC1VsRB, "go-redis c4": s.BareC4VsRB, "writer wall c1": rep.WriterVsRedisBenchmark,
+			"floor c1 vs redis-benchmark": f.IncrbyFloorC1VsRB, "floor c4 vs redis-benchmark": f.IncrbyFloorC4VsRB,
 		})
-		maps.Copy(goals, map[string]*bool{"steady c1": g.WriterSteadyC1, "steady c4": g.WriterSteadyC4,
-			"fresh c1": g.WriterFreshC1, "fresh c4": g.WriterFreshC4})
+		maps.Copy(goals, map[string]*bool{"fresh c1": g.WriterFreshC1, "fresh c4": g.WriterFreshC4})
 	}
 	for name, v := range known {
 		if v == nil || *v <= 0 {
@@ -219,8 +236,9 @@ func checkRatios(t *testing.T, rep *Report, rb bool) {
 			t.Errorf("goal %s unknown", name)
 		}
 	}
-	if s.WriterSteadyC1 != rep.Writer[6].ServerUsPerPair || s.WriterFreshC4 != rep.Writer[3].ServerUsPerPair {
-		t.Errorf("the headline writer figures are not the cases'")
+	if s.WriterSteadyC1 != rep.Writer[6].ServerUsPerPair || s.WriterFreshC4 != rep.Writer[3].ServerUsPerPair ||
+		f.IncrbyFloorC4 != rep.Floors[2].ServerUsPair || f.ExpiryFloorC1 != rep.Floors[1].ServerUsPair {
+		t.Errorf("the headline writer and floor figures are not the cases'")
 	}
 	sp := rep.SweepSpread
 	if sp.Passes != 3 || !(sp.SweepMin <= sp.SweepMedian && sp.SweepMedian <= sp.SweepMax) || sp.SweepMin <= 0 ||
@@ -234,9 +252,9 @@ func checkRatios(t *testing.T, rep *Report, rb bool) {
 }
 
 // TestSettle: settle's ratios and goals for figures whose ratios and verdicts are worked out by
-// hand here (the goals: steady ≤ 0.35, fresh ≤ 0.6, sweep ÷ raw SCAN ≥ 0.6, sweep ≤ 1.5 µs a
-// key, longest sweep call ≤ 2000 µs, and unknown when that call is a bound from LATENCY
-// HISTOGRAM, a bucket (half of it, it], that straddles 2000 µs).
+// hand here (the goals: steady ≤ 1.4× the INCRBY-only floor, fresh ≤ 0.6× redis-benchmark, sweep
+// ÷ raw SCAN ≥ 0.6, sweep ≤ 1.5 µs a key, longest sweep call ≤ 2000 µs, and unknown when that
+// call is a bound from LATENCY HISTOGRAM, a bucket (half of it, it], that straddles 2000 µs).
 func TestSettle(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	type verdicts struct {
@@ -250,6 +268,7 @@ func TestSettle(t *testing.T) {
 		writerUs                  [8]*float64
 		rbFresh1, rbFresh4        *float64
 		rbSteady1, rbSteady4      *float64
+		floors                    [4]*float64 // INCRBY-only c1, expiry c1, INCRBY-only c4, expiry c4
 		passes                    int
 		ratioMedian               float64
 		sweepUs, rawScanUs        *float64
@@ -258,30 +277,31 @@ func TestSettle(t *testing.T) {
 		usRatio                   *float64 // the passes' median of the sweep's µs a key over raw SCAN's
 		wantFreshC1, wantSteadyC4 *float64 // the ratios, worked out
 		wantSweepUsVsRaw          *float64
+		wantC1VsFloor, wantExpiry *float64 // steady c1 ÷ floor c1; expiry floor c4 ÷ floor c4
 		want                      verdicts
 	}{
 		{
 			name:     "every goal met",
 			writerUs: [8]*float64{f(2), f(0.5), nil, f(1), nil, nil, f(0.3), f(0.25)},
-			rbFresh1: f(1), rbFresh4: f(2), rbSteady1: f(1), rbSteady4: f(1),
+			rbFresh1: f(1), rbFresh4: f(2), rbSteady1: f(1), rbSteady4: f(1), floors: [4]*float64{f(0.25), f(0.5), f(0.2), f(0.3)},
 			passes: 3, ratioMedian: 0.75, sweepUs: f(1.5), rawScanUs: f(0.5), longest: f(2000), exact: true,
-			wantFreshC1: f(0.5), wantSteadyC4: f(0.25), wantSweepUsVsRaw: f(3), usRatio: f(1.2),
+			wantFreshC1: f(0.5), wantSteadyC4: f(0.25), wantSweepUsVsRaw: f(3), wantC1VsFloor: f(1.2), wantExpiry: f(1.5), usRatio: f(1.2),
 			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes},
 		},
 		{
 			name:     "every goal missed",
 			writerUs: [8]*float64{f(2), f(1.3), nil, f(2.5), nil, nil, f(0.8), f(0.5)},
-			rbFresh1: f(2), rbFresh4: f(4), rbSteady1: f(2), rbSteady4: f(1),
+			rbFresh1: f(2), rbFresh4: f(4), rbSteady1: f(2), rbSteady4: f(1), floors: [4]*float64{f(0.5), nil, f(0.25), nil},
 			passes: 3, ratioMedian: 0.5, sweepUs: f(2), rawScanUs: f(0.5), longest: f(2001), exact: true,
-			wantFreshC1: f(0.65), wantSteadyC4: f(0.5), wantSweepUsVsRaw: f(4), usRatio: f(1.61),
+			wantFreshC1: f(0.65), wantSteadyC4: f(0.5), wantSweepUsVsRaw: f(4), wantC1VsFloor: f(1.6), usRatio: f(1.61),
 			want: verdicts{no, no, no, no, no, no, no, no},
 		},
 		{
 			name:     "goals met exactly at their bounds",
-			writerUs: [8]*float64{nil, f(3), nil, f(0.6), nil, nil, f(0.7), f(0.35)},
-			rbFresh1: f(5), rbFresh4: f(1), rbSteady1: f(2), rbSteady4: f(1),
+			writerUs: [8]*float64{nil, f(3), nil, f(0.6), nil, nil, f(1.75), f(0.35)},
+			rbFresh1: f(5), rbFresh4: f(1), rbSteady1: f(2), rbSteady4: f(1), floors: [4]*float64{f(1.25), nil, f(0.25), f(0.25)},
 			passes: 1, ratioMedian: 0.6, sweepUs: f(1.5), rawScanUs: nil, longest: f(500), exact: true,
-			wantFreshC1: f(0.6), wantSteadyC4: f(0.35), usRatio: f(1.6),
+			wantFreshC1: f(0.6), wantSteadyC4: f(0.35), wantC1VsFloor: f(1.4), wantExpiry: f(1), usRatio: f(1.6),
 			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes},
 		},
 		{
@@ -306,7 +326,14 @@ func TestSettle(t *testing.T) {
 			want: verdicts{sweepRatio: yes, sweepUs: yes, longest: yes},
 		},
 		{
-			name:     "no redis-benchmark, no passes and no SLOWLOG: nothing known",
+			name:          "floors but no redis-benchmark: the steady goals, judged against the floors, are known",
+			writerUs:      [8]*float64{f(1), f(1), f(1), f(1), f(1), f(1), f(1.5), f(1.3)},
+			floors:        [4]*float64{f(1), f(2), f(1), f(2)},
+			wantC1VsFloor: f(1.5), wantExpiry: f(2),
+			want: verdicts{steadyC1: no, steadyC4: yes},
+		},
+		{
+			name:     "no redis-benchmark, no floors, no passes and no SLOWLOG: nothing known",
 			writerUs: [8]*float64{f(1), f(1), f(1), f(1), f(1), f(1), f(1), f(1)},
 			rbFresh1: f(0), // a reference of 0 is no reference
 		},
@@ -316,6 +343,11 @@ func TestSettle(t *testing.T) {
 			r := &Report{}
 			for _, us := range tt.writerUs {
 				r.Writer = append(r.Writer, rate3{ServerUsPerPair: us})
+			}
+			if tt.floors != [4]*float64{} {
+				for _, us := range tt.floors {
+					r.Floors = append(r.Floors, floorRate{ServerUsPair: us})
+				}
 			}
 			s := &r.ServerFigures
 			s.RBFreshC1, s.RBFreshC4, s.RBSteadyC1, s.RBSteadyC4 = tt.rbFresh1, tt.rbFresh4, tt.rbSteady1, tt.rbSteady4
@@ -330,6 +362,8 @@ func TestSettle(t *testing.T) {
 			same("fresh c1 ÷ redis-benchmark", s.WriterFreshC1VsRB, tt.wantFreshC1)
 			same("steady c4 ÷ redis-benchmark", s.WriterSteadyC4VsRB, tt.wantSteadyC4)
 			same("sweep µs ÷ raw SCAN's", s.SweepUsVsRawScan, tt.wantSweepUsVsRaw)
+			same("steady c1 ÷ the INCRBY-only floor", r.WriterSteadyC1VsFloor, tt.wantC1VsFloor)
+			same("expiry floor c4 ÷ the INCRBY-only floor", r.ExpiryFloorC4VsFloor, tt.wantExpiry)
 			g, w := r.Goals, tt.want
 			for _, c := range []struct {
 				name      string

@@ -108,6 +108,7 @@ func steps(own bool, passes int) int {
 	n := 8 + 2 + 4 + 2  // writer cases, go-redis alone, redis-benchmark, limiter and delay queue
 	n += 1 + passes + 2 // the sweep's keys, its passes beside raw SCAN, a sweep and a raw SCAN with SLOWLOG
 	n += 2              // the console's and serve's share
+	n += len(floorPlan) // the floors beside the writer's steady cases
 	n += discoverSteps
 	if !own {
 		n++ // deleting bench's keys

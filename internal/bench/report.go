@@ -12,6 +12,10 @@ type Report struct {
 	// Writer is the writer's cases in the order writerPlan lists them: 0–5 on an empty keyspace
 	// (fresh), 6 and 7 cases 1 and 3 again on the keys they wrote (steady).
 	Writer []rate3 `json:"writer"`
+	// Floors is what scripts that only count cost on the keys of the writer's steady cases, in
+	// the order floorPlan lists them: the INCRBY-only floor the writer's goal is set against, and
+	// the same with each key's expiry kept, on one connection and on four.
+	Floors []floorRate `json:"floors"`
 	// RedisBenchmark is redis-benchmark's EVALSHA of the counter script, one pair a call, -c 1
 	// -P 16, on fresh keys, and RedisBenchmark4 the same on four connections (-c 4); the Steady
 	// ones on keys that all exist. Nil when redis-benchmark is not installed.
@@ -55,6 +59,7 @@ type Report struct {
 	RedisBenchmarkSkipped string          `json:"redis_benchmark_skipped,omitempty"`
 
 	ServerFigures
+	FloorFigures
 	SweepSpread
 	// Goals says of each goal whether this run met it; null when a figure it needs is unknown.
 	Goals Goals `json:"goals"`
@@ -180,7 +185,7 @@ type SweepSpread struct {
 
 // Goals says whether this run met each goal; nil when a figure it needs is not known.
 type Goals struct {
-	WriterSteadyC1 *bool `json:"writer_steady_c1"`        // server µs/pair ≤ goalSteady × redis-benchmark's, 1 connection
+	WriterSteadyC1 *bool `json:"writer_steady_c1"`        // server µs/pair on keys there ≤ goalSteady × the INCRBY-only floor's, 1 connection
 	WriterSteadyC4 *bool `json:"writer_steady_c4"`        // the same on four
 	WriterFreshC1  *bool `json:"writer_fresh_c1"`         // server µs/pair ≤ goalFresh × redis-benchmark's
 	WriterFreshC4  *bool `json:"writer_fresh_c4"`         //

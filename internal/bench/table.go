@@ -94,6 +94,9 @@ func writeWriter(out io.Writer, r *Report) {
 		tb.Row(w.Case, w.Keys, rateCell(w.EventsPerSec), rateCell(w.PairsPerSec), rateCell(w.ScriptsPerSec),
 			usCell(w.ServerUsPerPair), longestCell(w.LongestCallUs))
 	}
+	for _, f := range r.Floors {
+		tb.Row(f.Case, "steady", "", rateCell(f.PairsPerSec), rateCell(f.ScriptsPerSec), usCell(f.ServerUsPair), longestCell(f.LongestCallUs))
+	}
 	for _, c := range []struct {
 		name string
 		rate float64
@@ -180,9 +183,10 @@ func writeLoad(out io.Writer, r *Report) {
 func writeGoals(out io.Writer, r *Report) {
 	s, g := r.ServerFigures, r.Goals
 	tb := report.NewTable("GOAL", ">MEASURED", ">GOAL", ">MET")
-	tb.Row("writer ÷ redis-benchmark, server µs/pair, keys there, 1 connection", timesCell(s.WriterSteadyC1VsRB),
+	f := r.FloorFigures
+	tb.Row("writer ÷ INCRBY-only floor, server µs/pair, keys there, 1 connection", timesCell(f.WriterSteadyC1VsFloor),
 		fmt.Sprintf("≤ %.2f×", goalSteady), metCell(g.WriterSteadyC1))
-	tb.Row("writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", timesCell(s.WriterSteadyC4VsRB),
+	tb.Row("writer ÷ INCRBY-only floor, server µs/pair, keys there, 4 connections", timesCell(f.WriterSteadyC4VsFloor),
 		fmt.Sprintf("≤ %.2f×", goalSteady), metCell(g.WriterSteadyC4))
 	tb.Row("writer ÷ redis-benchmark, server µs/pair, fresh keys, 1 connection", timesCell(s.WriterFreshC1VsRB),
 		fmt.Sprintf("≤ %.2f×", goalFresh), metCell(g.WriterFreshC1))
@@ -201,6 +205,12 @@ func writeGoals(out io.Writer, r *Report) {
 		}
 	}
 	tb.Row("sweep, longest call", sweepLongest, fmt.Sprintf("≤ %s µs", format.Commas(goalSweepLongestUs)), metCell(g.SweepLongest))
+	tb.Row("INCRBY and PEXPIREAT NX floor ÷ INCRBY-only floor, 1 connection", timesCell(f.ExpiryFloorC1VsFloor), "", "")
+	tb.Row("INCRBY and PEXPIREAT NX floor ÷ INCRBY-only floor, 4 connections", timesCell(f.ExpiryFloorC4VsFloor), "", "")
+	tb.Row("INCRBY-only floor ÷ redis-benchmark, server µs/pair, keys there, 1 connection", timesCell(f.IncrbyFloorC1VsRB), "", "")
+	tb.Row("INCRBY-only floor ÷ redis-benchmark, server µs/pair, keys there, 4 connections", timesCell(f.IncrbyFloorC4VsRB), "", "")
+	tb.Row("writer ÷ redis-benchmark, server µs/pair, keys there, 1 connection", timesCell(s.WriterSteadyC1VsRB), "", "")
+	tb.Row("writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", timesCell(s.WriterSteadyC4VsRB), "", "")
 	tb.Row("writer, 1 pair a call ÷ redis-benchmark, server µs/pair, 1 connection", timesCell(s.SinglePairC1VsRB), "", "")
 	tb.Row("writer, 1 pair a call ÷ redis-benchmark, server µs/pair, 4 connections", timesCell(s.SinglePairC4VsRB), "", "")
 	tb.Row("sweep ÷ raw SCAN, server µs a key (the medians' ratio)", timesCell(s.SweepUsVsRawScan), "", "")

@@ -38,7 +38,8 @@ var writerPlan = []writerCase{
 // keys it writes again.
 var writerOrder = []int{0, 1, 6, 2, 3, 7, 4, 5}
 
-// writerCases measures the writer at each shape into rep.Writer.
+// writerCases measures the writer at each shape into rep.Writer, and after its steady cases the
+// floors on the keys they wrote, into rep.Floors.
 func (b *bencher) writerCases(rep *Report, st *store.Store, fam *store.Family, events int) error {
 	rep.Writer = make([]rate3, len(writerPlan))
 	for _, i := range writerOrder {
@@ -58,6 +59,9 @@ func (b *bencher) writerCases(rep *Report, st *store.Store, fam *store.Family, e
 			r.Keys = "steady"
 		}
 		rep.Writer[i] = r
+		if err := b.floors(rep, st, fam, events, i); err != nil {
+			return err
+		}
 	}
 	return nil
 }
