@@ -33,9 +33,19 @@ local seq, keep, floor = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 if not seq or seq < 0 or seq % 1 ~= 0 or not floor or (seq > 0 and (not keep or keep == 0 or keep % 1 ~= 0)) then
   return redis.error_reply('ERR incr_windows: bad sequence, record TTL or confirmed number')
 end
+-- Each distinct argument is parsed once: a call's expiries are one or two values and its deltas
+-- a few, and Lua interns strings, so a repeat is one table look-up where tonumber is a strtod.
+-- Parsing every argument cost Redis about a tenth of the whole call.
+local good = {}
 for i = 1, n do
-  if not tonumber(ARGV[2 + 2 * i]) or not tonumber(ARGV[3 + 2 * i]) then
-    return redis.error_reply('ERR incr_windows: bad delta or expiry for ' .. KEYS[1 + i])
+  for j = 2 + 2 * i, 3 + 2 * i do
+    local a = ARGV[j]
+    if not good[a] then
+      if not tonumber(a) then
+        return redis.error_reply('ERR incr_windows: bad delta or expiry for ' .. KEYS[1 + i])
+      end
+      good[a] = true
+    end
   end
 end
 -- undo puts the sequence record back as the INCR below found it (prev 0: there was none).
