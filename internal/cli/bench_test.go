@@ -17,7 +17,7 @@ func TestBenchFullSizes(t *testing.T) {
 		events, keys, passes int
 		loadFor              time.Duration
 	}{
-		{nil, 100_000, 200_000, 0, 3 * time.Second},
+		{nil, 50_000, 200_000, 0, 3 * time.Second},
 		{[]string{"--full"}, 1_000_000, 1_000_000, 5, 10 * time.Second},
 		{[]string{"--full", "--keys", "5000", "--load-for", "2s"}, 1_000_000, 5000, 5, 2 * time.Second},
 		{[]string{"--events", "2000"}, 2000, 200_000, 0, 3 * time.Second},
