@@ -6,7 +6,8 @@
 //
 // A sweep is budgeted in keys per second so that watching a production Redis never hurts it, and
 // its memory is bounded by families, windows and top-K dims, never by the number of keys. Of
-// hourglass's packages it imports store and internal/discover: it reads keys with store's layouts
-// and parsers, and hands discover the names of the keys no entry claims and the samples it reads
-// of them.
+// hourglass's packages it imports store, internal/discover and internal/estimate: it reads keys
+// with store's layouts and parsers, hands discover the names of the keys no entry claims and the
+// samples it reads of them, and has estimate's intervals put on the figures it projects from a
+// sample of keys (a counter family's live total and rate).
 package scanner
