@@ -22,6 +22,12 @@ const MaxLiveSample = 100_000
 // the rate follows a change of traffic within a minute and rests on tens of seconds of events.
 const liveRateSpan = time.Minute
 
+// liveExact is the fewest keys of the largest values each family's live reads read exactly (the
+// top dims, TopK, when it is more). A counter's value grows with its rate, so these are the
+// busiest keys: a sample that left them to chance would swing with whether it held one, and its
+// interval, computed from the sample, would say less than that swing.
+const liveExact = 20
+
 // liveShare is the share of the sweep's keys/s budget the live reads may take: the rest is the
 // sweep's, so a full sweep still ends however many families are read live.
 const liveShare = 0.5
@@ -78,7 +84,7 @@ type famSample struct {
 	top    []*liveKey // largest value first, at most topK
 	sample liveHeap   // the others with the smallest hashes, largest hash on top
 	byName map[string]*liveKey
-	// tau is the hash a key must be under to join a full sample; full is set once the sample has
+	// tau is the largest hash a key may have to join a full sample; full is set once the sample has
 	// been full, after which only keys under tau join (so keys gone do not let in keys the
 	// sample passed over before).
 	tau  uint64
@@ -110,10 +116,7 @@ func newLiveSampler(families []*store.Family, opt Options) *liveSampler {
 	if size == 0 {
 		size = DefaultLiveSample
 	}
-	top := opt.TopK
-	if top <= 0 {
-		top = 5
-	}
+	top := max(opt.TopK, liveExact)
 	s := &liveSampler{size: max(size, 0), topK: top, loc: opt.Location, now: opt.Now, fams: map[*store.Family]*famSample{}}
 	s.setFamilies(families)
 	return s
@@ -221,7 +224,7 @@ func (fs *famSample) resort() {
 
 // sampleAdd puts k in the sample when its hash is among the size smallest of the keys offered.
 func (fs *famSample) sampleAdd(k *liveKey, size int) {
-	if size <= 0 || (fs.full && k.hash >= fs.tau) {
+	if size <= 0 || (fs.full && k.hash > fs.tau) {
 		return
 	}
 	heap.Push(&fs.sample, k)
