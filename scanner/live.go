@@ -60,6 +60,16 @@ type LiveFamily struct {
 	Note       string
 }
 
+// LiveFamily returns the live read of the counter family named name at this Poll, or nil.
+func (s Status) LiveFamily(name string) *LiveFamily {
+	for i := range s.Families {
+		if s.Families[i].Family == name {
+			return &s.Families[i]
+		}
+	}
+	return nil
+}
+
 // liveSampler keeps, for each counter family, the keys of its current window that the Watcher
 // reads again at every Poll: the largest values seen, and a bottom-k sample by hash of the
 // others. It is fed by every page of every sweep and outlives them: a key seen again by a later

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -92,19 +93,8 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if !matches(v.filter, f.Family) {
 			continue
 		}
-		hour, today, mism := "-", "-", "-"
-		if f.Has("hour") {
-			hour = "0"
-			if cw := f.CurrentWindow("hour"); cw != nil {
-				hour = format.Total(cw.Total, cw.Saturated)
-			}
-		}
-		if f.Has("day") {
-			today = "0"
-			if cw := f.CurrentWindow("day"); cw != nil {
-				today = format.Total(cw.Total, cw.Saturated)
-			}
-		}
+		live := v.c.status.LiveFamily(f.Family)
+		hour, today, mism := cells.WindowTotal(f, "hour", live), cells.WindowTotal(f, "day", live), "-"
 		if f.Reconciliation != nil {
 			mism = format.Commas(f.MismatchedDims)
 		}
@@ -112,7 +102,7 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if n := len(f.Series.Hours); n > 0 {
 			spark = format.Sparkline(f.Series.Hours[max(n-24, 0):])
 		}
-		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), hour, rateText(f), today,
+		t.rows = append(t.rows, []string{f.Family, format.Commas(f.Keys), hour, cells.Rate(f, live, ""), today,
 			format.Commas(f.TTL.NoTTL), mism, spark})
 	}
 	t.selected = v.rows.sel
@@ -128,15 +118,4 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		out = append(out, "", v.preview.detail(w, rest))
 	}
 	return strings.Join(out, "\n")
-}
-
-// rateText is the family's events a second: between sweeps when known, else the hour's average.
-func rateText(f scanner.FamilyStats) string {
-	if f.RatePerSec != nil {
-		return format.Rate(*f.RatePerSec)
-	}
-	if f.Has("hour") {
-		return "~" + format.Rate(f.HourAvgPerSec)
-	}
-	return "-"
 }
