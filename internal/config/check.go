@@ -51,7 +51,7 @@ func (c *checker) fail(path, format string, args ...any) {
 func (c *checker) config(raw map[string]any) *Config {
 	cfg := &Config{
 		UI:       UIConfig{Refresh: time.Second, Theme: "dark"},
-		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000},
+		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000, LiveSample: scanner.DefaultLiveSample},
 		Timezone: time.Local, TimezoneName: "Local",
 	}
 	root := table{m: raw}
@@ -164,11 +164,14 @@ func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 }
 
 func (c *checker) scan(t table, s *ScanConfig) {
-	c.onlyKeys(t, "[scan]", "count", "keys_per_second")
+	c.onlyKeys(t, "[scan]", "count", "keys_per_second", "live_sample")
 	if n, ok := c.intIn(t, "count", 1, maxScanCount); ok {
 		s.Count = n
 	}
 	if n, ok := c.intIn(t, "keys_per_second", 1, maxKeysPerSecond); ok {
 		s.KeysPerSecond = n
+	}
+	if n, ok := c.intIn(t, "live_sample", 0, scanner.MaxLiveSample); ok {
+		s.LiveSample = n
 	}
 }
