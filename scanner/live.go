@@ -9,9 +9,9 @@ import (
 )
 
 // DefaultLiveSample is how many keys of each counter family's current window, besides its top
-// keys, the Watcher reads again at every Poll when Options.LiveSample is zero. 2000 keys give a
-// family's rate within a few percent when a few thousand of its events land between two reads
-// of them (docs/estimates.md, "Live rates"), and cost 20 MGETs of 100 keys a Poll.
+// keys, the Watcher reads again at every Poll when Options.LiveSample is zero. 2000 keys gave a
+// family of 200,000 Zipf-skewed keys its rate within ±5% and its total within ±2% (95%
+// intervals; docs/estimates.md, "Live rates"), and cost 20 MGETs of 100 keys a Poll.
 const DefaultLiveSample = 2000
 
 // MaxLiveSample is the most keys a family's live sample may hold: the config refuses more.
@@ -34,16 +34,16 @@ const liveShare = 0.5
 
 // LiveFamily is one counter family's current window as its live sample says it is now, read at
 // this Poll: the window's total and how fast it grows, each an estimate with its 95% interval.
-// The keys with the largest values are read exactly; the others are a uniform sample, scaled to
-// the window's keys (docs/estimates.md, "Live rates").
+// The keys with the largest values are read exactly; the others are a priority sample, each
+// weighted by its chance to be drawn (docs/estimates.md, "Live rates").
 type LiveFamily struct {
 	Family      string
 	Granularity string // "hour", or "day" for a family without hour windows
 	Window      string // as the family formats it
 	WindowStart time.Time
-	// Keys is the number of the window's keys the sample is scaled to, and KeysFrom where it
-	// comes from: "snapshot" (the last complete sweep, in this window) or "sweep" (the keys the
-	// sweep under way has visited so far, when it has seen more).
+	// Keys is the number of the window's keys, and KeysFrom where it comes from: "snapshot" (the
+	// last complete sweep, in this window) or "sweep" (the keys the sweep under way has visited
+	// so far, when it has seen more). Top+Sampled over Keys is the figures' Coverage.
 	Keys     int64
 	KeysFrom string
 	// Partial is set when no complete sweep has counted this window's keys: the figures count
@@ -71,10 +71,11 @@ func (s Status) LiveFamily(name string) *LiveFamily {
 }
 
 // liveSampler keeps, for each counter family, the keys of its current window that the Watcher
-// reads again at every Poll: the largest values seen, and a bottom-k sample by hash of the
-// others. It is fed by every page of every sweep and outlives them: a key seen again by a later
-// sweep is the same key, sampled or not by its hash, so the sample stays uniform over the
-// window's keys seen, whichever sweep saw them.
+// reads again at every Poll: the largest values seen, and a priority sample of the others (each
+// key's priority is its value over a uniform draw made from its name's hash). It is fed by every
+// page of every sweep and outlives them: a key seen again by a later sweep draws the same, so
+// it is not sampled twice, and the sample stays one of the window's keys seen, whichever sweep
+// saw them.
 type liveSampler struct {
 	size, topK int
 	loc        *time.Location
@@ -92,13 +93,11 @@ type famSample struct {
 	// swept is how many of the window's keys the sweep under way has visited.
 	swept  int64
 	top    []*liveKey // largest value first, at most topK
-	sample liveHeap   // the others with the smallest hashes, largest hash on top
+	sample liveHeap   // the others of the highest priorities, the lowest on top
 	byName map[string]*liveKey
-	// tau is the largest hash a key may have to join a full sample; full is set once the sample has
-	// been full, after which only keys under tau join (so keys gone do not let in keys the
-	// sample passed over before).
-	tau  uint64
-	full bool
+	// tau is the highest priority of the keys offered and not kept: a key's chance to be in the
+	// sample is min(1, weight/tau). 0 while every key offered is kept.
+	tau float64
 }
 
 // liveKey is one key read live: its last value, and the reads its growth is counted from.
@@ -106,6 +105,9 @@ type liveKey struct {
 	name  string
 	hash  uint64
 	value int64
+	// w is the key's value when a sweep's page last offered it (at least 1), and prio its
+	// priority, w over a uniform draw in (0, 1] made from its hash.
+	w, prio float64
 	// base is the read the key's growth is counted from; mid a later one that becomes base when
 	// base grows older than liveRateSpan. A base from a sweep's page (live false) is replaced at
 	// the key's first live read: a page's read time is only known to the page.
@@ -186,7 +188,7 @@ func (fs *famSample) roll(now time.Time, loc *time.Location) {
 }
 
 // offer counts a key of the window with the value a page read at: into the top list when it
-// ranks there, else into the sample when its hash is small enough.
+// ranks there, else into the sample when its priority is high enough.
 func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
 	k := fs.byName[name]
 	if k != nil {
@@ -196,7 +198,12 @@ func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
 			return
 		}
 		if !fs.ranks(v, topK) {
-			return // already sampled; its live reads are newer than the page
+			// Already sampled: its weight is what the sweeps offer (its live reads are newer,
+			// but the sample is drawn on the sweeps' values). A value that grew raises its
+			// priority, as it would have been drawn with now.
+			k.setWeight(v)
+			heap.Fix(&fs.sample, k.idx)
+			return
 		}
 		heap.Remove(&fs.sample, k.idx)
 	} else {
@@ -232,9 +239,13 @@ func (fs *famSample) resort() {
 	}
 }
 
-// sampleAdd puts k in the sample when its hash is among the size smallest of the keys offered.
+// sampleAdd puts k in the sample when its priority is among the size highest of the keys
+// offered (priority sampling: a key's chance grows with its value, so the keys that hold most of
+// the total are read, and each is weighted by its chance).
 func (fs *famSample) sampleAdd(k *liveKey, size int) {
-	if size <= 0 || (fs.full && k.hash > fs.tau) {
+	k.setWeight(k.value)
+	if size <= 0 || k.prio <= fs.tau {
+		fs.tau = max(fs.tau, k.prio)
 		return
 	}
 	heap.Push(&fs.sample, k)
@@ -242,10 +253,14 @@ func (fs *famSample) sampleAdd(k *liveKey, size int) {
 	if len(fs.sample) > size {
 		out := heap.Pop(&fs.sample).(*liveKey)
 		delete(fs.byName, out.name)
+		fs.tau = max(fs.tau, out.prio)
 	}
-	if len(fs.sample) >= size {
-		fs.full, fs.tau = true, fs.sample[0].hash
-	}
+}
+
+// setWeight sets the key's weight to its value v (at least 1) and its priority from it.
+func (k *liveKey) setWeight(v int64) {
+	k.w = max(float64(v), 1)
+	k.prio = k.w / (float64(k.hash>>11+1) / (1 << 53)) // the hash as a uniform draw in (0, 1]
 }
 
 // drop forgets a key that is gone (expired or deleted).
@@ -263,9 +278,9 @@ func (fs *famSample) drop(k *liveKey) {
 	}
 }
 
-// keyHash is a key name's place in the sample's order: FNV-1a, then mixed (splitmix64's
+// keyHash is a key name's uniform draw for the sample: FNV-1a, then mixed (splitmix64's
 // finalizer) so that names differing in their last bytes spread over all 64 bits. It depends on
-// the name only, so a key keeps its place across sweeps and runs.
+// the name only, so a key draws the same across sweeps and runs.
 func keyHash(name string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(name); i++ {
@@ -279,11 +294,11 @@ func keyHash(name string) uint64 {
 	return h ^ h>>31
 }
 
-// liveHeap is the sample as a heap with the largest hash on top, the one a smaller hash evicts.
+// liveHeap is the sample as a heap with the lowest priority on top, the one a higher evicts.
 type liveHeap []*liveKey
 
 func (h liveHeap) Len() int           { return len(h) }
-func (h liveHeap) Less(i, j int) bool { return h[i].hash > h[j].hash }
+func (h liveHeap) Less(i, j int) bool { return h[i].prio < h[j].prio }
 func (h liveHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].idx, h[j].idx = i, j

@@ -1,8 +1,10 @@
 package scanner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -16,9 +18,9 @@ import (
 // read reads every family's live keys again (MGET, in chunks of at most valueChunk keys of one
 // hash slot on a cluster), charges them to pace, and returns each family's figures. The keys
 // read are held to liveShare of pace's budget since the last read: a family gets its top keys
-// and the part of its sample with the smallest hashes that fits, which is a uniform sample too.
-// last is the last complete Snapshot (nil before the first), whose window counts the figures are
-// scaled to.
+// and the part of its sample of the highest priorities that fits, a priority sample too. last is
+// the last complete Snapshot (nil before the first), whose window counts say how many keys the
+// window holds.
 func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace *pacer, last *Snapshot) ([]LiveFamily, int, error) {
 	now := s.now()
 	var fams []*famSample
@@ -33,9 +35,10 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 	}
 	share := s.allowance(pace) / len(fams)
 	keys := make([][]*liveKey, len(fams))
+	taus := make([]float64, len(fams))
 	var names []string
 	for i, fs := range fams {
-		keys[i] = fs.toRead(share)
+		keys[i], taus[i] = fs.toRead(share)
 		for _, k := range keys[i] {
 			names = append(names, k.name)
 		}
@@ -52,7 +55,7 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 	for i, fs := range fams {
 		got := vals[j : j+len(keys[i])]
 		j += len(keys[i])
-		out = append(out, fs.figures(keys[i], got, at, last))
+		out = append(out, fs.figures(keys[i], got, taus[i], at, last))
 	}
 	return out, len(names), nil
 }
@@ -71,25 +74,20 @@ func (s *liveSampler) allowance(pace *pacer) int {
 	return int(pace.rate * gap.Seconds() * liveShare)
 }
 
-// toRead is the family's keys to read: every top key, and the sample's keys with the smallest
-// hashes, as many as share leaves room for.
-func (fs *famSample) toRead(share int) []*liveKey {
-	keys := slices.Clone(fs.top)
+// toRead is the family's keys to read: every top key, and the sample's keys of the highest
+// priorities, as many as share leaves room for. tau is the threshold of the keys read: the
+// highest priority of the keys not read, among those offered.
+func (fs *famSample) toRead(share int) (keys []*liveKey, tau float64) {
+	keys = slices.Clone(fs.top)
 	n := min(len(fs.sample), max(share-len(fs.top), 0))
-	if n == 0 {
-		return keys
-	}
 	sample := slices.Clone([]*liveKey(fs.sample))
+	tau = fs.tau
 	if n < len(sample) {
-		slices.SortFunc(sample, func(a, b *liveKey) int {
-			if a.hash < b.hash {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(sample, func(a, b *liveKey) int { return cmp.Compare(b.prio, a.prio) })
+		tau = max(tau, sample[n].prio)
 		sample = sample[:n]
 	}
-	return append(keys, sample...)
+	return append(keys, sample...), tau
 }
 
 // liveValue is one key's live read: its value, or gone (no key, or no longer an integer).
@@ -166,55 +164,60 @@ func parseLive(s string) (int64, bool) {
 	return v, !ok
 }
 
-// figures takes a family's live reads in (keys and their values, read at at) and estimates its
-// window's total and rate.
-func (fs *famSample) figures(keys []*liveKey, vals []liveValue, at time.Time, last *Snapshot) LiveFamily {
+// figures takes a family's live reads in (keys and their values, read at at; tau the threshold
+// of the sample's keys read) and estimates its window's total and rate.
+func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at time.Time, last *Snapshot) LiveFamily {
 	lf := LiveFamily{Family: fs.f.Name(), Granularity: fs.g.String(), WindowStart: fs.win.Start, ReadAt: at}
 	if wf, ok := fs.f.Format(fs.g); ok {
 		lf.Window = wf.Format(fs.win)
 	}
-	var topTotal, topRate estimate.Sum
-	var restTotal, restRate estimate.Sum
-	var restKeys, restRated estimate.Frame
+	var total, rate htSum
+	var rated []ratedKey
+	rateTau := tau // keys read a first time have no growth yet: the rate's sample is above them
 	topRated := true
 	for i, k := range keys {
 		if vals[i].gone {
 			fs.drop(k)
 			continue
 		}
-		rate, since, ok := k.update(vals[i].v, at)
-		if ok && (lf.RateSince.IsZero() || since.Before(lf.RateSince)) {
-			lf.RateSince = since
-		}
+		y, since, ok := k.update(vals[i].v, at)
 		if k.idx < 0 {
 			lf.Top++
-			topTotal.Add(1, float64(k.value))
-			topRate.Add(1, rate)
+			total.exact(float64(k.value))
+			rate.exact(y)
 			topRated = topRated && ok
-			continue
+		} else {
+			lf.Sampled++
+			total.add(float64(k.value), k.w, tau)
+			if !ok {
+				rateTau = max(rateTau, k.prio)
+			}
 		}
-		lf.Sampled++
-		restKeys.Add(1)
-		restTotal.Add(1, float64(k.value))
 		if ok {
-			restRated.Add(1)
-			restRate.Add(1, rate)
+			rated = append(rated, ratedKey{k, y})
+			if lf.RateSince.IsZero() || since.Before(lf.RateSince) {
+				lf.RateSince = since
+			}
+		}
+	}
+	for _, r := range rated {
+		if r.k.idx >= 0 && r.k.prio > rateTau {
+			rate.add(r.y, r.k.w, rateTau)
 		}
 	}
 	lf.Keys, lf.KeysFrom, lf.Partial = fs.population(last, int64(lf.Top+lf.Sampled))
-	rest := float64(lf.Keys - int64(lf.Top))
-	top := estimate.Frame{Clusters: lf.Top, Keys: float64(lf.Top), KeysSq: float64(lf.Top)}
+	cover := float64(lf.Top+lf.Sampled) / math.Max(float64(lf.Keys), 1)
 	var notes []string
-	if fig, ok := liveTotal(top, topTotal, restKeys, restTotal, rest); ok {
+	if fig, ok := total.figure(cover); ok {
 		lf.Total = &fig
 	} else {
 		notes = append(notes, fmt.Sprintf("total: fewer than %d of the %d keys sampled hold a value", estimate.MinFound, lf.Sampled))
 	}
-	switch fig, ok := liveTotal(top, topRate, restRated, restRate, rest); {
-	case !topRated || (restRated.Clusters == 0 && rest > 0):
+	switch fig, ok := rate.figure(cover); {
+	case !topRated || (rate.n == 0 && lf.Sampled > 0):
 		notes = append(notes, "rate: keys read a first time; their growth is known from the next read")
 	case !ok:
-		notes = append(notes, fmt.Sprintf("rate: fewer than %d of the %d keys sampled grew", estimate.MinFound, restRated.Clusters))
+		notes = append(notes, fmt.Sprintf("rate: fewer than %d of the %d keys sampled grew", estimate.MinFound, rate.n))
 	default:
 		lf.RatePerSec = &fig
 	}
@@ -222,18 +225,57 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, at time.Time, la
 	return lf
 }
 
-// liveTotal adds the top keys' exact figure to the sample's, scaled to the rest keys of the
-// window; the sample is exact when it holds every one of them.
-func liveTotal(top estimate.Frame, topSum estimate.Sum, frame estimate.Frame, sum estimate.Sum, rest float64) (estimate.Figure, bool) {
-	strata := []estimate.Stratum{{Frame: top, Sum: topSum, Population: top.Keys, Done: true}}
-	if rest > 0 {
-		done := frame.Keys >= rest
-		strata = append(strata, estimate.Stratum{Frame: frame, Sum: sum, Population: rest, Done: done})
-	}
-	return estimate.Total(strata...)
+type ratedKey struct {
+	k *liveKey
+	y float64
 }
 
-// population is the number of the window's keys: the last complete sweep's count when it was
+// htSum is the Horvitz-Thompson estimate of a figure's sum over a family's keys: the exact keys'
+// sum, plus each sampled key's figure over its chance to be sampled, min(1, w/tau), with the
+// variance of that sum (the sampled keys drawn with certainty add none).
+type htSum struct {
+	exactSum, est, variance float64
+	n, nonzero, uncertain   int
+	seen                    float64
+}
+
+func (h *htSum) exact(y float64) { h.exactSum += y; h.seen += y }
+
+func (h *htSum) add(y, w, tau float64) {
+	p := 1.0
+	if tau > 0 {
+		p = math.Min(1, w/tau)
+	}
+	h.n++
+	h.seen += y
+	h.est += y / p
+	if p < 1 {
+		h.uncertain++
+		if y != 0 {
+			h.nonzero++
+		}
+		h.variance += y * y * (1 - p) / (p * p)
+	}
+}
+
+// figure is the estimate with its 95% interval; ok is false when fewer than estimate.MinFound
+// keys drawn by chance hold the figure (then their spread says too little). cover is the share
+// of the window's keys read.
+func (h *htSum) figure(cover float64) (estimate.Figure, bool) {
+	if h.uncertain > 0 && h.nonzero < estimate.MinFound {
+		return estimate.Figure{}, false
+	}
+	est := h.exactSum + h.est
+	half := estimate.TQuantile975(float64(max(h.uncertain-1, 1))) * math.Sqrt(h.variance)
+	fig := estimate.Figure{Estimate: est, Low: est - half, High: est + half, Seen: h.seen, Coverage: math.Min(cover, 1)}
+	if h.uncertain == 0 {
+		fig.Coverage = 1 // every key offered was read
+	}
+	return fig, true
+}
+
+// population is the number of the window's keys (the figures do not scale by it: it says what
+// share of the keys was read, and whether the sweeps have seen them all): the last complete sweep's count when it was
 // taken in this window, or the sweep under way's when it has seen more; read is the keys read
 // now, at least that many. partial is set unless the last complete sweep began in the window,
 // when it saw every key the window had then.

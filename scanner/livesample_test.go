@@ -22,6 +22,7 @@ func TestLiveFiguresCover(t *testing.T) {
 		Windows: []WindowStats{{Granularity: "hour", Start: win.Start, Keys: n}}}}}
 	rng := rand.New(rand.NewPCG(7, 8))
 	var rateIn, totalIn int
+	var rateWidth, totalWidth float64
 	for trial := range trials {
 		fs := &famSample{f: flow, g: store.Hour}
 		fs.roll(now, shanghai)
@@ -37,8 +38,8 @@ func TestLiveFiguresCover(t *testing.T) {
 			fs.offer(names[i], v0[names[i]], now, size, liveExact)
 		}
 		t0 := time.Now()
-		keys := fs.toRead(1 << 30)
-		fs.figures(keys, liveValues(keys, v0), t0, last)
+		keys, tau := fs.toRead(1 << 30)
+		fs.figures(keys, liveValues(keys, v0), tau, t0, last)
 		v1, trueGrowth, trueTotal := map[string]int64{}, 0.0, 0.0
 		for _, name := range names {
 			g := int64(poisson(rng, rates[name]*10))
@@ -46,11 +47,13 @@ func TestLiveFiguresCover(t *testing.T) {
 			trueGrowth += float64(g)
 			trueTotal += float64(v1[name])
 		}
-		keys = fs.toRead(1 << 30)
-		lf := fs.figures(keys, liveValues(keys, v1), t0.Add(10*time.Second), last)
+		keys, tau = fs.toRead(1 << 30)
+		lf := fs.figures(keys, liveValues(keys, v1), tau, t0.Add(10*time.Second), last)
 		if lf.RatePerSec == nil || lf.Total == nil || lf.Sampled != size || lf.Top != liveExact {
 			t.Fatalf("trial %d: %+v", trial, lf)
 		}
+		rateWidth += lf.RatePerSec.RelHalfWidth() / trials
+		totalWidth += lf.Total.RelHalfWidth() / trials
 		if r := lf.RatePerSec; r.Low <= trueGrowth/10 && trueGrowth/10 <= r.High {
 			rateIn++
 		}
@@ -58,7 +61,8 @@ func TestLiveFiguresCover(t *testing.T) {
 			totalIn++
 		}
 	}
-	t.Logf("95%% intervals held the rate %d and the total %d times in %d", rateIn, totalIn, trials)
+	t.Logf("95%% intervals held the rate %d and the total %d times in %d; mean half widths ±%.1f%% and ±%.1f%%",
+		rateIn, totalIn, trials, 100*rateWidth, 100*totalWidth)
 	if rateIn < trials*90/100 || totalIn < trials*90/100 {
 		t.Errorf("95%% intervals held the rate %d and the total %d times in %d", rateIn, totalIn, trials)
 	}
@@ -109,25 +113,27 @@ func TestLiveSampleKeepsItsKeys(t *testing.T) {
 	if len(fs.sample) != 100 || len(fs.top) != 3 || fs.top[0].name != "k999" || fs.top[2].name != "k997" {
 		t.Fatalf("sample %d keys, top %v", len(fs.sample), fs.top)
 	}
-	var maxHash uint64
+	lowest := math.Inf(1)
 	for _, k := range fs.sample {
 		if !first[k.name] {
 			t.Errorf("%s joined the sample on the second sweep", k.name)
 		}
-		maxHash = max(maxHash, k.hash)
+		lowest = min(lowest, k.prio)
 	}
-	below := 0 // the sample is exactly the non-top keys with the smallest hashes
+	above := 0 // the sample is exactly the non-top keys of the highest priorities
 	for i := range 997 {
-		if keyHash(fmt.Sprintf("k%d", i)) <= maxHash {
-			below++
+		k := &liveKey{hash: keyHash(fmt.Sprintf("k%d", i))}
+		k.setWeight(int64(i))
+		if k.prio >= lowest {
+			above++
 		}
 	}
-	if below != 100 {
-		t.Errorf("%d non-top keys hash at or under the sample's largest, want 100", below)
+	if above != 100 || !(fs.tau < lowest) {
+		t.Errorf("%d non-top keys have a priority at or above the sample's lowest, want 100; tau %g, lowest %g", above, fs.tau, lowest)
 	}
 	gone := fs.sample[0]
 	fs.drop(gone)
-	fs.offer(gone.name, 5, now, 100, 3) // seen again, it may come back: its hash is under tau
+	fs.offer(gone.name, gone.value, now, 100, 3) // seen again, it comes back: its priority is over tau
 	if _, ok := fs.byName[gone.name]; !ok || len(fs.sample) != 100 {
 		t.Errorf("a dropped key seen again did not come back")
 	}
