@@ -83,6 +83,8 @@ type liveSampler struct {
 	fams       map[*store.Family]*famSample
 	order      []*famSample
 	lastRead   time.Time
+	// lastFigures are the last read's, returned again by a Poll whose budget cannot read.
+	lastFigures []LiveFamily
 }
 
 // famSample is one family's live keys in its current window.

@@ -33,7 +33,16 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 	if len(fams) == 0 {
 		return nil, 0, nil
 	}
-	share := s.allowance(pace) / len(fams)
+	allow, exact := s.allowance(pace), 0
+	for _, fs := range fams {
+		exact += len(fs.top)
+	}
+	if exact > allow {
+		// The budget since the last read does not cover even the largest keys: the last figures
+		// stand (their ReadAt says when they were read) until it does.
+		return s.lastFigures, 0, nil
+	}
+	share := allow / len(fams)
 	keys := make([][]*liveKey, len(fams))
 	taus := make([]float64, len(fams))
 	var names []string
@@ -57,6 +66,7 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 		j += len(keys[i])
 		out = append(out, fs.figures(keys[i], got, taus[i], at, last))
 	}
+	s.lastFigures = out
 	return out, len(names), nil
 }
 
@@ -69,7 +79,7 @@ func (s *liveSampler) allowance(pace *pacer) int {
 	}
 	gap := time.Second
 	if !s.lastRead.IsZero() {
-		gap = min(max(time.Since(s.lastRead), MinRefresh), 2*time.Second)
+		gap = min(time.Since(s.lastRead), 2*time.Second)
 	}
 	return int(pace.rate * gap.Seconds() * liveShare)
 }
