@@ -2,6 +2,7 @@ package scanner
 
 import (
 	"container/heap"
+	"math/bits"
 	"time"
 
 	"hourglass/internal/estimate"
@@ -100,6 +101,10 @@ type famSample struct {
 	// tau is the highest priority of the keys offered and not kept: a key's chance to be in the
 	// sample is min(1, weight/tau). 0 while every key offered is kept.
 	tau float64
+	// baseT is the live read the family's rate counts growth from, and midT a later one that
+	// becomes it once baseT is liveRateSpan old: the rate is measured between baseT and now, the
+	// same span for every key.
+	baseT, midT time.Time
 }
 
 // liveKey is one key read live: its last value, and the reads its growth is counted from.
@@ -110,18 +115,18 @@ type liveKey struct {
 	// w is the key's value when a sweep's page last offered it (at least 1), and prio its
 	// priority, w over a uniform draw in (0, 1] made from its hash.
 	w, prio float64
-	// base is the read the key's growth is counted from; mid a later one that becomes base when
-	// base grows older than liveRateSpan. A base from a sweep's page (live false) is replaced at
-	// the key's first live read: a page's read time is only known to the page.
-	base, mid livePoint
-	idx       int // in the heap; -1 in the top list
+	// base and mid are the key's values at its family's base and mid reads (set when it was read
+	// then); first is its first live read, for a key that joined after the base read; page is the
+	// value a sweep's page first offered, and when, for a key among the largest that joined so.
+	base, mid, first livePoint
+	page             livePoint
+	idx              int // in the heap; -1 in the top list
 }
 
 type livePoint struct {
-	v    int64
-	t    time.Time
-	live bool
-	set  bool
+	v   int64
+	t   time.Time
+	set bool
 }
 
 func newLiveSampler(families []*store.Family, opt Options) *liveSampler {
@@ -209,7 +214,7 @@ func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
 		}
 		heap.Remove(&fs.sample, k.idx)
 	} else {
-		k = &liveKey{name: name, hash: keyHash(name), value: v, base: livePoint{v: v, t: at, set: true}}
+		k = &liveKey{name: name, hash: keyHash(name), value: v, page: livePoint{v: v, t: at, set: true}}
 		if !fs.ranks(v, topK) {
 			fs.sampleAdd(k, size)
 			return
@@ -259,9 +264,15 @@ func (fs *famSample) sampleAdd(k *liveKey, size int) {
 	}
 }
 
-// setWeight sets the key's weight to its value v (at least 1) and its priority from it.
+// setWeight sets the key's weight from its value v: v rounded down to a power of two (at least
+// 1), so that a key's weight, and its place in the sample, change only when its value doubles.
+// A sweep offers every key again, grown since; weights that followed every increment would
+// churn the sample at every sweep, and a key that joins has no earlier read to grow from.
 func (k *liveKey) setWeight(v int64) {
-	k.w = max(float64(v), 1)
+	k.w = 1
+	if v > 1 {
+		k.w = float64(uint64(1) << (63 - bits.LeadingZeros64(uint64(v))))
+	}
 	k.prio = k.w / (float64(k.hash>>11+1) / (1 << 53)) // the hash as a uniform draw in (0, 1]
 }
 

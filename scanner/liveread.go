@@ -182,15 +182,19 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at 
 		lf.Window = wf.Format(fs.win)
 	}
 	var total, rate htSum
-	var rated []ratedKey
-	rateTau := tau // keys read a first time have no growth yet: the rate's sample is above them
+	// The sampled keys read for the first time (found by a sweep since the last read) count in
+	// the rate as the others do: the rated keys' sum is scaled by the weight of all the sampled
+	// keys read over theirs (as Horvitz-Thompson estimates).
+	var wAll, wRated float64
 	topRated := true
+	newBase, newMid := fs.advance(keys, at)
+	span := at.Sub(fs.baseT).Seconds()
 	for i, k := range keys {
 		if vals[i].gone {
 			fs.drop(k)
 			continue
 		}
-		y, since, ok := k.update(vals[i].v, at)
+		y, ok := k.take(vals[i].v, at, span, newBase, newMid)
 		if k.idx < 0 {
 			lf.Top++
 			total.exact(float64(k.value))
@@ -199,21 +203,19 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at 
 		} else {
 			lf.Sampled++
 			total.add(float64(k.value), k.w, tau)
-			if !ok {
-				rateTau = max(rateTau, k.prio)
-			}
-		}
-		if ok {
-			rated = append(rated, ratedKey{k, y})
-			if lf.RateSince.IsZero() || since.Before(lf.RateSince) {
-				lf.RateSince = since
+			w := k.w / chance(k.w, tau)
+			wAll += w
+			if ok {
+				wRated += w
+				rate.add(y, k.w, tau)
 			}
 		}
 	}
-	for _, r := range rated {
-		if r.k.idx >= 0 && r.k.prio > rateTau {
-			rate.add(r.y, r.k.w, rateTau)
-		}
+	if !newBase {
+		lf.RateSince = fs.baseT
+	}
+	if wRated > 0 {
+		rate.scale(wAll / wRated)
 	}
 	lf.Keys, lf.KeysFrom, lf.Partial = fs.population(last, int64(lf.Top+lf.Sampled))
 	cover := float64(lf.Top+lf.Sampled) / math.Max(float64(lf.Keys), 1)
@@ -224,6 +226,8 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at 
 		notes = append(notes, fmt.Sprintf("total: fewer than %d of the %d keys sampled hold a value", estimate.MinFound, lf.Sampled))
 	}
 	switch fig, ok := rate.figure(cover); {
+	case newBase:
+		notes = append(notes, "rate: measured from this read on (the sample changed)")
 	case !topRated || (rate.n == 0 && lf.Sampled > 0):
 		notes = append(notes, "rate: keys read a first time; their growth is known from the next read")
 	case !ok:
@@ -233,11 +237,6 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at 
 	}
 	lf.Note = strings.Join(notes, "; ")
 	return lf
-}
-
-type ratedKey struct {
-	k *liveKey
-	y float64
 }
 
 // htSum is the Horvitz-Thompson estimate of a figure's sum over a family's keys: the exact keys'
@@ -251,11 +250,22 @@ type htSum struct {
 
 func (h *htSum) exact(y float64) { h.exactSum += y; h.seen += y }
 
-func (h *htSum) add(y, w, tau float64) {
-	p := 1.0
-	if tau > 0 {
-		p = math.Min(1, w/tau)
+// chance is a sampled key's chance to be drawn: min(1, w/tau), 1 when no key was left out.
+func chance(w, tau float64) float64 {
+	if tau <= 0 {
+		return 1
 	}
+	return math.Min(1, w/tau)
+}
+
+// scale multiplies the sampled keys' part of the estimate by f (and its variance by f²).
+func (h *htSum) scale(f float64) {
+	h.est *= f
+	h.variance *= f * f
+}
+
+func (h *htSum) add(y, w, tau float64) {
+	p := chance(w, tau)
 	h.n++
 	h.seen += y
 	h.est += y / p
@@ -285,9 +295,9 @@ func (h *htSum) figure(cover float64) (estimate.Figure, bool) {
 }
 
 // population is the number of the window's keys (the figures do not scale by it: it says what
-// share of the keys was read, and whether the sweeps have seen them all): the last complete sweep's count when it was
-// taken in this window, or the sweep under way's when it has seen more; read is the keys read
-// now, at least that many. partial is set unless the last complete sweep began in the window,
+// share of the keys was read, and whether the sweeps have seen them all): the last complete
+// sweep's count when it was taken in this window, or the sweep under way's when it has seen
+// more; read is the keys read now, at least that many. partial is set unless the last complete sweep began in the window,
 // when it saw every key the window had then.
 func (fs *famSample) population(last *Snapshot, read int64) (n int64, from string, partial bool) {
 	n, from, partial = fs.swept, "sweep", true
@@ -309,26 +319,67 @@ func (fs *famSample) population(last *Snapshot, read int64) (n int64, from strin
 	return max(n, read), from, partial
 }
 
-// update takes in the key's value read at at, and returns its growth per second since its base
-// and when that base was read; ok is false when it has no live read before this one.
-func (k *liveKey) update(v int64, at time.Time) (float64, time.Time, bool) {
-	k.value = v
-	now := livePoint{v: v, t: at, live: true, set: true}
-	if !k.base.live {
-		k.base, k.mid = now, livePoint{}
-		return 0, time.Time{}, false
+// advance moves the family's base and mid reads on for a read at at of keys: the mid read
+// becomes the base once the base is liveRateSpan old (then the mid read is now); the first read,
+// or one where more than a quarter of the sampled keys read have no value at the base read (the
+// sample changed: keys a sweep found since joined), is a new base, from which the rate is
+// measured at the next read. It says which of the two reads this one is.
+func (fs *famSample) advance(keys []*liveKey, at time.Time) (newBase, newMid bool) {
+	all := append(slices.Clone(fs.top), fs.sample...)
+	if !fs.midT.IsZero() && at.Sub(fs.baseT) >= liveRateSpan {
+		fs.baseT, fs.midT, newMid = fs.midT, at, true
+		for _, k := range all {
+			k.base, k.mid = k.mid, livePoint{}
+		}
+	} else if !fs.baseT.IsZero() && fs.midT.IsZero() && at.Sub(fs.baseT) >= liveRateSpan/2 {
+		fs.midT, newMid = at, true
 	}
-	since := k.base.t
-	span := at.Sub(since)
-	rate := 0.0
-	if span > 0 {
-		rate = float64(v-k.base.v) / span.Seconds()
+	sampled, unbased := 0, 0
+	for _, k := range keys {
+		if k.idx >= 0 {
+			sampled++
+			if !k.base.set {
+				unbased++
+			}
+		}
+	}
+	if fs.baseT.IsZero() || unbased*4 > sampled {
+		fs.baseT, fs.midT = at, time.Time{}
+		for _, k := range all {
+			k.base, k.mid = livePoint{}, livePoint{}
+		}
+		return true, false
+	}
+	return false, newMid
+}
+
+// take records the key's value v read at at (the base or mid read when newBase or newMid), and
+// returns its growth per second over the family's span since the base read. A key that joined
+// since counts its growth since its own first live read (over a shorter span: the same rate
+// while traffic is steady), and a key among the largest that joined since and has none yet,
+// since the value its page offered; ok is false when the key has no earlier read.
+func (k *liveKey) take(v int64, at time.Time, span float64, newBase, newMid bool) (float64, bool) {
+	k.value = v
+	p := livePoint{v: v, t: at, set: true}
+	if newBase {
+		k.base = p
+	}
+	if newMid {
+		k.mid = p
+	}
+	first := k.first
+	if !first.set {
+		k.first = p
 	}
 	switch {
-	case k.mid.set && at.Sub(k.base.t) >= liveRateSpan:
-		k.base, k.mid = k.mid, now
-	case !k.mid.set && at.Sub(k.base.t) >= liveRateSpan/2:
-		k.mid = now
+	case newBase:
+		return 0, false
+	case k.base.set && span > 0:
+		return float64(v-k.base.v) / span, true
+	case first.set && at.After(first.t):
+		return float64(v-first.v) / at.Sub(first.t).Seconds(), true
+	case k.idx < 0 && k.page.set && at.Sub(k.page.t) > time.Second:
+		return float64(v-k.page.v) / at.Sub(k.page.t).Seconds(), true
 	}
-	return rate, since, span > 0
+	return 0, false
 }
