@@ -33,6 +33,11 @@ type Options struct {
 	// sampled keys, the queues and limiters configured, at most maxJobQueues a job library).
 	// 0 is no cap.
 	KeysPerSecond int
+	// LiveSample is how many keys of each counter family's current window, besides its top
+	// TopK, a Watcher reads again at every Poll to estimate the window's total and rate between
+	// sweeps (DefaultLiveSample when zero; negative reads only the top keys). The reads take at
+	// most half of KeysPerSecond.
+	LiveSample int
 	// MaxShapes caps the shapes of unclaimed key names a sweep tells apart (discover's default
 	// when zero).
 	MaxShapes int

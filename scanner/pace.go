@@ -13,8 +13,9 @@ type pacer struct {
 	rate float64 // keys per second; 0 is no limit
 	now  func() time.Time
 
-	mu   sync.Mutex
-	next time.Time // when the next step may run
+	mu    sync.Mutex
+	next  time.Time // when the next step may run
+	spent int64     // keys charged in all
 }
 
 func newPacer(keysPerSecond int, now func() time.Time) *pacer {
@@ -52,6 +53,7 @@ func (p *pacer) spend(n int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.spent += int64(n)
 	now := p.now()
 	if p.next.Before(now) {
 		p.next = now

@@ -46,6 +46,7 @@ type Watcher struct {
 	started time.Time
 	restart bool
 	conn    connTrack
+	live    *liveSampler // the counter families' keys read again at every Poll
 }
 
 // Status is what a Poll returns: the last complete Snapshot and the state of things now.
@@ -60,6 +61,11 @@ type Status struct {
 	// Live holds, for the family in focus, its current windows' top dims read again at this Poll
 	// (a sweep of a big keyspace takes a while; these are what the screen shows meanwhile).
 	Live []LiveWindow
+	// Families holds each counter family's current window as its live sample read at this Poll
+	// says it is (its total and rate, estimated), so the figures move between sweeps; LiveReads
+	// is how many keys those reads took from the sweep's budget.
+	Families  []LiveFamily
+	LiveReads int
 	// Unclaimed is what the sweep under way has found of the keys no entry claims so far (its
 	// groups grow as it goes; Snapshot.Unclaimed is the last complete sweep's).
 	Unclaimed discover.Result
@@ -114,7 +120,8 @@ func NewWatcher(rdb redis.UniversalClient, families []*store.Family, opt Options
 	if now == nil {
 		now = time.Now
 	}
-	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}}
+	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now},
+		live: newLiveSampler(families, opt)}
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -134,6 +141,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	var st Status
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
+		w.live.visit(p)
 	})
 	w.agg.SetProgress(w.sweep.Progress())
 	if err == nil && w.sweep.Done() {
@@ -163,6 +171,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	}
 	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.scan.KeysSeen, w.started
 	st.Unclaimed = w.sweep.unclaimedResult()
+	if err == nil {
+		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.pace, w.last)
+	}
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus, base)
 	}
@@ -271,6 +282,7 @@ func (w *Watcher) Claim(families []*store.Family, st Structures) error {
 	w.families = slices.Concat(w.families, families)
 	w.opt.Structures = w.opt.Structures.With(st)
 	w.specMu.Unlock()
+	w.live.setFamilies(families)
 	w.restart = true
 	return nil
 }
@@ -340,6 +352,7 @@ func (w *Watcher) begin() {
 	}
 	w.pace.Store(w.sweep.pace)
 	w.agg = NewAggregator(w.families, w.opt)
+	w.live.newSweep()
 	w.started, w.restart = time.Now(), false
 	w.conn.began()
 }

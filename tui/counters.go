@@ -93,19 +93,8 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if !matches(v.filter, f.Family) {
 			continue
 		}
-		hour, today, mism := "-", "-", "-"
-		if f.Has("hour") {
-			hour = "0"
-			if cw := f.CurrentWindow("hour"); cw != nil {
-				hour = cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate)
-			}
-		}
-		if f.Has("day") {
-			today = "0"
-			if cw := f.CurrentWindow("day"); cw != nil {
-				today = cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate)
-			}
-		}
+		live := v.c.status.LiveFamily(f.Family)
+		hour, today, mism := cells.WindowTotal(f, "hour", live), cells.WindowTotal(f, "day", live), "-"
 		if f.Reconciliation != nil {
 			mism = format.Commas(f.MismatchedDims)
 		}
@@ -117,7 +106,7 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if f.TTLEstimate != nil {
 			noTTL = &f.TTLEstimate.NoTTL
 		}
-		t.rows = append(t.rows, []string{f.Family, cells.Count(f.Keys, f.KeysEstimate), hour, rateText(f), today,
+		t.rows = append(t.rows, []string{f.Family, cells.Count(f.Keys, f.KeysEstimate), hour, cells.Rate(f, live, ""), today,
 			cells.Count(f.TTL.NoTTL, noTTL), mism, spark})
 	}
 	t.selected = v.rows.sel
@@ -133,18 +122,4 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		out = append(out, "", v.preview.detail(w, rest))
 	}
 	return strings.Join(out, "\n")
-}
-
-// rateText is the family's events a second: between sweeps when known, else the hour's average.
-func rateText(f scanner.FamilyStats) string {
-	if f.RatePerSec != nil {
-		return format.Rate(*f.RatePerSec)
-	}
-	if f.Has("hour") {
-		if cw := f.CurrentWindow("hour"); cw != nil && cw.TotalEstimate != nil {
-			return "≈" + format.Rate(f.HourAvgPerSec) // the hour's average of an estimated total
-		}
-		return "~" + format.Rate(f.HourAvgPerSec)
-	}
-	return "-"
 }

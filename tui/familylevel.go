@@ -157,17 +157,28 @@ func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 		}
 	}
 	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
+	live := l.c.status.LiveFamily(f.Family)
 	var nums []string
-	if cw := f.CurrentWindow("hour"); cw != nil {
-		nums = append(nums, fmt.Sprintf("this hour (%s) %s", cw.Window, st.Header.Render(cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate))))
-	} else if f.Has("hour") {
-		nums = append(nums, "this hour 0")
+	for _, g := range []struct{ g, label string }{{"hour", "this hour"}, {"day", "today"}} {
+		if !f.Has(g.g) {
+			continue
+		}
+		win := ""
+		if cw := f.CurrentWindow(g.g); cw != nil {
+			win = " (" + cw.Window + ")"
+		}
+		if live != nil && live.Granularity == g.g && live.Total != nil {
+			win = " (" + live.Window + ")"
+		}
+		if win != "" || g.g == "hour" {
+			nums = append(nums, g.label+win+" "+st.Header.Render(cells.WindowTotal(*f, g.g, live)))
+		}
 	}
-	if cw := f.CurrentWindow("day"); cw != nil {
-		nums = append(nums, fmt.Sprintf("today (%s) %s", cw.Window, st.Header.Render(cells.Total(cw.Total, cw.Saturated, cw.TotalEstimate))))
-	}
-	nums = append(nums, "rate "+rateText(*f)+"/s", cells.Count(f.Keys, f.KeysEstimate)+" keys")
+	nums = append(nums, "rate "+cells.Rate(*f, live, "/s"), cells.Count(f.Keys, f.KeysEstimate)+" keys")
 	lines = append(lines, strings.Join(nums, "   "))
+	if live != nil {
+		lines = append(lines, st.Muted.Render(liveLine(live)))
+	}
 	if n := len(f.Series.Hours); n > 0 {
 		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
 		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), peakText(f.Series, series)))
@@ -211,4 +222,23 @@ func peakText(s scanner.Series, v []int64) string {
 		return "≈" + format.Short(float64(format.MaxOf(v)))
 	}
 	return format.Peak(v)
+}
+
+// liveLine says what a family's live figures rest on: how many keys were read exactly and in the
+// sample, of how many (counted by the last sweep, or the one under way so far), and why a figure
+// is missing.
+func liveLine(l *scanner.LiveFamily) string {
+	from := "last sweep"
+	if l.KeysFrom == "sweep" {
+		from = "sweep so far"
+	}
+	s := fmt.Sprintf("live: %d top keys + %s sampled of %s (%s), 95%% intervals",
+		l.Top, format.Commas(int64(l.Sampled)), format.Commas(l.Keys), from)
+	if l.Partial {
+		s += "; no sweep has counted the whole window yet: lower bounds"
+	}
+	if l.Note != "" {
+		s += "; " + l.Note
+	}
+	return s
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"hourglass/internal/discover"
+	"hourglass/internal/estimate"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 	"hourglass/store"
@@ -193,6 +194,10 @@ func testStatus(t testing.TB) scanner.Status {
 		Sweep:     scanner.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
 		Server:    scanner.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
 		Unclaimed: sweepUnderWay(),
+		// flow's current hour read live: its total and rate estimated from a sample.
+		Families: []scanner.LiveFamily{{Family: "flow", Granularity: "hour", Window: "2026112209", Keys: 363, KeysFrom: "snapshot",
+			Top: 20, Sampled: 200, Total: &estimate.Figure{Estimate: 812, Low: 796, High: 828, Coverage: 0.61, Seen: 640},
+			RatePerSec: &estimate.Figure{Estimate: 14.2, Low: 13.1, High: 15.3, Coverage: 0.61, Seen: 9}, ReadAt: clock}},
 	}
 }
 

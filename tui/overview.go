@@ -126,48 +126,58 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 	var now float64
 	var hour, today scanner.Sum // the families' totals may be saturated: the sum says so
 	var anyRate bool
+	// est marks a sum that holds a live estimate; bound one that holds a live lower bound.
+	var est, bound [3]bool
 	for _, f := range snap.Counters {
 		keys += f.Keys
-		if f.RatePerSec != nil {
+		live := o.c.status.LiveFamily(f.Family)
+		switch {
+		case live != nil && live.RatePerSec != nil:
+			now += math.Round(live.RatePerSec.Estimate)
+			anyRate, est[0], bound[0] = true, est[0] || !live.RatePerSec.Exact(), bound[0] || live.Partial
+		case f.RatePerSec != nil:
 			now += math.Round(*f.RatePerSec)
 			anyRate = true
-		} else {
+		default:
 			now += math.Round(f.HourAvgPerSec)
 		}
-		if w := f.CurrentWindow("hour"); w != nil {
-			hour.Add(w.Total, w.Saturated)
-		}
-		if w := f.CurrentWindow("day"); w != nil {
-			today.Add(w.Total, w.Saturated)
+		for i, g := range []string{"hour", "day"} {
+			sum := &hour
+			if g == "day" {
+				sum = &today
+			}
+			if live != nil && live.Granularity == g && live.Total != nil {
+				sum.Add(int64(math.Round(live.Total.Estimate)), false)
+				est[i+1], bound[i+1] = est[i+1] || !live.Total.Exact(), bound[i+1] || live.Partial
+			} else if w := f.CurrentWindow(g); w != nil {
+				sum.Add(w.Total, w.Saturated)
+			}
 		}
 	}
 	label := "events/s now"
 	if !anyRate {
 		label = "events/s (hour avg)"
 	}
-	if !snap.Scan.Complete { // sums of estimates
-		return []string{
-			row(label, "≈"+format.Short(now)),
-			row("this hour", approxSum(hour)),
-			row("today", approxSum(today)),
-			o.c.styles.Muted.Render(fmt.Sprintf("%d families · ≈%s keys", len(snap.Counters), format.Short(float64(keys)))),
+	keysText := format.Commas(keys)
+	if !snap.Scan.Complete { // a first sweep under way: every sum holds its estimates
+		est = [3]bool{true, true, true}
+		keysText = "≈" + format.Short(float64(keys))
+	}
+	mark := func(i int, s string) string {
+		switch {
+		case bound[i]:
+			return "≥≈" + s
+		case est[i]:
+			return "≈" + s
 		}
+		return s
 	}
 	return []string{
-		row(label, wholeRate(now)),
-		row("this hour", sumText(hour)),
-		row("today", sumText(today)),
-		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), format.Commas(keys))),
+		row(label, mark(0, wholeRate(now))),
+		row("this hour", mark(1, sumText(hour))),
+		row("today", mark(2, sumText(today))),
+		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), keysText)),
 	}
-}
-
-// approxSum is a sum of estimated totals.
-func approxSum(s scanner.Sum) string {
-	n, saturated, known := s.Value()
-	if !known || saturated || n == 0 {
-		return sumText(s)
-	}
-	return "≈" + format.Short(float64(n))
 }
 
 // firstSweepText says how far the first sweep has come while its estimates stand in for the

@@ -1,9 +1,8 @@
 // Package cells is the text of the Snapshot's table cells that more than one front end shows:
-// the console (tui) and the text report (report) draw a job queue's row, a union's count, a delay
-// queue's schedule and a queue's key from the same functions here, so the two can never say a
-// figure differently. It
-// does no I/O and holds no state. Of hourglass's packages it imports internal/format and
-// scanner.
+// the console (tui) and the text report (report) draw a counter family's live total and rate, a
+// job queue's row, a union's count, a delay queue's schedule and a queue's key from the same
+// functions here, so the two can never say a figure differently. It does no I/O and holds no
+// state. Of hourglass's packages it imports internal/format and scanner.
 package cells
 
 import (

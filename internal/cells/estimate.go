@@ -19,5 +19,5 @@ func Total(n int64, saturated bool, e *scanner.Estimate) string {
 	case e.SoFar || e.High == nil:
 		return format.SoFar(n)
 	}
-	return format.Approx(e.Estimate, e.Low, *e.High)
+	return format.Approx(e.Estimate, e.Low, *e.High, "")
 }

@@ -83,6 +83,8 @@ func TestNumericBounds(t *testing.T) {
 		{"max call absurd", src(`[scan]`, `max_call = "2s"`), 2, "scan.max_call", `must be at most 1s, got "2s"`},
 		{"max call a number", src(`[scan]`, `max_call = 1`), 2, "scan.max_call", "want a duration string"},
 		{"max call not a duration", src(`[scan]`, `max_call = "fast"`), 2, "scan.max_call", `bad duration "fast"`},
+		{"live sample negative", src(`[scan]`, `live_sample = -1`), 2, "scan.live_sample", "must be at least 0"},
+		{"live sample absurd", src(`[scan]`, `live_sample = 10_000_000`), 2, "scan.live_sample", "must be at most 100,000"},
 		{"refresh absurd", src(`[ui]`, `refresh = "2h"`), 2, "ui.refresh", `must be at most 1h0m0s, got "2h"`},
 		{"refresh negative", src(`[ui]`, `refresh = "-1s"`), 2, "ui.refresh", "must be at least 250ms"},
 		{"retention absurd", counter("3651d"), 5, "counter.day_retention", `must be at most 3650d, got "3651d"`},
@@ -113,7 +115,7 @@ func TestNumericBounds(t *testing.T) {
 		})
 	}
 	// The bounds themselves are accepted.
-	ok := src(`[scan]`, `count = 100000`, `keys_per_second = 10000000`, `max_call = "1s"`, `[ui]`, `refresh = "1h"`,
+	ok := src(`[scan]`, `count = 100000`, `keys_per_second = 10000000`, `max_call = "1s"`, `live_sample = 100000`, `[ui]`, `refresh = "1h"`,
 		`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `day_format = "yyyyMMdd"`, `day_retention = "3650d"`,
 		`[[limiter]]`, `name = "l"`, `pattern = "rl:<u>"`, `window = "366d"`, `limit = 1_000_000_000_000`,
 		`[[profile]]`, `name = "p"`, `counter = { a = 1_000_000 }`)
@@ -192,6 +194,7 @@ func TestBoundsAreDocumented(t *testing.T) {
 		"| `[scan]` | `count` | 1 | 100,000 |",
 		"| `[scan]` | `keys_per_second` | 1 | 10,000,000 |",
 		"| `[scan]` | `max_call` | above 0 | `1s` |",
+		"| `[scan]` | `live_sample` | 0 | 100,000 |",
 		"| `[ui]` | `refresh` | `250ms` | `1h` |",
 		"| `[[counter]]`, `[[unique]]`, `[[bitmap]]` | `hour_retention`, `day_retention` | above 0 | `3650d` |",
 		"| `[[limiter]]` | `window` | `1ms` | `366d` |",

@@ -99,6 +99,9 @@ type ScanConfig struct {
 	Count         int           // COUNT hint of the first SCAN call, and the most any asks for
 	KeysPerSecond int           // ceiling on keys visited per second, per sweep
 	MaxCall       time.Duration // the longest one call of a sweep should hold Redis
+	// LiveSample is how many keys of each counter family's current window, besides its largest,
+	// the console and serve read again at every refresh (0: only the largest).
+	LiveSample int
 }
 
 // themes are the palettes the theme package provides.
@@ -212,7 +215,11 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 // SweepOptions are the scanner's options as the config sets them: the [scan] budget and the zone
 // windows are cut in (for families without their own), with the queues, limiters, uniques and locks when withStructures.
 func (cfg *Config) SweepOptions(withStructures bool) scanner.Options {
-	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall, Location: cfg.Timezone}
+	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall, Location: cfg.Timezone,
+		LiveSample: cfg.Scan.LiveSample}
+	if opt.LiveSample == 0 {
+		opt.LiveSample = -1 // the scanner's zero is its default; the config's is none
+	}
 	if withStructures {
 		opt.Structures = cfg.Structures
 	}

@@ -209,7 +209,7 @@ func render(cfg *Config) ([]byte, error) {
 	doc := map[string]any{
 		"timezone": cfg.TimezoneName, "redis": redis,
 		"ui":   map[string]any{"refresh": cfg.UI.Refresh.String(), "theme": cfg.UI.Theme},
-		"scan": map[string]any{"count": cfg.Scan.Count, "keys_per_second": cfg.Scan.KeysPerSecond, "max_call": cfg.Scan.MaxCall.String()},
+		"scan": map[string]any{"count": cfg.Scan.Count, "keys_per_second": cfg.Scan.KeysPerSecond, "max_call": cfg.Scan.MaxCall.String(), "live_sample": cfg.Scan.LiveSample},
 	}
 	if len(counters) > 0 {
 		doc["counter"] = counters

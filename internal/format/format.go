@@ -205,22 +205,23 @@ func Short(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
-// Approx renders an estimate with its 95% interval as a share of it: "≈1.21M ±2.3%" (the
-// interval's larger side; "±0%" under 0.05%). An estimate of 0 with a width reads "≈0 (≤12)",
-// its upper end.
-func Approx(est, low, high float64) string {
+// Approx renders an estimate with its 95% interval as a share of it, the figure followed by unit
+// ("" or "/s"): "≈1.21M ±2.3%", "≈9.81k/s ±3.0%" (the interval's larger side). An estimate of 0,
+// or one whose interval is wider than ten times itself, reads with its interval's ends:
+// "≈0 (0–12)".
+func Approx(est, low, high float64, unit string) string {
 	half := math.Max(high-est, est-low)
 	switch {
-	case est == 0 && half > 0:
-		return fmt.Sprintf("≈0 (≤%s)", Short(high))
-	case est == 0:
-		return "≈0"
+	case est == 0 && half == 0:
+		return "≈0" + unit
+	case est == 0 || half >= 10*math.Abs(est):
+		return fmt.Sprintf("≈%s%s (%s–%s)", Short(est), unit, Short(low), Short(high))
 	}
 	pct := 100 * half / math.Abs(est)
 	if pct >= 9.95 {
-		return fmt.Sprintf("≈%s ±%.0f%%", Short(est), pct)
+		return fmt.Sprintf("≈%s%s ±%.0f%%", Short(est), unit, pct)
 	}
-	return fmt.Sprintf("≈%s ±%.1f%%", Short(est), pct)
+	return fmt.Sprintf("≈%s%s ±%.1f%%", Short(est), unit, pct)
 }
 
 // SoFar renders a figure a sweep under way could not scale: what it has seen so far, at least.

@@ -1,0 +1,59 @@
+package cells
+
+import (
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// WindowTotal is a counter family's total in its current window of granularity g ("hour" or
+// "day"): the live estimate when live (the Watcher's live read of the family, nil when none) is
+// of that window and has one, else the last sweep's total, "0" when that sweep found no key in
+// the window, "-" when the family keeps no such windows.
+func WindowTotal(f scanner.FamilyStats, g string, live *scanner.LiveFamily) string {
+	if !f.Has(g) {
+		return "-"
+	}
+	if live != nil && live.Granularity == g && live.Total != nil {
+		t := live.Total
+		return Estimate(t.Estimate, t.Low, t.High, t.Exact(), live.Partial, format.Rate, "")
+	}
+	if cw := f.CurrentWindow(g); cw != nil {
+		return Total(cw.Total, cw.Saturated, cw.TotalEstimate)
+	}
+	return "0"
+}
+
+// Rate is a counter family's events a second, followed by unit ("" in a table under RATE/S,
+// "/s" in a sentence): the live estimate when live has one ("≈9,809/s ±3%"), else the growth
+// between the last two sweeps, else the current hour's average ("~0.06/s"), else "-".
+func Rate(f scanner.FamilyStats, live *scanner.LiveFamily, unit string) string {
+	num := func(r float64) string { return format.Rate(r) + unit }
+	switch {
+	case live != nil && live.RatePerSec != nil:
+		r := live.RatePerSec
+		return Estimate(r.Estimate, r.Low, r.High, r.Exact(), live.Partial, num, unit)
+	case f.RatePerSec != nil:
+		return num(*f.RatePerSec)
+	case f.Has("hour"):
+		if cw := f.CurrentWindow("hour"); cw != nil && cw.TotalEstimate != nil {
+			return "≈" + num(f.HourAvgPerSec) // the hour's average of a total a sweep under way estimated
+		}
+		return "~" + num(f.HourAvgPerSec)
+	}
+	return "-"
+}
+
+// Estimate renders a figure estimated from a sample with its 95% interval [low, high], followed
+// by unit: as format.Approx ("≈9.81k/s ±3.0%"); the number alone (num) when it is exact; "≥" and
+// the interval's low end when partial (the sample could count only part of the keys, so the
+// figure is a lower bound).
+func Estimate(est, low, high float64, exact, partial bool, num func(float64) string, unit string) string {
+	switch {
+	case partial:
+		return "≥" + num(max(low, 0))
+	case exact:
+		return num(est)
+	}
+	return format.Approx(est, low, high, unit)
+}

@@ -1,0 +1,51 @@
+package cells
+
+import (
+	"testing"
+
+	"hourglass/internal/estimate"
+	"hourglass/scanner"
+)
+
+// TestCounterCells: a live figure is marked as an estimate with its interval, as a lower bound
+// when the sample could see only part of the window, and plainly when exact; without one the
+// cells say what the sweeps found, as before.
+func TestCounterCells(t *testing.T) {
+	rate := 13.0
+	f := scanner.FamilyStats{Granularities: []string{"hour"}, RatePerSec: &rate,
+		Windows: []scanner.WindowStats{{Granularity: "hour", Current: true, Total: 785}}}
+	live := &scanner.LiveFamily{Granularity: "hour",
+		Total:      &estimate.Figure{Estimate: 12345, Low: 12100, High: 12590, Coverage: 0.1},
+		RatePerSec: &estimate.Figure{Estimate: 9809, Low: 9546, High: 10073, Coverage: 0.1}}
+	exact := &scanner.LiveFamily{Granularity: "hour",
+		Total:      &estimate.Figure{Estimate: 800, Low: 800, High: 800, Coverage: 1},
+		RatePerSec: &estimate.Figure{Estimate: 2.5, Low: 2.5, High: 2.5, Coverage: 1}}
+	partial := *live
+	partial.Partial = true
+	noRate := *live
+	noRate.RatePerSec = nil
+	cases := []struct {
+		name, got, want string
+	}{
+		{"total, live", WindowTotal(f, "hour", live), "≈12.3k ±2.0%"},
+		{"rate, live", Rate(f, live, ""), "≈9.81k ±2.7%"},
+		{"rate, live, in a sentence", Rate(f, live, "/s"), "≈9.81k/s ±2.7%"},
+		{"total, exact", WindowTotal(f, "hour", exact), "800"},
+		{"rate, exact", Rate(f, exact, ""), "2.50"},
+		{"total, partial", WindowTotal(f, "hour", &partial), "≥12,100"},
+		{"rate, partial", Rate(f, &partial, ""), "≥9,546"},
+		{"rate, none live: the sweeps'", Rate(f, &noRate, ""), "13"},
+		{"total, no live read", WindowTotal(f, "hour", nil), "785"},
+		{"day, live is of the hour", WindowTotal(scanner.FamilyStats{Granularities: []string{"hour", "day"}}, "day", live), "0"},
+		{"no day windows", WindowTotal(f, "day", live), "-"},
+		{"narrow", Estimate(1000, 999, 1001, false, false, func(x float64) string { return Rate(scanner.FamilyStats{RatePerSec: &x}, nil, "") }, ""), "≈1.00k ±0.1%"},
+		{"zero with a width", Estimate(0, -3, 5, false, false, func(x float64) string { return Rate(scanner.FamilyStats{RatePerSec: &x}, nil, "") }, ""), "≈0 (-3–5)"},
+		{"a sweep under way's hour", WindowTotal(scanner.FamilyStats{Granularities: []string{"hour"}, Windows: []scanner.WindowStats{{Granularity: "hour", Current: true, Total: 19_700_000,
+			TotalEstimate: &scanner.Estimate{Estimate: 19_700_000, Low: 19_210_000, High: new(20_190_000.0)}}}}, "hour", nil), "≈19.7M ±2.5%"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,331 @@
+package scanner
+
+import (
+	"container/heap"
+	"math/bits"
+	"time"
+
+	"hourglass/internal/estimate"
+	"hourglass/store"
+)
+
+// DefaultLiveSample is how many keys of each counter family's current window, besides its top
+// keys, the Watcher reads again at every Poll when Options.LiveSample is zero. 2000 keys gave a
+// family of 200,000 Zipf-skewed keys its rate within ±5% and its total within ±2% (95%
+// intervals; docs/estimates.md, "Live rates"), and cost 20 MGETs of 100 keys a Poll.
+const DefaultLiveSample = 2000
+
+// MaxLiveSample is the most keys a family's live sample may hold: the config refuses more.
+const MaxLiveSample = 100_000
+
+// liveRateSpan is the longest time a live rate is measured over: a key's growth is counted from
+// a read at most this long ago and at least half of it once the Watcher has run that long, so
+// the rate follows a change of traffic within a minute and rests on tens of seconds of events.
+const liveRateSpan = time.Minute
+
+// liveExact is the fewest keys of the largest values each family's live reads read exactly (the
+// top dims, TopK, when it is more). A counter's value grows with its rate, so these are the
+// busiest keys: a sample that left them to chance would swing with whether it held one, and its
+// interval, computed from the sample, would say less than that swing.
+const liveExact = 20
+
+// liveShare is the share of the sweep's keys/s budget the live reads may take: the rest is the
+// sweep's, so a full sweep still ends however many families are read live.
+const liveShare = 0.5
+
+// LiveFamily is one counter family's current window as its live sample says it is now, read at
+// this Poll: the window's total and how fast it grows, each an estimate with its 95% interval.
+// The keys with the largest values are read exactly; the others are a priority sample, each
+// weighted by its chance to be drawn (docs/estimates.md, "Live rates").
+type LiveFamily struct {
+	Family      string
+	Granularity string // "hour", or "day" for a family without hour windows
+	Window      string // as the family formats it
+	WindowStart time.Time
+	// Keys is the number of the window's keys, and KeysFrom where it comes from: "snapshot" (the
+	// last complete sweep, in this window) or "sweep" (the keys the sweep under way has visited
+	// so far, when it has seen more). Top+Sampled over Keys is the figures' Coverage.
+	Keys     int64
+	KeysFrom string
+	// Partial is set when no complete sweep has counted this window's keys: the figures count
+	// only the keys seen so far, and the window may hold more. They are then lower bounds.
+	Partial bool
+	Top     int // keys read exactly: the window's largest values
+	Sampled int // other keys read: the sample
+	// Total is the window's total now; RatePerSec how fast it grew between RateSince and ReadAt.
+	// Either is nil when it cannot be estimated, with the reason in Note.
+	Total      *estimate.Figure
+	RatePerSec *estimate.Figure
+	RateSince  time.Time
+	ReadAt     time.Time
+	Note       string
+}
+
+// LiveFamily returns the live read of the counter family named name at this Poll, or nil.
+func (s Status) LiveFamily(name string) *LiveFamily {
+	for i := range s.Families {
+		if s.Families[i].Family == name {
+			return &s.Families[i]
+		}
+	}
+	return nil
+}
+
+// liveSampler keeps, for each counter family, the keys of its current window that the Watcher
+// reads again at every Poll: the largest values seen, and a priority sample of the others (each
+// key's priority is its value over a uniform draw made from its name's hash). It is fed by every
+// page of every sweep and outlives them: a key seen again by a later sweep draws the same, so
+// it is not sampled twice, and the sample stays one of the window's keys seen, whichever sweep
+// saw them.
+type liveSampler struct {
+	size, topK int
+	loc        *time.Location
+	now        func() time.Time // the server clock, for the current window
+	fams       map[*store.Family]*famSample
+	order      []*famSample
+	lastRead   time.Time
+	// lastFigures are the last read's, returned again by a Poll whose budget cannot read.
+	lastFigures []LiveFamily
+}
+
+// famSample is one family's live keys in its current window.
+type famSample struct {
+	f   *store.Family
+	g   store.Granularity
+	win store.Window // the window the keys are of; zero before the first
+	// swept is how many of the window's keys the sweep under way has visited.
+	swept  int64
+	top    []*liveKey // largest value first, at most topK
+	sample liveHeap   // the others of the highest priorities, the lowest on top
+	byName map[string]*liveKey
+	// tau is the highest priority of the keys offered and not kept: a key's chance to be in the
+	// sample is min(1, weight/tau). 0 while every key offered is kept.
+	tau float64
+	// baseT is the live read the family's rate counts growth from, and midT a later one that
+	// becomes it once baseT is liveRateSpan old: the rate is measured between baseT and now, the
+	// same span for every key.
+	baseT, midT time.Time
+}
+
+// liveKey is one key read live: its last value, and the reads its growth is counted from.
+type liveKey struct {
+	name  string
+	hash  uint64
+	value int64
+	// w is the key's value when a sweep's page last offered it (at least 1), and prio its
+	// priority, w over a uniform draw in (0, 1] made from its hash.
+	w, prio float64
+	// base and mid are the key's values at its family's base and mid reads (set when it was read
+	// then); first is its first live read, for a key that joined after the base read; page is the
+	// value a sweep's page first offered, and when, for a key among the largest that joined so.
+	base, mid, first livePoint
+	page             livePoint
+	idx              int // in the heap; -1 in the top list
+}
+
+type livePoint struct {
+	v   int64
+	t   time.Time
+	set bool
+}
+
+func newLiveSampler(families []*store.Family, opt Options) *liveSampler {
+	opt = opt.withDefaults()
+	size := opt.LiveSample
+	if size == 0 {
+		size = DefaultLiveSample
+	}
+	top := max(opt.TopK, liveExact)
+	s := &liveSampler{size: max(size, 0), topK: top, loc: opt.Location, now: opt.Now, fams: map[*store.Family]*famSample{}}
+	s.setFamilies(families)
+	return s
+}
+
+// setFamilies adds a sample for each family not yet held (a claim adds families).
+func (s *liveSampler) setFamilies(families []*store.Family) {
+	for _, f := range families {
+		if s.fams[f] != nil || len(f.Granularities()) == 0 {
+			continue
+		}
+		fs := &famSample{f: f, g: f.Granularities()[0], byName: map[string]*liveKey{}} // hour when it has hours
+		s.fams[f] = fs
+		s.order = append(s.order, fs)
+	}
+}
+
+// newSweep is called when a sweep begins: its count of each window's keys starts from none.
+func (s *liveSampler) newSweep() {
+	for _, fs := range s.order {
+		fs.swept = 0
+	}
+}
+
+// visit offers a page's counter keys in their family's current window.
+func (s *liveSampler) visit(p Page) {
+	if s.size == 0 && s.topK == 0 || len(p.Keys) == 0 {
+		return
+	}
+	now, at := s.now(), time.Now()
+	for _, fs := range s.order {
+		fs.roll(now, s.loc)
+	}
+	for i := range p.Keys {
+		k := &p.Keys[i]
+		if k.kind != kindCounter || k.Gone || k.WrongType {
+			continue
+		}
+		fs := s.fams[k.Family]
+		if fs == nil || k.Window.Granularity != fs.g || !k.Window.Start.Equal(fs.win.Start) {
+			continue
+		}
+		fs.swept++
+		if v, ok := ParseInteger(k.Value); ok {
+			fs.offer(k.Name, v, at, s.size, s.topK)
+		}
+	}
+}
+
+// roll starts the family's sample over when its current window is not the one it holds.
+func (fs *famSample) roll(now time.Time, loc *time.Location) {
+	cur := store.WindowAt(fs.g, now, fs.f.Zone(loc))
+	if cur.Start.Equal(fs.win.Start) && !fs.win.Start.IsZero() {
+		return
+	}
+	*fs = famSample{f: fs.f, g: fs.g, win: cur, byName: map[string]*liveKey{}}
+}
+
+// offer counts a key of the window with the value a page read at: into the top list when it
+// ranks there, else into the sample when its priority is high enough.
+func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
+	k := fs.byName[name]
+	if k != nil {
+		if k.idx < 0 { // in the top list: keep its rank current
+			k.value = v
+			fs.resort()
+			return
+		}
+		if !fs.ranks(v, topK) {
+			// Already sampled: its weight is what the sweeps offer (its live reads are newer,
+			// but the sample is drawn on the sweeps' values). A value that grew raises its
+			// priority, as it would have been drawn with now.
+			k.setWeight(v)
+			heap.Fix(&fs.sample, k.idx)
+			return
+		}
+		heap.Remove(&fs.sample, k.idx)
+	} else {
+		k = &liveKey{name: name, hash: keyHash(name), value: v, page: livePoint{v: v, t: at, set: true}}
+		if !fs.ranks(v, topK) {
+			fs.sampleAdd(k, size)
+			return
+		}
+		fs.byName[name] = k
+	}
+	k.value, k.idx = v, -1
+	fs.top = append(fs.top, k)
+	fs.resort()
+	if len(fs.top) > topK { // the smallest leaves the top list for the sample
+		out := fs.top[len(fs.top)-1]
+		fs.top = fs.top[:len(fs.top)-1]
+		delete(fs.byName, out.name)
+		fs.sampleAdd(out, size)
+	}
+}
+
+// ranks reports whether value v belongs in the top list.
+func (fs *famSample) ranks(v int64, topK int) bool {
+	return topK > 0 && (len(fs.top) < topK || v > fs.top[len(fs.top)-1].value)
+}
+
+// resort orders the top list, largest value first (it holds a few keys).
+func (fs *famSample) resort() {
+	for i := 1; i < len(fs.top); i++ {
+		for j := i; j > 0 && fs.top[j].value > fs.top[j-1].value; j-- {
+			fs.top[j], fs.top[j-1] = fs.top[j-1], fs.top[j]
+		}
+	}
+}
+
+// sampleAdd puts k in the sample when its priority is among the size highest of the keys
+// offered (priority sampling: a key's chance grows with its value, so the keys that hold most of
+// the total are read, and each is weighted by its chance).
+func (fs *famSample) sampleAdd(k *liveKey, size int) {
+	k.setWeight(k.value)
+	if size <= 0 || k.prio <= fs.tau {
+		fs.tau = max(fs.tau, k.prio)
+		return
+	}
+	heap.Push(&fs.sample, k)
+	fs.byName[k.name] = k
+	if len(fs.sample) > size {
+		out := heap.Pop(&fs.sample).(*liveKey)
+		delete(fs.byName, out.name)
+		fs.tau = max(fs.tau, out.prio)
+	}
+}
+
+// setWeight sets the key's weight from its value v: v rounded down to a power of two (at least
+// 1), so that a key's weight, and its place in the sample, change only when its value doubles.
+// A sweep offers every key again, grown since; weights that followed every increment would
+// churn the sample at every sweep, and a key that joins has no earlier read to grow from.
+func (k *liveKey) setWeight(v int64) {
+	k.w = 1
+	if v > 1 {
+		k.w = float64(uint64(1) << (63 - bits.LeadingZeros64(uint64(v))))
+	}
+	k.prio = k.w / (float64(k.hash>>11+1) / (1 << 53)) // the hash as a uniform draw in (0, 1]
+}
+
+// drop forgets a key that is gone (expired or deleted).
+func (fs *famSample) drop(k *liveKey) {
+	delete(fs.byName, k.name)
+	if k.idx >= 0 {
+		heap.Remove(&fs.sample, k.idx)
+		return
+	}
+	for i, t := range fs.top {
+		if t == k {
+			fs.top = append(fs.top[:i], fs.top[i+1:]...)
+			return
+		}
+	}
+}
+
+// keyHash is a key name's uniform draw for the sample: FNV-1a, then mixed (splitmix64's
+// finalizer) so that names differing in their last bytes spread over all 64 bits. It depends on
+// the name only, so a key draws the same across sweeps and runs.
+func keyHash(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	h ^= h >> 30
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 27
+	h *= 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// liveHeap is the sample as a heap with the lowest priority on top, the one a higher evicts.
+type liveHeap []*liveKey
+
+func (h liveHeap) Len() int           { return len(h) }
+func (h liveHeap) Less(i, j int) bool { return h[i].prio < h[j].prio }
+func (h liveHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].idx, h[j].idx = i, j
+}
+func (h *liveHeap) Push(x any) {
+	k := x.(*liveKey)
+	k.idx = len(*h)
+	*h = append(*h, k)
+}
+func (h *liveHeap) Pop() any {
+	old := *h
+	k := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	k.idx = -1
+	return k
+}
