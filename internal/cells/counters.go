@@ -1,7 +1,6 @@
 package cells
 
 import (
-
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
