@@ -7,8 +7,10 @@ import (
 )
 
 // pacer holds a sweep to a keys-per-second budget: after a step visits n keys, the next step may
-// run only n/rate seconds later. Idle time is not saved up, so a sweep resumed after a pause
-// does not burst.
+// run only n/rate seconds later. Idle time is saved up to pacerSlack only: a sweep resumed after
+// a pause bursts by at most that much of its budget, while the short stalls of a sweep under way
+// (a page whose reads are slow to come back, the gap between two polls of a Watcher) do not
+// leave a share of the budget unspent.
 type pacer struct {
 	rate float64 // keys per second; 0 is no limit
 	now  func() time.Time
@@ -16,6 +18,9 @@ type pacer struct {
 	mu   sync.Mutex
 	next time.Time // when the next step may run
 }
+
+// pacerSlack is the most idle time the pacer saves up: a quarter second of the budget.
+const pacerSlack = 250 * time.Millisecond
 
 func newPacer(keysPerSecond int, now func() time.Time) *pacer {
 	return &pacer{rate: float64(keysPerSecond), now: now}
@@ -53,8 +58,11 @@ func (p *pacer) spend(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	if p.next.Before(now) {
+	switch floor := now.Add(-pacerSlack); {
+	case p.next.IsZero(): // the first step: nothing was saved up before it
 		p.next = now
+	case p.next.Before(floor):
+		p.next = floor
 	}
 	p.next = p.next.Add(time.Duration(float64(n) / p.rate * float64(time.Second)))
 }

@@ -46,6 +46,7 @@ type Watcher struct {
 	started time.Time
 	restart bool
 	conn    connTrack
+	cost    *costMeter
 }
 
 // Status is what a Poll returns: the last complete Snapshot and the state of things now.
@@ -66,6 +67,9 @@ type Status struct {
 	// Conn says how Redis answered this Poll: connected, the sweep late, unreachable, or a
 	// refusal, with its class and since when. A Poll that fails fills it too.
 	Conn ConnState
+	// Cost is what watching cost Redis since the last Poll: the keys swept a second and the
+	// share of Redis' time hourglass' commands took.
+	Cost Cost
 }
 
 // LiveWindow is a current window's top dims with values read now, largest first.
@@ -108,13 +112,14 @@ type ServerInfo struct {
 	Err string
 }
 
-// NewWatcher returns a watcher of families on rdb.
+// NewWatcher returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
+// on a cluster) that counts the commands sent through it, for Status.Cost.
 func NewWatcher(rdb redis.UniversalClient, families []*store.Family, opt Options) *Watcher {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}}
+	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}, cost: newCostMeter(rdb)}
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -134,6 +139,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	var st Status
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
+		w.cost.visited(p)
 	})
 	w.agg.SetProgress(w.sweep.Progress())
 	if err == nil && w.sweep.Done() {
@@ -156,6 +162,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	st.Server, infoErr = readInfo(ctx, w.rdb)
 	if err == nil && infoErr != nil {
 		err = infoErr
+	}
+	if err == nil {
+		st.Cost = w.cost.read(ctx, w.rdb)
 	}
 	st.Snapshot = w.last
 	if w.last == nil && w.agg.scan.KeysSeen > 0 {

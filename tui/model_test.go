@@ -193,6 +193,7 @@ func testStatus(t testing.TB) scanner.Status {
 		Sweep:     scanner.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
 		Server:    scanner.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
 		Unclaimed: sweepUnderWay(),
+		Cost:      scanner.Cost{Interval: time.Second, KeysPerSecond: 3320.4, Share: 0.0093, ShareKnown: true, Masters: 1},
 	}
 }
 
