@@ -171,3 +171,60 @@ func TestShareOfAnInterval(t *testing.T) {
 		t.Errorf("statName(EVALSHA) = %q", got)
 	}
 }
+
+// A Redis-time budget paces the sweep at nine tenths of the budget over the cost of a key,
+// within keys_per_second, and never below 100 keys a second (nor keys_per_second, when that is
+// lower); before a key's cost is measured, it is taken to be 3 µs.
+func TestPaceOfARedisTimeBudget(t *testing.T) {
+	m := &costMeter{spentUsec: 2500, sweptKeys: 1000} // 2.5 µs a key
+	for _, c := range []struct {
+		share   float64
+		ceiling int
+		want    float64
+	}{
+		{0.01, 20000, 3600}, // nine tenths of 1% of a core at 2.5 µs a key
+		{0.01, 1000, 1000},  // keys_per_second binds first
+		{0.01, 0, 3600},     // no keys_per_second
+		{1e-6, 20000, 100},  // the floor
+		{1e-6, 50, 50},      // a keys_per_second under the floor
+		{0, 20000, 20000},   // no Redis-time budget
+	} {
+		if got := m.pace(c.share, c.ceiling); math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("pace(%v, %d) = %v, want %v", c.share, c.ceiling, got, c.want)
+		}
+	}
+	if got := (&costMeter{}).pace(0.01, 20000); math.Abs(got-3000) > 1e-6 {
+		t.Errorf("before a measure, 1%% paces at %v keys/s, want 3,000 (3 µs a key, aiming at 0.9%%)", got)
+	}
+}
+
+// A Watcher held to a share of Redis' time keeps its commands near that share: it measures what
+// a key costs and paces the sweep to it, however high keys_per_second is. The tolerance is wide
+// (commandstats' time moves with what else the machine runs); without the budget this sweep
+// would take Redis' time by the tens of percent.
+func TestWatcherHoldsItsRedisTime(t *testing.T) {
+	const budget = 0.02
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	fams := families(t)
+	fillKeys(t, admin, fams[0], 40_000)
+	w := NewWatcher(srv.Client(t), fams, Options{Count: 100, KeysPerSecond: 1_000_000, MaxRedisTime: budget, Location: shanghai})
+	var shares []float64
+	for i := range 14 {
+		st, err := w.Poll(t.Context(), 250*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= 6 && st.Cost.ShareKnown { // the first polls learn what a key costs
+			shares = append(shares, st.Cost.Share)
+		}
+	}
+	var mean float64
+	for _, s := range shares {
+		mean += s / float64(len(shares))
+	}
+	t.Logf("Redis time %.2f%% a poll on average (%v); paced at %.0f keys/s", 100*mean, shares, w.pace.Load().rate())
+	if len(shares) < 6 || mean < 0.4*budget || mean > 1.5*budget {
+		t.Fatalf("held to %.0f%% of Redis' time, the watcher's commands took %.2f%% (%d polls measured)", 100*budget, 100*mean, len(shares))
+	}
+}

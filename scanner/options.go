@@ -33,6 +33,11 @@ type Options struct {
 	// sampled keys, the queues and limiters configured, at most maxJobQueues a job library).
 	// 0 is no cap.
 	KeysPerSecond int
+	// MaxRedisTime, when above zero, is the share of one core of each master (0.01 is 1%) a
+	// Watcher's commands may take: each Poll measures the Redis time a key swept costs (INFO
+	// commandstats) and paces the sweep at MaxRedisTime over that cost, KeysPerSecond being the
+	// ceiling. Sweeps run outside a Watcher keep KeysPerSecond alone.
+	MaxRedisTime float64
 	// MaxShapes caps the shapes of unclaimed key names a sweep tells apart (discover's default
 	// when zero).
 	MaxShapes int

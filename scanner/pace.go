@@ -2,7 +2,9 @@ package scanner
 
 import (
 	"context"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,7 +14,7 @@ import (
 // (a page whose reads are slow to come back, the gap between two polls of a Watcher) do not
 // leave a share of the budget unspent.
 type pacer struct {
-	rate float64 // keys per second; 0 is no limit
+	bits atomic.Uint64 // the rate in keys per second, a float64's bits; 0 is no limit
 	now  func() time.Time
 
 	mu   sync.Mutex
@@ -23,12 +25,21 @@ type pacer struct {
 const pacerSlack = 250 * time.Millisecond
 
 func newPacer(keysPerSecond int, now func() time.Time) *pacer {
-	return &pacer{rate: float64(keysPerSecond), now: now}
+	p := &pacer{now: now}
+	p.setRate(float64(keysPerSecond))
+	return p
 }
+
+// rate is the keys a second the pacer allows now; 0 is no limit.
+func (p *pacer) rate() float64 { return math.Float64frombits(p.bits.Load()) }
+
+// setRate changes the keys a second allowed from the next step on (a Watcher holding its Redis
+// time lowers it and raises it again).
+func (p *pacer) setRate(keysPerSecond float64) { p.bits.Store(math.Float64bits(keysPerSecond)) }
 
 // ready reports whether a step may run now.
 func (p *pacer) ready() bool {
-	if p.rate <= 0 {
+	if p.rate() <= 0 {
 		return true
 	}
 	p.mu.Lock()
@@ -41,7 +52,7 @@ func (p *pacer) readyBy(t time.Time) bool {
 	if !p.now().Before(t) {
 		return false
 	}
-	if p.rate <= 0 {
+	if p.rate() <= 0 {
 		return true
 	}
 	p.mu.Lock()
@@ -52,7 +63,11 @@ func (p *pacer) readyBy(t time.Time) bool {
 // spend records n keys visited (or their weight: a bitmap weighs more than its one key). A nil
 // pacer keeps no budget.
 func (p *pacer) spend(n int) {
-	if p == nil || p.rate <= 0 || n <= 0 {
+	if p == nil || n <= 0 {
+		return
+	}
+	rate := p.rate()
+	if rate <= 0 {
 		return
 	}
 	p.mu.Lock()
@@ -64,12 +79,12 @@ func (p *pacer) spend(n int) {
 	case p.next.Before(floor):
 		p.next = floor
 	}
-	p.next = p.next.Add(time.Duration(float64(n) / p.rate * float64(time.Second)))
+	p.next = p.next.Add(time.Duration(float64(n) / rate * float64(time.Second)))
 }
 
 // wait blocks until a step may run, or ctx ends.
 func (p *pacer) wait(ctx context.Context) error {
-	if p.rate <= 0 {
+	if p.rate() <= 0 {
 		return ctx.Err()
 	}
 	p.mu.Lock()

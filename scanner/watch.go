@@ -135,6 +135,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if w.restart {
 		w.begin()
 	}
+	w.holdRedisTime()
 	base := w.last // what the live reads' moves count from
 	var st Status
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {

@@ -12,7 +12,8 @@ import (
 // Redis' time on their commands (INFO commandstats) a second, and its CPU over its CPU idle.
 func (b *bencher) loadCases(rep *Report) error {
 	def := b.defaults
-	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, MaxCall: def.Scan.MaxCall, Location: time.UTC}
+	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, MaxCall: def.Scan.MaxCall,
+		MaxRedisTime: def.Scan.MaxRedisTime, Location: time.UTC}
 	refresh := def.UI.Refresh
 	fam := sweepFamily()
 	rep.ConsoleKeys = rep.SweepKeys

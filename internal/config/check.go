@@ -51,7 +51,7 @@ func (c *checker) fail(path, format string, args ...any) {
 func (c *checker) config(raw map[string]any) *Config {
 	cfg := &Config{
 		UI:       UIConfig{Refresh: time.Second, Theme: "dark"},
-		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: scanner.DefaultMaxCall},
+		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: scanner.DefaultMaxCall, MaxRedisTime: 0.008},
 		Timezone: time.Local, TimezoneName: "Local",
 	}
 	root := table{m: raw}
@@ -164,7 +164,7 @@ func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 }
 
 func (c *checker) scan(t table, s *ScanConfig) {
-	c.onlyKeys(t, "[scan]", "count", "keys_per_second", "max_call")
+	c.onlyKeys(t, "[scan]", "count", "keys_per_second", "max_call", "max_redis_time")
 	if n, ok := c.intIn(t, "count", 1, maxScanCount); ok {
 		s.Count = n
 	}
@@ -173,5 +173,8 @@ func (c *checker) scan(t table, s *ScanConfig) {
 	}
 	if d, ok := c.durationIn(t, "max_call", 0, maxMaxCall); ok {
 		s.MaxCall = d
+	}
+	if v, ok := c.percentIn(t, "max_redis_time", minRedisTime, 1); ok {
+		s.MaxRedisTime = v
 	}
 }

@@ -99,6 +99,9 @@ type ScanConfig struct {
 	Count         int           // COUNT hint of the first SCAN call, and the most any asks for
 	KeysPerSecond int           // ceiling on keys visited per second, per sweep
 	MaxCall       time.Duration // the longest one call of a sweep should hold Redis
+	// MaxRedisTime is the share of one core of each master (0.01 is 1%) the console's and
+	// serve's commands may take, measured from INFO commandstats; the sweep slows to keep it.
+	MaxRedisTime float64
 }
 
 // themes are the palettes the theme package provides.
@@ -212,7 +215,8 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 // SweepOptions are the scanner's options as the config sets them: the [scan] budget and the zone
 // windows are cut in (for families without their own), with the queues, limiters, uniques and locks when withStructures.
 func (cfg *Config) SweepOptions(withStructures bool) scanner.Options {
-	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall, Location: cfg.Timezone}
+	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall,
+		MaxRedisTime: cfg.Scan.MaxRedisTime, Location: cfg.Timezone}
 	if withStructures {
 		opt.Structures = cfg.Structures
 	}

@@ -53,6 +53,7 @@ func TestConsoleSweepsAtItsBudget(t *testing.T) {
 	srv := redistest.Start(t)
 	cfg := testConfig(t) // a poll every 250 ms
 	cfg.Scan.Count, cfg.Scan.KeysPerSecond = 100, budget
+	cfg.Scan.MaxRedisTime = 1                  // keys_per_second alone paces the sweep
 	fillFlow(t, cfg, srv.Client(t), 30_000, 1) // a sweep of 15 s: the window sees no sweep end
 	counter := &scanned{}
 	d := console(t, cfg, srv.Addr, "", false, counter)
