@@ -57,7 +57,7 @@ func TestConsoleSweepsAtItsBudget(t *testing.T) {
 	fillFlow(t, cfg, srv.Client(t), 30_000, 1) // a sweep of 15 s: the window sees no sweep end
 	counter := &scanned{}
 	d := console(t, cfg, srv.Addr, "", false, counter)
-	d.until(5*time.Second, []string{"● connected", "first sweep:"})
+	d.until(5*time.Second, []string{"● connected", "first sweep"})
 
 	const window = 3 * time.Second
 	start, from := time.Now(), counter.count()
