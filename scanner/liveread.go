@@ -74,14 +74,14 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 // the last read (a second's worth for the first, at most two seconds' after a pause), or no
 // limit without a budget.
 func (s *liveSampler) allowance(pace *pacer) int {
-	if pace == nil || pace.rate <= 0 {
+	if pace == nil || pace.rate() <= 0 {
 		return 1 << 30
 	}
 	gap := time.Second
 	if !s.lastRead.IsZero() {
 		gap = min(time.Since(s.lastRead), 2*time.Second)
 	}
-	return int(pace.rate * gap.Seconds() * liveShare)
+	return int(pace.rate() * gap.Seconds() * liveShare)
 }
 
 // toRead is the family's keys to read: every top key, and the sample's keys of the highest

@@ -38,6 +38,11 @@ type Options struct {
 	// sweeps (DefaultLiveSample when zero; negative reads only the top keys). The reads take at
 	// most half of KeysPerSecond.
 	LiveSample int
+	// MaxRedisTime, when above zero, is the share of one core of each master (0.01 is 1%) a
+	// Watcher's commands may take: each Poll measures the Redis time a key swept costs (INFO
+	// commandstats) and paces the sweep at MaxRedisTime over that cost, KeysPerSecond being the
+	// ceiling. Sweeps run outside a Watcher keep KeysPerSecond alone.
+	MaxRedisTime float64
 	// MaxShapes caps the shapes of unclaimed key names a sweep tells apart (discover's default
 	// when zero).
 	MaxShapes int

@@ -2,15 +2,19 @@ package scanner
 
 import (
 	"context"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // pacer holds a sweep to a keys-per-second budget: after a step visits n keys, the next step may
-// run only n/rate seconds later. Idle time is not saved up, so a sweep resumed after a pause
-// does not burst.
+// run only n/rate seconds later. Idle time is saved up to pacerSlack only: a sweep resumed after
+// a pause bursts by at most that much of its budget, while the short stalls of a sweep under way
+// (a page whose reads are slow to come back, the gap between two polls of a Watcher) do not
+// leave a share of the budget unspent.
 type pacer struct {
-	rate float64 // keys per second; 0 is no limit
+	bits atomic.Uint64 // the rate in keys per second, a float64's bits; 0 is no limit
 	now  func() time.Time
 
 	mu    sync.Mutex
@@ -18,13 +22,25 @@ type pacer struct {
 	spent int64     // keys charged in all
 }
 
+// pacerSlack is the most idle time the pacer saves up: a quarter second of the budget.
+const pacerSlack = 250 * time.Millisecond
+
 func newPacer(keysPerSecond int, now func() time.Time) *pacer {
-	return &pacer{rate: float64(keysPerSecond), now: now}
+	p := &pacer{now: now}
+	p.setRate(float64(keysPerSecond))
+	return p
 }
+
+// rate is the keys a second the pacer allows now; 0 is no limit.
+func (p *pacer) rate() float64 { return math.Float64frombits(p.bits.Load()) }
+
+// setRate changes the keys a second allowed from the next step on (a Watcher holding its Redis
+// time lowers it and raises it again).
+func (p *pacer) setRate(keysPerSecond float64) { p.bits.Store(math.Float64bits(keysPerSecond)) }
 
 // ready reports whether a step may run now.
 func (p *pacer) ready() bool {
-	if p.rate <= 0 {
+	if p.rate() <= 0 {
 		return true
 	}
 	p.mu.Lock()
@@ -37,7 +53,7 @@ func (p *pacer) readyBy(t time.Time) bool {
 	if !p.now().Before(t) {
 		return false
 	}
-	if p.rate <= 0 {
+	if p.rate() <= 0 {
 		return true
 	}
 	p.mu.Lock()
@@ -48,22 +64,29 @@ func (p *pacer) readyBy(t time.Time) bool {
 // spend records n keys visited (or their weight: a bitmap weighs more than its one key). A nil
 // pacer keeps no budget.
 func (p *pacer) spend(n int) {
-	if p == nil || p.rate <= 0 || n <= 0 {
+	if p == nil || n <= 0 {
+		return
+	}
+	rate := p.rate()
+	if rate <= 0 {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.spent += int64(n)
 	now := p.now()
-	if p.next.Before(now) {
+	switch floor := now.Add(-pacerSlack); {
+	case p.next.IsZero(): // the first step: nothing was saved up before it
 		p.next = now
+	case p.next.Before(floor):
+		p.next = floor
 	}
-	p.next = p.next.Add(time.Duration(float64(n) / p.rate * float64(time.Second)))
+	p.next = p.next.Add(time.Duration(float64(n) / rate * float64(time.Second)))
 }
 
 // wait blocks until a step may run, or ctx ends.
 func (p *pacer) wait(ctx context.Context) error {
-	if p.rate <= 0 {
+	if p.rate() <= 0 {
 		return ctx.Err()
 	}
 	p.mu.Lock()

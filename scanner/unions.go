@@ -25,10 +25,10 @@ func bitmapCost(n int64) int { return int(max(n, 0) / bitmapBytesPerKey) }
 // unionBytes is what one bitmap union may read: a second of the budget, and never more than a
 // union reads into memory.
 func (p *pacer) unionBytes() int64 {
-	if p == nil || p.rate <= 0 {
+	if p == nil || p.rate() <= 0 {
 		return store.MaxUnionBytes
 	}
-	return min(store.MaxUnionBytes, int64(p.rate*unionBudget.Seconds())*bitmapBytesPerKey)
+	return min(store.MaxUnionBytes, int64(p.rate()*unionBudget.Seconds())*bitmapBytesPerKey)
 }
 
 // Why a union is skipped, as UnionSkip.Reason says it.

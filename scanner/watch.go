@@ -47,6 +47,7 @@ type Watcher struct {
 	restart bool
 	conn    connTrack
 	live    *liveSampler // the counter families' keys read again at every Poll
+	cost    *costMeter
 }
 
 // Status is what a Poll returns: the last complete Snapshot and the state of things now.
@@ -72,6 +73,9 @@ type Status struct {
 	// Conn says how Redis answered this Poll: connected, the sweep late, unreachable, or a
 	// refusal, with its class and since when. A Poll that fails fills it too.
 	Conn ConnState
+	// Cost is what watching cost Redis since the last Poll: the keys swept a second and the
+	// share of Redis' time hourglass' commands took.
+	Cost Cost
 }
 
 // LiveWindow is a current window's top dims with values read now, largest first.
@@ -114,14 +118,15 @@ type ServerInfo struct {
 	Err string
 }
 
-// NewWatcher returns a watcher of families on rdb.
+// NewWatcher returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
+// on a cluster) that counts the commands sent through it, for Status.Cost.
 func NewWatcher(rdb redis.UniversalClient, families []*store.Family, opt Options) *Watcher {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
 	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now},
-		live: newLiveSampler(families, opt)}
+		live: newLiveSampler(families, opt), cost: newCostMeter(rdb)}
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -137,11 +142,13 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if w.restart {
 		w.begin()
 	}
+	w.holdRedisTime()
 	base := w.last // what the live reads' moves count from
 	var st Status
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
 		w.live.visit(p)
+		w.cost.visited(p)
 	})
 	w.agg.SetProgress(w.sweep.Progress())
 	if err == nil && w.sweep.Done() {
@@ -165,6 +172,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if err == nil && infoErr != nil {
 		err = infoErr
 	}
+	if err == nil {
+		st.Cost = w.cost.read(ctx, w.rdb)
+	}
 	st.Snapshot = w.last
 	if w.last == nil && w.agg.scan.KeysSeen > 0 {
 		st.Partial = w.agg.Snapshot(false)
@@ -173,6 +183,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	st.Unclaimed = w.sweep.unclaimedResult()
 	if err == nil {
 		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.pace, w.last)
+		w.cost.readLive(st.LiveReads)
 	}
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus, base)

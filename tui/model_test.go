@@ -198,6 +198,7 @@ func testStatus(t testing.TB) scanner.Status {
 		Families: []scanner.LiveFamily{{Family: "flow", Granularity: "hour", Window: "2026112209", Keys: 363, KeysFrom: "snapshot",
 			Top: 20, Sampled: 200, Total: &estimate.Figure{Estimate: 812, Low: 796, High: 828, Coverage: 0.61, Seen: 640},
 			RatePerSec: &estimate.Figure{Estimate: 14.2, Low: 13.1, High: 15.3, Coverage: 0.61, Seen: 9}, ReadAt: clock}},
+		Cost: scanner.Cost{Interval: time.Second, KeysPerSecond: 3320.4, Share: 0.0093, ShareKnown: true, Masters: 1},
 	}
 }
 

@@ -12,11 +12,12 @@ import (
 // tickMsg asks for a poll; gen is the generation it was scheduled in.
 type tickMsg struct{ gen int }
 
-// pollMsg is a poll's outcome.
+// pollMsg is a poll's outcome, and how long it took.
 type pollMsg struct {
 	gen    int
 	status scanner.Status
 	err    error
+	took   time.Duration
 }
 
 // redrawMsg refreshes the screen once a second while disconnected, so the countdown moves.
@@ -36,14 +37,16 @@ func tick(gen int, d time.Duration) tea.Cmd {
 // pollCmd polls src off the UI goroutine. Its arguments are copied in; it reads nothing of the
 // model when it runs.
 func pollCmd(ctx context.Context, src Source, gen int, refresh time.Duration, focus string) tea.Cmd {
-	// Sweep for half the interval, so the screen keeps its rate on a big keyspace; allow the
-	// rest plus a margin for the reads the slice started.
-	slice, timeout := refresh/2, refresh+5*time.Second
+	// Sweep for the whole interval: the next poll starts when this one is back (see
+	// handlePoll), so a sweep of a big keyspace runs at its budget, not for a share of each
+	// refresh. Allow a margin for the reads the slice started.
+	slice, timeout := refresh, refresh+5*time.Second
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
+		start := time.Now()
 		st, err := src.Poll(ctx, slice, focus)
-		return pollMsg{gen: gen, status: st, err: err}
+		return pollMsg{gen: gen, status: st, err: err, took: time.Since(start)}
 	}
 }
 
@@ -88,8 +91,10 @@ func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
 	if m.paused {
 		return nil
 	}
-	// The drill-down level on screen reads its keys again at the console's rate.
-	return tea.Batch(tick(m.gen, m.c.opt.Refresh), m.views[m.active].refresh())
+	// A poll every refresh: at once when this one swept the whole interval (a big keyspace),
+	// else (its sweep completed early) the rest of the interval later. The drill-down level on
+	// screen reads its keys again at the console's rate.
+	return tea.Batch(tick(m.gen, m.c.opt.Refresh-msg.took), m.views[m.active].refresh())
 }
 
 func redraw() tea.Cmd {

@@ -85,18 +85,50 @@ func (m *Model) header(w int) []string {
 		}
 	}
 	parts = append(parts, m.connState())
+	var sweep string
 	if s := m.c.status.Snapshot; s != nil {
-		parts = append(parts, "sweep "+ago(m.c.now().Sub(s.TakenAt))+" ago")
+		sweep = "sweep " + ago(m.c.now().Sub(s.TakenAt)) + " ago"
 	} else if p := m.c.status.Partial; p != nil && p.Scan.Coverage > 0 {
-		first := "first sweep " + coverageText(p.Scan.Coverage)
+		sweep = "first sweep " + coverageText(p.Scan.Coverage)
 		if p.Scan.ETASeconds != nil {
-			first += ", ETA " + format.Age(time.Duration(*p.Scan.ETASeconds*float64(time.Second)))
+			sweep += ", ETA " + format.Age(time.Duration(*p.Scan.ETASeconds*float64(time.Second)))
 		}
-		parts = append(parts, first)
 	} else if m.c.status.Sweep.KeysSeen > 0 {
-		parts = append(parts, "first sweep: "+format.Commas(m.c.status.Sweep.KeysSeen)+" keys")
+		sweep = "first sweep: " + format.Commas(m.c.status.Sweep.KeysSeen) + " keys"
+	}
+	if c := m.c.status.Cost; c.Interval > 0 && m.err == nil { // known from the second poll, and current
+		sweep = strings.TrimPrefix(sweep+", ", ", ") + format.Commas(int64(c.KeysPerSecond+0.5)) + " keys/s"
+	}
+	if sweep != "" {
+		parts = append(parts, sweep)
+	}
+	if redis := m.redisTime(); redis != "" {
+		parts = append(parts, redis)
 	}
 	return []string{fit(line1, w), fit(strings.Join(parts, st.Muted.Render("  ·  ")), w)}
+}
+
+// redisTime says what share of one core of Redis hourglass' commands took since the last poll
+// (an estimate from INFO commandstats; on a cluster, of the master they cost most), or why that
+// is unknown. Nothing before a second poll.
+func (m *Model) redisTime() string {
+	c := m.c.status.Cost
+	switch {
+	case c.Interval <= 0 || m.err != nil: // before a second poll, or the last poll's is stale
+		return ""
+	case !c.ShareKnown:
+		why, _, _ := strings.Cut(c.Err, ": ")
+		return m.c.styles.Warn.Render("Redis time unknown: " + why)
+	}
+	pct := 100 * c.Share
+	text := fmt.Sprintf("Redis time ≈%.1f%%", pct)
+	if pct < 1 {
+		text = fmt.Sprintf("Redis time ≈%.2f%%", pct)
+	}
+	if c.Masters > 1 {
+		text += " (busiest master)"
+	}
+	return text
 }
 
 // breadcrumb says where in the drill-down the screen is: the view, then each level open below

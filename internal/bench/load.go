@@ -12,7 +12,8 @@ import (
 // Redis' time on their commands (INFO commandstats) a second, and its CPU over its CPU idle.
 func (b *bencher) loadCases(rep *Report) error {
 	def := b.defaults
-	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, MaxCall: def.Scan.MaxCall, Location: time.UTC}
+	opt := scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond, MaxCall: def.Scan.MaxCall,
+		MaxRedisTime: def.Scan.MaxRedisTime, Location: time.UTC}
 	refresh := def.UI.Refresh
 	fam := sweepFamily()
 	rep.ConsoleKeys = rep.SweepKeys
@@ -24,36 +25,31 @@ func (b *bencher) loadCases(rep *Report) error {
 	}
 	idle := (b.cpu() - cpu0) / idleFor.Seconds() // CPU seconds a second
 	rep.IdleCPU = 100 * idle
-	// The console polls every refresh once the last poll is back, sweeping half of it.
-	console := func(w *scanner.Watcher) (time.Duration, error) {
-		if _, err := b.poll(w, refresh, fam.Name()); err != nil {
-			return 0, err
+	// The console and serve poll alike: a poll sweeps for the refresh and the next begins when
+	// it is back, or when the refresh has passed if its sweep completed early.
+	poll := func(focus string) func(w *scanner.Watcher) (time.Duration, error) {
+		return func(w *scanner.Watcher) (time.Duration, error) {
+			start := time.Now()
+			if _, err := b.poll(w, refresh, focus); err != nil {
+				return 0, err
+			}
+			return refresh - time.Since(start), nil
 		}
-		return refresh, nil
 	}
 	var err error
-	if rep.ConsoleShare, rep.ConsoleCPU, err = b.load("console", fam, opt, idle, console); err != nil {
+	if rep.ConsoleShare, rep.ConsoleCPU, err = b.load("console", fam, opt, idle, poll(fam.Name())); err != nil {
 		return err
 	}
 	b.step("serve at its defaults on %s keys, %v", commas(rep.ConsoleKeys), b.loadFor)
-	// serve polls back to back until its first sweep completes, then every refresh, sweeping
-	// half of it.
-	serve := func(w *scanner.Watcher) (time.Duration, error) {
-		st, err := b.poll(w, refresh, "")
-		if err != nil || st.Snapshot == nil {
-			return 0, err
-		}
-		return refresh / 2, nil
-	}
-	rep.ServeShare, rep.ServeCPU, err = b.load("serve", fam, opt, idle, serve)
+	rep.ServeShare, rep.ServeCPU, err = b.load("serve", fam, opt, idle, poll(""))
 	return err
 }
 
-// poll is one poll of w as the console and serve make it: a sweep for half the refresh.
+// poll is one poll of w as the console and serve make it: a sweep for the refresh.
 func (b *bencher) poll(w *scanner.Watcher, refresh time.Duration, focus string) (scanner.Status, error) {
 	ctx, cancel := context.WithTimeout(b.ctx, refresh+5*time.Second)
 	defer cancel()
-	return w.Poll(ctx, refresh/2, focus)
+	return w.Poll(ctx, refresh, focus)
 }
 
 // load runs poll (which returns the pause before the next) on a new Watcher for loadFor, and

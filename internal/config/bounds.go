@@ -27,6 +27,7 @@ const (
 	maxScanCount     = 100_000     // [scan] count: SCAN's COUNT hint
 	maxKeysPerSecond = 10_000_000  // [scan] keys_per_second
 	maxMaxCall       = time.Second // [scan] max_call
+	minRedisTime     = 0.0001      // [scan] max_redis_time: 0.01% of a core; at most 100%
 	maxRefresh       = time.Hour   // [ui] refresh
 	maxRetention     = 3650 * 24 * time.Hour
 	maxLimiterWindow = 366 * 24 * time.Hour
@@ -122,6 +123,32 @@ func (c *checker) intIn(t table, key string, lo, hi int) (int, bool) {
 	}
 	return n, false
 }
+
+// percentIn reads a share written as a percentage ("1%", "0.5%") that must lie in [lo, hi], as
+// a fraction (0.01 for "1%").
+func (c *checker) percentIn(t table, key string, lo, hi float64) (float64, bool) {
+	text, ok := c.str(t, key)
+	if !ok {
+		return 0, false
+	}
+	num, isPct := strings.CutSuffix(strings.TrimSpace(text), "%")
+	pct, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	v := pct / 100
+	switch {
+	case !isPct || err != nil || math.IsNaN(pct) || math.IsInf(pct, 0):
+		c.fail(joinPath(t.path, key), "want a percentage such as \"1%%\", got %q", text)
+	case v < lo:
+		c.fail(joinPath(t.path, key), "must be at least %s, got %q", percent(lo), text)
+	case v > hi:
+		c.fail(joinPath(t.path, key), "must be at most %s, got %q", percent(hi), text)
+	default:
+		return v, true
+	}
+	return 0, false
+}
+
+// percent writes a fraction as a percentage: 0.0001 is "0.01%".
+func percent(v float64) string { return strconv.FormatFloat(100*v, 'g', 6, 64) + "%" }
 
 // durationIn reads a duration key that must lie in [lo, hi]; lo of 0 means above zero.
 func (c *checker) durationIn(t table, key string, lo, hi time.Duration) (time.Duration, bool) {

@@ -85,6 +85,11 @@ func TestNumericBounds(t *testing.T) {
 		{"max call not a duration", src(`[scan]`, `max_call = "fast"`), 2, "scan.max_call", `bad duration "fast"`},
 		{"live sample negative", src(`[scan]`, `live_sample = -1`), 2, "scan.live_sample", "must be at least 0"},
 		{"live sample absurd", src(`[scan]`, `live_sample = 10_000_000`), 2, "scan.live_sample", "must be at most 100,000"},
+		{"redis time zero", src(`[scan]`, `max_redis_time = "0%"`), 2, "scan.max_redis_time", `must be at least 0.01%, got "0%"`},
+		{"redis time over a core", src(`[scan]`, `max_redis_time = "150%"`), 2, "scan.max_redis_time", `must be at most 100%, got "150%"`},
+		{"redis time NaN", src(`[scan]`, `max_redis_time = "NaN%"`), 2, "scan.max_redis_time", `want a percentage such as "1%"`},
+		{"redis time no percent", src(`[scan]`, `max_redis_time = "0.01"`), 2, "scan.max_redis_time", `want a percentage such as "1%"`},
+		{"redis time a number", src(`[scan]`, `max_redis_time = 1`), 2, "scan.max_redis_time", "want a string"},
 		{"refresh absurd", src(`[ui]`, `refresh = "2h"`), 2, "ui.refresh", `must be at most 1h0m0s, got "2h"`},
 		{"refresh negative", src(`[ui]`, `refresh = "-1s"`), 2, "ui.refresh", "must be at least 250ms"},
 		{"retention absurd", counter("3651d"), 5, "counter.day_retention", `must be at most 3650d, got "3651d"`},
@@ -195,6 +200,7 @@ func TestBoundsAreDocumented(t *testing.T) {
 		"| `[scan]` | `keys_per_second` | 1 | 10,000,000 |",
 		"| `[scan]` | `max_call` | above 0 | `1s` |",
 		"| `[scan]` | `live_sample` | 0 | 100,000 |",
+		"| `[scan]` | `max_redis_time` | `\"0.01%\"` | `\"100%\"` |",
 		"| `[ui]` | `refresh` | `250ms` | `1h` |",
 		"| `[[counter]]`, `[[unique]]`, `[[bitmap]]` | `hour_retention`, `day_retention` | above 0 | `3650d` |",
 		"| `[[limiter]]` | `window` | `1ms` | `366d` |",
@@ -207,7 +213,7 @@ func TestBoundsAreDocumented(t *testing.T) {
 			t.Errorf("docs/configuration.md lacks the row %s", row)
 		}
 	}
-	if maxScanCount != 100_000 || maxKeysPerSecond != 10_000_000 || maxMaxCall != time.Second || maxRefresh != time.Hour || maxRetention != 3650*24*time.Hour ||
+	if maxScanCount != 100_000 || maxKeysPerSecond != 10_000_000 || maxMaxCall != time.Second || minRedisTime != 0.0001 || maxRefresh != time.Hour || maxRetention != 3650*24*time.Hour ||
 		maxLimiterWindow != 366*24*time.Hour || maxLimiterLimit != 1e12 || maxProfileRate != 1e6 || maxListItems != 1000 || maxNesting != 16 {
 		t.Error("a bound changed: change its row in docs/configuration.md and here")
 	}

@@ -51,7 +51,7 @@ func (c *checker) fail(path, format string, args ...any) {
 func (c *checker) config(raw map[string]any) *Config {
 	cfg := &Config{
 		UI:       UIConfig{Refresh: time.Second, Theme: "dark"},
-		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: scanner.DefaultMaxCall, LiveSample: scanner.DefaultLiveSample},
+		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: scanner.DefaultMaxCall, LiveSample: scanner.DefaultLiveSample, MaxRedisTime: 0.008},
 		Timezone: time.Local, TimezoneName: "Local",
 	}
 	root := table{m: raw}
@@ -164,7 +164,7 @@ func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 }
 
 func (c *checker) scan(t table, s *ScanConfig) {
-	c.onlyKeys(t, "[scan]", "count", "keys_per_second", "max_call", "live_sample")
+	c.onlyKeys(t, "[scan]", "count", "keys_per_second", "max_call", "live_sample", "max_redis_time")
 	if n, ok := c.intIn(t, "count", 1, maxScanCount); ok {
 		s.Count = n
 	}
@@ -176,5 +176,8 @@ func (c *checker) scan(t table, s *ScanConfig) {
 	}
 	if n, ok := c.intIn(t, "live_sample", 0, scanner.MaxLiveSample); ok {
 		s.LiveSample = n
+	}
+	if v, ok := c.percentIn(t, "max_redis_time", minRedisTime, 1); ok {
+		s.MaxRedisTime = v
 	}
 }

@@ -102,6 +102,9 @@ type ScanConfig struct {
 	// LiveSample is how many keys of each counter family's current window, besides its largest,
 	// the console and serve read again at every refresh (0: only the largest).
 	LiveSample int
+	// MaxRedisTime is the share of one core of each master (0.01 is 1%) the console's and
+	// serve's commands may take, measured from INFO commandstats; the sweep slows to keep it.
+	MaxRedisTime float64
 }
 
 // themes are the palettes the theme package provides.
@@ -215,8 +218,8 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 // SweepOptions are the scanner's options as the config sets them: the [scan] budget and the zone
 // windows are cut in (for families without their own), with the queues, limiters, uniques and locks when withStructures.
 func (cfg *Config) SweepOptions(withStructures bool) scanner.Options {
-	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall, Location: cfg.Timezone,
-		LiveSample: cfg.Scan.LiveSample}
+	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall,
+		MaxRedisTime: cfg.Scan.MaxRedisTime, Location: cfg.Timezone, LiveSample: cfg.Scan.LiveSample}
 	if opt.LiveSample == 0 {
 		opt.LiveSample = -1 // the scanner's zero is its default; the config's is none
 	}

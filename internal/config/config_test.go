@@ -53,7 +53,7 @@ func checkShipped(t *testing.T, cfg *Config) {
 	want := Config{
 		Redis: RedisConfig{Addrs: []string{}},
 		UI:    UIConfig{Refresh: time.Second, Theme: "dark"},
-		Scan:  ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: time.Millisecond, LiveSample: 2000},
+		Scan:  ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: time.Millisecond, LiveSample: 2000, MaxRedisTime: 0.008},
 
 		Timezone: time.Local, TimezoneName: "Local",
 	}
@@ -150,7 +150,7 @@ func TestShippedConfigDocumentsEveryKey(t *testing.T) {
 	for _, key := range []string{
 		"addrs", "username", "password_env", "allow_writes",
 		"refresh", "theme", "timezone",
-		"count", "keys_per_second", "max_call", "live_sample",
+		"count", "keys_per_second", "max_call", "live_sample", "max_redis_time",
 		"name", "pattern", "hour_format", "day_format", "hour_retention", "day_retention",
 	} {
 		documented := regexp.MustCompile(`(?m)^#\s+` + key + `\b`)
@@ -177,7 +177,7 @@ func TestDefaultsForAbsentKeys(t *testing.T) {
 			if cfg.UI != wantUI || cfg.Timezone != time.Local || cfg.TimezoneName != "Local" || len(cfg.Warnings) != 0 {
 				t.Errorf("ui = %+v, want %+v; timezone %v %q; warnings %v", cfg.UI, wantUI, cfg.Timezone, cfg.TimezoneName, cfg.Warnings)
 			}
-			if cfg.Scan != (ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: time.Millisecond, LiveSample: 2000}) {
+			if cfg.Scan != (ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: time.Millisecond, LiveSample: 2000, MaxRedisTime: 0.008}) {
 				t.Errorf("scan = %+v", cfg.Scan)
 			}
 			if len(cfg.Counters) != 0 || cfg.Path != "c.toml" {
@@ -206,6 +206,7 @@ func TestParseSettings(t *testing.T) {
 		`keys_per_second = 1`,
 		`max_call = "250us"`,
 		`live_sample = 0`,
+		`max_redis_time = " 2.5% "`,
 	), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -226,7 +227,7 @@ func TestParseSettings(t *testing.T) {
 	if len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Error(), "c.toml:12: ui.timezone: has moved: write timezone = \"Asia/Shanghai\" at the top") {
 		t.Errorf("warnings = %v", cfg.Warnings)
 	}
-	if cfg.Scan != (ScanConfig{Count: 10, KeysPerSecond: 1, MaxCall: 250 * time.Microsecond}) || cfg.SweepOptions(false).LiveSample != -1 {
+	if cfg.Scan != (ScanConfig{Count: 10, KeysPerSecond: 1, MaxCall: 250 * time.Microsecond, MaxRedisTime: 0.025}) || cfg.SweepOptions(false).LiveSample != -1 {
 		t.Errorf("scan = %+v, live sample %d", cfg.Scan, cfg.SweepOptions(false).LiveSample) // 0: the top keys only
 	}
 }

@@ -31,13 +31,16 @@ type driver struct {
 
 // console opens the console's model on addr as user (writes allowed when writable), polling
 // every 250 ms, and starts it.
-func console(t *testing.T, cfg *config.Config, addr, user string, writable bool) *driver {
+func console(t *testing.T, cfg *config.Config, addr, user string, writable bool, hooks ...redis.Hook) *driver {
 	t.Helper()
 	tgt := store.Target{Addrs: []string{addr}}
 	if user != "" {
 		tgt.Username, tgt.Password = user, "pw"
 	}
 	rdb := tgt.NewClient() // the console's own client, with its short timeouts
+	for _, h := range hooks {
+		rdb.AddHook(h)
+	}
 	t.Cleanup(func() { _ = rdb.Close() })
 	st := store.New(rdb, store.Options{Location: cfg.Timezone})
 	if err := st.Init(t.Context()); err != nil {
@@ -83,6 +86,21 @@ func (d *driver) handle(msg tea.Msg) {
 // press hands the model the key k, a single character.
 func (d *driver) press(k string) {
 	d.handle(tea.KeyPressMsg{Code: []rune(k)[0], Text: k})
+}
+
+// untilTrue runs the model until cond holds, checked after each message; it fails the test
+// after within.
+func (d *driver) untilTrue(within time.Duration, cond func() bool) {
+	d.t.Helper()
+	deadline := time.After(within)
+	for !cond() {
+		select {
+		case msg := <-d.msgs:
+			d.handle(msg)
+		case <-deadline:
+			d.t.Fatalf("after %v the condition still does not hold", within)
+		}
+	}
 }
 
 // until runs the model until its screen has all of want and none of unwanted, and returns the

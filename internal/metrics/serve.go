@@ -21,15 +21,15 @@ type Options struct {
 	// Target labels every series (the [redis] name when there is one), so several serve
 	// processes behind one Prometheus job stay apart.
 	Target  string
-	Refresh time.Duration    // a poll every Refresh, sweeping half of it once a first sweep is done
+	Refresh time.Duration    // a poll every Refresh, sweeping for all of it
 	Now     func() time.Time // the server's clock, for the snapshot's age
 	Log     io.Writer        // a line for each poll that fails
 }
 
 // Serve answers GET /metrics on l with the latest status w polled, polling until ctx ends; then it
-// shuts the server down and returns nil. Until the first sweep completes it polls back to back,
-// so that sweep runs at the full budget; after that, every opt.Refresh it sweeps on for half of
-// it, as the console does.
+// shuts the server down and returns nil. Each poll sweeps for opt.Refresh and the next begins
+// when it is back, as the console does, so a sweep runs at its full budget; a poll whose sweep
+// completed early waits out the rest of the interval.
 func Serve(ctx context.Context, l net.Listener, w *scanner.Watcher, opt Options) error {
 	col := newCollector(opt.Now)
 	srv := &http.Server{Handler: handler(col, opt.Target), ReadHeaderTimeout: 5 * time.Second}
@@ -39,16 +39,14 @@ func Serve(ctx context.Context, l net.Listener, w *scanner.Watcher, opt Options)
 	refresh := opt.Refresh
 	for {
 		pctx, cancel := context.WithTimeout(ctx, refresh+5*time.Second)
-		st, err := w.Poll(pctx, refresh/2, "")
+		start := time.Now()
+		st, err := w.Poll(pctx, refresh, "")
 		cancel()
 		col.set(st, err)
 		if err != nil && ctx.Err() == nil {
 			fmt.Fprintln(opt.Log, "hourglass: serve: "+format.OneLine(err))
 		}
-		pause := refresh / 2
-		if st.Snapshot == nil && err == nil {
-			pause = 0 // the first sweep is under way: no rest until it completes
-		}
+		pause := max(refresh-time.Since(start), 0)
 		select {
 		case <-ctx.Done():
 			sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -1,0 +1,369 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// What watching costs Redis. A hook on the Watcher's client counts every command hourglass sends
+// through it (the sweep's SCANs and reads, INFO, the live reads, the drill-down's, and any writes
+// the console makes through the same client), by the name INFO commandstats files it under, per
+// master. Each Poll reads INFO commandstats of every master; over the interval since the last
+// reading, each command's mean time a call on that master is the difference of its usec over the
+// difference of its calls, and hourglass' share of the master's time is, over the commands it
+// sent, its calls times that mean, over the interval. It is an estimate: other clients' calls of
+// the same command share that mean (a SCAN of another client's that reads more keys raises it),
+// a script's EVALSHA counts with all its script does, and commandstats holds the time Redis spent
+// executing commands, not reading requests and writing replies (with pipelines that is small:
+// see docs/configuration.md for how the figure compares with the server's CPU).
+
+// Cost is what the Watcher's commands cost Redis over the last interval between two Polls.
+type Cost struct {
+	// Interval is the time between the two readings; zero until a Poll has a reading before it
+	// (then nothing else here is known).
+	Interval time.Duration
+	// KeysPerSecond is the keys the sweep visited a second over the interval, on all masters.
+	KeysPerSecond float64
+	// Share is hourglass' share of one core of Redis over the interval (0.01 is 1%), of the
+	// master it cost most on a cluster; ShareKnown is false when Err says why not.
+	Share      float64
+	ShareKnown bool
+	// Masters is how many masters Share is the largest of.
+	Masters int
+	// Err says why Share is unknown: "INFO commandstats refused: …", or a master whose
+	// commandstats could not be read.
+	Err string
+}
+
+// cmdStat is one line of INFO commandstats.
+type cmdStat struct {
+	calls int64
+	usec  int64
+}
+
+// costReading is one master's INFO commandstats and hourglass' commands sent until it was read.
+type costReading struct {
+	at    time.Time
+	stats map[string]cmdStat
+	sent  map[string]int64
+}
+
+// costMeter counts hourglass' commands and what the sweep visited, and turns the readings of
+// INFO commandstats into a Cost.
+type costMeter struct {
+	mu     sync.Mutex
+	sent   map[string]map[string]int64 // per master address ("" standalone), per command name
+	swept  int64                       // keys the sweep visited since the last reading
+	live   int64                       // keys the live reads read since the last reading
+	hooked map[*redis.Client]bool      // a cluster's node clients already counting
+	last   map[string]costReading      // per master
+	lastAt time.Time
+	// spentUsec and sweptKeys are the Redis time of the busiest master (µs) and the keys the
+	// budget paid for (swept, and read live),
+	// each a moving sum over the last polls (each poll weighs costDecay less at the next): their
+	// ratio is the Redis time a key costs, which paces a sweep held to a share of Redis' time.
+	spentUsec, sweptKeys float64
+}
+
+// costDecay is how much of the moving sums a poll keeps: about the last four polls count.
+const costDecay = 0.75
+
+// costAim is the share of the budget the pace aims at: a poll's noise (another client's calls of
+// the same command, Redis waiting for a core) then moves the figure about the aim, under the
+// budget.
+const costAim = 0.9
+
+// assumedKeyCost is the Redis time a key swept is taken to cost before one is measured, and while
+// INFO commandstats cannot be read: a sweep's commands took 2.2 to 3.1 µs of commandstats' time a
+// key on a million keys (SCAN, the family keys' PTTLs and values), rounded up from their middle.
+const assumedKeyCost = 3e-6
+
+// minPace is the slowest a Redis-time budget holds a sweep, in keys a second, so that a sweep
+// always ends (unless keys_per_second is lower still).
+const minPace = 100
+
+// minCostKeys is the fewest keys an interval must have swept for its Redis time to measure the
+// cost of a key: over fewer, the poll's own reads (INFO, the live values) weigh too much.
+const minCostKeys = 100
+
+// newCostMeter returns a meter counting the commands sent through rdb: on a cluster, through
+// each node's client, so they are counted per master.
+func newCostMeter(rdb redis.UniversalClient) *costMeter {
+	m := &costMeter{sent: map[string]map[string]int64{}, hooked: map[*redis.Client]bool{}, last: map[string]costReading{}}
+	switch c := rdb.(type) {
+	case *redis.ClusterClient:
+		c.OnNewNode(m.hookNode) // the nodes that exist now are hooked at the first reading
+	case nil:
+	default:
+		c.AddHook(&sentHook{m: m, addr: ""})
+	}
+	return m
+}
+
+// hookNode counts the commands sent to a cluster's node, once.
+func (m *costMeter) hookNode(c *redis.Client) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.hooked[c] {
+		return
+	}
+	m.hooked[c] = true
+	c.AddHook(&sentHook{m: m, addr: c.Options().Addr})
+}
+
+// visited counts the keys of a page the sweep visited.
+func (m *costMeter) visited(p Page) {
+	m.mu.Lock()
+	m.swept += int64(p.Seen)
+	m.mu.Unlock()
+}
+
+// readLive counts the keys a Poll's live reads read: they cost Redis time as the sweep's keys
+// do, and take their share of the same budget.
+func (m *costMeter) readLive(n int) {
+	m.mu.Lock()
+	m.live += int64(n)
+	m.mu.Unlock()
+}
+
+// count adds commands sent to addr.
+func (m *costMeter) count(addr string, cmds []redis.Cmder) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	byName := m.sent[addr]
+	if byName == nil {
+		byName = map[string]int64{}
+		m.sent[addr] = byName
+	}
+	for _, c := range cmds {
+		byName[statName(c.Args())]++
+	}
+}
+
+// takeSent is what was sent to addr so far, cumulative.
+func (m *costMeter) takeSent(addr string) map[string]int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]int64, len(m.sent[addr]))
+	for k, v := range m.sent[addr] {
+		out[k] = v
+	}
+	return out
+}
+
+// read reads every master's INFO commandstats and returns the Cost over the interval since the
+// last read. A refusal or a failure is said in Cost.Err; the sweep's rate is known regardless.
+func (m *costMeter) read(ctx context.Context, rdb redis.UniversalClient) Cost {
+	now := time.Now()
+	var mu sync.Mutex
+	readings := map[string]costReading{}
+	var errs []string
+	read := func(ctx context.Context, addr string, c redis.Cmdable) error {
+		r, err := readMaster(ctx, c, func() map[string]int64 { return m.takeSent(addr) })
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, err.Error())
+			return nil
+		}
+		readings[addr] = r
+		return nil
+	}
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		if err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+			m.hookNode(c)
+			return read(ctx, c.Options().Addr, c)
+		}); err != nil {
+			errs = append(errs, "INFO commandstats: "+err.Error())
+		}
+	} else {
+		_ = read(ctx, "", rdb)
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var cost Cost
+	if !m.lastAt.IsZero() {
+		cost.Interval = now.Sub(m.lastAt)
+		cost.KeysPerSecond = float64(m.swept) / cost.Interval.Seconds()
+	}
+	charged := m.swept + m.live // every key the budget paid for: the sweep's and the live reads'
+	m.swept, m.live, m.lastAt = 0, 0, now
+	for addr, r := range readings {
+		if prev, ok := m.last[addr]; ok && cost.Interval > 0 {
+			cost.Share = max(cost.Share, share(prev, r))
+			cost.Masters++
+		}
+	}
+	m.last = readings
+	switch {
+	case len(errs) > 0:
+		cost.Err = errs[0]
+	case cost.Interval > 0 && cost.Masters == 0:
+		cost.Err = "no master read twice yet" // a failover: the new masters count from now
+	}
+	cost.ShareKnown = cost.Interval > 0 && cost.Err == ""
+	if cost.ShareKnown && charged >= minCostKeys && cost.Share > 0 {
+		// Moving sums, not the mean of each poll's ratio: a poll that swept more keys weighs
+		// more, and one poll's noise moves the pace a quarter of the way.
+		m.spentUsec = costDecay*m.spentUsec + cost.Share*cost.Interval.Seconds()*1e6
+		m.sweptKeys = costDecay*m.sweptKeys + float64(charged)
+	}
+	return cost
+}
+
+// keyCost is the Redis time a key swept costs on the busiest master, in seconds: measured over
+// the last polls, or assumedKeyCost before any.
+func (m *costMeter) keyCost() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sweptKeys <= 0 {
+		return assumedKeyCost
+	}
+	return m.spentUsec / 1e6 / m.sweptKeys
+}
+
+// pace is the keys a second a sweep may visit so that, at the Redis time a key costs, the
+// busiest master gives hourglass costAim of maxShare of a core; ceiling (keys_per_second) caps
+// it, and it is never below minPace (nor ceiling, when that is lower). maxShare 0 leaves ceiling
+// alone.
+func (m *costMeter) pace(maxShare float64, ceiling int) float64 {
+	if maxShare <= 0 {
+		return float64(ceiling)
+	}
+	r := costAim * maxShare / m.keyCost()
+	floor := float64(minPace)
+	if ceiling > 0 {
+		r, floor = min(r, float64(ceiling)), min(floor, float64(ceiling))
+	}
+	return max(r, floor)
+}
+
+// holdRedisTime paces the sweep for the Poll under way at the Redis-time budget, from the cost
+// of a key the last Polls measured.
+func (w *Watcher) holdRedisTime() {
+	if w.opt.MaxRedisTime > 0 {
+		w.pace.Load().setRate(w.cost.pace(w.opt.MaxRedisTime, w.opt.KeysPerSecond))
+	}
+}
+
+// readMaster reads one master's INFO commandstats, taking what was sent to it just before.
+func readMaster(ctx context.Context, c redis.Cmdable, sent func() map[string]int64) (costReading, error) {
+	r := costReading{sent: sent()}
+	text, err := c.Info(ctx, "commandstats").Result()
+	r.at = time.Now()
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		return r, fmt.Errorf("INFO commandstats refused: %w", err)
+	}
+	if err != nil {
+		return r, fmt.Errorf("INFO commandstats: %w", err)
+	}
+	r.stats = parseCommandStats(text)
+	return r, nil
+}
+
+// share is hourglass' share of one core of the master between two readings: its calls of each
+// command times that command's mean time a call over the interval.
+func share(prev, now costReading) float64 {
+	var usec float64
+	for name, n := range now.sent {
+		ours := n - prev.sent[name]
+		if ours <= 0 {
+			continue
+		}
+		usec += float64(ours) * meanUsec(prev.stats, now.stats, name)
+	}
+	secs := now.at.Sub(prev.at).Seconds()
+	if secs <= 0 {
+		return 0
+	}
+	return usec / 1e6 / secs
+}
+
+// meanUsec is a command's mean time a call between two readings of commandstats. A name Redis
+// does not list is looked up without its subcommand (Redis 6 files MEMORY USAGE under
+// "memory"); a command whose counters went back (CONFIG RESETSTAT) takes its mean since then.
+func meanUsec(prev, now map[string]cmdStat, name string) float64 {
+	if _, ok := now[name]; !ok {
+		name, _, _ = strings.Cut(name, "|")
+	}
+	a, b := prev[name], now[name]
+	if b.calls < a.calls || b.usec < a.usec {
+		a = cmdStat{}
+	}
+	if b.calls == a.calls {
+		return 0
+	}
+	return float64(b.usec-a.usec) / float64(b.calls-a.calls)
+}
+
+// parseCommandStats reads INFO commandstats' lines
+// "cmdstat_scan:calls=130,usec=212693,usec_per_call=1636.10,...", by command name.
+func parseCommandStats(text string) map[string]cmdStat {
+	out := map[string]cmdStat{}
+	for _, line := range strings.Split(text, "\n") {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		var s cmdStat
+		for _, f := range strings.Split(fields, ",") {
+			k, v, _ := strings.Cut(f, "=")
+			switch k {
+			case "calls":
+				s.calls, _ = strconv.ParseInt(v, 10, 64)
+			case "usec":
+				s.usec, _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+		out[strings.TrimPrefix(name, "cmdstat_")] = s
+	}
+	return out
+}
+
+// containers are the commands INFO commandstats files by subcommand ("memory|usage").
+var containers = map[string]bool{"acl": true, "client": true, "cluster": true, "command": true, "config": true,
+	"function": true, "latency": true, "memory": true, "module": true, "object": true, "pubsub": true,
+	"script": true, "slowlog": true, "xinfo": true, "xgroup": true}
+
+// statName is the name INFO commandstats files a command with these arguments under.
+func statName(args []any) string {
+	if len(args) == 0 {
+		return ""
+	}
+	name := strings.ToLower(fmt.Sprint(args[0]))
+	if containers[name] && len(args) > 1 {
+		name += "|" + strings.ToLower(fmt.Sprint(args[1]))
+	}
+	return name
+}
+
+// sentHook counts the commands a client sends to one master, pipelined or not.
+type sentHook struct {
+	m    *costMeter
+	addr string
+}
+
+func (h *sentHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *sentHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.m.count(h.addr, []redis.Cmder{cmd})
+		return next(ctx, cmd)
+	}
+}
+
+func (h *sentHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.m.count(h.addr, cmds)
+		return next(ctx, cmds)
+	}
+}

@@ -1,0 +1,230 @@
+package scanner
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
+	"hourglass/store"
+)
+
+// fillKeys writes n keys of the flow family (each with a TTL) and n/4 keys no entry claims.
+func fillKeys(t *testing.T, rdb *redis.Client, f *store.Family, n int) {
+	t.Helper()
+	pipe := rdb.Pipeline()
+	now := time.Now()
+	for i := range n {
+		pipe.Set(t.Context(), key(t, f, store.Hour, now, fmt.Sprint("app", i), "ios", "10.0.0.1"), i, time.Hour)
+		if i%4 == 0 {
+			pipe.Set(t.Context(), fmt.Sprint("session:", i), "x", time.Hour)
+		}
+	}
+	if _, err := pipe.Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nonInfoUsec is the usec INFO commandstats holds for every command but INFO.
+func nonInfoUsec(t *testing.T, rdb *redis.Client) float64 {
+	t.Helper()
+	text, err := rdb.Info(t.Context(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usec float64
+	for name, s := range parseCommandStats(text) {
+		if name != "info" {
+			usec += float64(s.usec)
+		}
+	}
+	return usec
+}
+
+// The Redis time the Watcher puts down to its own commands is the time Redis spent on them: on a
+// server nobody else calls, its estimate of a poll's time is what commandstats says all the
+// commands but INFO took meanwhile (the SCANs, the pipelined PTTLs and MGETs, the samples'
+// reads), give or take the INFO calls the estimate also holds. The keys swept a second are the
+// keys the poll visited over the interval.
+func TestWatcherPutsDownRedisTimeToItsCommands(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t) // the test's own reads, on a client the Watcher does not count
+	fams := families(t)
+	fillKeys(t, admin, fams[0], 4000)
+	w := NewWatcher(srv.Client(t), fams, Options{Count: 200, Location: shanghai})
+	poll := func() Status {
+		t.Helper()
+		st, err := w.Poll(t.Context(), time.Minute, "") // no budget: each poll sweeps all 5,000 keys
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := poll(); st.Cost.Interval != 0 || st.Cost.ShareKnown {
+		t.Fatalf("the first poll has no interval to measure, and says %+v", st.Cost)
+	}
+	before := nonInfoUsec(t, admin)
+	st := poll()
+	spent := nonInfoUsec(t, admin) - before
+	c := st.Cost
+	if !c.ShareKnown || c.Err != "" || c.Masters != 1 || c.Interval <= 0 {
+		t.Fatalf("the second poll's cost: %+v", c)
+	}
+	est := c.Share * c.Interval.Seconds() * 1e6
+	t.Logf("estimate %.0f µs of Redis time; commandstats: %.0f µs; %.0f keys/s over %v", est, spent, c.KeysPerSecond, c.Interval)
+	if math.Abs(est-spent) > 0.05*spent+500 {
+		t.Errorf("the estimate of the poll's Redis time is %.0f µs; commandstats says its commands took %.0f µs", est, spent)
+	}
+	if want := 5000 / c.Interval.Seconds(); math.Abs(c.KeysPerSecond-want) > 0.01*want {
+		t.Errorf("swept %.0f keys/s; the poll visited 5,000 keys in %v, %.0f keys/s", c.KeysPerSecond, c.Interval, want)
+	}
+}
+
+// A user that may not read INFO gets the sweep's rate, and the Redis time unknown with the
+// reason; when the right is given back, the Redis time is known again from the next interval.
+func TestWatcherSaysWhyRedisTimeIsUnknown(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	fams := families(t)
+	fillKeys(t, admin, fams[0], 400)
+	setUser := func(rules ...any) {
+		t.Helper()
+		args := append([]any{"ACL", "SETUSER", "watcher", "reset", "on", ">pw", "~*"}, rules...)
+		if err := admin.Do(t.Context(), args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setUser("+@all", "-info")
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "pw"})
+	t.Cleanup(func() { _ = rdb.Close() })
+	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
+	poll := func() Cost {
+		t.Helper()
+		st, err := w.Poll(t.Context(), time.Minute, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Cost
+	}
+	poll()
+	c := poll()
+	if c.ShareKnown || !strings.HasPrefix(c.Err, "INFO commandstats refused: ") || c.Interval <= 0 || c.KeysPerSecond <= 0 {
+		t.Fatalf("with INFO refused, the cost says %+v", c)
+	}
+	setUser("+@all")
+	poll() // the first reading since the refusal: nothing to take a difference from
+	if c := poll(); !c.ShareKnown || c.Share <= 0 || c.Err != "" {
+		t.Fatalf("with INFO allowed again, the cost says %+v", c)
+	}
+}
+
+// On a cluster, the share is each master's own (a share of one core each), and the one shown is
+// the master hourglass cost most.
+func TestWatcherPutsDownRedisTimePerMaster(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	rdb := c.Client(t)
+	fams := families(t)
+	pipe := rdb.Pipeline()
+	for i := range 3000 {
+		pipe.Set(t.Context(), key(t, fams[0], store.Hour, time.Now(), fmt.Sprint("app", i), "ios", "10.0.0.1"), i, time.Hour)
+	}
+	if _, err := pipe.Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
+	var cost Cost
+	for range 2 {
+		st, err := w.Poll(t.Context(), time.Minute, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cost = st.Cost
+	}
+	if !cost.ShareKnown || cost.Masters != 3 || cost.Share <= 0 || cost.KeysPerSecond <= 0 {
+		t.Fatalf("on a cluster of 3 masters the cost says %+v", cost)
+	}
+}
+
+// The mean a call is taken over the interval, a subcommand Redis 6 does not list apart is found
+// under its command, and counters reset in between give the mean since the reset.
+func TestShareOfAnInterval(t *testing.T) {
+	stats := func(s string) map[string]cmdStat { return parseCommandStats(s) }
+	prev := costReading{at: time.Unix(100, 0), sent: map[string]int64{"scan": 10, "memory|usage": 2},
+		stats: stats("# Commandstats\r\ncmdstat_scan:calls=10,usec=10000,usec_per_call=1000.00\r\ncmdstat_memory:calls=2,usec=20\r\ncmdstat_get:calls=10,usec=100\r\n")}
+	now := costReading{at: time.Unix(102, 0), sent: map[string]int64{"scan": 30, "memory|usage": 4, "get": 5},
+		// 40 SCANs in all over the interval (ours and another client's) took 20,000 µs: 500 µs each.
+		stats: stats("cmdstat_scan:calls=50,usec=30000\r\ncmdstat_memory:calls=4,usec=60\r\ncmdstat_get:calls=3,usec=6\r\n")}
+	// 20 SCANs at 500 µs, 2 MEMORY USAGE at 20 µs, and 5 GETs at 2 µs (the counters went back:
+	// their mean since then), over 2 s.
+	want := (20*500.0 + 2*20 + 5*2) / 1e6 / 2
+	if got := share(prev, now); math.Abs(got-want) > 1e-12 {
+		t.Fatalf("share = %v, want %v", got, want)
+	}
+	if got := statName([]any{"MEMORY", "USAGE", "k"}); got != "memory|usage" {
+		t.Errorf("statName(MEMORY USAGE) = %q", got)
+	}
+	if got := statName([]any{"evalsha", "abc", 1, "k"}); got != "evalsha" {
+		t.Errorf("statName(EVALSHA) = %q", got)
+	}
+}
+
+// A Redis-time budget paces the sweep at nine tenths of the budget over the cost of a key,
+// within keys_per_second, and never below 100 keys a second (nor keys_per_second, when that is
+// lower); before a key's cost is measured, it is taken to be 3 µs.
+func TestPaceOfARedisTimeBudget(t *testing.T) {
+	m := &costMeter{spentUsec: 2500, sweptKeys: 1000} // 2.5 µs a key
+	for _, c := range []struct {
+		share   float64
+		ceiling int
+		want    float64
+	}{
+		{0.01, 20000, 3600}, // nine tenths of 1% of a core at 2.5 µs a key
+		{0.01, 1000, 1000},  // keys_per_second binds first
+		{0.01, 0, 3600},     // no keys_per_second
+		{1e-6, 20000, 100},  // the floor
+		{1e-6, 50, 50},      // a keys_per_second under the floor
+		{0, 20000, 20000},   // no Redis-time budget
+	} {
+		if got := m.pace(c.share, c.ceiling); math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("pace(%v, %d) = %v, want %v", c.share, c.ceiling, got, c.want)
+		}
+	}
+	if got := (&costMeter{}).pace(0.01, 20000); math.Abs(got-3000) > 1e-6 {
+		t.Errorf("before a measure, 1%% paces at %v keys/s, want 3,000 (3 µs a key, aiming at 0.9%%)", got)
+	}
+}
+
+// A Watcher held to a share of Redis' time keeps its commands near that share: it measures what
+// a key costs and paces the sweep to it, however high keys_per_second is. The tolerance is wide
+// (commandstats' time moves with what else the machine runs); without the budget this sweep
+// would take Redis' time by the tens of percent.
+func TestWatcherHoldsItsRedisTime(t *testing.T) {
+	const budget = 0.02
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	fams := families(t)
+	fillKeys(t, admin, fams[0], 40_000)
+	w := NewWatcher(srv.Client(t), fams, Options{Count: 100, KeysPerSecond: 1_000_000, MaxRedisTime: budget, Location: shanghai})
+	var shares []float64
+	for i := range 14 {
+		st, err := w.Poll(t.Context(), 250*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i >= 6 && st.Cost.ShareKnown { // the first polls learn what a key costs
+			shares = append(shares, st.Cost.Share)
+		}
+	}
+	var mean float64
+	for _, s := range shares {
+		mean += s / float64(len(shares))
+	}
+	t.Logf("Redis time %.2f%% a poll on average (%v); paced at %.0f keys/s", 100*mean, shares, w.pace.Load().rate())
+	if len(shares) < 6 || mean < 0.4*budget || mean > 1.5*budget {
+		t.Fatalf("held to %.0f%% of Redis' time, the watcher's commands took %.2f%% (%d polls measured)", 100*budget, 100*mean, len(shares))
+	}
+}
