@@ -70,6 +70,9 @@ type costMeter struct {
 	// each a moving sum over the last polls (each poll weighs costDecay less at the next): their
 	// ratio is the Redis time a key costs, which paces a sweep held to a share of Redis' time.
 	spentUsec, sweptKeys float64
+	// rateKeys and rateSecs are the keys swept and the seconds they took, moving sums as above:
+	// the keys a second shown.
+	rateKeys, rateSecs float64
 }
 
 // costDecay is how much of the moving sums a poll keeps: about the last four polls count.
@@ -192,7 +195,11 @@ func (m *costMeter) read(ctx context.Context, rdb redis.UniversalClient) Cost {
 	var cost Cost
 	if !m.lastAt.IsZero() {
 		cost.Interval = now.Sub(m.lastAt)
-		cost.KeysPerSecond = float64(m.swept) / cost.Interval.Seconds()
+		// Over the last few polls, as the Redis time is: a sweep that completed early and waits
+		// for the next refresh visits nothing in a poll, and the next poll makes up for it.
+		m.rateKeys = costDecay*m.rateKeys + float64(m.swept)
+		m.rateSecs = costDecay*m.rateSecs + cost.Interval.Seconds()
+		cost.KeysPerSecond = m.rateKeys / m.rateSecs
 	}
 	charged := m.swept + m.live // every key the budget paid for: the sweep's and the live reads'
 	m.swept, m.live, m.lastAt = 0, 0, now

@@ -116,6 +116,8 @@ func (m *Model) redisTime() string {
 	switch {
 	case c.Interval <= 0 || m.err != nil: // before a second poll, or the last poll's is stale
 		return ""
+	case m.c.opt.Demo: // the embedded Redis is hourglass's own, and keeps no commandstats
+		return ""
 	case !c.ShareKnown:
 		why, _, _ := strings.Cut(c.Err, ": ")
 		return m.c.styles.Warn.Render("Redis time unknown: " + why)

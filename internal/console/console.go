@@ -49,6 +49,11 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 	loc := cfg.Timezone
 	wopt := cfg.SweepOptions(true)
 	wopt.Now, wopt.Target, wopt.Mode, wopt.TopK = t.Store.Now, t.Label, t.Mode, 20
+	if t.Embedded != nil {
+		// The embedded Redis is hourglass's own and keeps no commandstats: keys_per_second alone
+		// paces its sweep.
+		wopt.MaxRedisTime = 0
+	}
 	src := scanner.NewWatcher(t.RDB, cfg.Counters, wopt)
 	opt := tui.Options{
 		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
