@@ -18,12 +18,15 @@ import (
 // TestScale runs bench --scale's code on a small scale (200,000 keys on one server, 150,000 on a
 // 3-master cluster): the keyspaces written as planned, the console polled, the estimates at each
 // coverage set beside the exact figures, the 50 trials run and their hit rate computed, most
-// intervals holding the exact value. It holds nothing to a speed.
+// intervals holding the exact value, and a known rate injected while the console polls on, its
+// polls' live rates set beside the writer's count. It holds nothing to a speed nor to the live
+// rate's accuracy.
 func TestScale(t *testing.T) {
 	redistest.Binary(t)
+	redistest.ClearOfHourEnd(t, 3*time.Minute) // the live rate is measured in the hour the keys were written in
 	var log bytes.Buffer
 	rep, err := RunScale(t.Context(), ScaleOptions{Keys: 200_000, ClusterKeys: 150_000, ConsoleFor: 2 * time.Second,
-		Defaults: config.Builtin(redistest.Shipped(t)), Log: &log})
+		LiveFor: 4 * time.Second, Defaults: config.Builtin(redistest.Shipped(t)), Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -37,6 +40,7 @@ func TestScale(t *testing.T) {
 			t.Errorf("%s: %d keys (want about %d), loaded in %v s, %d bytes", sv.Kind, sv.Keys, want, sv.LoadSeconds, sv.UsedMemory)
 		}
 		checkScaleConsole(t, sv)
+		checkScaleLive(t, sv, 4*time.Second)
 		checkCoverage(t, sv)
 	}
 	// The hit rate's goal may be unknown here: on 20,000 keys a master, 1% and 5% are too few
@@ -50,7 +54,9 @@ func TestScale(t *testing.T) {
 	}
 	var table bytes.Buffer
 	WriteScaleTable(&table, rep)
-	for _, row := range []string{"ONE SERVER: ", "A 3-MASTER CLUSTER: ", "pv", "current hour's total", "hash-tagged", "SCALE GOAL"} {
+	t.Log("\n" + table.String())
+	for _, row := range []string{"ONE SERVER: ", "A 3-MASTER CLUSTER: ", "pv", "current hour's total", "hash-tagged", "SCALE GOAL",
+		"live rate: 5,000 events/s asked into the ", "live rate, median of its polls"} {
 		if !strings.Contains(table.String(), row) {
 			t.Errorf("the table has no %q:\n%s", row, table.String())
 		}
@@ -67,6 +73,33 @@ func checkScaleConsole(t *testing.T, sv ScaleServer) {
 	}
 	if c.FirstFigures != nil && c.AllFigures != nil && *c.AllFigures < *c.FirstFigures {
 		t.Errorf("%s: every family's figures at %v s, before the main ones' at %v s", sv.Kind, *c.AllFigures, *c.FirstFigures)
+	}
+}
+
+// checkScaleLive checks the live rate was measured: keys of pv's current hour found among those the
+// sweep had seen, the writer's events counted over the span (no more than it was asked for),
+// the polls of the span read, and each figure within its bounds.
+func checkScaleLive(t *testing.T, sv ScaleServer, liveFor time.Duration) {
+	t.Helper()
+	lr := sv.LiveRate
+	if lr == nil {
+		t.Errorf("%s: no live rate: %s", sv.Kind, sv.LiveRateUnknown)
+		return
+	}
+	if sv.LiveRateUnknown != "" || lr.Family != "pv" || lr.Keys <= 0 || int64(lr.Keys) > lr.WindowKeys || lr.AskedPerSec != defaultLiveRate {
+		t.Errorf("%s: live rate %+v, unknown %q", sv.Kind, lr, sv.LiveRateUnknown)
+	}
+	asked := lr.AskedPerSec * (lr.WarmupSeconds + lr.Seconds + 1)
+	if lr.Seconds < liveFor.Seconds() || lr.Events <= 0 || float64(lr.Events) > asked || lr.TruePerSec <= 0 ||
+		math.Abs(lr.TruePerSec*lr.Seconds-float64(lr.Events)) > 1 {
+		t.Errorf("%s: the writer's count: %d events over %.1f s, %.0f/s (asked %.0f/s)", sv.Kind, lr.Events, lr.Seconds, lr.TruePerSec, lr.AskedPerSec)
+	}
+	if lr.Polls == 0 || lr.WithRate > lr.Polls || lr.Inside > lr.WithRate || lr.KeysRead <= 0 {
+		t.Errorf("%s: polls %d, with a rate %d, inside %d, keys read %d", sv.Kind, lr.Polls, lr.WithRate, lr.Inside, lr.KeysRead)
+	}
+	if lr.WithRate > 0 && (lr.MedianPerSec == nil || *lr.MinPerSec > *lr.MedianPerSec || *lr.MedianPerSec > *lr.MaxPerSec ||
+		lr.RelError == nil || lr.HitRate == nil || lr.SpanSeconds <= 0) {
+		t.Errorf("%s: %d polls with a rate, and %+v", sv.Kind, lr.WithRate, lr)
 	}
 }
 

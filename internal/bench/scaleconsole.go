@@ -19,29 +19,31 @@ const scaleIdleFor = 5 * time.Second
 // consoleAtDefaults polls a Watcher as the console does, at the shipped config's keys_per_second
 // and refresh (a poll sweeping half the refresh, the next a refresh after it returns), for
 // opt.ConsoleFor: when its first figures came, and Redis' CPU and time meanwhile, beside its CPU
-// with nobody asking just before.
+// with nobody asking just before. It returns the console, which the live rate's measure polls on.
 func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClient, nodes []*redis.Client,
-	families []*store.Family, fams []*scaleFam) (ScaleConsole, error) {
+	families []*store.Family, fams []*scaleFam) (ScaleConsole, *consolePoll, error) {
 	def := opt.Defaults
 	refresh := def.UI.Refresh
 	c := ScaleConsole{KeysPerSecond: def.Scan.KeysPerSecond, RefreshSeconds: refresh.Seconds()}
 	idleFor := min(scaleIdleFor, opt.ConsoleFor)
 	cpu0 := nodesCPU(ctx, nodes)
 	if err := sleepCtx(ctx, idleFor); err != nil {
-		return c, err
+		return c, nil, err
 	}
 	c.IdleCPU = 100 * (nodesCPU(ctx, nodes) - cpu0) / idleFor.Seconds()
 	stats0, statsErr := nodesCommandStats(ctx, nodes)
 	cpu0 = nodesCPU(ctx, nodes)
-	w := scanner.NewWatcher(rdb, families, scanner.Options{Count: def.Scan.Count, KeysPerSecond: def.Scan.KeysPerSecond,
-		Location: time.UTC, TopK: 20})
+	live := def.Scan.LiveSample
+	if live == 0 {
+		live = -1 // the scanner's zero is its default; the config's is none
+	}
+	cp := &consolePoll{refresh: refresh, w: scanner.NewWatcher(rdb, families, scanner.Options{Count: def.Scan.Count,
+		KeysPerSecond: def.Scan.KeysPerSecond, LiveSample: live, Location: time.UTC, TopK: 20})}
 	start := time.Now()
 	for time.Since(start) < opt.ConsoleFor {
-		pctx, cancel := context.WithTimeout(ctx, refresh+5*time.Second)
-		st, err := w.Poll(pctx, refresh/2, "")
-		cancel()
+		st, err := cp.poll(ctx)
 		if err != nil {
-			return c, err
+			return c, nil, err
 		}
 		c.Polls++
 		c.KeysSwept = st.Sweep.KeysSeen
@@ -56,7 +58,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 			c.AllFigures = ptr(since(start))
 		}
 		if err := sleepCtx(ctx, min(refresh, opt.ConsoleFor-time.Since(start))); err != nil {
-			return c, err
+			return c, nil, err
 		}
 	}
 	c.Seconds = since(start)
@@ -73,7 +75,19 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 		}
 		c.ServerTime = ptr(usec / 1e6 / c.Seconds * 100)
 	}
-	return c, nil
+	return c, cp, nil
+}
+
+// consolePoll is a Watcher polled as the console polls it: each poll sweeps half the refresh.
+type consolePoll struct {
+	w       *scanner.Watcher
+	refresh time.Duration
+}
+
+func (cp *consolePoll) poll(ctx context.Context) (scanner.Status, error) {
+	pctx, cancel := context.WithTimeout(ctx, cp.refresh+5*time.Second)
+	defer cancel()
+	return cp.w.Poll(pctx, cp.refresh/2, "")
 }
 
 // hasFigures says whether every main family's keys (with all, every family's) are an estimate

@@ -160,6 +160,9 @@ func (r *ScaleReport) settle() {
 	}
 	one := r.Servers[0]
 	g.ConsoleCPU = ptr(one.Console.CPUOverIdle < goalConsoleCPU)
+	if lr := one.LiveRate; lr != nil && lr.RelError != nil {
+		g.LiveRate = ptr(math.Abs(*lr.RelError) <= goalLiveRate)
+	}
 	for _, run := range one.Coverage {
 		if run.Target != 0.05 {
 			continue
