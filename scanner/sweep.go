@@ -83,6 +83,10 @@ type Sweep struct {
 	// sweep under way; populationNote says why it could not be read.
 	population     map[string]int64
 	populationNote string
+	// masters is how many masters the budget is shared among, and shares each one's pacer at its
+	// share (share.go).
+	masters int
+	shares  map[string]*pacer
 }
 
 // New returns a sweep over rdb for families.
@@ -108,6 +112,8 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		done:     map[string]bool{},
 
 		population: map[string]int64{},
+		masters:    1,
+		shares:     map[string]*pacer{},
 	}
 }
 

@@ -64,6 +64,7 @@ func (s *Sweep) run(ctx context.Context, until time.Time, visit func(Page)) erro
 			return nil
 		}
 		if cc, ok := s.rdb.(*redis.ClusterClient); ok {
+			s.countMasters(ctx)
 			if err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
 				return run(ctx, c.Options().Addr, c)
 			}); err != nil {
@@ -243,8 +244,12 @@ func (s *Sweep) scanPages(ctx context.Context, m master, cursor uint64, begun bo
 		return nil // scanned to the end before; only pending keys were left
 	}
 	for {
-		if !until.IsZero() && !s.pace.readyBy(until) {
-			return nil // the budget allows no more pages in this slice
+		share := s.shareOf(m.addr)
+		if !until.IsZero() && (!s.pace.readyBy(until) || !share.readyBy(until)) {
+			return nil // the budget, or this master's share of it, allows no more pages in this slice
+		}
+		if err := share.wait(ctx); err != nil {
+			return nil
 		}
 		if err := s.pace.wait(ctx); err != nil {
 			return nil
@@ -260,6 +265,7 @@ func (s *Sweep) scanPages(ctx context.Context, m master, cursor uint64, begun bo
 		}
 		m.tune.scanned(count, took)
 		s.pace.spend(len(names))
+		share.spend(len(names))
 		b := scanBatch{names: names, next: next, first: -1, last: -1}
 		if _, cluster := s.rdb.(*redis.ClusterClient); cluster && len(names) > 0 {
 			b.first, b.last = store.Slot(names[0]), store.Slot(names[len(names)-1])
