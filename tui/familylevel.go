@@ -167,7 +167,7 @@ func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 		if cw := f.CurrentWindow(g.g); cw != nil {
 			win = " (" + cw.Window + ")"
 		}
-		if live != nil && live.Granularity == g.g && live.Total != nil {
+		if cells.UseLive(*f, g.g, live) {
 			win = " (" + live.Window + ")"
 		}
 		if win != "" || g.g == "hour" {

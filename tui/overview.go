@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/discover"
 	"hourglass/internal/format"
 	"hourglass/scanner"
@@ -146,7 +147,7 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 			if g == "day" {
 				sum = &today
 			}
-			if live != nil && live.Granularity == g && live.Total != nil {
+			if cells.UseLive(f, g, live) {
 				sum.Add(int64(math.Round(live.Total.Estimate)), false)
 				est[i+1], bound[i+1] = est[i+1] || !live.Total.Exact(), bound[i+1] || live.Partial
 			} else if w := f.CurrentWindow(g); w != nil {

@@ -13,7 +13,7 @@ func WindowTotal(f scanner.FamilyStats, g string, live *scanner.LiveFamily) stri
 	if !f.Has(g) {
 		return "-"
 	}
-	if live != nil && live.Granularity == g && live.Total != nil {
+	if UseLive(f, g, live) {
 		t := live.Total
 		return Estimate(t.Estimate, t.Low, t.High, t.Exact(), live.Partial, format.Rate, "")
 	}
@@ -35,10 +35,7 @@ func Rate(f scanner.FamilyStats, live *scanner.LiveFamily, unit string) string {
 	case f.RatePerSec != nil:
 		return num(*f.RatePerSec)
 	case f.Has("hour"):
-		if cw := f.CurrentWindow("hour"); cw != nil && cw.TotalEstimate != nil {
-			return "≈" + num(f.HourAvgPerSec) // the hour's average of a total a sweep under way estimated
-		}
-		return "~" + num(f.HourAvgPerSec)
+		return "~" + num(f.HourAvgPerSec) // the hour's average (of an estimated total, while a sweep is under way)
 	}
 	return "-"
 }
@@ -55,4 +52,15 @@ func Estimate(est, low, high float64, exact, partial bool, num func(float64) str
 		return num(est)
 	}
 	return format.Approx(est, low, high, unit)
+}
+
+// UseLive reports whether the window's total is live's: when live read the family's window of
+// granularity g, unless live could count only part of the window (a lower bound) while the sweep
+// under way has an estimate of the whole of it, which says more.
+func UseLive(f scanner.FamilyStats, g string, live *scanner.LiveFamily) bool {
+	if live == nil || live.Granularity != g || live.Total == nil {
+		return false
+	}
+	cw := f.CurrentWindow(g)
+	return !live.Partial || cw == nil || cw.TotalEstimate == nil
 }

@@ -40,6 +40,8 @@ func TestCounterCells(t *testing.T) {
 		{"no day windows", WindowTotal(f, "day", live), "-"},
 		{"narrow", Estimate(1000, 999, 1001, false, false, func(x float64) string { return Rate(scanner.FamilyStats{RatePerSec: &x}, nil, "") }, ""), "≈1.00k ±0.1%"},
 		{"zero with a width", Estimate(0, -3, 5, false, false, func(x float64) string { return Rate(scanner.FamilyStats{RatePerSec: &x}, nil, "") }, ""), "≈0 (-3–5)"},
+		{"a live lower bound gives way to a sweep under way's estimate", WindowTotal(scanner.FamilyStats{Granularities: []string{"hour"}, Windows: []scanner.WindowStats{{Granularity: "hour", Current: true, Total: 19_700_000,
+			TotalEstimate: &scanner.Estimate{Estimate: 19_700_000, Low: 19_210_000, High: new(20_190_000.0)}}}}, "hour", &partial), "≈19.7M ±2.5%"},
 		{"a sweep under way's hour", WindowTotal(scanner.FamilyStats{Granularities: []string{"hour"}, Windows: []scanner.WindowStats{{Granularity: "hour", Current: true, Total: 19_700_000,
 			TotalEstimate: &scanner.Estimate{Estimate: 19_700_000, Low: 19_210_000, High: new(20_190_000.0)}}}}, "hour", nil), "≈19.7M ±2.5%"},
 	}
