@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
 )
 
 // What watching costs Redis. A hook on the Watcher's client counts every command hourglass sends
@@ -43,10 +44,7 @@ type Cost struct {
 }
 
 // cmdStat is one line of INFO commandstats.
-type cmdStat struct {
-	calls int64
-	usec  int64
-}
+type cmdStat = store.CommandStat
 
 // costReading is one master's INFO commandstats and hourglass' commands sent until it was read.
 type costReading struct {
@@ -146,7 +144,7 @@ func (m *costMeter) count(addr string, cmds []redis.Cmder) {
 		m.sent[addr] = byName
 	}
 	for _, c := range cmds {
-		byName[statName(c.Args())]++
+		byName[store.CommandStatName(c.Args())]++
 	}
 }
 
@@ -273,7 +271,7 @@ func readMaster(ctx context.Context, c redis.Cmdable, sent func() map[string]int
 	if err != nil {
 		return r, fmt.Errorf("INFO commandstats: %w", err)
 	}
-	r.stats = parseCommandStats(text)
+	r.stats = store.ParseCommandStats(text)
 	return r, nil
 }
 
@@ -303,54 +301,13 @@ func meanUsec(prev, now map[string]cmdStat, name string) float64 {
 		name, _, _ = strings.Cut(name, "|")
 	}
 	a, b := prev[name], now[name]
-	if b.calls < a.calls || b.usec < a.usec {
+	if b.Calls < a.Calls || b.Usec < a.Usec {
 		a = cmdStat{}
 	}
-	if b.calls == a.calls {
+	if b.Calls == a.Calls {
 		return 0
 	}
-	return float64(b.usec-a.usec) / float64(b.calls-a.calls)
-}
-
-// parseCommandStats reads INFO commandstats' lines
-// "cmdstat_scan:calls=130,usec=212693,usec_per_call=1636.10,...", by command name.
-func parseCommandStats(text string) map[string]cmdStat {
-	out := map[string]cmdStat{}
-	for _, line := range strings.Split(text, "\n") {
-		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || !strings.HasPrefix(name, "cmdstat_") {
-			continue
-		}
-		var s cmdStat
-		for _, f := range strings.Split(fields, ",") {
-			k, v, _ := strings.Cut(f, "=")
-			switch k {
-			case "calls":
-				s.calls, _ = strconv.ParseInt(v, 10, 64)
-			case "usec":
-				s.usec, _ = strconv.ParseInt(v, 10, 64)
-			}
-		}
-		out[strings.TrimPrefix(name, "cmdstat_")] = s
-	}
-	return out
-}
-
-// containers are the commands INFO commandstats files by subcommand ("memory|usage").
-var containers = map[string]bool{"acl": true, "client": true, "cluster": true, "command": true, "config": true,
-	"function": true, "latency": true, "memory": true, "module": true, "object": true, "pubsub": true,
-	"script": true, "slowlog": true, "xinfo": true, "xgroup": true}
-
-// statName is the name INFO commandstats files a command with these arguments under.
-func statName(args []any) string {
-	if len(args) == 0 {
-		return ""
-	}
-	name := strings.ToLower(fmt.Sprint(args[0]))
-	if containers[name] && len(args) > 1 {
-		name += "|" + strings.ToLower(fmt.Sprint(args[1]))
-	}
-	return name
+	return float64(b.Usec-a.Usec) / float64(b.Calls-a.Calls)
 }
 
 // sentHook counts the commands a client sends to one master, pipelined or not.

@@ -29,26 +29,33 @@ func fillKeys(t *testing.T, rdb *redis.Client, f *store.Family, n int) {
 	}
 }
 
-// nonInfoUsec is the usec INFO commandstats holds for every command but INFO.
-func nonInfoUsec(t *testing.T, rdb *redis.Client) float64 {
+// commandStats is INFO commandstats, read on the test's own client.
+func commandStats(t *testing.T, rdb *redis.Client) map[string]store.CommandStat {
 	t.Helper()
 	text, err := rdb.Info(t.Context(), "commandstats").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return store.ParseCommandStats(text)
+}
+
+// spentSince is the usec Redis spent on every command between two readings of commandstats,
+// less the first reading's own INFO (the second's is not in it yet), at INFO's mean time a call.
+func spentSince(before, after map[string]store.CommandStat) float64 {
 	var usec float64
-	for name, s := range parseCommandStats(text) {
-		if name != "info" {
-			usec += float64(s.usec)
-		}
+	for name, s := range after {
+		usec += float64(s.Usec - before[name].Usec)
+	}
+	if calls := after["info"].Calls - before["info"].Calls; calls > 0 {
+		usec -= float64(after["info"].Usec-before["info"].Usec) / float64(calls)
 	}
 	return usec
 }
 
 // The Redis time the Watcher puts down to its own commands is the time Redis spent on them: on a
-// server nobody else calls, its estimate of a poll's time is what commandstats says all the
-// commands but INFO took meanwhile (the SCANs, the pipelined PTTLs and MGETs, the samples'
-// reads), give or take the INFO calls the estimate also holds. The keys swept a second are the
+// server nobody else calls, its estimate of a poll's time is what commandstats says every command
+// took meanwhile (the SCANs, the pipelined PTTLs and MGETs, the samples' and the live reads, its
+// INFOs), less the test's own INFO. The keys swept a second are the
 // keys the poll visited over the interval.
 func TestWatcherPutsDownRedisTimeToItsCommands(t *testing.T) {
 	srv := redistest.Start(t)
@@ -67,9 +74,9 @@ func TestWatcherPutsDownRedisTimeToItsCommands(t *testing.T) {
 	if st := poll(); st.Cost.Interval != 0 || st.Cost.ShareKnown {
 		t.Fatalf("the first poll has no interval to measure, and says %+v", st.Cost)
 	}
-	before := nonInfoUsec(t, admin)
+	before := commandStats(t, admin)
 	st := poll()
-	spent := nonInfoUsec(t, admin) - before
+	spent := spentSince(before, commandStats(t, admin))
 	c := st.Cost
 	if !c.ShareKnown || c.Err != "" || c.Masters != 1 || c.Interval <= 0 {
 		t.Fatalf("the second poll's cost: %+v", c)
@@ -152,7 +159,7 @@ func TestWatcherPutsDownRedisTimePerMaster(t *testing.T) {
 // The mean a call is taken over the interval, a subcommand Redis 6 does not list apart is found
 // under its command, and counters reset in between give the mean since the reset.
 func TestShareOfAnInterval(t *testing.T) {
-	stats := func(s string) map[string]cmdStat { return parseCommandStats(s) }
+	stats := func(s string) map[string]cmdStat { return store.ParseCommandStats(s) }
 	prev := costReading{at: time.Unix(100, 0), sent: map[string]int64{"scan": 10, "memory|usage": 2},
 		stats: stats("# Commandstats\r\ncmdstat_scan:calls=10,usec=10000,usec_per_call=1000.00\r\ncmdstat_memory:calls=2,usec=20\r\ncmdstat_get:calls=10,usec=100\r\n")}
 	now := costReading{at: time.Unix(102, 0), sent: map[string]int64{"scan": 30, "memory|usage": 4, "get": 5},
@@ -164,11 +171,11 @@ func TestShareOfAnInterval(t *testing.T) {
 	if got := share(prev, now); math.Abs(got-want) > 1e-12 {
 		t.Fatalf("share = %v, want %v", got, want)
 	}
-	if got := statName([]any{"MEMORY", "USAGE", "k"}); got != "memory|usage" {
-		t.Errorf("statName(MEMORY USAGE) = %q", got)
+	if got := store.CommandStatName([]any{"MEMORY", "USAGE", "k"}); got != "memory|usage" {
+		t.Errorf("store.CommandStatName(MEMORY USAGE) = %q", got)
 	}
-	if got := statName([]any{"evalsha", "abc", 1, "k"}); got != "evalsha" {
-		t.Errorf("statName(EVALSHA) = %q", got)
+	if got := store.CommandStatName([]any{"evalsha", "abc", 1, "k"}); got != "evalsha" {
+		t.Errorf("store.CommandStatName(EVALSHA) = %q", got)
 	}
 }
 

@@ -117,7 +117,6 @@ func (st *stratum) close() {
 // figure estimates one figure over every master, with the open clusters counted as closed.
 func (e *estAgg) figure(id figID) Estimate {
 	var strata []estimate.Stratum
-	var seen float64
 	for addr, st := range e.strata {
 		fr := st.frame
 		var sum estimate.Sum
@@ -128,26 +127,16 @@ func (e *estAgg) figure(id figID) Estimate {
 			fr.Add(st.open.keys)
 			sum.Add(st.open.keys, st.open.y[id])
 		}
-		seen += sum.Y
 		mp := e.prog.Masters[addr]
 		strata = append(strata, estimate.Stratum{Frame: fr, Sum: sum, Population: float64(mp.DBSize), Done: mp.Done})
 	}
-	fig, ok := estimate.Total(strata...)
-	if !ok {
-		return Estimate{Estimate: seen, Low: seen, Coverage: e.coverage(), Seen: seen, SoFar: true}
-	}
-	high := fig.High
-	return Estimate{Estimate: fig.Estimate, Low: fig.Low, High: &high, Coverage: fig.Coverage, Seen: fig.Seen}
+	return estimate.Show(e.coverage(), strata...)
 }
 
 // count is figure's estimate of a count of keys: never below what was seen, and the rounded
 // figure to show beside it.
 func (e *estAgg) count(id figID) (int64, *Estimate) {
-	est := e.figure(id)
-	if !est.SoFar {
-		est.Low = math.Max(est.Low, est.Seen)
-		est.Estimate = math.Max(est.Estimate, est.Seen)
-	}
+	est := e.figure(id).AtLeastSeen()
 	return clampInt64(est.Estimate), &est
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/estimate"
-	"hourglass/store"
 )
 
 // read reads every family's live keys again (MGET, in chunks of at most valueChunk keys of one
@@ -112,25 +111,7 @@ func mgetChunked(ctx context.Context, rdb redis.UniversalClient, names []string)
 	if len(names) == 0 {
 		return nil, nil
 	}
-	var groups [][]int
-	if _, cluster := rdb.(*redis.ClusterClient); cluster {
-		bySlot := map[int]int{}
-		for i, n := range names {
-			sl := store.Slot(n)
-			g, ok := bySlot[sl]
-			if !ok {
-				g = len(groups)
-				bySlot[sl] = g
-				groups = append(groups, nil)
-			}
-			groups[g] = append(groups[g], i)
-		}
-	} else {
-		groups = [][]int{make([]int, len(names))}
-		for i := range names {
-			groups[0][i] = i
-		}
-	}
+	groups := bySlot(rdb, len(names), func(i int) string { return names[i] })
 	pipe := rdb.Pipeline()
 	type chunk struct {
 		idx []int

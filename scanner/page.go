@@ -161,27 +161,7 @@ func (s *Sweep) queueReads(ctx context.Context, pipe redis.Pipeliner, keys []Key
 		}
 		r.cmds = append(r.cmds, pipe.MGet(ctx, names...))
 	}
-	var groups [][]int
-	if _, cluster := s.rdb.(*redis.ClusterClient); !cluster {
-		all := make([]int, len(keys))
-		for i := range all {
-			all[i] = i
-		}
-		groups = append(groups, all)
-	} else {
-		bySlot := map[int]int{} // slot -> its group
-		for i, k := range keys {
-			sl := store.Slot(k.Name)
-			g, ok := bySlot[sl]
-			if !ok {
-				g = len(groups)
-				bySlot[sl] = g
-				groups = append(groups, nil)
-			}
-			groups[g] = append(groups[g], i)
-		}
-	}
-	for _, idx := range groups {
+	for _, idx := range bySlot(s.rdb, len(keys), func(i int) string { return keys[i].Name }) {
 		for len(idx) > 0 {
 			n := min(len(idx), chunk)
 			queue(idx[:n])
@@ -261,4 +241,30 @@ func readTTL(k *Key, ttl *redis.DurationCmd) error {
 func keyLevel(err error) bool {
 	var rerr redis.Error
 	return err == redis.Nil || errors.As(err, &rerr)
+}
+
+// bySlot groups the indexes of n keys (name gives key i's) for commands of many keys: on a
+// cluster, by hash slot, since one command may not span slots, in the order each slot first
+// comes; elsewhere all in one group, in order.
+func bySlot(rdb redis.UniversalClient, n int, name func(int) string) [][]int {
+	if _, cluster := rdb.(*redis.ClusterClient); !cluster {
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	var groups [][]int
+	slots := map[int]int{} // slot -> its group
+	for i := range n {
+		sl := store.Slot(name(i))
+		g, ok := slots[sl]
+		if !ok {
+			g = len(groups)
+			slots[sl] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
 }

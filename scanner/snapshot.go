@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"hourglass/internal/estimate"
+
 	"hourglass/internal/discover"
 )
 
@@ -69,14 +71,7 @@ type MasterKeys struct {
 // rounded. When the sweep saw too little of it to scale (it sits in fewer than five of the pages
 // read, or the keys the servers hold are unknown), SoFar is set: the figure is what was seen so
 // far, Low is that too, and High is unknown (nil). See docs/estimates.md.
-type Estimate struct {
-	Estimate float64  `json:"estimate"`
-	Low      float64  `json:"low"`
-	High     *float64 `json:"high"`
-	Coverage float64  `json:"coverage"`
-	Seen     float64  `json:"seen"`
-	SoFar    bool     `json:"so_far,omitempty"`
-}
+type Estimate = estimate.Shown
 
 // FamilyStats is one counter family in a Snapshot.
 type FamilyStats struct {

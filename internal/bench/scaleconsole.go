@@ -68,7 +68,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 		c.ByCommand = map[string]float64{}
 		var usec float64
 		for name, s := range stats1 {
-			if d := s.usec - stats0[name].usec; d > 0 {
+			if d := s.Usec - stats0[name].Usec; d > 0 {
 				c.ByCommand[name] = float64(d)
 				usec += float64(d)
 			}
@@ -132,8 +132,8 @@ func nodesCommandStats(ctx context.Context, nodes []*redis.Client) (map[string]c
 		}
 		for name, s := range st {
 			t := sum[name]
-			t.calls += s.calls
-			t.usec += s.usec
+			t.Calls += s.Calls
+			t.Usec += s.Usec
 			sum[name] = t
 		}
 	}

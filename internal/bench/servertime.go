@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
 )
 
 // ServerTime is what Redis itself spent on one case's commands: the usec of INFO commandstats
@@ -74,7 +75,7 @@ func (s *sentCommands) count(cmds []redis.Cmder) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range cmds {
-		if name := statName(c.Args()); !handshake[name] {
+		if name := store.CommandStatName(c.Args()); !handshake[name] {
 			s.n[name]++
 		}
 	}
@@ -91,28 +92,8 @@ func (s *sentCommands) snapshot() map[string]int64 {
 	return maps.Clone(s.n)
 }
 
-// containers are the commands INFO commandstats files by subcommand ("config|get").
-var containers = map[string]bool{"acl": true, "client": true, "cluster": true, "command": true, "config": true,
-	"function": true, "latency": true, "memory": true, "module": true, "object": true, "pubsub": true,
-	"script": true, "slowlog": true, "xinfo": true, "xgroup": true}
-
-// statName is the name INFO commandstats files a command with these arguments under.
-func statName(args []any) string {
-	if len(args) == 0 {
-		return ""
-	}
-	name := strings.ToLower(fmt.Sprint(args[0]))
-	if containers[name] && len(args) > 1 {
-		name += "|" + strings.ToLower(fmt.Sprint(args[1]))
-	}
-	return name
-}
-
 // cmdStat is one line of INFO commandstats.
-type cmdStat struct {
-	calls int64
-	usec  int64
-}
+type cmdStat = store.CommandStat
 
 // readCommandStats reads INFO commandstats, by command name.
 func readCommandStats(ctx context.Context, rdb *redis.Client) (map[string]cmdStat, error) {
@@ -120,26 +101,7 @@ func readCommandStats(ctx context.Context, rdb *redis.Client) (map[string]cmdSta
 	if err != nil {
 		return nil, err
 	}
-	stats := map[string]cmdStat{}
-	for line := range strings.SplitSeq(info, "\n") {
-		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
-		name, isCmd := strings.CutPrefix(name, "cmdstat_")
-		if !ok || !isCmd {
-			continue
-		}
-		var st cmdStat
-		for f := range strings.SplitSeq(fields, ",") {
-			k, v, _ := strings.Cut(f, "=")
-			switch k {
-			case "calls":
-				st.calls, _ = strconv.ParseInt(v, 10, 64)
-			case "usec":
-				st.usec, _ = strconv.ParseInt(v, 10, 64)
-			}
-		}
-		stats[name] = st
-	}
-	return stats, nil
+	return store.ParseCommandStats(info), nil
 }
 
 // meter takes INFO commandstats (and LATENCY HISTOGRAM) around a case, on a client of its own
@@ -200,7 +162,7 @@ func (m *meter) since(ctx context.Context, mk mark, units float64, unit string, 
 	var names []string
 	for _, name := range slices.Sorted(maps.Keys(sent)) {
 		n := sent[name]
-		calls, usec := stats[name].calls-mk.stats[name].calls, stats[name].usec-mk.stats[name].usec
+		calls, usec := stats[name].Calls-mk.stats[name].Calls, stats[name].Usec-mk.stats[name].Usec
 		if n <= 0 || calls <= 0 {
 			continue
 		}

@@ -44,10 +44,10 @@ func TestCommandStatsCountScriptsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Redis counts the scripts' INCR and GET under their own names, beside the client's INCR.
-	if got := after["incr"].calls - before["incr"].calls; got != scripts+direct {
+	if got := after["incr"].Calls - before["incr"].Calls; got != scripts+direct {
 		t.Errorf("Redis counted %d INCR calls; want the scripts' %d and the client's %d", got, scripts, direct)
 	}
-	if got := after["get"].calls - before["get"].calls; got != scripts {
+	if got := after["get"].Calls - before["get"].Calls; got != scripts {
 		t.Errorf("Redis counted %d GET calls; want the scripts' %d", got, scripts)
 	}
 	st := b.meter.since(b.ctx, mk, scripts+direct, "call", nil)
@@ -61,11 +61,11 @@ func TestCommandStatsCountScriptsOnce(t *testing.T) {
 		t.Errorf("counted %d calls of %v; want %d EVALSHA and INCR", st.Calls, st.ByCommand, scripts+direct)
 	}
 	// The client's share of INCR's time: its calls over all of them.
-	incrUsec := float64(after["incr"].usec - before["incr"].usec)
+	incrUsec := float64(after["incr"].Usec - before["incr"].Usec)
 	if want := incrUsec * direct / (scripts + direct); st.ByCommand["incr"] != want {
 		t.Errorf("INCR's time counted %v; want %v, the client's share of %v", st.ByCommand["incr"], want, incrUsec)
 	}
-	evalUsec := float64(after["evalsha"].usec - before["evalsha"].usec)
+	evalUsec := float64(after["evalsha"].Usec - before["evalsha"].Usec)
 	if st.ByCommand["evalsha"] != evalUsec || evalUsec <= 0 {
 		t.Errorf("EVALSHA counted %v µs; Redis says %v", st.ByCommand["evalsha"], evalUsec)
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
 )
 
 // Longest is the longest single call a case made, and how it was known.
@@ -42,7 +44,7 @@ func (w *slowlogWatch) add(entries []redis.SlowLog) {
 		for i, a := range e.Args {
 			args[i] = a
 		}
-		name := statName(args)
+		name := store.CommandStatName(args)
 		if e.Duration > w.longest[name] {
 			w.longest[name] = e.Duration
 		}

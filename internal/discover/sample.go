@@ -18,18 +18,8 @@ import (
 // maxRows rows, two neighbouring rows merged into one whenever they fill, so what is kept is
 // bounded by the shapes and the masters, never by the keys or the pages.
 
-// Estimate is a figure of a sweep stopped before its end, scaled to the whole keyspace, with its
-// 95% interval and the share of the keys it rests on. When the group sits in too few of the
-// pages read to be scaled (fewer than five), SoFar is set: the figure is what was seen, Low is
-// that too, and High is unknown (nil). It reads as the scanner's estimates do.
-type Estimate struct {
-	Estimate float64  `json:"estimate"`
-	Low      float64  `json:"low"`
-	High     *float64 `json:"high"`
-	Coverage float64  `json:"coverage"`
-	Seen     float64  `json:"seen"`
-	SoFar    bool     `json:"so_far,omitempty"`
-}
+// Estimate is a group's figure scaled from a sweep stopped before its end (see estimate.Shown).
+type Estimate = est.Shown
 
 // Stratum is how far a sweep has come on one master ("" on a standalone server): the keys it
 // holds (DBSIZE, 0 when unknown) and whether it was swept to its end.
@@ -206,17 +196,8 @@ func (g *Groups) figure(members []*shape, strata map[string]Stratum, coverage fl
 		p := strata[addr]
 		sts = append(sts, est.Stratum{Frame: fr, Sum: sum, Population: float64(p.DBSize), Done: p.Done})
 	}
-	fig, ok := est.Total(sts...)
-	if !ok {
-		var seen float64
-		for _, s := range sts {
-			seen += s.Sum.Y
-		}
-		return &Estimate{Estimate: seen, Low: seen, Seen: seen, Coverage: coverage, SoFar: true}
-	}
-	fig = fig.AtLeastSeen() // keys seen are there: the whole holds at least those
-	high := fig.High
-	return &Estimate{Estimate: fig.Estimate, Low: fig.Low, High: &high, Coverage: fig.Coverage, Seen: fig.Seen}
+	shown := est.Show(coverage, sts...).AtLeastSeen() // keys seen are there: the whole holds at least those
+	return &shown
 }
 
 // bytesOf scales the memory of the keys seen (their sampled mean times their number) by the keys'

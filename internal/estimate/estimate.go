@@ -175,3 +175,40 @@ func TQuantile975(df float64) float64 {
 	// Between df 30 and infinity, t is close to linear in 1/df.
 	return 1.959964 + (tTable[29]-1.959964)*30/df
 }
+
+// Shown is a figure as the front ends show it and the JSON carries it: the estimate, its 95%
+// interval and the share of the keys it rests on. When it could not be estimated (Total's ok is
+// false), SoFar is set: it is what was seen so far, Low is that too, and High is unknown (nil).
+type Shown struct {
+	Estimate float64  `json:"estimate"`
+	Low      float64  `json:"low"`
+	High     *float64 `json:"high"`
+	Coverage float64  `json:"coverage"`
+	Seen     float64  `json:"seen"`
+	SoFar    bool     `json:"so_far,omitempty"`
+}
+
+// Show estimates a figure over strata as Total does, to be shown; coverage is the share swept,
+// said of a figure that could not be estimated.
+func Show(coverage float64, strata ...Stratum) Shown {
+	fig, ok := Total(strata...)
+	if !ok {
+		var seen float64
+		for _, s := range strata {
+			seen += s.Sum.Y
+		}
+		return Shown{Estimate: seen, Low: seen, Coverage: coverage, Seen: seen, SoFar: true}
+	}
+	high := fig.High
+	return Shown{Estimate: fig.Estimate, Low: fig.Low, High: &high, Coverage: fig.Coverage, Seen: fig.Seen}
+}
+
+// AtLeastSeen raises the estimate and its low end to what was seen, for a figure that cannot
+// shrink as more keys are swept (a count of keys).
+func (s Shown) AtLeastSeen() Shown {
+	if !s.SoFar {
+		s.Low = math.Max(s.Low, s.Seen)
+		s.Estimate = math.Max(s.Estimate, s.Seen)
+	}
+	return s
+}
