@@ -75,3 +75,31 @@ func TestFirstSweepShowsEstimates(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderKeepsTheCostOfWatching: where the header's second line is too long for the terminal,
+// the server's memory, then its ops/s, give way before the sweep's progress and what watching
+// costs.
+func TestHeaderKeepsTheCostOfWatching(t *testing.T) {
+	for _, c := range []struct {
+		w             int
+		kept, dropped []string
+	}{
+		{160, []string{"ops/s 48,210", "mem 1.0 GiB", "3,320 keys/s", "Redis time ≈0.93%"}, nil},
+		{100, []string{"ops/s 48,210", "3,320 keys/s", "Redis time ≈0.93%"}, []string{"mem "}},
+		{80, []string{"3,320 keys/s"}, []string{"ops/s", "mem "}},
+	} {
+		m := newTestModel(t, &fakeSource{status: testStatus(t)}, nil, c.w, 40)
+		poll(t, m)
+		header := strings.Split(screen(m), "\n")[1]
+		for _, k := range c.kept {
+			if !strings.Contains(header, k) {
+				t.Errorf("at %d columns the header drops %q: %q", c.w, k, header)
+			}
+		}
+		for _, d := range c.dropped {
+			if strings.Contains(header, d) {
+				t.Errorf("at %d columns the header keeps %q over the cost of watching: %q", c.w, d, header)
+			}
+		}
+	}
+}

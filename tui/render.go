@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"hourglass/internal/format"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,11 +76,15 @@ func (m *Model) header(w int) []string {
 	now := m.c.now().In(o.Location)
 	srv := m.c.status.Server
 	parts := []string{now.Format("15:04:05 MST")}
+	var server []string
 	switch {
 	case srv.Err != "":
 		parts = append(parts, st.Warn.Render("INFO refused"))
 	case srv.Version != "":
-		parts = append(parts, "ops/s "+format.Commas(srv.OpsPerSec), "mem "+format.BytesIEC(srv.UsedMemory))
+		// The server's own figures, which give way first when the line is too long for the
+		// terminal: what watching costs and how far the sweep has come matter more here.
+		server = []string{"ops/s " + format.Commas(srv.OpsPerSec), "mem " + format.BytesIEC(srv.UsedMemory)}
+		parts = append(parts, server...)
 		if srv.Masters > 1 {
 			parts = append(parts, fmt.Sprintf("%d masters", srv.Masters))
 		}
@@ -105,7 +110,16 @@ func (m *Model) header(w int) []string {
 	if redis := m.redisTime(); redis != "" {
 		parts = append(parts, redis)
 	}
-	return []string{fit(line1, w), fit(strings.Join(parts, st.Muted.Render("  ·  ")), w)}
+	sep := st.Muted.Render("  ·  ")
+	line2 := strings.Join(parts, sep)
+	for _, drop := range slices.Backward(server) { // mem, then ops/s
+		if lipgloss.Width(line2) <= w {
+			break
+		}
+		parts = slices.DeleteFunc(parts, func(p string) bool { return p == drop })
+		line2 = strings.Join(parts, sep)
+	}
+	return []string{fit(line1, w), fit(line2, w)}
 }
 
 // redisTime says what share of one core of Redis hourglass' commands took since the last poll
