@@ -84,8 +84,10 @@ type liveSampler struct {
 	fams       map[*store.Family]*famSample
 	order      []*famSample
 	lastRead   time.Time
-	// lastFigures are the last read's, returned again by a Poll whose budget cannot read.
+	// lastFigures are each family's last figures, returned again by a Poll whose budget cannot
+	// read it; turn is the family a read on a tight budget begins with (inTurn).
 	lastFigures []LiveFamily
+	turn        int
 }
 
 // famSample is one family's live keys in its current window.

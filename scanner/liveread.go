@@ -32,13 +32,10 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 	if len(fams) == 0 {
 		return nil, 0, nil
 	}
-	allow, exact := s.allowance(pace), 0
-	for _, fs := range fams {
-		exact += len(fs.top)
-	}
-	if exact > allow {
-		// The budget since the last read does not cover even the largest keys: the last figures
-		// stand (their ReadAt says when they were read) until it does.
+	allow := s.allowance(pace)
+	if fams = s.inTurn(fams, allow); len(fams) == 0 {
+		// The budget since the last read does not cover even one family's largest keys: the
+		// last figures stand (their ReadAt says when they were read) until it does.
 		return s.lastFigures, 0, nil
 	}
 	share := allow / len(fams)
@@ -65,8 +62,52 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 		j += len(keys[i])
 		out = append(out, fs.figures(keys[i], got, taus[i], at, last))
 	}
-	s.lastFigures = out
-	return out, len(names), nil
+	s.lastFigures = s.keep(out)
+	return s.lastFigures, len(names), nil
+}
+
+// inTurn is the families this read covers: all of them when the budget covers every family's
+// largest keys; otherwise as many as it covers, in turn, starting after the last read's, so that
+// with many families on a tight budget each is read every few Polls rather than none ever.
+func (s *liveSampler) inTurn(fams []*famSample, allow int) []*famSample {
+	exact := 0
+	for _, fs := range fams {
+		exact += len(fs.top)
+	}
+	if exact <= allow {
+		return fams
+	}
+	var out []*famSample
+	used := 0
+	for i := range fams {
+		fs := fams[(s.turn+i)%len(fams)]
+		if used+len(fs.top) > allow {
+			break
+		}
+		used += len(fs.top)
+		out = append(out, fs)
+	}
+	s.turn = (s.turn + len(out)) % len(fams)
+	return out
+}
+
+// keep is this read's figures with, for the families it did not read, their last ones while
+// they are still of the family's current window, in the families' order.
+func (s *liveSampler) keep(read []LiveFamily) []LiveFamily {
+	byName := map[string]LiveFamily{}
+	for _, lf := range s.lastFigures {
+		byName[lf.Family] = lf
+	}
+	for _, lf := range read {
+		byName[lf.Family] = lf
+	}
+	var out []LiveFamily
+	for _, fs := range s.order {
+		if lf, ok := byName[fs.f.Name()]; ok && lf.WindowStart.Equal(fs.win.Start) {
+			out = append(out, lf)
+		}
+	}
+	return out
 }
 
 // allowance is how many keys this read may take: liveShare of the keys the budget allows since

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -140,5 +141,30 @@ func TestLiveSampleKeepsItsKeys(t *testing.T) {
 	fs.roll(now.Add(time.Hour), shanghai)
 	if len(fs.sample) != 0 || len(fs.top) != 0 || !fs.win.Start.Equal(store.WindowAt(store.Hour, now.Add(time.Hour), shanghai).Start) {
 		t.Errorf("the next hour kept %d sampled and %d top keys", len(fs.sample), len(fs.top))
+	}
+}
+
+// TestLiveFamiliesTakeTurns: when the budget does not cover every family's largest keys, a read
+// covers the families it can, in turn, so each is read every few Polls rather than none ever.
+func TestLiveFamiliesTakeTurns(t *testing.T) {
+	fams := make([]*famSample, 3)
+	for i := range fams {
+		fams[i] = &famSample{top: make([]*liveKey, 20)}
+	}
+	s := &liveSampler{}
+	if got := s.inTurn(fams, 100); len(got) != 3 {
+		t.Fatalf("a budget of 100 keys read %d of 3 families of 20 largest keys", len(got))
+	}
+	var order []int
+	for range 3 {
+		for _, fs := range s.inTurn(fams, 45) {
+			order = append(order, slices.Index(fams, fs))
+		}
+	}
+	if want := []int{0, 1, 2, 0, 1, 2}; !slices.Equal(order, want) {
+		t.Fatalf("on 45 keys a read, families read in the order %v, want %v", order, want)
+	}
+	if got := s.inTurn(fams, 10); len(got) != 0 {
+		t.Fatalf("a budget under one family's largest keys read %d families", len(got))
 	}
 }

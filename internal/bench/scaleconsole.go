@@ -16,8 +16,9 @@ import (
 // long as the console polls).
 const scaleIdleFor = 5 * time.Second
 
-// consoleAtDefaults polls a Watcher as the console does, at the shipped config's keys_per_second
-// and refresh (a poll sweeping half the refresh, the next a refresh after it returns), for
+// consoleAtDefaults polls a Watcher as the console does, at the shipped config's [scan] settings
+// (keys_per_second, max_call, max_redis_time, live_sample) and refresh (a poll sweeping for the
+// refresh, the next when it is back, or when the refresh has passed if its sweep ended early), for
 // opt.ConsoleFor: when its first figures came, and Redis' CPU and time meanwhile, beside its CPU
 // with nobody asking just before. It returns the console, which the live rate's measure polls on.
 func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClient, nodes []*redis.Client,
@@ -38,9 +39,11 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 		live = -1 // the scanner's zero is its default; the config's is none
 	}
 	cp := &consolePoll{refresh: refresh, w: scanner.NewWatcher(rdb, families, scanner.Options{Count: def.Scan.Count,
-		KeysPerSecond: def.Scan.KeysPerSecond, LiveSample: live, Location: time.UTC, TopK: 20})}
+		KeysPerSecond: def.Scan.KeysPerSecond, MaxCall: def.Scan.MaxCall, MaxRedisTime: def.Scan.MaxRedisTime,
+		LiveSample: live, Location: time.UTC, TopK: 20})}
 	start := time.Now()
 	for time.Since(start) < opt.ConsoleFor {
+		began := time.Now()
 		st, err := cp.poll(ctx)
 		if err != nil {
 			return c, nil, err
@@ -57,7 +60,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 		if c.AllFigures == nil && hasFigures(snap, fams, true) {
 			c.AllFigures = ptr(since(start))
 		}
-		if err := sleepCtx(ctx, min(refresh, opt.ConsoleFor-time.Since(start))); err != nil {
+		if err := sleepCtx(ctx, min(refresh-time.Since(began), opt.ConsoleFor-time.Since(start))); err != nil {
 			return c, nil, err
 		}
 	}
@@ -78,7 +81,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 	return c, cp, nil
 }
 
-// consolePoll is a Watcher polled as the console polls it: each poll sweeps half the refresh.
+// consolePoll is a Watcher polled as the console polls it: each poll sweeps for the refresh.
 type consolePoll struct {
 	w       *scanner.Watcher
 	refresh time.Duration
@@ -87,7 +90,7 @@ type consolePoll struct {
 func (cp *consolePoll) poll(ctx context.Context) (scanner.Status, error) {
 	pctx, cancel := context.WithTimeout(ctx, cp.refresh+5*time.Second)
 	defer cancel()
-	return cp.w.Poll(pctx, cp.refresh/2, "")
+	return cp.w.Poll(pctx, cp.refresh, "")
 }
 
 // hasFigures says whether every main family's keys (with all, every family's) are an estimate

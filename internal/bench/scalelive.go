@@ -126,12 +126,14 @@ func liveRateAtDefaults(ctx context.Context, opt ScaleOptions, cp *consolePoll, 
 	return check, "", nil
 }
 
-// pollLive polls the console as it polls, one poll a refresh after the last returns, until to,
+// pollLive polls the console as it polls (a poll sweeps for the refresh; the next begins when it
+// is back, or when the refresh has passed if it ended early), until to,
 // and returns liveFamily's live reads of the polls from from on; nil when the family's current
 // window is no longer the one starting at window.
 func pollLive(ctx context.Context, cp *consolePoll, from, to, window time.Time) ([]scanner.LiveFamily, error) {
 	polls := []scanner.LiveFamily{}
 	for time.Now().Before(to) {
+		began := time.Now()
 		st, err := cp.poll(ctx)
 		if err != nil {
 			return nil, err
@@ -142,7 +144,7 @@ func pollLive(ctx context.Context, cp *consolePoll, from, to, window time.Time) 
 			}
 			polls = append(polls, *lf)
 		}
-		if err := sleepCtx(ctx, min(cp.refresh, time.Until(to))); err != nil {
+		if err := sleepCtx(ctx, min(cp.refresh-time.Since(began), time.Until(to))); err != nil {
 			return nil, err
 		}
 	}
