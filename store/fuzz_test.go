@@ -181,9 +181,16 @@ func FuzzParsePatternKeys(f *testing.F) {
 		for i := range dims {
 			dims[i] = strings.Repeat(dim, i%3+1)
 		}
-		for _, s := range p.segments {
+		for i, s := range p.segments {
 			if s.literal != "" && strings.Contains(dim, s.literal) || dim == "" && len(dims) > 0 {
 				return // a dim holding its own separator is read back by the rule FuzzClassify checks
+			}
+			// Nor one whose end and the separator after it hold the separator sooner ("0" before
+			// "00" reads as "" then "0…"): a dim ends at its separator's first occurrence.
+			if s.literal == "" && s.dim >= 0 && i+1 < len(p.segments) {
+				if next := p.segments[i+1].literal; next != "" && strings.Index(dims[s.dim]+next, next) != len(dims[s.dim]) {
+					return
+				}
 			}
 		}
 		key, err = p.Key(dims, "")
