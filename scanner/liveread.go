@@ -242,12 +242,13 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at 
 	lf.Keys, lf.KeysFrom, lf.Partial = fs.population(last, int64(lf.Top+lf.Sampled))
 	cover := float64(lf.Top+lf.Sampled) / math.Max(float64(lf.Keys), 1)
 	var notes []string
-	if fig, ok := total.figure(cover); ok {
+	leftOut := tau > 0 // keys of the window offered and not kept, or not read now
+	if fig, ok := total.figure(cover, leftOut); ok {
 		lf.Total = &fig
 	} else {
 		notes = append(notes, fmt.Sprintf("total: fewer than %d of the %d keys sampled hold a value", estimate.MinFound, lf.Sampled))
 	}
-	switch fig, ok := rate.figure(cover); {
+	switch fig, ok := rate.figure(cover, leftOut); {
 	case newBase:
 		notes = append(notes, "rate: measured from this read on (the sample changed)")
 	case !topRated || (rate.n == 0 && lf.Sampled > 0):
@@ -300,17 +301,18 @@ func (h *htSum) add(y, w, tau float64) {
 	}
 }
 
-// figure is the estimate with its 95% interval; ok is false when fewer than estimate.MinFound
-// keys drawn by chance hold the figure (then their spread says too little). cover is the share
-// of the window's keys read.
-func (h *htSum) figure(cover float64) (estimate.Figure, bool) {
-	if h.uncertain > 0 && h.nonzero < estimate.MinFound {
+// figure is the estimate with its 95% interval; ok is false when keys were left out (leftOut:
+// offered and not kept, or not read this time) and fewer than estimate.MinFound keys drawn by
+// chance hold the figure (then their spread says too little, and with none read at all the keys
+// left out would count for nothing). cover is the share of the window's keys read.
+func (h *htSum) figure(cover float64, leftOut bool) (estimate.Figure, bool) {
+	if (h.uncertain > 0 || leftOut) && h.nonzero < estimate.MinFound {
 		return estimate.Figure{}, false
 	}
 	est := h.exactSum + h.est
 	half := estimate.TQuantile975(float64(max(h.uncertain-1, 1))) * math.Sqrt(h.variance)
 	fig := estimate.Figure{Estimate: est, Low: est - half, High: est + half, Seen: h.seen, Coverage: math.Min(cover, 1)}
-	if h.uncertain == 0 {
+	if h.uncertain == 0 && !leftOut {
 		fig.Coverage = 1 // every key offered was read
 	}
 	return fig, true

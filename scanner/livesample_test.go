@@ -168,3 +168,20 @@ func TestLiveFamiliesTakeTurns(t *testing.T) {
 		t.Fatalf("a budget under one family's largest keys read %d families", len(got))
 	}
 }
+
+// TestLiveTopKeysAloneAreNotTheWindow: a read that could afford only a family's largest keys,
+// while the window holds others left out, says nothing of the window's total or rate (their sum
+// would pass for all of it, exactly); when every key offered was read, their sum is exact.
+func TestLiveTopKeysAloneAreNotTheWindow(t *testing.T) {
+	var h htSum
+	for _, v := range []float64{120, 80, 50} {
+		h.exact(v)
+	}
+	if fig, ok := h.figure(0.01, true); ok {
+		t.Fatalf("the largest keys alone, others left out, estimate the window as %+v", fig)
+	}
+	fig, ok := h.figure(1, false)
+	if !ok || fig.Estimate != 250 || fig.Low != 250 || fig.High != 250 || fig.Coverage != 1 {
+		t.Fatalf("every key offered read: %+v %v, want exactly 250", fig, ok)
+	}
+}
