@@ -201,8 +201,8 @@ func (fs *famSample) roll(now time.Time, loc *time.Location) {
 func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
 	k := fs.byName[name]
 	if k != nil {
-		if k.idx < 0 { // in the top list: keep its rank current
-			k.value = v
+		if k.idx < 0 { // in the top list: keep its rank current (a live read may be newer than the page)
+			k.value = max(k.value, v)
 			fs.resort()
 			return
 		}

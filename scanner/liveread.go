@@ -242,7 +242,9 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at 
 	lf.Keys, lf.KeysFrom, lf.Partial = fs.population(last, int64(lf.Top+lf.Sampled))
 	cover := float64(lf.Top+lf.Sampled) / math.Max(float64(lf.Keys), 1)
 	var notes []string
-	leftOut := tau > 0 // keys of the window offered and not kept, or not read now
+	// Keys of the window offered and not kept, or not read now, or counted by a sweep and never
+	// offered (created since, or past the sweep under way's place): the keys read are not all.
+	leftOut := tau > 0 || lf.Keys > int64(lf.Top+lf.Sampled)
 	if fig, ok := total.figure(cover, leftOut); ok {
 		lf.Total = &fig
 	} else {

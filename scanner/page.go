@@ -35,8 +35,8 @@ func (s *Sweep) page(ctx context.Context, addr string, c redis.Cmdable, cursor u
 		err   error
 	)
 	if scan {
-		// This SCAN runs beside the reads, so its round trip may hold some of theirs: a looser
-		// bound, and a smaller COUNT, than Run's.
+		// This SCAN runs beside the reads, so its round trip may hold some of theirs: it bounds
+		// the call more loosely than Run's, and its tuner, shared with Run's, sees it as slower.
 		count := m.tune.scanCount()
 		start := time.Now()
 		names, next, err = c.Scan(ctx, cursor, "", int64(count)).Result()

@@ -3,7 +3,6 @@ package scanner
 import (
 	"context"
 	"sync/atomic"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -35,7 +34,7 @@ func (s *Sweep) shareOf(addr string) *pacer {
 	defer s.mu.Unlock()
 	p := s.shares[addr]
 	if p == nil {
-		p = newPacer(0, time.Now)
+		p = newPacer(0, s.pace.now)
 		s.shares[addr] = p
 	}
 	open := s.masters

@@ -102,12 +102,8 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if n := len(f.Series.Hours); n > 0 {
 			spark = format.Sparkline(f.Series.Hours[max(n-24, 0):])
 		}
-		var noTTL *scanner.Estimate
-		if f.TTLEstimate != nil {
-			noTTL = &f.TTLEstimate.NoTTL
-		}
 		t.rows = append(t.rows, []string{f.Family, cells.Count(f.Keys, f.KeysEstimate), hour, cells.Rate(f, live, ""), today,
-			cells.Count(f.TTL.NoTTL, noTTL), mism, spark})
+			problemCell(f.Health.NoTTL), mism, spark})
 	}
 	t.selected = v.rows.sel
 	if len(t.rows) == 0 {

@@ -162,7 +162,10 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 	keysText := format.Commas(keys)
 	if !snap.Scan.Complete { // a first sweep under way: every sum holds its estimates
 		est = [3]bool{true, true, true}
-		keysText = "≈" + format.Short(float64(keys))
+		if soFar(snap) {
+			bound = [3]bool{true, true, true}
+		}
+		keysText = partialMark(snap) + format.Short(float64(keys))
 	}
 	mark := func(i int, s string) string {
 		switch {
@@ -357,4 +360,17 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+format.Commas(busiestN)+")"))
 	}
 	return lines
+}
+
+// soFar reports whether a sweep under way scaled nothing (the keys the servers hold are
+// unknown: DBSIZE refused), so its figures are what it has seen so far.
+func soFar(snap *scanner.Snapshot) bool { return snap.Scan.Coverage <= 0 || snap.Scan.DBSizeNote != "" }
+
+// partialMark is the mark of a sum of a sweep under way's figures: ≈ when they are estimates, ≥
+// when they are only what was seen so far.
+func partialMark(snap *scanner.Snapshot) string {
+	if soFar(snap) {
+		return "≥"
+	}
+	return "≈"
 }

@@ -101,7 +101,7 @@ func (v *ttlView) healthTable(snap *scanner.Snapshot, visible []string) *table {
 	}
 	all := format.Commas(familyKeys)
 	if !snap.Scan.Complete {
-		all = "≈" + format.Short(float64(familyKeys))
+		all = partialMark(snap) + format.Short(float64(familyKeys))
 	}
 	t.rows = append(t.rows, []string{"all families", all, problemCell(h0.NoTTL),
 		problemCell(h0.OverRetention), problemCell(h0.ExpiredButPresent), problemCell(h0.WrongType), problemCell(h0.NotInteger), ""})

@@ -83,14 +83,4 @@ func (b *bencher) load(id string, fam *store.Family, opt scanner.Options, idle f
 }
 
 // sleep waits d, or less when the run is cancelled.
-func (b *bencher) sleep(d time.Duration) error {
-	if d <= 0 {
-		return b.ctx.Err()
-	}
-	select {
-	case <-b.ctx.Done():
-		return b.ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}
+func (b *bencher) sleep(d time.Duration) error { return sleepCtx(b.ctx, d) }

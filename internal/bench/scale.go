@@ -19,7 +19,7 @@ const (
 	goalFirstFigures = 2.0  // seconds from a console's start to its first figures, at most
 	goalTotalsAt5    = 0.02 // the main families' figures' relative error at 5% coverage, at most
 	goalHitRate      = 0.9  // the trials' share whose 95% interval holds the exact value, at least
-	goalConsoleCPU   = 1.0  // the console's Redis CPU at the defaults, percent of a core, at most
+	goalConsoleCPU   = 1.0  // the console's Redis CPU at the defaults, percent of a core, below
 )
 
 // scaleCoverages are the shares of the keyspace the estimates are measured at.

@@ -17,9 +17,9 @@ import (
 func startCluster(ctx context.Context, masters int) ([]string, []int, func(), error) {
 	var addrs []string
 	var stops []func()
-	stop := func() {
-		for _, s := range stops {
-			s()
+	stop := func() { // in reverse: each node stops before its directory goes
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
 	}
 	for range masters {

@@ -182,22 +182,12 @@ func (c *LiveRateCheck) settle(lw *liveWriter, polls []scanner.LiveFamily, from,
 	if len(rates) == 0 {
 		return
 	}
-	slices.Sort(rates)
-	slices.Sort(widths)
-	slices.Sort(spans)
-	c.MedianPerSec, c.MinPerSec, c.MaxPerSec = ptr(median(rates)), ptr(rates[0]), ptr(rates[len(rates)-1])
-	c.HalfWidth, c.SpanSeconds = ptr(median(widths)), median(spans)
+	c.MinPerSec, c.MedianPerSec, c.MaxPerSec = spreadOf(rates)
+	_, width, _ := spread(widths)
+	_, c.SpanSeconds, _ = spread(spans)
+	c.HalfWidth = &width
 	c.HitRate = ptr(float64(c.Inside) / float64(c.WithRate))
 	if c.TruePerSec > 0 {
 		c.RelError = ptr(*c.MedianPerSec/c.TruePerSec - 1)
 	}
-}
-
-// median is the median of sorted values (the mean of the middle two of an even count).
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

@@ -123,11 +123,14 @@ func loadScale(ctx context.Context, addrs []string, route router, fams []*scaleF
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
+	ctx, cancel := context.WithCancel(ctx) // one worker's failure stops the others
+	defer cancel()
 	for worker := range workers {
 		wg.Go(func() {
 			got, err := loadWorker(ctx, addrs, route, fams, total, worker, workers)
 			if err != nil {
 				errs <- err
+				cancel()
 				return
 			}
 			mu.Lock()

@@ -18,13 +18,12 @@ const maxSampleFor = 24 * time.Hour
 type sampleFlags struct {
 	share float64       // 0 < share < 1; 0 when --sample is not given or is 100%
 	dur   time.Duration // 0 when --for is not given
-	given bool          // --sample or --for was given
 }
 
 // register adds the two flags to fs.
 func (s *sampleFlags) register(fs *flag.FlagSet) {
 	fs.Var(&percentFlag{s: s}, "sample", "stop once `P%` of the keys the servers hold (DBSIZE) are seen, P above 0 and at\nmost 100 (5% or 5); the figures are then estimates with their 95% intervals")
-	fs.Var(&forFlag{s: s}, "for", "stop after `D` (30s, 5m; above 0, at most 24h), whichever comes first with --sample;\nthe figures are then estimates with their 95% intervals")
+	numberVar(fs, &s.dur, "for", 0, time.Nanosecond, maxSampleFor, "stop after `D` (30s, 5m; above 0, at most 24h), whichever comes first with --sample;\nthe figures are then estimates with their 95% intervals")
 }
 
 // percentFlag is --sample: "5%" or "5", a percent above 0 and at most 100.
@@ -42,7 +41,7 @@ func (f *percentFlag) Set(v string) error {
 		f.refused = v + " " + err.Error()
 		return err
 	}
-	f.text, f.s.given = v, true
+	f.text = v
 	f.s.share = p / 100
 	if p == 100 {
 		f.s.share = 0 // the whole keyspace: no stop
@@ -69,41 +68,6 @@ func parsePercent(v string) (float64, error) {
 	}
 	return p, nil
 }
-
-// forFlag is --for: a duration above 0 and at most maxSampleFor.
-type forFlag struct {
-	s       *sampleFlags
-	refused string
-}
-
-func (f *forFlag) String() string {
-	if f.s == nil || f.s.dur == 0 {
-		return ""
-	}
-	return f.s.dur.String()
-}
-
-func (f *forFlag) Set(v string) error {
-	d, err := time.ParseDuration(v)
-	switch {
-	case err != nil:
-		err = fmt.Errorf("is not a duration such as 30s or 2m")
-	case d < 0:
-		err = fmt.Errorf("must not be negative")
-	case d == 0:
-		err = fmt.Errorf("must be above 0")
-	case d > maxSampleFor:
-		err = fmt.Errorf("must be at most %s", maxSampleFor)
-	}
-	if err != nil {
-		f.refused = v + " " + err.Error()
-		return err
-	}
-	f.s.dur, f.s.given = d, true
-	return nil
-}
-
-func (f *forFlag) refusedValue() string { return f.refused }
 
 // slice is how long a discover poll runs, elapsed into the sweep that has seen coverage of
 // dbSize keys at budget keys a second: pollSlice, or less when what is left of --for, or of

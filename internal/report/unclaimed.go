@@ -72,6 +72,5 @@ func scaled(n int64, e *discover.Estimate) string {
 	if e == nil {
 		return cells.Count(n, nil)
 	}
-	se := &scanner.Estimate{Estimate: e.Estimate, Low: e.Low, High: e.High, Coverage: e.Coverage, Seen: e.Seen, SoFar: e.SoFar}
-	return cells.Count(int64(e.Estimate+0.5), se)
+	return cells.Count(int64(e.Estimate+0.5), e) // discover.Estimate is scanner.Estimate: estimate.Shown
 }
