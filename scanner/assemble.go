@@ -3,6 +3,7 @@ package scanner
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"time"
 
@@ -83,6 +84,9 @@ const maxStartsOver = 3
 // it, the sweep starts over (up to maxStartsOver times), since its cursors no longer hold. When
 // ctx ends first, it returns the Snapshot of what it saw (Complete false) with ctx's error. When
 // opt.StopAt or opt.StopAfter ends it first, that Snapshot is a sample, returned with no error.
+//
+// With opt.Infer, the entries it adopts while the sweep is young start the sweep over with them;
+// those adopted later, or at the end, are counted by one more sweep (see Inferrer).
 func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, opt Options) (*Snapshot, error) {
 	sweepCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -93,12 +97,39 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	var s *Sweep
 	var a *Aggregator
 	var err error
-	for range maxStartsOver {
+	in := newInferring(opt.Infer)
+	for starts, reruns := 0, 0; starts < maxStartsOver; {
 		s = New(rdb, families, opt)
 		a = NewAggregator(families, opt)
-		if err = s.Run(sweepCtx, sampling(s, a, opt.StopAt, stop)); !errors.Is(err, ErrRestarted) && !errors.Is(err, ErrMastersChanged) {
-			break
+		runCtx, stopRun := context.WithCancel(sweepCtx)
+		var restart Adoption
+		visit := sampling(s, a, opt.StopAt, stop)
+		err = s.Run(runCtx, func(p Page) {
+			visit(p)
+			if restart = in.turn(s, a.scan.KeysSeen, false); !restart.empty() {
+				stopRun() // the pages still coming are dropped with this sweep
+			}
+		})
+		stopRun()
+		if !restart.empty() && sweepCtx.Err() != nil {
+			in.pending = in.pending.with(restart) // adopted as the sample ended: not counted in it
+		} else if !restart.empty() {
+			families, opt.Structures = slices.Concat(families, restart.Families), opt.Structures.With(restart.Structures)
+			continue
 		}
+		if errors.Is(err, ErrRestarted) || errors.Is(err, ErrMastersChanged) {
+			starts++
+			continue
+		}
+		if err == nil && s.Done() && reruns == 0 && sweepCtx.Err() == nil {
+			in.turn(s, a.scan.KeysSeen, true)
+			if later := in.takePending(); !later.empty() { // counted by one more sweep
+				families, opt.Structures = slices.Concat(families, later.Families), opt.Structures.With(later.Structures)
+				reruns++
+				continue
+			}
+		}
+		break
 	}
 	if err != nil && ctx.Err() == nil && sweepCtx.Err() != nil {
 		err = nil // stopped on purpose: a sample
@@ -112,7 +143,9 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	}
 	a.AddReads(s.Finish(readCtx, a.Wants()))
 	a.SetProgress(s.Progress())
-	return a.Snapshot(err == nil && s.Done()), err
+	snap := a.Snapshot(err == nil && s.Done())
+	snap.Inferred = in.state()
+	return snap, err
 }
 
 // sampling is the visit of a Take: it adds each page to a, and calls stop once the sweep has

@@ -48,6 +48,9 @@ type Options struct {
 	MaxShapes int
 	// Retry, when set, has Run ride out transient faults; nil ends Run on the first error.
 	Retry *Retry
+	// Infer, when set, adopts entries for the keys no entry claims as the sweep finds them
+	// (Take and the Watcher; see Inferrer): the console, snapshot and serve with no config.
+	Infer Inferrer
 	// StopAt, when above 0 and below 1, ends Take's sweep once it has seen that share of the
 	// keys the servers hold (DBSIZE; never while that is unknown), and StopAfter, when above 0,
 	// once it has run that long: whichever comes first. The Snapshot is then of a sample, its

@@ -33,6 +33,9 @@ type Snapshot struct {
 	// Unclaimed is the keys no entry claims: how many, their estimated memory, and their groups
 	// with the kind, evidence and config entry discover proposes for each. Examples are escaped.
 	Unclaimed discover.Result `json:"unclaimed"`
+	// Inferred, when no config was given, lists the entries the sweep inferred from the keys
+	// and counted as if configured (nil when the entries come from a config).
+	Inferred *Inferred `json:"inferred,omitempty"`
 }
 
 // ScanStats says how much of the keyspace a sweep visited.

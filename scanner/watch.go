@@ -48,6 +48,7 @@ type Watcher struct {
 	conn    connTrack
 	live    *liveSampler // the counter families' keys read again at every Poll
 	cost    *costMeter
+	infer   *inferring // nil unless opt.Infer: the entries adopted from the keys
 }
 
 // Status is what a Poll returns: the last complete Snapshot and the state of things now.
@@ -76,6 +77,9 @@ type Status struct {
 	// Cost is what watching cost Redis since the last Poll: the keys swept a second and the
 	// share of Redis' time hourglass' commands took.
 	Cost Cost
+	// Inferred, when the watcher runs on entries inferred from the keys (Options.Infer), lists
+	// them; nil when they come from a config.
+	Inferred *Inferred
 }
 
 // LiveWindow is a current window's top dims with values read now, largest first.
@@ -126,7 +130,7 @@ func NewWatcher(rdb redis.UniversalClient, families []*store.Family, opt Options
 		now = time.Now
 	}
 	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now},
-		live: newLiveSampler(families, opt), cost: newCostMeter(rdb)}
+		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: newInferring(opt.Infer)}
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -151,7 +155,14 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		w.cost.visited(p)
 	})
 	w.agg.SetProgress(w.sweep.Progress())
-	if err == nil && w.sweep.Done() {
+	if err == nil && w.infer != nil {
+		// Entries adopted while the sweep is young start it over; later ones wait for the next.
+		if add := w.infer.turn(w.sweep, w.agg.scan.KeysSeen, w.sweep.Done()); !add.empty() {
+			w.add(add.Families, add.Structures)
+			w.restart = true
+		}
+	}
+	if err == nil && w.sweep.Done() && !w.restart {
 		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
 		snap := w.agg.Snapshot(true)
 		snap.SetRate(w.last)
@@ -175,7 +186,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if err == nil {
 		st.Cost = w.cost.read(ctx, w.rdb)
 	}
-	st.Snapshot = w.last
+	st.Snapshot, st.Inferred = w.last, w.infer.state()
 	if w.last == nil && w.agg.scan.KeysSeen > 0 {
 		st.Partial = w.agg.Snapshot(false)
 	}
@@ -288,14 +299,19 @@ func (w *Watcher) Claim(families []*store.Family, st Structures) error {
 	if err := claimClash(w.families, w.opt.Structures, families, st); err != nil {
 		return err
 	}
+	w.add(families, st)
+	w.restart = true
+	return nil
+}
+
+// add adds families and structures to what the next sweep counts. w.mu is held.
+func (w *Watcher) add(families []*store.Family, st Structures) {
 	// New slices: the old ones may share their arrays with the caller's config.
 	w.specMu.Lock()
 	w.families = slices.Concat(w.families, families)
 	w.opt.Structures = w.opt.Structures.With(st)
 	w.specMu.Unlock()
 	w.live.setFamilies(families)
-	w.restart = true
-	return nil
 }
 
 // With returns s and add together, in new slices.
@@ -356,6 +372,9 @@ func names[T any](xs []T, name func(T) string) []string {
 }
 
 func (w *Watcher) begin() {
+	if later := w.infer.takePending(); !later.empty() { // adopted too late for the last sweep
+		w.add(later.Families, later.Structures)
+	}
 	prev := w.sweep
 	w.sweep = New(w.rdb, w.families, w.opt)
 	if prev != nil { // what the last sweep read, its unions included, is paid before the next reads more

@@ -35,9 +35,10 @@ func (m *Model) globalBindings() []binding {
 		{Binding: k.Inject, write: readOnly, do: m.inject},
 		{Binding: k.Traffic, write: readOnly, do: m.toggleTraffic},
 		{Binding: k.Repair, write: readOnly, do: m.repair},
-		// a and w act on the Unclaimed view's groups: its footer names them; elsewhere they say so.
+		// a and w act on the Unclaimed view's groups: its footer names them; elsewhere they say so,
+		// but for w when the entries are inferred, which writes them from any view.
 		{Binding: k.Claim, short: true, hidden: !onUnclaimed, do: func() tea.Cmd { return m.unclaimedKey(false) }},
-		{Binding: k.Propose, short: true, hidden: !onUnclaimed, do: func() tea.Cmd { return m.unclaimedKey(true) }},
+		{Binding: k.Propose, short: true, hidden: !onUnclaimed && m.c.status.Inferred == nil, do: func() tea.Cmd { return m.unclaimedKey(true) }},
 	}
 	if v.filterable() {
 		bs = append(bs, binding{Binding: k.Filter, short: true, do: func() tea.Cmd { m.filtering = true; return nil }})

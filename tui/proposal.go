@@ -66,6 +66,10 @@ type prompt struct {
 // on the Unclaimed view's groups.
 func (m *Model) unclaimedKey(propose bool) tea.Cmd {
 	v, ok := m.views[m.active].(*unclaimed)
+	if !ok && propose && m.c.status.Inferred != nil {
+		// With the entries inferred, w writes them from any view: the header says so.
+		v, ok = m.unclaimedView()
+	}
 	if !ok {
 		m.flashf(fmt.Sprintf("%s and %s act on the Unclaimed view (%d)", m.c.keys.Claim.Help().Key, m.c.keys.Propose.Help().Key, len(viewNames)))
 		return nil
@@ -92,6 +96,16 @@ func (m *Model) unclaimedKey(propose bool) tea.Cmd {
 		return m.claim(*g)
 	}
 	return nil
+}
+
+// unclaimedView is the console's Unclaimed view.
+func (m *Model) unclaimedView() (*unclaimed, bool) {
+	for _, v := range m.views {
+		if u, ok := v.(*unclaimed); ok {
+			return u, true
+		}
+	}
+	return nil, false
 }
 
 // claimed reports whether the group of pattern has been added, or is being added; a refused one

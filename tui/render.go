@@ -2,13 +2,15 @@ package tui
 
 import (
 	"fmt"
-	"hourglass/internal/format"
 	"slices"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
 )
 
 // View draws the whole screen: header, banner when disconnected, tabs, the view, footer.
@@ -69,6 +71,9 @@ func (m *Model) header(w int) []string {
 	if !strings.Contains(o.Target, o.Mode) {
 		line1 += " " + st.Muted.Render("("+o.Mode+")")
 	}
+	if in := m.c.status.Inferred; in != nil {
+		line1 += " " + st.Warn.Render(inferredText(in))
+	}
 	if n := m.activeTraffic(); n != "" {
 		line1 += " " + st.Warn.Render("test traffic: "+n)
 	}
@@ -120,6 +125,20 @@ func (m *Model) header(w int) []string {
 		line2 = strings.Join(parts, sep)
 	}
 	return []string{fit(line1, w), fit(line2, w)}
+}
+
+// inferredText says, in the header, that the entries watched were inferred from the keys (no
+// config was given), how many, and that w writes them to a file.
+func inferredText(in *scanner.Inferred) string {
+	n := len(in.Entries)
+	text := fmt.Sprintf("no config: %d entries inferred", n)
+	if n == 1 {
+		text = "no config: 1 entry inferred"
+	}
+	if in.Pending > 0 {
+		text += fmt.Sprintf(" (%d from the next sweep)", in.Pending)
+	}
+	return text + ", w saves"
 }
 
 // redisTime says what share of one core of Redis hourglass' commands took since the last poll

@@ -17,10 +17,10 @@ import (
 	"hourglass/internal/console"
 	"hourglass/internal/discover"
 	"hourglass/internal/format"
+	"hourglass/internal/infer"
 	"hourglass/internal/target"
 	"hourglass/internal/traffic"
 	"hourglass/scanner"
-	"hourglass/store"
 )
 
 const discoverUsage = `hourglass discover: sweep the keyspace and propose a config.toml for what is in it.
@@ -326,7 +326,7 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 	doc := &discover.Doc{
 		Target: label, TakenAt: f.takenAt, Elapsed: f.elapsed, KeysSeen: f.keysSeen,
 		Complete: f.complete, Sampled: f.sampled, Timezone: base.TimezoneName, Merge: r.merge, Before: before,
-		Redis:  connection(base.Redis, r.common.insecure, t.Embedded != nil),
+		Redis:  infer.Connection(base.Redis, r.common.insecure, t.Embedded != nil),
 		Result: f.result.Avoiding(entryNames(before)),
 	}
 	text, err := checkedConfig(doc, t.Mode == "cluster", strings.Count(before, "\n")+2)
@@ -364,40 +364,6 @@ func checkedConfig(doc *discover.Doc, cluster bool, from int) (string, error) {
 		return "", fmt.Errorf("discover: %w", err)
 	}
 	return text, nil
-}
-
-// connection is the [redis] table of the target: its addresses as given, with any URL's password
-// left out, and the settings that reach it again, never a password.
-func connection(rc config.RedisConfig, insecure, embedded bool) discover.Connection {
-	c := discover.Connection{Name: rc.Name, Username: rc.Username, PasswordEnv: rc.PasswordEnv,
-		TLSCA: rc.TLS.CA, TLSCert: rc.TLS.Cert, TLSKey: rc.TLS.Key, Addrs: []string{}}
-	stripped := false
-	for _, a := range rc.Addrs {
-		s := withoutPassword(a)
-		stripped = stripped || s != a
-		c.Addrs = append(c.Addrs, s)
-	}
-	if stripped {
-		c.Notes = append(c.Notes, "The password of an address is left out: hourglass reads it from password_env, or")
-		c.Notes = append(c.Notes, "REDISCLI_AUTH when that is not set.")
-	}
-	if insecure {
-		c.Notes = append(c.Notes, "This sweep ran with --insecure, which is never read from a file: give it again.")
-	}
-	if embedded {
-		c.Notes = append(c.Notes, "addrs = [] is the embedded Redis, with demo data: give your Redis's address instead.")
-	}
-	return c
-}
-
-// withoutPassword is a redis:// or rediss:// address with its password taken out (the user kept,
-// the rest as written); any other address as it is.
-func withoutPassword(a string) string {
-	r := store.RedactAddr(a)
-	if r == a {
-		return a // no password in it
-	}
-	return strings.Replace(strings.Replace(r, ":xxxxx@", "@", 1), "://@", "://", 1)
 }
 
 // entryNames are the names of every table array's entries in a config's text, which entries

@@ -81,7 +81,11 @@ func (c *commonFlags) load(stderr io.Writer) (*config.Config, error) {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "hourglass: warning: "+w.Error())
 	}
-	if c.watches && !cfg.Watches() {
+	if c.watches && cfg.Path == "" && len(c.addrs) > 0 {
+		// An address and no config: the entries come from the keys themselves.
+		cfg = cfg.Bare()
+	}
+	if c.watches && !cfg.Watches() && !cfg.Inferred {
 		fmt.Fprintf(stderr, "hourglass: warning: %s declares no entry ([[counter]], queues, limiters, uniques, locks or job queues): "+
 			"nothing is watched and every key counts as unclaimed; hourglass discover proposes entries\n", cfg.Path)
 	}

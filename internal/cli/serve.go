@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hourglass/internal/config"
+	"hourglass/internal/infer"
 	"hourglass/internal/metrics"
 	"hourglass/scanner"
 	"io"
@@ -39,6 +40,10 @@ func cmdServe(ctx context.Context, shipped []byte, args []string, stdout, stderr
 	defer t.Close()
 	opt := cfg.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode = t.Store.Now, t.Label, t.Mode
+	if cfg.Inferred {
+		opt.Infer = infer.New(cfg, t.Mode == "cluster")
+		fmt.Fprintf(stderr, "hourglass: no config file: the entries are inferred from %s's keys as the sweeps find them (hourglass discover writes them as a config)\n", t.Label)
+	}
 	w := scanner.NewWatcher(t.RDB, cfg.Counters, opt)
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"hourglass/internal/config"
 	"hourglass/internal/format"
+	"hourglass/internal/infer"
 	"hourglass/internal/report"
 	"hourglass/internal/target"
 	"hourglass/internal/traffic"
@@ -70,9 +71,17 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
 			t.Embedded.Addr(), format.Commas(n))
 	}
-	snap, err := takeSnapshot(ctx, t, cfg, top, examples, sample, stderr)
+	var adopter *infer.Adopter
+	if cfg.Inferred {
+		adopter = infer.New(cfg, t.Mode == "cluster")
+		fmt.Fprintf(stderr, "hourglass: no config file: the entries are inferred from %s's keys as the sweep finds them (hourglass discover writes them as a config)\n", t.Label)
+	}
+	snap, err := takeSnapshot(ctx, t, cfg, adopter, top, examples, sample, stderr)
 	if err != nil && snap == nil {
 		return err
+	}
+	if adopter != nil {
+		cfg = adopter.Config()
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -90,12 +99,15 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 // each window keeping its top largest values and each problem its examples keys. When the sweep stops early it returns the partial
 // snapshot (Complete false) with the reason. Faults that pass are waited out, each shown on
 // stderr while it lasts.
-func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, top, examples int, sample sampleFlags, stderr io.Writer) (*scanner.Snapshot, error) {
+func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, adopter *infer.Adopter, top, examples int, sample sampleFlags, stderr io.Writer) (*scanner.Snapshot, error) {
 	loc := cfg.Timezone
 	opt := cfg.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode, opt.TopK, opt.Examples = t.Store.Now, t.Label, t.Mode, top, examples
 	opt.StopAt, opt.StopAfter = sample.share, sample.dur
 	opt.Retry = retrying(stderr, "snapshot", t.Label)
+	if adopter != nil {
+		opt.Infer = adopter
+	}
 	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters, opt)
 	snap.TakenAt = snap.TakenAt.In(loc)
 	switch {

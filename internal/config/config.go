@@ -42,6 +42,9 @@ type Config struct {
 	Structures scanner.Structures
 	// Profiles are the [[profile]] mixes `inject --profile` runs (demo is built in).
 	Profiles []Profile
+	// Inferred is set on the config of a command given an address and no config file (see
+	// Bare): it holds no entries, and the sweep infers them from the keys.
+	Inferred bool
 
 	file        string         // the name errors give for the file
 	patternLine map[string]int // "<table>:<name>" -> line of the family's pattern, for errors found later

@@ -65,6 +65,25 @@ func (cfg *Config) WithEntries(e *Entries) *Config {
 	return &out
 }
 
+// Names are the names cfg gives its entries, of every table: an entry proposed or inferred must
+// not repeat one.
+func (cfg *Config) Names() map[string]bool {
+	out := map[string]bool{}
+	for k := range cfg.entryNames() {
+		out[k[strings.Index(k, "]]")+2:]] = true
+	}
+	return out
+}
+
+// Bare returns a copy of cfg with its settings and none of its entries, marked Inferred: what a
+// command that watches runs on when it is given an address and no config, its entries inferred
+// from the keys.
+func (cfg *Config) Bare() *Config {
+	out := *cfg
+	out.Counters, out.Structures, out.Inferred = nil, scanner.Structures{}, true
+	return &out
+}
+
 // entryNames are the names cfg gives its entries, keyed as checker.taken reads them.
 func (cfg *Config) entryNames() map[string]bool {
 	names := map[string]bool{}

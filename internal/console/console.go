@@ -13,6 +13,7 @@ import (
 
 	"hourglass/internal/config"
 	"hourglass/internal/format"
+	"hourglass/internal/infer"
 	"hourglass/internal/inspect"
 	"hourglass/internal/target"
 	"hourglass/internal/traffic"
@@ -54,6 +55,11 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 		// paces its sweep.
 		wopt.MaxRedisTime = 0
 	}
+	var adopter *infer.Adopter
+	if cfg.Inferred { // no config file: the entries are inferred from the keys as the sweep goes
+		adopter = infer.New(cfg, t.Mode == "cluster")
+		wopt.Infer = adopter
+	}
 	src := scanner.NewWatcher(t.RDB, cfg.Counters, wopt)
 	opt := tui.Options{
 		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
@@ -63,7 +69,11 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 	for _, f := range cfg.Counters {
 		opt.Families = append(opt.Families, tui.FamilyInfo{Name: f.Name(), Pattern: f.Pattern().String()})
 	}
-	opt.Session = newSession(src, cfg, t.Mode == "cluster", t.Label)
+	sess := newSession(src, cfg, t.Mode == "cluster", t.Label)
+	if adopter != nil {
+		sess.inferring(adopter, infer.Connection(cfg.Redis, cfg.Redis.TLS.Insecure, t.Embedded != nil))
+	}
+	opt.Session = sess
 	drill := inspect.New(src)
 	opt.Inspector = drill // the drill-down reads within the Watcher's sweep budget
 	stop = func() {}

@@ -13,6 +13,7 @@ import (
 
 	"hourglass/internal/config"
 	"hourglass/internal/discover"
+	"hourglass/internal/infer"
 	"hourglass/scanner"
 	"hourglass/tui"
 )
@@ -24,6 +25,10 @@ type session struct {
 	w       *scanner.Watcher
 	cluster bool   // the target is a Redis Cluster: entries must keep their windows in one slot
 	label   string // the target, for the proposal's header
+	// inferred, with no config file, holds the entries adopted from the keys and those added
+	// here; conn is then the [redis] table the file written begins with.
+	inferred *infer.Adopter
+	conn     discover.Connection
 
 	mu    sync.Mutex
 	cfg   *config.Config   // the config in use with the entries added so far
@@ -34,13 +39,26 @@ func newSession(w *scanner.Watcher, cfg *config.Config, cluster bool, label stri
 	return &session{w: w, cfg: cfg, cluster: cluster, label: label}
 }
 
+// inferring makes s the session of a console with no config file: entries are added to the
+// adopter's, and the file written is a whole config of them, beginning with conn.
+func (s *session) inferring(a *infer.Adopter, conn discover.Connection) *session {
+	s.inferred, s.conn = a, conn
+	return s
+}
+
 // Claim parses entry's TOML as the config in use would read it (its time zone, its names taken)
 // and hands the new families and structures to the watcher, which counts their keys from the
 // next sweep. Nothing is added when the config or the watcher refuses it.
 func (s *session) Claim(ctx context.Context, entry discover.Entry) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	add, err := s.parse(s.cfg, entry)
+	var add *config.Entries
+	var err error
+	if s.inferred != nil {
+		add, err = s.inferred.Add(entry)
+	} else {
+		add, err = s.parse(s.cfg, entry)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -78,6 +96,9 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 	}
 	s.mu.Lock()
 	doc, err := s.doc(p)
+	if s.inferred != nil {
+		doc = s.inferredDoc(p)
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return "", err
@@ -147,7 +168,24 @@ func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
 		}
 	}
 	return &discover.Doc{Target: s.label, TakenAt: p.TakenAt, Elapsed: p.Elapsed, KeysSeen: p.KeysSeen, Complete: p.Complete,
-		Timezone: s.cfg.TimezoneName, Merge: merge, Before: before, Result: r.Avoiding(entryNames(s.cfg))}, nil
+		Timezone: s.cfg.TimezoneName, Merge: merge, Before: before, Result: r.Avoiding(s.cfg.Names())}, nil
+}
+
+// inferredDoc is the whole config file of a console with no config: the [redis] table, the
+// entries adopted from the keys and added in this session, in force, then those still only
+// proposed for p's groups (the low-confidence ones commented out).
+func (s *session) inferredDoc(p tui.Proposal) *discover.Doc {
+	cfg := s.inferred.Config()
+	r := p.Result.Avoiding(cfg.Names())
+	adopted := s.inferred.Groups()
+	r.Groups = append(adopted, r.Groups...)
+	for _, g := range adopted {
+		r.Keys += g.Keys
+	}
+	r.Bytes, r.KeysEstimate, r.BytesEstimate = nil, nil, nil // the adopted groups' share is not known
+	r.BytesNote = "the memory of the keys the entries above claim is in the console's views"
+	return &discover.Doc{Target: s.label, TakenAt: p.TakenAt, Elapsed: p.Elapsed, KeysSeen: p.KeysSeen, Complete: p.Complete,
+		Timezone: cfg.TimezoneName, Redis: s.conn, Result: r}
 }
 
 // withAddrs sets the built-in default's empty addrs to the addresses the console was given, so
@@ -165,34 +203,6 @@ func withAddrs(shipped string, addrs []string) string {
 		quoted[i] = strconv.Quote(a)
 	}
 	return strings.Replace(shipped, "\naddrs = []\n", "\naddrs = ["+strings.Join(quoted, ", ")+"]\n", 1)
-}
-
-// entryNames are the names cfg gives its entries, which proposed entries must not repeat.
-func entryNames(cfg *config.Config) map[string]bool {
-	names := map[string]bool{}
-	for _, f := range cfg.Counters {
-		names[f.Name()] = true
-	}
-	st := cfg.Structures
-	for _, u := range st.Uniques {
-		names[u.Family.Name()] = true
-	}
-	for _, q := range st.DelayQueues {
-		names[q.Name] = true
-	}
-	for _, q := range st.ListQueues {
-		names[q.Name] = true
-	}
-	for _, l := range st.Limiters {
-		names[l.Name] = true
-	}
-	for _, l := range st.Locks {
-		names[l.Name] = true
-	}
-	for _, j := range st.JobQueues {
-		names[j.Name] = true
-	}
-	return names
 }
 
 // isAdded reports whether e was added in this session.

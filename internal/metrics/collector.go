@@ -76,6 +76,7 @@ var (
 	descMem     = prometheus.NewDesc("hourglass_redis_used_memory_bytes", "used_memory from INFO, summed over masters.", nil, nil)
 	// The figures of a sweep under way are estimates, and are withheld (a series must not jump
 	// from an estimate to the exact figure, nor an alert fire on one): only its progress shows.
+	descInferred      = prometheus.NewDesc("hourglass_inferred_entries", "Entries inferred from the keys, serve being given no config: counted by the sweep, or adopted too late for it and counted from the next sweep (state).", []string{"state"}, nil)
 	descFirstCoverage = prometheus.NewDesc("hourglass_first_sweep_coverage", "Share of the keyspace the first sweep has swept, from DBSIZE (present until it completes, when the other series appear).", nil, nil)
 )
 
@@ -95,6 +96,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		up = 0
 	}
 	gauge(descUp, up)
+	if in := st.Inferred; in != nil {
+		gauge(descInferred, float64(len(in.Entries)-in.Pending), "counted")
+		gauge(descInferred, float64(in.Pending), "next_sweep")
+	}
 	if st.Server.Err == "" && st.Server.Masters > 0 {
 		gauge(descOps, float64(st.Server.OpsPerSec))
 		gauge(descMem, float64(st.Server.UsedMemory))

@@ -17,6 +17,7 @@ import (
 // escaped.
 func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 	writeScan(out, s)
+	writeInferred(out, s)
 	for _, w := range s.Warnings {
 		fmt.Fprintf(out, "warning: %s\n", w)
 	}

@@ -1,0 +1,121 @@
+package infer
+
+import (
+	"slices"
+	"sync"
+
+	"hourglass/internal/config"
+	"hourglass/internal/discover"
+	"hourglass/scanner"
+)
+
+// Adopter is the scanner.Inferrer of a command run with no config: it adopts discover's entries
+// of high and medium confidence as if they were configured. Low ones are left for the Unclaimed
+// view and the report to list. An Adopter is safe for use by several goroutines: the sweep
+// adopts while the console's session adds what the operator claims.
+type Adopter struct {
+	cluster bool // the target is a Redis Cluster: an entry must keep its windows in one slot
+
+	mu      sync.Mutex
+	cfg     *config.Config    // the config in use, with every entry adopted or added so far
+	groups  []discover.Group  // the groups adopted, each with the entry as adopted, in order
+	refused map[string]string // by group pattern: why the config refused its entry
+}
+
+// New returns an Adopter of entries added to cfg, the settings in use (with no entries of its own
+// when no config was given).
+func New(cfg *config.Config, cluster bool) *Adopter {
+	return &Adopter{cfg: cfg, cluster: cluster, refused: map[string]string{}}
+}
+
+// Trusted reports whether g's entry is one an Adopter adopts: it has one, of high or medium
+// confidence.
+func Trusted(g discover.Group) bool {
+	return g.Entry != nil && (g.Confidence == discover.High || g.Confidence == discover.Medium)
+}
+
+// Adopt adopts the trusted entries of r's groups not adopted or refused before, renamed where a
+// name is taken; an entry the config refuses is remembered with why, and not tried again.
+func (a *Adopter) Adopt(r discover.Result) scanner.Adoption {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out scanner.Adoption
+	for _, g := range r.Avoiding(a.cfg.Names()).Groups {
+		if !Trusted(g) || a.seen(g) {
+			continue
+		}
+		add, err := a.parse(*g.Entry)
+		if err != nil {
+			a.refused[g.Pattern] = err.Error()
+			continue
+		}
+		a.cfg = a.cfg.WithEntries(add)
+		a.groups = append(a.groups, g)
+		out.Families = slices.Concat(out.Families, add.Counters)
+		out.Structures = out.Structures.With(add.Structures)
+		out.Entries = append(out.Entries, *g.Entry)
+	}
+	return out
+}
+
+// Add parses entry, one the operator chose, as the config in use would read it, and keeps it
+// with the entries adopted (so no later one takes its name, and a file written holds it, in
+// force). Nothing is kept on an error.
+func (a *Adopter) Add(entry discover.Entry) (*config.Entries, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	add, err := a.parse(entry)
+	if err != nil {
+		return nil, err
+	}
+	a.cfg = a.cfg.WithEntries(add)
+	pattern := entry.Pattern
+	if pattern == "" {
+		pattern = entry.Key
+	}
+	a.groups = append(a.groups, discover.Group{Pattern: pattern, Kind: discover.Kind(entry.Table), Confidence: discover.Medium,
+		Evidence: []string{"added in the console by the operator"}, Examples: []string{}, Entry: &entry})
+	return add, nil
+}
+
+// parse reads entry as an addition to the config in use. a.mu is held.
+func (a *Adopter) parse(entry discover.Entry) (*config.Entries, error) {
+	add, err := a.cfg.ParseEntries("inferred", []byte(entry.TOML()))
+	if err == nil && a.cluster {
+		err = add.CheckCluster()
+	}
+	return add, err
+}
+
+// seen reports whether g was adopted or refused before. a.mu is held.
+func (a *Adopter) seen(g discover.Group) bool {
+	if _, ok := a.refused[g.Pattern]; ok {
+		return true
+	}
+	return slices.ContainsFunc(a.groups, func(h discover.Group) bool { return h.Pattern == g.Pattern })
+}
+
+// Groups returns the groups adopted or added, in order, each with its entry as adopted.
+func (a *Adopter) Groups() []discover.Group {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.groups)
+}
+
+// Refused returns, by group pattern, why the config refused a trusted group's entry.
+func (a *Adopter) Refused() map[string]string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make(map[string]string, len(a.refused))
+	for k, v := range a.refused {
+		out[k] = v
+	}
+	return out
+}
+
+// Config returns the config in use with every entry adopted or added so far.
+func (a *Adopter) Config() *config.Config {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg
+}
