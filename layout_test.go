@@ -83,7 +83,7 @@ var importRules = []importRule{
 		why: "measures store and scanner and prints with report"},
 	{pkg: "hourglass/internal/inspect", may: []string{"scanner", "store"},
 		why: "the drill-down reads one structure's keys within the Watcher's budget and writes one task or key through the store"},
-	{pkg: "hourglass/internal/infer", may: []string{"internal/config", "internal/discover", "scanner", "store"},
+	{pkg: "hourglass/internal/infer", may: []string{"internal/config", "internal/discover", "internal/format", "scanner", "store"},
 		mustNot: []string{goRedis},
 		why:     "adopts discover's trusted entries as the config would read them; the scanner does the Redis work"},
 	{pkg: "hourglass/internal/console", may: []string{"internal/config", "internal/discover", "internal/format", "internal/infer", "internal/inspect", "internal/target", "internal/traffic", "scanner", "store", "theme", "tui"},

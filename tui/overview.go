@@ -259,10 +259,19 @@ func row(label, value string) string {
 	return fit(label, 20) + right(value, 16)
 }
 
+// noneYet is a panel's line when it has nothing to show: none configured, or with the entries
+// inferred from the keys, none found among them.
+func (o *overview) noneYet() string {
+	if o.c.status.Inferred != nil {
+		return "none found among the keys"
+	}
+	return "none configured yet"
+}
+
 func (o *overview) queues(snap *scanner.Snapshot) []string {
 	st := o.c.styles
 	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
-		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
+		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
 	}
 	// Counts read from Redis, summed as totals are: one at an int64 end (a library's hostile
 	// count) makes the sum a bound, never a wrapped number.
@@ -330,7 +339,7 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 func (o *overview) limiters(snap *scanner.Snapshot) []string {
 	st := o.c.styles
 	if len(snap.Limiters) == 0 {
-		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}
+		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}
 	}
 	var keys, atLimit, over int64
 	var rejected float64

@@ -12,7 +12,11 @@ type placeholder struct {
 func newPlaceholder(c *common, text []string) *placeholder { return &placeholder{c: c, text: text} }
 
 func (p *placeholder) render(w, h int) string {
-	lines := []string{p.c.styles.Title.Render(p.text[0]), ""}
+	title := p.text[0]
+	if p.c.status.Inferred != nil { // no config: nothing to configure, nothing found
+		title = strings.Replace(title, "none configured", "none found among the keys (entries inferred, no config file)", 1)
+	}
+	lines := []string{p.c.styles.Title.Render(title), ""}
 	for _, l := range p.text[1:] {
 		lines = append(lines, p.c.styles.Muted.Render(l))
 	}

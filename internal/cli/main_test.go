@@ -42,7 +42,42 @@ func (s *syncBuffer) String() string {
 }
 
 // hg runs the command line as main does and returns its exit code and output.
+//
+// A command that watches, given an address and no --config, would infer its entries from the keys;
+// the tests of everything else run it on the shipped config's families, written to a file, as an
+// operator with that config would. hgInferred runs it with no config.
 func hg(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if infers(args) {
+		path := filepath.Join(t.TempDir(), "shipped.toml")
+		if err := os.WriteFile(path, redistest.Shipped(t), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(args[0], "-") { // the console: no command word
+			args = append([]string{"--config", path}, args...)
+		} else {
+			args = append([]string{args[0], "--config", path}, args[1:]...)
+		}
+	}
+	return hgInferred(t, args...)
+}
+
+// infers reports whether args run a command that infers its entries: snapshot, serve or the
+// console, with an address and no config.
+func infers(args []string) bool {
+	cmd, addr, config := "", false, false
+	for i, a := range args {
+		if i == 0 && !strings.HasPrefix(a, "-") {
+			cmd = a
+		}
+		addr = addr || a == "--addr" || strings.HasPrefix(a, "--addr=")
+		config = config || a == "--config" || strings.HasPrefix(a, "--config=")
+	}
+	return addr && !config && (cmd == "snapshot" || cmd == "serve" || cmd == "")
+}
+
+// hgInferred is hg with args as they are.
+func hgInferred(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut syncBuffer
 	code = Run(t.Context(), redistest.Shipped(t), args, &out, &errOut)

@@ -95,9 +95,9 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 		}
 	}
 	s.mu.Lock()
-	doc, err := s.doc(p)
-	if s.inferred != nil {
-		doc = s.inferredDoc(p)
+	doc, err := s.inferredDoc(p), error(nil)
+	if s.inferred == nil {
+		doc, err = s.doc(p)
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -130,6 +130,10 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 		default:
 			active++
 		}
+	}
+	if s.inferred != nil {
+		return fmt.Sprintf("wrote %s: %d entries in force (inferred from the keys or added here), %d commented out; "+
+			"hourglass --config %s watches them", path, active, off, path), nil
 	}
 	return fmt.Sprintf("wrote %s: the config in use, %d entries added in this session, %d proposed, %d commented out",
 		path, len(s.added), active, off), nil
@@ -175,6 +179,9 @@ func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
 // entries adopted from the keys and added in this session, in force, then those still only
 // proposed for p's groups (the low-confidence ones commented out).
 func (s *session) inferredDoc(p tui.Proposal) *discover.Doc {
+	if s.inferred == nil {
+		return nil
+	}
 	cfg := s.inferred.Config()
 	r := p.Result.Avoiding(cfg.Names())
 	adopted := s.inferred.Groups()

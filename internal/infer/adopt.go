@@ -1,11 +1,13 @@
 package infer
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 
 	"hourglass/internal/config"
 	"hourglass/internal/discover"
+	"hourglass/internal/format"
 	"hourglass/scanner"
 )
 
@@ -50,6 +52,7 @@ func (a *Adopter) Adopt(r discover.Result) scanner.Adoption {
 			continue
 		}
 		a.cfg = a.cfg.WithEntries(add)
+		g.Evidence = append(slices.Clone(g.Evidence), fmt.Sprintf("adopted when the sweep had seen %s of its keys; the console and snapshot count them all", format.Commas(g.Keys)))
 		a.groups = append(a.groups, g)
 		out.Families = slices.Concat(out.Families, add.Counters)
 		out.Structures = out.Structures.With(add.Structures)

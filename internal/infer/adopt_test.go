@@ -1,0 +1,56 @@
+package infer
+
+import (
+	"strings"
+	"testing"
+
+	"hourglass/internal/config"
+	"hourglass/internal/discover"
+)
+
+func bare(t *testing.T) *config.Config {
+	t.Helper()
+	cfg, err := config.Parse("config.toml", []byte("timezone = \"UTC\"\n[[counter]]\nname = \"pv\"\npattern = \"other:<x>:<window>\"\nhour_format = \"yyyyMMddHH\"\nhour_retention = \"48h\"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestAdoptTakesTrustedEntriesOnce: high and medium entries are adopted, renamed off the names the
+// config in use gives; low ones and groups with no entry are not; an entry the config refuses is
+// remembered with why and not tried again; a second turn adopts nothing it adopted before.
+func TestAdoptTakesTrustedEntriesOnce(t *testing.T) {
+	a := New(bare(t), false)
+	r := discover.Result{Groups: []discover.Group{
+		{Pattern: "pv:<site>:<window>", Confidence: discover.High, Keys: 10,
+			Entry: &discover.Entry{Table: "counter", Name: "pv", Pattern: "pv:<site>:<window>", HourFormat: "yyyyMMddHH", HourRetention: "48h"}},
+		{Pattern: "delay:orders", Confidence: discover.Medium, Keys: 1,
+			Entry: &discover.Entry{Table: "delay_queue", Name: "orders", Key: "delay:orders", ScoreUnit: "s"}},
+		{Pattern: "rl:<user>", Confidence: discover.Low, Keys: 5,
+			Entry: &discover.Entry{Table: "limiter", Name: "rl", Pattern: "rl:<user>", LimiterKind: "fixed", Window: "1m", Limit: 3}},
+		{Pattern: "bad:<x>:<window>", Confidence: discover.High, Keys: 3,
+			Entry: &discover.Entry{Table: "counter", Name: "bad", Pattern: "bad:<x>:<window>", HourFormat: "yyyyMMddHH", HourRetention: "-1h"}},
+		{Pattern: "cache:<page>", Confidence: discover.High, Keys: 7},
+	}}
+	got := a.Adopt(r)
+	var names []string
+	for _, e := range got.Entries {
+		names = append(names, e.Table+":"+e.Name)
+	}
+	if strings.Join(names, " ") != "counter:pv_2 delay_queue:orders" || len(got.Families) != 1 || len(got.Structures.DelayQueues) != 1 {
+		t.Fatalf("adopted %v (%d families, %+v)", names, len(got.Families), got.Structures)
+	}
+	if why := a.Refused()["bad:<x>:<window>"]; !strings.Contains(why, "retention") {
+		t.Fatalf("the refused entry's reason: %q", why)
+	}
+	if again := a.Adopt(r); len(again.Entries) != 0 {
+		t.Fatalf("a second turn adopted %+v", again.Entries)
+	}
+	if n := len(a.Config().Counters); n != 2 || len(a.Groups()) != 2 {
+		t.Fatalf("the config in use has %d counters, %d groups adopted", n, len(a.Groups()))
+	}
+	if _, err := a.Add(discover.Entry{Table: "delay_queue", Name: "orders", Key: "delay:other", ScoreUnit: "s"}); err == nil {
+		t.Fatal("an added entry took an adopted entry's name")
+	}
+}

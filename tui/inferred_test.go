@@ -1,0 +1,47 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"hourglass/internal/discover"
+	"hourglass/scanner"
+)
+
+// TestInferredEntriesInTheHeader: with no config file the header says how many entries were
+// inferred (and how many count from the next sweep), w writes them from any view, and the empty
+// panels and views say none was found among the keys, not that none is configured.
+func TestInferredEntriesInTheHeader(t *testing.T) {
+	st := testStatus(t)
+	st.Inferred = &scanner.Inferred{Entries: []discover.Entry{{Table: "counter", Name: "hits"}, {Table: "lock", Name: "mutex"}}, Pending: 1}
+	st.Snapshot.Limiters, st.Snapshot.Uniques = nil, nil
+	acts := &fakeActions{}
+	m := newTestModel(t, &fakeSource{status: st}, acts, 140, 40)
+	poll(t, m)
+	s := screen(m)
+	if !strings.Contains(s, "no config: 2 entries inferred (1 from the next sweep), w saves") {
+		t.Fatalf("the header does not say the entries are inferred:\n%s", s)
+	}
+	if !strings.Contains(s, "none found among the keys") || strings.Contains(s, "none configured") {
+		t.Errorf("the limiters panel with the entries inferred:\n%s", s)
+	}
+	if press(m, "w") != nil || m.prompt == nil || !strings.Contains(screen(m), "Write the proposal to a new file") {
+		t.Fatalf("w on the overview did not open the path prompt:\n%s", screen(m))
+	}
+	press(m, strings.Split("mine.toml", "")...)
+	m.Update(press(m, "enter")())
+	if len(acts.written) != 1 || acts.written[0] != "mine.toml" {
+		t.Fatalf("written %v", acts.written)
+	}
+	press(m, "6")
+	if s := screen(m); !strings.Contains(s, "Uniques: none found among the keys") {
+		t.Errorf("the Uniques view with the entries inferred:\n%s", s)
+	}
+
+	// With a config, w stays the Unclaimed view's.
+	m = newTestModel(t, &fakeSource{status: testStatus(t)}, &fakeActions{}, 140, 40)
+	poll(t, m)
+	if press(m, "w") != nil || m.prompt != nil || strings.Contains(screen(m), "inferred") {
+		t.Errorf("w on the overview with a config:\n%s", screen(m))
+	}
+}
