@@ -61,8 +61,12 @@ func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr
 		if t.Writable {
 			mode = "writes allowed"
 		}
-		fmt.Fprintf(stdout, "hourglass: connected to %s (%s, %s); server clock is %v ahead of this host; %d counter families configured\n",
-			t.Label, t.Mode, mode, t.Store.Clock().Offset().Round(time.Millisecond), len(cfg.Counters))
+		entries := fmt.Sprintf("%d counter families configured", len(cfg.Counters))
+		if cfg.Inferred {
+			entries = "no config file, so the entries would be inferred from the keys"
+		}
+		fmt.Fprintf(stdout, "hourglass: connected to %s (%s, %s); server clock is %v ahead of this host; %s\n",
+			t.Label, t.Mode, mode, t.Store.Clock().Offset().Round(time.Millisecond), entries)
 		fmt.Fprintln(stdout, "hourglass: standard output is not a terminal, so there is no console; `hourglass snapshot` reports in text or JSON")
 		return nil
 	}
