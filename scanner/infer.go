@@ -17,9 +17,11 @@ import (
 // Inferrer adopts entries for the keys no entry claims.
 type Inferrer interface {
 	// Adopt is handed what the sweep found so far of the unclaimed keys (scaled to the keyspace
-	// while the sweep is under way) and returns the entries it adopts of it now: none when
-	// nothing new is trusted. An entry once adopted is never handed back again.
-	Adopt(r discover.Result) Adoption
+	// while the sweep is under way; complete once it has seen them all) and returns the entries
+	// it adopts of it now: none when nothing new is trusted. An entry once adopted is never
+	// handed back again, so an Adopter should wait for a group that may still widen (one key
+	// seen of a shape many keys may share) until the sweep is complete.
+	Adopt(r discover.Result, complete bool) Adoption
 }
 
 // Adoption is entries an Inferrer adopts: the families and structures to watch, and the
@@ -77,7 +79,7 @@ func (in *inferring) turn(s *Sweep, seen int64, done bool) (restart Adoption) {
 		return Adoption{}
 	}
 	in.next = max(minInferKeys, 2*seen)
-	add := in.inf.Adopt(s.unclaimedResult())
+	add := in.inf.Adopt(s.unclaimedResult(), done)
 	if add.empty() {
 		return Adoption{}
 	}

@@ -24,7 +24,7 @@ type pickyInferrer struct {
 	adopted bool
 }
 
-func (p *pickyInferrer) Adopt(r discover.Result) Adoption {
+func (p *pickyInferrer) Adopt(r discover.Result, _ bool) Adoption {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.turns = append(p.turns, r.Keys)
@@ -136,4 +136,34 @@ func TestWatcherCountsLateEntriesFromTheNextSweep(t *testing.T) {
 	if strings.Join(hits.Dims(), ",") != "page" {
 		t.Fatal("the family changed")
 	}
+}
+
+// TestFiguresHoldWhileTheSweepStartsOver: when the first sweep starts over with an entry it
+// adopted, the figures shown stay those of the sweep dropped until the new one has seen as many
+// keys: the keys seen under the figures never go back, and the entry shows once it has.
+func TestFiguresHoldWhileTheSweepStartsOver(t *testing.T) {
+	srv := redistest.Start(t)
+	now := redistest.ClearOfHourEnd(t, 2*time.Minute)
+	hits, _ := inferKeyspace(t, srv, now)
+	inf := &pickyInferrer{fam: hits, prefix: "hits:", after: 8000}
+	w := NewWatcher(srv.Client(t), nil, Options{Location: time.UTC, Infer: inf, KeysPerSecond: 20_000})
+	var shown int64
+	redistest.Eventually(t, "the partial figures show the adopted family", 60*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := st.Partial
+		if st.Snapshot != nil {
+			t.Fatal("the first sweep completed before the partial figures showed the family")
+		}
+		if p == nil {
+			return false
+		}
+		if p.Scan.KeysSeen < shown {
+			t.Fatalf("the figures went back from %d keys seen to %d", shown, p.Scan.KeysSeen)
+		}
+		shown = p.Scan.KeysSeen
+		return inf.adopted && p.Family("hits") != nil
+	})
 }

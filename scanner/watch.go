@@ -49,6 +49,11 @@ type Watcher struct {
 	live    *liveSampler // the counter families' keys read again at every Poll
 	cost    *costMeter
 	infer   *inferring // nil unless opt.Infer: the entries adopted from the keys
+	// held is, after a first sweep started over with entries it adopted, the last figures of
+	// the sweep dropped, shown until the new one has seen as many keys (heldSeen): its first
+	// pages alone would make estimates that jump.
+	held     *Snapshot
+	heldSeen int64
 }
 
 // Status is what a Poll returns: the last complete Snapshot and the state of things now.
@@ -158,6 +163,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if err == nil && w.infer != nil {
 		// Entries adopted while the sweep is young start it over; later ones wait for the next.
 		if add := w.infer.turn(w.sweep, w.agg.scan.KeysSeen, w.sweep.Done()); !add.empty() {
+			if w.last == nil && w.agg.scan.KeysSeen > w.heldSeen {
+				w.held, w.heldSeen = w.agg.Snapshot(false), w.agg.scan.KeysSeen
+			}
 			w.add(add.Families, add.Structures)
 			w.restart = true
 		}
@@ -187,7 +195,12 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		st.Cost = w.cost.read(ctx, w.rdb)
 	}
 	st.Snapshot, st.Inferred = w.last, w.infer.state()
-	if w.last == nil && w.agg.scan.KeysSeen > 0 {
+	switch {
+	case w.last != nil:
+		w.held = nil
+	case w.held != nil && w.agg.scan.KeysSeen < w.heldSeen && !w.restart:
+		st.Partial = w.held // the sweep started over with new entries and has not caught up
+	case w.agg.scan.KeysSeen > 0:
 		st.Partial = w.agg.Snapshot(false)
 	}
 	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.scan.KeysSeen, w.started

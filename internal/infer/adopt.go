@@ -3,6 +3,7 @@ package infer
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"hourglass/internal/config"
@@ -37,13 +38,16 @@ func Trusted(g discover.Group) bool {
 }
 
 // Adopt adopts the trusted entries of r's groups not adopted or refused before, renamed where a
-// name is taken; an entry the config refuses is remembered with why, and not tried again.
-func (a *Adopter) Adopt(r discover.Result) scanner.Adoption {
+// name is taken; an entry the config refuses is remembered with why, and not tried again. Until
+// the sweep is complete, an entry of keys named one by one (a pattern with no placeholder) waits
+// unless it is a structure of one key (a queue, a library's keys): a lone key of a lock or a
+// counter is most often the first of many, which a later turn's group takes in one pattern.
+func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out scanner.Adoption
 	for _, g := range r.Avoiding(a.cfg.Names()).Groups {
-		if !Trusted(g) || a.seen(g) {
+		if !Trusted(g) || a.seen(g) || !complete && mayWiden(*g.Entry) {
 			continue
 		}
 		add, err := a.parse(*g.Entry)
@@ -59,6 +63,12 @@ func (a *Adopter) Adopt(r discover.Result) scanner.Adoption {
 		out.Entries = append(out.Entries, *g.Entry)
 	}
 	return out
+}
+
+// mayWiden reports whether e names its keys by a literal pattern: a shape of which only one
+// key has been seen, which more keys of the same shape would widen to a placeholder.
+func mayWiden(e discover.Entry) bool {
+	return e.Pattern != "" && !strings.Contains(e.Pattern, "<")
 }
 
 // Add parses entry, one the operator chose, as the config in use would read it, and keeps it

@@ -33,7 +33,7 @@ func TestAdoptTakesTrustedEntriesOnce(t *testing.T) {
 			Entry: &discover.Entry{Table: "counter", Name: "bad", Pattern: "bad:<x>:<window>", HourFormat: "yyyyMMddHH", HourRetention: "-1h"}},
 		{Pattern: "cache:<page>", Confidence: discover.High, Keys: 7},
 	}}
-	got := a.Adopt(r)
+	got := a.Adopt(r, false)
 	var names []string
 	for _, e := range got.Entries {
 		names = append(names, e.Table+":"+e.Name)
@@ -44,11 +44,19 @@ func TestAdoptTakesTrustedEntriesOnce(t *testing.T) {
 	if why := a.Refused()["bad:<x>:<window>"]; !strings.Contains(why, "retention") {
 		t.Fatalf("the refused entry's reason: %q", why)
 	}
-	if again := a.Adopt(r); len(again.Entries) != 0 {
+	if again := a.Adopt(r, false); len(again.Entries) != 0 {
 		t.Fatalf("a second turn adopted %+v", again.Entries)
 	}
 	if n := len(a.Config().Counters); n != 2 || len(a.Groups()) != 2 {
 		t.Fatalf("the config in use has %d counters, %d groups adopted", n, len(a.Groups()))
+	}
+	lone := discover.Result{Groups: []discover.Group{{Pattern: "lock:job171", Confidence: discover.Medium, Keys: 1,
+		Entry: &discover.Entry{Table: "lock", Name: "lock_job171", Pattern: "lock:job171"}}}}
+	if got := a.Adopt(lone, false); len(got.Entries) != 0 {
+		t.Fatalf("a lone key's entry adopted before the sweep was complete: %+v", got.Entries)
+	}
+	if got := a.Adopt(lone, true); len(got.Entries) != 1 {
+		t.Fatalf("a lone key's entry not adopted at the sweep's end: %+v", got.Entries)
 	}
 	if _, err := a.Add(discover.Entry{Table: "delay_queue", Name: "orders", Key: "delay:other", ScoreUnit: "s"}); err == nil {
 		t.Fatal("an added entry took an adopted entry's name")
