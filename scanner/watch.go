@@ -47,6 +47,7 @@ type Watcher struct {
 	restart bool
 	conn    connTrack
 	live    *liveSampler // the counter families' keys read again at every Poll
+	rates   rateTrack    // the families' current windows' totals read, for their rates
 	cost    *costMeter
 }
 
@@ -145,6 +146,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.holdRedisTime()
 	base := w.last // what the live reads' moves count from
 	var st Status
+	var swept *Snapshot // the sweep this Poll completed, and when
+	var sweptAt time.Time
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
 		w.live.visit(p)
@@ -155,7 +158,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
 		snap := w.agg.Snapshot(true)
 		snap.SetRate(w.last)
-		w.last = snap
+		w.last, swept, sweptAt = snap, snap, time.Now()
 		st.Sweep.Completed = true
 		w.conn.completed(w.spent(start))
 		w.begin()
@@ -185,6 +188,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.pace, w.last)
 		w.cost.readLive(st.LiveReads)
 	}
+	w.rates.observe(st.Families, swept, sweptAt)
+	st.Snapshot = w.rates.fill(w.last, time.Now(), w.live.current)
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus, base)
 	}
