@@ -23,8 +23,9 @@ import (
 const MinRefresh = 250 * time.Millisecond
 
 // Watcher keeps a Snapshot current for a console: each Poll sweeps on for a slice of time within
-// the budget, and when a sweep completes its Snapshot replaces the last one (with rates from the
-// one before) and a new sweep begins. It also reads the server's INFO. A Poll that fails leaves
+// the budget, and when a sweep completes its Snapshot replaces the last one and a new sweep
+// begins. Each Poll returns that Snapshot with its counter families' rates measured again from
+// the window totals read over the last minute (rateTrack). It also reads the server's INFO. A Poll that fails leaves
 // the last Snapshot in place; after a failure the sweep starts over, since a restarted server
 // invalidates its cursors.
 type Watcher struct {
