@@ -110,6 +110,20 @@ func zoneName(o time.Duration, host *time.Location, isHost bool) string {
 	return OffsetText(o)
 }
 
+// ZoneName is the name discover gives the zone at offset o at time at: "UTC" for no offset, the
+// host's zone (nil when unknown) when it is at o then, else the offset itself, "+08:00".
+func ZoneName(o time.Duration, host *time.Location, at time.Time) string {
+	isHost := false
+	if host != nil {
+		_, s := at.In(host).Zone()
+		isHost = time.Duration(s)*time.Second == o
+	}
+	return zoneName(o, host, isHost)
+}
+
+// ZoneBounds are the offsets of the zones in use: from UTC-12:00 to UTC+14:00.
+func ZoneBounds() (lo, hi time.Duration) { return minZoneOffset, maxZoneOffset }
+
 // OffsetText writes an offset from UTC as a config's timezone takes it: "+08:00", "-05:30".
 func OffsetText(o time.Duration) string {
 	sign := "+"
