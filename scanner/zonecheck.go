@@ -17,7 +17,9 @@ import (
 // current hour (in the configured zone) has no key, while the newest hour window is the current
 // hour at another offset.
 type ZoneMismatch struct {
-	Configured string `json:"configured"` // the zone configured and its offset now: "Asia/Shanghai (+08:00)"
+	// Configured is the zone configured and its offset now: "Asia/Shanghai (+08:00)", or for
+	// Local this machine's zone when known, "Local (Asia/Shanghai, +08:00)".
+	Configured string `json:"configured"`
 	// Data is the zone the windows look cut in, as a config's timezone takes it: "UTC",
 	// this machine's zone by name, or an offset such as "+08:00".
 	Data   string `json:"data"`
@@ -67,8 +69,12 @@ func zoneCheck(f *store.Family, loc *time.Location, now time.Time, hours func(yi
 		return nil
 	}
 	wf, _ := f.Format(store.Hour)
+	configured := fmt.Sprintf("%s (%s)", loc, discover.OffsetText(cfgOff))
+	if loc.String() == "Local" && host != nil { // say which zone this machine's is
+		configured = fmt.Sprintf("Local (%s, %s)", host, discover.OffsetText(cfgOff))
+	}
 	z := &ZoneMismatch{
-		Configured: fmt.Sprintf("%s (%s)", loc, discover.OffsetText(cfgOff)),
+		Configured: configured,
 		Data:       discover.ZoneName(off, host, now),
 		Offset:     discover.OffsetText(off),
 		Newest:     Escape(wf.Format(nw)),

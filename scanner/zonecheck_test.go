@@ -10,6 +10,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"hourglass/internal/redistest"
 	"hourglass/store"
 )
 
@@ -141,5 +142,52 @@ func TestSnapshotZoneMismatch(t *testing.T) {
 	}
 	if p := a.Snapshot(false); p.Family("pv").Keys != 3 || p.Family("pv").ZoneMismatch != nil {
 		t.Errorf("partial: %+v", p.Family("pv").ZoneMismatch)
+	}
+}
+
+// On a real server, a sweep reading windows in America/Los_Angeles, on a machine whose zone is
+// Asia/Shanghai, proposes for unclaimed counters written in UTC the zone UTC, and for those
+// written at UTC+8 the machine's zone by name; with no machine zone known, "+08:00".
+func TestDiscoverZoneOnARealServer(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	redistest.ClearOfHourEnd(t, 30*time.Second)
+	now, err := rdb.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := rdb.Pipeline()
+	for _, site := range []string{"a", "b", "c"} {
+		for h := range 3 {
+			pipe.Set(ctx, "pv:"+site+":"+now.UTC().Add(-time.Duration(h)*time.Hour).Format("2006010215"), 5, 48*time.Hour)
+			pipe.Set(ctx, "cn:"+site+":"+now.UTC().Add(8*time.Hour-time.Duration(h)*time.Hour).Format("2006010215"), 5, 48*time.Hour)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		host *time.Location
+		cn   string
+	}{{shanghai, "Asia/Shanghai"}, {nil, "+08:00"}, {la, "+08:00"}} {
+		snap, err := Take(ctx, rdb, nil, Options{Location: la, HostZone: c.host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, g := range snap.Unclaimed.Groups {
+			if g.Entry != nil {
+				got[g.Entry.Name] = g.Entry.Timezone
+			}
+		}
+		if got["pv"] != "UTC" || got["cn"] != c.cn || len(got) != 2 {
+			t.Errorf("host %v: zones %v, want pv UTC, cn %s", c.host, got, c.cn)
+		}
 	}
 }

@@ -146,8 +146,8 @@ func (z *zoneFit) evidence(previous bool) string {
 	clock := fmt.Sprintf("(server time %s UTC)", z.now.UTC().Format("15:04"))
 	if z.class != clHour {
 		lo, hi := z.span()
-		return fmt.Sprintf("zone: newest day window %s is the current day at offsets from UTC%s to UTC%s %s: a day tells the zone only that far; %s proposed",
-			z.label, OffsetText(lo), OffsetText(hi), clock, z.name)
+		return fmt.Sprintf("zone: newest day window %s is the current day at offsets from UTC%s to UTC%s %s: a day tells the zone only that far",
+			z.label, OffsetText(lo), OffsetText(hi), clock)
 	}
 	if previous {
 		return fmt.Sprintf("zone: newest hour window %s is the previous hour at UTC%s, %s after the boundary %s: the current hour has no key yet",

@@ -56,7 +56,7 @@ func TestInferZone(t *testing.T) {
 		{"future", clHour, "2026112812", at(12, 34), nil, false, "", 0, "lies ahead of the current hour in every zone"},
 		{"just past UTC+14", clHour, "2026112703", at(12, 34), nil, false, "", 0, "lies ahead"},
 		{"day in UTC", clDay, "20261126", at(12, 34), nil, true, "UTC", 0,
-			"zone: newest day window 20261126 is the current day at offsets from UTC-12:00 to UTC+11:15 (server time 12:34 UTC): a day tells the zone only that far; UTC proposed"},
+			"zone: newest day window 20261126 is the current day at offsets from UTC-12:00 to UTC+11:15 (server time 12:34 UTC): a day tells the zone only that far"},
 		{"day on a Shanghai host", clDay, "20261127", at(18, 0), shanghai, true, "Asia/Shanghai", 8 * time.Hour, "from UTC+06:00 to UTC+14:00"},
 		{"day behind the host's", clDay, "20261126", at(18, 0), shanghai, true, "UTC", 0, ""},
 		{"dead day", clDayDash, "2026-11-20", at(12, 34), nil, false, "", 0, "newest day window 2026-11-20 is older than the current day"},
