@@ -65,6 +65,9 @@ func (a *Aggregator) Snapshot(complete bool) *Snapshot {
 	}
 	a.scanProgress(&snap.Scan, now)
 	a.structs.fill(snap, now, a.opt, a.reads)
+	if complete {
+		a.zoneChecks(snap, now)
+	}
 	snap.Unclaimed = discover.Result{Groups: []discover.Group{}}
 	if a.reads != nil {
 		snap.Unclaimed = a.reads.unclaimed

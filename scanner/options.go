@@ -11,6 +11,9 @@ type Options struct {
 	// Location is the time zone windows are cut in for families without one of their own
 	// (time.Local when nil), and of hourglass's limiter decision counters.
 	Location *time.Location
+	// HostZone is this machine's zone under its IANA name (nil when unknown): the zone discover
+	// proposes by name for unclaimed windows cut at its offset (see discover.Options.Host).
+	HostZone *time.Location
 	// Now reads the server clock (time.Now when nil): windows are current, keys expired and
 	// delay queues due by it.
 	Now func() time.Time

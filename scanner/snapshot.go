@@ -115,6 +115,10 @@ type FamilyStats struct {
 	MismatchedDims int64           `json:"mismatched_dims"`
 	Reconciliation *Reconciliation `json:"reconciliation"` // nil unless the family has hour and day windows
 	Health         Health          `json:"health"`
+	// ZoneMismatch is set when the family's hour windows look cut in another zone than the one
+	// configured (the current hour has no key, the newest is the current hour at another offset),
+	// after a complete sweep; its message is in the Snapshot's Warnings too.
+	ZoneMismatch *ZoneMismatch `json:"zone_mismatch,omitempty"`
 }
 
 // WindowStats is one window of a family.

@@ -121,6 +121,9 @@ type Unique struct {
 	UnionDims       map[string]string `json:"union_dims"`
 	WrongType       int64             `json:"wrong_type"` // keys of the pattern that are not HLLs or strings: not counted
 	Error           string            `json:"error,omitempty"`
+	// ZoneMismatch is set when the family's hour windows look cut in another zone than the one
+	// configured (see FamilyStats.ZoneMismatch).
+	ZoneMismatch *ZoneMismatch `json:"zone_mismatch,omitempty"`
 }
 
 // UnionSkip says why a bitmap union was not read: the bitmaps it would have read are more than

@@ -104,7 +104,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		matchers: matchers(opt.Structures, opt.Location),
 		pace:     newPacer(opt.KeysPerSecond, time.Now),
 		retry:    opt.Retry,
-		groups:   discover.New(discover.Options{Location: opt.Location, MaxShapes: opt.MaxShapes}),
+		groups:   discover.New(discover.Options{Location: opt.Location, Host: opt.HostZone, MaxShapes: opt.MaxShapes}),
 		cursors:  map[string]uint64{},
 		runIDs:   map[string]string{},
 		verified: map[string]bool{},

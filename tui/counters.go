@@ -98,6 +98,9 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 		if f.Reconciliation != nil {
 			mism = format.Commas(f.MismatchedDims)
 		}
+		if f.ZoneMismatch != nil { // the hour read is not the one being written: not 0
+			hour = "? zone"
+		}
 		spark := ""
 		if n := len(f.Series.Hours); n > 0 {
 			spark = format.Sparkline(f.Series.Hours[max(n-24, 0):])

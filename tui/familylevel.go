@@ -159,6 +159,11 @@ func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 		}
 	}
 	lines := []string{st.Title.Render(f.Family) + "  " + st.Muted.Render(pattern)}
+	if z := f.ZoneMismatch; z != nil {
+		for _, l := range wrapWords("warning: "+z.Message, max(w, 20)) {
+			lines = append(lines, st.Warn.Render(l))
+		}
+	}
 	live := l.c.status.LiveFamily(f.Family)
 	var nums []string
 	for _, g := range []struct{ g, label string }{{"hour", "this hour"}, {"day", "today"}} {

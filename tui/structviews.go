@@ -77,6 +77,9 @@ func (v *uniques) render(w, h int) string {
 				cur, keys, count = win.Granularity+" "+win.Window, format.Commas(win.Keys), format.Total(win.Count, win.Saturated)
 			}
 		}
+		if u.ZoneMismatch != nil && !strings.HasPrefix(cur, "day ") { // the hour read is not the one being written: not 0
+			keys, count = "?", "? zone"
+		}
 		if len(series) > 30 {
 			series = series[len(series)-30:]
 		}
@@ -87,6 +90,11 @@ func (v *uniques) render(w, h int) string {
 	lines := t.render(w)
 	for _, s := range skips {
 		lines = append(lines, st.Warn.Render(fit(s, w)))
+	}
+	for _, u := range shown {
+		if z := u.ZoneMismatch; z != nil {
+			lines = append(lines, st.Warn.Render(fit(u.Name+": "+z.Message, w)))
+		}
 	}
 	u, _ := v.rows.selected()
 	var dims []string

@@ -337,11 +337,15 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 		_, err = io.WriteString(out, text)
 		return err
 	}
+	zone := base.TimezoneName // the file's, under --merge
+	if r.merge == "" {
+		zone, _ = doc.TopZone()
+	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	return enc.Encode(discoverJSON{
 		Target: t.Label, Mode: t.Mode, TakenAt: f.takenAt, Complete: f.complete, Sampled: f.sampled, KeysSeen: f.keysSeen,
-		DurationMS: f.elapsed.Milliseconds(), Timezone: base.TimezoneName, Merge: r.merge,
+		DurationMS: f.elapsed.Milliseconds(), Timezone: zone, Merge: r.merge,
 		Unclaimed: doc.Result, Config: text,
 	})
 }

@@ -189,7 +189,11 @@ func TestDiscoverJSON(t *testing.T) {
 			continue
 		}
 		entries++
-		if !strings.Contains(got.Config, g.Entry.TOML()) {
+		plain := *g.Entry // an entry in the top-level zone has no timezone line of its own
+		if plain.Timezone == got.Timezone {
+			plain.Timezone = ""
+		}
+		if !strings.Contains(got.Config, plain.TOML()) {
 			t.Errorf("entry %s is not in the config text as Entry.TOML renders it", g.Entry.Name)
 		}
 	}

@@ -218,11 +218,13 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 	return cfg, nil
 }
 
-// SweepOptions are the scanner's options as the config sets them: the [scan] budget and the zone
-// windows are cut in (for families without their own), with the queues, limiters, uniques and locks when withStructures.
+// SweepOptions are the scanner's options as the config sets them: the [scan] budget, the zone
+// windows are cut in (for families without their own), this machine's zone by name (HostZone, for
+// the zones discover proposes), with the queues, limiters, uniques and locks when withStructures.
 func (cfg *Config) SweepOptions(withStructures bool) scanner.Options {
 	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall,
-		MaxRedisTime: cfg.Scan.MaxRedisTime, Location: cfg.Timezone, LiveSample: cfg.Scan.LiveSample}
+		MaxRedisTime: cfg.Scan.MaxRedisTime, Location: cfg.Timezone, LiveSample: cfg.Scan.LiveSample,
+		HostZone: HostZone()}
 	if opt.LiveSample == 0 {
 		opt.LiveSample = -1 // the scanner's zero is its default; the config's is none
 	}

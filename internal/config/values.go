@@ -98,19 +98,59 @@ func (c *checker) duration(t table, key string) (time.Duration, bool) {
 	return d, ok
 }
 
-// zone reads a time zone: "Local", "UTC" or an IANA name. LoadLocation("") means UTC, which
-// would hide a half-edited line, so an empty name is refused.
+// zone reads a time zone: "Local", "UTC", an IANA name, or a fixed offset from UTC written
+// "+08:00" or "-05:30" (hours at most 14, minutes 0 to 59), for writers that cut windows at an
+// offset rather than in a named zone. LoadLocation("") means UTC, which would hide a half-edited
+// line, so an empty name is refused.
 func (c *checker) zone(t table, key string) (*time.Location, string, bool) {
 	v, ok := c.str(t, key)
 	if !ok {
 		return nil, "", false
 	}
+	if loc, isOffset, err := FixedOffset(v); isOffset {
+		if err != nil {
+			c.fail(joinPath(t.path, key), "bad UTC offset %q: %v", v, err)
+			return nil, "", false
+		}
+		return loc, v, true
+	}
 	loc, err := time.LoadLocation(v)
 	if v == "" || err != nil {
-		c.fail(joinPath(t.path, key), "unknown time zone %q (use Local, UTC or an IANA name such as Asia/Shanghai)", v)
+		c.fail(joinPath(t.path, key), "unknown time zone %q (use Local, UTC, an IANA name such as Asia/Shanghai, or an offset such as +08:00)", v)
 		return nil, "", false
 	}
 	return loc, v, true
+}
+
+// maxOffset bounds a fixed UTC offset: the zones in use run from -12:00 to +14:00.
+const maxOffset = 14 * time.Hour
+
+// FixedOffset reads s as a fixed offset from UTC, "+08:00" or "-05:30": isOffset says s has that
+// form (a sign, two digits, a colon, two digits), and err why it is out of bounds (more than 14
+// hours, or minutes past 59). The zone is named s, so windows and times show the offset written.
+func FixedOffset(s string) (loc *time.Location, isOffset bool, err error) {
+	if len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
+		return nil, false, nil
+	}
+	digits := s[1:3] + s[4:6]
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return nil, false, nil
+		}
+	}
+	h, _ := strconv.Atoi(s[1:3])
+	m, _ := strconv.Atoi(s[4:6])
+	if m > 59 {
+		return nil, true, fmt.Errorf("minutes %02d past 59", m)
+	}
+	off := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
+	if off > maxOffset {
+		return nil, true, fmt.Errorf("%s is more than 14 hours from UTC", s)
+	}
+	if s[0] == '-' {
+		off = -off
+	}
+	return time.FixedZone(s, int(off/time.Second)), true, nil
 }
 
 // subtable returns the table under key, recording a problem if key holds something else.

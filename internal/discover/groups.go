@@ -12,8 +12,12 @@ type Options struct {
 	// MaxShapes caps the distinct shapes kept (2000 when zero); keys of further shapes are
 	// counted in their skeleton's catch-all shape.
 	MaxShapes int
-	// Location is the zone date windows are read in (time.Local when nil).
+	// Location is the zone date windows are read in until their own data shows theirs
+	// (time.Local when nil).
 	Location *time.Location
+	// Host is this machine's zone under its IANA name, proposed by name for windows cut at its
+	// offset; nil when unknown (the zone proposed is then UTC or an offset such as "+08:00").
+	Host *time.Location
 	// Sources are the job libraries and limiter libraries whose keys are recognised by name
 	// (Libraries() when nil).
 	Sources []Library

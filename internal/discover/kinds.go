@@ -58,6 +58,8 @@ func (g *Groups) infer(sh *shape) Group {
 
 // inferWindowed decides a group of strings whose names hold a time token.
 func (g *Groups) inferWindowed(gr *Group, sh *shape, l layout) {
+	zone := g.zoneOf(sh, l)
+	sh = zone.shifted(sh, g.opt.Location)
 	e := &sh.ev
 	n := float64(e.present())
 	var kind Kind
@@ -101,9 +103,15 @@ func (g *Groups) inferWindowed(gr *Group, sh *shape, l layout) {
 	if e.present() < 3 || (kind == KindCounter && e.ints < e.present()) {
 		gr.Confidence = Medium
 	}
-	ret, note := g.retention(sh, l)
+	ret, note := g.retention(sh, l, zone.location(g.opt.Location))
 	gr.Evidence = append(gr.Evidence, note)
 	gr.Entry = &Entry{Table: table, Pattern: l.text}
+	if zone.note != "" {
+		gr.Evidence = append(gr.Evidence, zone.note)
+	}
+	if zone.ok {
+		gr.Entry.Timezone, gr.zone = zone.name, zone
+	}
 	if c == clHour {
 		gr.Entry.HourFormat, gr.Entry.HourRetention = c.format(), ret
 	} else {
@@ -111,10 +119,10 @@ func (g *Groups) inferWindowed(gr *Group, sh *shape, l layout) {
 	}
 }
 
-// retention reads a windowed group's retention from its keys' TTLs: the largest expiry past a
+// retention reads a windowed group's retention from its keys' TTLs (their windows read in loc): the largest expiry past a
 // window's end seen. With no TTL seen it is the age of the oldest window present, so that no key
 // there reads as expired; the evidence says which.
-func (g *Groups) retention(sh *shape, l layout) (string, string) {
+func (g *Groups) retention(sh *shape, l layout, loc *time.Location) (string, string) {
 	e := &sh.ev
 	c := sh.skel.classes[l.window]
 	unit := time.Hour
@@ -131,7 +139,7 @@ func (g *Groups) retention(sh *shape, l layout) (string, string) {
 		}
 		return duration(r), note
 	}
-	start, length, ok := windowOf(c, sh.slots[l.window].min, g.opt.Location)
+	start, length, ok := windowOf(c, sh.slots[l.window].min, loc)
 	age := unit
 	if ok && !e.lastNow.IsZero() {
 		age = max(unit, roundUp(e.lastNow.Sub(start.Add(length)), unit))

@@ -33,6 +33,7 @@ func (e *Entry) TOML() string {
 	str("hour_retention", e.HourRetention)
 	str("day_format", e.DayFormat)
 	str("day_retention", e.DayRetention)
+	str("timezone", e.Timezone)
 	str("score_unit", e.ScoreUnit)
 	str("window", e.Window)
 	if e.Limit > 0 {
@@ -59,7 +60,9 @@ type Doc struct {
 	// header gives the coverage and each group its estimated keys and memory (Result's and each
 	// Group's KeysEstimate and BytesEstimate).
 	Sampled bool
-	// Timezone is the top-level timezone date windows were read in, as written ("Local", "UTC").
+	// Timezone is, under Merge, the top-level timezone of the file the section goes under, as
+	// written: an entry whose windows show another zone keeps its own timezone line. A whole
+	// file's top-level timezone is the zone most groups' windows show (see TopZone).
 	Timezone string
 	Redis    Connection // the [redis] table of a whole file
 	// Merge names the file the section goes under, and Before is that file's text, printed
@@ -73,6 +76,9 @@ type Doc struct {
 	// it stands (say, a counter whose hour and day keys fall in different cluster slots). Such an
 	// entry is printed commented out, with the reason.
 	Refused map[int]string
+
+	top     string              // the zone entries are cut in unless they set their own
+	topFits func(*zoneFit) bool // whether a group's windows fit top (nil: only by name)
 }
 
 // Connection is the [redis] table of a whole file: how to reach the Redis that was swept. It
@@ -115,6 +121,7 @@ func (w *writer) blank() { w.raw("\n") }
 // Render returns the config text and where each group's entry is in it.
 func (d *Doc) Render() (string, []Span) {
 	w := &writer{}
+	d.topZone()
 	if d.Merge != "" {
 		w.raw(d.Before)
 		if d.Before != "" && !strings.HasSuffix(d.Before, "\n") {
@@ -182,8 +189,15 @@ func (d *Doc) counts() (active, commented, none int) {
 // connection writes the top-level timezone and the [redis] table.
 func (d *Doc) connection(w *writer) {
 	w.blank()
-	w.comment("The zone date windows were read in; every entry below cuts its windows in it.")
-	w.raw(fmt.Sprintf("timezone = %s\n", strconv.Quote(d.Timezone)))
+	zone, groups := d.TopZone()
+	if groups > 0 {
+		w.comment(fmt.Sprintf("The zone the windows of %d of the groups below are cut in, as their newest windows show", groups))
+		w.comment("against the server's clock; an entry whose windows show another sets its own timezone.")
+	} else {
+		w.comment("No group's windows show the zone they are cut in (none has windows being written): UTC is")
+		w.comment("assumed. Set the zone your writers format window names in.")
+	}
+	w.raw(fmt.Sprintf("timezone = %s\n", strconv.Quote(zone)))
 	w.blank()
 	c := d.Redis
 	for _, n := range c.Notes {
@@ -249,7 +263,7 @@ func (d *Doc) group(w *writer, i int, g Group) (Span, bool) {
 	if g.Entry == nil {
 		return Span{}, false
 	}
-	text := g.Entry.TOML()
+	text := d.entryOf(g).TOML()
 	switch {
 	case d.Refused[i] != "":
 		w.comment("Commented out: hourglass refuses this entry as it stands (" + d.Refused[i] + ").")

@@ -60,7 +60,7 @@ func TestRenderLoads(t *testing.T) {
 		t.Fatalf("does not load: %v\n%s", err, text)
 	}
 	if len(cfg.Counters) != 1 || len(cfg.Structures.ListQueues) != 1 || len(cfg.Structures.Limiters) != 0 ||
-		cfg.TimezoneName != "Asia/Shanghai" || cfg.Redis.Name != "prod" || cfg.Redis.Username != "ro" || cfg.Redis.PasswordEnv != "PW" ||
+		cfg.TimezoneName != "UTC" || cfg.Redis.Name != "prod" || cfg.Redis.Username != "ro" || cfg.Redis.PasswordEnv != "PW" ||
 		len(cfg.Redis.Addrs) != 1 || cfg.Redis.Addrs[0] != "10.0.0.1:6379" {
 		t.Errorf("loaded %d counters, %+v, zone %s, redis %+v", len(cfg.Counters), cfg.Structures, cfg.TimezoneName, cfg.Redis)
 	}

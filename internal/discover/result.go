@@ -75,6 +75,7 @@ type Group struct {
 	BytesEstimate *Estimate `json:"bytes_estimate,omitempty"`
 
 	members []*shape // the live shapes its keys are in, for the estimates
+	zone    zoneFit  // what its newest window says of its zone (Entry.Timezone), when ok
 }
 
 // Entry is one proposed config.toml table.
@@ -97,4 +98,8 @@ type Entry struct {
 	// companion of hourglass's own.
 	Processing *string `json:"processing,omitempty"`
 	InFlight   *string `json:"inflight,omitempty"`
+	// Timezone is the zone the windows' data shows they are cut in ("UTC", this machine's zone
+	// by name, or an offset such as "+08:00"); "" when it shows none (no windows, or none
+	// being written).
+	Timezone string `json:"timezone,omitempty"`
 }

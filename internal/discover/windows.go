@@ -98,6 +98,9 @@ func mergeWindows(groups []Group) []Group {
 		if en.Pattern != m.Entry.Pattern && covers(en.Pattern, m.Entry.Pattern) {
 			m.Pattern, m.Entry.Pattern = gr.Pattern, en.Pattern
 		}
+		if en.HourFormat != "" && gr.zone.ok || !m.zone.ok { // an hour tells the zone better than a day
+			m.zone, m.Entry.Timezone = gr.zone, en.Timezone
+		}
 		if en.HourFormat != "" {
 			m.Entry.HourFormat, m.Entry.HourRetention = en.HourFormat, en.HourRetention
 		} else {

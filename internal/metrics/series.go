@@ -41,6 +41,8 @@ var (
 	descJobsDue     = prometheus.NewDesc("hourglass_job_queue_due", "Scheduled jobs of a job library's queue that are due now.", []string{"entry", "layout", "queue"}, nil)
 	descJobsLag     = prometheus.NewDesc("hourglass_job_queue_lag_seconds", "How long the oldest due scheduled job of a job library's queue has waited.", []string{"entry", "layout", "queue"}, nil)
 	descStructErr   = prometheus.NewDesc("hourglass_structure_error", "1 for a queue or unique family the last sweep could not read (its other series are left out).", []string{"kind", "name", "key"}, nil)
+	descZone        = prometheus.NewDesc("hourglass_family_zone_mismatch", "1 when a counter family's hour windows look cut in another zone than its timezone (the current hour has no key, the newest is the current hour at another offset), else 0; for families with hour windows.", []string{"family"}, nil)
+	descUniqueZone  = prometheus.NewDesc("hourglass_unique_zone_mismatch", "hourglass_family_zone_mismatch for a unique or bitmap family.", []string{"name", "kind"}, nil)
 	descSaturated   = prometheus.NewDesc("hourglass_saturated", "1 when the series of metric for name (and granularity) is a sum past the int64 range: its value is then a bound, at least 9223372036854775807 (or at most its negative end).", []string{"metric", "name", "granularity"}, nil)
 )
 
@@ -115,7 +117,18 @@ func collectCounters(gauge gaugeFunc, counters []scanner.FamilyStats) {
 		if f.Reconciliation != nil {
 			gauge(descMismatch, float64(f.MismatchedDims), f.Family)
 		}
+		if f.Has("hour") {
+			gauge(descZone, flag(f.ZoneMismatch != nil), f.Family)
+		}
 	}
+}
+
+// flag is 1 for true, 0 for false.
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // collectHealth writes a family's keys by expiry and by value, each set of states adding up to
@@ -272,6 +285,9 @@ func collectUniques(gauge gaugeFunc, uniques []scanner.Unique) {
 			gauge(descStructErr, 1, u.Kind, u.Name, "")
 			continue
 		}
+		if u.ZoneMismatch != nil || hasHours(u.Windows) {
+			gauge(descUniqueZone, flag(u.ZoneMismatch != nil), u.Name, u.Kind)
+		}
 		for _, w := range u.Windows {
 			if w.Current {
 				gauge(descUnique, float64(w.Count), u.Name, u.Kind, w.Granularity)
@@ -294,4 +310,14 @@ func collectLocks(gauge gaugeFunc, locks []scanner.Lock) {
 		gauge(descLocksHeld, float64(l.Held), l.Name)
 		gauge(descLockNoTTL, float64(l.NoTTL), l.Name)
 	}
+}
+
+// hasHours reports whether a unique family has hour windows present.
+func hasHours(ws []scanner.UniqueWindow) bool {
+	for _, w := range ws {
+		if w.Granularity == "hour" {
+			return true
+		}
+	}
+	return false
 }

@@ -29,6 +29,9 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 		line += "  (" + strings.Join(kept, ", ") + ")"
 	}
 	fmt.Fprintln(out, line)
+	if z := f.ZoneMismatch; z != nil {
+		fmt.Fprintf(out, "  warning: %s\n", z.Message)
+	}
 	tb := NewTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
 	for _, g := range f.Granularities {
 		if w := f.CurrentWindow(g); w != nil {
