@@ -68,8 +68,8 @@ func (lc *liveCounters) hour(label string) int64 {
 	return lc.hours[label]
 }
 
-// TestNoConfigUnderAnotherZone tries hourglass as a new user does: Sidekiq and python limits fill
-// a real redis-server, seed-style counters are written in UTC while it runs, and the built binary
+// TestNoConfigUnderAnotherZone tries hourglass as a new user does: Sidekiq, RQ, BullMQ and python
+// limits fill a real redis-server, seed-style counters are written in UTC while it runs, and the built binary
 // runs under TZ=Asia/Shanghai, in a directory with no config.toml and no --config. snapshot
 // infers the entries, cuts the counters' windows in UTC as the data shows (this hour's total lies
 // between what was acknowledged before and after it ran), and warns of no zone; the console says
@@ -82,6 +82,8 @@ func TestNoConfigUnderAnotherZone(t *testing.T) {
 	srv := redistest.Start(t)
 	redistest.RunFixture(t, ruby, "store/testdata/sidekiq", nil, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	redistest.RunFixture(t, py, "store/testdata/limits", nil, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, redistest.Interpreter(t, "python3", "rq"), "store/testdata/rq", nil, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, redistest.Interpreter(t, "node", "bullmq", "ioredis"), redistest.NodeDir(), nil, "bullmq.mjs", "redis://"+srv.Addr)
 	redistest.ClearOfHourEnd(t, 90*time.Second)
 	lc := startLiveCounters(t, srv.Client(t))
 	redistest.Eventually(t, "the writer writes", 10*time.Second, func() bool { return lc.hour(time.Now().UTC().Format("2006010215")) > 100 })
@@ -141,8 +143,8 @@ func checkInferredSnapshot(t *testing.T, snap *scanner.Snapshot, label string, b
 			zone = e.Timezone
 		}
 	}
-	if tables["counter"] == 0 || tables["job_queue"] == 0 || tables["limiter"] == 0 || zone != "UTC" {
-		t.Fatalf("inferred %+v; want a counter cut in UTC, a job queue and a limiter", snap.Inferred.Entries)
+	if tables["counter"] == 0 || tables["job_queue"] < 3 || tables["limiter"] == 0 || zone != "UTC" {
+		t.Fatalf("inferred %+v; want a counter cut in UTC, three job libraries and a limiter", snap.Inferred.Entries)
 	}
 	for _, w := range snap.Warnings {
 		if strings.Contains(w, "zone") || strings.Contains(w, "UTC") {
