@@ -192,7 +192,7 @@ func (c *chaos) console() *atomic.Value {
 	wopt := c.cfg.SweepOptions(true)
 	wopt.Now, wopt.Target, wopt.Mode, wopt.TopK = c.tg.Store.Now, c.tg.Label, c.tg.Mode, 20
 	src := scanner.NewWatcher(c.tg.RDB, c.cfg.Counters, wopt)
-	acts := newConsoleActions(c.ctx, c.tg, c.cfg)
+	acts := newConsoleActions(c.ctx, c.tg, func() *config.Config { return c.cfg })
 	opt := tui.Options{Target: c.tg.Label, Name: c.tg.Name, Mode: c.tg.Mode, Source: src, Actions: acts,
 		Refresh: c.cfg.UI.Refresh, Now: c.tg.Store.Now, Location: c.cfg.Timezone, Context: c.ctx}
 	for _, f := range c.cfg.Counters {

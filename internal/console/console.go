@@ -78,7 +78,7 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 	opt.Inspector = drill // the drill-down reads within the Watcher's sweep budget
 	stop = func() {}
 	if t.Writable {
-		acts := newConsoleActions(ctx, t, cfg)
+		acts := newConsoleActions(ctx, t, sess.config)
 		opt.Actions, stop = acts, acts.stop
 		opt.KeyActions = drill // one task or key at a time, each through the store's scripts
 	}
@@ -90,7 +90,7 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 type consoleActions struct {
 	ctx context.Context
 	t   *target.Target
-	cfg *config.Config
+	cfg func() *config.Config // the config in use, with the entries added or inferred since the start
 
 	mu      sync.Mutex
 	traffic map[string]*steady
@@ -105,13 +105,13 @@ type steady struct {
 	failing tui.TrafficNews // the fault while writes fail (Err nil while they go through)
 }
 
-func newConsoleActions(ctx context.Context, t *target.Target, cfg *config.Config) *consoleActions {
+func newConsoleActions(ctx context.Context, t *target.Target, cfg func() *config.Config) *consoleActions {
 	return &consoleActions{ctx: ctx, t: t, cfg: cfg, traffic: map[string]*steady{}, wake: make(chan struct{}, 1)}
 }
 
 // Inject writes events into family through a batch writer, over the demo's dims.
 func (a *consoleActions) Inject(ctx context.Context, family string, events int) (string, error) {
-	f, err := a.cfg.Counter(family)
+	f, err := a.cfg().Counter(family)
 	if err != nil {
 		return "inject", err
 	}
@@ -135,7 +135,7 @@ func (a *consoleActions) SetTraffic(family string, on bool) (string, error) {
 	if !on {
 		return "test traffic into " + family + " stopped", nil
 	}
-	f, err := a.cfg.Counter(family)
+	f, err := a.cfg().Counter(family)
 	if err != nil {
 		return "", err
 	}
@@ -227,9 +227,10 @@ func (a *consoleActions) TrafficNews(ctx context.Context) []tui.TrafficNews {
 
 // Repair runs scanner.Repair over every family at the scan budget.
 func (a *consoleActions) Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error) {
-	sweep := a.cfg.SweepOptions(false)
+	cfg := a.cfg()
+	sweep := cfg.SweepOptions(false)
 	sweep.Now = a.t.Store.Now
-	return scanner.Repair(ctx, a.t.RDB, a.cfg.Counters, sweep, scanner.RepairOptions{DryRun: dryRun}, nil)
+	return scanner.Repair(ctx, a.t.RDB, cfg.Counters, sweep, scanner.RepairOptions{DryRun: dryRun}, nil)
 }
 
 // stop ends every steady traffic and waits for it.

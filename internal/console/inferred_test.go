@@ -56,6 +56,9 @@ func TestInferredSessionWritesAWholeConfig(t *testing.T) {
 	if st.Inferred == nil || len(st.Inferred.Entries) != 1 || st.Inferred.Entries[0].Name != "hits" {
 		t.Fatalf("inferred %+v", st.Inferred)
 	}
+	if _, err := sess.config().Counter("hits"); err != nil {
+		t.Fatalf("the console's writes (inject, repair) do not reach the inferred family: %v", err)
+	}
 	added := discover.Entry{Table: "lock", Name: "cache", Pattern: "cache:<page>"}
 	if _, err := sess.Claim(ctx, added); err != nil {
 		t.Fatal(err)

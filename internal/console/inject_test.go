@@ -33,7 +33,7 @@ func TestInjectSaysWhatWasWritten(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		acts := newConsoleActions(t.Context(), tg, cfg)
+		acts := newConsoleActions(t.Context(), tg, func() *config.Config { return cfg })
 		start := time.Now()
 		text, err := acts.Inject(t.Context(), "ad_revenue", 1000)
 		took := time.Since(start)

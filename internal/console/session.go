@@ -46,6 +46,17 @@ func (s *session) inferring(a *infer.Adopter, conn discover.Connection) *session
 	return s
 }
 
+// config is the config in use: the one the console began with, and the entries added to the
+// session or, with no config file, inferred from the keys since.
+func (s *session) config() *config.Config {
+	if s.inferred != nil {
+		return s.inferred.Config()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg
+}
+
 // Claim parses entry's TOML as the config in use would read it (its time zone, its names taken)
 // and hands the new families and structures to the watcher, which counts their keys from the
 // next sweep. Nothing is added when the config or the watcher refuses it.
