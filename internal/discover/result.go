@@ -102,4 +102,7 @@ type Entry struct {
 	// by name, or an offset such as "+08:00"); "" when it shows none (no windows, or none
 	// being written).
 	Timezone string `json:"timezone,omitempty"`
+	// Exclude are the keys (SCAN MATCH globs) the pattern fits that are another entry's: the keys
+	// of a group split from this one by score unit.
+	Exclude []string `json:"exclude,omitempty"`
 }
