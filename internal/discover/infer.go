@@ -216,9 +216,12 @@ func (g *Groups) allShapes() []*shape {
 }
 
 // totalBytes adds up the groups' estimates; nil, with the reason, when no sample's memory was
-// read.
+// read. With no group there is nothing to estimate: the memory is known, 0.
 func totalBytes(groups []Group, skels map[string]*skeleton, libs map[string]*shape) (*int64, string) {
 	var total int64
+	if len(groups) == 0 {
+		return &total, ""
+	}
 	known, unknown := false, int64(0)
 	for _, gr := range groups {
 		if gr.Bytes != nil {
