@@ -216,12 +216,13 @@ func (g *Groups) allShapes() []*shape {
 }
 
 // totalBytes adds up the groups' estimates; nil, with the reason, when no sample's memory was
-// read. With no group there is nothing to estimate: the memory is known, 0.
+// read.
 func totalBytes(groups []Group, skels map[string]*skeleton, libs map[string]*shape) (*int64, string) {
-	var total int64
-	if len(groups) == 0 {
-		return &total, ""
+	if len(groups) == 0 { // no unclaimed key: their memory is 0, known
+		var none int64
+		return &none, ""
 	}
+	var total int64
 	known, unknown := false, int64(0)
 	for _, gr := range groups {
 		if gr.Bytes != nil {
