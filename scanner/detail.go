@@ -117,6 +117,10 @@ type LimiterKeyDetail struct {
 	BucketsNote string
 	ReadAt      time.Time
 	Command     string // redis-cli command that reads the key
+	// AtLimit is set for a library's key that would refuse the next hit, and AllowedInMS is
+	// then the time until the library allows one again (-1 unknown or never).
+	AtLimit     bool
+	AllowedInMS int64
 }
 
 // LockDetail is one lock key, read on demand.

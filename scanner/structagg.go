@@ -146,6 +146,7 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 		if st.ResetIn >= 0 {
 			kc.TTLMS = st.ResetIn.Milliseconds()
 		}
+		kc.AtLimit = st.AtLimit
 		l.top[i] = kc
 	}
 }

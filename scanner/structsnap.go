@@ -92,6 +92,10 @@ type Limiter struct {
 
 // KeyCount is one key with its count.
 type KeyCount struct {
+	// AtLimit is set for a library's key that would refuse the next hit: its TTLMS is then the
+	// time until the library allows one again.
+	AtLimit bool `json:"at_limit,omitempty"`
+
 	Key   string            `json:"key"` // escaped
 	Raw   string            `json:"-"`   // the key's own bytes
 	Dims  map[string]string `json:"dims"`

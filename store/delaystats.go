@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -109,16 +111,21 @@ func delayQueueStats(ctx context.Context, rdb redis.Cmdable, key, inflight strin
 }
 
 // checkUnit settles the unit of a queue whose scores run from first to last: unit itself when
-// both are plausible due times in it, the unit auto finds, or (timed false) a warning naming the
-// unit the scores look like.
+// both are plausible due times in it, the unit auto finds, or (timed false) a warning that says
+// which way the scores are off, by how much, and the unit that would make them due times.
 func checkUnit(unit ScoreUnit, first, last float64, now time.Time) (ScoreUnit, bool, string) {
 	if unit == AutoUnit {
 		u, ok := GuessUnit(first, now)
 		if ok && u.Plausible(last, now) {
 			return u, true, ""
 		}
-		return unit, false, fmt.Sprintf("scores %s..%s are not due times in any unit (s, ms, us, bullmq) within ten years of now: not a delay queue?",
-			fmtScore(first), fmtScore(last))
+		bad := first
+		if ok {
+			bad = last
+		}
+		near := nearestUnit(bad, now)
+		return unit, false, fmt.Sprintf("scores %s..%s are not due times in any unit (s, ms, us, bullmq) within ten years of now (%s read in %s falls %s): not a delay queue?",
+			fmtScore(first), fmtScore(last), fmtScore(bad), near, offText(near, bad, now))
 	}
 	if unit.Plausible(first, now) && unit.Plausible(last, now) {
 		return unit, true, ""
@@ -128,13 +135,57 @@ func checkUnit(unit ScoreUnit, first, last float64, now time.Time) (ScoreUnit, b
 		bad = last
 	}
 	if u, ok := GuessUnit(bad, now); ok {
-		return unit, false, fmt.Sprintf("score %s is not a due time in %s (more than ten years from now); it looks like %s: set score_unit = %q",
-			fmtScore(bad), unit, u, u.String())
+		return unit, false, fmt.Sprintf("score %s read in %s falls %s; in %s it falls %s: set score_unit = %q",
+			fmtScore(bad), unit, offText(unit, bad, now), u, offText(u, bad, now), u.String())
 	}
-	return unit, false, fmt.Sprintf("score %s is not a due time in %s or any other unit (more than ten years from now)", fmtScore(bad), unit)
+	return unit, false, fmt.Sprintf("score %s read in %s falls %s, and is not a due time within ten years of now in any other unit",
+		fmtScore(bad), unit, offText(unit, bad, now))
 }
 
-func fmtScore(f float64) string { return fmt.Sprint(f) }
+// unitSeconds is how many of a unit's scores make a second.
+var unitSeconds = map[ScoreUnit]float64{Seconds: 1, Milliseconds: 1e3, Microseconds: 1e6, BullMQScore: 1e3 * 4096}
+
+// offText says where score falls against now read in u: "56.9 years in the past", "3m0s in the
+// future". It works in float seconds, so no score overflows a time.
+func offText(u ScoreUnit, score float64, now time.Time) string {
+	at := score / unitSeconds[u]
+	if math.IsInf(at, 0) || math.IsNaN(at) {
+		return "at no time (the score is not finite)"
+	}
+	d := at - float64(now.UnixNano())/1e9
+	way := "in the future"
+	if d < 0 {
+		way, d = "in the past", -d
+	}
+	switch year := 365.25 * 24 * 3600; {
+	case d >= 100*year:
+		return fmt.Sprintf("%.0f years %s", d/year, way)
+	case d >= 2*year:
+		return fmt.Sprintf("%.1f years %s", d/year, way)
+	case d >= 2*24*3600:
+		return fmt.Sprintf("%.0f days %s", d/(24*3600), way)
+	}
+	return fmt.Sprintf("%s %s", (time.Duration(d) * time.Second).Round(time.Second), way)
+}
+
+// nearestUnit is the unit in which score falls nearest now.
+func nearestUnit(score float64, now time.Time) ScoreUnit {
+	best, bestD := Milliseconds, math.Inf(1)
+	for _, u := range []ScoreUnit{Seconds, Milliseconds, Microseconds, BullMQScore} {
+		if d := math.Abs(score/unitSeconds[u] - float64(now.Unix())); d < bestD {
+			best, bestD = u, d
+		}
+	}
+	return best
+}
+
+// fmtScore spells a score as a writer wrote it: 1795000000.5, not 1.7950000005e+09.
+func fmtScore(f float64) string {
+	if math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(f)
+}
 
 // readDue counts the due and scheduled tasks of a queue whose unit is settled, and its lag from
 // the oldest score, first.

@@ -26,6 +26,9 @@ type limitsFixture struct {
 		Remaining int64   `json:"remaining"`
 		Reset     float64 `json:"reset"`
 		Test      bool    `json:"test"`
+		// AllowedAt is when limits itself would next allow a hit (its test() asked at later
+		// times, for a moving window).
+		AllowedAt float64 `json:"allowed_at"`
 	} `json:"keys"`
 }
 
@@ -35,8 +38,8 @@ func runLimitsFixture(t *testing.T) (*redis.Client, limitsFixture) {
 	srv := redistest.Start(t)
 	var fx limitsFixture
 	redistest.RunFixture(t, py, "testdata/limits", &fx, "fixture.py", "redis://"+srv.Addr)
-	if len(fx.Keys) != 8 {
-		t.Fatalf("fixture wrote %d keys, want 8: %+v", len(fx.Keys), fx)
+	if len(fx.Keys) != 9 {
+		t.Fatalf("fixture wrote %d keys, want 9: %+v", len(fx.Keys), fx)
 	}
 	return srv.Client(t), fx
 }
@@ -153,10 +156,27 @@ func TestLimitsReadsAsLimitsAnswers(t *testing.T) {
 		if s.Used > s.Limit || (s.Rejected > 0 && !s.AtLimit) {
 			t.Errorf("%s: counted over its limit: %+v", key, s)
 		}
-		// limits answers reset in whole seconds: at most a second off ours, plus the fixture's run.
-		if at := fx.Now + s.ResetIn.Seconds(); math.Abs(at-want.Reset) > 2 {
-			t.Errorf("%s: resets in %v (at %.3f), limits says at %.0f", key, s.ResetIn, at, want.Reset)
+		// ResetIn is, at the limit, when limits next allows a hit; below it, limits' reset. limits
+		// answers in whole seconds (test() cuts its window there): at most a second off ours, plus
+		// the fixture's run.
+		wantAt, what := want.Reset, "resets"
+		if s.AtLimit {
+			wantAt, what = want.AllowedAt, "allows the next hit"
 		}
+		if at := fx.Now + s.ResetIn.Seconds(); math.Abs(at-wantAt) > 2 {
+			t.Errorf("%s: %s in %v (at %.3f), limits says at %.3f", key, what, s.ResetIn, at, wantAt)
+		}
+	}
+	// Hits spread over the window: the next is allowed when the oldest leaves it (10 s on),
+	// long before limits' reset, the newest hit plus the window (55 s on), and hourglass says the
+	// first.
+	spread := fx.Keys["LIMITER/moving/spread/3/1/minute"]
+	i := slices.Index(keys, "LIMITER/moving/spread/3/1/minute")
+	if i < 0 || spread.Test || spread.AllowedAt-fx.Now > 13 || spread.Reset-fx.Now < 50 {
+		t.Fatalf("the spread key: %+v at %.3f; want limits to allow again about 10 s on and reset about 55 s on", spread, fx.Now)
+	}
+	if s := got[i]; !s.AtLimit || math.Abs(s.ResetIn.Seconds()-(spread.AllowedAt-fx.Now)) > 2 {
+		t.Errorf("the spread key: %+v; want at its limit, allowed again in %.1fs", s, spread.AllowedAt-fx.Now)
 	}
 }
 

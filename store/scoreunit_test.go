@@ -76,7 +76,7 @@ func TestDelayQueueUnits(t *testing.T) {
 
 // TestDelayQueueImplausibleUnit reads seconds as milliseconds and BullMQ's scores as plain
 // milliseconds: the queue is not given a lag of decades or a next due in centuries, but a
-// warning that names the unit the scores look like.
+// warning that says which way the scores are off, by how much, and the unit they look like.
 func TestDelayQueueImplausibleUnit(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
@@ -89,10 +89,16 @@ func TestDelayQueueImplausibleUnit(t *testing.T) {
 		unit ScoreUnit
 		want string
 	}{
-		{"secs", Milliseconds, `set score_unit = "s"`},
-		{"bull", Milliseconds, `set score_unit = "bullmq"`},
+		{"secs", Milliseconds, `score 17`},
+		{"secs", Milliseconds, ` read in ms falls 56.`},
+		{"secs", Milliseconds, ` years in the past; in s it falls `},
+		{"secs", Milliseconds, ` in the past: set score_unit = "s"`},
+		{"bull", Milliseconds, ` read in ms falls `},
+		{"bull", Milliseconds, ` years in the future; in bullmq it falls `},
+		{"bull", Milliseconds, ` in the future: set score_unit = "bullmq"`},
 		{"bull", Microseconds, `set score_unit = "bullmq"`},
 		{"prio", AutoUnit, "not due times in any unit"},
+		{"prio", AutoUnit, "(3 read in s falls 56."},
 	} {
 		st, err := DelayQueueStatsOf(t.Context(), rdb, c.key, "", c.unit, now)
 		if err != nil {

@@ -20,6 +20,8 @@ type fakeInspector struct {
 	mu    sync.Mutex
 	asked []string
 	pages map[scanner.TaskSection][]scanner.Task
+	// limKey, when set, is the answer for every limiter key (a library's, say).
+	limKey *scanner.LimiterKeyDetail
 }
 
 func (f *fakeInspector) note(s string) {
@@ -80,6 +82,9 @@ func (f *fakeInspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec sca
 
 func (f *fakeInspector) LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error) {
 	f.note("limiter " + limiter + " " + key)
+	if f.limKey != nil {
+		return *f.limKey, nil
+	}
 	return scanner.LimiterKeyDetail{Limiter: limiter, Key: key, Hits: 104, Limit: 100, TTLMS: 59_000, BucketMS: 2_000,
 		Buckets: []int64{1, 3, 5, 2, 8, 13, 4, 2, 1, 0, 6, 9}, ReadAt: clock, Command: "redis-cli -h 10.0.0.5 -p 6379 ZRANGE " + key + " 0 -1"}, nil
 }

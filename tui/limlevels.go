@@ -51,8 +51,8 @@ func (l *limKeysLevel) render(w, h int) string {
 	if lim == nil {
 		return st.Muted.Render("the last sweep has no limiter " + l.name)
 	}
-	head := fmt.Sprintf("%s  %s keys, %s hits in the window, limit %s per %s", st.Title.Render(lim.Name), format.Commas(lim.Keys),
-		format.Total(lim.Hits, lim.HitsSaturated), limitText(lim.Limit), millisOrKey(lim.WindowMS))
+	head := fmt.Sprintf("%s  %s keys, %s hits in the window, %s", st.Title.Render(lim.Name), format.Commas(lim.Keys),
+		format.Total(lim.Hits, lim.HitsSaturated), limitPhrase(limitText(lim.Limit), millisOrKey(lim.WindowMS)))
 	decisions := fmt.Sprintf("this hour: %s allowed, %s rejected", format.Commas(lim.Allowed), format.Commas(lim.Rejected))
 	if !own(*lim) {
 		decisions = fmt.Sprintf("allowed and rejected: %s (%s keeps no count of its decisions); %s refused attempts in the keys' windows",
@@ -61,7 +61,7 @@ func (l *limKeysLevel) render(w, h int) string {
 	lines := []string{fit(head, w), st.Muted.Render(fit(decisions, w)), ""}
 	t := &table{styles: l.c, cols: []column{
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true},
-		{title: "REFUSED", right: true}, {title: "TTL", right: true}, {title: "HITS OVER SWEEPS", optional: true},
+		{title: "REFUSED", right: true}, {title: ttlTitle(*lim), right: true}, {title: "HITS OVER SWEEPS", optional: true},
 	}}
 	t.selected = l.rows.sel
 	for _, k := range keys {
@@ -74,7 +74,7 @@ func (l *limKeysLevel) render(w, h int) string {
 			refused = format.Commas(k.Refused)
 		}
 		t.rows = append(t.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))),
-			refused, format.Millis(k.TTLMS), l.c.spark(limHistory(lim.Name, k.Raw), 24)})
+			refused, ttlCell(*lim, k), l.c.spark(limHistory(lim.Name, k.Raw), 24)})
 	}
 	if len(keys) == 0 {
 		return strings.Join(append(lines, st.Muted.Render("no keys in the last sweep")), "\n")
@@ -134,6 +134,9 @@ func (l *limKeyLevel) render(w, h int) string {
 		field("remaining", remaining),
 		field("refused in the window", refused),
 		field("TTL", format.Millis(d.TTLMS)))
+	if d.Remaining != nil { // a library's: when it takes the next hit, which the TTL need not say
+		lines = append(lines, field("next hit allowed", allowedIn(d.AtLimit, d.AllowedInMS)))
+	}
 	if len(d.Buckets) > 0 {
 		spark := d.Buckets[max(len(d.Buckets)-max(w-30, 8), 0):]
 		lines = append(lines, field("hits over the window", st.Spark.Render(format.Sparkline(spark))+
@@ -145,4 +148,38 @@ func (l *limKeyLevel) render(w, h int) string {
 		lines = append(append(lines, ""), wrapPlain(d.Command, w)...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// A library's limiter key at its limit takes the next hit when the library says so, which is not
+// the key's TTL: python limits' moving window allows again when the oldest hit of the window
+// leaves it, while the key (and limits' own reset) lasts until the newest does. The keys' table
+// shows that time for a library's limiter (ALLOWED IN), and its TTL for hourglass's own.
+
+// ttlTitle is the title of the keys' table's time column.
+func ttlTitle(lim scanner.Limiter) string {
+	if own(lim) {
+		return "TTL"
+	}
+	return "ALLOWED IN"
+}
+
+// ttlCell is a key's time: its TTL for hourglass's own limiter; for a library's, when the next
+// hit is allowed.
+func ttlCell(lim scanner.Limiter, k scanner.KeyCount) string {
+	if own(lim) {
+		return format.Millis(k.TTLMS)
+	}
+	return allowedIn(k.AtLimit, k.TTLMS)
+}
+
+// allowedIn says when a library's key takes the next hit: now below its limit, else in ms
+// (unknown when the library's answer is not known).
+func allowedIn(atLimit bool, ms int64) string {
+	switch {
+	case !atLimit:
+		return "now"
+	case ms < 0:
+		return format.Unknown
+	}
+	return "in " + format.Millis(ms)
 }

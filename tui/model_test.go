@@ -170,7 +170,7 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "delay:orders"}, Depth: 1250, Due: ptr(340), InFlight: 12,
 		OldestDueAgeMS: ptr(95_000), NextDueInMS: ptr(4_000), Unit: "ms", Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}},
 		{Name: "legacy", Key: "legacy:delay", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "legacy"}, Depth: 4, Unit: "ms", Schedule: map[string]int64{},
-			Warning: `score 1795000000.5 is not a due time in ms (more than ten years from now); it looks like s: set score_unit = "s"`}}
+			Warning: `score 1795000000.5 read in ms falls 56.9 years in the past; in s it falls 6m40s in the future: set score_unit = "s"`}}
 	snap.Warnings = []string{"1 key(s) fit both delay_queue orders and job_queue jobs (e.g. schedule): counted once, under delay_queue orders"}
 	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
 		Queues: []scanner.JobQueue{{Queue: "critical", RawQueue: "critical", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "critical"}, Waiting: ptr(12)}, {Queue: "default", RawQueue: "default", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "default"}, Waiting: ptr(1_040)}},

@@ -141,6 +141,24 @@ func limitText(n int64) string {
 	return format.Commas(n)
 }
 
+// limitPhrase says a limiter's limit and window (limitText's and millisOrKey's) as a sentence
+// reads them: "limit 100 per 1m", or, for a library whose keys spell their own (python limits'
+// LIMITER/<key>/<amount>/<multiples>/<granularity>), "limit and window per key".
+func limitPhrase(limit, window string) string {
+	switch {
+	case limit == perKey && window == perKey:
+		return "limit and window per key"
+	case limit == perKey:
+		return "limit per key, window " + window
+	case window == perKey:
+		return "limit " + limit + ", window per key"
+	}
+	return "limit " + limit + " per " + window
+}
+
+// perKey is what limitText and millisOrKey say of a limit or window the keys spell.
+const perKey = "per key"
+
 // millisOrKey is a configured window, or "per key" for one the keys spell.
 func millisOrKey(ms int64) string {
 	if ms == 0 {

@@ -108,6 +108,9 @@ func (v *unclaimed) render(w, h int) string {
 
 // summary is the totals (keys, groups, memory), and what the memory estimate rests on.
 func (v *unclaimed) summary(r discover.Result, w int) []string {
+	if r.Keys == 0 && len(r.Groups) == 0 { // nothing unclaimed: no memory to speak of
+		return []string{fit("0 unclaimed keys", w)}
+	}
 	text := fmt.Sprintf("%s unclaimed keys in %d groups · memory %s", format.Commas(r.Keys), len(r.Groups), memoryText(r))
 	if r.Sampled > 0 {
 		text += fmt.Sprintf(" · %s keys sampled", format.Commas(r.Sampled))

@@ -104,6 +104,7 @@ func TestSnapshotOfLimits(t *testing.T) {
 			Amount    int64  `json:"amount"`
 			Hits      []bool `json:"hits"`
 			Remaining int64  `json:"remaining"`
+			Test      bool   `json:"test"`
 		} `json:"keys"`
 	}
 	redistest.RunFixture(t, py, "../../store/testdata/limits", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
@@ -125,5 +126,20 @@ func TestSnapshotOfLimits(t *testing.T) {
 	l := snap.Limiters[0]
 	if l.Layout != "limits" || l.Keys != keys || l.AtLimit != atLimit || l.OverLimit != 0 || l.RefusedInWindow != refused || l.Unknown != 0 {
 		t.Fatalf("limiter %+v: want %d keys, %d at their limit (limits' remaining 0), none over, %d refused", l, keys, atLimit, refused)
+	}
+	// Each key says whether limits would take the next hit; the spread moving window, at its
+	// limit, takes one when its oldest hit leaves the window, about 10 s on (ttl_ms).
+	spread := false
+	for _, k := range l.Top {
+		spread = spread || k.Key == "LIMITER/moving/spread/3/1/minute"
+		if want, ok := rep.Keys[k.Key]; !ok || k.AtLimit != !want.Test {
+			t.Errorf("top key %s: at limit %v, limits' test() %v", k.Key, k.AtLimit, want.Test)
+		}
+		if k.Key == "LIMITER/moving/spread/3/1/minute" && (k.TTLMS < 5_000 || k.TTLMS > 11_000) {
+			t.Errorf("the spread key: next hit allowed in %d ms, want about 10 s", k.TTLMS)
+		}
+	}
+	if !spread {
+		t.Errorf("the spread key is not among the top keys %+v", l.Top)
 	}
 }

@@ -109,14 +109,26 @@ func TestSnapshotUnclaimed(t *testing.T) {
 	}
 }
 
-// TestSnapshotNoneUnclaimed: when every key is claimed, the report says so.
+// TestSnapshotNoneUnclaimed: when every key is claimed, the report says so, and the JSON says
+// the same: no key, 0 bytes (known: there is nothing to estimate), no note of a memory unknown.
 func TestSnapshotNoneUnclaimed(t *testing.T) {
 	srv := redistest.Start(t)
 	path, cfg := utcConfig(t, srv.Addr)
 	srv.Client(t).Set(t.Context(), familyKey(t, cfg, "flow", store.Hour, time.Now(), "app", "ios", "10.0.0.1"), 3, time.Hour)
 	code, out, errOut := hg(t, "snapshot", "--config", path, "--keys-per-second", "0")
-	if code != exitOK || !strings.Contains(out, "\nUnclaimed keys: none ") {
+	if code != exitOK || !strings.Contains(out, "\nUnclaimed keys: none ") || strings.Contains(out, "memory") {
 		t.Errorf("exit %d, %s\n%s", code, errOut, out)
+	}
+	code, out, errOut = hg(t, "snapshot", "--json", "--config", path, "--keys-per-second", "0")
+	var snap struct {
+		Unclaimed map[string]json.RawMessage `json:"unclaimed"`
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &snap) != nil {
+		t.Fatalf("exit %d, %s\n%s", code, errOut, out)
+	}
+	u := snap.Unclaimed
+	if string(u["keys"]) != "0" || string(u["bytes"]) != "0" || u["bytes_note"] != nil || string(u["groups"]) != "[]" {
+		t.Errorf("unclaimed in the JSON: keys %s, bytes %s, bytes_note %s, groups %s; want 0, 0, none, []", u["keys"], u["bytes"], u["bytes_note"], u["groups"])
 	}
 }
 

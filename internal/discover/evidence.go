@@ -51,7 +51,8 @@ type evidence struct {
 
 	ahead, recent, past, notTime int // sorted sets, by where their newest score lies
 	units                        map[store.ScoreUnit]int
-	spanMax                      time.Duration // newest minus oldest score, as times
+	unitKeys                     map[store.ScoreUnit][]string // the first few names (in order) per unit
+	spanMax                      time.Duration                // newest minus oldest score, as times
 	lenMax                       int64
 
 	bytes, bytesN int64
@@ -150,6 +151,7 @@ func (e *evidence) addScores(s Sample) {
 		e.units = map[store.ScoreUnit]int{}
 	}
 	e.units[u]++
+	e.noteUnitKey(u, s.Name)
 	newest, oldest := u.Time(s.MaxScore), u.Time(s.MinScore)
 	e.spanMax = max(e.spanMax, newest.Sub(oldest))
 	switch d := newest.Sub(s.Now); {
@@ -247,6 +249,11 @@ func (e *evidence) merge(o *evidence) {
 		}
 		e.units[u] += n
 	}
+	for u, names := range o.unitKeys {
+		for _, name := range names {
+			e.noteUnitKey(u, name)
+		}
+	}
 	e.spanMax = max(e.spanMax, o.spanMax)
 	e.lenMax = max(e.lenMax, o.lenMax)
 	e.bytes += o.bytes
@@ -291,15 +298,16 @@ func (e *evidence) reading() string {
 	return "text"
 }
 
-// unit is the score unit most sorted sets were in.
+// unit is the score unit every sampled sorted set was in; AutoUnit when they disagree (each
+// key is then read in its own unit) or none was a time.
 func (e *evidence) unit() store.ScoreUnit {
-	best, n := store.AutoUnit, 0
-	for u, c := range e.units {
-		if c > n {
-			best, n = u, c
-		}
+	if len(e.units) != 1 {
+		return store.AutoUnit
 	}
-	return best
+	for u := range e.units {
+		return u
+	}
+	return store.AutoUnit
 }
 
 // bytesPerKey is the mean MEMORY USAGE of the samples, or NaN when none was read.

@@ -86,6 +86,10 @@ type shape struct {
 	// shapes merged into it, whose keys the rows of pages count.
 	derived bool
 	members []*shape
+	// exclude and splitNote are set on a part of a group split by score unit (splitUnits): the
+	// globs of the keys its pattern leaves to the other parts, and what the evidence says of it.
+	exclude   []string
+	splitNote string
 }
 
 // slotStat is what one segment held over a shape's keys.

@@ -2,7 +2,9 @@ package discover
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +113,52 @@ func TestIdsThatReadAsDates(t *testing.T) {
 	}
 	if _, ok := kinds["score:<window>"]; ok || kinds["score:<score>"] != KindOther || kinds["pv:<window>"] != KindCounter {
 		t.Errorf("groups %v: want score:<score> other, no score:<window>, and pv:<window> a counter", kinds)
+	}
+}
+
+// Which unit a group of mixed units is given, and what its evidence says, does not depend on the
+// order the sweep meets the keys in, nor on map order: with as many keys in seconds as in
+// milliseconds, seconds keep the pattern every time.
+func TestUnitsDeterministic(t *testing.T) {
+	now := time.Now()
+	names := []string{"delay:orders", "delay:mail", "delay:sms", "delay:push", "sched:1", "sched:2", "sched:3", "sched:4"}
+	sample := func(n string) Sample {
+		s := Sample{Name: n, Type: "zset", TTL: -1, Bytes: 90, Now: now, Len: 2}
+		at := []time.Time{now.Add(-time.Minute), now.Add(time.Hour)}
+		if strings.HasSuffix(n, "mail") || strings.HasSuffix(n, "push") || strings.HasSuffix(n, "2") || strings.HasSuffix(n, "4") {
+			s.MinScore, s.MaxScore = float64(at[0].UnixMilli()), float64(at[1].UnixMilli())
+		} else {
+			s.MinScore, s.MaxScore = float64(at[0].Unix()), float64(at[1].Unix())
+		}
+		return s
+	}
+	var first []string
+	for run := range 20 {
+		order := append([]string(nil), names...)
+		rand.New(rand.NewPCG(uint64(run), 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		g := New(Options{Location: time.UTC})
+		for _, n := range g.Add(order) {
+			g.AddSample(sample(n))
+		}
+		var got []string
+		for _, gr := range g.Result().Groups {
+			got = append(got, fmt.Sprintf("%s %s %q %q", gr.Pattern, gr.Entry.ScoreUnit, gr.Entry.Exclude, gr.Evidence))
+		}
+		sort.Strings(got)
+		if run == 0 {
+			first = got
+			t.Logf("%s", strings.Join(got, "\n"))
+			continue
+		}
+		if !reflect.DeepEqual(got, first) {
+			t.Fatalf("order %q gives\n%s\nwant\n%s", order, strings.Join(got, "\n"), strings.Join(first, "\n"))
+		}
+	}
+	want := []string{`delay:<name> s ["delay:mail" "delay:push"]`, "delay:mail ms", "delay:push ms", `sched:<sched> auto`}
+	for i, w := range want {
+		if i >= len(first) || !strings.HasPrefix(first[i], w) {
+			t.Errorf("groups\n%s\nwant them to start %q", strings.Join(first, "\n"), want)
+			break
+		}
 	}
 }

@@ -38,9 +38,9 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 				lib.merge(sh)
 				continue
 			}
-			gr := g.infer(sh)
-			gr.members = own(sh)
-			groups = append(groups, gr)
+			for _, part := range splitUnits(sh) {
+				groups = append(groups, g.inferPart(part))
+			}
 		}
 	}
 	for _, sh := range libs {
@@ -65,6 +65,21 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 		r.Groups[i].members = nil
 	}
 	return r
+}
+
+// inferPart is infer with what splitUnits left on the shape: its excluded keys and a note.
+func (g *Groups) inferPart(sh *shape) Group {
+	gr := g.infer(sh)
+	gr.members = own(sh)
+	note := sh.splitNote
+	if en := gr.Entry; en != nil && en.Pattern != "" && len(sh.exclude) > 0 {
+		en.Exclude = sh.exclude
+		note += ", left out of this pattern by exclude"
+	}
+	if note != "" {
+		gr.Evidence = append(gr.Evidence, note)
+	}
+	return gr
 }
 
 // project merges a skeleton's shapes over the word segments that vary enough to be dims, and
@@ -179,6 +194,10 @@ func (sh *shape) clone() *shape {
 	}
 	c.ev.types = maps.Clone(sh.ev.types)
 	c.ev.units = maps.Clone(sh.ev.units)
+	c.ev.unitKeys = maps.Clone(sh.ev.unitKeys)
+	for u, names := range c.ev.unitKeys {
+		c.ev.unitKeys[u] = append([]string(nil), names...)
+	}
 	return &c
 }
 
@@ -199,6 +218,10 @@ func (g *Groups) allShapes() []*shape {
 // totalBytes adds up the groups' estimates; nil, with the reason, when no sample's memory was
 // read.
 func totalBytes(groups []Group, skels map[string]*skeleton, libs map[string]*shape) (*int64, string) {
+	if len(groups) == 0 { // no unclaimed key: their memory is 0, known
+		var none int64
+		return &none, ""
+	}
 	var total int64
 	known, unknown := false, int64(0)
 	for _, gr := range groups {

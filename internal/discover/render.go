@@ -45,6 +45,13 @@ func (e *Entry) TOML() string {
 	if e.Processing != nil {
 		fmt.Fprintf(&b, "processing = %s\n", strconv.Quote(*e.Processing))
 	}
+	if len(e.Exclude) > 0 {
+		q := make([]string, len(e.Exclude))
+		for i, x := range e.Exclude {
+			q[i] = strconv.Quote(x)
+		}
+		fmt.Fprintf(&b, "exclude = [%s]\n", strings.Join(q, ", "))
+	}
 	return b.String()
 }
 

@@ -34,7 +34,8 @@ const (
 type Result struct {
 	Keys int64 `json:"keys"` // unclaimed keys counted
 	// Bytes estimates their memory: per group, the mean MEMORY USAGE of its sampled keys times its
-	// keys. Nil when no sample's memory could be read; BytesNote then says why.
+	// keys; 0 when no key is unclaimed. Nil when no sample's memory could be read; BytesNote then says
+	// why.
 	Bytes     *int64  `json:"bytes"`
 	BytesNote string  `json:"bytes_note,omitempty"`
 	Sampled   int64   `json:"sampled"` // keys whose type, TTL and value were read
@@ -102,4 +103,7 @@ type Entry struct {
 	// by name, or an offset such as "+08:00"); "" when it shows none (no windows, or none
 	// being written).
 	Timezone string `json:"timezone,omitempty"`
+	// Exclude are the keys (SCAN MATCH globs) the pattern fits that are another entry's: the keys
+	// of a group split from this one by score unit.
+	Exclude []string `json:"exclude,omitempty"`
 }

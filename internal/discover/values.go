@@ -33,7 +33,7 @@ func inferScores(gr *Group, sh *shape, l layout) {
 		return
 	}
 	u := e.unit()
-	scores := fmt.Sprintf("scores: %s; newest ahead of the server clock in %d, within the last day in %d, older in %d of %d", unitName(u), e.ahead, e.recent, e.past, timed)
+	scores := fmt.Sprintf("scores: %s; newest ahead of the server clock in %d, within the last day in %d, older in %d of %d", unitsText(e), e.ahead, e.recent, e.past, timed)
 	gr.Evidence = append(gr.Evidence, scores)
 	expiring := e.withTTL*2 >= e.present()
 	switch {

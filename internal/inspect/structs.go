@@ -119,6 +119,10 @@ func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.Limiter
 	}
 	d.Hits, d.Limit, d.Refused, d.Remaining = st.Used, st.Limit, st.Rejected, &st.Remaining
 	d.TTLMS = pttlMS(ttl.Val())
+	d.AtLimit, d.AllowedInMS = st.AtLimit, -1
+	if st.ResetIn >= 0 {
+		d.AllowedInMS = st.ResetIn.Milliseconds()
+	}
 	if typ.Val() == "list" { // limits' moving window: its hit times
 		d.Command = in.RedisCLI("LRANGE", d.Key, "0", "-1")
 	} else {

@@ -86,6 +86,9 @@ func TestLimiterKeyOfEachLayout(t *testing.T) {
 		d.BucketsNote == "" || d.Command != w.RedisCLI("GET", "rlflx:k") {
 		t.Errorf("rate-limiter-flexible: %+v %v", d, err)
 	}
+	if !d.AtLimit || d.AllowedInMS <= 0 || d.AllowedInMS > 60_000 { // it takes a hit again when the key expires
+		t.Errorf("rate-limiter-flexible at its limit: at limit %v, allowed in %d ms", d.AtLimit, d.AllowedInMS)
+	}
 
 	for _, c := range []struct{ limiter, key string }{{"api", "rl:api:admin"}, {"api", "rl:login:x"}, {"nope", key}} {
 		if _, err := w.LimiterKey(ctx, c.limiter, c.key); err == nil {
