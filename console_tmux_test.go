@@ -201,7 +201,7 @@ var demoViews = []struct {
 	key, name string
 	shows     []string
 }{
-	{"1", "Overview", []string{"│ Counters", "events/s now", "│ Limiters", "Unclaimed keys"}},
+	{"1", "Overview", []string{"│ Counters", "events/s", "│ Limiters", "Unclaimed keys"}},
 	{"2", "Counters", []string{"FAMILY", "THIS HOUR", "LAST 24 HOURS", "api_calls", "enter opens a family"}},
 	{"3", "TTL health", []string{"NO TTL", "OVER RET", "WRONG TYPE", "all families", "r repairs"}},
 	{"4", "Queues", []string{"DELAY QUEUE", "delay:orders", "LIST QUEUE", "queue:emails", "enter lists the selected queue's tasks"}},
