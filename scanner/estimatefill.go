@@ -65,7 +65,9 @@ func (a *Aggregator) fillEstimates(snap *Snapshot, now time.Time) {
 		})
 		fs.Series.Estimated = true
 		if cur := fs.CurrentWindow("hour"); cur != nil {
-			fs.setHourAvg(true, float64(cur.Total), now.Sub(cur.Start).Seconds())
+			if secs := now.Sub(cur.Start).Seconds(); secs >= 1 {
+				fs.HourAvgPerSec = float64(cur.Total) / secs
+			}
 		}
 		fs.Reconciliation, fs.MismatchedDims = nil, 0
 	}
