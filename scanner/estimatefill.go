@@ -65,9 +65,7 @@ func (a *Aggregator) fillEstimates(snap *Snapshot, now time.Time) {
 		})
 		fs.Series.Estimated = true
 		if cur := fs.CurrentWindow("hour"); cur != nil {
-			if secs := now.Sub(cur.Start).Seconds(); secs >= 1 {
-				fs.HourAvgPerSec = float64(cur.Total) / secs
-			}
+			fs.setHourAvg(true, float64(cur.Total), now.Sub(cur.Start).Seconds())
 		}
 		fs.Reconciliation, fs.MismatchedDims = nil, 0
 	}

@@ -37,14 +37,14 @@ func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, type
 	}
 	loc := f.Zone(opt.Location) // the family's own zone, else the sweep's
 	fs.Series = fa.series(now, loc)
-	if f.Has(store.Hour) {
-		cur := store.WindowAt(store.Hour, now, loc)
-		if w := fa.windows[winKey{store.Hour, cur.Start.Unix()}]; w != nil {
-			if secs := now.Sub(cur.Start).Seconds(); secs >= 1 {
-				fs.HourAvgPerSec = w.total.float() / secs // exact even when the total saturated
-			}
-		}
+	fs.RateNote = "one sweep: a rate needs the current window read again at least " + spanText(minRateSpan.Seconds()) +
+		" later (the console and serve measure it over the last minute)"
+	var hourTotal float64 // 0 when no key is in the current hour
+	cur := store.WindowAt(store.Hour, now, loc)
+	if w := fa.windows[winKey{store.Hour, cur.Start.Unix()}]; w != nil {
+		hourTotal = w.total.float() // exact even when the total saturated
 	}
+	fs.setHourAvg(f.Has(store.Hour), hourTotal, now.Sub(cur.Start).Seconds())
 	fa.problemStats(&fs.Health, sizes, types)
 	fs.Health.MemoryNote = note
 	if fa.recon != nil {
@@ -148,4 +148,18 @@ func sortedWindows[T any](m map[winKey]T) []T {
 		wins[i] = m[k]
 	}
 	return wins
+}
+
+// setHourAvg sets the hour's average: total, the current hour's, over secs, the seconds gone in
+// it; nil with the reason for a family without hour windows, or in the hour's first second.
+func (fs *FamilyStats) setHourAvg(hasHours bool, total, secs float64) {
+	switch {
+	case !hasHours:
+		fs.HourAvgPerSec, fs.HourAvgNote = nil, "no hour windows: the family is written in day windows (rate_per_sec is the day's growth)"
+	case secs < 1:
+		fs.HourAvgPerSec, fs.HourAvgNote = nil, "the hour began less than a second ago"
+	default:
+		avg := total / secs
+		fs.HourAvgPerSec, fs.HourAvgNote = &avg, ""
+	}
 }

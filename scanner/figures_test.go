@@ -140,8 +140,8 @@ func TestSaturatedTotalsAreMarked(t *testing.T) {
 		t.Errorf("the hour before %+v, want the exact %d", last, int64(math.MaxInt64-3))
 	}
 	secs := now.Sub(store.WindowAt(store.Hour, now, loc).Start).Seconds()
-	if want := 2 * float64(math.MaxInt64) / secs; math.Abs(f.HourAvgPerSec-want) > want*1e-9 {
-		t.Errorf("hour average %v, want the exact sum's %v", f.HourAvgPerSec, want)
+	if want := 2 * float64(math.MaxInt64) / secs; math.Abs(hourAvg(f)-want) > want*1e-9 {
+		t.Errorf("hour average %v, want the exact sum's %v", hourAvg(f), want)
 	}
 	if !f.Series.Saturated || f.Series.Hours[len(f.Series.Hours)-1] != math.MaxInt64 {
 		t.Errorf("series %+v, want the saturated hour marked", f.Series)

@@ -155,6 +155,17 @@ func (s *liveSampler) setFamilies(families []*store.Family) {
 	}
 }
 
+// current is the start of the named family's current window as of the last read or page, and
+// whether the family is read live.
+func (s *liveSampler) current(family string) (time.Time, bool) {
+	for _, fs := range s.order {
+		if fs.f.Name() == family && !fs.win.Start.IsZero() {
+			return fs.win.Start, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // newSweep is called when a sweep begins: its count of each window's keys starts from none.
 func (s *liveSampler) newSweep() {
 	for _, fs := range s.order {

@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -87,12 +88,24 @@ type FamilyStats struct {
 	KeysEstimate *Estimate `json:"keys_estimate,omitempty"`
 	// Windows holds every window a key was found in, hours then days, oldest first.
 	Windows []WindowStats `json:"windows"`
-	// RatePerSec is how fast the current hour's total grew since the previous snapshot (nil
-	// without one). Increments landing in the previous hour after it ended count too.
-	RatePerSec *float64 `json:"rate_per_sec"`
-	// HourAvgPerSec is the current hour's total divided by the seconds gone in the hour.
-	HourAvgPerSec float64 `json:"hour_avg_per_sec"`
-	Series        Series  `json:"series"`
+	// RatePerSec is how fast the family's current window grows, in events a second: the hour's,
+	// or the day's for a family without hour windows. RateFrom says how it was measured:
+	// "reads", the least-squares slope of the window's total read over the last minute (a
+	// Watcher's live reads and quick sweeps, see docs/estimates.md, "Rates"), or "sweeps", the
+	// growth between the last two sweeps (at least minRateSpan apart), increments landing in the
+	// previous window after it ended included. RateSpanSec is the seconds it was measured over.
+	// nil, with the reason in RateNote, when it is not known: one sweep (a one-shot snapshot),
+	// reads spanning too little yet, a saturated total.
+	RatePerSec  *float64 `json:"rate_per_sec"`
+	RateFrom    string   `json:"rate_from,omitempty"`
+	RateSpanSec float64  `json:"rate_span_sec,omitempty"`
+	RateNote    string   `json:"rate_note,omitempty"`
+	// HourAvgPerSec is the current hour's total divided by the seconds gone in the hour; nil,
+	// with the reason in HourAvgNote, for a family without hour windows (or in the hour's first
+	// second).
+	HourAvgPerSec *float64 `json:"hour_avg_per_sec"`
+	HourAvgNote   string   `json:"hour_avg_note,omitempty"`
+	Series        Series   `json:"series"`
 	// TTL sorts the family's keys by expiry; its four counts add up to Keys.
 	TTL TTLCounts `json:"ttl"`
 	// TTLEstimate is set while the TTL counts are estimates, one per count.
@@ -285,7 +298,9 @@ func (f *FamilyStats) CurrentWindow(g string) *WindowStats {
 
 // SetRate fills each family's RatePerSec from prev, an earlier snapshot of the same target: the
 // growth of the hour windows (day windows for a family without hours) from prev's current window
-// on, over the time between the two.
+// on, over the time between the two, when that is at least minRateSpan (RateFrom "sweeps").
+// Sweeps closer together leave the rate nil with a note: a window written in bursts grows by a
+// burst or by nothing between two quick sweeps, and the rate would jump from one to the other.
 func (s *Snapshot) SetRate(prev *Snapshot) {
 	if prev == nil {
 		return
@@ -305,35 +320,46 @@ func (s *Snapshot) SetRate(prev *Snapshot) {
 	}
 	for i := range s.Counters {
 		f := &s.Counters[i]
-		pf := prev.Family(f.Family)
-		if pf == nil || len(f.Granularities) == 0 {
-			continue
-		}
-		g := f.Granularities[0] // hour when the family has hours
-		var from time.Time
-		if pcur := pf.CurrentWindow(g); pcur != nil {
-			from = pcur.Start
-		} else if cur := f.CurrentWindow(g); cur != nil {
-			from = cur.Start
-		} else {
-			continue // nothing written in either snapshot's current window
-		}
-		var delta wide
-		known := true // a saturated total's growth is unknown: the rate stays nil
-		for _, w := range f.Windows {
-			if w.Granularity != g || w.Start.Before(from) {
-				continue
-			}
-			delta.addInt(w.Total)
-			known = known && !w.Saturated
-			if pw := pf.Window(g, w.Start); pw != nil {
-				delta = delta.sub(wideOf(pw.Total))
-				known = known && !pw.Saturated
-			}
-		}
-		if known {
-			rate := delta.float() / dt
-			f.RatePerSec = &rate
+		if pf := prev.Family(f.Family); pf != nil && len(f.Granularities) > 0 {
+			f.setSweepRate(pf, dt)
 		}
 	}
+}
+
+// setSweepRate sets the family's rate from its growth since pf, the same family dt seconds
+// before.
+func (f *FamilyStats) setSweepRate(pf *FamilyStats, dt float64) {
+	g := f.Granularities[0] // hour when the family has hours
+	var from time.Time
+	if pcur := pf.CurrentWindow(g); pcur != nil {
+		from = pcur.Start
+	} else if cur := f.CurrentWindow(g); cur != nil {
+		from = cur.Start
+	} else {
+		f.RateNote = "no key in the current window at either of the last two sweeps"
+		return
+	}
+	if dt < minRateSpan.Seconds() {
+		f.RateNote = fmt.Sprintf("the last two sweeps are %s apart; a rate needs %s", spanText(dt), spanText(minRateSpan.Seconds()))
+		return
+	}
+	var delta wide
+	known := true // a saturated total's growth is unknown: the rate stays nil
+	for _, w := range f.Windows {
+		if w.Granularity != g || w.Start.Before(from) {
+			continue
+		}
+		delta.addInt(w.Total)
+		known = known && !w.Saturated
+		if pw := pf.Window(g, w.Start); pw != nil {
+			delta = delta.sub(wideOf(pw.Total))
+			known = known && !pw.Saturated
+		}
+	}
+	if !known {
+		f.RateNote = "a total past the int64 range: its growth is unknown"
+		return
+	}
+	rate := delta.float() / dt
+	f.RatePerSec, f.RateFrom, f.RateSpanSec, f.RateNote = &rate, RateFromSweeps, dt, ""
 }

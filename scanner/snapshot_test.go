@@ -333,8 +333,8 @@ func checkLegacySnapshot(t *testing.T, w *legacyWorld, snap *Snapshot) {
 		t.Errorf("current flow hour top = %+v, want the four 100s then 20", cw)
 	}
 	if el := w.now.Sub(cur).Seconds(); el >= 1 {
-		if want := float64(w.flowHour[cur]) / el; flow.HourAvgPerSec != want {
-			t.Errorf("hour_avg_per_sec = %v, want %v", flow.HourAvgPerSec, want)
+		if want := float64(w.flowHour[cur]) / el; hourAvg(flow) != want {
+			t.Errorf("hour_avg_per_sec = %v, want %v", hourAvg(flow), want)
 		}
 	}
 	old := flow.Window("hour", store.WindowAt(store.Hour, w.now.Add(-72*time.Hour), shanghai).Start)
@@ -376,9 +376,9 @@ func TestRateBetweenSnapshots(t *testing.T) {
 	ctx := t.Context()
 	fams := families(t)
 	flow := fams[0]
-	// Just before an hour ends, and ten seconds later, in the next hour.
+	// Just before an hour ends, and 25 seconds later, in the next hour.
 	t0 := store.WindowAt(store.Hour, time.Now(), shanghai).Start.Add(-5 * time.Second)
-	t1 := t0.Add(10 * time.Second)
+	t1 := t0.Add(25 * time.Second)
 	take := func(at time.Time) *Snapshot {
 		snap, err := Take(ctx, rdb, fams, Options{Location: shanghai, Now: func() time.Time { return at }})
 		if err != nil {
@@ -392,12 +392,22 @@ func TestRateBetweenSnapshots(t *testing.T) {
 	rdb.IncrBy(ctx, k0, 30) // late into the old hour
 	rdb.IncrBy(ctx, key(t, flow, store.Hour, t1, "a", "b", "c"), 70)
 	s1 := take(t1)
+	if f := s1.Family("flow"); f.RatePerSec != nil || !strings.HasPrefix(f.RateNote, "one sweep: ") {
+		t.Errorf("one sweep's rate %v, note %q; want none, and why", f.RatePerSec, f.RateNote)
+	}
 	s1.SetRate(s0)
-	if r := s1.Family("flow").RatePerSec; r == nil || *r != 10 {
-		t.Errorf("rate = %v, want (30+70)/10s = 10", r)
+	if f := s1.Family("flow"); f.RatePerSec == nil || *f.RatePerSec != 4 || f.RateFrom != RateFromSweeps || f.RateSpanSec != 25 || f.RateNote != "" {
+		t.Errorf("rate = %v from %q over %vs (note %q), want (30+70)/25s = 4 from sweeps over 25s", f.RatePerSec, f.RateFrom, f.RateSpanSec, f.RateNote)
 	}
 	if s0.Family("flow").RatePerSec != nil {
 		t.Error("a first snapshot has no rate")
+	}
+	// Sweeps closer than minRateSpan give none: a bursty writer's growth between them is a burst
+	// or nothing.
+	s2 := take(t1.Add(5 * time.Second))
+	s2.SetRate(s1)
+	if f := s2.Family("flow"); f.RatePerSec != nil || !strings.Contains(f.RateNote, "a rate needs 20s") {
+		t.Errorf("rate of sweeps 5s apart %v, note %q; want none, and why", f.RatePerSec, f.RateNote)
 	}
 }
 

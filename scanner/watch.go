@@ -23,8 +23,9 @@ import (
 const MinRefresh = 250 * time.Millisecond
 
 // Watcher keeps a Snapshot current for a console: each Poll sweeps on for a slice of time within
-// the budget, and when a sweep completes its Snapshot replaces the last one (with rates from the
-// one before) and a new sweep begins. It also reads the server's INFO. A Poll that fails leaves
+// the budget, and when a sweep completes its Snapshot replaces the last one and a new sweep
+// begins. Each Poll returns that Snapshot with its counter families' rates measured again from
+// the window totals read over the last minute (rateTrack). It also reads the server's INFO. A Poll that fails leaves
 // the last Snapshot in place; after a failure the sweep starts over, since a restarted server
 // invalidates its cursors.
 type Watcher struct {
@@ -47,6 +48,7 @@ type Watcher struct {
 	restart bool
 	conn    connTrack
 	live    *liveSampler // the counter families' keys read again at every Poll
+	rates   rateTrack    // the families' current windows' totals read, for their rates
 	cost    *costMeter
 	infer   *inferring // nil unless opt.Infer: the entries adopted from the keys
 	// held is, after a first sweep started over with entries it adopted, the last figures of
@@ -154,6 +156,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.holdRedisTime()
 	base := w.last // what the live reads' moves count from
 	var st Status
+	var swept *Snapshot // the sweep this Poll completed, and when
+	var sweptAt time.Time
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
 		w.live.visit(p)
@@ -174,7 +178,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
 		snap := w.agg.Snapshot(true)
 		snap.SetRate(w.last)
-		w.last = snap
+		w.last, swept, sweptAt = snap, snap, time.Now()
 		st.Sweep.Completed = true
 		w.conn.completed(w.spent(start))
 		w.begin()
@@ -209,6 +213,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.pace, w.last)
 		w.cost.readLive(st.LiveReads)
 	}
+	w.rates.observe(st.Families, swept, sweptAt)
+	st.Snapshot = w.rates.fill(w.last, time.Now(), w.live.current)
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus, base)
 	}

@@ -66,8 +66,8 @@ func TestFamilyZoneInTheSnapshot(t *testing.T) {
 	if n := len(f.Series.Days); n == 0 || f.Series.Days[n-1] != 900 || f.Series.Days[n-2] != 240 {
 		t.Errorf("day series ends %v, want ... 240 900", f.Series.Days)
 	}
-	if want := 900 / now.Sub(store.WindowAt(store.Hour, now, shanghai).Start).Seconds(); f.HourAvgPerSec != want {
-		t.Errorf("hour average %v, want %v", f.HourAvgPerSec, want)
+	if want := 900 / now.Sub(store.WindowAt(store.Hour, now, shanghai).Start).Seconds(); hourAvg(f) != want {
+		t.Errorf("hour average %v, want %v", hourAvg(f), want)
 	}
 	if r := f.Reconciliation; r == nil || r.Days != 1 || r.Mismatched != 0 {
 		t.Errorf("reconciliation %+v, want one ended day that adds up", r)

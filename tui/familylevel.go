@@ -2,7 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -179,10 +181,17 @@ func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 			nums = append(nums, g.label+win+" "+st.Header.Render(cells.WindowTotal(*f, g.g, live)))
 		}
 	}
-	nums = append(nums, "rate "+cells.Rate(*f, live, "/s"), cells.Count(f.Keys, f.KeysEstimate)+" keys")
+	rate := "rate " + cells.Rate(*f, live, "/s")
+	if f.RatePerSec != nil && f.RateFrom != "" && !cells.LiveRate(*f, live) {
+		rate += " (" + rateSpan(f) + ")"
+	}
+	nums = append(nums, rate, cells.Count(f.Keys, f.KeysEstimate)+" keys")
 	lines = append(lines, strings.Join(nums, "   "))
 	if live != nil {
 		lines = append(lines, st.Muted.Render(liveLine(live)))
+	}
+	if f.RatePerSec == nil && f.RateNote != "" && !cells.LiveRate(*f, live) {
+		lines = append(lines, st.Muted.Render("rate: "+f.RateNote))
 	}
 	if n := len(f.Series.Hours); n > 0 {
 		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
@@ -232,6 +241,16 @@ func peakText(s scanner.Series, v []int64) string {
 // liveLine says what a family's live figures rest on: how many keys were read exactly and in the
 // sample, of how many (counted by the last sweep, or the one under way so far), and why a figure
 // is missing.
+// rateSpan says what the family's own rate was measured over: the last seconds of reads, or the
+// time between the last two sweeps.
+func rateSpan(f *scanner.FamilyStats) string {
+	span := format.Age(time.Duration(math.Round(f.RateSpanSec)) * time.Second)
+	if f.RateFrom == scanner.RateFromReads {
+		return "last " + span + " of reads"
+	}
+	return "between sweeps " + span + " apart"
+}
+
 func liveLine(l *scanner.LiveFamily) string {
 	from := "last sweep"
 	if l.KeysFrom == "sweep" {

@@ -133,14 +133,14 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 		keys += f.Keys
 		live := o.c.status.LiveFamily(f.Family)
 		switch {
-		case live != nil && live.RatePerSec != nil:
+		case cells.LiveRate(f, live):
 			now += math.Round(live.RatePerSec.Estimate)
 			anyRate, est[0], bound[0] = true, est[0] || !live.RatePerSec.Exact(), bound[0] || live.Partial
 		case f.RatePerSec != nil:
 			now += math.Round(*f.RatePerSec)
 			anyRate = true
-		default:
-			now += math.Round(f.HourAvgPerSec)
+		case f.HourAvgPerSec != nil:
+			now += math.Round(*f.HourAvgPerSec)
 		}
 		for i, g := range []string{"hour", "day"} {
 			sum := &hour

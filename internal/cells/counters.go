@@ -24,20 +24,37 @@ func WindowTotal(f scanner.FamilyStats, g string, live *scanner.LiveFamily) stri
 }
 
 // Rate is a counter family's events a second, followed by unit ("" in a table under RATE/S,
-// "/s" in a sentence): the live estimate when live has one ("≈9,809/s ±3%"), else the growth
-// between the last two sweeps, else the current hour's average ("~0.06/s"), else "-".
+// "/s" in a sentence): the slope of its current window's total over the last minute of reads
+// when the family has it (RateFrom "reads": a window whose every key the live reads read), else
+// the live estimate when live has one ("≈9,809/s ±3%"), else the growth between the last two
+// sweeps, else the current hour's average ("~0.06/s"), else "-" (a day-only family before its
+// reads span enough: the family's RateNote says why).
 func Rate(f scanner.FamilyStats, live *scanner.LiveFamily, unit string) string {
 	num := func(r float64) string { return format.Rate(r) + unit }
 	switch {
-	case live != nil && live.RatePerSec != nil:
+	case f.RatePerSec != nil && f.RateFrom == scanner.RateFromReads:
+		return num(*f.RatePerSec)
+	case LiveRate(f, live):
 		r := live.RatePerSec
 		return Estimate(r.Estimate, r.Low, r.High, r.Exact(), live.Partial, num, unit)
 	case f.RatePerSec != nil:
 		return num(*f.RatePerSec)
-	case f.Has("hour"):
-		return "~" + num(f.HourAvgPerSec) // the hour's average (of an estimated total, while a sweep is under way)
+	case f.HourAvgPerSec != nil:
+		return "~" + num(*f.HourAvgPerSec) // the hour's average (of an estimated total, while a sweep is under way)
 	}
 	return "-"
+}
+
+// LiveRate reports whether the family's rate is live's estimate: when live has one, and the
+// family's own is not measured from its reads, nor soon will be. A live read that read every key
+// of the window exactly makes the family's points, and a family written in bursts would show the
+// live rate's first seconds jumping with each burst before its reads span enough for a steady
+// one (see scanner.FamilyStats.RateFrom).
+func LiveRate(f scanner.FamilyStats, live *scanner.LiveFamily) bool {
+	if live == nil || live.RatePerSec == nil || f.RateFrom == scanner.RateFromReads {
+		return false
+	}
+	return live.Total == nil || !live.Total.Exact() || live.Partial
 }
 
 // Estimate renders a figure estimated from a sample with its 95% interval [low, high], followed

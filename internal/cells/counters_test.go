@@ -8,8 +8,9 @@ import (
 )
 
 // TestCounterCells: a live figure is marked as an estimate with its interval, as a lower bound
-// when the sample could see only part of the window, and plainly when exact; without one the
-// cells say what the sweeps found, as before.
+// when the sample could see only part of the window; a family whose every key is read live takes
+// its rate from its reads over the last minute; without a live figure the cells say what the
+// sweeps found, as before.
 func TestCounterCells(t *testing.T) {
 	rate := 13.0
 	f := scanner.FamilyStats{Granularities: []string{"hour"}, RatePerSec: &rate,
@@ -31,7 +32,12 @@ func TestCounterCells(t *testing.T) {
 		{"rate, live", Rate(f, live, ""), "≈9.81k ±2.7%"},
 		{"rate, live, in a sentence", Rate(f, live, "/s"), "≈9.81k/s ±2.7%"},
 		{"total, exact", WindowTotal(f, "hour", exact), "800"},
-		{"rate, exact", Rate(f, exact, ""), "2.50"},
+		// A live read of every key makes the family's points: its rate is theirs, measured over
+		// the last minute, not live's, which jumps with each burst of a bursty writer.
+		{"rate, exact: the sweeps' while the reads span too little", Rate(f, exact, ""), "13"},
+		{"rate, exact: the hour's average while the reads span too little", Rate(scanner.FamilyStats{Granularities: []string{"hour"}, HourAvgPerSec: new(0.06)}, exact, ""), "~0.06"},
+		{"rate, exact, day-only: none while the reads span too little", Rate(scanner.FamilyStats{Granularities: []string{"day"}, RateNote: "measuring: 4s"}, exact, ""), "-"},
+		{"rate from the reads", Rate(scanner.FamilyStats{Granularities: []string{"day"}, RatePerSec: new(2.5), RateFrom: scanner.RateFromReads}, live, ""), "2.50"},
 		{"total, partial", WindowTotal(f, "hour", &partial), "≥12,100"},
 		{"rate, partial", Rate(f, &partial, ""), "≥9,546"},
 		{"rate, none live: the sweeps'", Rate(f, &noRate, ""), "13"},

@@ -10,7 +10,8 @@ import (
 )
 
 // collector exports the latest status on every scrape. It holds a pointer to a Snapshot no one
-// changes after it is made, and the series made from it once, so a scrape never waits on Redis.
+// changes after it is made, and the series made from it once (again when a poll brings the same
+// sweep's Snapshot with its rates measured again), so a scrape never waits on Redis.
 //
 // A series the previous snapshot gave and the current one does not (a queue a pattern no longer
 // finds, a window emptied) is exported at 0 for as long as the current snapshot is the latest,
@@ -43,7 +44,15 @@ func (c *collector) set(st scanner.Status, err error) {
 		c.status = st
 	}
 	c.err = err
-	if s := c.status.Snapshot; s != nil && s != c.snap {
+	switch s := c.status.Snapshot; {
+	case s == nil || s == c.snap:
+	case c.snap != nil && s.TakenAt.Equal(c.snap.TakenAt):
+		// The same sweep, its rates measured again at this poll: its series are made again,
+		// and those the sweep before gave and it lacks stay at 0 while it is the latest.
+		own := snapshotSeries(s)
+		c.series, c.own = append(own, c.series[c.own:]...), len(own)
+		c.snap = s
+	default:
 		c.series, c.own = withEmptied(snapshotSeries(s), c.series[:c.own], emptiedValue(s))
 		c.snap = s
 	}

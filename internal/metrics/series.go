@@ -19,7 +19,7 @@ var (
 	descFamilyKeys  = prometheus.NewDesc("hourglass_family_keys", "Keys of a counter family, all windows.", []string{"family"}, nil)
 	descWindowValue = prometheus.NewDesc("hourglass_family_window_value", "Sum of the integer values in a counter family's current window.", []string{"family", "granularity"}, nil)
 	descWindowKeys  = prometheus.NewDesc("hourglass_family_window_keys", "Keys in a counter family's current window.", []string{"family", "granularity"}, nil)
-	descRate        = prometheus.NewDesc("hourglass_family_rate_per_second", "Growth of a counter family's current window between sweeps (the hour's average before a second sweep).", []string{"family"}, nil)
+	descRate        = prometheus.NewDesc("hourglass_family_rate_per_second", "Growth a second of a counter family's current window (the hour, else the day): the slope of its total over the last minute of reads, else between the last two sweeps, else the hour's average; absent while none is known.", []string{"family"}, nil)
 	descTTL         = prometheus.NewDesc("hourglass_ttl_keys", "A counter family's keys by expiry: ok, no_ttl, over_retention, expired_but_present; they add up to hourglass_family_keys.", []string{"family", "state"}, nil)
 	descTTLBytes    = prometheus.NewDesc("hourglass_ttl_bytes", "Estimated memory of a counter family's keys by expiry problem: no_ttl, over_retention, expired_but_present (MEMORY USAGE sampled).", []string{"family", "state"}, nil)
 	descValue       = prometheus.NewDesc("hourglass_value_keys", "A counter family's keys by value: integer, not_integer, wrong_type; they add up to hourglass_family_keys.", []string{"family", "state"}, nil)
@@ -106,11 +106,13 @@ func collectCounters(gauge gaugeFunc, counters []scanner.FamilyStats) {
 			gauge(descWindowValue, float64(total), f.Family, g)
 			gauge(descWindowKeys, float64(keys), f.Family, g)
 		}
-		r := f.HourAvgPerSec
-		if f.RatePerSec != nil {
-			r = *f.RatePerSec
+		// A family with neither (a day-only family before its reads span enough) has no series:
+		// its rate is unknown, not 0.
+		if r := f.RatePerSec; r != nil {
+			gauge(descRate, *r, f.Family)
+		} else if r := f.HourAvgPerSec; r != nil {
+			gauge(descRate, *r, f.Family)
 		}
-		gauge(descRate, r, f.Family)
 		collectHealth(gauge, &f)
 		if f.Reconciliation != nil {
 			gauge(descMismatch, float64(f.MismatchedDims), f.Family)

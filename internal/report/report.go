@@ -77,11 +77,11 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 		} else if f.Has("hour") {
 			hour = "0"
 		}
-		if f.Has("hour") {
-			avg = format.Rate(f.HourAvgPerSec)
-			if f.RatePerSec != nil {
-				avg = format.Rate(*f.RatePerSec)
-			}
+		switch {
+		case f.RatePerSec != nil:
+			avg = format.Rate(*f.RatePerSec)
+		case f.HourAvgPerSec != nil:
+			avg = format.Rate(*f.HourAvgPerSec)
 		}
 		if w := f.CurrentWindow("day"); w != nil {
 			today = cells.Total(w.Total, w.Saturated, w.TotalEstimate)
