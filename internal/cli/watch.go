@@ -72,8 +72,11 @@ func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr
 	}
 	var demo *traffic.Demo
 	if t.Embedded != nil {
-		if onTerminal { // history, so every view has something to show from the first second
+		if onTerminal { // history and a first burst, so every view has something to show from the first second
 			if _, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters); err != nil {
+				return fmt.Errorf("writing demo data: %w", err)
+			}
+			if err := traffic.BurstStructures(ctx, t.Store, cfg); err != nil {
 				return fmt.Errorf("writing demo data: %w", err)
 			}
 		}
