@@ -121,7 +121,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 		t.Errorf("list queue %+v", lqs)
 	}
 	lim := snap.Limiters[0]
-	if lim.Keys != 3 || lim.Hits != 5+1+8 || lim.AtLimit != 1 || lim.OverLimit != 1 || lim.Allowed != 6 || lim.Rejected != 2 || lim.WrongType != 1 ||
+	if lim.Keys != 3 || lim.Hits != 5+1+8 || lim.AtLimit != 1 || lim.OverLimit == nil || *lim.OverLimit != 1 || lim.Allowed == nil || *lim.Allowed != 6 || lim.Rejected == nil || *lim.Rejected != 2 || lim.WrongType != 1 ||
 		len(lim.Top) != 3 || lim.Top[0].Key != "rl:api:u3" || lim.Top[0].Dims["user"] != "u3" {
 		t.Errorf("limiter %+v", lim)
 	}

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -53,10 +54,10 @@ func (l *limKeysLevel) render(w, h int) string {
 	}
 	head := fmt.Sprintf("%s  %s keys, %s hits in the window, limit %s per %s", st.Title.Render(lim.Name), format.Commas(lim.Keys),
 		format.Total(lim.Hits, lim.HitsSaturated), limitText(lim.Limit), millisOrKey(lim.WindowMS))
-	decisions := fmt.Sprintf("this hour: %s allowed, %s rejected", format.Commas(lim.Allowed), format.Commas(lim.Rejected))
-	if !own(*lim) {
-		decisions = fmt.Sprintf("allowed and rejected: %s (%s keeps no count of its decisions); %s refused attempts in the keys' windows",
-			format.NotKept, lim.Layout, format.Total(lim.RefusedInWindow, lim.RefusedSaturated))
+	decisions := fmt.Sprintf("this hour: %s allowed, %s rejected", format.CommasOf(lim.Allowed, format.Unknown), format.CommasOf(lim.Rejected, format.Unknown))
+	if !lim.KeepsDecisions() {
+		decisions = fmt.Sprintf("allowed and rejected: %s (%s keeps no count of its decisions); refused attempts in the keys' windows: %s",
+			format.NotKept, lim.Layout, cells.Refused(*lim))
 	}
 	lines := []string{fit(head, w), st.Muted.Render(fit(decisions, w)), ""}
 	t := &table{styles: l.c, cols: []column{
@@ -69,10 +70,7 @@ func (l *limKeysLevel) render(w, h int) string {
 		if k.Limit != nil {
 			limit = *k.Limit
 		}
-		refused := format.NotKept
-		if !own(*lim) {
-			refused = format.Commas(k.Refused)
-		}
+		refused := format.CommasOf(k.Refused, format.NotKept)
 		t.rows = append(t.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))),
 			refused, format.Millis(k.TTLMS), l.c.spark(limHistory(lim.Name, k.Raw), 24)})
 	}
@@ -127,7 +125,7 @@ func (l *limKeyLevel) render(w, h int) string {
 	// hourglass's own limiter keeps neither per key; a library's answers both.
 	remaining, refused := format.NotKept, format.NotKept
 	if d.Remaining != nil {
-		remaining, refused = format.Commas(*d.Remaining), format.Commas(d.Refused)
+		remaining, refused = format.Commas(*d.Remaining), format.CommasOf(d.Refused, format.NotKept)
 	}
 	lines = append(lines, "",
 		field("hits in the window", format.Commas(d.Hits)+" of "+limitText(d.Limit)),

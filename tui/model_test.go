@@ -177,7 +177,7 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 		Shared: &scanner.JobQueue{Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs"}, Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
 	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: 3}}
 	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: 60_000, Limit: 100, Keys: 212, Hits: 5230,
-		AtLimit: 3, OverLimit: 1, Allowed: 90_000, Rejected: 4_100, AllowedPerSec: &acc, RejectedPerSec: &rej,
+		AtLimit: 3, OverLimit: ptr(1), Allowed: ptr(90_000), Rejected: ptr(4_100), AllowedPerSec: &acc, RejectedPerSec: &rej,
 		Top: []scanner.KeyCount{{Key: "rl:api:user0", Raw: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Raw: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
 	snap.Uniques = []scanner.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: ptr(81_200), Union30d: ptr(240_551),
 		Windows: []scanner.UniqueWindow{{Granularity: "day", Window: "20261121", Keys: 12, Count: 30_100}, {Granularity: "day", Window: "20261122", Keys: 12, Count: 12_040, Current: true}}}}
@@ -627,7 +627,7 @@ func TestCancelledRepairsAnswerLate(t *testing.T) {
 func TestLimiterRateBeforeASecondSnapshot(t *testing.T) {
 	st := testStatus(t)
 	st.Snapshot.TakenAt = time.Date(2026, 11, 22, 9, 5, 0, 0, time.UTC) // 300 s into the hour; the clock says 09:30
-	st.Snapshot.Limiters[0].RejectedPerSec, st.Snapshot.Limiters[0].Rejected = nil, 3000
+	st.Snapshot.Limiters[0].RejectedPerSec, st.Snapshot.Limiters[0].Rejected = nil, ptr(3000)
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 40)
 	poll(t, m)
 	press(m, "5")

@@ -13,6 +13,7 @@ import (
 	"hourglass/internal/discover"
 	"hourglass/internal/format"
 	"hourglass/scanner"
+	"hourglass/theme"
 )
 
 // overview is one panel per area with its headline numbers.
@@ -332,34 +333,91 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 	if len(snap.Limiters) == 0 {
 		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}
 	}
-	var keys, atLimit, over int64
+	var keys, atLimit int64
+	var over, refused scanner.Sum
 	var rejected float64
+	var own, refusing, libraries int // limiters that keep their decisions; libraries that count refusals
+	approx, unread := false, false   // a rate is an hour's average; an hour's counters were not read
 	busiest, busiestN := "", int64(-1)
 	for _, l := range snap.Limiters {
-		keys, atLimit, over = keys+l.Keys, atLimit+l.AtLimit, over+l.OverLimit
-		if l.RejectedPerSec != nil {
-			rejected += *l.RejectedPerSec
+		keys, atLimit = keys+l.Keys, atLimit+l.AtLimit
+		if l.KeepsDecisions() {
+			own++
+			over.Add(*l.OverLimit, false)
+			r, estimated, known := rejectedPerSec(l, snap.TakenAt)
+			rejected += r
+			approx, unread = approx || estimated, unread || !known
+		} else {
+			libraries++
+		}
+		if l.RefusedInWindow != nil && !l.KeepsDecisions() {
+			refusing++
+			refused.Add(*l.RefusedInWindow, l.RefusedSaturated)
 		}
 		if len(l.Top) > 0 && l.Top[0].Count > busiestN {
 			busiest, busiestN = l.Top[0].Key, l.Top[0].Count
 		}
 	}
-	warn := func(n int64, s string) string {
-		if n > 0 {
+	warn := func(s string, bad bool) string {
+		if bad {
 			return st.Warn.Render(s)
 		}
 		return s
 	}
+	// What no limiter keeps is "—"; a total over some of them says so in the line below.
+	overText, rejectedText := format.NotKept, format.NotKept
+	if own > 0 {
+		overText, rejectedText = sumText(over), format.Rate(rejected)
+		if approx {
+			rejectedText = "~" + rejectedText
+		}
+		if unread {
+			rejectedText += "+?"
+		}
+	}
+	n, _, _ := over.Value()
 	lines := []string{
 		row("keys", format.Commas(keys)),
-		warn(atLimit, row("at their limit", format.Commas(atLimit))),
-		warn(over, row("over (racy writer)", format.Commas(over))),
-		row("rejected/s", format.Rate(rejected)),
+		warn(row("at their limit", format.Commas(atLimit)), atLimit > 0),
+		warn(row("over (racy writer)", overText), n > 0),
+		row("rejected/s", rejectedText),
+	}
+	if own > 0 && libraries > 0 {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("  over, rejected/s: %d of %d limiters; %d keep no count", own, own+libraries, libraries)))
+	}
+	if libraries > 0 {
+		lines = append(lines, refusedRows(st, refused, refusing, libraries)...)
 	}
 	if busiest != "" {
 		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+format.Commas(busiestN)+")"))
 	}
 	return lines
+}
+
+// refusedRows are the refused attempts the libraries' limiter keys count in their windows: "—"
+// when none of them does, and by how many of them when only some do.
+func refusedRows(st theme.Styles, refused scanner.Sum, refusing, libraries int) []string {
+	if refusing == 0 {
+		return []string{row("refused in windows", format.NotKept)}
+	}
+	lines := []string{row("refused in windows", sumText(refused))}
+	if refusing < libraries {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("  refused: %d of %d library limiters; %d keep no count", refusing, libraries, libraries-refusing)))
+	}
+	return lines
+}
+
+// rejectedPerSec is a limiter of hourglass's own's rejections a second: between two snapshots,
+// or before a second one (estimated) this hour's average; known is false when this hour's
+// counters were not read.
+func rejectedPerSec(l scanner.Limiter, taken time.Time) (r float64, estimated, known bool) {
+	switch {
+	case l.RejectedPerSec != nil:
+		return *l.RejectedPerSec, false, true
+	case l.Rejected == nil:
+		return 0, false, false
+	}
+	return float64(*l.Rejected) / max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1), true, true
 }
 
 // soFar reports whether a sweep under way scaled nothing (the keys the servers hold are
