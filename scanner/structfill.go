@@ -80,7 +80,11 @@ func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) ListQueue {
 	if err != nil {
 		lq.Error = err.Error()
 	}
-	lq.Length, lq.Processing, lq.Missing = st.Length, st.Processing, st.Missing
+	lq.Length, lq.Missing = st.Length, st.Missing
+	if processing != "" {
+		n := st.Processing
+		lq.Processing = &n
+	}
 	return lq
 }
 
@@ -194,7 +198,11 @@ func delayQueueOf(reads *Reads, i int, q DelayQueueSpec, key string) DelayQueue 
 		dq.Error = err.Error()
 		return dq
 	}
-	dq.Depth, dq.InFlight, dq.Missing, dq.Unit, dq.Warning = st.Depth, st.InFlight, st.Missing, st.Unit.String(), st.Warning
+	dq.Depth, dq.Missing, dq.Unit, dq.Warning = st.Depth, st.Missing, st.Unit.String(), st.Warning
+	if inflight != "" {
+		n := st.InFlight
+		dq.InFlight = &n
+	}
 	if !st.Timed {
 		return dq
 	}

@@ -11,12 +11,13 @@ type DelayQueue struct {
 	RawKey string `json:"-"`
 	// Pattern is the entry's pattern, for a queue a pattern found (or, with Key "", for a
 	// pattern that found none).
-	Pattern  string `json:"pattern,omitempty"`
-	Missing  bool   `json:"missing,omitempty"` // the key is not there (a pattern: no key matches)
-	Unit     string `json:"unit"`              // the unit the scores were read in (auto: the one found)
-	Depth    int64  `json:"depth"`             // tasks queued, due or not
-	InFlight int64  `json:"in_flight"`         // claimed, not acknowledged
-	// InFlightKey is where the in-flight tasks were counted ("" for none).
+	Pattern string `json:"pattern,omitempty"`
+	Missing bool   `json:"missing,omitempty"` // the key is not there (a pattern: no key matches)
+	Unit    string `json:"unit"`              // the unit the scores were read in (auto: the one found)
+	Depth   int64  `json:"depth"`             // tasks queued, due or not
+	// InFlight counts the tasks claimed and not acknowledged, in InFlightKey; null when the queue
+	// keeps none (InFlightKey "": its writer removes a task when it takes it).
+	InFlight    *int64 `json:"in_flight"`
 	InFlightKey string `json:"in_flight_key"`
 	// Due, OldestDueAgeMS (the queue's lag: how long the oldest due task has waited past its due
 	// time), NextDueInMS (-1 when nothing is scheduled) and Schedule (tasks not yet due by when
@@ -41,8 +42,9 @@ type ListQueue struct {
 	Pattern string `json:"pattern,omitempty"`
 	Missing bool   `json:"missing,omitempty"`
 	Length  int64  `json:"length"`
-	// Processing counts the tasks popped and not acknowledged, in ProcessingKey ("" for none).
-	Processing    int64  `json:"processing"`
+	// Processing counts the tasks popped and not acknowledged, in ProcessingKey; null when the
+	// queue keeps none (ProcessingKey "").
+	Processing    *int64 `json:"processing"`
 	ProcessingKey string `json:"processing_key"`
 	Error         string `json:"error,omitempty"`
 	// Ref opens the queue in the console's drill-down (zero for a pattern that found no key).

@@ -167,7 +167,7 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 // withStructures adds queues, a limiter, uniques and locks to snap, as a sweep reports them.
 func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	rej, acc := 3.5, 41.0
-	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "delay:orders"}, Depth: 1250, Due: ptr(340), InFlight: 12,
+	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "delay:orders"}, Depth: 1250, Due: ptr(340), InFlight: ptr(12),
 		OldestDueAgeMS: ptr(95_000), NextDueInMS: ptr(4_000), Unit: "ms", Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}},
 		{Name: "legacy", Key: "legacy:delay", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "legacy"}, Depth: 4, Unit: "ms", Schedule: map[string]int64{},
 			Warning: `score 1795000000.5 is not a due time in ms (more than ten years from now); it looks like s: set score_unit = "s"`}}
@@ -175,7 +175,7 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
 		Queues: []scanner.JobQueue{{Queue: "critical", RawQueue: "critical", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "critical"}, Waiting: ptr(12)}, {Queue: "default", RawQueue: "default", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "default"}, Waiting: ptr(1_040)}},
 		Shared: &scanner.JobQueue{Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs"}, Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
-	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: 3}}
+	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: ptr(3)}}
 	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: 60_000, Limit: 100, Keys: 212, Hits: 5230,
 		AtLimit: 3, OverLimit: ptr(1), Allowed: ptr(90_000), Rejected: ptr(4_100), AllowedPerSec: &acc, RejectedPerSec: &rej,
 		Top: []scanner.KeyCount{{Key: "rl:api:user0", Raw: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Raw: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}

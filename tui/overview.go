@@ -124,6 +124,10 @@ func (o *overview) waiting() string {
 }
 
 func (o *overview) counters(snap *scanner.Snapshot) []string {
+	if len(snap.Counters) == 0 { // no family: no figure to add up, not figures of 0
+		st := o.c.styles
+		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[counter]]: events/s, this hour,"), st.Muted.Render("today")}
+	}
 	var keys int64
 	var now float64
 	var hour, today scanner.Sum // the families' totals may be saturated: the sum says so
@@ -230,6 +234,9 @@ func sumText(s scanner.Sum) string {
 
 func (o *overview) health(snap *scanner.Snapshot) []string {
 	st := o.c.styles
+	if len(snap.Counters) == 0 && len(snap.Locks) == 0 { // nothing whose TTLs it checks
+		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[counter]], [[lock]]: keys leaking"), st.Muted.Render("(no TTL), over retention")}
+	}
 	h := snap.TTLHealth
 	mem := func(p scanner.Problem) string {
 		if p.Sampled == 0 {
@@ -258,74 +265,6 @@ func row(label, value string) string {
 		return fit(label, max(35-vw, 0)) + " " + value
 	}
 	return fit(label, 20) + right(value, 16)
-}
-
-func (o *overview) queues(snap *scanner.Snapshot) []string {
-	st := o.c.styles
-	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
-		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
-	}
-	// Counts read from Redis, summed as totals are: one at an int64 end (a library's hostile
-	// count) makes the sum a bound, never a wrapped number.
-	var depth, due, inFlight, length, processing scanner.Sum
-	add := func(s *scanner.Sum, n int64) { s.Add(n, n == math.MaxInt64 || n == math.MinInt64) }
-	addOf := func(s *scanner.Sum, n *int64) {
-		if n != nil {
-			add(s, *n)
-		}
-	}
-	var lag int64
-	lagName := ""
-	unknown := 0 // queues whose due times could not be read
-	for _, q := range snap.DelayQueues {
-		add(&depth, q.Depth)
-		add(&inFlight, q.InFlight)
-		if q.Due == nil {
-			unknown++
-			continue
-		}
-		add(&due, *q.Due)
-		if *q.OldestDueAgeMS > lag {
-			lag, lagName = *q.OldestDueAgeMS, q.Name
-			if q.Pattern != "" { // a pattern's queues share its name: say which key
-				lagName = q.Key
-			}
-		}
-	}
-	for _, e := range snap.JobQueues {
-		q := e.Totals()
-		addOf(&depth, q.Scheduled)
-		if q.Due != nil {
-			add(&due, *q.Due)
-			if q.OldestDueAgeMS != nil && *q.OldestDueAgeMS > lag {
-				lag, lagName = *q.OldestDueAgeMS, e.Name
-			}
-		}
-		addOf(&length, q.Waiting)
-		addOf(&processing, q.Active)
-	}
-	for _, q := range snap.ListQueues {
-		add(&length, q.Length)
-		add(&processing, q.Processing)
-	}
-	lagText := format.Millis(lag)
-	if lagName != "" {
-		lagText += " (" + lagName + ")"
-	}
-	dueText := sumText(due)
-	if unknown > 0 {
-		dueText += "+?" // some queues' due times could not be read (the Queues view says why)
-	}
-	lagStyle := st.Good
-	if lag > 60_000 {
-		lagStyle = st.Warn
-	}
-	return []string{
-		row("depth / due now", sumText(depth)+" / "+dueText),
-		row("in flight", sumText(inFlight)),
-		lagStyle.Render(row("oldest lag", lagText)),
-		row("waiting / active", sumText(length)+" / "+sumText(processing)),
-	}
 }
 
 func (o *overview) limiters(snap *scanner.Snapshot) []string {
@@ -383,7 +322,7 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		row("rejected/s", rejectedText),
 	}
 	if own > 0 && libraries > 0 {
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("  over, rejected/s: %d of %d limiters; %d keep no count", own, own+libraries, libraries)))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("  over, rejected/s: %d of %d keep them", own, own+libraries)))
 	}
 	if libraries > 0 {
 		lines = append(lines, refusedRows(st, refused, refusing, libraries)...)
@@ -402,7 +341,7 @@ func refusedRows(st theme.Styles, refused scanner.Sum, refusing, libraries int) 
 	}
 	lines := []string{row("refused in windows", sumText(refused))}
 	if refusing < libraries {
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("  refused: %d of %d library limiters; %d keep no count", refusing, libraries, libraries-refusing)))
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("  refused: %d of %d libraries keep it", refusing, libraries)))
 	}
 	return lines
 }

@@ -148,13 +148,13 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 		case queueTrouble(gauge, "delay_queue", q.Name, q.Key, q.Pattern, q.Error, q.Missing):
 		case q.Due == nil: // the scores are not due times in the unit: the split is unknown
 			gauge(descDQ, float64(q.Depth), q.Name, q.Key, "unknown")
-			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
+			inFlight(gauge, q)
 		default:
 			// Depth and Due are read one after the other: a task added between can make Due
 			// the larger.
 			gauge(descDQ, float64(max(q.Depth-*q.Due, 0)), q.Name, q.Key, "not_due")
 			gauge(descDQ, float64(*q.Due), q.Name, q.Key, "due")
-			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
+			inFlight(gauge, q)
 			if q.OldestDueAgeMS != nil {
 				gauge(descDQLag, float64(*q.OldestDueAgeMS)/1000, q.Name, q.Key)
 			}
@@ -163,8 +163,17 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 	for _, q := range list {
 		if !queueTrouble(gauge, "list_queue", q.Name, q.Key, q.Pattern, q.Error, q.Missing) {
 			gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
-			gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
+			if q.Processing != nil { // no series for a queue that keeps no processing list
+				gauge(descLQ, float64(*q.Processing), q.Name, q.Key, "processing")
+			}
 		}
+	}
+}
+
+// inFlight writes a delay queue's claimed tasks: no series for a queue that keeps none.
+func inFlight(gauge gaugeFunc, q scanner.DelayQueue) {
+	if q.InFlight != nil {
+		gauge(descDQ, float64(*q.InFlight), q.Name, q.Key, "in_flight")
 	}
 }
 
