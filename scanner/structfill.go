@@ -94,8 +94,8 @@ func (a *structAgg) limiterStats(reads *Reads, hour store.Window) []Limiter {
 	out := []Limiter{}
 	for i, spec := range a.specs.Limiters {
 		l := a.limiters[i]
-		lim := Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(), WindowMS: spec.Window.Milliseconds(), Limit: spec.Limit,
-			Keys: l.keys, AtLimit: l.atLimit, WrongType: l.wrongType, Top: l.top,
+		lim := Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(),
+			WindowMS: configured(spec.Window.Milliseconds()), Limit: configured(spec.Limit), Keys: l.keys, AtLimit: l.atLimit, WrongType: l.wrongType, Top: l.top,
 			Unknown: l.unknown, UnknownNote: l.unknownWhy, hour: hour.Start.Unix()}
 		lim.Hits, lim.HitsSaturated = l.hits.int64()
 		if lim.Top == nil {
@@ -120,6 +120,14 @@ func (a *structAgg) limiterStats(reads *Reads, hour store.Window) []Limiter {
 		out = append(out, lim)
 	}
 	return out
+}
+
+// configured is a setting of the config, nil when it gives none (0).
+func configured(n int64) *int64 {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }
 
 // libraryKind names how a library limiter's keys count: the kinds of the keys read, or what the

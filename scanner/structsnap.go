@@ -63,9 +63,11 @@ type Limiter struct {
 	// kinds of the keys read (fixed, moving, gcra, joined by "+" when they differ: limits' keys
 	// may be of both its strategies), or what the layout may hold when no key was read ("fixed
 	// or moving" for limits).
-	Kind     string `json:"kind"`
-	WindowMS int64  `json:"window_ms"`
-	Limit    int64  `json:"limit"`
+	Kind string `json:"kind"`
+	// WindowMS and Limit are the config's; null when it gives none (a limits limiter, whose keys
+	// spell their own).
+	WindowMS *int64 `json:"window_ms"`
+	Limit    *int64 `json:"limit"`
 	Keys     int64  `json:"keys"`
 	Hits     int64  `json:"hits"` // in the current window, over all keys
 	// HitsSaturated is set when that sum lies past the int64 range: Hits is then a bound (at

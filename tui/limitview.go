@@ -145,8 +145,8 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 			continue
 		}
 		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), cells.Over(l),
-			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), format.Commas(l.Limit),
-			format.Millis(l.WindowMS), cells.LimiterKind(l), v.c.spark("lim.rejected."+l.Name, 24)})
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit),
+			millisOrKey(l.WindowMS), cells.LimiterKind(l), v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
 	if v.rows.sel >= len(shown) {
@@ -167,7 +167,7 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
 	}}
 	for _, k := range l.Top {
-		limit := l.Limit
+		limit := limitOf(l)
 		if k.Limit != nil { // a library's key, read against its own limit
 			limit = *k.Limit
 		}
@@ -179,6 +179,14 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 		lines = append(lines, kt.render(w)...)
 	}
 	return lines
+}
+
+// limitOf is the limiter's configured limit, 0 when the keys spell their own.
+func limitOf(l scanner.Limiter) int64 {
+	if l.Limit == nil {
+		return 0
+	}
+	return *l.Limit
 }
 
 // refusedNote says what a library's keys count of the attempts they refused.

@@ -66,7 +66,7 @@ func (l *limKeysLevel) render(w, h int) string {
 	}}
 	t.selected = l.rows.sel
 	for _, k := range keys {
-		limit := lim.Limit
+		limit := limitOf(*lim)
 		if k.Limit != nil {
 			limit = *k.Limit
 		}
@@ -128,7 +128,7 @@ func (l *limKeyLevel) render(w, h int) string {
 		remaining, refused = format.Commas(*d.Remaining), format.CommasOf(d.Refused, format.NotKept)
 	}
 	lines = append(lines, "",
-		field("hits in the window", format.Commas(d.Hits)+" of "+limitText(d.Limit)),
+		field("hits in the window", format.Commas(d.Hits)+" of "+format.Commas(d.Limit)),
 		field("remaining", remaining),
 		field("refused in the window", refused),
 		field("TTL", format.Millis(d.TTLMS)))

@@ -126,17 +126,17 @@ func unionSkips(u scanner.Unique) []string {
 }
 
 // limitText is a limiter's configured limit; 0 is a limits limiter whose keys spell their own.
-func limitText(n int64) string {
-	if n == 0 {
+func limitText(n *int64) string {
+	if n == nil {
 		return "per key"
 	}
-	return format.Commas(n)
+	return format.Commas(*n)
 }
 
 // millisOrKey is a configured window, or "per key" for one the keys spell.
-func millisOrKey(ms int64) string {
-	if ms == 0 {
+func millisOrKey(ms *int64) string {
+	if ms == nil {
 		return "per key"
 	}
-	return format.Millis(ms)
+	return format.Millis(*ms)
 }

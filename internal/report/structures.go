@@ -28,7 +28,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 					format.Total(l.Hits, l.HitsSaturated), format.Commas(l.AtLimit), cells.Over(l), nk, nk, cells.Refused(l), busiest)
 				continue
 			}
-			tb.Row(l.Name, cells.LimiterKind(l), format.Millis(l.WindowMS), format.Commas(l.Limit), format.Commas(l.Keys), format.Total(l.Hits, l.HitsSaturated),
+			tb.Row(l.Name, cells.LimiterKind(l), perKey(l.WindowMS, format.Millis), perKey(l.Limit, format.Commas), format.Commas(l.Keys), format.Total(l.Hits, l.HitsSaturated),
 				format.Commas(l.AtLimit), cells.Over(l), format.CommasOf(l.Allowed, format.Unknown), format.CommasOf(l.Rejected, format.Unknown), cells.Refused(l), busiest)
 		}
 		tb.Write(out, "")
@@ -118,9 +118,9 @@ func wrongTypeNote(out io.Writer, kind, name string, n int64) {
 
 // perKey is a limiter's configured window or limit, or "per key" when a limits limiter's keys
 // spell their own.
-func perKey(n int64, f func(int64) string) string {
-	if n == 0 {
+func perKey(n *int64, f func(int64) string) string {
+	if n == nil {
 		return "per key"
 	}
-	return f(n)
+	return f(*n)
 }
