@@ -199,6 +199,10 @@ func (g *Groups) allShapes() []*shape {
 // totalBytes adds up the groups' estimates; nil, with the reason, when no sample's memory was
 // read.
 func totalBytes(groups []Group, skels map[string]*skeleton, libs map[string]*shape) (*int64, string) {
+	if len(groups) == 0 { // no unclaimed key: their memory is 0, known
+		var none int64
+		return &none, ""
+	}
 	var total int64
 	known, unknown := false, int64(0)
 	for _, gr := range groups {

@@ -34,7 +34,8 @@ const (
 type Result struct {
 	Keys int64 `json:"keys"` // unclaimed keys counted
 	// Bytes estimates their memory: per group, the mean MEMORY USAGE of its sampled keys times its
-	// keys. Nil when no sample's memory could be read; BytesNote then says why.
+	// keys; 0 when no key is unclaimed. Nil when no sample's memory could be read; BytesNote then says
+	// why.
 	Bytes     *int64  `json:"bytes"`
 	BytesNote string  `json:"bytes_note,omitempty"`
 	Sampled   int64   `json:"sampled"` // keys whose type, TTL and value were read
