@@ -194,7 +194,12 @@ func refusedNote(l scanner.Limiter) string {
 	if l.RefusedInWindow == nil {
 		return fmt.Sprintf("refused attempts: %s (%s keys of kind %s keep no count of what they refuse)", format.NotKept, l.Layout, l.Kind)
 	}
-	return fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)", cells.Refused(l), l.Layout)
+	n := format.Total(*l.RefusedInWindow, l.RefusedSaturated)
+	if l.RefusedKeys < l.Keys {
+		return fmt.Sprintf("%s refused attempts counted in the current windows of %s of the %s keys (%s counts them beside the hits in its %s keys; the others keep no count)",
+			n, format.Commas(l.RefusedKeys), format.Commas(l.Keys), l.Layout, "fixed")
+	}
+	return fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)", n, l.Layout)
 }
 
 // lockLines are the lock patterns' table; the selection runs on from the limiters' rows.
