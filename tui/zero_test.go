@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/go-redis/redis_rate/v10"
 
 	"hourglass/internal/config"
 	"hourglass/internal/redistest"
@@ -13,11 +14,9 @@ import (
 	"hourglass/theme"
 )
 
-// zeroConfig is one config over data a real library wrote on a real redis-server.
-type zeroConfig struct{ name, conf string }
-
-// zeroServers fills a server for each config (limits only, rate-limiter-flexible only, job
-// libraries only) and returns each one's status after a complete sweep.
+// zeroStatuses fills a server for each config (limits only, rate-limiter-flexible only, redis_rate
+// only, job libraries only), each library writing its own keys, and returns each one's status
+// after a complete sweep.
 func zeroStatuses(t *testing.T) map[string]scanner.Status {
 	py := redistest.Interpreter(t, "python3", "limits", "redis", "rq")
 	node := redistest.Interpreter(t, "node", "rate-limiter-flexible", "ioredis")
@@ -30,6 +29,16 @@ func zeroStatuses(t *testing.T) map[string]scanner.Status {
 	redistest.RunFixture(t, node, redistest.NodeDir(), nil, "rlflex.mjs", "redis://"+rl.Addr)
 	out["rate-limiter-flexible"] = sweptStatus(t, rl, "[[limiter]]\nname = \"api\"\nlayout = \"rate-limiter-flexible\"\nlimit = 5\nwindow = \"60s\"\n\n"+
 		"[[limiter]]\nname = \"login\"\nlayout = \"rate-limiter-flexible\"\npattern = \"login:<user>\"\nlimit = 5\nwindow = \"60s\"\n")
+	gr := redistest.Start(t)
+	rrl := redis_rate.NewLimiter(gr.Client(t))
+	for name, n := range map[string]int{"under": 3, "at": 10, "over": 13} {
+		for range n {
+			if _, err := rrl.Allow(t.Context(), name, redis_rate.Limit{Rate: 10, Burst: 10, Period: time.Hour}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	out["redis_rate"] = sweptStatus(t, gr, "[[limiter]]\nname = \"go\"\nlayout = \"redis_rate\"\nlimit = 10\nwindow = \"1h\"\n")
 	jobs := redistest.Start(t)
 	redistest.RunFixture(t, ruby, "../store/testdata/sidekiq", nil, "fixture.rb", "redis://"+jobs.Addr+"/0", "")
 	redistest.RunFixture(t, py, "../store/testdata/rq", nil, "fixture.py", "redis://"+jobs.Addr+"/0")
@@ -64,7 +73,7 @@ func sweptStatus(t *testing.T, srv *redistest.Server, conf string) scanner.Statu
 var zeroScreens = [][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"5", "enter"}, {"5", "down"}, {"5", "down", "enter"}, {"6"}, {"7"}}
 
 // TestViewsShowNoZeroThatIsNotKnown renders every view of the console over data the real
-// libraries wrote (a limits-only, a rate-limiter-flexible-only and a job-library-only config)
+// libraries wrote (a limits-only, a rate-limiter-flexible-only, a redis_rate-only and a job-library-only config)
 // and checks each figure cell: a table's 0 only where the Snapshot's field it shows is 0 (the
 // JSON test of internal/cli holds those to the libraries' own answers), "—" where the field is
 // null; an Overview panel's 0 only where some structure keeps the figure and their sum is 0.

@@ -12,8 +12,8 @@ import (
 
 // A 0 hourglass shows must be a 0 the data makes, never a figure nobody keeps. These tests walk
 // the JSON of `snapshot --json` generically (so a field added later is walked too), the text
-// report's tables and the metrics, for configs of only limits, only rate-limiter-flexible and
-// only job libraries, over data those libraries wrote themselves; the console's views are walked
+// report's tables and the metrics, for configs of only limits, only rate-limiter-flexible, only
+// redis_rate and only job libraries (Sidekiq and RQ), over data those libraries wrote themselves; the console's views are walked
 // by the tui's own test of the same data.
 
 // zeroLeaf is a number 0 in a decoded JSON document: its path ("limiters[2].top[0].refused"), its
@@ -104,6 +104,10 @@ func (c zeroCase) whyZero(doc map[string]any, z zeroLeaf) string {
 	case z.shape == "limiters[].unknown" || z.shape == "limiters[].wrong_type":
 		if c.keys >= 0 && sumOf(list(doc, "limiters"), "keys") == c.keys {
 			return "the limiters read every key the library wrote"
+		}
+	case z.shape == "limiters[].refused_in_window_keys":
+		if parent["refused_in_window"] == nil {
+			return "none of the limiter's keys counts what it refuses"
 		}
 	case z.shape == "limiters[].top[].remaining" || z.shape == "limiters[].top[].refused":
 		return c.limitKeyZero(parent, field)

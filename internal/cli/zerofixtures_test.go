@@ -2,6 +2,9 @@ package cli
 
 import (
 	"testing"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
 
 	"hourglass/internal/redistest"
 )
@@ -70,6 +73,39 @@ func rlflexCase(t *testing.T) zeroCase {
 	}
 	c.keys = int64(len(rep.Keys))
 	return c
+}
+
+// redisRateCase: go-redis/redis_rate's GCRA keys, under, at and past the burst, written by the
+// library itself. Its period of an hour refills one hit in 6 minutes: the answers hold while the
+// test runs.
+func redisRateCase(t *testing.T) zeroCase {
+	srv := redistest.Start(t)
+	writeRedisRate(t, srv)
+	lim, limit := redis_rate.NewLimiter(srv.Client(t)), redisRateLimit
+	c := zeroCase{name: "redis_rate", keys: 3, limitKeys: map[string]limitFacts{},
+		path: libraryConfig(t, srv.Addr, "[[limiter]]\nname = \"go\"\nlayout = \"redis_rate\"\nlimit = 10\nwindow = \"1h\"\n")}
+	for _, name := range []string{"under", "at", "over"} {
+		res, err := lim.AllowN(t.Context(), name, limit, 0) // what it answers, consuming nothing
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.limitKeys["rate:"+name] = limitFacts{remaining: int64(res.Remaining), refused: -1}
+	}
+	return c
+}
+
+var redisRateLimit = redis_rate.Limit{Rate: 10, Burst: 10, Period: time.Hour}
+
+// writeRedisRate lets redis_rate take 3, 10 and 13 hits of 10 an hour on three keys.
+func writeRedisRate(t *testing.T, srv *redistest.Server) {
+	lim := redis_rate.NewLimiter(srv.Client(t))
+	for name, n := range map[string]int{"under": 3, "at": 10, "over": 13} {
+		for range n {
+			if _, err := lim.Allow(t.Context(), name, redisRateLimit); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // jobsCase: Sidekiq (with a real Sidekiq process) and RQ (with a real worker) on one server.
@@ -147,8 +183,8 @@ func anyZero(ns []int64) bool {
 	return false
 }
 
-// zeroCases fills a server for each config: a limits-only, a rate-limiter-flexible-only and a
-// job-library-only one.
+// zeroCases fills a server for each config: a limits-only, a rate-limiter-flexible-only, a
+// redis_rate-only and a job-library-only one.
 func zeroCases(t *testing.T) []zeroCase {
-	return []zeroCase{limitsCase(t), rlflexCase(t), jobsCase(t)}
+	return []zeroCase{limitsCase(t), rlflexCase(t), redisRateCase(t), jobsCase(t)}
 }
