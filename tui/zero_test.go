@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-redis/redis_rate/v10"
+	"github.com/hibiken/asynq"
 
 	"hourglass/internal/config"
 	"hourglass/internal/redistest"
@@ -43,7 +44,27 @@ func zeroStatuses(t *testing.T) map[string]scanner.Status {
 	redistest.RunFixture(t, ruby, "../store/testdata/sidekiq", nil, "fixture.rb", "redis://"+jobs.Addr+"/0", "")
 	redistest.RunFixture(t, py, "../store/testdata/rq", nil, "fixture.py", "redis://"+jobs.Addr+"/0")
 	out["jobs"] = sweptStatus(t, jobs, "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n[[job_queue]]\nname = \"rq\"\nlayout = \"rq\"\n")
+	out["bullmq, celery and asynq"] = queueLibrariesStatus(t, py)
 	return out
+}
+
+// queueLibrariesStatus lets BullMQ, Celery and asynq each write their queues on one server, and
+// sweeps it with a config of the three.
+func queueLibrariesStatus(t *testing.T, py string) scanner.Status {
+	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
+	redistest.Interpreter(t, "python3", "celery")
+	srv := redistest.Start(t)
+	redistest.RunFixture(t, node, redistest.NodeDir(), nil, "bullmq.mjs", "redis://"+srv.Addr)
+	redistest.RunFixture(t, py, "../store/testdata/celery", nil, "fixture.py", "redis://"+srv.Addr+"/0")
+	client := asynq.NewClient(asynq.RedisClientOpt{Addr: srv.Addr})
+	defer client.Close()
+	for _, in := range []time.Duration{0, 0, time.Hour} {
+		if _, err := client.Enqueue(asynq.NewTask("send", nil), asynq.Queue("mail"), asynq.ProcessIn(in)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sweptStatus(t, srv, "[[job_queue]]\nname = \"bq\"\nlayout = \"bullmq\"\n\n[[job_queue]]\nname = \"cel\"\nlayout = \"celery\"\n\n"+
+		"[[job_queue]]\nname = \"aq\"\nlayout = \"asynq\"\n")
 }
 
 // sweptStatus sweeps srv with conf until a sweep completes, and returns that poll's status.
@@ -73,7 +94,7 @@ func sweptStatus(t *testing.T, srv *redistest.Server, conf string) scanner.Statu
 var zeroScreens = [][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"5", "enter"}, {"5", "down"}, {"5", "down", "enter"}, {"6"}, {"7"}}
 
 // TestViewsShowNoZeroThatIsNotKnown renders every view of the console over data the real
-// libraries wrote (a limits-only, a rate-limiter-flexible-only, a redis_rate-only and a job-library-only config)
+// libraries wrote (a limits-only, a rate-limiter-flexible-only, a redis_rate-only and two job-library-only configs)
 // and checks each figure cell: a table's 0 only where the Snapshot's field it shows is 0 (the
 // JSON test of internal/cli holds those to the libraries' own answers), "—" where the field is
 // null; an Overview panel's 0 only where some structure keeps the figure and their sum is 0.

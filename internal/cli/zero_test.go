@@ -13,7 +13,7 @@ import (
 // A 0 hourglass shows must be a 0 the data makes, never a figure nobody keeps. These tests walk
 // the JSON of `snapshot --json` generically (so a field added later is walked too), the text
 // report's tables and the metrics, for configs of only limits, only rate-limiter-flexible, only
-// redis_rate and only job libraries (Sidekiq and RQ), over data those libraries wrote
+// redis_rate and only job libraries (Sidekiq and RQ; BullMQ, Celery and asynq), over data those libraries wrote
 // themselves; the console's views are walked by the tui's own test of the same data.
 
 // zeroLeaf is a number 0 in a decoded JSON document: its path ("limiters[2].top[0].refused"), its

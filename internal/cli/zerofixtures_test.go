@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
+	"github.com/hibiken/asynq"
 
 	"hourglass/internal/redistest"
 )
@@ -155,6 +156,89 @@ func jobsCase(t *testing.T) zeroCase {
 	return c
 }
 
+// queueLibrariesCase: BullMQ (with a worker), Celery (kombu, with messages taken and not
+// acknowledged) and asynq on one server.
+func queueLibrariesCase(t *testing.T) zeroCase {
+	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
+	py := redistest.Interpreter(t, "python3", "celery")
+	srv := redistest.Start(t)
+	var bq struct {
+		Queues map[string]struct {
+			Counts     map[string]int64 `json:"counts"` // Queue.getJobCounts()
+			DelayedDue int64            `json:"delayedDue"`
+		} `json:"queues"`
+	}
+	redistest.RunFixture(t, node, redistest.NodeDir(), &bq, "bullmq.mjs", "redis://"+srv.Addr)
+	var cel struct {
+		Queues map[string]struct {
+			MessageCount int64 `json:"message_count"`
+		} `json:"queues"`
+		Unacked int64 `json:"unacked"`
+	}
+	redistest.RunFixture(t, py, "../../store/testdata/celery", &cel, "fixture.py", "redis://"+srv.Addr+"/0")
+	conf := "[[job_queue]]\nname = \"bq\"\nlayout = \"bullmq\"\n\n[[job_queue]]\nname = \"cel\"\nlayout = \"celery\"\n\n" +
+		"[[job_queue]]\nname = \"aq\"\nlayout = \"asynq\"\n"
+	c := zeroCase{name: "bullmq, celery and asynq", path: libraryConfig(t, srv.Addr, conf), keys: -1, jobCounts: map[[3]string][]int64{}}
+	add := func(layout, queue, field string, n ...int64) { c.jobCounts[[3]string{layout, queue, field}] = n }
+	for name, q := range bq.Queues {
+		n := q.Counts
+		for state, count := range n {
+			add("bullmq", name, "states."+state, count)
+		}
+		add("bullmq", name, "waiting", n["waiting"]+n["paused"]+n["prioritized"])
+		add("bullmq", name, "active", n["active"])
+		add("bullmq", name, "scheduled", n["delayed"])
+		add("bullmq", name, "dead", n["failed"])
+		add("bullmq", name, "completed", n["completed"])
+		add("bullmq", name, "due", q.DelayedDue)
+	}
+	for name, q := range cel.Queues {
+		add("celery", name, "waiting", q.MessageCount)
+		add("celery", name, "states.message_count", q.MessageCount)
+	}
+	add("celery", "", "active", cel.Unacked)
+	writeAsynq(t, srv, add)
+	return c
+}
+
+// writeAsynq lets asynq's own client enqueue tasks (waiting; due in an hour; in a paused queue)
+// and adds what asynq's Inspector counts of them.
+func writeAsynq(t *testing.T, srv *redistest.Server, add func(layout, queue, field string, n ...int64)) {
+	opt := asynq.RedisClientOpt{Addr: srv.Addr}
+	client, insp := asynq.NewClient(opt), asynq.NewInspector(opt)
+	defer client.Close()
+	defer insp.Close()
+	for _, e := range []struct {
+		queue string
+		in    time.Duration
+	}{{"mail", 0}, {"mail", 0}, {"mail", 0}, {"later", 0}, {"later", time.Hour}, {"later", time.Hour}, {"held", 0}, {"held", 0}} {
+		if _, err := client.Enqueue(asynq.NewTask("send", nil), asynq.Queue(e.queue), asynq.ProcessIn(e.in)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := insp.PauseQueue("held"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"mail", "later", "held"} {
+		info, err := insp.GetQueueInfo(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := map[string]int64{"pending": int64(info.Pending), "active": int64(info.Active), "scheduled": int64(info.Scheduled),
+			"retry": int64(info.Retry), "archived": int64(info.Archived), "completed": int64(info.Completed), "aggregating": int64(info.Aggregating)}
+		for state, n := range lib {
+			add("asynq", q, "states."+state, n)
+		}
+		add("asynq", q, "waiting", lib["pending"])
+		add("asynq", q, "active", lib["active"])
+		add("asynq", q, "scheduled", lib["scheduled"])
+		add("asynq", q, "retry", lib["retry"])
+		add("asynq", q, "dead", lib["archived"])
+		add("asynq", q, "completed", lib["completed"])
+		add("asynq", q, "due", 0) // every scheduled task is due in an hour
+	}
+}
+
 // rqCounts is one queue as store/testdata/rq/fixture.py prints RQ's own counts: when it counted,
 // and with its clock 5 s on.
 type rqCounts struct {
@@ -184,7 +268,7 @@ func anyZero(ns []int64) bool {
 }
 
 // zeroCases fills a server for each config: a limits-only, a rate-limiter-flexible-only, a
-// redis_rate-only and a job-library-only one.
+// redis_rate-only and two job-library-only ones (Sidekiq and RQ; BullMQ, Celery and asynq).
 func zeroCases(t *testing.T) []zeroCase {
-	return []zeroCase{limitsCase(t), rlflexCase(t), redisRateCase(t), jobsCase(t)}
+	return []zeroCase{limitsCase(t), rlflexCase(t), redisRateCase(t), jobsCase(t), queueLibrariesCase(t)}
 }
