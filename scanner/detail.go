@@ -104,10 +104,10 @@ type LimiterKeyDetail struct {
 	Key     string // raw
 	Hits    int64  // in the current window
 	Limit   int64
-	// Remaining and Refused are what a library's layout answers for the key (nil, 0 for
-	// hourglass's own).
+	// Remaining and Refused are what a library's layout answers for the key (nil for
+	// hourglass's own; Refused nil too for a key that keeps no count of what it refuses).
 	Remaining *int64
-	Refused   int64
+	Refused   *int64
 	TTLMS     int64
 	// Buckets are the window's hits over time, oldest first, each BucketMS long: read from a
 	// sliding log's entries. Nil where the layout keeps one count for the window (BucketsNote

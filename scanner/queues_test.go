@@ -65,7 +65,7 @@ func TestQueuesAsConfigured(t *testing.T) {
 		byName[q.Name] = append(byName[q.Name], q)
 	}
 	eta := byName["eta"][0]
-	if eta.Unit != "s" || eta.Depth != 2 || eta.Due == nil || *eta.Due != 1 || eta.InFlight != 3 || eta.InFlightKey != "celeryish:eta:wip" || eta.Missing {
+	if eta.Unit != "s" || eta.Depth != 2 || eta.Due == nil || *eta.Due != 1 || eta.InFlight == nil || *eta.InFlight != 3 || eta.InFlightKey != "celeryish:eta:wip" || eta.Missing {
 		t.Errorf("eta queue %+v: want seconds found by auto, 1 of 2 due, 3 in flight in its hash", eta)
 	}
 	if g := byName["gone"]; len(g) != 1 || !g[0].Missing || g[0].Depth != 0 {
@@ -85,17 +85,17 @@ func TestQueuesAsConfigured(t *testing.T) {
 	for _, q := range snap.ListQueues {
 		lists[q.Key] = q
 	}
-	if m := lists["jobs:mail"]; m.Length != 3 || m.Processing != 1 || m.ProcessingKey != "jobs:mail:busy" || m.Pattern != "jobs:<q>" {
+	if m := lists["jobs:mail"]; m.Length != 3 || m.Processing == nil || *m.Processing != 1 || m.ProcessingKey != "jobs:mail:busy" || m.Pattern != "jobs:<q>" {
 		t.Errorf("jobs:mail %+v", m)
 	}
-	if s := lists["jobs:sms"]; s.Length != 1 || s.Processing != 0 {
+	if s := lists["jobs:sms"]; s.Length != 1 || s.Processing == nil || *s.Processing != 0 {
 		t.Errorf("jobs:sms %+v", s)
 	}
 	if _, ok := lists["jobs:archive"]; ok || len(lists) != 3 {
 		t.Errorf("list queues %+v: want jobs:mail, jobs:sms and the absent one; archive and :busy excluded", lists)
 	}
-	if a := lists["list:absent"]; !a.Missing || a.ProcessingKey != "" {
-		t.Errorf("absent list %+v", a)
+	if a := lists["list:absent"]; !a.Missing || a.ProcessingKey != "" || a.Processing != nil {
+		t.Errorf("absent list %+v: want missing, and processing null: it keeps no processing list", a)
 	}
 	if snap.Scan.KeysMatched != 4 { // eta's key (once) and its wip hash, jobs:mail and jobs:sms; the rest is excluded
 		t.Errorf("matched %d, want 4", snap.Scan.KeysMatched)

@@ -118,8 +118,8 @@ func TestSnapshotIsAPureFunctionOfTheSweep(t *testing.T) {
 	if lq := first.ListQueues; len(lq) != 1 || lq[0].Length != 3 || lq[0].Missing {
 		t.Errorf("list queue: %+v", lq)
 	}
-	if l := first.Limiters[0]; l.Allowed != 2 || l.Rejected != 1 {
-		t.Errorf("limiter decisions: allowed %d, rejected %d, want 2 and 1", l.Allowed, l.Rejected)
+	if l := first.Limiters[0]; l.Allowed == nil || *l.Allowed != 2 || l.Rejected == nil || *l.Rejected != 1 {
+		t.Errorf("limiter decisions: allowed %v, rejected %v, want 2 and 1", l.Allowed, l.Rejected)
 	}
 	if u := first.Uniques[0]; u.Union7d == nil || *u.Union7d < 28 || *u.Union7d > 32 || u.UnionDims["page"] != "home" {
 		t.Errorf("unique unions: %+v", u)

@@ -312,8 +312,8 @@ func (s *Snapshot) SetRate(prev *Snapshot) {
 	for i := range s.Limiters {
 		l := &s.Limiters[i]
 		for _, pl := range prev.Limiters {
-			if pl.Name == l.Name && pl.hour == l.hour {
-				a, r := float64(l.Allowed-pl.Allowed)/dt, float64(l.Rejected-pl.Rejected)/dt
+			if pl.Name == l.Name && pl.hour == l.hour && l.Allowed != nil && pl.Allowed != nil && l.Rejected != nil && pl.Rejected != nil {
+				a, r := float64(*l.Allowed-*pl.Allowed)/dt, float64(*l.Rejected-*pl.Rejected)/dt
 				l.AllowedPerSec, l.RejectedPerSec = &a, &r
 			}
 		}

@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,6 +33,10 @@ type limAgg struct {
 	refused    wide
 	unknown    int64
 	unknownWhy string
+	// refusedKeys counts the keys whose value counts what they refuse (refused covers them);
+	// kinds are the kinds of the library's keys read, in the order first seen.
+	refusedKeys int64
+	kinds       []string
 }
 
 type lockAgg struct {
@@ -134,7 +139,15 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 	}
 	l.keys++
 	l.hits.addInt(st.Used)
-	l.refused.addInt(st.Rejected)
+	var refused *int64
+	if st.KeepsRejected() {
+		l.refused.addInt(st.Rejected)
+		l.refusedKeys++
+		refused = &st.Rejected
+	}
+	if st.Kind != "" && !slices.Contains(l.kinds, st.Kind) {
+		l.kinds = append(l.kinds, st.Kind)
+	}
 	if st.AtLimit {
 		l.atLimit++
 	}
@@ -142,7 +155,7 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 	if l.top, i = topSlot(l.top, st.Used, maxTopKeys, keyCount); i >= 0 {
 		rem, lim := st.Remaining, st.Limit
 		kc := KeyCount{Key: Escape(k.Name), Raw: k.Name, Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: st.Used, TTLMS: -1,
-			Remaining: &rem, Limit: &lim, Refused: st.Rejected}
+			Remaining: &rem, Limit: &lim, Refused: refused}
 		if st.ResetIn >= 0 {
 			kc.TTLMS = st.ResetIn.Milliseconds()
 		}

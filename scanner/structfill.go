@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"strings"
 	"time"
 
 	"hourglass/store"
@@ -79,35 +80,69 @@ func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) ListQueue {
 	if err != nil {
 		lq.Error = err.Error()
 	}
-	lq.Length, lq.Processing, lq.Missing = st.Length, st.Processing, st.Missing
+	lq.Length, lq.Missing = st.Length, st.Missing
+	if processing != "" {
+		n := st.Processing
+		lq.Processing = &n
+	}
 	return lq
 }
 
 // limiterStats renders each limiter's aggregate with the decisions hourglass's limiter counted
-// in hour, as read.
+// in hour, as read. A figure the limiter's keys do not keep stays null.
 func (a *structAgg) limiterStats(reads *Reads, hour store.Window) []Limiter {
 	out := []Limiter{}
 	for i, spec := range a.specs.Limiters {
 		l := a.limiters[i]
-		lim := Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(), WindowMS: spec.Window.Milliseconds(), Limit: spec.Limit,
-			Keys: l.keys, AtLimit: l.atLimit, OverLimit: l.overLimit, WrongType: l.wrongType, Top: l.top,
+		lim := Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(),
+			WindowMS: configured(spec.Window.Milliseconds()), Limit: configured(spec.Limit), Keys: l.keys, AtLimit: l.atLimit, WrongType: l.wrongType, Top: l.top,
 			Unknown: l.unknown, UnknownNote: l.unknownWhy, hour: hour.Start.Unix()}
 		lim.Hits, lim.HitsSaturated = l.hits.int64()
-		lim.RefusedInWindow, lim.RefusedSaturated = l.refused.int64()
-		if spec.Layout != store.Hourglass {
-			lim.Kind = ""
-			out = append(out, lim) // a library's decisions are not counted by hourglass
-			continue
-		}
 		if lim.Top == nil {
 			lim.Top = []KeyCount{}
 		}
+		if spec.Layout != store.Hourglass {
+			// A library's decisions are not counted by hourglass, and its keys are never over.
+			lim.Kind = libraryKind(spec.Layout, l.kinds)
+			if l.refusedKeys > 0 || spec.Layout == store.RateLimiterFlexible {
+				n, saturated := l.refused.int64()
+				lim.RefusedInWindow, lim.RefusedSaturated, lim.RefusedKeys = &n, saturated, l.refusedKeys
+			}
+			out = append(out, lim)
+			continue
+		}
+		over := l.overLimit
+		lim.OverLimit = &over
 		if r, ok := reads.limit(i); ok {
-			lim.Allowed, lim.Rejected = r.allowed, r.rejected
+			allowed, rejected := r.allowed, r.rejected
+			lim.Allowed, lim.Rejected = &allowed, &rejected
 		}
 		out = append(out, lim)
 	}
 	return out
+}
+
+// configured is a setting of the config, nil when it gives none (0).
+func configured(n int64) *int64 {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+// libraryKind names how a library limiter's keys count: the kinds of the keys read, or what the
+// layout may hold when none was read.
+func libraryKind(layout store.LimiterLayout, seen []string) string {
+	if len(seen) > 0 {
+		return strings.Join(seen, "+")
+	}
+	switch layout {
+	case store.Limits:
+		return store.KindFixed + " or " + store.KindMoving
+	case store.RedisRate:
+		return store.KindGCRA
+	}
+	return store.KindFixed
 }
 
 // uniqueStats renders each unique family's windows and, for a family with days, the unions of
@@ -171,7 +206,11 @@ func delayQueueOf(reads *Reads, i int, q DelayQueueSpec, key string) DelayQueue 
 		dq.Error = err.Error()
 		return dq
 	}
-	dq.Depth, dq.InFlight, dq.Missing, dq.Unit, dq.Warning = st.Depth, st.InFlight, st.Missing, st.Unit.String(), st.Warning
+	dq.Depth, dq.Missing, dq.Unit, dq.Warning = st.Depth, st.Missing, st.Unit.String(), st.Warning
+	if inflight != "" {
+		n := st.InFlight
+		dq.InFlight = &n
+	}
 	if !st.Timed {
 		return dq
 	}

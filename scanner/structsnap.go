@@ -11,12 +11,13 @@ type DelayQueue struct {
 	RawKey string `json:"-"`
 	// Pattern is the entry's pattern, for a queue a pattern found (or, with Key "", for a
 	// pattern that found none).
-	Pattern  string `json:"pattern,omitempty"`
-	Missing  bool   `json:"missing,omitempty"` // the key is not there (a pattern: no key matches)
-	Unit     string `json:"unit"`              // the unit the scores were read in (auto: the one found)
-	Depth    int64  `json:"depth"`             // tasks queued, due or not
-	InFlight int64  `json:"in_flight"`         // claimed, not acknowledged
-	// InFlightKey is where the in-flight tasks were counted ("" for none).
+	Pattern string `json:"pattern,omitempty"`
+	Missing bool   `json:"missing,omitempty"` // the key is not there (a pattern: no key matches)
+	Unit    string `json:"unit"`              // the unit the scores were read in (auto: the one found)
+	Depth   int64  `json:"depth"`             // tasks queued, due or not
+	// InFlight counts the tasks claimed and not acknowledged, in InFlightKey; null when the queue
+	// keeps none (InFlightKey "": its writer removes a task when it takes it).
+	InFlight    *int64 `json:"in_flight"`
 	InFlightKey string `json:"in_flight_key"`
 	// Due, OldestDueAgeMS (the queue's lag: how long the oldest due task has waited past its due
 	// time), NextDueInMS (-1 when nothing is scheduled) and Schedule (tasks not yet due by when
@@ -41,23 +42,32 @@ type ListQueue struct {
 	Pattern string `json:"pattern,omitempty"`
 	Missing bool   `json:"missing,omitempty"`
 	Length  int64  `json:"length"`
-	// Processing counts the tasks popped and not acknowledged, in ProcessingKey ("" for none).
-	Processing    int64  `json:"processing"`
+	// Processing counts the tasks popped and not acknowledged, in ProcessingKey; null when the
+	// queue keeps none (ProcessingKey "").
+	Processing    *int64 `json:"processing"`
 	ProcessingKey string `json:"processing_key"`
 	Error         string `json:"error,omitempty"`
 	// Ref opens the queue in the console's drill-down (zero for a pattern that found no key).
 	Ref QueueRef `json:"-"`
 }
 
-// Limiter is a limiter's keys now, ours or another writer's.
+// Limiter is a limiter's keys now, ours or another writer's. A figure the limiter's keys do not
+// keep is null, never 0: over_limit, allowed and rejected for a library's keys, refused_in_window
+// for keys that do not count what they refuse.
 type Limiter struct {
 	Name string `json:"name"`
-	// Layout is whose keys they are: hourglass (Kind sliding or fixed), limits,
-	// rate-limiter-flexible or redis_rate (read as that library answers for each key).
-	Layout   string `json:"layout"`
-	Kind     string `json:"kind"` // sliding or fixed
-	WindowMS int64  `json:"window_ms"`
-	Limit    int64  `json:"limit"`
+	// Layout is whose keys they are: hourglass, limits, rate-limiter-flexible or redis_rate
+	// (read as that library answers for each key).
+	Layout string `json:"layout"`
+	// Kind is how the keys count: sliding or fixed for hourglass's own; for a library's, the
+	// kinds of the keys read (fixed, moving, gcra, joined by "+" when they differ: limits' keys
+	// may be of both its strategies), or what the layout may hold when no key was read ("fixed
+	// or moving" for limits).
+	Kind string `json:"kind"`
+	// WindowMS and Limit are the config's; null when it gives none (a limits limiter, whose keys
+	// spell their own).
+	WindowMS *int64 `json:"window_ms"`
+	Limit    *int64 `json:"limit"`
 	Keys     int64  `json:"keys"`
 	Hits     int64  `json:"hits"` // in the current window, over all keys
 	// HitsSaturated is set when that sum lies past the int64 range: Hits is then a bound (at
@@ -65,12 +75,16 @@ type Limiter struct {
 	HitsSaturated bool  `json:"hits_saturated,omitempty"`
 	AtLimit       int64 `json:"at_limit"` // keys at exactly their limit: the next hit is refused
 	// OverLimit counts keys past their limit: only a racy writer (a check-then-add, such as ZCARD
-	// then ZADD) gets there. Always 0 for a library's layout, whose keys count refused attempts
-	// too: those are RefusedInWindow.
-	OverLimit int64 `json:"over_limit"`
+	// then ZADD) gets there. Null for a library's layout, whose keys are never over: those that
+	// hold more than their limit count refused attempts too (RefusedInWindow).
+	OverLimit *int64 `json:"over_limit"`
 	// RefusedInWindow sums the refused attempts that a library's keys count in their current
-	// window (limits' fixed window, rate-limiter-flexible); 0 for the others.
-	RefusedInWindow int64 `json:"refused_in_window"`
+	// window (limits' fixed window, rate-limiter-flexible), over the RefusedKeys keys that count
+	// them. Null when no key does (hourglass's own, whose refusals are Rejected; limits' moving
+	// window; redis_rate).
+	RefusedInWindow *int64 `json:"refused_in_window"`
+	// RefusedKeys is how many of Keys RefusedInWindow covers: the others keep no such count.
+	RefusedKeys int64 `json:"refused_in_window_keys"`
 	// RefusedSaturated is set when RefusedInWindow saturated, as HitsSaturated for Hits.
 	RefusedSaturated bool `json:"refused_in_window_saturated,omitempty"`
 	// Unknown counts keys of the pattern that the layout cannot read (UnknownNote: the first, and
@@ -81,14 +95,19 @@ type Limiter struct {
 	// is not an integer: left out of every other figure.
 	WrongType int64 `json:"wrong_type"`
 	// Allowed and Rejected are this hour's decisions, from the counters hourglass's limiter keeps
-	// (0 for a limiter written by others); the rates compare two snapshots.
-	Allowed        int64      `json:"allowed"`
-	Rejected       int64      `json:"rejected"`
+	// (null for a limiter written by others, which keeps no count of its decisions, and before
+	// they are read); the rates compare two snapshots.
+	Allowed        *int64     `json:"allowed"`
+	Rejected       *int64     `json:"rejected"`
 	AllowedPerSec  *float64   `json:"allowed_per_sec"`
 	RejectedPerSec *float64   `json:"rejected_per_sec"`
 	Top            []KeyCount `json:"top"` // the most used keys
 	hour           int64      // the hour window of Allowed and Rejected (Unix), for rates
 }
+
+// KeepsDecisions reports whether the limiter's keys are hourglass's own, whose decisions
+// (allowed, rejected, and keys over the limit) hourglass counts.
+func (l *Limiter) KeepsDecisions() bool { return l.Layout == "" || l.Layout == "hourglass" }
 
 // KeyCount is one key with its count.
 type KeyCount struct {
@@ -102,10 +121,11 @@ type KeyCount struct {
 	Count int64             `json:"count"`
 	TTLMS int64             `json:"ttl_ms"` // for a library's limiter key: until it allows again or its window ends
 	// Remaining and Limit are what a library's limiter answers for the key (null for
-	// hourglass's own); Refused the refused attempts its value also counts.
-	Remaining *int64 `json:"remaining,omitempty"`
-	Limit     *int64 `json:"limit,omitempty"`
-	Refused   int64  `json:"refused,omitempty"`
+	// hourglass's own); Refused the refused attempts its value also counts (null for a key that
+	// keeps no such count: hourglass's own, limits' moving window, redis_rate).
+	Remaining *int64 `json:"remaining"`
+	Limit     *int64 `json:"limit"`
+	Refused   *int64 `json:"refused"`
 }
 
 // Unique is a HyperLogLog or bitmap family.

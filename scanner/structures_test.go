@@ -107,21 +107,21 @@ func TestSnapshotOfStructures(t *testing.T) {
 		t.Fatalf("sections: %+v", snap)
 	}
 	dq := snap.DelayQueues[0]
-	if dq.Depth != 2 || *dq.Due != 1 || dq.InFlight != 1 || *dq.OldestDueAgeMS < 110_000 || *dq.NextDueInMS < 290_000 || dq.Schedule["10m"] != 1 {
+	if dq.Depth != 2 || *dq.Due != 1 || dq.InFlight == nil || *dq.InFlight != 1 || *dq.OldestDueAgeMS < 110_000 || *dq.NextDueInMS < 290_000 || dq.Schedule["10m"] != 1 {
 		t.Errorf("delay queue %+v", dq)
 	}
-	if sq := snap.DelayQueues[1]; sq.Depth != 1 || *sq.Due != 1 || sq.InFlight != 0 || *sq.OldestDueAgeMS < 9_000 || *sq.NextDueInMS != -1 {
+	if sq := snap.DelayQueues[1]; sq.Depth != 1 || *sq.Due != 1 || sq.InFlight == nil || *sq.InFlight != 0 || *sq.OldestDueAgeMS < 9_000 || *sq.NextDueInMS != -1 {
 		t.Errorf("hand-rolled queue %+v", sq)
 	}
 	if a, b := snap.DelayQueues[2], snap.DelayQueues[3]; a.Name != "topics" || a.Key != "topic:b" || a.Depth != 2 || *a.Due != 2 ||
 		*a.OldestDueAgeMS < 59_000 || b.Key != "topic:a" || b.Depth != 1 {
 		t.Errorf("queues by pattern (deepest first): %+v %+v", a, b)
 	}
-	if lqs := snap.ListQueues[0]; lqs.Length != 2 || lqs.Processing != 1 {
+	if lqs := snap.ListQueues[0]; lqs.Length != 2 || lqs.Processing == nil || *lqs.Processing != 1 {
 		t.Errorf("list queue %+v", lqs)
 	}
 	lim := snap.Limiters[0]
-	if lim.Keys != 3 || lim.Hits != 5+1+8 || lim.AtLimit != 1 || lim.OverLimit != 1 || lim.Allowed != 6 || lim.Rejected != 2 || lim.WrongType != 1 ||
+	if lim.Keys != 3 || lim.Hits != 5+1+8 || lim.AtLimit != 1 || lim.OverLimit == nil || *lim.OverLimit != 1 || lim.Allowed == nil || *lim.Allowed != 6 || lim.Rejected == nil || *lim.Rejected != 2 || lim.WrongType != 1 ||
 		len(lim.Top) != 3 || lim.Top[0].Key != "rl:api:u3" || lim.Top[0].Dims["user"] != "u3" {
 		t.Errorf("limiter %+v", lim)
 	}

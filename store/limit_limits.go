@@ -173,6 +173,7 @@ func limitsMovingState(entries []string, amount int64, window time.Duration, now
 		Limit:     amount,
 		Window:    window,
 		ResetIn:   secondsDuration(start + win - nowS),
+		Kind:      KindMoving,
 	}
 	// acquire_moving_window.lua, cost 1: refused while the amount-th newest hit is in the window.
 	if int64(len(times)) >= amount && times[amount-1] >= nowS-win {

@@ -87,6 +87,7 @@ func redisRateState(value string, present bool, rate int64, period time.Duration
 		Limit:     burst,
 		Window:    period,
 		ResetIn:   secondsDuration(tat - nowS),
+		Kind:      KindGCRA,
 	}
 	// Allow (cost 1): refused when now - (tat + interval - burst_offset) < 0.
 	if diff := nowS - (tat + interval - burstOffset); diff/interval < 0 {

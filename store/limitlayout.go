@@ -80,7 +80,8 @@ func (l LimiterLayout) DefaultPattern() string {
 type LimitState struct {
 	Used int64 // hits counted against the limit in the current window (at most Limit)
 	// Rejected is the refused attempts (points, for rate-limiter-flexible) the stored value also
-	// counts: limits' fixed window and rate-limiter-flexible; 0 where the library keeps none.
+	// counts: limits' fixed window and rate-limiter-flexible; 0 where the library keeps none
+	// (KeepsRejected says which).
 	Rejected  int64
 	Remaining int64 // as the library reports it (never negative)
 	// Limit is the limit the key was read against: the config's, limits' own from the key name,
@@ -97,7 +98,23 @@ type LimitState struct {
 	// Unknown, when not empty, says why the key could not be read in this layout (e.g.
 	// "unknown layout: a hash"); the other fields are then zero and mean nothing.
 	Unknown string
+	// Kind is how the key counts: KindFixed (a counter of the window's attempts, refused ones
+	// included, so Rejected is kept), KindMoving (limits' list of allowed hit times) or KindGCRA
+	// (redis_rate's arrival time); neither of the last two keeps what it refused, so their
+	// Rejected is 0 for want of a count, not a count of 0. "" for a key gone since it was listed
+	// or one not read (Unknown).
+	Kind string
 }
+
+// The kinds of library limiter keys (LimitState.Kind).
+const (
+	KindFixed  = "fixed"
+	KindMoving = "moving"
+	KindGCRA   = "gcra"
+)
+
+// KeepsRejected reports whether the key counts the attempts it refused (Rejected is a count).
+func (s LimitState) KeepsRejected() bool { return s.Kind == KindFixed }
 
 // ReadLimitKeys reads keys, all of one limiter, in one pipeline (a second only for keys whose
 // type must be told apart: limits' moving-window lists, or a key of a foreign type), as of now,
@@ -264,6 +281,7 @@ func counterState(counted, limit int64, window, ttl time.Duration) LimitState {
 		Window:    window,
 		AtLimit:   counted >= limit,
 		ResetIn:   ttl,
+		Kind:      KindFixed,
 	}
 }
 

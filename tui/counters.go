@@ -109,6 +109,9 @@ func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
 			problemCell(f.Health.NoTTL), mism, spark})
 	}
 	t.selected = v.rows.sel
+	if len(t.rows) == 0 && len(snap.Counters) == 0 { // none configured: no totals of nothing
+		return newPlaceholder(v.c, countersText).render(w, h)
+	}
 	if len(t.rows) == 0 {
 		return st.Muted.Render(fmt.Sprintf("No family matches %q (esc clears the filter).", v.filter))
 	}

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -126,23 +127,26 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 	if v.rows.sel < len(shown) {
 		t.selected = v.rows.sel
 	}
-	perSec := func(p *float64, hourTotal int64) string {
-		if p != nil {
+	perSec := func(p *float64, hourTotal *int64) string {
+		switch {
+		case p != nil:
 			return format.Rate(*p)
+		case hourTotal == nil: // the hour's counters were not read
+			return format.Unknown
 		}
 		// The first snapshot (or the first of an hour): this hour's average, up to when it was taken.
 		taken := s.TakenAt
-		return "~" + format.Rate(float64(hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
+		return "~" + format.Rate(float64(*hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
 	}
 	for _, l := range shown {
-		if !own(l) { // a library's decisions are its own: hourglass counts no rates for them
-			t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.NotKept,
-				format.NotKept, format.NotKept, format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit), millisOrKey(l.WindowMS), l.Layout, ""})
+		if !l.KeepsDecisions() { // a library's decisions are its own: hourglass counts no rates for them
+			t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), cells.Over(l),
+				format.NotKept, format.NotKept, format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit), millisOrKey(l.WindowMS), cells.LimiterKind(l), ""})
 			continue
 		}
-		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), format.Commas(l.OverLimit),
-			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), format.Commas(l.Limit),
-			format.Millis(l.WindowMS), l.Kind, v.c.spark("lim.rejected."+l.Name, 24)})
+		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), cells.Over(l),
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit),
+			millisOrKey(l.WindowMS), cells.LimiterKind(l), v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
 	if v.rows.sel >= len(shown) {
@@ -152,19 +156,18 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 	if l.Unknown > 0 {
 		lines = append(lines, st.Warn.Render(fit(fmt.Sprintf("%s keys in no layout %s reads (unknown layout), e.g. %s", format.Commas(l.Unknown), l.Layout, l.UnknownNote), w)))
 	}
-	if !own(l) && l.RefusedInWindow > 0 {
-		lines = append(lines, st.Muted.Render(fit(fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)",
-			format.Total(l.RefusedInWindow, l.RefusedSaturated), l.Layout), w)))
+	if !l.KeepsDecisions() {
+		lines = append(lines, st.Muted.Render(fit(refusedNote(l), w)))
 	}
-	if l.OverLimit > 0 {
-		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(l.OverLimit))))
+	if l.OverLimit != nil && *l.OverLimit > 0 {
+		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(*l.OverLimit))))
 	}
 	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
 	kt := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "KEY", flex: true}, {title: "HITS", right: true}, {title: "OF LIMIT", right: true}, {title: "TTL", right: true},
 	}}
 	for _, k := range l.Top {
-		limit := l.Limit
+		limit := limitOf(l)
 		if k.Limit != nil { // a library's key, read against its own limit
 			limit = *k.Limit
 		}
@@ -178,8 +181,26 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 	return lines
 }
 
-// own reports whether a limiter's keys are hourglass's own, whose decisions it counts.
-func own(l scanner.Limiter) bool { return l.Layout == "" || l.Layout == "hourglass" }
+// limitOf is the limiter's configured limit, 0 when the keys spell their own.
+func limitOf(l scanner.Limiter) int64 {
+	if l.Limit == nil {
+		return 0
+	}
+	return *l.Limit
+}
+
+// refusedNote says what a library's keys count of the attempts they refused.
+func refusedNote(l scanner.Limiter) string {
+	if l.RefusedInWindow == nil {
+		return fmt.Sprintf("refused attempts: %s (%s keys of kind %s keep no count of what they refuse)", format.NotKept, l.Layout, l.Kind)
+	}
+	n := format.Total(*l.RefusedInWindow, l.RefusedSaturated)
+	if l.RefusedKeys < l.Keys {
+		return fmt.Sprintf("%s refused attempts counted in the current windows of %s of the %s keys (%s counts them beside the hits in its %s keys; the others keep no count)",
+			n, format.Commas(l.RefusedKeys), format.Commas(l.Keys), l.Layout, "fixed")
+	}
+	return fmt.Sprintf("%s refused attempts counted in the keys' current windows (%s counts them beside the hits)", n, l.Layout)
+}
 
 // lockLines are the lock patterns' table; the selection runs on from the limiters' rows.
 func (v *limiters) lockLines(ks []scanner.Lock, first, w int) []string {

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -53,10 +54,10 @@ func (l *limKeysLevel) render(w, h int) string {
 	}
 	head := fmt.Sprintf("%s  %s keys, %s hits in the window, %s", st.Title.Render(lim.Name), format.Commas(lim.Keys),
 		format.Total(lim.Hits, lim.HitsSaturated), limitPhrase(limitText(lim.Limit), millisOrKey(lim.WindowMS)))
-	decisions := fmt.Sprintf("this hour: %s allowed, %s rejected", format.Commas(lim.Allowed), format.Commas(lim.Rejected))
-	if !own(*lim) {
-		decisions = fmt.Sprintf("allowed and rejected: %s (%s keeps no count of its decisions); %s refused attempts in the keys' windows",
-			format.NotKept, lim.Layout, format.Total(lim.RefusedInWindow, lim.RefusedSaturated))
+	decisions := fmt.Sprintf("this hour: %s allowed, %s rejected", format.CommasOf(lim.Allowed, format.Unknown), format.CommasOf(lim.Rejected, format.Unknown))
+	if !lim.KeepsDecisions() {
+		decisions = fmt.Sprintf("allowed and rejected: %s (%s keeps no count of its decisions); refused in the keys' windows: %s",
+			format.NotKept, lim.Layout, cells.Refused(*lim))
 	}
 	lines := []string{fit(head, w), st.Muted.Render(fit(decisions, w)), ""}
 	t := &table{styles: l.c, cols: []column{
@@ -65,14 +66,11 @@ func (l *limKeysLevel) render(w, h int) string {
 	}}
 	t.selected = l.rows.sel
 	for _, k := range keys {
-		limit := lim.Limit
+		limit := limitOf(*lim)
 		if k.Limit != nil {
 			limit = *k.Limit
 		}
-		refused := format.NotKept
-		if !own(*lim) {
-			refused = format.Commas(k.Refused)
-		}
+		refused := format.CommasOf(k.Refused, format.NotKept)
 		t.rows = append(t.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))),
 			refused, ttlCell(*lim, k), l.c.spark(limHistory(lim.Name, k.Raw), 24)})
 	}
@@ -127,10 +125,10 @@ func (l *limKeyLevel) render(w, h int) string {
 	// hourglass's own limiter keeps neither per key; a library's answers both.
 	remaining, refused := format.NotKept, format.NotKept
 	if d.Remaining != nil {
-		remaining, refused = format.Commas(*d.Remaining), format.Commas(d.Refused)
+		remaining, refused = format.Commas(*d.Remaining), format.CommasOf(d.Refused, format.NotKept)
 	}
 	lines = append(lines, "",
-		field("hits in the window", format.Commas(d.Hits)+" of "+limitText(d.Limit)),
+		field("hits in the window", format.Commas(d.Hits)+" of "+format.Commas(d.Limit)),
 		field("remaining", remaining),
 		field("refused in the window", refused),
 		field("TTL", format.Millis(d.TTLMS)))
@@ -157,7 +155,7 @@ func (l *limKeyLevel) render(w, h int) string {
 
 // ttlTitle is the title of the keys' table's time column.
 func ttlTitle(lim scanner.Limiter) string {
-	if own(lim) {
+	if lim.KeepsDecisions() {
 		return "TTL"
 	}
 	return "ALLOWED IN"
@@ -166,7 +164,7 @@ func ttlTitle(lim scanner.Limiter) string {
 // ttlCell is a key's time: its TTL for hourglass's own limiter; for a library's, when the next
 // hit is allowed.
 func ttlCell(lim scanner.Limiter, k scanner.KeyCount) string {
-	if own(lim) {
+	if lim.KeepsDecisions() {
 		return format.Millis(k.TTLMS)
 	}
 	return allowedIn(k.AtLimit, k.TTLMS)

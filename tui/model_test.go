@@ -167,7 +167,7 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 // withStructures adds queues, a limiter, uniques and locks to snap, as a sweep reports them.
 func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	rej, acc := 3.5, 41.0
-	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "delay:orders"}, Depth: 1250, Due: ptr(340), InFlight: 12,
+	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "delay:orders"}, Depth: 1250, Due: ptr(340), InFlight: ptr(12),
 		OldestDueAgeMS: ptr(95_000), NextDueInMS: ptr(4_000), Unit: "ms", Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}},
 		{Name: "legacy", Key: "legacy:delay", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "legacy"}, Depth: 4, Unit: "ms", Schedule: map[string]int64{},
 			Warning: `score 1795000000.5 read in ms falls 56.9 years in the past; in s it falls 6m40s in the future: set score_unit = "s"`}}
@@ -175,9 +175,9 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
 		Queues: []scanner.JobQueue{{Queue: "critical", RawQueue: "critical", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "critical"}, Waiting: ptr(12)}, {Queue: "default", RawQueue: "default", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "default"}, Waiting: ptr(1_040)}},
 		Shared: &scanner.JobQueue{Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs"}, Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
-	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: 3}}
-	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: 60_000, Limit: 100, Keys: 212, Hits: 5230,
-		AtLimit: 3, OverLimit: 1, Allowed: 90_000, Rejected: 4_100, AllowedPerSec: &acc, RejectedPerSec: &rej,
+	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: ptr(3)}}
+	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: ptr(60_000), Limit: ptr(100), Keys: 212, Hits: 5230,
+		AtLimit: 3, OverLimit: ptr(1), Allowed: ptr(90_000), Rejected: ptr(4_100), AllowedPerSec: &acc, RejectedPerSec: &rej,
 		Top: []scanner.KeyCount{{Key: "rl:api:user0", Raw: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Raw: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
 	snap.Uniques = []scanner.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: ptr(81_200), Union30d: ptr(240_551),
 		Windows: []scanner.UniqueWindow{{Granularity: "day", Window: "20261121", Keys: 12, Count: 30_100}, {Granularity: "day", Window: "20261122", Keys: 12, Count: 12_040, Current: true}}}}
@@ -627,7 +627,7 @@ func TestCancelledRepairsAnswerLate(t *testing.T) {
 func TestLimiterRateBeforeASecondSnapshot(t *testing.T) {
 	st := testStatus(t)
 	st.Snapshot.TakenAt = time.Date(2026, 11, 22, 9, 5, 0, 0, time.UTC) // 300 s into the hour; the clock says 09:30
-	st.Snapshot.Limiters[0].RejectedPerSec, st.Snapshot.Limiters[0].Rejected = nil, 3000
+	st.Snapshot.Limiters[0].RejectedPerSec, st.Snapshot.Limiters[0].Rejected = nil, ptr(3000)
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 40)
 	poll(t, m)
 	press(m, "5")

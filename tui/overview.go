@@ -13,6 +13,7 @@ import (
 	"hourglass/internal/discover"
 	"hourglass/internal/format"
 	"hourglass/scanner"
+	"hourglass/theme"
 )
 
 // overview is one panel per area with its headline numbers.
@@ -123,6 +124,10 @@ func (o *overview) waiting() string {
 }
 
 func (o *overview) counters(snap *scanner.Snapshot) []string {
+	if len(snap.Counters) == 0 { // no family: no figure to add up, not figures of 0
+		st := o.c.styles
+		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[counter]]: events/s, this hour,"), st.Muted.Render("today")}
+	}
 	var keys int64
 	var now float64
 	var hour, today scanner.Sum // the families' totals may be saturated: the sum says so
@@ -229,6 +234,9 @@ func sumText(s scanner.Sum) string {
 
 func (o *overview) health(snap *scanner.Snapshot) []string {
 	st := o.c.styles
+	if len(snap.Counters) == 0 && len(snap.Locks) == 0 { // nothing whose TTLs it checks
+		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[counter]], [[lock]]: keys leaking"), st.Muted.Render("(no TTL), over retention")}
+	}
 	h := snap.TTLHealth
 	mem := func(p scanner.Problem) string {
 		if p.Sampled == 0 {
@@ -268,107 +276,96 @@ func (o *overview) noneYet() string {
 	return "none configured yet"
 }
 
-func (o *overview) queues(snap *scanner.Snapshot) []string {
-	st := o.c.styles
-	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
-		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
-	}
-	// Counts read from Redis, summed as totals are: one at an int64 end (a library's hostile
-	// count) makes the sum a bound, never a wrapped number.
-	var depth, due, inFlight, length, processing scanner.Sum
-	add := func(s *scanner.Sum, n int64) { s.Add(n, n == math.MaxInt64 || n == math.MinInt64) }
-	addOf := func(s *scanner.Sum, n *int64) {
-		if n != nil {
-			add(s, *n)
-		}
-	}
-	var lag int64
-	lagName := ""
-	unknown := 0 // queues whose due times could not be read
-	for _, q := range snap.DelayQueues {
-		add(&depth, q.Depth)
-		add(&inFlight, q.InFlight)
-		if q.Due == nil {
-			unknown++
-			continue
-		}
-		add(&due, *q.Due)
-		if *q.OldestDueAgeMS > lag {
-			lag, lagName = *q.OldestDueAgeMS, q.Name
-			if q.Pattern != "" { // a pattern's queues share its name: say which key
-				lagName = q.Key
-			}
-		}
-	}
-	for _, e := range snap.JobQueues {
-		q := e.Totals()
-		addOf(&depth, q.Scheduled)
-		if q.Due != nil {
-			add(&due, *q.Due)
-			if q.OldestDueAgeMS != nil && *q.OldestDueAgeMS > lag {
-				lag, lagName = *q.OldestDueAgeMS, e.Name
-			}
-		}
-		addOf(&length, q.Waiting)
-		addOf(&processing, q.Active)
-	}
-	for _, q := range snap.ListQueues {
-		add(&length, q.Length)
-		add(&processing, q.Processing)
-	}
-	lagText := format.Millis(lag)
-	if lagName != "" {
-		lagText += " (" + lagName + ")"
-	}
-	dueText := sumText(due)
-	if unknown > 0 {
-		dueText += "+?" // some queues' due times could not be read (the Queues view says why)
-	}
-	lagStyle := st.Good
-	if lag > 60_000 {
-		lagStyle = st.Warn
-	}
-	return []string{
-		row("depth / due now", sumText(depth)+" / "+dueText),
-		row("in flight", sumText(inFlight)),
-		lagStyle.Render(row("oldest lag", lagText)),
-		row("waiting / active", sumText(length)+" / "+sumText(processing)),
-	}
-}
-
 func (o *overview) limiters(snap *scanner.Snapshot) []string {
 	st := o.c.styles
 	if len(snap.Limiters) == 0 {
 		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}
 	}
-	var keys, atLimit, over int64
+	var keys, atLimit int64
+	var over, refused scanner.Sum
 	var rejected float64
+	var own, refusing, libraries int // limiters that keep their decisions; libraries that count refusals
+	approx, unread := false, false   // a rate is an hour's average; an hour's counters were not read
 	busiest, busiestN := "", int64(-1)
 	for _, l := range snap.Limiters {
-		keys, atLimit, over = keys+l.Keys, atLimit+l.AtLimit, over+l.OverLimit
-		if l.RejectedPerSec != nil {
-			rejected += *l.RejectedPerSec
+		keys, atLimit = keys+l.Keys, atLimit+l.AtLimit
+		if l.KeepsDecisions() {
+			own++
+			over.Add(*l.OverLimit, false)
+			r, estimated, known := rejectedPerSec(l, snap.TakenAt)
+			rejected += r
+			approx, unread = approx || estimated, unread || !known
+		} else {
+			libraries++
+		}
+		if l.RefusedInWindow != nil && !l.KeepsDecisions() {
+			refusing++
+			refused.Add(*l.RefusedInWindow, l.RefusedSaturated)
 		}
 		if len(l.Top) > 0 && l.Top[0].Count > busiestN {
 			busiest, busiestN = l.Top[0].Key, l.Top[0].Count
 		}
 	}
-	warn := func(n int64, s string) string {
-		if n > 0 {
+	warn := func(s string, bad bool) string {
+		if bad {
 			return st.Warn.Render(s)
 		}
 		return s
 	}
+	// What no limiter keeps is "—"; a total over some of them says so in the line below.
+	overText, rejectedText := format.NotKept, format.NotKept
+	if own > 0 {
+		overText, rejectedText = sumText(over), format.Rate(rejected)
+		if approx {
+			rejectedText = "~" + rejectedText
+		}
+		if unread {
+			rejectedText += "+?"
+		}
+	}
+	n, _, _ := over.Value()
 	lines := []string{
 		row("keys", format.Commas(keys)),
-		warn(atLimit, row("at their limit", format.Commas(atLimit))),
-		warn(over, row("over (racy writer)", format.Commas(over))),
-		row("rejected/s", format.Rate(rejected)),
+		warn(row("at their limit", format.Commas(atLimit)), atLimit > 0),
+		warn(row("over (racy writer)", overText), n > 0),
+		row("rejected/s", rejectedText),
+	}
+	if own > 0 && libraries > 0 {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("  over, rejected/s: %d of %d keep them", own, own+libraries)))
+	}
+	if libraries > 0 {
+		lines = append(lines, refusedRows(st, refused, refusing, libraries)...)
 	}
 	if busiest != "" {
 		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+format.Commas(busiestN)+")"))
 	}
 	return lines
+}
+
+// refusedRows are the refused attempts the libraries' limiter keys count in their windows: "—"
+// when none of them does, and by how many of them when only some do.
+func refusedRows(st theme.Styles, refused scanner.Sum, refusing, libraries int) []string {
+	if refusing == 0 {
+		return []string{row("refused in windows", format.NotKept)}
+	}
+	lines := []string{row("refused in windows", sumText(refused))}
+	if refusing < libraries {
+		lines = append(lines, st.Muted.Render(fmt.Sprintf("  refused: %d of %d libraries keep it", refusing, libraries)))
+	}
+	return lines
+}
+
+// rejectedPerSec is a limiter of hourglass's own's rejections a second: between two snapshots,
+// or before a second one (estimated) this hour's average; known is false when this hour's
+// counters were not read.
+func rejectedPerSec(l scanner.Limiter, taken time.Time) (r float64, estimated, known bool) {
+	switch {
+	case l.RejectedPerSec != nil:
+		return *l.RejectedPerSec, false, true
+	case l.Rejected == nil:
+		return 0, false, false
+	}
+	return float64(*l.Rejected) / max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1), true, true
 }
 
 // soFar reports whether a sweep under way scaled nothing (the keys the servers hold are

@@ -23,6 +23,26 @@ func (p *placeholder) render(w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
+var countersText = []string{
+	"Counters: none configured",
+	"This view will list each family of windowed counters: its keys, this hour's and today's totals,",
+	"events a second, keys without a TTL and the hours that do not add up to their day.",
+	"",
+	"Configure one in config.toml:",
+	"  [[counter]]",
+	`  name = "pv"`,
+	`  pattern = "pv:<site>:<window>"`,
+	`  hour_format = "yyyyMMddHH"`,
+}
+
+var ttlText = []string{
+	"TTL health: nothing configured to check",
+	"This view will list the keys of counter families and locks that have no TTL, outlive their",
+	"retention or stay past their expiry, with the memory they hold.",
+	"",
+	"Configure a [[counter]] or a [[lock]] in config.toml.",
+}
+
 var queuesText = []string{
 	"Queues: none configured",
 	"This view will list each delay queue (a sorted set scored by due time) and list queue:",

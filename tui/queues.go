@@ -163,7 +163,7 @@ func (v *queues) delayQueues(w, h int) ([]string, []string) {
 		if q.Warning != "" {
 			notes = append(notes, fmt.Sprintf("%s %s: %s", q.Name, key, q.Warning))
 		}
-		t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.Commas(q.InFlight),
+		t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.CommasOf(q.InFlight, format.NotKept),
 			format.MillisOf(q.OldestDueAgeMS, u), format.MillisOf(q.NextDueInMS, u), q.Unit,
 			cells.Schedule(q, "1m"), cells.Schedule(q, "10m"), cells.Schedule(q, "1h"), cells.Schedule(q, "later")})
 	}
@@ -194,7 +194,7 @@ func (v *queues) listQueues(w int) []string {
 		case q.Error != "":
 			t.rows = append(t.rows, []string{q.Name, key, "error: " + q.Error})
 		default:
-			t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Length), format.Commas(q.Processing), v.c.spark("lq.length."+q.Key, 30)})
+			t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Length), format.CommasOf(q.Processing, format.NotKept), v.c.spark("lq.length."+q.Key, 30)})
 		}
 	}
 	return append(t.render(w), "")

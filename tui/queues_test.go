@@ -15,7 +15,7 @@ func TestEveryQueueRowNamesItsKey(t *testing.T) {
 	keys := []string{"delay:topic:alpha", "delay:topic:beta", scanner.Escape("delay:topic:\x1b[2J")}
 	for i, k := range keys {
 		st.Snapshot.DelayQueues = append(st.Snapshot.DelayQueues, scanner.DelayQueue{Name: "topics", Key: k, Pattern: "delay:topic:<topic>",
-			Depth: int64(10 - i), Due: ptr(1), InFlight: 0, OldestDueAgeMS: ptr(1000), NextDueInMS: ptr(-1), Unit: "s",
+			Depth: int64(10 - i), Due: ptr(1), InFlight: ptr(0), OldestDueAgeMS: ptr(1000), NextDueInMS: ptr(-1), Unit: "s",
 			Schedule: map[string]int64{"1m": 0, "10m": 0, "1h": 0, "later": 0}})
 	}
 	for _, w := range []int{80, 120} {

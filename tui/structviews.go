@@ -134,11 +134,11 @@ func unionSkips(u scanner.Unique) []string {
 }
 
 // limitText is a limiter's configured limit; 0 is a limits limiter whose keys spell their own.
-func limitText(n int64) string {
-	if n == 0 {
+func limitText(n *int64) string {
+	if n == nil {
 		return "per key"
 	}
-	return format.Commas(n)
+	return format.Commas(*n)
 }
 
 // limitPhrase says a limiter's limit and window (limitText's and millisOrKey's) as a sentence
@@ -160,9 +160,9 @@ func limitPhrase(limit, window string) string {
 const perKey = "per key"
 
 // millisOrKey is a configured window, or "per key" for one the keys spell.
-func millisOrKey(ms int64) string {
-	if ms == 0 {
+func millisOrKey(ms *int64) string {
+	if ms == nil {
 		return "per key"
 	}
-	return format.Millis(ms)
+	return format.Millis(*ms)
 }

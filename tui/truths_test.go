@@ -18,11 +18,13 @@ import (
 func limitsStatus(t *testing.T) scanner.Status {
 	st := testStatus(t)
 	snap := *st.Snapshot
-	rem0, rem3, lim3, lim5 := int64(0), int64(3), int64(3), int64(5)
-	snap.Limiters = []scanner.Limiter{{Name: "flask", Layout: "limits", Keys: 2, Hits: 5, AtLimit: 1,
+	rem0, rem3, lim3, lim5, none := int64(0), int64(3), int64(3), int64(5), int64(0)
+	// Only the fixed window's key counts what it refuses; the moving window's keeps no such count.
+	snap.Limiters = []scanner.Limiter{{Name: "flask", Layout: "limits", Kind: "fixed+moving", Keys: 2, Hits: 5, AtLimit: 1,
+		RefusedInWindow: &none, RefusedKeys: 1,
 		Top: []scanner.KeyCount{
 			{Key: "LIMITER/moving/spread/3/1/minute", Raw: "LIMITER/moving/spread/3/1/minute", Count: 3, TTLMS: 10_000, AtLimit: true, Remaining: &rem0, Limit: &lim3},
-			{Key: "LIMITER/fixed/under/5/1/minute", Raw: "LIMITER/fixed/under/5/1/minute", Count: 2, TTLMS: 55_000, Remaining: &rem3, Limit: &lim5}}}}
+			{Key: "LIMITER/fixed/under/5/1/minute", Raw: "LIMITER/fixed/under/5/1/minute", Count: 2, TTLMS: 55_000, Remaining: &rem3, Limit: &lim5, Refused: &none}}}}
 	snap.Locks = nil
 	st.Snapshot = &snap
 	return st

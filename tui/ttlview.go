@@ -47,6 +47,9 @@ func (v *ttlView) render(w, h int) string {
 		return st.Muted.Render("Waiting for the first sweep's first page…")
 	}
 	name, ok := v.rows.selected()
+	if !ok && len(snap.Counters)+len(snap.Locks) == 0 { // nothing whose TTLs it checks
+		return newPlaceholder(v.c, ttlText).render(w, h)
+	}
 	if !ok {
 		return st.Muted.Render(fmt.Sprintf("No family or key matches %q (esc clears the filter).", v.filter))
 	}

@@ -84,7 +84,7 @@ func TestHostileKeys(t *testing.T) {
 			t.Errorf("an example key of %d bytes: names are cut", len(ex.Key))
 		}
 	}
-	if lim := snap.Limiters[0]; lim.OverLimit != 1 || lim.Top[0].Count != 200_000 || lim.Keys != 1 || lim.WrongType != 1 {
+	if lim := snap.Limiters[0]; num(lim.OverLimit) != 1 || lim.Top[0].Count != 200_000 || lim.Keys != 1 || lim.WrongType != 1 {
 		t.Errorf("the flooded limiter key, and a hash beside it: %+v", lim)
 	}
 	code, out, _ = hg(t, "snapshot", "--config", path, "--keys-per-second", "0")

@@ -124,7 +124,7 @@ func TestSnapshotOfLimits(t *testing.T) {
 		t.Fatalf("limiters %+v", snap.Limiters)
 	}
 	l := snap.Limiters[0]
-	if l.Layout != "limits" || l.Keys != keys || l.AtLimit != atLimit || l.OverLimit != 0 || l.RefusedInWindow != refused || l.Unknown != 0 {
+	if l.Layout != "limits" || l.Keys != keys || l.AtLimit != atLimit || l.OverLimit != nil || num(l.RefusedInWindow) != refused || l.Unknown != 0 {
 		t.Fatalf("limiter %+v: want %d keys, %d at their limit (limits' remaining 0), none over, %d refused", l, keys, atLimit, refused)
 	}
 	// Each key says whether limits would take the next hit; the spread moving window, at its

@@ -117,7 +117,10 @@ func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.Limiter
 	if st.Unknown != "" {
 		return fmt.Errorf("inspect: the limiter key %s cannot be read as %s's: %s", scanner.Escape(d.Key), spec.Layout, st.Unknown)
 	}
-	d.Hits, d.Limit, d.Refused, d.Remaining = st.Used, st.Limit, st.Rejected, &st.Remaining
+	d.Hits, d.Limit, d.Remaining = st.Used, st.Limit, &st.Remaining
+	if st.KeepsRejected() {
+		d.Refused = &st.Rejected
+	}
 	d.TTLMS = pttlMS(ttl.Val())
 	d.AtLimit, d.AllowedInMS = st.AtLimit, -1
 	if st.ResetIn >= 0 {

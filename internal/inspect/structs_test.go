@@ -82,7 +82,7 @@ func TestLimiterKeyOfEachLayout(t *testing.T) {
 
 	rdb.Set(ctx, "rlflx:k", 7, time.Minute) // 7 points consumed against 5: 2 refused
 	d, err = w.LimiterKey(ctx, "flex", "rlflx:k")
-	if err != nil || d.Hits != 5 || d.Refused != 2 || d.Remaining == nil || *d.Remaining != 0 || d.Buckets != nil ||
+	if err != nil || d.Hits != 5 || d.Refused == nil || *d.Refused != 2 || d.Remaining == nil || *d.Remaining != 0 || d.Buckets != nil ||
 		d.BucketsNote == "" || d.Command != w.RedisCLI("GET", "rlflx:k") {
 		t.Errorf("rate-limiter-flexible: %+v %v", d, err)
 	}

@@ -30,13 +30,13 @@ var (
 	descDQ          = prometheus.NewDesc("hourglass_delay_queue_tasks", "A delay queue's tasks by state: not_due, due (and not claimed), in_flight, or unknown and in_flight when its scores are not due times; they add up to all its tasks.", []string{"queue", "key", "state"}, nil)
 	descDQLag       = prometheus.NewDesc("hourglass_delay_queue_lag_seconds", "How long the oldest due task has waited.", []string{"queue", "key"}, nil)
 	descLQ          = prometheus.NewDesc("hourglass_list_queue_tasks", "A list queue's tasks by state: queued, processing; they add up to all its tasks.", []string{"queue", "key", "state"}, nil)
-	descLimKeys     = prometheus.NewDesc("hourglass_limiter_keys", "A limiter's keys by state: under_limit, at_limit, over_limit; they add up to all its keys.", []string{"limiter", "state"}, nil)
+	descLimKeys     = prometheus.NewDesc("hourglass_limiter_keys", "A limiter's keys by state: under_limit, at_limit, over_limit (hourglass's own limiters only: a library's keys are never over), unknown_layout; they add up to all its keys.", []string{"limiter", "state"}, nil)
 	descLimHits     = prometheus.NewDesc("hourglass_limiter_hits", "Hits in the current window over a limiter's keys.", []string{"limiter"}, nil)
 	descLimHour     = prometheus.NewDesc("hourglass_limiter_hour_decisions", "This hour's decisions of hourglass's limiter by outcome: allowed, rejected.", []string{"limiter", "outcome"}, nil)
 	descUnique      = prometheus.NewDesc("hourglass_unique_members", "Distinct members in a unique family's current window (summed over its keys).", []string{"name", "kind", "granularity"}, nil)
 	descUnion       = prometheus.NewDesc("hourglass_unique_union", "Distinct members over the last days of a unique family's busiest dims.", []string{"name", "kind", "days"}, nil)
 	descMissing     = prometheus.NewDesc("hourglass_queue_missing", "1 for a configured queue key that does not exist (not an empty queue).", []string{"kind", "queue", "key"}, nil)
-	descLimRefused  = prometheus.NewDesc("hourglass_limiter_refused", "Refused attempts a library's limiter keys count in their current window (limits' fixed window, rate-limiter-flexible).", []string{"limiter"}, nil)
+	descLimRefused  = prometheus.NewDesc("hourglass_limiter_refused", "Refused attempts a library's limiter keys count in their current window (limits' fixed window, rate-limiter-flexible), summed over the keys that count them; absent when none does.", []string{"limiter"}, nil)
 	descJobs        = prometheus.NewDesc("hourglass_job_queue_jobs", "A job library's jobs by state, as the library counts them: waiting, active, scheduled, retry, dead, completed (a state the library does not keep for the queue is absent). queue=\"_all\" holds what the library keeps for all queues together.", []string{"entry", "layout", "queue", "state"}, nil)
 	descJobsDue     = prometheus.NewDesc("hourglass_job_queue_due", "Scheduled jobs of a job library's queue that are due now.", []string{"entry", "layout", "queue"}, nil)
 	descJobsLag     = prometheus.NewDesc("hourglass_job_queue_lag_seconds", "How long the oldest due scheduled job of a job library's queue has waited.", []string{"entry", "layout", "queue"}, nil)
@@ -163,13 +163,13 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 		case queueTrouble(gauge, "delay_queue", q.Name, q.Key, q.Pattern, q.Error, q.Missing):
 		case q.Due == nil: // the scores are not due times in the unit: the split is unknown
 			gauge(descDQ, float64(q.Depth), q.Name, q.Key, "unknown")
-			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
+			inFlight(gauge, q)
 		default:
 			// Depth and Due are read one after the other: a task added between can make Due
 			// the larger.
 			gauge(descDQ, float64(max(q.Depth-*q.Due, 0)), q.Name, q.Key, "not_due")
 			gauge(descDQ, float64(*q.Due), q.Name, q.Key, "due")
-			gauge(descDQ, float64(q.InFlight), q.Name, q.Key, "in_flight")
+			inFlight(gauge, q)
 			if q.OldestDueAgeMS != nil {
 				gauge(descDQLag, float64(*q.OldestDueAgeMS)/1000, q.Name, q.Key)
 			}
@@ -178,8 +178,17 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 	for _, q := range list {
 		if !queueTrouble(gauge, "list_queue", q.Name, q.Key, q.Pattern, q.Error, q.Missing) {
 			gauge(descLQ, float64(q.Length), q.Name, q.Key, "queued")
-			gauge(descLQ, float64(q.Processing), q.Name, q.Key, "processing")
+			if q.Processing != nil { // no series for a queue that keeps no processing list
+				gauge(descLQ, float64(*q.Processing), q.Name, q.Key, "processing")
+			}
 		}
+	}
+}
+
+// inFlight writes a delay queue's claimed tasks: no series for a queue that keeps none.
+func inFlight(gauge gaugeFunc, q scanner.DelayQueue) {
+	if q.InFlight != nil {
+		gauge(descDQ, float64(*q.InFlight), q.Name, q.Key, "in_flight")
 	}
 }
 
@@ -202,19 +211,27 @@ func queueTrouble(gauge gaugeFunc, kind, name, key, pattern, failed string, miss
 // collectLimiters writes each limiter's keys by state, its hits and this hour's decisions.
 func collectLimiters(gauge gaugeFunc, limiters []scanner.Limiter) {
 	for _, l := range limiters {
-		gauge(descLimKeys, float64(l.Keys-l.AtLimit-l.OverLimit), l.Name, "under_limit")
+		over := int64(0)
+		if l.OverLimit != nil { // a library's keys are never over: no series
+			over = *l.OverLimit
+			gauge(descLimKeys, float64(over), l.Name, "over_limit")
+		}
+		gauge(descLimKeys, float64(l.Keys-l.AtLimit-over), l.Name, "under_limit")
 		gauge(descLimKeys, float64(l.AtLimit), l.Name, "at_limit")
-		gauge(descLimKeys, float64(l.OverLimit), l.Name, "over_limit")
 		gauge(descLimKeys, float64(l.Unknown), l.Name, "unknown_layout")
 		gauge(descLimHits, float64(l.Hits), l.Name)
 		saturated(gauge, l.HitsSaturated, "hourglass_limiter_hits", l.Name, "")
-		if l.Layout != "" && l.Layout != "hourglass" { // the library decides; hourglass counts no decisions
-			gauge(descLimRefused, float64(l.RefusedInWindow), l.Name)
+		// What the limiter's keys do not keep has no series, never a 0.
+		if l.RefusedInWindow != nil {
+			gauge(descLimRefused, float64(*l.RefusedInWindow), l.Name)
 			saturated(gauge, l.RefusedSaturated, "hourglass_limiter_refused", l.Name, "")
-			continue
 		}
-		gauge(descLimHour, float64(l.Allowed), l.Name, "allowed")
-		gauge(descLimHour, float64(l.Rejected), l.Name, "rejected")
+		if l.Allowed != nil {
+			gauge(descLimHour, float64(*l.Allowed), l.Name, "allowed")
+		}
+		if l.Rejected != nil {
+			gauge(descLimHour, float64(*l.Rejected), l.Name, "rejected")
+		}
 	}
 }
 

@@ -26,7 +26,7 @@ func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
 			tb.Row(q.Name, key, q.Unit, "missing")
 		default:
 			u := format.Unknown
-			tb.Row(q.Name, key, q.Unit, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.Commas(q.InFlight),
+			tb.Row(q.Name, key, q.Unit, format.Commas(q.Depth), format.CommasOf(q.Due, u), format.CommasOf(q.InFlight, format.NotKept),
 				format.MillisOf(q.OldestDueAgeMS, u), format.MillisOf(q.NextDueInMS, u),
 				cells.Schedule(q, "1m"), cells.Schedule(q, "10m"), cells.Schedule(q, "1h"), cells.Schedule(q, "later"))
 		}
@@ -55,7 +55,7 @@ func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
 		case q.Error != "":
 			tb.Row(q.Name, key, "error: "+q.Error)
 		default:
-			tb.Row(q.Name, key, format.Commas(q.Length), format.Commas(q.Processing), q.ProcessingKey)
+			tb.Row(q.Name, key, format.Commas(q.Length), format.CommasOf(q.Processing, format.NotKept), q.ProcessingKey)
 		}
 	}
 	tb.Write(out, "")

@@ -21,16 +21,31 @@ func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 	for _, w := range s.Warnings {
 		fmt.Fprintf(out, "warning: %s\n", w)
 	}
-	fmt.Fprintln(out)
-	writeCounters(out, s)
+	// With no family (and no lock) configured there is nothing to total: no table of zeros.
+	if len(s.Counters) > 0 {
+		fmt.Fprintln(out)
+		writeCounters(out, s)
+	}
 	for i := range s.Counters {
 		fmt.Fprintln(out)
 		writeFamily(out, &s.Counters[i], families)
 	}
-	fmt.Fprintln(out)
-	writeTTLHealth(out, s)
+	if len(s.Counters)+len(s.Locks) > 0 || hasProblems(&s.TTLHealth) {
+		fmt.Fprintln(out)
+		writeTTLHealth(out, s)
+	}
 	writeStructures(out, s)
 	writeUnclaimed(out, s)
+}
+
+// hasProblems reports whether h counts any key.
+func hasProblems(h *scanner.Health) bool {
+	for _, p := range h.Problems() {
+		if p.Keys > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // writeScan prints the report's head: the target, and how much of the keyspace the sweep saw,

@@ -22,14 +22,14 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			if len(l.Top) > 0 {
 				busiest = fmt.Sprintf("%s (%s)", l.Top[0].Key, format.Commas(l.Top[0].Count))
 			}
-			if l.Layout != "" && l.Layout != "hourglass" { // the library decides; hourglass counts no decisions
-				nk := format.NotKept
-				tb.Row(l.Name, l.Layout, perKey(l.WindowMS, format.Millis), perKey(l.Limit, format.Commas), format.Commas(l.Keys), format.Total(l.Hits, l.HitsSaturated),
-					format.Commas(l.AtLimit), nk, nk, nk, format.Total(l.RefusedInWindow, l.RefusedSaturated), busiest)
+			nk := format.NotKept
+			if !l.KeepsDecisions() { // the library decides; hourglass counts no decisions
+				tb.Row(l.Name, cells.LimiterKind(l), perKey(l.WindowMS, format.Millis), perKey(l.Limit, format.Commas), format.Commas(l.Keys),
+					format.Total(l.Hits, l.HitsSaturated), format.Commas(l.AtLimit), cells.Over(l), nk, nk, cells.Refused(l), busiest)
 				continue
 			}
-			tb.Row(l.Name, l.Kind, format.Millis(l.WindowMS), format.Commas(l.Limit), format.Commas(l.Keys), format.Total(l.Hits, l.HitsSaturated),
-				format.Commas(l.AtLimit), format.Commas(l.OverLimit), format.Commas(l.Allowed), format.Commas(l.Rejected), nkIfZero(l.RefusedInWindow), busiest)
+			tb.Row(l.Name, cells.LimiterKind(l), perKey(l.WindowMS, format.Millis), perKey(l.Limit, format.Commas), format.Commas(l.Keys), format.Total(l.Hits, l.HitsSaturated),
+				format.Commas(l.AtLimit), cells.Over(l), format.CommasOf(l.Allowed, format.Unknown), format.CommasOf(l.Rejected, format.Unknown), cells.Refused(l), busiest)
 		}
 		tb.Write(out, "")
 		for _, l := range s.Limiters {
@@ -118,17 +118,9 @@ func wrongTypeNote(out io.Writer, kind, name string, n int64) {
 
 // perKey is a limiter's configured window or limit, or "per key" when a limits limiter's keys
 // spell their own.
-func perKey(n int64, f func(int64) string) string {
-	if n == 0 {
+func perKey(n *int64, f func(int64) string) string {
+	if n == nil {
 		return "per key"
 	}
-	return f(n)
-}
-
-// nkIfZero is n, or "—" for hourglass's own limiters, which count no refusals in their keys.
-func nkIfZero(n int64) string {
-	if n == 0 {
-		return format.NotKept
-	}
-	return format.Commas(n)
+	return f(*n)
 }

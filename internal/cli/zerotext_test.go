@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"hourglass/internal/redistest"
+)
+
+// textCell is one cell of an aligned table: its text and where it sits, in runes.
+type textCell struct {
+	text       string
+	start, end int
+}
+
+var cellRun = regexp.MustCompile(`\S+(?: \S+)*`)
+
+// cellsOf splits a table line into its cells (runs of text apart by two spaces or more).
+func cellsOf(line string) []textCell {
+	var out []textCell
+	for _, loc := range cellRun.FindAllStringIndex(line, -1) {
+		start := len([]rune(line[:loc[0]]))
+		text := line[loc[0]:loc[1]]
+		out = append(out, textCell{text, start, start + len([]rune(text))})
+	}
+	return out
+}
+
+// column is the header cell a row's cell falls under: the one it overlaps most, else the
+// nearest.
+func column(header []textCell, c textCell) string {
+	best, bestScore := "", -1<<30
+	for _, h := range header {
+		score := min(h.end, c.end) - max(h.start, c.start) // the overlap; negative: the gap
+		if score > bestScore {
+			best, bestScore = h.text, score
+		}
+	}
+	return best
+}
+
+// zeroText is a cell that shows a 0: a count, a rate or a duration.
+var zeroText = regexp.MustCompile(`^[~≈≥]?0(\.0+)?(ms|s|/s)?$`)
+
+// notKeptText are the cells that say a figure is not there: not kept, unknown, or the keys'
+// own.
+var notKeptText = map[string]bool{"—": true, "?": true, "per key": true, "-": true}
+
+var (
+	limiterColumns = map[string]string{"KEYS": "keys", "HITS": "hits", "AT LIMIT": "at_limit", "OVER": "over_limit",
+		"ALLOWED/H": "allowed", "REJECTED/H": "rejected", "REFUSED": "refused_in_window", "LIMIT": "limit", "WINDOW": "window_ms"}
+	jobColumns = map[string]string{"WAITING": "waiting", "ACTIVE": "active", "SCHEDULED": "scheduled", "DUE": "due",
+		"LAG": "oldest_due_age_ms", "NEXT IN": "next_due_in_ms", "RETRY": "retry", "DEAD": "dead", "DONE": "completed"}
+)
+
+// checkCell holds a cell to the JSON field it shows: a 0 only where the JSON has 0, "—" (or
+// another word for "not there") where it has null.
+func checkCell(t *testing.T, where string, obj map[string]any, field, text string) {
+	t.Helper()
+	v, ok := obj[field]
+	n, isNum := v.(json.Number)
+	switch {
+	case !ok:
+		t.Errorf("%s: no JSON field %q beside the cell %q", where, field, text)
+	case v == nil && !notKeptText[text]:
+		t.Errorf("%s: shows %q where the JSON's %s is null (not kept)", where, text, field)
+	case zeroText.MatchString(text) && (!isNum || n.String() != "0"):
+		t.Errorf("%s: shows %q where the JSON's %s is %v", where, text, field, v)
+	}
+}
+
+// checkReport walks the text report's tables: each cell of a limiter's or a job queue's row is
+// held to its JSON field; a 0 in any other table is one no field accounts for.
+func checkReport(t *testing.T, c zeroCase, doc map[string]any) {
+	code, out, errOut := hg(t, "snapshot", "--config", c.path)
+	if code != exitOK {
+		t.Fatalf("%s: snapshot exit %d: %s", c.name, code, errOut)
+	}
+	for _, block := range strings.Split(out, "\n\n") {
+		lines := strings.Split(strings.Trim(block, "\n"), "\n")
+		header := cellsOf(lines[0])
+		if len(header) < 2 || strings.ToUpper(header[1].text) != header[1].text {
+			continue // not a table
+		}
+		for _, line := range lines[1:] {
+			if strings.HasPrefix(line, "  ") { // a note under the table
+				continue
+			}
+			cells := cellsOf(line)
+			obj, columns := reportRow(doc, header[0].text, cells[0].text)
+			for _, cell := range cells[1:] {
+				col := column(header, cell)
+				where := c.name + ": report " + header[0].text + " " + cells[0].text + " " + col
+				switch field, ok := columns[col]; {
+				case ok && obj != nil:
+					checkCell(t, where, obj, field, cell.text)
+				case zeroText.MatchString(cell.text):
+					t.Errorf("%s: shows %q, which no JSON field accounts for", where, cell.text)
+				}
+			}
+		}
+	}
+}
+
+// reportRow finds the JSON object a row of the report's table shows, and its columns' fields.
+func reportRow(doc map[string]any, table, name string) (map[string]any, map[string]string) {
+	switch {
+	case table == "LIMITER":
+		return find(list(doc, "limiters"), "name", name), limiterColumns
+	case strings.HasPrefix(table, "JOBS "):
+		entry := find(list(doc, "job_queues"), "name", strings.Fields(table)[1])
+		if name == "(all queues)" {
+			shared, _ := entry["shared"].(map[string]any)
+			return shared, jobColumns
+		}
+		queues, _ := entry["queues"].([]any)
+		return find(queues, "queue", strings.TrimSuffix(name, " (paused)")), jobColumns
+	}
+	return nil, nil
+}
+
+func find(items []any, key, value string) map[string]any {
+	for _, it := range items {
+		if m, _ := it.(map[string]any); m != nil && m[key] == value {
+			return m
+		}
+	}
+	return nil
+}
+
+// series is one sample of a scrape.
+type series struct {
+	name   string
+	labels map[string]string
+	value  float64
+}
+
+var seriesLine = regexp.MustCompile(`^(\w+)(?:\{(.*)\})? (\S+)$`)
+var labelPair = regexp.MustCompile(`(\w+)="((?:[^"\\]|\\.)*)"`)
+
+// scrapeServe runs `hourglass serve` on the config until its metrics hold what ready names, and
+// returns them.
+func scrapeServe(t *testing.T, path, ready string) []series {
+	ctx, cancel := context.WithCancel(t.Context())
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, redistest.Shipped(t), []string{"serve", "--listen", "127.0.0.1:0", "--config", path}, out, errOut)
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("serve exited %d: %s", code, errOut.String())
+		}
+	}()
+	var body string
+	if !redistest.Until(20*time.Second, func() bool {
+		url := regexp.MustCompile(`http://\S+/metrics`).FindString(out.String())
+		if url == "" {
+			return false
+		}
+		resp, err := http.Get(url)
+		if err != nil {
+			return false
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+		return strings.Contains(body, ready)
+	}) {
+		t.Fatalf("serve never showed %s: %q\n%s", ready, errOut.String(), body)
+	}
+	var samples []series
+	for _, line := range strings.Split(body, "\n") {
+		m := seriesLine.FindStringSubmatch(line)
+		if m == nil || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, _ := strconv.ParseFloat(m[3], 64)
+		s := series{name: m[1], labels: map[string]string{}, value: v}
+		for _, p := range labelPair.FindAllStringSubmatch(m[2], -1) {
+			s.labels[p[1]] = p[2]
+		}
+		samples = append(samples, s)
+	}
+	return samples
+}

@@ -1,0 +1,151 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// tally is a total over the queues that keep a figure: of counts the queues it is asked of,
+// kept those that keep it, unknown those that keep it but could not be read. A total of queues
+// none of which keeps the figure is "—", never 0.
+type tally struct {
+	sum               scanner.Sum
+	of, kept, unknown int
+}
+
+// add counts one queue's figure: nil when the queue keeps no such figure.
+func (t *tally) add(n *int64) {
+	t.of++
+	if n != nil {
+		t.kept++
+		t.sum.Add(*n, *n == math.MaxInt64 || *n == math.MinInt64) // a library's hostile count: a bound
+	}
+}
+
+// unread counts a queue that keeps the figure but could not be read.
+func (t *tally) unread() { t.of, t.unknown = t.of+1, t.unknown+1 }
+
+// text is the total: "—" when no queue keeps it, "?" when none could be read, "+?" after it when
+// some could not.
+func (t *tally) text() string {
+	switch {
+	case t.kept == 0 && t.unknown == 0:
+		return format.NotKept
+	case t.kept == 0:
+		return format.Unknown
+	case t.unknown > 0:
+		return sumText(t.sum) + "+?"
+	}
+	return sumText(t.sum)
+}
+
+// note says, for a total over only some of the queues, how many keep it.
+func (t *tally) note(label string) (string, bool) {
+	notKept := t.of - t.kept - t.unknown
+	if t.kept == 0 || notKept == 0 {
+		return "", false
+	}
+	return fmt.Sprintf("  %s: %d of %d queues keep it", label, t.kept, t.of), true
+}
+
+// queueTallies are the Queues panel's totals.
+type queueTallies struct {
+	depth, due, inFlight, waiting, active tally
+	lag                                   *int64 // the longest known lag, nil when none is known
+	lagName                               string
+}
+
+func (q *queueTallies) addLag(ms *int64, name string) {
+	if ms != nil && (q.lag == nil || *ms > *q.lag) {
+		q.lag, q.lagName = ms, name
+	}
+}
+
+func (o *overview) queues(snap *scanner.Snapshot) []string {
+	st := o.c.styles
+	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
+		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
+	}
+	var t queueTallies
+	for _, q := range snap.DelayQueues {
+		if q.Error != "" { // the queue could not be read: the Queues view says why
+			t.depth.unread()
+			t.due.unread()
+			t.inFlight.unread()
+			continue
+		}
+		t.depth.add(&q.Depth)
+		t.inFlight.add(q.InFlight)
+		if q.Due == nil { // the scores are not due times: the split is unknown
+			t.due.unread()
+			continue
+		}
+		t.due.add(q.Due)
+		name := q.Name
+		if q.Pattern != "" { // a pattern's queues share its name: say which key
+			name = q.Key
+		}
+		t.addLag(q.OldestDueAgeMS, name)
+	}
+	for _, e := range snap.JobQueues {
+		q := e.Totals()
+		t.depth.add(q.Scheduled)
+		switch {
+		case q.Scheduled == nil:
+			t.due.add(nil) // no scheduled set: nothing falls due
+		case q.Due == nil:
+			t.due.unread() // a scheduled set whose scores are not times
+		default:
+			t.due.add(q.Due)
+			t.addLag(q.OldestDueAgeMS, e.Name)
+		}
+		t.waiting.add(q.Waiting)
+		t.active.add(q.Active)
+	}
+	for _, q := range snap.ListQueues {
+		if q.Error != "" && !q.Missing {
+			t.waiting.unread()
+			t.active.unread()
+			continue
+		}
+		t.waiting.add(&q.Length)
+		t.active.add(q.Processing)
+	}
+	return o.queueLines(&t)
+}
+
+// queueLines are the Queues panel's rows, then a note for each total over only some queues.
+func (o *overview) queueLines(t *queueTallies) []string {
+	st := o.c.styles
+	lagText, lagStyle := format.NotKept, st.Good
+	if t.due.kept == 0 && t.due.unknown > 0 {
+		lagText = format.Unknown
+	}
+	if t.lag != nil {
+		lagText = format.Millis(*t.lag)
+		if *t.lag > 0 {
+			lagText += " (" + t.lagName + ")"
+		}
+		if *t.lag > 60_000 {
+			lagStyle = st.Warn
+		}
+	}
+	lines := []string{
+		row("depth / due now", t.depth.text()+" / "+t.due.text()),
+		row("in flight", t.inFlight.text()),
+		lagStyle.Render(row("oldest lag", lagText)),
+		row("waiting / active", t.waiting.text()+" / "+t.active.text()),
+	}
+	for _, f := range []struct {
+		label string
+		t     *tally
+	}{{"depth", &t.depth}, {"due", &t.due}, {"in flight", &t.inFlight}, {"waiting", &t.waiting}, {"active", &t.active}} {
+		if n, ok := f.t.note(f.label); ok {
+			lines = append(lines, st.Muted.Render(n))
+		}
+	}
+	return lines
+}

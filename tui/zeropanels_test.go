@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"hourglass/scanner"
+)
+
+// checkPanels finds the Overview's panel rows ("label  value", or "a / b  x / y") and fails on
+// a 0 that the Snapshot does not make 0: one no structure keeps, or one whose structures' sum is
+// not 0.
+func checkPanels(t *testing.T, where, screen string, s *scanner.Snapshot) {
+	t.Helper()
+	for _, line := range strings.Split(screen, "\n") {
+		if !strings.Contains(line, "│") {
+			continue
+		}
+		for _, seg := range strings.Split(line, "│") {
+			cells := screenCells(seg)
+			if len(cells) != 2 {
+				continue
+			}
+			labels, values := strings.Split(cells[0].text, " / "), strings.Split(cells[1].text, " / ")
+			if len(labels) != len(values) {
+				labels, values = []string{cells[0].text}, []string{cells[1].text}
+			}
+			for i, v := range values {
+				if zeroCell.MatchString(v) && !overviewZero(labels[i], s) {
+					t.Errorf("%s: the Overview's %q shows %q, which the Snapshot does not make 0", where, labels[i], v)
+				}
+			}
+		}
+	}
+}
+
+// overviewZero reports whether the Snapshot makes an Overview figure 0: some structure keeps it
+// and the figures kept add up to 0.
+func overviewZero(label string, s *scanner.Snapshot) bool {
+	var kept []*int64
+	for i := range s.Limiters {
+		l := &s.Limiters[i]
+		switch label {
+		case "keys":
+			kept = append(kept, &l.Keys)
+		case "at their limit":
+			kept = append(kept, &l.AtLimit)
+		case "over (racy writer)":
+			kept = append(kept, l.OverLimit)
+		case "refused in windows":
+			kept = append(kept, l.RefusedInWindow)
+		case "rejected/s":
+			kept = append(kept, rejectedKept(l))
+		}
+	}
+	for i := range s.DelayQueues {
+		q := &s.DelayQueues[i]
+		kept = append(kept, map[string]*int64{"depth": &q.Depth, "due now": q.Due, "in flight": q.InFlight, "oldest lag": q.OldestDueAgeMS}[label])
+	}
+	for i := range s.ListQueues {
+		q := &s.ListQueues[i]
+		kept = append(kept, map[string]*int64{"waiting": &q.Length, "active": q.Processing}[label])
+	}
+	for i := range s.JobQueues {
+		q := s.JobQueues[i].Totals()
+		kept = append(kept, map[string]*int64{"depth": q.Scheduled, "due now": q.Due, "oldest lag": q.OldestDueAgeMS,
+			"waiting": q.Waiting, "active": q.Active}[label])
+	}
+	known := false
+	for _, p := range kept {
+		if p != nil {
+			if *p != 0 {
+				return false
+			}
+			known = true
+		}
+	}
+	return known
+}
+
+// rejectedKept is a limiter's rejections as a 0 or not: nil when it keeps none.
+func rejectedKept(l *scanner.Limiter) *int64 {
+	var n int64
+	switch {
+	case l.RejectedPerSec != nil:
+		if *l.RejectedPerSec != 0 {
+			n = 1
+		}
+	case l.Rejected != nil:
+		n = *l.Rejected
+	default:
+		return nil
+	}
+	return &n
+}
