@@ -96,6 +96,11 @@ func TestZoneUnderAnotherTZ(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "\nwarning: counter family pv: "+want+"\n") || !strings.Contains(out, "\n  warning: "+want+"\n") {
 		t.Errorf("snapshot under TZ=Asia/Shanghai: exit %d, want %q at the top and in the family's section:\n%s%s", code, want, out, errOut)
 	}
+	// The hour read is not the one being written, so its figures are not 0 but unknown.
+	if !regexp.MustCompile(`(?m)^pv +\S+ +\? zone `).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  hour \(current\) +\? +\? +not read: the windows look cut in another zone$`).MatchString(out) {
+		t.Errorf("snapshot under TZ=Asia/Shanghai: pv's current hour is not shown as unknown:\n%s", out)
+	}
 	code, out, errOut = underTZ(t, "Asia/Shanghai", "snapshot", "--json", "--config", path)
 	var snap scanner.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); code != exitOK || err != nil {

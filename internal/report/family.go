@@ -36,6 +36,8 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 	for _, g := range f.Granularities {
 		if w := f.CurrentWindow(g); w != nil {
 			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), cells.Total(w.Total, w.Saturated, w.TotalEstimate), cells.Count(w.Keys, w.KeysEstimate), topText(f, w))
+		} else if g == "hour" && f.ZoneMismatch != nil { // the hour read is not the one being written
+			tb.Row("  hour (current)", "?", "?", "not read: the windows look cut in another zone")
 		} else {
 			tb.Row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
 		}

@@ -106,6 +106,9 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 		if f.Reconciliation != nil {
 			mism = format.Commas(f.MismatchedDims)
 		}
+		if f.ZoneMismatch != nil { // the hour read is not the one being written: not 0
+			hour = "? zone"
+		}
 		ttl := ttlCells(&f)
 		tb.Row(f.Family, cells.Count(f.Keys, f.KeysEstimate), hour, avg, today, ttl[1], ttl[2], ttl[3],
 			cells.Count(f.WrongType, f.Health.WrongType.KeysEstimate), cells.Count(f.NotInteger, f.Health.NotInteger.KeysEstimate), mism)
