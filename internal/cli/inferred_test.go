@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -138,41 +134,13 @@ func TestAConfigFileIsUsedAsItIs(t *testing.T) {
 func TestServeWithNoConfigInfersTheEntries(t *testing.T) {
 	srv := redistest.Start(t)
 	writeSeedCounters(t, srv, redistest.ClearOfHourEnd(t, time.Minute), time.UTC)
-	ctx, cancel := context.WithCancel(t.Context())
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, redistest.Shipped(t), []string{"serve", "--listen", "127.0.0.1:0", "--addr", srv.Addr}, out, errOut)
-	}()
-	defer func() {
-		cancel()
-		if code := <-done; code != exitOK {
-			t.Errorf("serve exited %d: %s", code, errOut.String())
-		}
-	}()
-	url := ""
-	if !redistest.Until(10*time.Second, func() bool {
-		url = regexp.MustCompile(`http://\S+/metrics`).FindString(out.String())
-		return url != ""
-	}) {
-		t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
-	}
+	s := startServe(t, "--addr", srv.Addr)
 	want := []string{`hourglass_inferred_entries{state="counted",target="` + srv.Addr + `"} 1`,
 		`hourglass_family_keys{family="pv",target="` + srv.Addr + `"} 160`}
-	body := ""
-	if !redistest.Until(15*time.Second, func() bool {
-		resp, err := http.Get(url)
-		if err != nil {
-			return false
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		body = string(b)
+	s.until(fmt.Sprintf("%q", want), 15*time.Second, func(body string) bool {
 		return strings.Contains(body, want[0]) && strings.Contains(body, want[1])
-	}) {
-		t.Fatalf("the metrics lack %q:\n%s", want, body)
-	}
-	if !strings.Contains(errOut.String(), "no config file: the entries are inferred") {
-		t.Errorf("serve does not say its entries are inferred: %q", errOut.String())
+	})
+	if !strings.Contains(s.errOut.String(), "no config file: the entries are inferred") {
+		t.Errorf("serve does not say its entries are inferred: %q", s.errOut.String())
 	}
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -372,25 +369,7 @@ func TestServeMetrics(t *testing.T) {
 	rdb.Set(t.Context(), familyKey(t, cfg, "flow", store.Hour, now, "leak", "ios", "10.0.0.9"), 5, 0)
 	rdb.ZAdd(t.Context(), "delay:orders", redis.Z{Score: float64(now.Add(-30 * time.Second).UnixMilli()), Member: "late"})
 
-	ctx, cancel := context.WithCancel(t.Context())
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, redistest.Shipped(t), []string{"serve", "--listen", "127.0.0.1:0", "--config", path}, out, errOut)
-	}()
-	defer func() {
-		cancel()
-		if code := <-done; code != exitOK {
-			t.Errorf("serve exited %d: %s", code, errOut.String())
-		}
-	}()
-	url := ""
-	if !redistest.Until(10*time.Second, func() bool {
-		url = regexp.MustCompile(`http://\S+/metrics`).FindString(out.String())
-		return url != ""
-	}) {
-		t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
-	}
+	running := startServe(t, "--config", path)
 	want := []string{
 		`hourglass_up 1`,
 		`hourglass_family_window_value{family="flow",granularity="hour"} 105`,
@@ -398,31 +377,20 @@ func TestServeMetrics(t *testing.T) {
 		`hourglass_delay_queue_tasks{key="delay:orders",queue="orders",state="due"} 1`,
 		`hourglass_locks_held{lock="jobs"} 0`,
 	}
-	var body, missing string
-	shown := redistest.Until(10*time.Second, func() bool {
-		resp, err := http.Get(url)
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
-			if !strings.Contains(body, `target="`+srv.Addr+`"`) {
-				t.Fatalf("the series do not carry the target label:\n%s", body)
-			}
-			// Drop the target label, which every series carries, to compare the rest.
-			body = strings.NewReplacer(`,target="`+srv.Addr+`"`, "", `{target="`+srv.Addr+`"}`, "").Replace(body)
+	// Every series carries the target label: the rest is compared without it.
+	untarget := strings.NewReplacer(`,target="`+srv.Addr+`"`, "", `{target="`+srv.Addr+`"}`, "")
+	body := untarget.Replace(running.until(fmt.Sprintf("%q", want), 10*time.Second, func(body string) bool {
+		if body != "" && !strings.Contains(body, `target="`+srv.Addr+`"`) {
+			t.Fatalf("the series do not carry the target label:\n%s", body)
 		}
-		missing = ""
+		body = untarget.Replace(body)
 		for _, w := range want {
 			if !strings.Contains(body, w) {
-				missing = w
-				break
+				return false
 			}
 		}
-		return missing == ""
-	})
-	if !shown {
-		t.Fatalf("the metrics never showed %q:\n%s", missing, body)
-	}
+		return true
+	}))
 	line := grepLine(body, "hourglass_delay_queue_lag_seconds")
 	var lag float64
 	if _, err := fmt.Sscanf(line[strings.LastIndexByte(line, ' ')+1:], "%g", &lag); err != nil || lag < 29 || lag > 120 {

@@ -1,17 +1,12 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"hourglass/internal/redistest"
 )
 
 // textCell is one cell of an aligned table: its text and where it sits, in runes.
@@ -148,35 +143,9 @@ var labelPair = regexp.MustCompile(`(\w+)="((?:[^"\\]|\\.)*)"`)
 // scrapeServe runs `hourglass serve` on the config until its metrics hold what ready names, and
 // returns them.
 func scrapeServe(t *testing.T, path, ready string) []series {
-	ctx, cancel := context.WithCancel(t.Context())
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, redistest.Shipped(t), []string{"serve", "--listen", "127.0.0.1:0", "--config", path}, out, errOut)
-	}()
-	defer func() {
-		cancel()
-		if code := <-done; code != exitOK {
-			t.Errorf("serve exited %d: %s", code, errOut.String())
-		}
-	}()
-	var body string
-	if !redistest.Until(20*time.Second, func() bool {
-		url := regexp.MustCompile(`http://\S+/metrics`).FindString(out.String())
-		if url == "" {
-			return false
-		}
-		resp, err := http.Get(url)
-		if err != nil {
-			return false
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		body = string(b)
+	body := startServe(t, "--config", path).until(ready, 20*time.Second, func(body string) bool {
 		return strings.Contains(body, ready)
-	}) {
-		t.Fatalf("serve never showed %s: %q\n%s", ready, errOut.String(), body)
-	}
+	})
 	var samples []series
 	for _, line := range strings.Split(body, "\n") {
 		m := seriesLine.FindStringSubmatch(line)

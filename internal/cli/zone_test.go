@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -138,36 +136,9 @@ func TestZoneMismatchMetric(t *testing.T) {
 	path := writeConfig(t, "shanghai.toml", fmt.Sprintf("timezone = \"Asia/Shanghai\"\n[redis]\naddrs = [%q]\n\n"+
 		"[[counter]]\nname = \"pv\"\npattern = \"pv:<site>:<window>\"\nhour_format = \"yyyyMMddHH\"\nhour_retention = \"48h\"\n\n"+
 		"[[counter]]\nname = \"cn\"\npattern = \"cn:<site>:<window>\"\nhour_format = \"yyyyMMddHH\"\nhour_retention = \"48h\"\n", srv.Addr))
-	ctx, cancel := context.WithCancel(t.Context())
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, redistest.Shipped(t), []string{"serve", "--listen", "127.0.0.1:0", "--config", path}, out, errOut)
-	}()
-	defer func() {
-		cancel()
-		if code := <-done; code != exitOK {
-			t.Errorf("serve exited %d: %s", code, errOut.String())
-		}
-	}()
-	url := ""
-	if !redistest.Until(10*time.Second, func() bool {
-		url = regexp.MustCompile(`http://\S+/metrics`).FindString(out.String())
-		return url != ""
-	}) {
-		t.Fatalf("serve printed no address: %q %q", out.String(), errOut.String())
-	}
 	want := []string{`hourglass_family_zone_mismatch{family="pv",target="` + srv.Addr + `"} 1`,
 		`hourglass_family_zone_mismatch{family="cn",target="` + srv.Addr + `"} 0`}
-	body := ""
-	redistest.Eventually(t, "the zone gauges", 10*time.Second, func() bool {
-		resp, err := http.Get(url)
-		if err != nil {
-			return false
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		body = string(b)
+	body := startServe(t, "--config", path).until("the zone gauges", 10*time.Second, func(body string) bool {
 		return strings.Contains(body, want[0]) && strings.Contains(body, want[1])
 	})
 	if strings.Contains(body, `hourglass_family_zone_mismatch{family="flow"`) {
