@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,12 +108,26 @@ func TestNoConfigUnderAnotherZone(t *testing.T) {
 	}
 	checkInferredSnapshot(t, &snap, label, before, after)
 
+	opened := lc.hour(label)
 	term := openTerminal(t, tmux, dir, 120, 36, "/usr/bin/env", "TZ=Asia/Shanghai", bin, "--addr", srv.Addr)
 	term.waitText("no config:", "entries inferred", "w saves")
 	term.press("2")
+	// The counters table's pv row: its THIS HOUR holds the UTC hour's events, at least those
+	// acknowledged before the console opened and at most those acknowledged once it is read.
+	pvRow := regexp.MustCompile(`(?m)^pv\S*\s+[\d,]+\s+([\d,]+)\s`)
+	var shown, read int64
 	term.waitFor("the pv family with this hour's events", func(s string) bool {
-		return strings.Contains(s, "pv") && !strings.Contains(s, "no keys yet") && !strings.Contains(s, "zone")
+		read = lc.hour(label)
+		m := pvRow.FindStringSubmatch(s)
+		if m == nil || strings.Contains(s, "zone") {
+			return false
+		}
+		shown, _ = strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+		return shown >= opened
 	})
+	if shown > read {
+		t.Fatalf("the console shows %d events in pv's hour %s, more than the %d acknowledged", shown, label, read)
+	}
 	term.press("w")
 	term.waitText("Write the proposal to a new file")
 	term.press("-l", "mine.toml")
