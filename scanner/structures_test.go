@@ -128,6 +128,11 @@ func TestSnapshotOfStructures(t *testing.T) {
 	if fx := snap.Limiters[1]; fx.Keys != 1 || fx.Hits != 3 || fx.WrongType != 1 || len(fx.Top) != 1 {
 		t.Errorf("fixed limiter with a 12abc key %+v", fx)
 	}
+	// Its keys were written by hand, not through hourglass's store: no decision was counted, so
+	// none is known (not 0).
+	if fx := snap.Limiters[1]; fx.Allowed != nil || fx.Rejected != nil {
+		t.Errorf("a limiter with no decision counters: allowed %v, rejected %v; want unknown", fx.Allowed, fx.Rejected)
+	}
 	u := snap.Uniques[0]
 	var today UniqueWindow
 	for _, w := range u.Windows {

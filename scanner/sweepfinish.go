@@ -107,14 +107,16 @@ func readSizes(ctx context.Context, rdb redis.UniversalClient, names []string, s
 }
 
 // readDecisions reads the decisions hourglass's limiters counted in the wanted hour; a limiter
-// whose counters could not be read is left out.
+// whose counters could not be read is left out, and so is one with no counter of the hour: its
+// keys are written by a program other than hourglass's store, which counts no decisions, or
+// nothing was decided yet this hour, and the two cannot be told apart.
 func (s *Sweep) readDecisions(ctx context.Context, w Wants) map[int]limitRead {
 	out := map[int]limitRead{}
 	for _, l := range w.limits {
 		stats := store.LimiterStats(l.name)
 		ka, _ := stats.Key(w.hour, []string{l.name, "allowed"})
 		kr, _ := stats.Key(w.hour, []string{l.name, "rejected"})
-		if vals, err := s.rdb.MGet(ctx, ka, kr).Result(); err == nil && len(vals) == 2 {
+		if vals, err := s.rdb.MGet(ctx, ka, kr).Result(); err == nil && len(vals) == 2 && (vals[0] != nil || vals[1] != nil) {
 			var lr limitRead
 			lr.allowed, _ = strconv.ParseInt(str(vals[0]), 10, 64)
 			lr.rejected, _ = strconv.ParseInt(str(vals[1]), 10, 64)

@@ -45,3 +45,29 @@ func TestInferredEntriesInTheHeader(t *testing.T) {
 		t.Errorf("w on the overview with a config:\n%s", screen(m))
 	}
 }
+
+// TestInferredLimitersThatWaitForTheirLimit: with the entries inferred, a limiter found among the
+// keys whose limit they do not hold is not counted, and the Overview says so rather than that
+// none was found; beside counted limiters it is named as one more not counted.
+func TestInferredLimitersThatWaitForTheirLimit(t *testing.T) {
+	st := testStatus(t)
+	st.Inferred = &scanner.Inferred{Entries: []discover.Entry{{Table: "counter", Name: "hits"}}}
+	snap := *st.Snapshot
+	snap.Limiters = nil
+	snap.Unclaimed.Groups = append(snap.Unclaimed.Groups, discover.Group{Pattern: "rlflx:<key>", Kind: discover.KindLimiterLibrary, Keys: 4,
+		Confidence: discover.Medium, Entry: &discover.Entry{Table: "limiter", Name: "rate-limiter-flexible", Layout: "rate-limiter-flexible",
+			Window: "1m", Limit: 8, Guessed: []string{"window", "limit"}}})
+	st.Snapshot = &snap
+	m := newTestModel(t, &fakeSource{status: st}, &fakeActions{}, 140, 40)
+	poll(t, m)
+	if s := screen(m); !strings.Contains(s, "1 found, not counted: their keys") {
+		t.Errorf("the limiters panel with a limiter waiting for its limit:\n%s", s)
+	}
+	with := testStatus(t)
+	with.Inferred, with.Snapshot.Unclaimed = st.Inferred, snap.Unclaimed
+	m = newTestModel(t, &fakeSource{status: with}, &fakeActions{}, 140, 40)
+	poll(t, m)
+	if s := screen(m); len(with.Snapshot.Limiters) == 0 || !strings.Contains(s, "1 more not counted: no limit in their keys") {
+		t.Errorf("the limiters panel with counted limiters and one waiting:\n%s", s)
+	}
+}

@@ -126,7 +126,7 @@ func (o *overview) waiting() string {
 func (o *overview) counters(snap *scanner.Snapshot) []string {
 	if len(snap.Counters) == 0 { // no family: no figure to add up, not figures of 0
 		st := o.c.styles
-		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[counter]]: events/s, this hour,"), st.Muted.Render("today")}
+		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[counter]]: events/s, this hour,"), st.Muted.Render("today")}
 	}
 	var keys int64
 	var now float64
@@ -235,7 +235,7 @@ func sumText(s scanner.Sum) string {
 func (o *overview) health(snap *scanner.Snapshot) []string {
 	st := o.c.styles
 	if len(snap.Counters) == 0 && len(snap.Locks) == 0 { // nothing whose TTLs it checks
-		return []string{st.Muted.Render("none configured yet"), st.Muted.Render("[[counter]], [[lock]]: keys leaking"), st.Muted.Render("(no TTL), over retention")}
+		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[counter]], [[lock]]: keys leaking"), st.Muted.Render("(no TTL), over retention")}
 	}
 	h := snap.TTLHealth
 	mem := func(p scanner.Problem) string {
@@ -278,6 +278,11 @@ func (o *overview) noneYet() string {
 
 func (o *overview) limiters(snap *scanner.Snapshot) []string {
 	st := o.c.styles
+	waiting := o.waitingLimiters(snap)
+	if len(snap.Limiters) == 0 && waiting > 0 {
+		return []string{st.Warn.Render(fmt.Sprintf("%d found, not counted: their keys", waiting)),
+			st.Muted.Render("do not hold their limit (7 Unclaimed;"), st.Muted.Render("w writes them to set it)")}
+	}
 	if len(snap.Limiters) == 0 {
 		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}
 	}
@@ -339,7 +344,26 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 	if busiest != "" {
 		lines = append(lines, st.Muted.Render("busiest: "+busiest+" ("+format.Commas(busiestN)+")"))
 	}
+	if waiting > 0 {
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("%d more not counted: no limit in their keys", waiting)))
+	}
 	return lines
+}
+
+// waitingLimiters counts, with the entries inferred, the limiters found among the keys but not
+// counted because their keys do not hold their limit (discover could only guess it): they wait
+// in the Unclaimed view for the operator to set it.
+func (o *overview) waitingLimiters(snap *scanner.Snapshot) int {
+	if o.c.status.Inferred == nil {
+		return 0
+	}
+	n := 0
+	for _, g := range snap.Unclaimed.Groups {
+		if g.Entry != nil && g.Entry.Table == "limiter" && len(g.Entry.Guessed) > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // refusedRows are the refused attempts the libraries' limiter keys count in their windows: "—"

@@ -208,6 +208,9 @@ func groupFits(f *family, g *discover.Group) bool {
 	if f.evidence != "" && !slices.ContainsFunc(g.Evidence, func(l string) bool { return strings.Contains(l, f.evidence) }) {
 		return false
 	}
+	if e := g.Entry; e != nil && e.Table == "limiter" && slices.Contains(e.Guessed, "limit") != (e.Layout != "limits") {
+		return false // only python limits' keys spell their limit: every other limiter's is a guess
+	}
 	if f.layout != "" {
 		return g.Entry != nil && g.Entry.Layout == f.layout
 	}

@@ -187,6 +187,7 @@ func inferLibrary(sh *shape) Group {
 		gr.Confidence = Medium
 		gr.Entry.Window = duration(niceWindow(sh.ev.ttlMax))
 		gr.Entry.Limit = max(1, sh.ev.intMax)
+		gr.Entry.Guessed = []string{"window", "limit"}
 		if note := redisRateNote(lib); note != "" {
 			gr.Evidence = append(gr.Evidence, fmt.Sprintf("%s; window proposed from the longest TTL (%s), limit 1", note, short(sh.ev.ttlMax)))
 		} else {

@@ -173,9 +173,16 @@ func (d *Doc) header(w *writer) {
 	w.comment("Discovery is inference: each entry rests on the key names and on a few keys of each group")
 	w.comment("read for their type, TTL and value; the evidence is above each entry. Check them against")
 	w.comment("what you know of the programs that write these keys: rename entries, correct patterns,")
-	w.comment("windows and retentions, and delete what you do not want watched. Low-confidence entries are")
-	w.comment("commented out: uncomment the ones that are right. `hourglass snapshot --config FILE` shows")
-	w.comment("what each entry claims, and its unclaimed count what is still left. See docs/discover.md.")
+	w.comment("windows and retentions, and delete what you do not want watched. Low-confidence entries, and")
+	w.comment("limiters whose limit the keys do not hold, are commented out: uncomment the ones that are")
+	w.comment("right. `hourglass snapshot --config FILE` shows what each entry claims, and its unclaimed")
+	w.comment("count what is still left. See docs/discover.md.")
+}
+
+// commented reports whether group i's entry is printed commented out: of low confidence, with
+// a setting only guessed, or refused by the config as it stands.
+func (d *Doc) commented(i int, g Group) bool {
+	return g.Entry != nil && (g.Confidence == Low || len(g.Entry.Guessed) > 0 || d.Refused[i] != "")
 }
 
 // counts are the groups printed as entries, commented out, and as notes only.
@@ -184,7 +191,7 @@ func (d *Doc) counts() (active, commented, none int) {
 		switch {
 		case g.Entry == nil:
 			none++
-		case g.Confidence == Low || d.Refused[i] != "":
+		case d.commented(i, g):
 			commented++
 		default:
 			active++
@@ -233,9 +240,9 @@ func (d *Doc) groups(w *writer) []Span {
 		title string
 		pick  func(i int, g Group) bool
 	}{
-		{"entries", func(i int, g Group) bool { return g.Entry != nil && g.Confidence != Low && d.Refused[i] == "" }},
-		{"entries commented out: low confidence, or refused as they stand", func(i int, g Group) bool {
-			return g.Entry != nil && (g.Confidence == Low || d.Refused[i] != "")
+		{"entries", func(i int, g Group) bool { return g.Entry != nil && !d.commented(i, g) }},
+		{"entries commented out: low confidence, a limit to set, or refused as they stand", func(i int, g Group) bool {
+			return g.Entry != nil && d.commented(i, g)
 		}},
 		{"keys hourglass has no entry for (caches, records, and what the evidence does not tell)", func(_ int, g Group) bool { return g.Entry == nil }},
 	}
@@ -264,7 +271,8 @@ func (d *Doc) groups(w *writer) []Span {
 }
 
 // group writes one group: its evidence as comments, then its entry (commented out when its
-// confidence is low or the config refuses it), and reports where the entry is.
+// confidence is low, a setting is only guessed or the config refuses it), and reports where the
+// entry is.
 func (d *Doc) group(w *writer, i int, g Group) (Span, bool) {
 	writeEvidence(w, g)
 	if g.Entry == nil {
@@ -279,6 +287,10 @@ func (d *Doc) group(w *writer, i int, g Group) (Span, bool) {
 	case g.Confidence == Low:
 		w.comment("Commented out: the evidence is too thin to watch these keys as this; if it is right,")
 		w.comment("remove the \"# \" of its lines.")
+		text = commentOut(text)
+	case len(g.Entry.Guessed) > 0:
+		w.comment("Commented out: the keys do not hold its " + strings.Join(g.Entry.Guessed, " and ") + ", guessed below; set yours,")
+		w.comment("then remove the \"# \" of its lines.")
 		text = commentOut(text)
 	}
 	from := w.lines + 1

@@ -106,4 +106,8 @@ type Entry struct {
 	// Exclude are the keys (SCAN MATCH globs) the pattern fits that are another entry's: the keys
 	// of a group split from this one by score unit.
 	Exclude []string `json:"exclude,omitempty"`
+	// Guessed names the settings the keys do not hold ("window", "limit"), which discover could
+	// only guess from what they show: an entry with any is for the operator to complete, and is
+	// not adopted when the entries are inferred.
+	Guessed []string `json:"guessed,omitempty"`
 }

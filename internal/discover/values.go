@@ -96,7 +96,7 @@ func slidingLimiter(gr *Group, sh *shape, l layout, expiring bool) {
 		window = niceWindow(e.spanMax)
 		line = fmt.Sprintf("times within %s of each other, one sorted set per %s, without TTLs: a sliding limiter whose idle keys never expire (the newest hit over a day old in %d of %d); window from the widest span of times in one key, limit = the most hits seen in one key (%s): set your real ones", short(e.spanMax), entityName(sh, l), e.past, e.ahead+e.recent+e.past, format.Commas(e.lenMax))
 	}
-	gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "sliding", Window: duration(window), Limit: max(1, e.lenMax)}
+	gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "sliding", Window: duration(window), Limit: max(1, e.lenMax), Guessed: []string{"window", "limit"}}
 	gr.Evidence = append(gr.Evidence, line)
 }
 
@@ -135,7 +135,7 @@ func inferString(gr *Group, sh *shape, l layout) {
 	case ints && brief && e.intMin <= maxHitCount:
 		gr.Kind, gr.Confidence = KindFixedLimiter, Medium
 		window := niceWindow(e.ttlMax)
-		gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "fixed", Window: duration(window), Limit: max(1, e.intMax)}
+		gr.Entry = &Entry{Table: "limiter", Pattern: l.text, LimiterKind: "fixed", Window: duration(window), Limit: max(1, e.intMax), Guessed: []string{"window", "limit"}}
 		gr.Evidence = append(gr.Evidence, fmt.Sprintf("small integers (%s to %s) with TTLs up to %s: a fixed-window limiter; window = the longest TTL rounded, limit = the highest count seen: set your real ones", format.Commas(e.intMin), format.Commas(e.intMax), short(e.ttlMax)))
 	case ints && brief:
 		gr.Kind, gr.Confidence = KindOther, Medium

@@ -43,7 +43,7 @@ func (g *Groups) windowLimiter(gr *Group, sh *shape, l layout) bool {
 	gr.Pattern = kl.text
 	gr.Evidence = append([]string{typesText(e)}, kl.dims...)
 	gr.Kind, gr.Confidence = KindFixedLimiter, Medium
-	gr.Entry = &Entry{Table: "limiter", Pattern: kl.text, LimiterKind: "fixed", Window: duration(window), Limit: max(1, e.intMax)}
+	gr.Entry = &Entry{Table: "limiter", Pattern: kl.text, LimiterKind: "fixed", Window: duration(window), Limit: max(1, e.intMax), Guessed: []string{"limit"}}
 	gr.Evidence = append(gr.Evidence, fmt.Sprintf("small integers (%s to %s); %s: a fixed-window limiter, one key per window, not a counter kept to be read; limit = the highest count seen: set your real limit", format.Commas(e.intMin), format.Commas(e.intMax), why))
 	return true
 }

@@ -32,9 +32,10 @@ func New(cfg *config.Config, cluster bool) *Adopter {
 }
 
 // Trusted reports whether g's entry is one an Adopter adopts: it has one, of high or medium
-// confidence.
+// confidence, with no setting discover could only guess (a limiter's limit is not in its keys:
+// counted against a guess, its keys at or over the limit would be made up).
 func Trusted(g discover.Group) bool {
-	return g.Entry != nil && (g.Confidence == discover.High || g.Confidence == discover.Medium)
+	return g.Entry != nil && (g.Confidence == discover.High || g.Confidence == discover.Medium) && len(g.Entry.Guessed) == 0
 }
 
 // Adopt adopts the trusted entries of r's groups not adopted or refused before, renamed where a

@@ -18,7 +18,7 @@ func bare(t *testing.T) *config.Config {
 }
 
 // TestAdoptTakesTrustedEntriesOnce: high and medium entries are adopted, renamed off the names the
-// config in use gives; low ones and groups with no entry are not; an entry the config refuses is
+// config in use gives; low ones, groups with no entry and entries with a guessed setting are not; an entry the config refuses is
 // remembered with why and not tried again; a second turn adopts nothing it adopted before.
 func TestAdoptTakesTrustedEntriesOnce(t *testing.T) {
 	a := New(bare(t), false)
@@ -32,6 +32,8 @@ func TestAdoptTakesTrustedEntriesOnce(t *testing.T) {
 		{Pattern: "bad:<x>:<window>", Confidence: discover.High, Keys: 3,
 			Entry: &discover.Entry{Table: "counter", Name: "bad", Pattern: "bad:<x>:<window>", HourFormat: "yyyyMMddHH", HourRetention: "-1h"}},
 		{Pattern: "cache:<page>", Confidence: discover.High, Keys: 7},
+		{Pattern: "rlflx:<key>", Confidence: discover.Medium, Keys: 4,
+			Entry: &discover.Entry{Table: "limiter", Name: "rate-limiter-flexible", Layout: "rate-limiter-flexible", Window: "1m", Limit: 8, Guessed: []string{"window", "limit"}}},
 	}}
 	got := a.Adopt(r, false)
 	var names []string
