@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"hourglass/scanner"
 )
@@ -29,10 +30,29 @@ func writeInferred(out io.Writer, s *scanner.Snapshot) {
 		if what == "" {
 			what = e.Prefix
 		}
+		if what == "" && e.Layout != "" {
+			what = "the keys of " + e.Layout + "'s default prefix"
+		}
 		late := ""
 		if i >= counted {
 			late = " (found too late to count in this sweep)"
 		}
 		fmt.Fprintf(out, "  [[%s]] %s  %s%s\n", e.Table, e.Name, what, late)
+	}
+	writeWaiting(out, s)
+}
+
+// writeWaiting names the limiters found among the keys but not counted: their keys do not hold
+// their limit, which discover could only guess.
+func writeWaiting(out io.Writer, s *scanner.Snapshot) {
+	var waiting []string
+	for _, g := range s.Unclaimed.Groups {
+		if g.Entry != nil && g.Entry.Table == "limiter" && len(g.Entry.Guessed) > 0 {
+			waiting = append(waiting, g.Pattern)
+		}
+	}
+	if len(waiting) > 0 {
+		fmt.Fprintf(out, "  not counted: %s (limiters whose keys do not hold their limit; `hourglass discover` writes them for you to set it)\n",
+			strings.Join(waiting, ", "))
 	}
 }

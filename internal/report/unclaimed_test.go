@@ -126,3 +126,24 @@ func at(lines []string, i int) string {
 	}
 	return "(none)"
 }
+
+// TestInferredNamesTheLimitersNotCounted: with no config, the entries section lists what was
+// adopted and names the limiters left uncounted because their keys do not hold their limit.
+func TestInferredNamesTheLimitersNotCounted(t *testing.T) {
+	s := snapshotWith(func(s *scanner.Snapshot) {
+		s.Inferred = &scanner.Inferred{Entries: []discover.Entry{{Table: "limiter", Name: "limits", Layout: "limits"}}}
+		s.Unclaimed = discover.Result{Keys: 5, Groups: []discover.Group{
+			{Pattern: "rlflx:<key>", Kind: discover.KindLimiterLibrary, Keys: 4, Confidence: discover.Medium,
+				Entry: &discover.Entry{Table: "limiter", Name: "rate-limiter-flexible", Layout: "rate-limiter-flexible", Window: "1m", Limit: 8, Guessed: []string{"window", "limit"}}},
+			{Pattern: "lock:<job>", Kind: discover.KindLock, Keys: 1, Confidence: discover.Low, Entry: &discover.Entry{Table: "lock", Name: "lock", Pattern: "lock:<job>"}},
+		}}
+	})
+	var out bytes.Buffer
+	Snapshot(&out, s, nil)
+	want := "entries: 1 inferred from the keys (no config file; `hourglass discover` writes them as one):\n" +
+		"  [[limiter]] limits  the keys of limits's default prefix\n" +
+		"  not counted: rlflx:<key> (limiters whose keys do not hold their limit; `hourglass discover` writes them for you to set it)\n"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("want\n%s\nin\n%s", want, out.String())
+	}
+}
