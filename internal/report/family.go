@@ -11,6 +11,24 @@ import (
 	"hourglass/store"
 )
 
+// writeCurrentWindows prints a family's current window of each granularity: its total, keys and
+// top dims.
+func writeCurrentWindows(out io.Writer, f *scanner.FamilyStats) {
+	tb := NewTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
+	for _, g := range f.Granularities {
+		if w := f.CurrentWindow(g); w != nil {
+			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), cells.Total(w.Total, w.Saturated, w.TotalEstimate), cells.Count(w.Keys, w.KeysEstimate), topText(f, w))
+		} else if g == "hour" && f.ZoneMismatch != nil { // the hour read is not the one being written
+			tb.Row("  hour (current)", "?", "?", "not read: the windows look cut in another zone")
+		} else {
+			tb.Row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
+		}
+	}
+	if len(tb.rows) > 0 {
+		tb.Write(out, "")
+	}
+}
+
 // writeFamily prints one family's windows, series, health and reconciliation.
 func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family) {
 	var fam *store.Family
@@ -32,19 +50,7 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 	if z := f.ZoneMismatch; z != nil {
 		fmt.Fprintf(out, "  warning: %s\n", z.Message)
 	}
-	tb := NewTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
-	for _, g := range f.Granularities {
-		if w := f.CurrentWindow(g); w != nil {
-			tb.Row(fmt.Sprintf("  %s %s", g, w.Window), cells.Total(w.Total, w.Saturated, w.TotalEstimate), cells.Count(w.Keys, w.KeysEstimate), topText(f, w))
-		} else if g == "hour" && f.ZoneMismatch != nil { // the hour read is not the one being written
-			tb.Row("  hour (current)", "?", "?", "not read: the windows look cut in another zone")
-		} else {
-			tb.Row(fmt.Sprintf("  %s (current)", g), "0", "0", "no keys yet")
-		}
-	}
-	if len(tb.rows) > 0 {
-		tb.Write(out, "")
-	}
+	writeCurrentWindows(out, f)
 	if len(f.Series.Hours) > 0 {
 		fmt.Fprintf(out, "  last 48 hours  %s  peak %s\n", format.Sparkline(f.Series.Hours), format.Peak(f.Series.Hours))
 	}
