@@ -289,8 +289,8 @@ func TestInjectProfile(t *testing.T) {
 	}
 	lim := snap.Limiters[0]
 	// On a real Redis the profile's hits use test users, and its decisions are counted apart, so
-	// the real limiter's hourly counters stay untouched.
-	if lim.Keys == 0 || lim.Hits < 700 || num(lim.Allowed)+num(lim.Rejected) != 0 || len(snap.Uniques) != 2 || snap.Uniques[1].Union7d == nil || *snap.Uniques[1].Union7d == 0 ||
+	// the real limiter's hourly counters stay unwritten: its decisions unknown, not 0.
+	if lim.Keys == 0 || lim.Hits < 700 || lim.Allowed != nil || lim.Rejected != nil || len(snap.Uniques) != 2 || snap.Uniques[1].Union7d == nil || *snap.Uniques[1].Union7d == 0 ||
 		snap.ListQueues[0].Length != 0 || snap.Locks[0].NoTTL != 0 {
 		t.Errorf("snapshot after the profile: limiters %+v uniques %+v lists %+v locks %+v", snap.Limiters, snap.Uniques, snap.ListQueues, snap.Locks)
 	}
