@@ -278,7 +278,10 @@ func (o *overview) noneYet() string {
 
 func (o *overview) limiters(snap *scanner.Snapshot) []string {
 	st := o.c.styles
-	waiting := o.waitingLimiters(snap)
+	waiting := 0 // limiters found among the keys but not counted: only their limit is guessed
+	if o.c.status.Inferred != nil {
+		waiting = len(snap.Unclaimed.Guessing())
+	}
 	if len(snap.Limiters) == 0 && waiting > 0 {
 		return []string{st.Warn.Render(fmt.Sprintf("%d found, not counted: their keys", waiting)),
 			st.Muted.Render("do not hold their limit (7 Unclaimed;"), st.Muted.Render("w writes them to set it)")}
@@ -348,22 +351,6 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		lines = append(lines, st.Warn.Render(fmt.Sprintf("%d more not counted: no limit in their keys", waiting)))
 	}
 	return lines
-}
-
-// waitingLimiters counts, with the entries inferred, the limiters found among the keys but not
-// counted because their keys do not hold their limit (discover could only guess it): they wait
-// in the Unclaimed view for the operator to set it.
-func (o *overview) waitingLimiters(snap *scanner.Snapshot) int {
-	if o.c.status.Inferred == nil {
-		return 0
-	}
-	n := 0
-	for _, g := range snap.Unclaimed.Groups {
-		if g.Entry != nil && g.Entry.Table == "limiter" && len(g.Entry.Guessed) > 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // refusedRows are the refused attempts the libraries' limiter keys count in their windows: "—"

@@ -111,3 +111,15 @@ type Entry struct {
 	// not adopted when the entries are inferred.
 	Guessed []string `json:"guessed,omitempty"`
 }
+
+// Guessing returns the groups whose entry has a setting the keys do not hold (Entry.Guessed): a
+// limiter's limit, for the operator to set before it is watched.
+func (r Result) Guessing() []Group {
+	var out []Group
+	for _, g := range r.Groups {
+		if g.Entry != nil && len(g.Entry.Guessed) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}

@@ -46,10 +46,8 @@ func writeInferred(out io.Writer, s *scanner.Snapshot) {
 // their limit, which discover could only guess.
 func writeWaiting(out io.Writer, s *scanner.Snapshot) {
 	var waiting []string
-	for _, g := range s.Unclaimed.Groups {
-		if g.Entry != nil && g.Entry.Table == "limiter" && len(g.Entry.Guessed) > 0 {
-			waiting = append(waiting, g.Pattern)
-		}
+	for _, g := range s.Unclaimed.Guessing() {
+		waiting = append(waiting, g.Pattern)
 	}
 	if len(waiting) > 0 {
 		fmt.Fprintf(out, "  not counted: %s (limiters whose keys do not hold their limit; `hourglass discover` writes them for you to set it)\n",
