@@ -84,6 +84,10 @@ type JobStats struct {
 	// (BullMQ's getJobCounts, asynq's QueueInfo, RQ's registries, Sidekiq::Stats).
 	States map[string]int64
 	Paused bool
+	// Latency is how long the oldest waiting job has waited, as the library defines it
+	// (latency.go); -1 when it is not known, with LatencyNote saying why.
+	Latency     time.Duration
+	LatencyNote string
 }
 
 // Absent marks a JobStats count the library does not keep there.

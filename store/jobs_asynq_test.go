@@ -189,6 +189,11 @@ func TestAsynqStatsMatchAsynq(t *testing.T) {
 		if !s.Timed || s.Missing || s.Unit != Seconds || s.Depth != lib["scheduled"] || s.Due != due {
 			t.Errorf("%s: schedule %+v, want timed, depth %d, due %d", name, *s, lib["scheduled"], due)
 		}
+		qs, err := src.Queue(name).Stats(t.Context(), fx.rdb, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLatency(t, name, *qs.Job, info.Latency.Seconds())
 	}
 	if due := fx.dueAt(t, "later", time.Now()); due < 2 || due == 6 {
 		t.Errorf("the fixture should leave some scheduled tasks due and some not: %d of 6 due", due)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,17 @@ func TestBullMQStatsMatchBullMQ(t *testing.T) {
 		if !s.Timed || s.Missing || s.Unit != BullMQScore || s.Depth != int64(len(q.DelayedAt)) || s.Due != q.DelayedDue {
 			t.Errorf("%s: schedule %+v, want timed, depth %d, due %d", name, *s, len(q.DelayedAt), q.DelayedDue)
 		}
+		// BullMQ keeps no latency of its own: the next waiting job's timestamp, as BullMQ lists
+		// the waiting jobs, is it.
+		latency := 0.0
+		if ids := slices.Concat(q.IDs["wait"], q.IDs["paused"], q.IDs["prioritized"]); len(ids) > 0 {
+			latency = float64(rep.Now-q.Jobs[ids[0]].Timestamp) / 1000
+		}
+		qs, err := src.Queue(name).Stats(t.Context(), rdb, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLatency(t, name, *qs.Job, latency)
 	}
 	later := rep.Queues["later"]
 	if later.DelayedDue < 1 || later.DelayedDue == int64(len(later.DelayedAt)) {

@@ -82,6 +82,15 @@ func TestCeleryStatsMatchKombu(t *testing.T) {
 				if jobCountsOf(st) != want || lists != q.MessageCount || !maps.Equal(st.States, map[string]int64{"message_count": q.MessageCount}) {
 					t.Errorf("%s: %v %v, want %v (lists %d)", name, jobCountsOf(st), st.States, want, lists)
 				}
+				// A message carries no time it was sent: a waiting queue's latency is unknown, and
+				// says so; an empty one's is 0.
+				qs, err := src.Queue(name).Stats(ctx, rdb, unixSeconds(rep.Now))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l := qs.Job; q.MessageCount > 0 && (l.Latency != -1 || !strings.Contains(l.LatencyNote, "no time they were sent")) || q.MessageCount == 0 && l.Latency != 0 {
+					t.Errorf("%s: %d messages, latency %v (%q)", name, q.MessageCount, l.Latency, l.LatencyNote)
+				}
 			}
 			if rep.Queues["mail"].Lists["mail\x06\x163"] == 0 {
 				t.Errorf("no message in mail's priority list: %+v", rep.Queues["mail"])

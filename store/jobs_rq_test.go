@@ -96,6 +96,16 @@ func TestRQStatsMatchRQ(t *testing.T) {
 		if s := st.Schedule; !s.Timed || s.Unit != Seconds || s.Depth != q.Scheduled || s.Due != q.ScheduledDue {
 			t.Errorf("%s: schedule %+v, want depth %d, due %d", name, *s, q.Scheduled, q.ScheduledDue)
 		}
+		// RQ keeps no latency of its own: its oldest queued job's enqueued_at, read by RQ, is it.
+		latency := 0.0
+		if ids := q.IDs["queued"]; len(ids) > 0 {
+			latency = rep.Now - q.Jobs[ids[0]].Enqueued
+		}
+		qs, err := src.Queue(name).Stats(ctx, rdb, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkLatency(t, name, *qs.Job, latency)
 
 		lst, err := src.Stats(ctx, rdb, name, later)
 		if err != nil {

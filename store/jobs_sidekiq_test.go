@@ -26,11 +26,12 @@ type sidekiqReport struct {
 		Processed     int64 `json:"processed"`
 		Failed        int64 `json:"failed"`
 	} `json:"stats"` // Sidekiq::Stats
-	Queues       map[string]int64 `json:"queues"` // Sidekiq::Stats#queues
-	Sizes        map[string]int64 `json:"sizes"`  // Sidekiq::Queue.new(name).size
-	ScheduledDue int64            `json:"scheduled_due"`
-	DueIn5s      int64            `json:"scheduled_due_in_5s"` // ScheduledSet entries due by Now + 5 s
-	Process      string           `json:"process"`             // the identity of the process it ran
+	Queues       map[string]int64   `json:"queues"`    // Sidekiq::Stats#queues
+	Sizes        map[string]int64   `json:"sizes"`     // Sidekiq::Queue.new(name).size
+	Latencies    map[string]float64 `json:"latencies"` // Sidekiq::Queue.new(name).latency, in seconds
+	ScheduledDue int64              `json:"scheduled_due"`
+	DueIn5s      int64              `json:"scheduled_due_in_5s"` // ScheduledSet entries due by Now + 5 s
+	Process      string             `json:"process"`             // the identity of the process it ran
 	Jobs         struct {
 		Queues                map[string][]string `json:"queues"` // Sidekiq::Queue's jids, the newest first
 		Schedule, Retry, Dead [][3]any            // [jid, score, enqueued_at or created_at], the highest score first
@@ -106,10 +107,13 @@ func TestSidekiqStatsMatchSidekiq(t *testing.T) {
 				if jobCountsOf(st) != want || st.States["size"] != rep.Queues[q] || st.Schedule != nil {
 					t.Errorf("%s: %v %v, want %v (Sidekiq::Queue#size %d)", q, jobCountsOf(st), st.States, want, rep.Sizes[q])
 				}
-				// The snapshot reads a queue through its store.Queue: the same figures.
-				if qs, err := src.Queue(q).Stats(ctx, rdb, now); err != nil || qs.Job == nil || jobCountsOf(*qs.Job) != want {
-					t.Errorf("%s through its Queue: %+v, %v; want %v", q, qs.Job, err, want)
+				// The snapshot reads a queue through its store.Queue: the same figures, and the
+				// latency Sidekiq's Queue#latency gives at the same instant.
+				qs, err := src.Queue(q).Stats(ctx, rdb, now)
+				if err != nil || qs.Job == nil || jobCountsOf(*qs.Job) != want {
+					t.Fatalf("%s through its Queue: %+v, %v; want %v", q, qs.Job, err, want)
 				}
+				checkLatency(t, q, *qs.Job, rep.Latencies[q])
 			}
 			// A queue a registry names "" (no Sidekiq writes one, another writer might) is a queue
 			// with nothing in it, not the shared sets: those are SharedQueue's.

@@ -161,7 +161,15 @@ func (q *jobQueue[R]) Stats(ctx context.Context, rdb redis.Cmdable, now time.Tim
 		}
 		return QueueStats{Job: sh}, nil
 	}
-	st, err := q.r.stats(ctx, rdb, q.queue, nowOrZero(now))
+	now = nowOrZero(now)
+	st, err := q.r.stats(ctx, rdb, q.queue, now)
+	if err == nil {
+		noTime := ""
+		if q.layout == Celery {
+			noTime = "Celery's messages carry no time they were sent"
+		}
+		err = latencyOf(ctx, q, rdb, &st, noTime, now)
+	}
 	if err != nil {
 		err = fmt.Errorf("store: %s queue %s: %w", q.layout, q.queue, err)
 	}

@@ -91,6 +91,8 @@ out = {
   },
   queues: stats.queues,
   sizes: names.to_h { |n| [n, Sidekiq::Queue.new(n).size] },
+  # Queue#latency, in seconds, read right after now.
+  latencies: names.to_h { |n| [n, Sidekiq::Queue.new(n).latency] },
   scheduled_due: Sidekiq::ScheduledSet.new.count { |e| e.at <= at },
   scheduled_due_in_5s: Sidekiq::ScheduledSet.new.count { |e| e.at <= at + 5 },
   process: Sidekiq::ProcessSet.new(false).map(&:identity).first,
