@@ -171,24 +171,18 @@ func (s JobSource) Registered(ctx context.Context, rdb redis.Cmdable, registry s
 	return names, nil
 }
 
-// Stats reads one queue in one or two pipelines, comparing due times with now (the server's
-// time). It only reads.
+// Stats reads one queue as its Queue does, comparing due times with now (the server's time). It
+// only reads.
 func (s JobSource) Stats(ctx context.Context, rdb redis.Cmdable, queue string, now time.Time) (JobStats, error) {
-	st, err := s.reader().stats(ctx, rdb, queue, nowOrZero(now))
-	if err != nil {
-		return st, fmt.Errorf("store: %s queue %s: %w", s.Layout, queue, err)
-	}
-	return st, nil
+	st, err := s.Queue(queue).Stats(ctx, rdb, now)
+	return *st.Job, err
 }
 
 // Shared reads what the library keeps for all its queues together (Sidekiq's scheduled, retry
 // and dead sets and its busy workers); nil for a library that keeps everything per queue.
 func (s JobSource) Shared(ctx context.Context, rdb redis.Cmdable, now time.Time) (*JobStats, error) {
-	st, err := s.reader().shared(ctx, rdb, nowOrZero(now))
-	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.Layout, err)
-	}
-	return st, nil
+	st, err := s.SharedQueue().Stats(ctx, rdb, now)
+	return st.Job, err
 }
 
 // Notes say what the library keeps outside Redis, which no reading of Redis can count (Celery's
