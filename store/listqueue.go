@@ -71,6 +71,11 @@ type ListQueueStats struct {
 	// Missing is set when the list does not exist: a configured queue that is not there is not an
 	// empty, healthy queue.
 	Missing bool
+	// Latency is how long the oldest task has waited, from its payload's time (latency.go); -1
+	// when it is not known, with LatencyNote saying why. ListQueueStatsOf does not read it
+	// (-1): the queue's Stats and ListLatency do.
+	Latency     time.Duration
+	LatencyNote string
 }
 
 // ListQueueStatsOf reads a list queue's length and the tasks in its processing key ("" for
@@ -92,7 +97,7 @@ func ListQueueStatsOfLength(ctx context.Context, rdb redis.Cmdable, key, process
 // it.
 func listQueueStats(ctx context.Context, rdb redis.Cmdable, key, processing string, known int64) (ListQueueStats, error) {
 	if known >= 0 {
-		st := ListQueueStats{Length: known, Missing: known == 0}
+		st := ListQueueStats{Length: known, Missing: known == 0, Latency: -1, LatencyNote: "not read"}
 		if processing == "" {
 			return st, nil
 		}
@@ -114,7 +119,7 @@ func listQueueStats(ctx context.Context, rdb redis.Cmdable, key, processing stri
 	if _, err := pipe.Exec(ctx); err != nil {
 		return ListQueueStats{}, fmt.Errorf("store: list queue %s: %w", key, err)
 	}
-	st := ListQueueStats{Length: l.Val(), Missing: exists.Val() == 0}
+	st := ListQueueStats{Length: l.Val(), Missing: exists.Val() == 0, Latency: -1, LatencyNote: "not read"}
 	if typ != nil {
 		n, err := CountOf(ctx, rdb, processing, typ.Val())
 		if err != nil {

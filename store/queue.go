@@ -98,9 +98,13 @@ func (q *ownListQueue) Sections() []TaskSection {
 	return []TaskSection{SectionWaiting, SectionInFlight}
 }
 
-// Stats reads the queue as ListQueueStatsOf does; a list keeps no due time, so now is unused.
-func (q *ownListQueue) Stats(ctx context.Context, rdb redis.Cmdable, _ time.Time) (QueueStats, error) {
+// Stats reads the queue as ListQueueStatsOf does, and its latency from its oldest task's payload
+// (latency.go).
+func (q *ownListQueue) Stats(ctx context.Context, rdb redis.Cmdable, now time.Time) (QueueStats, error) {
 	st, err := ListQueueStatsOf(ctx, rdb, q.key, q.processing)
+	if err == nil {
+		st.Latency, st.LatencyNote, err = ListLatency(ctx, rdb, q.key, st.Length, now)
+	}
 	return QueueStats{List: &st}, err
 }
 
@@ -171,7 +175,7 @@ func (q *jobQueue[R]) Stats(ctx context.Context, rdb redis.Cmdable, now time.Tim
 		if q.layout == Celery {
 			noTime = "Celery's messages carry no time they were sent"
 		}
-		err = latencyOf(ctx, q, rdb, &st, noTime, now)
+		st.Latency, st.LatencyNote, err = waitLatency(ctx, q, rdb, st.Waiting, noTime, now)
 	}
 	if err != nil {
 		err = fmt.Errorf("store: %s queue %s: %w", q.layout, q.queue, err)

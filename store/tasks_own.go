@@ -149,7 +149,9 @@ func (q *ownListQueue) Tasks(ctx context.Context, rdb redis.Cmdable, sec TaskSec
 	vals := els.Val()
 	slices.Reverse(vals)
 	for _, v := range vals {
-		page.Tasks = append(page.Tasks, entryTask(v))
+		t := entryTask(v)
+		t.Enqueued = payloadTime(v, now)
+		page.Tasks = append(page.Tasks, t)
 	}
 	return page, nil
 }
