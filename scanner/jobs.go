@@ -2,6 +2,7 @@ package scanner
 
 import (
 	"sort"
+	"time"
 
 	"hourglass/store"
 )
@@ -120,6 +121,7 @@ func jobQueueOf(ref QueueRef, st *store.JobStats, err error) JobQueue {
 	q.Waiting, q.Active, q.Scheduled = kept(st.Waiting), kept(st.Active), kept(st.Scheduled)
 	q.Retry, q.Dead, q.Completed = kept(st.Retry), kept(st.Dead), kept(st.Completed)
 	q.Paused = st.Paused
+	q.LatencyMS, q.LatencyNote = latencyMS(st.Latency, st.LatencyNote)
 	for name, n := range st.States {
 		q.States[name] = n
 	}
@@ -134,4 +136,13 @@ func jobQueueOf(ref QueueRef, st *store.JobStats, err error) JobQueue {
 		}
 	}
 	return q
+}
+
+// latencyMS is a queue's latency as read (negative: not known), in milliseconds, or null with why.
+func latencyMS(d time.Duration, why string) (*int64, string) {
+	if d < 0 {
+		return nil, why
+	}
+	ms := d.Milliseconds()
+	return &ms, ""
 }

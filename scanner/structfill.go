@@ -81,6 +81,9 @@ func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) ListQueue {
 		lq.Error = err.Error()
 	}
 	lq.Length, lq.Missing = st.Length, st.Missing
+	if !st.Missing { // a queue that is not there has no latency to know
+		lq.LatencyMS, lq.LatencyNote = latencyMS(st.Latency, st.LatencyNote)
+	}
 	if processing != "" {
 		n := st.Processing
 		lq.Processing = &n

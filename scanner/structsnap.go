@@ -46,7 +46,11 @@ type ListQueue struct {
 	// queue keeps none (ProcessingKey "").
 	Processing    *int64 `json:"processing"`
 	ProcessingKey string `json:"processing_key"`
-	Error         string `json:"error,omitempty"`
+	// LatencyMS is how long the oldest task has waited, from its payload's time; null when it
+	// is not known, with LatencyNote saying why.
+	LatencyMS   *int64 `json:"latency_ms"`
+	LatencyNote string `json:"latency_note,omitempty"`
+	Error       string `json:"error,omitempty"`
 	// Ref opens the queue in the console's drill-down (zero for a pattern that found no key).
 	Ref QueueRef `json:"-"`
 }
@@ -223,7 +227,11 @@ type JobQueue struct {
 	Retry          *int64 `json:"retry"`
 	Dead           *int64 `json:"dead"` // dead, failed or archived
 	Completed      *int64 `json:"completed"`
-	Paused         bool   `json:"paused,omitempty"`
+	// LatencyMS is how long the queue's oldest waiting job has waited, as the library defines
+	// it; null when it is not known (LatencyNote says why) and on the shared row.
+	LatencyMS   *int64 `json:"latency_ms"`
+	LatencyNote string `json:"latency_note,omitempty"`
+	Paused      bool   `json:"paused,omitempty"`
 	// Missing is set for a queue the library no longer knows (BullMQ: no meta hash; asynq: not in
 	// asynq:queues) though some of its keys remain.
 	Missing bool `json:"missing,omitempty"`
@@ -266,6 +274,7 @@ func (e *JobQueues) Totals() JobQueue {
 		}
 		t.OldestDueAgeMS = maxPtr(t.OldestDueAgeMS, e.Queues[i].OldestDueAgeMS)
 		t.NextDueInMS = soonest(t.NextDueInMS, e.Queues[i].NextDueInMS)
+		t.LatencyMS = maxPtr(t.LatencyMS, e.Queues[i].LatencyMS)
 	}
 	if e.Shared != nil {
 		for f, p := range fields(e.Shared) {

@@ -2,6 +2,7 @@ package scanner
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,10 @@ func TestSnapshotOfStructures(t *testing.T) {
 	}
 	if lqs := snap.ListQueues[0]; lqs.Length != 2 || lqs.Processing == nil || *lqs.Processing != 1 {
 		t.Errorf("list queue %+v", lqs)
+	}
+	// Its payloads carry no time: its latency is unknown, and says why (never 0).
+	if lqs := snap.ListQueues[0]; lqs.LatencyMS != nil || !strings.Contains(lqs.LatencyNote, "payload holds no time") {
+		t.Errorf("list queue latency %v (%q), want unknown with why", lqs.LatencyMS, lqs.LatencyNote)
 	}
 	lim := snap.Limiters[0]
 	if lim.Keys != 3 || lim.Hits != 5+1+8 || lim.AtLimit != 1 || lim.OverLimit == nil || *lim.OverLimit != 1 || lim.Allowed == nil || *lim.Allowed != 6 || lim.Rejected == nil || *lim.Rejected != 2 || lim.WrongType != 1 ||

@@ -26,7 +26,7 @@ func (s *Sweep) Finish(ctx context.Context, w Wants) Reads {
 	}
 	r.lists = map[queueRef]listRead{}
 	for _, q := range w.lists {
-		r.lists[q.queueRef] = s.readListQueue(ctx, q)
+		r.lists[q.queueRef] = s.readListQueue(ctx, q, w)
 	}
 	r.limits = s.readDecisions(ctx, w)
 	r.unions = map[int]unionRead{}
@@ -167,12 +167,17 @@ func (s *Sweep) readDelayQueue(ctx context.Context, q delayWant, w Wants) delayR
 
 // readListQueue reads one list queue's stats; the length of a list a pattern found is the one its
 // page read (LLEN), not asked again.
-func (s *Sweep) readListQueue(ctx context.Context, q listWant) listRead {
+func (s *Sweep) readListQueue(ctx context.Context, q listWant, w Wants) listRead {
 	processing := q.spec.Processing.Of(q.key, store.ProcessingKey)
+	var st store.ListQueueStats
+	var err error
 	if q.depth >= 0 {
-		st, err := store.ListQueueStatsOfLength(ctx, s.rdb, q.key, processing, q.depth)
-		return listRead{st, err}
+		st, err = store.ListQueueStatsOfLength(ctx, s.rdb, q.key, processing, q.depth)
+	} else {
+		st, err = store.ListQueueStatsOf(ctx, s.rdb, q.key, processing)
 	}
-	st, err := store.ListQueueStatsOf(ctx, s.rdb, q.key, processing)
+	if err == nil && !st.Missing {
+		st.Latency, st.LatencyNote, err = store.ListLatency(ctx, s.rdb, q.key, st.Length, w.at)
+	}
 	return listRead{st, err}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"hourglass/internal/redistest"
 	"hourglass/scanner"
@@ -58,9 +59,11 @@ func TestSnapshotOfSidekiq(t *testing.T) {
 			DeadSize      int64 `json:"dead_size"`
 			WorkersSize   int64 `json:"workers_size"`
 		} `json:"stats"`
-		Sizes        map[string]int64 `json:"sizes"`
-		ScheduledDue int64            `json:"scheduled_due"`
-		DueIn5s      int64            `json:"scheduled_due_in_5s"`
+		Now          float64            `json:"now"`
+		Sizes        map[string]int64   `json:"sizes"`
+		Latencies    map[string]float64 `json:"latencies"` // Queue#latency, seconds, at now
+		ScheduledDue int64              `json:"scheduled_due"`
+		DueIn5s      int64              `json:"scheduled_due_in_5s"`
 	}
 	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	path := libraryConfig(t, srv.Addr, "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n")
@@ -79,10 +82,21 @@ func TestSnapshotOfSidekiq(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(rep.Sizes) {
 		t.Errorf("waiting per queue %v, Sidekiq::Queue#size %v", got, rep.Sizes)
 	}
+	// Each queue's latency is Sidekiq's Queue#latency, grown by the time since Sidekiq read it.
+	since := float64(time.Now().UnixMicro())/1e6 - rep.Now
+	for _, q := range jq.Queues {
+		want := rep.Latencies[q.Queue]
+		if q.LatencyMS == nil || want == 0 && *q.LatencyMS != 0 || want > 0 && (float64(*q.LatencyMS)/1000 < want-0.1 || float64(*q.LatencyMS)/1000 > want+since+0.1) {
+			t.Errorf("queue %s: latency %v ms (%s); Sidekiq's Queue#latency %.3fs, %.1fs before", q.Queue, q.LatencyMS, q.LatencyNote, want, since)
+		}
+	}
 	sh := jq.Shared
 	if sh == nil || num(sh.Scheduled) != rep.Stats.ScheduledSize || num(sh.Retry) != rep.Stats.RetrySize ||
 		num(sh.Dead) != rep.Stats.DeadSize || num(sh.Active) != rep.Stats.WorkersSize {
 		t.Fatalf("shared %+v, Sidekiq::Stats %+v", sh, rep.Stats)
+	}
+	if sh.LatencyMS != nil {
+		t.Errorf("the shared row has a latency of its own: %d ms", *sh.LatencyMS)
 	}
 	if d := num(sh.Due); d < rep.ScheduledDue || d > rep.DueIn5s {
 		t.Errorf("due %d, want between %d (when Sidekiq counted) and %d (5 s later)", d, rep.ScheduledDue, rep.DueIn5s)
