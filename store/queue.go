@@ -164,7 +164,7 @@ func (q *jobQueue[R]) Stats(ctx context.Context, rdb redis.Cmdable, now time.Tim
 			return QueueStats{}, fmt.Errorf("store: %s: %w", q.layout, err)
 		}
 		if sh != nil { // the shared sets hold no waiting job: latency is each queue's
-			sh.Latency, sh.LatencyNote = -1, "each queue has its own"
+			sh.Latency = -1
 		}
 		return QueueStats{Job: sh}, nil
 	}

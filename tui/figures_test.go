@@ -95,7 +95,7 @@ func TestSkippedUnionSaysHowMuch(t *testing.T) {
 
 // TestOverviewQueueSumsNeverWrap: a job library's count at the int64 end (Sidekiq's busy
 // workers are whatever its processes wrote) plus a list's makes the overview's sum a bound, not
-// a negative number; and the oldest lag of a pattern's queue names its key.
+// a negative number; and the longest wait, a pattern's queue's lag, names its key.
 func TestOverviewQueueSumsNeverWrap(t *testing.T) {
 	st := testStatus(t)
 	s := st.Snapshot
@@ -110,7 +110,7 @@ func TestOverviewQueueSumsNeverWrap(t *testing.T) {
 			t.Errorf("at %d columns the overview's active is not %s:\n%s", w, ceiling, sc)
 		}
 		if !strings.Contains(sc, "(delay:topic:late)") {
-			t.Errorf("at %d columns the oldest lag does not name the pattern's key:\n%s", w, sc)
+			t.Errorf("at %d columns the longest wait does not name the pattern's key:\n%s", w, sc)
 		}
 	}
 }

@@ -157,6 +157,9 @@ type Model struct {
 
 // New returns the console model.
 func New(opt Options, styles theme.Styles) *Model {
+	if opt.WaitWarning <= 0 {
+		opt.WaitWarning = time.Minute
+	}
 	if opt.Refresh < scanner.MinRefresh {
 		opt.Refresh = scanner.MinRefresh
 	}

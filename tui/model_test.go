@@ -173,9 +173,10 @@ func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
 			Warning: `score 1795000000.5 read in ms falls 56.9 years in the past; in s it falls 6m40s in the future: set score_unit = "s"`}}
 	snap.Warnings = []string{"1 key(s) fit both delay_queue orders and job_queue jobs (e.g. schedule): counted once, under delay_queue orders"}
 	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
-		Queues: []scanner.JobQueue{{Queue: "critical", RawQueue: "critical", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "critical"}, Waiting: ptr(12)}, {Queue: "default", RawQueue: "default", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "default"}, Waiting: ptr(1_040)}},
+		Queues: []scanner.JobQueue{{Queue: "critical", RawQueue: "critical", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "critical"}, Waiting: ptr(12), LatencyMS: ptr(1_500)}, {Queue: "default", RawQueue: "default", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "default"}, Waiting: ptr(1_040), LatencyMS: ptr(95_000)}},
 		Shared: &scanner.JobQueue{Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs"}, Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
-	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: ptr(3)}}
+	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: ptr(3),
+		LatencyNote: "its oldest task's payload holds no time"}}
 	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: ptr(60_000), Limit: ptr(100), Keys: 212, Hits: 5230,
 		AtLimit: 3, OverLimit: ptr(1), Allowed: ptr(90_000), Rejected: ptr(4_100), AllowedPerSec: &acc, RejectedPerSec: &rej,
 		Top: []scanner.KeyCount{{Key: "rl:api:user0", Raw: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Raw: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}

@@ -54,8 +54,18 @@ func (t *tally) note(label string) (string, bool) {
 // queueTallies are the Queues panel's totals.
 type queueTallies struct {
 	depth, due, inFlight, waiting, active tally
-	lag                                   *int64 // the longest known lag, nil when none is known
+	lag                                   *int64 // the longest known wait, nil when none is known
 	lagName                               string
+	waitUnknown                           int // queues whose oldest waiting task carries no time
+}
+
+// addWait counts a queue's latency into the longest wait: its oldest waiting task's wait, or,
+// when that is unknown (why), a queue the longest wait may leave out.
+func (q *queueTallies) addWait(ms *int64, why, name string) {
+	if ms == nil && why != "" {
+		q.waitUnknown++
+	}
+	q.addLag(ms, name)
 }
 
 func (q *queueTallies) addLag(ms *int64, name string) {
@@ -104,6 +114,9 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		}
 		t.waiting.add(q.Waiting)
 		t.active.add(q.Active)
+		for _, jq := range e.Queues { // each queue's oldest waiting job, as the library times it
+			t.addWait(jq.LatencyMS, jq.LatencyNote, e.Name+" "+jq.Queue)
+		}
 	}
 	for _, q := range snap.ListQueues {
 		if q.Error != "" && !q.Missing {
@@ -113,6 +126,7 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		}
 		t.waiting.add(&q.Length)
 		t.active.add(q.Processing)
+		t.addWait(q.LatencyMS, q.LatencyNote, q.Name)
 	}
 	return o.queueLines(&t)
 }
@@ -129,14 +143,23 @@ func (o *overview) queueLines(t *queueTallies) []string {
 		if *t.lag > 0 {
 			lagText += " (" + t.lagName + ")"
 		}
-		if *t.lag > 60_000 {
+		if *t.lag > o.c.opt.WaitWarning.Milliseconds() {
 			lagStyle = st.Warn
+		}
+	}
+	if t.waitUnknown > 0 { // some queue's oldest task carries no time: never green
+		lagText += "+?"
+		if t.lag == nil {
+			lagText = format.Unknown
+		}
+		if t.lag == nil || *t.lag <= o.c.opt.WaitWarning.Milliseconds() {
+			lagStyle = st.Muted
 		}
 	}
 	lines := []string{
 		row("depth / due now", t.depth.text()+" / "+t.due.text()),
 		row("in flight", t.inFlight.text()),
-		lagStyle.Render(row("oldest lag", lagText)),
+		lagStyle.Render(row("longest wait", lagText)),
 		row("waiting / active", t.waiting.text()+" / "+t.active.text()),
 	}
 	for _, f := range []struct {

@@ -125,7 +125,8 @@ func (v *queues) render(w, h int) string {
 	for _, n := range notes {
 		lines = append(lines, st.Warn.Render(fit(n, w)))
 	}
-	lines = append(lines, "", st.Muted.Render(fit("enter lists the selected queue's tasks · lag: how long the oldest due task has waited; in flight: claimed, not yet acknowledged; "+
+	lines = append(lines, "", st.Muted.Render(fit("enter lists the selected queue's tasks · latency: how long the oldest waiting task has waited; "+
+		"lag: how long the oldest due task has waited past its due time; in flight: claimed, not yet acknowledged; "+
 		"? could not be read (see the note); — not kept by the library", w)))
 	return strings.Join(lines, "\n")
 }
@@ -178,7 +179,7 @@ func (v *queues) delayQueues(w, h int) ([]string, []string) {
 
 func (v *queues) listQueues(w int) []string {
 	t := &table{styles: v.c, selected: -1, cols: []column{
-		{title: "LIST QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "LENGTH", right: true},
+		{title: "LIST QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "LENGTH", right: true}, {title: "LATENCY", right: true},
 		{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME", optional: true},
 	}}
 	for i, r := range v.rows.rows {
@@ -194,7 +195,8 @@ func (v *queues) listQueues(w int) []string {
 		case q.Error != "":
 			t.rows = append(t.rows, []string{q.Name, key, "error: " + q.Error})
 		default:
-			t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Length), format.CommasOf(q.Processing, format.NotKept), v.c.spark("lq.length."+q.Key, 30)})
+			t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Length), cells.Latency(q.LatencyMS, q.LatencyNote),
+				format.CommasOf(q.Processing, format.NotKept), v.c.spark("lq.length."+q.Key, 30)})
 		}
 	}
 	return append(t.render(w), "")
@@ -204,7 +206,7 @@ func (v *queues) listQueues(w int) []string {
 // its notes when the selection is on one of its rows.
 func (v *queues) jobQueues(ei int, e scanner.JobQueues, w int) ([]string, []string) {
 	t := &table{styles: v.c, selected: -1, cols: []column{
-		{title: strings.ToUpper(e.Layout) + " " + e.Name, flex: true}, {title: "WAITING", right: true}, {title: "ACTIVE", right: true},
+		{title: strings.ToUpper(e.Layout) + " " + e.Name, flex: true}, {title: "WAITING", right: true}, {title: "LATENCY", right: true}, {title: "ACTIVE", right: true},
 		{title: "SCHEDULED", right: true}, {title: "DUE", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true},
 		{title: "RETRY", right: true}, {title: "DEAD", right: true}, {title: "DONE", right: true, optional: true},
 	}}
@@ -223,6 +225,9 @@ func (v *queues) jobQueues(ei int, e scanner.JobQueues, w int) ([]string, []stri
 		}
 		if q.Warning != "" {
 			notes = append(notes, fmt.Sprintf("%s %s: %s", e.Name, q.Queue, q.Warning))
+		}
+		if q.LatencyNote != "" && i == v.rows.sel {
+			notes = append(notes, fmt.Sprintf("%s %s: latency unknown: %s", e.Name, q.Queue, q.LatencyNote))
 		}
 		t.rows = append(t.rows, cells.JobQueue(q))
 	}

@@ -111,6 +111,9 @@ type Options struct {
 	// ReadOnlyWhy says why writes are off, shown where a write key is pressed.
 	ReadOnlyWhy string
 	Refresh     time.Duration // poll interval (at least scanner.MinRefresh)
+	// WaitWarning is how long a queue's oldest ready task may wait before the Overview warns (a
+	// minute when 0).
+	WaitWarning time.Duration
 	Families    []FamilyInfo
 	Now         func() time.Time // the server clock (time.Now when nil)
 	Location    *time.Location

@@ -65,7 +65,7 @@ var (
 	limiterCols = map[string]string{"KEYS": "keys", "AT LIMIT": "at_limit", "OVER": "over_limit", "REJECTED/S": "rejected_per_sec",
 		"ALLOWED/S": "allowed_per_sec", "HITS": "hits", "LIMIT": "limit", "WINDOW": "window_ms"}
 	limKeyCols = map[string]string{"HITS": "count", "OF LIMIT": "count", "REFUSED": "refused", "TTL": "ttl_ms"}
-	jobCols    = map[string]string{"WAITING": "waiting", "ACTIVE": "active", "SCHEDULED": "scheduled", "DUE": "due",
+	jobCols    = map[string]string{"WAITING": "waiting", "LATENCY": "latency_ms", "ACTIVE": "active", "SCHEDULED": "scheduled", "DUE": "due",
 		"LAG": "oldest_due_age_ms", "NEXT IN": "next_due_in_ms", "RETRY": "retry", "DEAD": "dead", "DONE": "completed"}
 )
 

@@ -55,16 +55,19 @@ func overviewZero(label string, s *scanner.Snapshot) bool {
 	}
 	for i := range s.DelayQueues {
 		q := &s.DelayQueues[i]
-		kept = append(kept, map[string]*int64{"depth": &q.Depth, "due now": q.Due, "in flight": q.InFlight, "oldest lag": q.OldestDueAgeMS}[label])
+		kept = append(kept, map[string]*int64{"depth": &q.Depth, "due now": q.Due, "in flight": q.InFlight, "longest wait": q.OldestDueAgeMS}[label])
 	}
 	for i := range s.ListQueues {
 		q := &s.ListQueues[i]
-		kept = append(kept, map[string]*int64{"waiting": &q.Length, "active": q.Processing}[label])
+		kept = append(kept, map[string]*int64{"waiting": &q.Length, "active": q.Processing, "longest wait": q.LatencyMS}[label])
 	}
 	for i := range s.JobQueues {
 		q := s.JobQueues[i].Totals()
-		kept = append(kept, map[string]*int64{"depth": q.Scheduled, "due now": q.Due, "oldest lag": q.OldestDueAgeMS,
+		kept = append(kept, map[string]*int64{"depth": q.Scheduled, "due now": q.Due, "longest wait": q.OldestDueAgeMS,
 			"waiting": q.Waiting, "active": q.Active}[label])
+		if label == "longest wait" {
+			kept = append(kept, q.LatencyMS)
+		}
 	}
 	known := false
 	for _, p := range kept {

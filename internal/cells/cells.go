@@ -24,9 +24,18 @@ func JobQueue(q scanner.JobQueue) []string {
 	if q.Paused {
 		name += " (paused)"
 	}
-	return []string{name, format.CommasOf(q.Waiting, nk), format.CommasOf(q.Active, nk), format.CommasOf(q.Scheduled, nk),
+	return []string{name, format.CommasOf(q.Waiting, nk), Latency(q.LatencyMS, q.LatencyNote), format.CommasOf(q.Active, nk), format.CommasOf(q.Scheduled, nk),
 		format.CommasOf(q.Due, timed), format.MillisOf(q.OldestDueAgeMS, timed), format.MillisOf(q.NextDueInMS, timed),
 		format.CommasOf(q.Retry, nk), format.CommasOf(q.Dead, nk), format.CommasOf(q.Completed, nk)}
+}
+
+// Latency is how long a queue's oldest waiting task has waited: "?" when it could not be known
+// (why says why), "—" where nothing waits of its own (a library's shared row).
+func Latency(ms *int64, why string) string {
+	if ms == nil && why == "" {
+		return format.NotKept
+	}
+	return format.MillisOf(ms, format.Unknown)
 }
 
 // Union is a union's distinct count (a unique family's 7 or 30 days): the count; when the budget

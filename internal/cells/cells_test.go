@@ -12,7 +12,8 @@ func ptr(n int64) *int64 { return &n }
 
 // TestJobQueue: a count the library does not keep reads "—", one it keeps reads as a number, and
 // the due, lag and next-in cells are "—" where the library keeps no scheduled set for the queue
-// but "?" where it keeps one whose due times could not be read.
+// but "?" where it keeps one whose due times could not be read; a latency unknown with why is "?",
+// one of no queue of its own "—".
 func TestJobQueue(t *testing.T) {
 	nk, unk := format.NotKept, format.Unknown
 	cases := []struct {
@@ -20,13 +21,15 @@ func TestJobQueue(t *testing.T) {
 		q    scanner.JobQueue
 		want []string
 	}{
-		{"no scheduled set", scanner.JobQueue{Queue: "mail", Waiting: ptr(1234), Active: ptr(0)},
-			[]string{"mail", "1,234", "0", nk, nk, nk, nk, nk, nk, nk}},
+		{"no scheduled set", scanner.JobQueue{Queue: "mail", Waiting: ptr(1234), LatencyMS: ptr(2500), Active: ptr(0)},
+			[]string{"mail", "1,234", format.Millis(2500), "0", nk, nk, nk, nk, nk, nk, nk}},
 		{"scheduled, due times unread", scanner.JobQueue{Queue: "mail", Scheduled: ptr(5), Paused: true},
-			[]string{"mail (paused)", nk, nk, "5", unk, unk, unk, nk, nk, nk}},
-		{"every count", scanner.JobQueue{Queue: "q", Waiting: ptr(1), Active: ptr(2), Scheduled: ptr(3), Due: ptr(4),
+			[]string{"mail (paused)", nk, nk, nk, "5", unk, unk, unk, nk, nk, nk}},
+		{"latency unknown", scanner.JobQueue{Queue: "c", Waiting: ptr(3), LatencyNote: "no time"},
+			[]string{"c", "3", unk, nk, nk, nk, nk, nk, nk, nk, nk}},
+		{"every count", scanner.JobQueue{Queue: "q", Waiting: ptr(1), LatencyMS: ptr(0), Active: ptr(2), Scheduled: ptr(3), Due: ptr(4),
 			OldestDueAgeMS: ptr(1500), NextDueInMS: ptr(60000), Retry: ptr(5), Dead: ptr(6), Completed: ptr(7)},
-			[]string{"q", "1", "2", "3", "4", format.Millis(1500), format.Millis(60000), "5", "6", "7"}},
+			[]string{"q", "1", format.Millis(0), "2", "3", "4", format.Millis(1500), format.Millis(60000), "5", "6", "7"}},
 	}
 	for _, c := range cases {
 		if got := JobQueue(c.q); !slices.Equal(got, c.want) {

@@ -24,11 +24,12 @@ const (
 	// maxListItems is how many items a list (addrs, exclude, queues) may hold.
 	maxListItems = 1000
 
-	maxScanCount     = 100_000     // [scan] count: SCAN's COUNT hint
-	maxKeysPerSecond = 10_000_000  // [scan] keys_per_second
-	maxMaxCall       = time.Second // [scan] max_call
-	minRedisTime     = 0.0001      // [scan] max_redis_time: 0.01% of a core; at most 100%
-	maxRefresh       = time.Hour   // [ui] refresh
+	maxScanCount     = 100_000             // [scan] count: SCAN's COUNT hint
+	maxKeysPerSecond = 10_000_000          // [scan] keys_per_second
+	maxMaxCall       = time.Second         // [scan] max_call
+	minRedisTime     = 0.0001              // [scan] max_redis_time: 0.01% of a core; at most 100%
+	maxRefresh       = time.Hour           // [ui] refresh
+	maxWaitWarning   = 30 * 24 * time.Hour // [ui] wait_warning
 	maxRetention     = 3650 * 24 * time.Hour
 	maxLimiterWindow = 366 * 24 * time.Hour
 	maxLimiterLimit  = 1_000_000_000_000 // [[limiter]] limit and burst

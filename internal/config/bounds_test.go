@@ -92,6 +92,8 @@ func TestNumericBounds(t *testing.T) {
 		{"redis time a number", src(`[scan]`, `max_redis_time = 1`), 2, "scan.max_redis_time", "want a string"},
 		{"refresh absurd", src(`[ui]`, `refresh = "2h"`), 2, "ui.refresh", `must be at most 1h0m0s, got "2h"`},
 		{"refresh negative", src(`[ui]`, `refresh = "-1s"`), 2, "ui.refresh", "must be at least 250ms"},
+		{"wait_warning zero", src(`[ui]`, `wait_warning = "0s"`), 2, "ui.wait_warning", "must be at least 1s"},
+		{"wait_warning absurd", src(`[ui]`, `wait_warning = "31d"`), 2, "ui.wait_warning", "must be at most"},
 		{"retention absurd", counter("3651d"), 5, "counter.day_retention", `must be at most 3650d, got "3651d"`},
 		{"retention largest", counter("106751d"), 5, "counter.day_retention", "must be at most 3650d"},
 		{"retention negative", counter("-1h"), 5, "counter.day_retention", "must be positive"},
@@ -120,7 +122,7 @@ func TestNumericBounds(t *testing.T) {
 		})
 	}
 	// The bounds themselves are accepted.
-	ok := src(`[scan]`, `count = 100000`, `keys_per_second = 10000000`, `max_call = "1s"`, `live_sample = 100000`, `[ui]`, `refresh = "1h"`,
+	ok := src(`[scan]`, `count = 100000`, `keys_per_second = 10000000`, `max_call = "1s"`, `live_sample = 100000`, `[ui]`, `refresh = "1h"`, `wait_warning = "30d"`,
 		`[[counter]]`, `name = "a"`, `pattern = "a:<window>"`, `day_format = "yyyyMMdd"`, `day_retention = "3650d"`,
 		`[[limiter]]`, `name = "l"`, `pattern = "rl:<u>"`, `window = "366d"`, `limit = 1_000_000_000_000`,
 		`[[profile]]`, `name = "p"`, `counter = { a = 1_000_000 }`)
@@ -202,6 +204,7 @@ func TestBoundsAreDocumented(t *testing.T) {
 		"| `[scan]` | `live_sample` | 0 | 100,000 |",
 		"| `[scan]` | `max_redis_time` | `\"0.01%\"` | `\"100%\"` |",
 		"| `[ui]` | `refresh` | `250ms` | `1h` |",
+		"| | `wait_warning` | `1s` | `30d` |",
 		"| `[[counter]]`, `[[unique]]`, `[[bitmap]]` | `hour_retention`, `day_retention` | above 0 | `3650d` |",
 		"| `[[limiter]]` | `window` | `1ms` | `366d` |",
 		"| `[[limiter]]` | `limit`, `burst` | 1 | 1,000,000,000,000 |",

@@ -50,7 +50,7 @@ func (c *checker) fail(path, format string, args ...any) {
 
 func (c *checker) config(raw map[string]any) *Config {
 	cfg := &Config{
-		UI:       UIConfig{Refresh: time.Second, Theme: "dark"},
+		UI:       UIConfig{Refresh: time.Second, Theme: "dark", WaitWarning: time.Minute},
 		Scan:     ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: scanner.DefaultMaxCall, LiveSample: scanner.DefaultLiveSample, MaxRedisTime: 0.008},
 		Timezone: time.Local, TimezoneName: "Local",
 	}
@@ -142,9 +142,12 @@ func checkAddr(a string) string {
 // decides which keys a window reads in every command, not only how the console shows times.
 func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 	ui := &cfg.UI
-	c.onlyKeys(t, "[ui]", "refresh", "theme", "timezone")
+	c.onlyKeys(t, "[ui]", "refresh", "theme", "timezone", "wait_warning")
 	if d, ok := c.durationIn(t, "refresh", scanner.MinRefresh, maxRefresh); ok {
 		ui.Refresh = d
+	}
+	if d, ok := c.durationIn(t, "wait_warning", time.Second, maxWaitWarning); ok {
+		ui.WaitWarning = d
 	}
 	if v, ok := c.str(t, "theme"); ok {
 		if !slices.Contains(themes, v) {

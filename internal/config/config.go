@@ -95,6 +95,9 @@ func (r RedisConfig) Password() (string, error) {
 type UIConfig struct {
 	Refresh time.Duration // poll interval, at least scanner.MinRefresh
 	Theme   string        // "dark", "light" or "none"
+	// WaitWarning is how long a queue's oldest ready task may wait (a job's latency, a due task's
+	// lag) before the Overview warns of it.
+	WaitWarning time.Duration
 }
 
 // ScanConfig budgets the SCAN sweeps so the console never hurts the Redis it watches.

@@ -52,7 +52,7 @@ func checkShipped(t *testing.T, cfg *Config) {
 	t.Helper()
 	want := Config{
 		Redis: RedisConfig{Addrs: []string{}},
-		UI:    UIConfig{Refresh: time.Second, Theme: "dark"},
+		UI:    UIConfig{Refresh: time.Second, Theme: "dark", WaitWarning: time.Minute},
 		Scan:  ScanConfig{Count: 1000, KeysPerSecond: 20000, MaxCall: time.Millisecond, LiveSample: 2000, MaxRedisTime: 0.008},
 
 		Timezone: time.Local, TimezoneName: "Local",
@@ -173,7 +173,7 @@ func TestDefaultsForAbsentKeys(t *testing.T) {
 			if len(cfg.Redis.Addrs) != 0 || cfg.Redis.AllowWrites || cfg.Redis.Username != "" || cfg.Redis.PasswordEnv != "" {
 				t.Errorf("redis = %+v", cfg.Redis)
 			}
-			wantUI := UIConfig{Refresh: time.Second, Theme: "dark"}
+			wantUI := UIConfig{Refresh: time.Second, Theme: "dark", WaitWarning: time.Minute}
 			if cfg.UI != wantUI || cfg.Timezone != time.Local || cfg.TimezoneName != "Local" || len(cfg.Warnings) != 0 {
 				t.Errorf("ui = %+v, want %+v; timezone %v %q; warnings %v", cfg.UI, wantUI, cfg.Timezone, cfg.TimezoneName, cfg.Warnings)
 			}

@@ -63,7 +63,7 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 	src := scanner.NewWatcher(t.RDB, cfg.Counters, wopt)
 	opt := tui.Options{
 		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
-		Refresh: cfg.UI.Refresh, Now: t.Store.Now, Location: loc, Context: ctx,
+		Refresh: cfg.UI.Refresh, WaitWarning: cfg.UI.WaitWarning, Now: t.Store.Now, Location: loc, Context: ctx,
 		ReadOnlyWhy: "this Redis is read-only; start hourglass with --allow-writes to write to it",
 	}
 	for _, f := range cfg.Counters {

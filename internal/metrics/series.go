@@ -40,6 +40,8 @@ var (
 	descJobs        = prometheus.NewDesc("hourglass_job_queue_jobs", "A job library's jobs by state, as the library counts them: waiting, active, scheduled, retry, dead, completed (a state the library does not keep for the queue is absent). queue=\"_all\" holds what the library keeps for all queues together.", []string{"entry", "layout", "queue", "state"}, nil)
 	descJobsDue     = prometheus.NewDesc("hourglass_job_queue_due", "Scheduled jobs of a job library's queue that are due now.", []string{"entry", "layout", "queue"}, nil)
 	descJobsLag     = prometheus.NewDesc("hourglass_job_queue_lag_seconds", "How long the oldest due scheduled job of a job library's queue has waited.", []string{"entry", "layout", "queue"}, nil)
+	descJobsLatency = prometheus.NewDesc("hourglass_job_queue_latency_seconds", "How long the oldest waiting job of a job library's queue has waited, as the library defines it (absent when not known).", []string{"entry", "layout", "queue"}, nil)
+	descLQLatency   = prometheus.NewDesc("hourglass_list_queue_latency_seconds", "How long a list queue's oldest task has waited, from the time its payload holds (absent when it holds none).", []string{"queue", "key"}, nil)
 	descStructErr   = prometheus.NewDesc("hourglass_structure_error", "1 for a queue or unique family the last sweep could not read (its other series are left out).", []string{"kind", "name", "key"}, nil)
 	descZone        = prometheus.NewDesc("hourglass_family_zone_mismatch", "1 when a counter family's hour windows look cut in another zone than its timezone (the current hour has no key, the newest is the current hour at another offset), else 0; for families with hour windows.", []string{"family"}, nil)
 	descUniqueZone  = prometheus.NewDesc("hourglass_unique_zone_mismatch", "hourglass_family_zone_mismatch for a unique or bitmap family.", []string{"name", "kind"}, nil)
@@ -181,6 +183,9 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 			if q.Processing != nil { // no series for a queue that keeps no processing list
 				gauge(descLQ, float64(*q.Processing), q.Name, q.Key, "processing")
 			}
+			if q.LatencyMS != nil {
+				gauge(descLQLatency, float64(*q.LatencyMS)/1000, q.Name, q.Key)
+			}
 		}
 	}
 }
@@ -250,6 +255,9 @@ func collectJobQueues(gauge gaugeFunc, entries []scanner.JobQueues) {
 				gauge(descJobs, float64(st.n), e.Name, e.Layout, q.Queue, st.state)
 			}
 			jobDue(gauge, e, q, q.Queue)
+			if q.LatencyMS != nil {
+				gauge(descJobsLatency, float64(*q.LatencyMS)/1000, e.Name, e.Layout, q.Queue)
+			}
 		}
 		if e.Shared == nil {
 			continue

@@ -44,7 +44,7 @@ func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
 		return
 	}
 	fmt.Fprintln(out)
-	tb := NewTable("LIST QUEUE", "KEY", ">LENGTH", ">PROCESSING", "PROCESSING KEY")
+	tb := NewTable("LIST QUEUE", "KEY", ">LENGTH", ">LATENCY", ">PROCESSING", "PROCESSING KEY")
 	for _, q := range queues {
 		key := cells.KeyOrPattern(q.Key, q.Pattern)
 		switch {
@@ -55,10 +55,33 @@ func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
 		case q.Error != "":
 			tb.Row(q.Name, key, "error: "+q.Error)
 		default:
-			tb.Row(q.Name, key, format.Commas(q.Length), format.CommasOf(q.Processing, format.NotKept), q.ProcessingKey)
+			tb.Row(q.Name, key, format.Commas(q.Length), cells.Latency(q.LatencyMS, q.LatencyNote), format.CommasOf(q.Processing, format.NotKept), q.ProcessingKey)
 		}
 	}
 	tb.Write(out, "")
+	for _, q := range queues {
+		if q.LatencyNote != "" {
+			fmt.Fprintf(out, "  %s %s: latency unknown: %s\n", q.Name, cells.KeyOrPattern(q.Key, q.Pattern), q.LatencyNote)
+		}
+	}
+}
+
+// latencyNote says why a library's queues' latency is unknown: the first queue's reason, and how
+// many queues share it.
+func latencyNote(queues []scanner.JobQueue) string {
+	first, n := "", 0
+	for _, q := range queues {
+		if q.LatencyNote != "" {
+			if n == 0 {
+				first = q.Queue + ": latency unknown: " + q.LatencyNote
+			}
+			n++
+		}
+	}
+	if n > 1 {
+		first += fmt.Sprintf(" (and %d more queues)", n-1)
+	}
+	return first
 }
 
 // writeJobQueues prints each job library's queues as the library counts them: "—" where the
@@ -66,7 +89,7 @@ func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
 func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 	for _, e := range entries {
 		fmt.Fprintln(out)
-		tb := NewTable(fmt.Sprintf("JOBS %s (%s)", e.Name, e.Layout), ">WAITING", ">ACTIVE", ">SCHEDULED", ">DUE", ">LAG", ">NEXT IN",
+		tb := NewTable(fmt.Sprintf("JOBS %s (%s)", e.Name, e.Layout), ">WAITING", ">LATENCY", ">ACTIVE", ">SCHEDULED", ">DUE", ">LAG", ">NEXT IN",
 			">RETRY", ">DEAD", ">DONE")
 		rows := e.Queues
 		if e.Shared != nil && e.Shared.HasCounts() {
@@ -92,6 +115,9 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 			if q.Warning != "" {
 				fmt.Fprintf(out, "  %s: %s\n", q.Queue, q.Warning)
 			}
+		}
+		if n := latencyNote(e.Queues); n != "" {
+			fmt.Fprintf(out, "  %s\n", n)
 		}
 		for _, n := range e.Notes {
 			fmt.Fprintf(out, "  note: %s\n", n)

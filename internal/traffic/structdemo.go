@@ -175,7 +175,9 @@ func (d *structDemo) queueTick(ctx context.Context, per, phase float64) error {
 	for _, q := range d.lists {
 		tasks := make([]string, max(produce/2, 1))
 		for j := range tasks {
-			tasks[j] = fmt.Sprintf("mail-%d-%d", now.UnixNano(), j)
+			// JSON with the time it was enqueued, as many services' own list queues hold it: the
+			// queue's latency is read from it.
+			tasks[j] = fmt.Sprintf(`{"id":"mail-%d-%d","enqueued_at":%d}`, now.UnixNano(), j, now.UnixMilli())
 		}
 		if err := q.Push(ctx, tasks...); err != nil {
 			return err
