@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"hourglass/internal/config"
 	"hourglass/internal/redistest"
@@ -26,7 +27,9 @@ func TestJobQueueMetrics(t *testing.T) {
 			DeadSize      int64 `json:"dead_size"`
 			WorkersSize   int64 `json:"workers_size"`
 		} `json:"stats"`
-		Sizes map[string]int64 `json:"sizes"`
+		Now       float64            `json:"now"`
+		Sizes     map[string]int64   `json:"sizes"`
+		Latencies map[string]float64 `json:"latencies"` // Queue#latency, seconds, at now
 	}
 	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	cfg, err := config.Parse("jobs.toml", []byte("[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n"+
@@ -44,6 +47,18 @@ func TestJobQueueMetrics(t *testing.T) {
 		if waiting[q] != float64(n) {
 			t.Errorf("queue %s: waiting %v, Sidekiq's size %d", q, waiting[q], n)
 		}
+	}
+	// Each queue's latency, as Sidekiq's Queue#latency said it grown by the time since; none for
+	// the shared row.
+	since := float64(time.Now().UnixMicro())/1e6 - rep.Now
+	latency := values(samples, "hourglass_job_queue_latency_seconds", "queue")
+	for q, want := range rep.Latencies {
+		if got, ok := latency[q]; !ok || got < want-0.1 || got > want+since+0.1 || want == 0 && got != 0 {
+			t.Errorf("queue %s: latency %v s (exported %v), Sidekiq's Queue#latency %.3f s, %.1f s before", q, got, ok, want, since)
+		}
+	}
+	if _, ok := latency["_all"]; ok {
+		t.Error("the shared row exports a latency of its own")
 	}
 	if _, ok := waiting["_all"]; ok {
 		t.Error("the shared row exports waiting: summed over queues, every waiting job would count twice")
