@@ -79,18 +79,21 @@ func (t Target) Mode() string {
 }
 
 // NewClient returns a client for the target. Timeouts are short so a console notices a Redis that
-// went away within seconds.
+// went away within seconds, and a refused dial is not tried again inside one command (go-redis
+// would make five attempts for each of a command's four tries, holding a poll for seconds while
+// the console still says connected): the caller's own retries, with their backoff shown, take
+// over at once.
 func (t Target) NewClient() redis.UniversalClient {
-	const dial, io = 2 * time.Second, 3 * time.Second
+	const dial, io, dialAttempts = 2 * time.Second, 3 * time.Second, 1
 	if t.Cluster() {
 		return redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: t.Addrs, Username: t.Username, Password: t.Password, TLSConfig: t.TLS,
-			DialTimeout: dial, ReadTimeout: io, WriteTimeout: io,
+			DialTimeout: dial, ReadTimeout: io, WriteTimeout: io, DialerRetries: dialAttempts,
 		})
 	}
 	return redis.NewClient(&redis.Options{
 		Addr: t.Addrs[0], Username: t.Username, Password: t.Password, DB: t.DB, TLSConfig: t.TLS,
-		DialTimeout: dial, ReadTimeout: io, WriteTimeout: io,
+		DialTimeout: dial, ReadTimeout: io, WriteTimeout: io, DialerRetries: dialAttempts,
 	})
 }
 
