@@ -34,9 +34,16 @@ func (s *Sweep) Finish(ctx context.Context, w Wants) Reads {
 		r.unions[u.spec] = readUnions(ctx, s.rdb, u, s.pace)
 	}
 	r.jobs = map[int]jobRead{}
+	claimed := map[string]bool{} // queue keys known only once a registry names the queue
 	for _, j := range w.jobs {
 		r.jobs[j.spec] = s.readJobs(ctx, j, w)
+		for _, q := range r.jobs[j.spec].names {
+			for _, k := range j.src.Source.QueueKeys(q) {
+				claimed[Escape(k)] = true
+			}
+		}
 	}
+	r.unclaimed = r.unclaimed.Claiming(claimed)
 	return r
 }
 

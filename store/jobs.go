@@ -185,6 +185,16 @@ func (s JobSource) Shared(ctx context.Context, rdb redis.Cmdable, now time.Time)
 	return st.Job, err
 }
 
+// QueueKeys are the keys of queue that Classify cannot tell are the library's by their name
+// alone (Celery's list of a queue is named after the queue): a sweep that learns the queue's
+// name from a registry claims them. None for the other layouts, whose keys say whose they are.
+func (s JobSource) QueueKeys(queue string) []string {
+	if s.Layout == Celery {
+		return newCeleryJobs(s.Prefix).celeryListNames(queue)[:1] // the priority lists classify claims
+	}
+	return nil
+}
+
 // Notes say what the library keeps outside Redis, which no reading of Redis can count (Celery's
 // ETA tasks wait in the worker's memory).
 func (s JobSource) Notes() []string { return s.reader().notes() }

@@ -157,3 +157,33 @@ func TestSnapshotOfLimits(t *testing.T) {
 		t.Errorf("the spread key is not among the top keys %+v", l.Top)
 	}
 }
+
+// TestSnapshotOfCelery lets Celery itself fill a server: a queue whose list is named after the
+// queue alone ("mail", routed through its own exchange) is known from the binding that names it,
+// so its list is the Celery entry's, not an unclaimed key beside it.
+func TestSnapshotOfCelery(t *testing.T) {
+	py := redistest.Interpreter(t, "python3", "celery")
+	srv := redistest.Start(t)
+	var rep struct {
+		Queues map[string]struct {
+			MessageCount int64 `json:"message_count"`
+		} `json:"queues"`
+	}
+	redistest.RunFixture(t, py, "../../store/testdata/celery", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
+	if rep.Queues["mail"].MessageCount == 0 || srv.Client(t).Exists(t.Context(), "mail").Val() != 1 {
+		t.Fatalf("the fixture left no mail list: %+v", rep)
+	}
+	snap := snapshotJSON(t, libraryConfig(t, srv.Addr, "[[job_queue]]\nname = \"cel\"\nlayout = \"celery\"\n"))
+	waiting := map[string]int64{}
+	for _, q := range snap.JobQueues[0].Queues {
+		waiting[q.Queue] = num(q.Waiting)
+	}
+	for name, q := range rep.Queues {
+		if waiting[name] != q.MessageCount {
+			t.Errorf("queue %s: waiting %d, kombu's message_count %d", name, waiting[name], q.MessageCount)
+		}
+	}
+	if snap.Unclaimed.Keys != 0 {
+		t.Errorf("%d keys unclaimed beside the Celery entry: %+v", snap.Unclaimed.Keys, snap.Unclaimed.Groups)
+	}
+}

@@ -123,3 +123,27 @@ func (r Result) Guessing() []Group {
 	}
 	return out
 }
+
+// Claiming returns r without the groups of one key that an entry turned out to claim: names holds
+// those keys as the groups' examples spell them. Their keys, memory and samples leave the totals
+// too. Only a complete sweep's result (no estimates) is changed.
+func (r Result) Claiming(names map[string]bool) Result {
+	if len(names) == 0 || r.KeysEstimate != nil {
+		return r
+	}
+	out := r
+	out.Groups = make([]Group, 0, len(r.Groups))
+	for _, g := range r.Groups {
+		if g.Keys != 1 || len(g.Examples) != 1 || !names[g.Examples[0]] {
+			out.Groups = append(out.Groups, g)
+			continue
+		}
+		out.Keys--
+		out.Sampled -= int64(g.Sampled)
+		if out.Bytes != nil && g.Bytes != nil {
+			b := *out.Bytes - *g.Bytes
+			out.Bytes = &b
+		}
+	}
+	return out
+}
