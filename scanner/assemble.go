@@ -71,6 +71,7 @@ func (a *Aggregator) Snapshot(complete bool) *Snapshot {
 	snap.Unclaimed = discover.Result{Groups: []discover.Group{}}
 	if a.reads != nil {
 		snap.Unclaimed = a.reads.unclaimed
+		snap.Scan.KeysMatched += a.reads.lateClaims
 	}
 	for _, p := range snap.TTLHealth.Problems() {
 		if p.Examples == nil {

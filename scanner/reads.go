@@ -85,6 +85,9 @@ type Reads struct {
 	unions     map[int]unionRead // by unique spec
 	jobs       map[int]jobRead   // by job queue spec
 	unclaimed  discover.Result
+	// lateClaims are the keys unclaimed while the sweep read them that a job library's registry
+	// named its queue's at the end (Celery's lists named after the queue alone).
+	lateClaims int64
 }
 
 type delayRead struct {

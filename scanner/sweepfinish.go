@@ -43,7 +43,8 @@ func (s *Sweep) Finish(ctx context.Context, w Wants) Reads {
 			}
 		}
 	}
-	r.unclaimed = r.unclaimed.Claiming(claimed)
+	left := r.unclaimed.Claiming(claimed)
+	r.unclaimed, r.lateClaims = left, r.unclaimed.Keys-left.Keys
 	return r
 }
 

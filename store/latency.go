@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -85,8 +86,22 @@ func payloadTime(payload string, now time.Time) time.Time {
 }
 
 // ListLatency is the latency of the list queue at key, whose length is known: from its oldest
-// task's payload, or unknown with why.
+// task's payload (the tail, which Pop takes next: one LINDEX, the length already read), or
+// unknown with why.
 func ListLatency(ctx context.Context, rdb redis.Cmdable, key string, length int64, now time.Time) (time.Duration, string, error) {
-	noTime := "its oldest task's payload holds no time (a JSON " + strings.Join(payloadTimeFields, ", ") + " field)"
-	return waitLatency(ctx, ListQueueOf(key, ""), rdb, length, noTime, nowOrZero(now))
+	if length <= 0 {
+		return 0, "", nil
+	}
+	oldest, err := rdb.LIndex(ctx, key, -1).Result()
+	switch {
+	case errors.Is(err, redis.Nil): // emptied since its length was read
+		return 0, "", nil
+	case err != nil:
+		return -1, "", err
+	}
+	at := payloadTime(oldest, nowOrZero(now))
+	if at.IsZero() {
+		return -1, "its oldest task's payload holds no time (a JSON " + strings.Join(payloadTimeFields, ", ") + " field)", nil
+	}
+	return max(nowOrZero(now).Sub(at), 0), "", nil
 }

@@ -150,7 +150,7 @@ func (q *ownListQueue) Tasks(ctx context.Context, rdb redis.Cmdable, sec TaskSec
 	slices.Reverse(vals)
 	for _, v := range vals {
 		t := entryTask(v)
-		t.Enqueued = payloadTime(v, now)
+		t.Enqueued = payloadTime(v, now) // a JSON payload's own time, as ListLatency reads it
 		page.Tasks = append(page.Tasks, t)
 	}
 	return page, nil

@@ -111,6 +111,10 @@ func (c zeroCase) whyZero(doc map[string]any, z zeroLeaf) string {
 		}
 	case z.shape == "limiters[].top[].remaining" || z.shape == "limiters[].top[].refused":
 		return c.limitKeyZero(parent, field)
+	case z.shape == "job_queues[].queues[].latency_ms":
+		if w, ok := parent["waiting"].(json.Number); ok && w.String() == "0" {
+			return "nothing waits in the queue, which the library counts 0"
+		}
 	case strings.HasPrefix(z.shape, "job_queues[]."):
 		return c.jobZero(z)
 	}

@@ -26,8 +26,9 @@ func seriesField(doc map[string]any, s series) (obj map[string]any, field string
 			field = l["outcome"] // allowed, rejected
 		}
 		return find(list(doc, "limiters"), "name", l["limiter"]), field, true
-	case "hourglass_job_queue_jobs", "hourglass_job_queue_due", "hourglass_job_queue_lag_seconds":
-		field = map[string]string{"hourglass_job_queue_due": "due", "hourglass_job_queue_lag_seconds": "oldest_due_age_ms"}[s.name]
+	case "hourglass_job_queue_jobs", "hourglass_job_queue_due", "hourglass_job_queue_lag_seconds", "hourglass_job_queue_latency_seconds":
+		field = map[string]string{"hourglass_job_queue_due": "due", "hourglass_job_queue_lag_seconds": "oldest_due_age_ms",
+			"hourglass_job_queue_latency_seconds": "latency_ms"}[s.name]
 		if field == "" {
 			field = l["state"] // waiting, active, scheduled, retry, dead, completed: the JSON's names
 		}

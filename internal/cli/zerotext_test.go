@@ -51,7 +51,7 @@ var notKeptText = map[string]bool{"—": true, "?": true, "per key": true, "-": 
 var (
 	limiterColumns = map[string]string{"KEYS": "keys", "HITS": "hits", "AT LIMIT": "at_limit", "OVER": "over_limit",
 		"ALLOWED/H": "allowed", "REJECTED/H": "rejected", "REFUSED": "refused_in_window", "LIMIT": "limit", "WINDOW": "window_ms"}
-	jobColumns = map[string]string{"WAITING": "waiting", "ACTIVE": "active", "SCHEDULED": "scheduled", "DUE": "due",
+	jobColumns = map[string]string{"WAITING": "waiting", "LATENCY": "latency_ms", "ACTIVE": "active", "SCHEDULED": "scheduled", "DUE": "due",
 		"LAG": "oldest_due_age_ms", "NEXT IN": "next_due_in_ms", "RETRY": "retry", "DEAD": "dead", "DONE": "completed"}
 )
 
