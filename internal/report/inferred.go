@@ -31,7 +31,7 @@ func writeInferred(out io.Writer, s *scanner.Snapshot) {
 			what = e.Prefix
 		}
 		if what == "" && e.Layout != "" {
-			what = "the keys of " + e.Layout + "'s default prefix"
+			what = "keys of " + e.Layout + ", where it puts them by default"
 		}
 		late := ""
 		if i >= counted {

@@ -141,7 +141,7 @@ func TestInferredNamesTheLimitersNotCounted(t *testing.T) {
 	var out bytes.Buffer
 	Snapshot(&out, s, nil)
 	want := "entries: 1 inferred from the keys (no config file; `hourglass discover` writes them as one):\n" +
-		"  [[limiter]] limits  the keys of limits's default prefix\n" +
+		"  [[limiter]] limits  keys of limits, where it puts them by default\n" +
 		"  not counted: rlflx:<key> (limiters whose keys do not hold their limit; `hourglass discover` writes them for you to set it)\n"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("want\n%s\nin\n%s", want, out.String())
