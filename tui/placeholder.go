@@ -45,9 +45,9 @@ var ttlText = []string{
 
 var queuesText = []string{
 	"Queues: none configured",
-	"This view will list each delay queue (a sorted set scored by due time) and list queue:",
-	"depth, tasks due now, tasks in flight, the oldest overdue task's lag, and when the next is due,",
-	"with depth and lag sparklines.",
+	"This view will list each delay queue (a sorted set scored by due time), list queue and job",
+	"library's queue: depth, tasks due now, tasks in flight, how long the oldest task has waited,",
+	"and when the next is due, with depth and lag sparklines.",
 	"",
 	"Configure one in config.toml:",
 	"  [[delay_queue]]",
