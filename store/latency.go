@@ -25,14 +25,16 @@ import (
 // time leaves the latency unknown, with why: never a latency of 0 for a task that waits.
 
 // waitLatency reads the latency of queue q, of which waiting tasks wait (Absent: the layout
-// keeps none there): -1 when it is unknown, with why. noTime is why when the oldest task carries
-// no time ("" for the general reason).
-func waitLatency(ctx context.Context, q Queue, rdb redis.Cmdable, waiting int64, noTime string, now time.Time) (time.Duration, string, error) {
+// keeps none there): -1 when it is unknown, with why. untimed says why when the layout's tasks
+// carry no time at all, so nothing is read ("" when they do).
+func waitLatency(ctx context.Context, q Queue, rdb redis.Cmdable, waiting int64, untimed string, now time.Time) (time.Duration, string, error) {
 	switch {
 	case waiting == Absent:
 		return -1, "the library keeps no waiting tasks here", nil
 	case waiting == 0:
 		return 0, "", nil
+	case untimed != "":
+		return -1, untimed, nil
 	}
 	page, err := q.Tasks(ctx, rdb, SectionWaiting, 0, 1, now)
 	if err != nil {
@@ -43,8 +45,6 @@ func waitLatency(ctx context.Context, q Queue, rdb redis.Cmdable, waiting int64,
 		return 0, "", nil
 	case !page.Tasks[0].Enqueued.IsZero():
 		return max(now.Sub(page.Tasks[0].Enqueued), 0), "", nil
-	case noTime != "":
-		return -1, noTime, nil
 	}
 	why := "the oldest waiting task carries no enqueue time"
 	if n := page.Tasks[0].Note; n != "" {

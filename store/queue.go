@@ -171,11 +171,11 @@ func (q *jobQueue[R]) Stats(ctx context.Context, rdb redis.Cmdable, now time.Tim
 	now = nowOrZero(now)
 	st, err := q.r.stats(ctx, rdb, q.queue, now)
 	if err == nil {
-		noTime := ""
+		untimed := ""
 		if q.layout == Celery {
-			noTime = "Celery's messages carry no time they were sent"
+			untimed = "Celery's messages carry no time they were sent"
 		}
-		st.Latency, st.LatencyNote, err = waitLatency(ctx, q, rdb, st.Waiting, noTime, now)
+		st.Latency, st.LatencyNote, err = waitLatency(ctx, q, rdb, st.Waiting, untimed, now)
 	}
 	if err != nil {
 		err = fmt.Errorf("store: %s queue %s: %w", q.layout, q.queue, err)

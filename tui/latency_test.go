@@ -2,6 +2,7 @@ package tui
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"hourglass/scanner"
@@ -9,7 +10,8 @@ import (
 
 // TestLongestWait: the Overview's longest wait is the longest of every queue's latency and every
 // lag, naming the queue; a queue whose latency is unknown adds "+?", and with no wait known at
-// all it is "?"; the Queues view shows each queue's latency, "?" for an unknown one.
+// all it is "?"; the Queues view shows each queue's latency, "?" for an unknown one, and
+// the selected queue's note says why.
 func TestLongestWait(t *testing.T) {
 	st := testStatus(t)
 	snap := *st.Snapshot
@@ -26,6 +28,10 @@ func TestLongestWait(t *testing.T) {
 	press(m, "4")
 	if s := screen(m); !regexp.MustCompile(`default +1,040 +5m00s`).MatchString(s) || !regexp.MustCompile(`emails +queue:emails +42 +\?`).MatchString(s) {
 		t.Errorf("the Queues view's latencies:\n%s", s)
+	}
+	press(m, "down", "down") // past the two delay queues to the emails list queue: its note says why
+	if s := screen(m); !strings.Contains(s, "emails queue:emails: latency unknown: its oldest task's payload holds no time") {
+		t.Errorf("the selected list queue's unknown latency has no note:\n%s", s)
 	}
 
 	// Only unknown latencies, and no lag: the longest wait is unknown, not 0 or "—".

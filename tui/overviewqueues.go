@@ -77,7 +77,7 @@ func (q *queueTallies) addLag(ms *int64, name string) {
 func (o *overview) queues(snap *scanner.Snapshot) []string {
 	st := o.c.styles
 	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
-		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, oldest lag")}
+		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, longest wait")}
 	}
 	var t queueTallies
 	for _, q := range snap.DelayQueues {

@@ -115,7 +115,8 @@ func (v *queues) render(w, h int) string {
 		lines, notes = append(lines, l...), append(notes, n...)
 	}
 	if len(s.ListQueues) > 0 {
-		lines = append(lines, v.listQueues(w)...)
+		l, n := v.listQueues(w)
+		lines, notes = append(lines, l...), append(notes, n...)
 	}
 	for ei, e := range s.JobQueues {
 		l, n := v.jobQueues(ei, e, w)
@@ -177,7 +178,9 @@ func (v *queues) delayQueues(w, h int) ([]string, []string) {
 	return append(lines, ""), notes
 }
 
-func (v *queues) listQueues(w int) []string {
+// listQueues renders the list queues' table, and why the selected one's latency is unknown.
+func (v *queues) listQueues(w int) ([]string, []string) {
+	var notes []string
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "LIST QUEUE", flex: true}, {title: "KEY", flex: true}, {title: "LENGTH", right: true}, {title: "LATENCY", right: true},
 		{title: "PROCESSING", right: true}, {title: "LENGTH OVER TIME", optional: true},
@@ -197,9 +200,12 @@ func (v *queues) listQueues(w int) []string {
 		default:
 			t.rows = append(t.rows, []string{q.Name, key, format.Commas(q.Length), cells.Latency(q.LatencyMS, q.LatencyNote),
 				format.CommasOf(q.Processing, format.NotKept), v.c.spark("lq.length."+q.Key, 30)})
+			if q.LatencyNote != "" && i == v.rows.sel {
+				notes = append(notes, fmt.Sprintf("%s %s: latency unknown: %s", q.Name, key, q.LatencyNote))
+			}
 		}
 	}
-	return append(t.render(w), "")
+	return append(t.render(w), ""), notes
 }
 
 // jobQueues renders one job library's queues as the library counts them, with its warnings, and
