@@ -51,7 +51,14 @@ func (f *Family) Match(g Granularity, key string, loc *time.Location) (Window, [
 		return try(len(key))
 	}
 	lit := after[0].literal // the window is always followed by literal text, if by anything
-	for off, tries := 0, 0; tries < maxWindowTries; tries++ {
+	// The window ends no sooner than the literal text before it and the window itself: an end
+	// inside them is not tried (a long literal of the following text's characters would use up
+	// the tries before the window).
+	first := width
+	for _, s := range before {
+		first += len(s.literal)
+	}
+	for off, tries := first, 0; tries < maxWindowTries && off <= len(key); tries++ {
 		j := strings.Index(key[off:], lit)
 		if j < 0 {
 			break
