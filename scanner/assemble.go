@@ -116,7 +116,7 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 		})
 		stopRun()
 		if !restart.empty() && sweepCtx.Err() != nil {
-			in.pending = in.pending.with(restart) // adopted as the sample ended: not counted in it
+			in.postpone(restart) // adopted as the sample ended: not counted in it
 		} else if !restart.empty() {
 			families, opt.Structures = slices.Concat(families, restart.Families), opt.Structures.With(restart.Structures)
 			continue

@@ -39,8 +39,8 @@ func (a Adoption) empty() bool { return len(a.Entries) == 0 }
 // in the order they were, and how many of them count only from the next sweep.
 type Inferred struct {
 	Entries []discover.Entry `json:"entries"`
-	// Pending is how many of Entries the sweep under way does not count yet (adopted when it was
-	// too far on to start over): the next sweep does.
+	// Pending is how many of Entries the figures shown do not count yet (adopted when the sweep
+	// was too far on to start over, or at its end): the next sweep does.
 	Pending int `json:"pending"`
 }
 
@@ -62,13 +62,16 @@ type inferring struct {
 	next    int64 // keys seen at which the next turn is due
 	adopted []discover.Entry
 	pending Adoption // adopted while the sweep was too far on: counted from the next sweep
+	// counting is how many of adopted the sweep under way counts; shown how many the last
+	// complete sweep's figures count (-1 before there is one).
+	counting, shown int
 }
 
 func newInferring(inf Inferrer) *inferring {
 	if inf == nil {
 		return nil
 	}
-	return &inferring{inf: inf, next: minInferKeys}
+	return &inferring{inf: inf, next: minInferKeys, shown: -1}
 }
 
 // turn asks the Inferrer for entries when one is due: the sweep s has seen seen keys, and done
@@ -85,10 +88,25 @@ func (in *inferring) turn(s *Sweep, seen int64, done bool) (restart Adoption) {
 	}
 	in.adopted = append(in.adopted, add.Entries...)
 	if !done && young(s.Progress(), seen) {
+		in.counting += len(add.Entries)
 		return add
 	}
 	in.pending = in.pending.with(add)
 	return Adoption{}
+}
+
+// postpone moves what turn returned to start over with to pending: the sweep ended before it
+// could.
+func (in *inferring) postpone(a Adoption) {
+	in.counting -= len(a.Entries)
+	in.pending = in.pending.with(a)
+}
+
+// completed records that the sweep under way is complete and its figures are the ones shown.
+func (in *inferring) completed() {
+	if in != nil {
+		in.shown = in.counting
+	}
 }
 
 // young reports whether a sweep that has seen seen keys of what p says the masters hold is early
@@ -111,6 +129,7 @@ func (in *inferring) takePending() Adoption {
 	}
 	p := in.pending
 	in.pending = Adoption{}
+	in.counting += len(p.Entries)
 	return p
 }
 
@@ -119,7 +138,11 @@ func (in *inferring) state() *Inferred {
 	if in == nil {
 		return nil
 	}
-	return &Inferred{Entries: slices.Clone(in.adopted), Pending: len(in.pending.Entries)}
+	counted := in.counting
+	if in.shown >= 0 {
+		counted = in.shown
+	}
+	return &Inferred{Entries: slices.Clone(in.adopted), Pending: len(in.adopted) - counted}
 }
 
 // with returns a and b together, in new slices.

@@ -138,6 +138,35 @@ func TestWatcherCountsLateEntriesFromTheNextSweep(t *testing.T) {
 	}
 }
 
+// TestAnEntryAdoptedAtTheSweepsEndIsPendingUntilCounted: an entry adopted at the end of a sweep is
+// not in that sweep's figures, so the Status says it is pending until the next sweep completes.
+func TestAnEntryAdoptedAtTheSweepsEndIsPendingUntilCounted(t *testing.T) {
+	srv := redistest.Start(t)
+	now := redistest.ClearOfHourEnd(t, 2*time.Minute)
+	hits, _ := inferKeyspace(t, srv, now)
+	inf := &pickyInferrer{fam: hits, prefix: "hits:", after: 45_300} // the whole keyspace: at the end
+	w := NewWatcher(srv.Client(t), nil, Options{Location: time.UTC, Infer: inf, KeysPerSecond: 100_000})
+	completed := 0
+	redistest.Eventually(t, "two sweeps complete", 60*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Sweep.Completed {
+			return false
+		}
+		completed++
+		counted := st.Snapshot.Family("hits") != nil
+		if completed == 1 && (counted || st.Inferred.Pending != 1 || len(st.Inferred.Entries) != 1) {
+			t.Fatalf("first sweep: hits counted %v, inferred %+v; want not counted and 1 pending", counted, st.Inferred)
+		}
+		if completed == 2 && (!counted || st.Inferred.Pending != 0) {
+			t.Fatalf("second sweep: hits counted %v, inferred %+v; want counted and none pending", counted, st.Inferred)
+		}
+		return completed == 2
+	})
+}
+
 // TestFiguresHoldWhileTheSweepStartsOver: when the first sweep starts over with an entry it
 // adopted, the figures shown stay those of the sweep dropped until the new one has seen as many
 // keys: the keys seen under the figures never go back, and the entry shows once it has.

@@ -179,6 +179,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		snap := w.agg.Snapshot(true)
 		snap.SetRate(w.last)
 		w.last, swept, sweptAt = snap, snap, time.Now()
+		w.infer.completed()
 		st.Sweep.Completed = true
 		w.conn.completed(w.spent(start))
 		w.begin()

@@ -134,9 +134,13 @@ func TestAConfigFileIsUsedAsItIs(t *testing.T) {
 func TestServeWithNoConfigInfersTheEntries(t *testing.T) {
 	srv := redistest.Start(t)
 	writeSeedCounters(t, srv, redistest.ClearOfHourEnd(t, time.Minute), time.UTC)
+	keys, err := srv.Client(t).DBSize(t.Context()).Result() // 160, or 200 when the hours span two days
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := startServe(t, "--addr", srv.Addr)
 	want := []string{`hourglass_inferred_entries{state="counted",target="` + srv.Addr + `"} 1`,
-		`hourglass_family_keys{family="pv",target="` + srv.Addr + `"} 160`}
+		fmt.Sprintf(`hourglass_family_keys{family="pv",target="%s"} %d`, srv.Addr, keys)}
 	s.until(fmt.Sprintf("%q", want), 15*time.Second, func(body string) bool {
 		return strings.Contains(body, want[0]) && strings.Contains(body, want[1])
 	})
