@@ -47,7 +47,8 @@ func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 	out := []JobQueues{}
 	for i, spec := range a.specs.JobQueues {
 		src := spec.Source
-		jq := JobQueues{Name: spec.Name, Layout: string(src.Layout), Prefix: src.Prefix, Queues: []JobQueue{}, Notes: src.Notes()}
+		jq := JobQueues{Name: spec.Name, Layout: string(src.Layout), Prefix: src.Prefix, Queues: []JobQueue{}, Notes: src.Notes(),
+			Throughput: []JobThroughput{}}
 		if jq.Notes == nil {
 			jq.Notes = []string{}
 		}
@@ -64,6 +65,7 @@ func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 			ref := QueueRef{Kind: QueueJob, Name: spec.Name, Queue: q, queue: src.Queue(q), where: q}
 			jq.Queues = append(jq.Queues, jobQueueOf(ref, &r.stats[k], r.errs[k]))
 		}
+		jq.Throughput, jq.ThroughputNote = throughputOf(r.tput), throughputNote(src, r.tputErr)
 		if r.sharedErr != nil {
 			jq.Error = r.sharedErr.Error()
 		} else if r.shared != nil {

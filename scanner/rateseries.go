@@ -48,6 +48,16 @@ type rateSeries struct {
 	// why is why the points begin where they do: the first read, a new window, or a total that
 	// fell (the counts restarted: keys deleted, a server restarted empty).
 	why string
+	// subject is what the notes call the total read: "" for a window's total.
+	subject string
+}
+
+// what is what the notes call the total read.
+func (s *rateSeries) what() string {
+	if s.subject == "" {
+		return "the window's total"
+	}
+	return s.subject
 }
 
 // add records a read at at of the window beginning at win, whose total was total. A read of an
@@ -70,7 +80,7 @@ func (s *rateSeries) add(win, at time.Time, total float64) {
 			return
 		}
 		if total < last.total {
-			s.pts, s.why = s.pts[:0], "the window's total fell (the counts restarted)"
+			s.pts, s.why = s.pts[:0], s.what()+" fell (the counts restarted)"
 		}
 	}
 	if n := len(s.pts); n >= 2 && at.Sub(s.pts[n-2].at) < rateSpan/maxRatePoints {
@@ -94,11 +104,11 @@ func (s *rateSeries) rate(now time.Time) (rate, span float64, ok bool, note stri
 		return 0, 0, false, ""
 	}
 	if age := now.Sub(s.pts[n-1].at); age > rateSpan {
-		return 0, 0, false, fmt.Sprintf("the window's total was last read %s ago", spanText(age.Seconds()))
+		return 0, 0, false, fmt.Sprintf("%s was last read %s ago", s.what(), spanText(age.Seconds()))
 	}
 	span = s.pts[n-1].at.Sub(s.pts[0].at).Seconds()
 	if span < minRateSpan.Seconds() {
-		return 0, span, false, fmt.Sprintf("%s: %s of reads of the window so far; a rate needs %s", s.why, spanText(span), spanText(minRateSpan.Seconds()))
+		return 0, span, false, fmt.Sprintf("%s: %s of reads so far; a rate needs %s", s.why, spanText(span), spanText(minRateSpan.Seconds()))
 	}
 	// The slope of total against time, about the points' means (times from the first point).
 	var mt, my float64

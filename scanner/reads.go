@@ -120,6 +120,8 @@ type jobRead struct {
 	errs      []error // by queue
 	shared    *store.JobStats
 	sharedErr error
+	tput      []store.Throughput // the library's counts of the jobs it ran
+	tputErr   error
 }
 
 // Wants says what the aggregate needs read past its pages, as of the server time now.

@@ -207,6 +207,10 @@ type JobQueues struct {
 	Shared *JobQueue `json:"shared"`
 	// Notes say what the library keeps outside Redis, which no reading of Redis counts.
 	Notes []string `json:"notes"`
+	// Throughput is what the library counts of the jobs it ran: a row a queue where it counts per
+	// queue, else one for all; ThroughputNote says how it counts, or why it keeps no count.
+	Throughput     []JobThroughput `json:"throughput"`
+	ThroughputNote string          `json:"throughput_note,omitempty"`
 	Error string   `json:"error,omitempty"`
 }
 

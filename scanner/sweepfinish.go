@@ -158,6 +158,11 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 	}
 	st, err := src.SharedQueue().Stats(ctx, s.rdb, w.at)
 	jr.shared, jr.sharedErr = st.Job, err
+	scopes := 1
+	if perQueue, _ := src.ThroughputKept(); perQueue {
+		scopes = len(jr.names)
+	}
+	jr.tput, jr.tputErr = readThroughput(ctx, s.rdb, src, jr.names, daysFor(scopes), w.at)
 	return jr
 }
 

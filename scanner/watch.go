@@ -49,6 +49,7 @@ type Watcher struct {
 	conn    connTrack
 	live    *liveSampler // the counter families' keys read again at every Poll
 	rates   rateTrack    // the families' current windows' totals read, for their rates
+	tput    tputTrack    // the job libraries' counts of the jobs they ran, for their rates
 	cost    *costMeter
 	infer   *inferring // nil unless opt.Infer: the entries adopted from the keys
 	// held is, after a first sweep started over with entries it adopted, the last figures of
@@ -215,7 +216,10 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		w.cost.readLive(st.LiveReads)
 	}
 	w.rates.observe(st.Families, swept, sweptAt)
-	st.Snapshot = w.rates.fill(w.last, time.Now(), w.live.current)
+	if err == nil {
+		err = w.tput.poll(ctx, w.rdb, w.last, w.opt.Structures.JobQueues)
+	}
+	st.Snapshot = w.tput.fill(w.rates.fill(w.last, time.Now(), w.live.current), time.Now())
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus, base)
 	}

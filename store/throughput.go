@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -102,20 +103,47 @@ func utcDays(now time.Time, days int) []string {
 	return out
 }
 
-// countOf is a counter's value as the libraries read it: a key absent is 0.
+// countOf is a counter's value as the libraries read it: a key absent is 0; one holding
+// something else is a *KeyError.
 func countOf(c *redis.StringCmd) (int64, error) {
+	key := fmt.Sprint(c.Args()[1])
 	v, err := c.Result()
-	if err == redis.Nil {
+	var rerr redis.Error
+	switch {
+	case err == redis.Nil:
 		return 0, nil
-	}
-	if err != nil {
+	case errors.As(err, &rerr):
+		return 0, redisKeyError(key, rerr.Error())
+	case err != nil:
 		return 0, err
 	}
 	n, perr := strconv.ParseInt(v, 10, 64)
 	if perr != nil {
-		return 0, fmt.Errorf("%s holds %q, not a count", c.Args()[1], v)
+		return 0, &KeyError{Key: key, Value: v, Err: ErrNotInteger}
 	}
 	return n, nil
+}
+
+// cmdKeyError is a command's error about key, as a *KeyError; nil for none or an absent key.
+func cmdKeyError(key string, err error) error {
+	var rerr redis.Error
+	if err == nil || err == redis.Nil {
+		return nil
+	}
+	if errors.As(err, &rerr) {
+		return redisKeyError(key, rerr.Error())
+	}
+	return err
+}
+
+// execErr is a pipeline's error that ends the read: not a key's (each command keeps its own,
+// read with the key it is about), only the connection's.
+func execErr(err error) error {
+	var rerr redis.Error
+	if err == redis.Nil || errors.As(err, &rerr) {
+		return nil
+	}
+	return err
 }
 
 // counters reads totals and daily counts kept as string counters: processed(day) and failed(day)
@@ -157,11 +185,14 @@ func sidekiqThroughput(ctx context.Context, rdb redis.Cmdable, j sidekiqJobs, da
 	ds := utcDays(now, days)
 	pipe := rdb.Pipeline()
 	cmds := c.queue(pipe, ctx, ds)
-	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+	if _, err := pipe.Exec(ctx); execErr(err) != nil {
 		return nil, err
 	}
 	t := Throughput{}
-	return []Throughput{t}, c.read(&t, cmds, ds)
+	if err := c.read(&t, cmds, ds); err != nil {
+		return nil, err
+	}
+	return []Throughput{t}, nil
 }
 
 // dated is key, or key:day for a day's.
@@ -189,7 +220,7 @@ func asynqThroughput(ctx context.Context, rdb redis.Cmdable, j asynqJobs, queues
 	if len(queues) == 0 {
 		return nil, nil
 	}
-	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+	if _, err := pipe.Exec(ctx); execErr(err) != nil {
 		return nil, err
 	}
 	out := make([]Throughput, len(queues))
@@ -218,11 +249,14 @@ func rqThroughput(ctx context.Context, rdb redis.Cmdable, j rqJobs) ([]Throughpu
 			cmds[i] = pipe.HMGet(ctx, n, "successful_job_count", "failed_job_count")
 		}
 		if len(names) > 0 {
-			if _, err := pipe.Exec(ctx); err != nil {
+			if _, err := pipe.Exec(ctx); execErr(err) != nil {
 				return nil, err
 			}
 		}
-		for _, c := range cmds {
+		for i, c := range cmds {
+			if err := cmdKeyError(names[i], c.Err()); err != nil {
+				return nil, err
+			}
 			v := c.Val()
 			ok, fail := hashCount(v[0]), hashCount(v[1])
 			t.Processed += ok + fail

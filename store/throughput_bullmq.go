@@ -48,7 +48,7 @@ func bullmqThroughput(ctx context.Context, rdb redis.Cmdable, j bullmqJobs, queu
 			all[i].length[k] = pipe.LLen(ctx, key+":data")
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+	if _, err := pipe.Exec(ctx); execErr(err) != nil {
 		return nil, err
 	}
 	out := make([]Throughput, len(queues))
@@ -56,7 +56,13 @@ func bullmqThroughput(ctx context.Context, rdb redis.Cmdable, j bullmqJobs, queu
 		t := &out[i]
 		t.Queue = q
 		var metas [2]bullmqMeta
-		for k := range metas {
+		for k, kind := range []string{"completed", "failed"} {
+			key := j.queueKey(q, "metrics:"+kind)
+			for _, err := range []error{cmdKeyError(key, all[i].meta[k].Err()), cmdKeyError(key+":data", all[i].length[k].Err())} {
+				if err != nil {
+					return out[:i], err
+				}
+			}
 			metas[k] = bullmqMetaOf(all[i].meta[k].(*redis.SliceCmd).Val())
 		}
 		if !metas[0].on && !metas[1].on {

@@ -34,7 +34,7 @@ func TestRateFromReads(t *testing.T) {
 	exact(&st)
 	f = st.Snapshot.Family("flow")
 	f.RatePerSec, f.HourAvgPerSec = nil, nil
-	f.RateNote = "measuring: 8s of reads of the window so far; a rate needs 20s"
+	f.RateNote = "measuring: 8s of reads so far; a rate needs 20s"
 	m = newTestModel(t, &fakeSource{status: st}, nil, 120, 40)
 	poll(t, m)
 	press(m, "2", "enter")

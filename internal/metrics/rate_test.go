@@ -14,7 +14,7 @@ func TestFamilyRateSeries(t *testing.T) {
 	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	avg := 2.0
 	snap := &scanner.Snapshot{TakenAt: t0, Counters: []scanner.FamilyStats{
-		{Family: "stat", Granularities: []string{"day"}, RateNote: "measuring: 8s of reads of the window so far; a rate needs 20s"},
+		{Family: "stat", Granularities: []string{"day"}, RateNote: "measuring: 8s of reads so far; a rate needs 20s"},
 		{Family: "pv", Granularities: []string{"hour"}, HourAvgPerSec: &avg},
 	}}
 	col := newCollector(func() time.Time { return t0 })

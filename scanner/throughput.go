@@ -1,0 +1,216 @@
+package scanner
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/store"
+)
+
+// JobThroughput is what a job library counts of the jobs it ran, for one queue or for all: its
+// running totals, how fast they grow now, and its daily counts. A figure the library does not
+// keep is null, never 0.
+type JobThroughput struct {
+	Queue    string `json:"queue"` // escaped; "" when the library counts all its queues together
+	RawQueue string `json:"-"`     // the queue's own name
+	// ProcessedTotal counts the jobs run, failed or not; FailedTotal those that failed: the
+	// library's own running totals.
+	ProcessedTotal *int64 `json:"processed_total"`
+	FailedTotal    *int64 `json:"failed_total"`
+	// ProcessedPerSec and FailedPerSec are the totals' growth a second, the slope of the last
+	// minute of reads (a watcher's; a one-off snapshot has none); null while not known, RateNote
+	// says why.
+	ProcessedPerSec *float64 `json:"processed_per_sec"`
+	FailedPerSec    *float64 `json:"failed_per_sec"`
+	RateNote        string   `json:"rate_note,omitempty"`
+	// Days are the library's daily counts by UTC day, newest (today) first; empty where it keeps
+	// none.
+	Days []JobDay `json:"days"`
+	Note string   `json:"note,omitempty"` // what the library does not keep here
+}
+
+// JobDay is one UTC day of a library's daily counts.
+type JobDay struct {
+	Day       string `json:"day"` // 2006-01-02
+	Processed int64  `json:"processed"`
+	Failed    int64  `json:"failed"`
+	// From is when the day's counts begin where the library kept only part of it; null for a
+	// whole day.
+	From *time.Time `json:"from,omitempty"`
+}
+
+// throughputDays is how many days of daily counts a sweep reads; maxDayKeys bounds the keys
+// that makes for a library counting per queue (asynq: two a day a queue), fewer days then.
+const (
+	throughputDays = 30
+	maxDayKeys     = 2000
+)
+
+// daysFor is how many days to read for a library counting in scopes scopes.
+func daysFor(scopes int) int {
+	return max(1, min(throughputDays, maxDayKeys/(2*max(scopes, 1))))
+}
+
+// readThroughput reads src's counts for the queues named (a sweep's), with days days.
+func readThroughput(ctx context.Context, rdb redis.Cmdable, src store.JobSource, names []string, days int, now time.Time) ([]store.Throughput, error) {
+	perQueue, none := src.ThroughputKept()
+	if none != "" {
+		return nil, nil
+	}
+	if !perQueue {
+		names = nil
+	}
+	return src.Throughput(ctx, rdb, names, days, now)
+}
+
+// throughputOf renders what a sweep read of a library's counts.
+func throughputOf(read []store.Throughput) []JobThroughput {
+	out := make([]JobThroughput, 0, len(read))
+	kept := func(n int64) *int64 {
+		if n == store.Absent {
+			return nil
+		}
+		return &n
+	}
+	for _, t := range read {
+		jt := JobThroughput{Queue: Escape(t.Queue), RawQueue: t.Queue, ProcessedTotal: kept(t.Processed), FailedTotal: kept(t.Failed),
+			Days: []JobDay{}, Note: t.Note, RateNote: "a rate needs a minute of reads: the console and serve measure it"}
+		if t.Note != "" {
+			jt.RateNote = ""
+		}
+		for _, d := range t.Days {
+			day := JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
+			if !d.From.IsZero() {
+				from := d.From
+				day.From = &from
+			}
+			jt.Days = append(jt.Days, day)
+		}
+		out = append(out, jt)
+	}
+	return out
+}
+
+// tputTrack is a Watcher's reads of the job libraries' running totals, at every Poll, for their
+// rates: one series a total, by entry, queue and count.
+type tputTrack struct {
+	series map[tputKey]*rateSeries
+	read   map[tputKey]int64 // the last total read
+	failed map[string]string // by entry: why its last read failed
+}
+
+type tputKey struct {
+	entry, queue string
+	failed       bool
+}
+
+// epoch is the one "window" a running total has: it never starts over but when it falls.
+var epoch = time.Unix(0, 0)
+
+// poll reads the running totals of every job entry of snap (its queues as the sweep found them)
+// and adds them to their series, at the local time they were read.
+func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot, specs []JobQueueSpec) error {
+	if snap == nil {
+		return nil
+	}
+	if tt.series == nil {
+		tt.series, tt.read, tt.failed = map[tputKey]*rateSeries{}, map[tputKey]int64{}, map[string]string{}
+	}
+	for _, e := range snap.JobQueues {
+		i := slices.IndexFunc(specs, func(s JobQueueSpec) bool { return s.Name == e.Name })
+		if i < 0 || len(e.Throughput) == 0 {
+			continue
+		}
+		var names []string
+		for _, t := range e.Throughput {
+			names = append(names, t.RawQueue)
+		}
+		read, err := readThroughput(ctx, rdb, specs[i].Source, names, 0, time.Time{})
+		if keyLevel(err) { // a key the library would not have written: said on the entry's rows
+			tt.failed[e.Name] = err.Error()
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		delete(tt.failed, e.Name)
+		at := time.Now()
+		for _, t := range read {
+			for _, c := range []struct {
+				failed bool
+				n      int64
+			}{{false, t.Processed}, {true, t.Failed}} {
+				if c.n == store.Absent {
+					continue
+				}
+				k := tputKey{e.Name, t.Queue, c.failed}
+				s := tt.series[k]
+				if s == nil {
+					s = &rateSeries{subject: "the library's count"}
+					tt.series[k] = s
+				}
+				s.add(epoch, at, float64(c.n))
+				tt.read[k] = c.n
+			}
+		}
+	}
+	return nil
+}
+
+// fill returns a copy of snap whose job entries' throughput holds the totals last read and their
+// rates at now.
+func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
+	if snap == nil || len(tt.series) == 0 {
+		return snap
+	}
+	out := *snap
+	out.JobQueues = slices.Clone(snap.JobQueues)
+	for i := range out.JobQueues {
+		e := &out.JobQueues[i]
+		e.Throughput = slices.Clone(e.Throughput)
+		for j := range e.Throughput {
+			t := &e.Throughput[j]
+			var notes []string
+			for _, c := range []struct {
+				failed bool
+				total  **int64
+				perSec **float64
+			}{{false, &t.ProcessedTotal, &t.ProcessedPerSec}, {true, &t.FailedTotal, &t.FailedPerSec}} {
+				k := tputKey{e.Name, t.RawQueue, c.failed}
+				s := tt.series[k]
+				if s == nil || *c.total == nil {
+					continue
+				}
+				n := tt.read[k]
+				*c.total = &n
+				if r, _, ok, note := s.rate(now); ok {
+					*c.perSec = &r
+				} else if note != "" {
+					notes = append(notes, note)
+				}
+			}
+			t.RateNote = ""
+			if why := tt.failed[e.Name]; why != "" {
+				t.RateNote = "the counts could not be read: " + why
+			} else if len(notes) > 0 {
+				t.RateNote = notes[0]
+			}
+		}
+	}
+	return &out
+}
+
+// throughputNote says how src counts the jobs it ran, why it keeps no count, or why its counts
+// could not be read.
+func throughputNote(src store.JobSource, err error) string {
+	if err != nil {
+		return "the counts of jobs run could not be read: " + err.Error()
+	}
+	if _, none := src.ThroughputKept(); none != "" {
+		return none
+	}
+	return src.ThroughputNote()
+}

@@ -1,0 +1,125 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"hourglass/internal/redistest"
+	"hourglass/store"
+)
+
+// TestWatcherMeasuresAsynqsThroughput: while an asynq server processes tasks enqueued at a steady
+// pace (one in five failing), the watcher's processed and failed a second follow asynq's own
+// running totals (Inspector's ProcessedTotal and FailedTotal read at the same polls), and its
+// totals and today's counts are asynq's.
+func TestWatcherMeasuresAsynqsThroughput(t *testing.T) {
+	srv := redistest.Start(t)
+	opt := asynq.RedisClientOpt{Addr: srv.Addr}
+	client := asynq.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	insp := asynq.NewInspector(opt)
+	t.Cleanup(func() { insp.Close() })
+	server := asynq.NewServer(opt, asynq.Config{Concurrency: 4, Queues: map[string]int{"work": 1}, LogLevel: asynq.FatalLevel})
+	if err := server.Start(asynq.HandlerFunc(func(_ context.Context, task *asynq.Task) error {
+		if task.Type() == "fail" {
+			return errors.New("fails")
+		}
+		return nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Shutdown)
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	go func() { // 40 tasks a second, one in five failing for good
+		tick := time.NewTicker(25 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ctx.Err() == nil; i++ {
+			typ := "ok"
+			if i%5 == 4 {
+				typ = "fail"
+			}
+			client.EnqueueContext(ctx, asynq.NewTask(typ, nil), asynq.Queue("work"), asynq.MaxRetry(0))
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+		}
+	}()
+	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	w := NewWatcher(srv.Client(t), nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	type point struct {
+		at                time.Time
+		processed, failed float64
+	}
+	var pts []point
+	var got *JobThroughput
+	redistest.Eventually(t, "a rate of the tasks run", 90*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info, err := insp.GetQueueInfo("work"); err == nil {
+			pts = append(pts, point{time.Now(), float64(info.ProcessedTotal), float64(info.FailedTotal)})
+		}
+		if st.Snapshot == nil || len(st.Snapshot.JobQueues) != 1 {
+			return false
+		}
+		for _, tp := range st.Snapshot.JobQueues[0].Throughput {
+			if tp.Queue == "work" && tp.ProcessedPerSec != nil && tp.FailedPerSec != nil {
+				got = &tp
+			}
+		}
+		return got != nil
+	})
+	// asynq's own totals over the same reads: their growth a second from the first read within
+	// the watcher's minute to the last.
+	last := pts[len(pts)-1]
+	first := pts[0]
+	for _, p := range pts {
+		if last.at.Sub(p.at) <= time.Minute {
+			first = p
+			break
+		}
+	}
+	secs := last.at.Sub(first.at).Seconds()
+	wantP, wantF := (last.processed-first.processed)/secs, (last.failed-first.failed)/secs
+	t.Logf("watcher: %.2f processed/s, %.2f failed/s; asynq's totals over %.0fs: %.2f, %.2f", *got.ProcessedPerSec, *got.FailedPerSec, secs, wantP, wantF)
+	if math.Abs(*got.ProcessedPerSec-wantP) > 0.1*wantP || math.Abs(*got.FailedPerSec-wantF) > 0.2*wantF+0.5 {
+		t.Errorf("watcher's rates %.2f and %.2f a second; asynq's totals grew %.2f and %.2f", *got.ProcessedPerSec, *got.FailedPerSec, wantP, wantF)
+	}
+	if got.ProcessedTotal == nil || *got.ProcessedTotal < int64(first.processed) || len(got.Days) == 0 || got.Days[0].Processed == 0 {
+		t.Errorf("totals and days: %+v", got)
+	}
+}
+
+// TestOneSnapshotSaysWhyItHasNoRate: a one-off snapshot reads the totals and days but gives no
+// rate, saying why; a library keeping no count (Celery) says so and has no rows.
+func TestOneSnapshotSaysWhyItHasNoRate(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	if err := rdb.Set(t.Context(), "stat:processed", 40, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.SAdd(t.Context(), "queues", "default").Err(); err != nil {
+		t.Fatal(err)
+	}
+	specs := []JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}, {Name: "cel", Source: store.JobSource{Layout: store.Celery}}}
+	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: specs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, cel := snap.JobQueues[0], snap.JobQueues[1]
+	if len(sk.Throughput) != 1 || sk.Throughput[0].ProcessedTotal == nil || *sk.Throughput[0].ProcessedTotal != 40 ||
+		sk.Throughput[0].ProcessedPerSec != nil || sk.Throughput[0].RateNote == "" || len(sk.Throughput[0].Days) != throughputDays {
+		t.Errorf("sidekiq's throughput in one snapshot: %+v", sk.Throughput)
+	}
+	if len(cel.Throughput) != 0 || cel.ThroughputNote == "" {
+		t.Errorf("celery: %+v, note %q; want no rows and why", cel.Throughput, cel.ThroughputNote)
+	}
+}
