@@ -211,7 +211,7 @@ type JobQueues struct {
 	// queue, else one for all; ThroughputNote says how it counts, or why it keeps no count.
 	Throughput     []JobThroughput `json:"throughput"`
 	ThroughputNote string          `json:"throughput_note,omitempty"`
-	Error string   `json:"error,omitempty"`
+	Error          string          `json:"error,omitempty"`
 }
 
 // JobQueue is one queue of a job library. A count the library does not keep for the queue is
