@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -128,6 +130,7 @@ func (v *queues) render(w, h int) string {
 	}
 	lines = append(lines, "", st.Muted.Render(fit("enter lists the selected queue's tasks · latency: how long the oldest waiting task has waited; "+
 		"lag: how long the oldest due task has waited past its due time; in flight: claimed, not yet acknowledged; "+
+		"run/s: jobs run a second (failed or not) by the library's own count, over the last minute; days: UTC, oldest first; "+
 		"? could not be read (see the note); — not kept by the library", w)))
 	return strings.Join(lines, "\n")
 }
@@ -251,7 +254,73 @@ func (v *queues) jobQueues(ei int, e scanner.JobQueues, w int) ([]string, []stri
 	if e.Error != "" {
 		notes = append(notes, e.Name+": error: "+e.Error)
 	}
-	return append(t.render(w), ""), notes
+	lines := t.render(w)
+	tl, tn := v.throughput(e, selected, w)
+	return append(append(lines, tl...), ""), append(notes, tn...)
+}
+
+// maxThroughputRows bounds the throughput rows shown of one library counting per queue: the
+// busiest, by processed a second (else in total); the report lists them all.
+const maxThroughputRows = 5
+
+// throughput renders what the library counts of the jobs it ran: a row a queue (the busiest
+// few) or one for all, and, when the entry is selected, how it counts and why a rate is unknown.
+func (v *queues) throughput(e scanner.JobQueues, selected bool, w int) ([]string, []string) {
+	var notes []string
+	if selected && e.ThroughputNote != "" {
+		notes = append(notes, e.Name+": "+e.ThroughputNote)
+	}
+	if len(e.Throughput) == 0 {
+		if e.ThroughputNote != "" && !selected {
+			return []string{v.c.styles.Muted.Render(fit("  jobs run: not in Redis (select the entry for why)", w))}, notes
+		}
+		return nil, notes
+	}
+	rows := busiest(e.Throughput, maxThroughputRows)
+	t := &table{styles: v.c, selected: -1, cols: []column{
+		{title: "JOBS RUN " + e.Name, flex: true}, {title: "RUN/S", right: true}, {title: "FAILED/S", right: true}, {title: "TODAY", right: true},
+		{title: "FAILED", right: true}, {title: "TOTAL", right: true, optional: true}, {title: "FAILED TOTAL", right: true, optional: true},
+		{title: "DAYS (UTC)", optional: true},
+	}}
+	for _, r := range rows {
+		t.rows = append(t.rows, cells.Throughput(r))
+		if selected && r.RateNote != "" && (r.ProcessedPerSec == nil || r.FailedPerSec == nil) {
+			notes = append(notes, fmt.Sprintf("%s %s: rate unknown: %s", e.Name, cells.Throughput(r)[0], r.RateNote))
+		}
+		if selected && r.Note != "" {
+			notes = append(notes, fmt.Sprintf("%s %s: %s", e.Name, cells.Throughput(r)[0], r.Note))
+		}
+	}
+	lines := t.render(w)
+	if more := len(e.Throughput) - len(rows); more > 0 {
+		lines = append(lines, v.c.styles.Muted.Render(fit(fmt.Sprintf("  %d more queues' counts in the report (hourglass snapshot)", more), w)))
+	}
+	return lines, notes
+}
+
+// busiest is at most n of rows, the busiest first: by processed a second where known, else by
+// the running total.
+func busiest(rows []scanner.JobThroughput, n int) []scanner.JobThroughput {
+	out := slices.Clone(rows)
+	key := func(r scanner.JobThroughput) (float64, int64) {
+		rate, total := -1.0, int64(-1)
+		if r.ProcessedPerSec != nil {
+			rate = *r.ProcessedPerSec
+		}
+		if r.ProcessedTotal != nil {
+			total = *r.ProcessedTotal
+		}
+		return rate, total
+	}
+	slices.SortStableFunc(out, func(a, b scanner.JobThroughput) int {
+		ra, ta := key(a)
+		rb, tb := key(b)
+		if c := cmp.Compare(rb, ra); c != 0 {
+			return c
+		}
+		return cmp.Compare(tb, ta)
+	})
+	return out[:min(n, len(out))]
 }
 
 // mark makes the next row of t its selected one when row i of the list is the selection.

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
@@ -67,6 +68,8 @@ var (
 	limKeyCols = map[string]string{"HITS": "count", "OF LIMIT": "count", "REFUSED": "refused", "TTL": "ttl_ms"}
 	jobCols    = map[string]string{"WAITING": "waiting", "LATENCY": "latency_ms", "ACTIVE": "active", "SCHEDULED": "scheduled", "DUE": "due",
 		"LAG": "oldest_due_age_ms", "NEXT IN": "next_due_in_ms", "RETRY": "retry", "DEAD": "dead", "DONE": "completed"}
+	throughputCols = map[string]string{"RUN/S": "processed_per_sec", "FAILED/S": "failed_per_sec", "TODAY": "today", "FAILED": "failed_today",
+		"TOTAL": "processed_total", "FAILED TOTAL": "failed_total"}
 )
 
 // isHeader reports whether a line is a table's header: its cells after the first are titles in
@@ -128,6 +131,20 @@ func rowObject(doc map[string]any, table, name string) (map[string]any, map[stri
 				return k, limKeyCols
 			}
 		}
+	case strings.HasPrefix(table, "JOBS RUN "): // a job library's counts of the jobs it ran
+		entry := findObj(items(doc, "job_queues"), "name", strings.TrimPrefix(table, "JOBS RUN "))
+		rows, _ := entry["throughput"].([]any)
+		row := findObj(rows, "queue", strings.TrimSuffix(name, "all queues"))
+		if row == nil {
+			return nil, nil
+		}
+		row = maps.Clone(row)
+		row["today"], row["failed_today"] = nil, nil
+		if days, _ := row["days"].([]any); len(days) > 0 {
+			today := days[0].(map[string]any)
+			row["today"], row["failed_today"] = today["processed"], today["failed"]
+		}
+		return row, throughputCols
 	case len(strings.Fields(table)) == 2: // a job library's table: "SIDEKIQ sk"
 		entry := findObj(items(doc, "job_queues"), "name", strings.Fields(table)[1])
 		if name == "(all queues)" {

@@ -70,3 +70,37 @@ func Schedule(q scanner.DelayQueue, bucket string) string {
 	}
 	return format.Commas(q.Schedule[bucket])
 }
+
+// Throughput is one row of what a job library counts of the jobs it ran: the queue ("all
+// queues" where the library counts them together), processed and failed a second, today's
+// processed and failed, the running totals, and the days' processed as a sparkline, oldest
+// first. "—" where the library keeps no such count, "?" for a rate not measured yet.
+func Throughput(t scanner.JobThroughput) []string {
+	scope := t.Queue
+	if scope == "" {
+		scope = "all queues"
+	}
+	perSec := func(total *int64, r *float64) string {
+		switch {
+		case total == nil:
+			return format.NotKept
+		case r == nil:
+			return format.Unknown
+		}
+		return format.Rate(*r)
+	}
+	today, failedToday := format.NotKept, format.NotKept
+	var days []int64
+	if len(t.Days) > 0 {
+		today, failedToday = format.Commas(t.Days[0].Processed), format.Commas(t.Days[0].Failed)
+		if t.Days[0].From != nil {
+			today = "≥" + today
+			failedToday = "≥" + failedToday
+		}
+		for i := len(t.Days) - 1; i >= 0; i-- {
+			days = append(days, t.Days[i].Processed)
+		}
+	}
+	return []string{scope, perSec(t.ProcessedTotal, t.ProcessedPerSec), perSec(t.FailedTotal, t.FailedPerSec), today, failedToday,
+		format.CommasOf(t.ProcessedTotal, format.NotKept), format.CommasOf(t.FailedTotal, format.NotKept), format.Sparkline(days)}
+}

@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"hourglass/scanner"
+)
+
+// TestJobsRunTable: under a job library's table the Queues view shows what it counts of the jobs
+// it ran: a rate measured, "?" for one not yet, "—" for a count the library does not keep (a
+// queue whose BullMQ Worker keeps no metrics), today's counts and the days as a sparkline; of a
+// library counting per queue, the five busiest queues and how many more there are; and, with the
+// entry selected, why a rate or a count is missing.
+func TestJobsRunTable(t *testing.T) {
+	st := testStatus(t)
+	snap := *st.Snapshot
+	jobs := snap.JobQueues[0]
+	rate := 19.5
+	jobs.Throughput = []scanner.JobThroughput{{Queue: "", ProcessedTotal: ptr(123_456), FailedTotal: ptr(78), ProcessedPerSec: &rate,
+		RateNote: "measuring: 8s of reads so far; a rate needs 20s", Days: []scanner.JobDay{{Day: "2026-11-27", Processed: 4_321, Failed: 9}, {Day: "2026-11-26", Processed: 9_000}}}}
+	bq := scanner.JobQueues{Name: "bq", Layout: "bullmq", Queues: []scanner.JobQueue{}, ThroughputNote: "BullMQ counts only while a Worker's metrics option is on"}
+	for i := range 7 {
+		n := int64(i * 10)
+		r := float64(i)
+		bq.Throughput = append(bq.Throughput, scanner.JobThroughput{Queue: fmt.Sprintf("q%d", i), ProcessedTotal: &n, FailedTotal: ptr(0),
+			ProcessedPerSec: &r, FailedPerSec: new(float64), Days: []scanner.JobDay{}})
+	}
+	bq.Throughput[6] = scanner.JobThroughput{Queue: "silent", Days: []scanner.JobDay{}, Note: "BullMQ's metrics are off for this queue"}
+	bq.Throughput[2].ProcessedPerSec = nil // not measured yet: after those measured
+	snap.JobQueues = []scanner.JobQueues{jobs, bq}
+	st.Snapshot = &snap
+	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
+	poll(t, m)
+	press(m, "4")
+	s := screen(m)
+	for _, want := range []string{
+		`JOBS RUN jobs +RUN/S +FAILED/S +TODAY +FAILED +TOTAL +FAILED TOTAL +DAYS \(UTC\)`,
+		`all queues +20 +\? +4,321 +9 +123,456 +78 +█▄`,
+		`q5 +5\.00 +0 +— +— +50 +0`,
+		`q0 +0 +0 +— +— +0 +0`,
+		`2 more queues' counts in the report`,
+	} {
+		if !regexp.MustCompile(want).MatchString(s) {
+			t.Errorf("the Queues view lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "silent") || regexp.MustCompile(`\bq2\b`).MatchString(s) {
+		t.Errorf("the jobs-run table shows more than the five busiest queues:\n%s", s)
+	}
+	press(m, "down", "down", "down", "down", "down") // to the jobs entry's rows: its notes show
+	if s := screen(m); !strings.Contains(s, "jobs all queues: rate unknown: measuring") {
+		t.Errorf("with the entry selected, no note says why its failed rate is unknown:\n%s", s)
+	}
+}
