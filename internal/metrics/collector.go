@@ -71,7 +71,7 @@ func withEmptied(cur, prev []series, emptied func(series) (float64, bool)) ([]se
 		if have[s.id()] {
 			continue
 		}
-		if v, ok := emptied(s); ok {
+		if v, ok := emptied(s); ok && !s.counter { // a counter gone is absent: 0 would read as a reset
 			cur = append(cur, series{desc: s.desc, value: v, labels: s.labels})
 		}
 	}
@@ -121,6 +121,10 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	gauge(descSweepAt, max(c.now().Sub(snap.TakenAt).Seconds(), 0))
 	for _, s := range ser {
+		if s.counter {
+			ch <- prometheus.MustNewConstMetric(s.desc, prometheus.CounterValue, s.value, s.labels...)
+			continue
+		}
 		gauge(s.desc, s.value, s.labels...)
 	}
 }

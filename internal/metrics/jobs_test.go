@@ -16,7 +16,7 @@ import (
 // waiting jobs equal Sidekiq's sizes, what Sidekiq keeps for all queues (scheduled, retry, dead,
 // busy) is exported once under queue="_all" and its enqueued sum is not (it would count every
 // waiting job twice), a configured queue key that is not there is missing, and promtool finds
-// nothing wrong.
+// nothing wrong; the jobs Sidekiq ran are counters equal to Sidekiq::Stats'.
 func TestJobQueueMetrics(t *testing.T) {
 	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
 	srv := redistest.Start(t)
@@ -26,6 +26,8 @@ func TestJobQueueMetrics(t *testing.T) {
 			RetrySize     int64 `json:"retry_size"`
 			DeadSize      int64 `json:"dead_size"`
 			WorkersSize   int64 `json:"workers_size"`
+			Processed     int64 `json:"processed"`
+			Failed        int64 `json:"failed"`
 		} `json:"stats"`
 		Now       float64            `json:"now"`
 		Sizes     map[string]int64   `json:"sizes"`
@@ -70,6 +72,15 @@ func TestJobQueueMetrics(t *testing.T) {
 		if all[state] != n {
 			t.Errorf("_all %s = %v, Sidekiq::Stats says %v (all: %v)", state, all[state], n, all)
 		}
+	}
+	// What Sidekiq counts of the jobs it ran, for all queues, as counters rate() can read.
+	processed := values(samples, "hourglass_job_processed_total", "queue")
+	failed := values(samples, "hourglass_job_failed_total", "queue")
+	if rep.Stats.Processed == 0 || processed["_all"] != float64(rep.Stats.Processed) || failed["_all"] != float64(rep.Stats.Failed) {
+		t.Errorf("jobs run: processed %v, failed %v; Sidekiq::Stats: %d, %d", processed, failed, rep.Stats.Processed, rep.Stats.Failed)
+	}
+	if !strings.Contains(body, "# TYPE hourglass_job_processed_total counter") || !strings.Contains(body, "# TYPE hourglass_job_failed_total counter") {
+		t.Error("the jobs run are not exported as counters")
 	}
 	if len(find(samples, "hourglass_queue_missing", "queue", "gone")) != 1 {
 		t.Error("the configured delay:gone, which does not exist, is not reported missing")

@@ -55,11 +55,12 @@ func saturated(gauge gaugeFunc, sat bool, metric, name, granularity string) {
 	}
 }
 
-// series is one gauge with its label values.
+// series is one gauge (or, with counter set, one counter) with its label values.
 type series struct {
-	desc   *prometheus.Desc
-	value  float64
-	labels []string
+	desc    *prometheus.Desc
+	value   float64
+	labels  []string
+	counter bool
 }
 
 // id names the series among those of a snapshot: its metric and its label values.
@@ -88,6 +89,9 @@ func snapshotSeries(s *scanner.Snapshot) []series {
 	collectQueues(gauge, s.DelayQueues, s.ListQueues)
 	collectLimiters(gauge, s.Limiters)
 	collectJobQueues(gauge, s.JobQueues)
+	collectThroughput(func(d *prometheus.Desc, v float64, labels ...string) {
+		out = append(out, series{desc: d, value: v, labels: labels, counter: true})
+	}, s.JobQueues)
 	collectUniques(gauge, s.Uniques)
 	collectLocks(gauge, s.Locks)
 	collectUnclaimed(gauge, s)

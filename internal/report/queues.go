@@ -125,5 +125,34 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 		if e.Error != "" {
 			fmt.Fprintf(out, "  error: %s\n", e.Error)
 		}
+		writeThroughput(out, e)
+	}
+}
+
+// writeThroughput prints what a job library counts of the jobs it ran, a row a queue (or one for
+// all), and why a rate or a count is missing; or why the library keeps no count.
+func writeThroughput(out io.Writer, e scanner.JobQueues) {
+	if len(e.Throughput) > 0 {
+		fmt.Fprintln(out)
+		tb := NewTable("JOBS RUN "+e.Name, ">RUN/S", ">FAILED/S", ">TODAY", ">FAILED", ">TOTAL", ">FAILED TOTAL", "DAYS (UTC, OLDEST FIRST)")
+		for _, t := range e.Throughput {
+			tb.Row(cells.Throughput(t)...)
+		}
+		tb.Write(out, "")
+	}
+	rateNote := ""
+	for _, t := range e.Throughput {
+		scope := cells.Throughput(t)[0]
+		if t.Note != "" {
+			fmt.Fprintf(out, "  %s: %s\n", scope, t.Note)
+		} else if rateNote == "" && t.RateNote != "" {
+			rateNote = scope + ": rate unknown: " + t.RateNote
+		}
+	}
+	if rateNote != "" {
+		fmt.Fprintf(out, "  %s\n", rateNote)
+	}
+	if e.ThroughputNote != "" {
+		fmt.Fprintf(out, "  jobs run: %s\n", e.ThroughputNote)
 	}
 }
