@@ -57,6 +57,38 @@ type queueTallies struct {
 	lag                                   *int64 // the longest known wait, nil when none is known
 	lagName                               string
 	waitUnknown                           int // queues whose oldest waiting task carries no time
+	run, failed                           rateTally
+	jobs                                  bool // some job library is configured
+}
+
+// rateTally is a sum of rates a second over the job libraries' counts of the jobs they ran:
+// kept those measured, unknown those kept but not measured yet. "—" when no library keeps one.
+type rateTally struct {
+	sum           float64
+	kept, unknown int
+}
+
+// add counts one count's rate: none when the library keeps no such count (total nil).
+func (r *rateTally) add(total *int64, rate *float64) {
+	switch {
+	case total == nil:
+	case rate == nil:
+		r.unknown++
+	default:
+		r.kept, r.sum = r.kept+1, r.sum+*rate
+	}
+}
+
+func (r *rateTally) text() string {
+	switch {
+	case r.kept == 0 && r.unknown == 0:
+		return format.NotKept
+	case r.kept == 0:
+		return format.Unknown
+	case r.unknown > 0:
+		return format.Rate(r.sum) + "+?"
+	}
+	return format.Rate(r.sum)
 }
 
 // addWait counts a queue's latency into the longest wait: its oldest waiting task's wait, or,
@@ -117,6 +149,11 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		for _, jq := range e.Queues { // each queue's oldest waiting job, as the library times it
 			t.addWait(jq.LatencyMS, jq.LatencyNote, e.Name+" "+jq.Queue)
 		}
+		t.jobs = true
+		for _, tp := range e.Throughput {
+			t.run.add(tp.ProcessedTotal, tp.ProcessedPerSec)
+			t.failed.add(tp.FailedTotal, tp.FailedPerSec)
+		}
 	}
 	for _, q := range snap.ListQueues {
 		if q.Error != "" && !q.Missing {
@@ -161,6 +198,9 @@ func (o *overview) queueLines(t *queueTallies) []string {
 		row("in flight", t.inFlight.text()),
 		lagStyle.Render(row("longest wait", lagText)),
 		row("waiting / active", t.waiting.text()+" / "+t.active.text()),
+	}
+	if t.jobs {
+		lines = append(lines, row("jobs run / failed /s", t.run.text()+" / "+t.failed.text()))
 	}
 	for _, f := range []struct {
 		label string

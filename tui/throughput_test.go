@@ -13,7 +13,7 @@ import (
 // it ran: a rate measured, "?" for one not yet, "—" for a count the library does not keep (a
 // queue whose BullMQ Worker keeps no metrics), today's counts and the days as a sparkline; of a
 // library counting per queue, the five busiest queues and how many more there are; and, with the
-// entry selected, why a rate or a count is missing.
+// entry selected, why a rate or a count is missing. The Overview sums the rates.
 func TestJobsRunTable(t *testing.T) {
 	st := testStatus(t)
 	snap := *st.Snapshot
@@ -34,6 +34,10 @@ func TestJobsRunTable(t *testing.T) {
 	st.Snapshot = &snap
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
 	poll(t, m)
+	// The Overview sums the rates over every library, "+?" for those not measured yet.
+	if s := screen(m); !regexp.MustCompile(`jobs run / failed /s +33\+\? / 0\+\?`).MatchString(s) {
+		t.Errorf("the Overview's jobs run:\n%s", s)
+	}
 	press(m, "4")
 	s := screen(m)
 	for _, want := range []string{
