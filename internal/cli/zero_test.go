@@ -115,6 +115,8 @@ func (c zeroCase) whyZero(doc map[string]any, z zeroLeaf) string {
 		if w, ok := parent["waiting"].(json.Number); ok && w.String() == "0" {
 			return "nothing waits in the queue, which the library counts 0"
 		}
+	case strings.HasPrefix(z.shape, "job_queues[].throughput[]."):
+		return c.throughputZero(z)
 	case strings.HasPrefix(z.shape, "job_queues[]."):
 		return c.jobZero(z)
 	}
@@ -148,6 +150,20 @@ func (c zeroCase) jobZero(z zeroLeaf) string {
 	}
 	if field == "oldest_due_age_ms" { // no lag where nothing is due
 		field = "due"
+	}
+	if n, ok := c.jobCount(layout, queue, field); ok && anyZero(n) {
+		return fmt.Sprintf("%s counts %v", layout, n)
+	}
+	return ""
+}
+
+// throughputZero says whether the library counted 0 for a figure of the jobs it ran: a running
+// total, or a day's count ("throughput.<field>", "throughput.day.<yyyy-mm-dd>.<field>").
+func (c zeroCase) throughputZero(z zeroLeaf) string {
+	layout, queue := fmt.Sprint(z.chain[1]["layout"]), fmt.Sprint(z.chain[2]["queue"])
+	field := "throughput." + z.path[strings.LastIndex(z.path, ".")+1:]
+	if strings.Contains(z.shape, ".days[].") {
+		field = "throughput.day." + fmt.Sprint(z.chain[3]["day"]) + "." + z.path[strings.LastIndex(z.path, ".")+1:]
 	}
 	if n, ok := c.jobCount(layout, queue, field); ok && anyZero(n) {
 		return fmt.Sprintf("%s counts %v", layout, n)

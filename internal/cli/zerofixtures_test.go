@@ -130,6 +130,15 @@ func jobsCase(t *testing.T) zeroCase {
 		Queues map[string]rqCounts `json:"queues"`
 	}
 	redistest.RunFixture(t, py, "../../store/testdata/rq", &rq, "fixture.py", "redis://"+srv.Addr+"/0")
+	var skRun struct {
+		Processed, Failed int64
+		Days              struct{ Processed, Failed map[string]int64 }
+	}
+	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &skRun, "throughput.rb", "redis://"+srv.Addr+"/0", "30", "")
+	var rqRun struct {
+		Workers map[string]struct{ Successful, Failed int64 }
+	}
+	redistest.RunFixture(t, py, "../../store/testdata/rq", &rqRun, "throughput.py", "redis://"+srv.Addr+"/0", "read")
 	conf := "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n[[job_queue]]\nname = \"rq\"\nlayout = \"rq\"\n"
 	c := zeroCase{name: "jobs", path: libraryConfig(t, srv.Addr, conf), keys: -1, jobCounts: map[[3]string][]int64{}}
 	add := func(layout, queue, field string, n ...int64) { c.jobCounts[[3]string{layout, queue, field}] = n }
@@ -143,6 +152,19 @@ func jobsCase(t *testing.T) zeroCase {
 	add("sidekiq", "", "dead", st.DeadSize)
 	add("sidekiq", "", "active", st.WorkersSize)
 	add("sidekiq", "", "due", sk.ScheduledDue, sk.DueIn5s)
+	// The jobs run, as Sidekiq::Stats and Stats::History count them, and RQ's live workers.
+	add("sidekiq", "", "throughput.processed_total", skRun.Processed)
+	add("sidekiq", "", "throughput.failed_total", skRun.Failed)
+	for day, n := range skRun.Days.Processed {
+		add("sidekiq", "", "throughput.day."+day+".processed", n)
+		add("sidekiq", "", "throughput.day."+day+".failed", skRun.Days.Failed[day])
+	}
+	var ok, failed int64
+	for _, w := range rqRun.Workers {
+		ok, failed = ok+w.Successful, failed+w.Failed
+	}
+	add("rq", "", "throughput.processed_total", ok+failed)
+	add("rq", "", "throughput.failed_total", failed)
 	for name, q := range rq.Queues {
 		l := q.Later
 		for field, n := range map[string][]int64{"waiting": {q.Count}, "active": {q.Started, l.Started}, "scheduled": {q.Scheduled + q.Deferred},
@@ -236,6 +258,17 @@ func writeAsynq(t *testing.T, srv *redistest.Server, add func(layout, queue, fie
 		add("asynq", q, "dead", lib["archived"])
 		add("asynq", q, "completed", lib["completed"])
 		add("asynq", q, "due", 0) // every scheduled task is due in an hour
+		add("asynq", q, "throughput.processed_total", int64(info.ProcessedTotal))
+		add("asynq", q, "throughput.failed_total", int64(info.FailedTotal))
+		hist, err := insp.History(q, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range hist {
+			day := d.Date.UTC().Format("2006-01-02")
+			add("asynq", q, "throughput.day."+day+".processed", int64(d.Processed))
+			add("asynq", q, "throughput.day."+day+".failed", int64(d.Failed))
+		}
 	}
 }
 

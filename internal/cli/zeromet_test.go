@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -39,6 +40,12 @@ func seriesField(doc map[string]any, s series) (obj map[string]any, field string
 		}
 		queues, _ := entry["queues"].([]any)
 		return find(queues, "queue", l["queue"]), field, true
+	case "hourglass_job_processed_total", "hourglass_job_failed_total":
+		queue := l["queue"]
+		if queue == "_all" {
+			queue = ""
+		}
+		return throughputRow(doc, l["entry"], queue), strings.TrimPrefix(s.name, "hourglass_job_"), true
 	}
 	return nil, "", false
 }

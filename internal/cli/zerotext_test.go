@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -109,6 +110,8 @@ func reportRow(doc map[string]any, table, name string) (map[string]any, map[stri
 	switch {
 	case table == "LIMITER":
 		return find(list(doc, "limiters"), "name", name), limiterColumns
+	case strings.HasPrefix(table, "JOBS RUN "): // what a library counts of the jobs it ran
+		return throughputRow(doc, strings.TrimPrefix(table, "JOBS RUN "), strings.TrimSuffix(name, "all queues")), throughputColumns
 	case strings.HasPrefix(table, "JOBS "):
 		entry := find(list(doc, "job_queues"), "name", strings.Fields(table)[1])
 		if name == "(all queues)" {
@@ -119,6 +122,28 @@ func reportRow(doc map[string]any, table, name string) (map[string]any, map[stri
 		return find(queues, "queue", strings.TrimSuffix(name, " (paused)")), jobColumns
 	}
 	return nil, nil
+}
+
+// throughputColumns are the report's jobs-run columns and the fields they show; today's are
+// the first day's (throughputRow puts them beside the row's own).
+var throughputColumns = map[string]string{"RUN/S": "processed_per_sec", "FAILED/S": "failed_per_sec", "TODAY": "today",
+	"FAILED": "failed_today", "TOTAL": "processed_total", "FAILED TOTAL": "failed_total"}
+
+// throughputRow is the JSON row of entry's jobs run for queue ("" for all queues), with today's
+// counts (null without days) as fields of its own.
+func throughputRow(doc map[string]any, entry, queue string) map[string]any {
+	rows, _ := find(list(doc, "job_queues"), "name", entry)["throughput"].([]any)
+	row := find(rows, "queue", queue)
+	if row == nil {
+		return nil
+	}
+	row = maps.Clone(row)
+	row["today"], row["failed_today"] = nil, nil
+	if days, _ := row["days"].([]any); len(days) > 0 {
+		today := days[0].(map[string]any)
+		row["today"], row["failed_today"] = today["processed"], today["failed"]
+	}
+	return row
 }
 
 func find(items []any, key, value string) map[string]any {
