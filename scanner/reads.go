@@ -120,6 +120,9 @@ type jobRead struct {
 	errs      []error // by queue
 	shared    *store.JobStats
 	sharedErr error
+	// workers are the library's live processes (store.JobSource.Workers), workersErr why not.
+	workers    store.Workers
+	workersErr error
 }
 
 // Wants says what the aggregate needs read past its pages, as of the server time now.
