@@ -10,10 +10,11 @@ import (
 // the sweep's end (store.JobSource.Workers).
 type JobWorkers struct {
 	// Found counts the processes the library lists; above len(List) when there were more than
-	// a snapshot reports.
-	Found int64       `json:"found"`
-	Live  int64       `json:"live"`  // of List, those not stale
-	Stale int64       `json:"stale"` // of List, those stale
+	// a snapshot reports. Found and Live are null when the library records no processes in
+	// Redis (Celery), Stale when it records no beat to miss (BullMQ).
+	Found *int64      `json:"found"`
+	Live  *int64      `json:"live"`  // of List, those not stale
+	Stale *int64      `json:"stale"` // of List, those stale
 	List  []JobWorker `json:"list"`  // by identity
 	// Notes say what the library does not record (Celery records no workers in Redis; BullMQ no
 	// heartbeat).
@@ -47,7 +48,7 @@ type JobWorker struct {
 
 // jobWorkersOf renders what the sweep's last step read of a library's processes, at now.
 func jobWorkersOf(ws store.Workers, err error, now time.Time) *JobWorkers {
-	out := &JobWorkers{Found: ws.Found, List: []JobWorker{}, Notes: ws.Notes}
+	out := &JobWorkers{List: []JobWorker{}, Notes: ws.Notes}
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
@@ -68,6 +69,7 @@ func jobWorkersOf(ws store.Workers, err error, now time.Time) *JobWorkers {
 		}
 		return ms(now.Sub(at))
 	}
+	var live, stale int64
 	for _, w := range ws.List {
 		j := JobWorker{Identity: Escape(w.Identity), Host: Escape(w.Host), PID: kept(w.PID), Queues: []string{},
 			Busy: kept(w.Busy), Concurrency: kept(w.Concurrency), State: Escape(w.State), CurrentJob: Escape(w.CurrentJob),
@@ -83,11 +85,25 @@ func jobWorkersOf(ws store.Workers, err error, now time.Time) *JobWorkers {
 			j.IdleMS = ms(w.Idle)
 		}
 		if w.Stale {
-			out.Stale++
+			stale++
 		} else {
-			out.Live++
+			live++
 		}
 		out.List = append(out.List, j)
 	}
+	if ws.Kept {
+		out.Found, out.Live = &ws.Found, &live
+	}
+	if ws.Beats {
+		out.Stale = &stale
+	}
 	return out
+}
+
+// More counts the processes the library lists past those the snapshot holds.
+func (w *JobWorkers) More() int64 {
+	if w.Found == nil {
+		return 0
+	}
+	return max(*w.Found-int64(len(w.List)), 0)
 }

@@ -45,7 +45,7 @@ func TestSnapshotCarriesWorkers(t *testing.T) {
 		return err == nil && st.Sweep.Completed && snap != nil
 	})
 	aq, cel := snap.JobQueues[0].Workers, snap.JobQueues[1].Workers
-	if aq == nil || aq.Found != 1 || aq.Live != 1 || aq.Stale != 0 || len(aq.List) != 1 {
+	if aq == nil || num(aq.Found) != 1 || num(aq.Live) != 1 || num(aq.Stale) != 0 || len(aq.List) != 1 {
 		t.Fatalf("asynq's workers %+v, want its one server live", aq)
 	}
 	s, got := servers[0], aq.List[0]
@@ -54,16 +54,25 @@ func TestSnapshotCarriesWorkers(t *testing.T) {
 		got.ExpiresInMS == nil || *got.ExpiresInMS <= 0 || got.StartedAgeMS == nil || *got.StartedAgeMS < 0 {
 		t.Fatalf("asynq's server %+v, want as Inspector.Servers: %+v", got, s)
 	}
-	if cel == nil || len(cel.List) != 0 || len(cel.Notes) != 1 || !strings.Contains(cel.Notes[0], "Celery") {
+	if cel == nil || len(cel.List) != 0 || len(cel.Notes) != 1 || !strings.Contains(cel.Notes[0], "Celery") ||
+		cel.Found != nil || cel.Live != nil || cel.Stale != nil {
 		t.Fatalf("Celery's workers %+v, want none and the note why", cel)
 	}
 	b, err := json.Marshal(snap.JobQueues[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, field := range []string{`"workers":{"found":1`, `"stale":false`, `"last_beat_age_ms":null`, `"expires_in_ms":`} {
+	for _, field := range []string{`"workers":{"found":1,"live":1,"stale":0`, `"stale":false`, `"last_beat_age_ms":null`, `"expires_in_ms":`} {
 		if !strings.Contains(string(b), field) {
 			t.Errorf("the entry's JSON has no %s: %s", field, b)
 		}
 	}
+}
+
+// num is *n, or -1 for null.
+func num(n *int64) int64 {
+	if n == nil {
+		return -1
+	}
+	return *n
 }

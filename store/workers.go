@@ -62,6 +62,9 @@ type Workers struct {
 	Found int64
 	// Notes say what the library does not record, so hourglass cannot show.
 	Notes []string
+	// Kept is set when the library records its processes in Redis (not Celery's); Beats when it
+	// records a deadline by which a process must beat, so that one can be stale (not BullMQ's).
+	Kept, Beats bool
 }
 
 // maxWorkers bounds the processes one library's list reads; workerChunk the commands of one
@@ -99,6 +102,7 @@ func (s JobSource) Workers(ctx context.Context, rdb redis.UniversalClient, queue
 		}}, nil
 	}
 	w, err := r.workers(ctx, rdb, queues, now)
+	w.Kept, w.Beats = true, s.Layout != BullMQ
 	if err != nil {
 		return Workers{List: []Worker{}}, fmt.Errorf("store: %s workers: %w", s.Layout, err)
 	}

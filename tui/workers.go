@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -24,6 +25,7 @@ type workerRow struct {
 	entry string // the [[job_queue]] entry's name
 	lib   string // its layout
 	w     *scanner.JobWorker
+	kept  bool // the library records its processes in Redis
 }
 
 func newWorkersLevel(c *common) *workersLevel {
@@ -58,7 +60,7 @@ func (l *workersLevel) sync() {
 			ws := e.Workers
 			if ws == nil || len(ws.List) == 0 {
 				if matches(l.filter, e.Name, e.Layout) {
-					rows = append(rows, workerRow{entry: e.Name, lib: e.Layout})
+					rows = append(rows, workerRow{entry: e.Name, lib: e.Layout, kept: ws != nil && ws.Found != nil})
 				}
 				continue
 			}
@@ -111,8 +113,11 @@ func (l *workersLevel) render(w, h int) string {
 func (l *workersLevel) summary(s *scanner.Snapshot) string {
 	var live, stale int64
 	for _, e := range s.JobQueues {
-		if e.Workers != nil {
-			live, stale = live+e.Workers.Live, stale+e.Workers.Stale
+		if e.Workers != nil && e.Workers.Live != nil {
+			live += *e.Workers.Live
+		}
+		if e.Workers != nil && e.Workers.Stale != nil {
+			stale += *e.Workers.Stale
 		}
 	}
 	text := fmt.Sprintf("%s live, %s stale", format.Commas(live), format.Commas(stale))
@@ -134,8 +139,8 @@ func (l *workersLevel) entryNotes(s *scanner.Snapshot) []string {
 			continue
 		case ws.Error != "":
 			notes = append(notes, e.Name+": error: "+ws.Error)
-		case ws.Found > int64(len(ws.List)):
-			notes = append(notes, fmt.Sprintf("%s: %s more processes not shown", e.Name, format.Commas(ws.Found-int64(len(ws.List)))))
+		case ws.More() > 0:
+			notes = append(notes, fmt.Sprintf("%s: %s more processes not shown", e.Name, format.Commas(ws.More())))
 		}
 		for _, n := range ws.Notes {
 			notes = append(notes, e.Name+": "+n)
@@ -144,39 +149,18 @@ func (l *workersLevel) entryNotes(s *scanner.Snapshot) []string {
 	return notes
 }
 
-// cells are one row's cells.
+// cells are one row's cells: the library's entry, then the cells the report shows too.
 func (l *workersLevel) cells(r workerRow) []string {
-	st := l.c.styles
 	lib := strings.ToLower(r.lib) + " " + r.entry
 	if r.w == nil {
+		if !r.kept {
+			return []string{lib, format.NotKept, "", "", "not recorded"}
+		}
 		return []string{lib, "(none)"}
 	}
-	w := r.w
-	health := "live"
-	if w.Stale {
-		health = st.Warn.Render("STALE")
+	c := cells.Worker(*r.w)
+	if c[1] == cells.Stale {
+		c[1] = l.c.styles.Warn.Render(c[1])
 	}
-	busy := format.NotKept
-	if w.Busy != nil || w.Concurrency != nil {
-		busy = format.CommasOf(w.Busy, format.NotKept) + "/" + format.CommasOf(w.Concurrency, format.NotKept)
-	}
-	state := w.State
-	if w.CurrentJob != "" {
-		state += " " + w.CurrentJob
-	}
-	if w.IdleMS != nil {
-		state += ", idle " + format.Millis(*w.IdleMS)
-	}
-	expires := format.NotKept
-	if e := w.ExpiresInMS; e != nil && *e >= 0 {
-		expires = "in " + format.Millis(*e)
-	} else if e != nil {
-		expires = format.Millis(-*e) + " ago"
-	}
-	host := w.Host
-	if w.PID != nil {
-		host += ":" + fmt.Sprint(*w.PID)
-	}
-	return []string{lib, w.Identity, health, busy, state, format.MillisOf(w.LastBeatAgeMS, format.NotKept), expires,
-		host, strings.Join(w.Queues, ","), format.MillisOf(w.StartedAgeMS, format.NotKept)}
+	return append([]string{lib}, c...)
 }
