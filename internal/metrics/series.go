@@ -88,6 +88,7 @@ func snapshotSeries(s *scanner.Snapshot) []series {
 	collectQueues(gauge, s.DelayQueues, s.ListQueues)
 	collectLimiters(gauge, s.Limiters)
 	collectJobQueues(gauge, s.JobQueues)
+	collectJobWorkers(gauge, s.JobQueues)
 	collectUniques(gauge, s.Uniques)
 	collectLocks(gauge, s.Locks)
 	collectUnclaimed(gauge, s)
