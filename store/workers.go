@@ -3,10 +3,12 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -167,7 +169,13 @@ func chunked(ctx context.Context, rdb redis.Cmdable, members []string, read func
 		for i := start; i < min(start+workerChunk, len(members)); i++ {
 			read(pipe, i, members[i])
 		}
-		if err := execReads(ctx, pipe); err != nil {
+		cmds, err := pipe.Exec(ctx)
+		for _, c := range cmds { // a missing key is an answer; name the first command that failed
+			if e := c.Err(); e != nil && !errors.Is(e, redis.Nil) {
+				return fmt.Errorf("%s %v: %w", strings.ToUpper(c.Name()), c.Args()[min(1, len(c.Args())-1)], e)
+			}
+		}
+		if err != nil && !errors.Is(err, redis.Nil) {
 			return err
 		}
 	}

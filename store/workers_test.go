@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -33,6 +34,7 @@ func startRunning(t *testing.T, firstLine bool, name, dir string, args ...string
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1") // no __pycache__ beside a fixture
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -156,19 +158,25 @@ type rqListed struct {
 	Failed        int64    `json:"failed"`
 }
 
-// A real `rq worker` process is listed as rq's Worker.all lists it; killed, it beats no more,
-// and at its hash's expiry it is stale (rq drops it then).
+// A real `rq worker` process, busy with a job, is listed as rq's Worker.all lists it, its state
+// and current job included; killed, it beats no more, and past its hash's expiry it is stale
+// (rq drops it then).
 func TestWorkersRQ(t *testing.T) {
 	py := redistest.Interpreter(t, "python3", "rq")
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	url := "redis://" + srv.Addr + "/0"
+	// A SimpleWorker runs its job in its own process: killed, nothing of it runs on.
 	worker := startRunning(t, false, py, "testdata/rq", "-m", "rq.cli", "worker", "--url", url, "--name", "box-1",
-		"--logging_level", "WARNING", "high", "low")
+		"--worker-class", "rq.SimpleWorker", "--logging_level", "WARNING", "high", "low")
+	var held struct {
+		Job string `json:"job"`
+	}
+	redistest.RunFixture(t, py, "testdata/rq", &held, "workers.py", url, "--hold", "low")
 	var want []rqListed
-	redistest.Eventually(t, "rq lists the worker idle", 20*time.Second, func() bool {
+	redistest.Eventually(t, "rq lists the worker busy with the job", 20*time.Second, func() bool {
 		redistest.RunFixture(t, py, "testdata/rq", &want, "workers.py", url)
-		return len(want) == 1 && want[0].State == "idle"
+		return len(want) == 1 && want[0].State == "busy" && want[0].CurrentJob != nil && *want[0].CurrentJob == held.Job
 	})
 	src := JobSource{Layout: RQ}
 	got := readWorkers(t, src, rdb, nil, time.Time{})
@@ -177,7 +185,7 @@ func TestWorkersRQ(t *testing.T) {
 	}
 	w, p := got.List[0], want[0]
 	if w.Identity != p.Name || w.Host != p.Hostname || w.PID != p.PID || !slices.Equal(w.Queues, p.Queues) ||
-		w.State != p.State || w.CurrentJob != "" || p.CurrentJob != nil || w.Done != p.Successful || w.Failed != p.Failed ||
+		w.State != p.State || w.CurrentJob != *p.CurrentJob || w.Done != p.Successful || w.Failed != p.Failed ||
 		!w.LastBeat.Equal(floatSeconds(p.LastHeartbeat)) || !w.Started.Equal(floatSeconds(p.Birth)) {
 		t.Fatalf("worker %+v, want as Worker.all: %+v", w, p)
 	}
@@ -300,5 +308,34 @@ func TestWorkersCelery(t *testing.T) {
 	got := readWorkers(t, JobSource{Layout: Celery}, srv.Client(t), []string{"celery"}, time.Time{})
 	if len(got.List) != 0 || got.Found != 0 || len(got.Notes) != 1 {
 		t.Fatalf("celery workers %+v, want a note and none", got)
+	}
+}
+
+// A key of the wrong type ends the read with one line naming the command, the key and Redis'
+// answer.
+func TestWorkersWrongType(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	if err := rdb.Set(ctx, "rq:workers", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.SAdd(ctx, "processes", "web:1:0123456789ab").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.Set(ctx, "web:1:0123456789ab", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		src  JobSource
+		want string
+	}{
+		{JobSource{Layout: RQ}, "store: rq workers: SSCAN rq:workers: WRONGTYPE"},
+		{JobSource{Layout: Sidekiq}, "store: sidekiq workers: HMGET web:1:0123456789ab: WRONGTYPE"},
+	} {
+		_, err := c.src.Workers(ctx, rdb, nil, time.Time{})
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line starting %q", c.src.Layout, err, c.want)
+		}
 	}
 }
