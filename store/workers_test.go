@@ -69,10 +69,11 @@ func startRunning(t *testing.T, firstLine bool, name, dir string, args ...string
 	select {
 	case r.line = <-lines:
 	case <-time.After(time.Minute):
-		t.Fatalf("%s %v printed nothing within a minute; stderr: %s", name, args, stderr.String())
 	}
-	if r.line == "" {
-		t.Fatalf("%s %v ended without output; stderr: %s", name, args, stderr.String())
+	if r.line == "" { // ended, or printed nothing within a minute
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait() // stderr is whole, and no longer written, once Wait returns
+		t.Fatalf("%s %v printed no line; stderr: %s", name, args, stderr.String())
 	}
 	return r
 }
