@@ -159,6 +159,7 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 	st, err := src.SharedQueue().Stats(ctx, s.rdb, w.at)
 	jr.shared, jr.sharedErr = st.Job, err
 	jr.workers, jr.workersErr = src.Workers(ctx, s.rdb, jr.names, w.at)
+	s.pace.spend(len(jr.workers.List)) // the processes' records read, charged as the pages are
 	return jr
 }
 
