@@ -340,3 +340,30 @@ func TestWorkersWrongType(t *testing.T) {
 		}
 	}
 }
+
+// On a cluster, BullMQ's workers are found on the master where getWorkers finds them (it reads
+// every node's CLIENT LIST and keeps the node with the most).
+func TestWorkersBullMQCluster(t *testing.T) {
+	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
+	c := redistest.StartCluster(t, 3)
+	fx := startRunning(t, true, node, redistest.NodeDir(), "workers.mjs", "redis://"+c.Addrs[0], "--cluster")
+	var want map[string][]map[string]string
+	if err := json.Unmarshal([]byte(fx.line), &want); err != nil {
+		t.Fatalf("workers.mjs printed %q: %v", fx.line, err)
+	}
+	got := readWorkers(t, JobSource{Layout: BullMQ, Prefix: "{bull}"}, c.Client(t), []string{"work", "mail"}, time.Time{})
+	var names, wantNames []string
+	for _, w := range got.List {
+		names = append(names, w.Queues[0]+" "+w.Identity)
+	}
+	for q, clients := range want {
+		for _, cl := range clients {
+			wantNames = append(wantNames, q+" "+cl["rawname"])
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(wantNames)
+	if len(wantNames) < 2 || !slices.Equal(names, wantNames) {
+		t.Fatalf("workers %v, want as getWorkers: %v", names, wantNames)
+	}
+}

@@ -4,18 +4,25 @@
 // as CLIENT LIST shows it, with rawname), then keeps the workers running until its standard
 // input closes, and closes them.
 //
-//   node workers.mjs redis://127.0.0.1:6379
+//   node workers.mjs redis://127.0.0.1:6379 [--cluster]
+//
+// With --cluster the address is one node of a Redis Cluster: the queues are under the prefix
+// "{bull}" (BullMQ's advice, one slot per queue) and the connections are ioredis Cluster ones.
 import { Queue, Worker } from 'bullmq';
+import { Cluster } from 'ioredis';
 
 const url = new URL(process.argv[2] ?? 'redis://127.0.0.1:6379');
-const connection = { host: url.hostname, port: Number(url.port) };
+const node = { host: url.hostname, port: Number(url.port) };
+const cluster = process.argv[3] === '--cluster';
+const connection = cluster ? new Cluster([node]) : node;
+const prefix = cluster ? '{bull}' : 'bull';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const names = ['work', 'mail'];
-const queues = Object.fromEntries(names.map((n) => [n, new Queue(n, { connection })]));
+const queues = Object.fromEntries(names.map((n) => [n, new Queue(n, { connection, prefix })]));
 const workers = [
-  new Worker('work', async () => {}, { connection, name: 'box-1' }),
-  new Worker('mail', async () => {}, { connection }),
+  new Worker('work', async () => {}, { connection, prefix, name: 'box-1' }),
+  new Worker('mail', async () => {}, { connection, prefix }),
 ];
 await Promise.all(workers.map((w) => w.waitUntilReady()));
 
@@ -36,4 +43,5 @@ process.stdin.resume();
 await new Promise((r) => process.stdin.on('end', r));
 await Promise.all(workers.map((w) => w.close(true)));
 await Promise.all(Object.values(queues).map((q) => q.close()));
+if (cluster) await connection.quit();
 process.exit(0);
