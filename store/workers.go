@@ -87,24 +87,11 @@ type workerReader interface {
 // server's time); queues are the library's queues the caller knows (BullMQ's workers are found
 // by their queue's name). It only reads.
 func (s JobSource) Workers(ctx context.Context, rdb redis.UniversalClient, queues []string, now time.Time) (Workers, error) {
-	now = nowOrZero(now)
-	var r workerReader
-	switch s.Layout {
-	case Sidekiq:
-		r = newSidekiqJobs(s.Prefix)
-	case RQ:
-		r = newRQJobs(s.Prefix)
-	case Asynq:
-		r = newAsynqJobs(s.Prefix)
-	case BullMQ:
-		r = newBullMQJobs(s.Prefix)
-	default:
-		return Workers{List: []Worker{}, Notes: []string{
-			"Celery records no workers in Redis: they answer `celery inspect` over the broadcast (pidbox) exchange, which hourglass does not send.",
-		}}, nil
+	r, ok := s.reader().(workerReader)
+	if !ok {
+		return Workers{List: []Worker{}}, fmt.Errorf("store: %q workers: not a job library hourglass reads", s.Layout)
 	}
-	w, err := r.workers(ctx, rdb, queues, now)
-	w.Kept, w.Beats = true, s.Layout != BullMQ
+	w, err := r.workers(ctx, rdb, queues, nowOrZero(now))
 	if err != nil {
 		return Workers{List: []Worker{}}, fmt.Errorf("store: %s workers: %w", s.Layout, err)
 	}
@@ -113,6 +100,22 @@ func (s JobSource) Workers(ctx context.Context, rdb redis.UniversalClient, queue
 		w.List = []Worker{}
 	}
 	return w, nil
+}
+
+// Every job library's reader says what it records of its processes.
+var (
+	_ workerReader = sidekiqJobs{}
+	_ workerReader = rqJobs{}
+	_ workerReader = asynqJobs{}
+	_ workerReader = bullmqJobs{}
+	_ workerReader = celeryJobs{}
+)
+
+// workers: Celery records none in Redis.
+func (celeryJobs) workers(context.Context, redis.UniversalClient, []string, time.Time) (Workers, error) {
+	return Workers{Notes: []string{
+		"Celery records no workers in Redis: they answer `celery inspect` over the broadcast (pidbox) exchange, which hourglass does not send.",
+	}}, nil
 }
 
 // newWorker is a Worker with every figure not recorded.

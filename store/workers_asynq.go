@@ -49,7 +49,7 @@ func (j asynqJobs) workers(ctx context.Context, rdb redis.UniversalClient, _ []s
 	if err := chunked(ctx, rdb, names, func(pipe redis.Pipeliner, i int, k string) { infos[i] = pipe.Get(ctx, k) }); err != nil {
 		return Workers{}, err
 	}
-	out := Workers{Found: found, Notes: []string{
+	out := Workers{Found: found, Kept: true, Beats: true, Notes: []string{
 		"asynq records when a server's beat expires, not when it beat: the last beat is not known.",
 	}}
 	for i, m := range members {

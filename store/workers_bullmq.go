@@ -25,7 +25,7 @@ func (j bullmqJobs) workers(ctx context.Context, rdb redis.UniversalClient, queu
 	if err != nil {
 		return Workers{}, err
 	}
-	out := Workers{Notes: []string{
+	out := Workers{Kept: true, Notes: []string{
 		"BullMQ records no heartbeat: a worker is listed while its connection is open (CLIENT LIST), idle since its last command.",
 	}}
 	for _, q := range queues {

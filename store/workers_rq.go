@@ -44,7 +44,7 @@ func (j rqJobs) workers(ctx context.Context, rdb redis.UniversalClient, _ []stri
 	if err != nil {
 		return Workers{}, err
 	}
-	out := Workers{Found: found}
+	out := Workers{Found: found, Kept: true, Beats: true}
 	for i, key := range keys {
 		w := rqWorker(strings.TrimPrefix(key, j.key("worker")+":"), reads[i].Val())
 		if ttl := ttls[i].Val(); ttl > 0 && !w.Gone {

@@ -47,7 +47,7 @@ func (j sidekiqJobs) workers(ctx context.Context, rdb redis.UniversalClient, _ [
 	if err != nil {
 		return Workers{}, err
 	}
-	out := Workers{Found: found}
+	out := Workers{Found: found, Kept: true, Beats: true}
 	for i, id := range ids {
 		out.List = append(out.List, sidekiqWorker(id, reads[i].Val(), now))
 	}
