@@ -409,7 +409,7 @@ func grepLine(text, sub string) string {
 
 // aclReadOnly and aclWrites are docs/production.md's ACL rules for a monitoring user and a writing one.
 const (
-	aclReadOnly = `on >PASSWORD resetkeys ~* resetchannels -@all +time +ping +hello +info +scan +type +pttl +ttl +get +mget +strlen +getrange +exists +zcard +zcount +zrange +zrangebyscore +llen +lindex +lrange +scard +smembers +sismember +hget +hlen +hexists +xlen +pfcount +bitcount +memory|usage +cluster|slots +cluster|shards +cluster|info +readonly +select`
+	aclReadOnly = `on >PASSWORD resetkeys ~* resetchannels -@all +time +ping +hello +info +scan +type +pttl +ttl +get +mget +strlen +getrange +exists +zcard +zcount +zrange +zrangebyscore +llen +lindex +lrange +scard +smembers +sismember +sscan +hget +hmget +hlen +hexists +xlen +pfcount +bitcount +memory|usage +cluster|slots +cluster|shards +cluster|info +readonly +select`
 	aclWrites   = aclReadOnly + ` +evalsha +eval +script|load +expireat +del +zadd +zrem +lpush +lmove +blmove +lrem +set +incr +incrby +pexpireat +pfadd +setbit +pexpire`
 )
 
