@@ -367,3 +367,19 @@ func TestWorkersBullMQCluster(t *testing.T) {
 		t.Fatalf("workers %v, want as getWorkers: %v", names, wantNames)
 	}
 }
+
+// A user who may not run CLIENT LIST (as the read-only ACL rule leaves it out) gets one line
+// saying so for BullMQ's workers, not an empty list.
+func TestWorkersBullMQRefused(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	if err := admin.Do(t.Context(), "ACL", "SETUSER", "ro", "on", ">pw", "~*", "-@all", "+ping", "+hello", "+client|setname").Err(); err != nil {
+		t.Fatal(err)
+	}
+	ro := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "ro", Password: "pw"})
+	t.Cleanup(func() { ro.Close() })
+	_, err := JobSource{Layout: BullMQ}.Workers(t.Context(), ro, []string{"work"}, time.Time{})
+	if err == nil || !strings.HasPrefix(err.Error(), "store: bullmq workers: CLIENT LIST: NOPERM") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error %v, want one line: CLIENT LIST refused", err)
+	}
+}
