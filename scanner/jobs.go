@@ -72,6 +72,7 @@ func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 			row := jobQueueOf(QueueRef{Kind: QueueJob, Name: spec.Name, queue: src.SharedQueue()}, r.shared, nil)
 			jq.Shared = &row
 		}
+		jq.Workers = jobWorkersOf(r.workers, r.workersErr, reads.At)
 		out = append(out, jq)
 	}
 	return out

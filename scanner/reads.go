@@ -122,6 +122,9 @@ type jobRead struct {
 	sharedErr error
 	tput      []store.Throughput // the library's counts of the jobs it ran
 	tputErr   error
+	// workers are the library's live processes (store.JobSource.Workers), workersErr why not.
+	workers    store.Workers
+	workersErr error
 }
 
 // Wants says what the aggregate needs read past its pages, as of the server time now.

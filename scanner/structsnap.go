@@ -212,6 +212,9 @@ type JobQueues struct {
 	Throughput     []JobThroughput `json:"throughput"`
 	ThroughputNote string          `json:"throughput_note,omitempty"`
 	Error          string          `json:"error,omitempty"`
+	// Workers are the library's live processes as it records them (workers.go); null when the
+	// sweep's last step has not read them.
+	Workers *JobWorkers `json:"workers"`
 }
 
 // JobQueue is one queue of a job library. A count the library does not keep for the queue is

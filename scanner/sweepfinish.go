@@ -163,6 +163,8 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 		scopes = len(jr.names)
 	}
 	jr.tput, jr.tputErr = readThroughput(ctx, s.rdb, src, jr.names, daysFor(scopes), w.at)
+	jr.workers, jr.workersErr = src.Workers(ctx, s.rdb, jr.names, w.at)
+	s.pace.spend(len(jr.workers.List)) // the processes' records read, charged as the pages are
 	return jr
 }
 

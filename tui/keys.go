@@ -24,6 +24,8 @@ type KeyMap struct {
 	NextPage, PrevPage         key.Binding
 	RunNow, Return, DeleteTask key.Binding
 	FixTTL, Unlock             key.Binding
+	// Workers opens the job libraries' live processes from the Queues view.
+	Workers key.Binding
 	// Not in the help: editing keys of the filter line and the repair overlay, and the quit
 	// that works even while typing.
 	Erase, Confirm, ForceQuit key.Binding
@@ -57,6 +59,7 @@ func DefaultKeyMap() KeyMap {
 		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete")),
 		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair one key")),
 		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock")),
+		Workers:     key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "workers")),
 		Erase:       key.NewBinding(key.WithKeys("backspace")),
 		Confirm:     key.NewBinding(key.WithKeys("y")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c")),

@@ -82,7 +82,8 @@ func jobRows(e scanner.JobQueues) []scanner.JobQueue {
 
 func (v *queues) bindings() []binding {
 	return v.levelBindings(func() []binding {
-		return append(moveBindings(v.c.keys, &v.rows, nil), binding{Binding: v.c.keys.Enter, short: true, do: v.open})
+		return append(moveBindings(v.c.keys, &v.rows, nil), binding{Binding: v.c.keys.Enter, short: true, do: v.open},
+			binding{Binding: v.c.keys.Workers, do: func() tea.Cmd { return v.d.push(newWorkersLevel(v.c)) }})
 	})
 }
 
@@ -128,7 +129,7 @@ func (v *queues) render(w, h int) string {
 	for _, n := range notes {
 		lines = append(lines, st.Warn.Render(fit(n, w)))
 	}
-	lines = append(lines, "", st.Muted.Render(fit("enter lists the selected queue's tasks · latency: how long the oldest waiting task has waited; "+
+	lines = append(lines, "", st.Muted.Render(fit("enter lists the selected queue's tasks · W the job libraries' workers · latency: how long the oldest waiting task has waited; "+
 		"lag: how long the oldest due task has waited past its due time; in flight: claimed, not yet acknowledged; "+
 		"run/s: jobs run a second (failed or not) by the library's own count, over the last minute; days: UTC, oldest first; "+
 		"? could not be read (see the note); — not kept by the library", w)))

@@ -117,8 +117,33 @@ func (c zeroCase) whyZero(doc map[string]any, z zeroLeaf) string {
 		}
 	case strings.HasPrefix(z.shape, "job_queues[].throughput[]."):
 		return c.throughputZero(z)
+	case strings.HasPrefix(z.shape, "job_queues[].workers."):
+		return workersZero(z)
 	case strings.HasPrefix(z.shape, "job_queues[]."):
 		return c.jobZero(z)
+	}
+	return ""
+}
+
+// workersZero says whether a job library's workers make a 0: a count of the processes it lists
+// (found, live, stale) that matches the list, or a figure of one process its record holds as 0
+// (a figure it does not record is null).
+func workersZero(z zeroLeaf) string {
+	ws := z.chain[2]
+	procs, _ := ws["list"].([]any)
+	field := z.path[strings.LastIndex(z.path, ".")+1:]
+	n := 0
+	for _, p := range procs {
+		stale, _ := p.(map[string]any)["stale"].(bool)
+		if field == "found" || field == "stale" && stale || field == "live" && !stale {
+			n++
+		}
+	}
+	switch {
+	case strings.Contains(z.shape, ".list[]."):
+		return "the process's record holds " + field + " 0"
+	case n == 0:
+		return fmt.Sprintf("the library lists %d processes, none %s", len(procs), field)
 	}
 	return ""
 }

@@ -27,6 +27,9 @@ func seriesField(doc map[string]any, s series) (obj map[string]any, field string
 			field = l["outcome"] // allowed, rejected
 		}
 		return find(list(doc, "limiters"), "name", l["limiter"]), field, true
+	case "hourglass_job_workers":
+		workers, _ := find(list(doc, "job_queues"), "name", l["entry"])["workers"].(map[string]any)
+		return workers, l["state"], true
 	case "hourglass_job_queue_jobs", "hourglass_job_queue_due", "hourglass_job_queue_lag_seconds", "hourglass_job_queue_latency_seconds":
 		field = map[string]string{"hourglass_job_queue_due": "due", "hourglass_job_queue_lag_seconds": "oldest_due_age_ms",
 			"hourglass_job_queue_latency_seconds": "latency_ms"}[s.name]

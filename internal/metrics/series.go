@@ -92,6 +92,7 @@ func snapshotSeries(s *scanner.Snapshot) []series {
 	collectThroughput(func(d *prometheus.Desc, v float64, labels ...string) {
 		out = append(out, series{desc: d, value: v, labels: labels, counter: true})
 	}, s.JobQueues)
+	collectJobWorkers(gauge, s.JobQueues)
 	collectUniques(gauge, s.Uniques)
 	collectLocks(gauge, s.Locks)
 	collectUnclaimed(gauge, s)

@@ -125,6 +125,7 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 		if e.Error != "" {
 			fmt.Fprintf(out, "  error: %s\n", e.Error)
 		}
+		writeJobWorkers(out, e)
 		writeThroughput(out, e)
 	}
 }

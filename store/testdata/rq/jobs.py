@@ -7,3 +7,10 @@ def send(*args):
 
 def fail(*args):
     raise RuntimeError("failing on purpose")
+
+
+def hold(seconds):
+    """Keeps a worker busy (store/workers_test.go kills the worker before it ends)."""
+    import time
+
+    time.sleep(seconds)
