@@ -154,7 +154,7 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 	section, _, _ := strings.Cut(string(doc[bytes.Index(doc, []byte("## hourglass serve")):]), "\n## ")
 	names := 0
-	for _, file := range []string{"collector.go", "series.go", "unclaimed.go", "workers.go"} {
+	for _, file := range []string{"collector.go", "series.go", "unclaimed.go", "workers.go", "throughput.go"} {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
