@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -154,7 +155,14 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 	section, _, _ := strings.Cut(string(doc[bytes.Index(doc, []byte("## hourglass serve")):]), "\n## ")
 	names := 0
-	for _, file := range []string{"collector.go", "series.go", "unclaimed.go", "workers.go", "throughput.go"} {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files { // every file of the package that declares a metric
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
