@@ -121,8 +121,8 @@ type refusedRead struct {
 
 func (r *refusedRead) Error() string { return r.cmd + " refused: " + r.err.Error() }
 
-// readSampleValues reads, by type, a string's length and first bytes, a collection's size, and a
-// sorted set's lowest and highest scores. A key that changed type or went meanwhile keeps what the
+// readSampleValues reads, by type, a string's length and first bytes, a collection's size, a
+// sorted set's lowest and highest scores, and the field discover.HashField names of a hash. A key that changed type or went meanwhile keeps what the
 // first read found. A read the server refuses is returned as a *refusedRead.
 func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.Sample) error {
 	pipe := c.Pipeline()
@@ -130,6 +130,7 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 	vals := make([]*redis.StringCmd, len(samples))
 	lows := make([]*redis.ZSliceCmd, len(samples))
 	highs := make([]*redis.ZSliceCmd, len(samples))
+	fields := make([]*redis.StringCmd, len(samples))
 	for i, sm := range samples {
 		switch sm.Type {
 		case "string":
@@ -143,6 +144,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 			lens[i] = pipe.LLen(ctx, sm.Name)
 		case "hash":
 			lens[i] = pipe.HLen(ctx, sm.Name)
+			if f := discover.HashField(sm.Name); f != "" {
+				fields[i] = pipe.HGet(ctx, sm.Name, f) // the field a library writes there, its mark
+			}
 		case "set":
 			lens[i] = pipe.SCard(ctx, sm.Name)
 		case "stream":
@@ -168,6 +172,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 		}
 		if vals[i] != nil {
 			sm.Value, _ = vals[i].Result()
+		}
+		if fields[i] != nil {
+			sm.Field, _ = fields[i].Result()
 		}
 		if lows[i] != nil {
 			lo, err1 := lows[i].Result()

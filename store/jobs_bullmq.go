@@ -179,3 +179,29 @@ func (j bullmqJobs) shared(context.Context, redis.Cmdable, time.Time) (*JobStats
 }
 
 func (j bullmqJobs) notes() []string { return nil }
+
+// BullMQQueueKeyOf reads key as one of the keys BullMQ keeps once per queue, under any prefix:
+// <prefix>:<queue>:meta (hash), :id (string) or :events (stream), with that Redis type. BullMQ 5
+// refuses ':' in a queue name, so the queue is the segment before the suffix and the prefix
+// everything before it ("bull", "{bull}" in a cluster, "myapp:bull").
+func BullMQQueueKeyOf(key string) (prefix, queue, suffix, typ string, ok bool) {
+	for _, s := range []struct{ suffix, typ string }{{"meta", "hash"}, {"id", "string"}, {"events", "stream"}} {
+		rest, found := strings.CutSuffix(key, ":"+s.suffix)
+		if !found {
+			continue
+		}
+		i := strings.LastIndexByte(rest, ':')
+		if i <= 0 || i == len(rest)-1 {
+			return "", "", "", "", false
+		}
+		return rest[:i], rest[i+1:], s.suffix, s.typ, true
+	}
+	return "", "", "", "", false
+}
+
+// BullMQMetaField is the field of a queue's meta hash where BullMQ's Queue writes
+// "bullmq:<version>" (Queue.getVersion reads it back).
+const BullMQMetaField = "version"
+
+// IsBullMQVersion reports whether v, a meta hash's BullMQMetaField, is BullMQ's.
+func IsBullMQVersion(v string) bool { return strings.HasPrefix(v, "bullmq:") }

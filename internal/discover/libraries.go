@@ -6,18 +6,23 @@ import (
 	"hourglass/store"
 )
 
-// Library is a job library or limiter library whose keys are recognised by their names, with
-// the library's default prefix (a user who set their own prefix names it in the config; see the
-// discover docs).
+// Library is a job library or limiter library whose keys are recognised by their names, under
+// the library's default prefix, or under a prefix found by its marks (prefixes.go).
 type Library struct {
 	Name    string
 	Job     store.JobLayout     // for a job library
 	Limiter store.LimiterLayout // for a limiter library (not Hourglass)
 	source  store.JobSource
-	prefix  string // a limiter library's key prefix
+	prefix  string     // a limiter library's key prefix
+	cand    *candidate // for a prefix found by the library's marks
 }
 
+// key tells a library under one prefix from the same library under another.
+func (l *Library) key() string { return l.Name + "\x00" + l.source.Prefix }
+
 // Libraries are the job and limiter libraries hourglass reads, with their default prefixes.
+// Sidekiq's keys, bare names anyone could have, are its only under a namespace its marks
+// proved (prefixes.go), its default included.
 func Libraries() []Library {
 	var out []Library
 	for _, l := range []store.JobLayout{store.Sidekiq, store.BullMQ, store.RQ, store.Celery, store.Asynq} {
@@ -35,8 +40,14 @@ func Libraries() []Library {
 // programs (Sidekiq's queue:<name> lists, Celery's queue lists named after the queue) are left to
 // the shapes: alone they prove nothing. g.mu is held.
 func (g *Groups) library(name string) (*Library, bool) {
+	if l := g.routed(name); l != nil {
+		return l, false
+	}
 	for i := range g.opt.Sources {
 		l := &g.opt.Sources[i]
+		if l.Job == store.Sidekiq {
+			continue // found by its marks
+		}
 		if l.Job != "" {
 			// A prefix other than Celery's starts each of the library's keys as "<prefix>:":
 			// checking that costs far less than Classify, which every unclaimed key would pay.
