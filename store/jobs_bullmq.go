@@ -185,11 +185,15 @@ func (j bullmqJobs) notes() []string { return nil }
 // refuses ':' in a queue name, so the queue is the segment before the suffix and the prefix
 // everything before it ("bull", "{bull}" in a cluster, "myapp:bull").
 func BullMQQueueKeyOf(key string) (prefix, queue, suffix, typ string, ok bool) {
-	for _, s := range []struct{ suffix, typ string }{{"meta", "hash"}, {"id", "string"}, {"events", "stream"}} {
-		rest, found := strings.CutSuffix(key, ":"+s.suffix)
+	if key == "" || !strings.ContainsRune("ads", rune(key[len(key)-1])) { // what the suffixes end in
+		return "", "", "", "", false
+	}
+	for _, s := range bullmqOncePerQueue {
+		rest, found := strings.CutSuffix(key, s.suffix)
 		if !found {
 			continue
 		}
+		s.suffix = s.suffix[1:]
 		i := strings.LastIndexByte(rest, ':')
 		if i <= 0 || i == len(rest)-1 {
 			return "", "", "", "", false
@@ -198,6 +202,9 @@ func BullMQQueueKeyOf(key string) (prefix, queue, suffix, typ string, ok bool) {
 	}
 	return "", "", "", "", false
 }
+
+// bullmqOncePerQueue are the suffixes of the keys BullMQ keeps once per queue, with their types.
+var bullmqOncePerQueue = []struct{ suffix, typ string }{{":meta", "hash"}, {":id", "string"}, {":events", "stream"}}
 
 // BullMQMetaField is the field of a queue's meta hash where BullMQ's Queue writes
 // "bullmq:<version>" (Queue.getVersion reads it back).

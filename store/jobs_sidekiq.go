@@ -192,26 +192,32 @@ func SidekiqKeyOf(key string) (ns string, mark SidekiqMark, ok bool) {
 		return key[:i], SidekiqQueueList, true
 	}
 	k, day := key, false
-	if i := strings.LastIndexByte(k, ':'); i >= 0 && isISODate(k[i+1:]) {
-		k, day = k[:i], true
+	if n := len(k); n > 11 && k[n-11] == ':' && isISODate(k[n-10:]) {
+		k, day = k[:n-11], true
 	}
-	for _, m := range []struct {
-		name string
-		mark SidekiqMark
-	}{{"stat:processed", SidekiqStat}, {"stat:failed", SidekiqStat}, {"queues", SidekiqRegistry},
-		{"processes", SidekiqProcesses}, {"schedule", SidekiqJobSet}, {"retry", SidekiqJobSet}, {"dead", SidekiqJobSet}} {
+	if k == "" || !strings.ContainsRune("sedy", rune(k[len(k)-1])) { // what the names below end in
+		return "", 0, false
+	}
+	for _, m := range sidekiqMarks {
 		if day && m.mark != SidekiqStat {
 			continue
 		}
 		if k == m.name {
 			return "", m.mark, true
 		}
-		if ns, found := strings.CutSuffix(k, ":"+m.name); found && ns != "" {
-			return ns, m.mark, true
+		if n := len(k) - len(m.name) - 1; n > 0 && k[n] == ':' && k[n+1:] == m.name {
+			return k[:n], m.mark, true
 		}
 	}
 	return "", 0, false
 }
+
+// sidekiqMarks are the names that end Sidekiq's keys of one mark, under any namespace.
+var sidekiqMarks = []struct {
+	name string
+	mark SidekiqMark
+}{{"stat:processed", SidekiqStat}, {"stat:failed", SidekiqStat}, {"queues", SidekiqRegistry},
+	{"processes", SidekiqProcesses}, {"schedule", SidekiqJobSet}, {"retry", SidekiqJobSet}, {"dead", SidekiqJobSet}}
 
 // isISODate reports whether s is a yyyy-mm-dd date, as Sidekiq and asynq name their days.
 func isISODate(s string) bool {
