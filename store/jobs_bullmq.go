@@ -212,3 +212,20 @@ const BullMQMetaField = "version"
 
 // IsBullMQVersion reports whether v, a meta hash's BullMQMetaField, is BullMQ's.
 func IsBullMQVersion(v string) bool { return strings.HasPrefix(v, "bullmq:") }
+
+// BullMQStateKeyOf reads key as one of the lists and sorted sets BullMQ keeps a queue's jobs in
+// (wait, active, paused, prioritized, delayed, completed, failed, waiting-children), under any
+// prefix, as BullMQQueueKeyOf does.
+func BullMQStateKeyOf(key string) (prefix, queue string, ok bool) {
+	for _, s := range bullmqStates {
+		rest, found := strings.CutSuffix(key, s.suffix)
+		if !found || len(rest) < 2 || rest[len(rest)-1] != ':' {
+			continue
+		}
+		rest = rest[:len(rest)-1]
+		if i := strings.LastIndexByte(rest, ':'); i > 0 && i < len(rest)-1 {
+			return rest[:i], rest[i+1:], true
+		}
+	}
+	return "", "", false
+}

@@ -43,7 +43,8 @@ func TestSidekiqKeyOfReadsWhatSidekiqWrote(t *testing.T) {
 // TestBullMQQueueKeyOfReadsWhatBullMQWrote: under a prefix holding ':' and a hash tag, as a
 // cluster deployment gives it, BullMQQueueKeyOf reads each queue's meta hash, id counter and events
 // stream with the prefix and queue BullMQ was given and the type it wrote, and each meta hash's
-// version field is BullMQ's; the prefix's reader claims every key.
+// version field is BullMQ's, and BullMQStateKeyOf reads each list and sorted set of the queues' jobs;
+// the prefix's reader claims every key.
 func TestBullMQQueueKeyOfReadsWhatBullMQWrote(t *testing.T) {
 	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
 	srv := redistest.Start(t)
@@ -52,9 +53,20 @@ func TestBullMQQueueKeyOfReadsWhatBullMQWrote(t *testing.T) {
 	rdb := srv.Client(t)
 	src := JobSource{Layout: BullMQ, Prefix: prefix}
 	seen := map[string]map[string]bool{}
+	states := 0
 	for k := range scanKeys(t, rdb) {
 		if _, ok := src.Classify(k); !ok {
 			t.Errorf("%s: not claimed by BullMQ's reader under %q", k, prefix)
+		}
+		for _, st := range bullmqStates {
+			for _, q := range []string{"work", "later", "held"} {
+				if k == prefix+":"+q+":"+st.suffix {
+					if p, got, ok := BullMQStateKeyOf(k); p != prefix || got != q || !ok {
+						t.Errorf("%s: read as queue %q under %q (%v)", k, got, p, ok)
+					}
+					states++
+				}
+			}
 		}
 		p, q, suffix, typ, ok := BullMQQueueKeyOf(k)
 		if !ok {
@@ -72,6 +84,9 @@ func TestBullMQQueueKeyOfReadsWhatBullMQWrote(t *testing.T) {
 				t.Errorf("%s: version field %q is not BullMQ's", k, v)
 			}
 		}
+	}
+	if states < 6 {
+		t.Errorf("%d lists and sets of the queues' jobs read, want their wait, paused, delayed, completed…", states)
 	}
 	for _, q := range []string{"work", "later", "held"} {
 		if !seen[q]["meta"] || !seen[q]["events"] || !seen[q]["id"] {

@@ -43,8 +43,11 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 				groups = append(groups, heldCounters(g.inferPart(sh)))
 				continue
 			}
+			lib := mayBeLibrary(sh)
 			for _, part := range splitUnits(sh) {
-				groups = append(groups, g.inferPart(part))
+				gr := g.inferPart(part)
+				gr.mayBeLibrary = lib
+				groups = append(groups, gr)
 			}
 		}
 	}

@@ -298,3 +298,23 @@ func nameWords(p string) string {
 	}
 	return "prefix"
 }
+
+// mayBeLibrary reports whether every example of sh is named as a key Sidekiq or BullMQ keeps,
+// under some prefix (a queue's list or sorted set, a mark): until the sweep has seen every key,
+// their library's marks may still come, and with them the library's entry, which the keys are.
+func mayBeLibrary(sh *shape) bool {
+	for _, ex := range sh.examples {
+		_, _, sk := store.SidekiqKeyOf(ex)
+		_, _, bs := store.BullMQStateKeyOf(ex)
+		_, _, _, _, bq := store.BullMQQueueKeyOf(ex)
+		if !sk && !bs && !bq {
+			return false
+		}
+	}
+	return len(sh.examples) > 0
+}
+
+// MayBeLibrary reports whether the group's keys are named as a job library names its keys under
+// a prefix whose marks were not seen (yet): an entry inferred while the sweep is under way waits
+// for its end, when the library's group has taken them if it is theirs.
+func (gr Group) MayBeLibrary() bool { return gr.mayBeLibrary }
