@@ -214,6 +214,15 @@ func TestNoConfigFindsLibrariesUnderTheirPrefixes(t *testing.T) {
 	if keys := srv.Client(t).DBSize(t.Context()).Val(); snap.Unclaimed.Keys != 5 {
 		t.Errorf("%d of %d keys unclaimed, want the 5 lookalikes: %+v", snap.Unclaimed.Keys, keys, snap.Unclaimed.Groups)
 	}
+
+	// The proposal, loaded as a config, claims the same: the libraries' keys, their daily
+	// counters among them, are their entries'.
+	configured := snapshotJSON(t, writeConfig(t, "discovered.toml", found.Config))
+	if configured.Inferred != nil || len(configured.JobQueues) != len(wantEntries) || configured.Unclaimed.Keys != 5 {
+		t.Errorf("with the proposal as config: %d job queue entries, %d keys unclaimed; want %d, the 5 lookalikes: %+v",
+			len(configured.JobQueues), configured.Unclaimed.Keys, len(wantEntries), configured.Unclaimed.Groups)
+	}
+	checkPrefixedCounts(t, configured, want)
 }
 
 // checkPrefixedCounts holds each adopted library's queues to what the library's own API counted.
