@@ -161,7 +161,8 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 		return err
 	}
 	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOPERM") {
+		// A library's mark refused (HGET) leaves that mark unread; the rest of the sample stands.
+		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOPERM") && cmd.Name() != "hget" {
 			return &refusedRead{cmd: strings.ToUpper(cmd.Name()), err: err}
 		}
 	}
