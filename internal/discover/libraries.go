@@ -36,9 +36,9 @@ func Libraries() []Library {
 }
 
 // library returns the library whose key name is, if any, and whether name is where it registers
-// its queues. Names a library shares with other
-// programs (Sidekiq's queue:<name> lists, Celery's queue lists named after the queue) are left to
-// the shapes: alone they prove nothing. g.mu is held.
+// its queues: a library under a prefix its marks proved first, then the libraries under their
+// default prefixes. Names a library shares with other programs (Celery's queue lists named after
+// the queue) are left to the shapes: alone they prove nothing. g.mu is held.
 func (g *Groups) library(name string) (*Library, bool) {
 	if l := g.routed(name); l != nil {
 		return l, false
@@ -55,7 +55,7 @@ func (g *Groups) library(name string) (*Library, bool) {
 				continue
 			}
 			k, ok := l.source.Classify(name)
-			if ok && !ambiguous(l.Job, name, k) {
+			if ok && !ambiguous(l.Job, k) {
 				return l, k.Registry || l.Job == store.BullMQ && bullmqQueueKey(name)
 			}
 			continue
@@ -155,12 +155,6 @@ func companionOf(name string) companion {
 }
 
 // ambiguous reports whether a name a job library claims could as well be anyone's.
-func ambiguous(l store.JobLayout, name string, k store.JobKey) bool {
-	switch l {
-	case store.Sidekiq:
-		return strings.HasPrefix(name, "queue:")
-	case store.Celery:
-		return k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
-	}
-	return false
+func ambiguous(l store.JobLayout, k store.JobKey) bool {
+	return l == store.Celery && k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
 }
