@@ -28,7 +28,7 @@ func TestSidekiqKeyOfReadsWhatSidekiqWrote(t *testing.T) {
 				if typ := rdb.Type(t.Context(), k).Val(); got != ns || typ != mark.Type() {
 					t.Errorf("%s: read as namespace %q, a %s; Sidekiq wrote it under %q, a %s", k, got, mark.Type(), ns, typ)
 				}
-				if mark == SidekiqStat && isISODate(k[len(k)-10:]) {
+				if mark == SidekiqStat && isSidekiqDay(k[len(k)-10:]) {
 					daily++
 				}
 			}

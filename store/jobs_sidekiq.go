@@ -192,7 +192,7 @@ func SidekiqKeyOf(key string) (ns string, mark SidekiqMark, ok bool) {
 		return key[:i], SidekiqQueueList, true
 	}
 	k, day := key, false
-	if n := len(k); n > 11 && k[n-11] == ':' && isISODate(k[n-10:]) {
+	if n := len(k); n > 11 && k[n-11] == ':' && isSidekiqDay(k[n-10:]) {
 		k, day = k[:n-11], true
 	}
 	if k == "" || !strings.ContainsRune("sedy", rune(k[len(k)-1])) { // what the names below end in
@@ -219,8 +219,8 @@ var sidekiqMarks = []struct {
 }{{"stat:processed", SidekiqStat}, {"stat:failed", SidekiqStat}, {"queues", SidekiqRegistry},
 	{"processes", SidekiqProcesses}, {"schedule", SidekiqJobSet}, {"retry", SidekiqJobSet}, {"dead", SidekiqJobSet}}
 
-// isISODate reports whether s is a yyyy-mm-dd date, as Sidekiq and asynq name their days.
-func isISODate(s string) bool {
+// isSidekiqDay reports whether s is a yyyy-mm-dd date, as Sidekiq names its days (asynq too).
+func isSidekiqDay(s string) bool {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return false
 	}
