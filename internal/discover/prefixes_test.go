@@ -108,14 +108,14 @@ func TestBullMQUnderItsPrefixes(t *testing.T) {
 }
 
 // Prefixes followed are bounded: past maxCandidates a library's, an app's many lookalike
-// prefixes give way to one with a strong mark.
+// prefixes give way to one with a strong mark (marks of it met before are not kept).
 func TestCandidatesBounded(t *testing.T) {
 	g := New(Options{Location: time.UTC})
 	page := map[string]string{}
 	for i := range 3 * maxCandidates {
 		page[fmt.Sprintf("p%c%c:retry", 'a'+i%26, 'a'+i/26)] = "zset"
 	}
-	typed(g, page, map[string]string{"late:queues": "set", "late:queue:a": "list"})
+	typed(g, page, map[string]string{"late:queues": "set"}, map[string]string{"late:queue:a": "list"})
 	if g.learnt.per["sidekiq"] > maxCandidates {
 		t.Errorf("%d candidates followed", g.learnt.per["sidekiq"])
 	}
