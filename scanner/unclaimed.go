@@ -122,8 +122,9 @@ type refusedRead struct {
 func (r *refusedRead) Error() string { return r.cmd + " refused: " + r.err.Error() }
 
 // readSampleValues reads, by type, a string's length and first bytes, a collection's size, a
-// sorted set's lowest and highest scores, and the field discover.HashField names of a hash. A key that changed type or went meanwhile keeps what the
-// first read found. A read the server refuses is returned as a *refusedRead.
+// sorted set's lowest and highest scores, and the field discover.HashField names of a hash. A key
+// that changed type or went meanwhile keeps what the first read found. A read the server refuses
+// is returned as a *refusedRead (a refused HGET of a library's mark only leaves it unread).
 func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.Sample) error {
 	pipe := c.Pipeline()
 	lens := make([]*redis.IntCmd, len(samples))
