@@ -121,15 +121,17 @@ type refusedRead struct {
 
 func (r *refusedRead) Error() string { return r.cmd + " refused: " + r.err.Error() }
 
-// readSampleValues reads, by type, a string's length and first bytes, a collection's size, and a
-// sorted set's lowest and highest scores. A key that changed type or went meanwhile keeps what the
-// first read found. A read the server refuses is returned as a *refusedRead.
+// readSampleValues reads, by type, a string's length and first bytes, a collection's size, a
+// sorted set's lowest and highest scores, and the field discover.HashField names of a hash. A key
+// that changed type or went meanwhile keeps what the first read found. A read the server refuses
+// is returned as a *refusedRead (a refused HGET of a library's mark only leaves it unread).
 func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.Sample) error {
 	pipe := c.Pipeline()
 	lens := make([]*redis.IntCmd, len(samples))
 	vals := make([]*redis.StringCmd, len(samples))
 	lows := make([]*redis.ZSliceCmd, len(samples))
 	highs := make([]*redis.ZSliceCmd, len(samples))
+	fields := make([]*redis.StringCmd, len(samples))
 	for i, sm := range samples {
 		switch sm.Type {
 		case "string":
@@ -143,6 +145,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 			lens[i] = pipe.LLen(ctx, sm.Name)
 		case "hash":
 			lens[i] = pipe.HLen(ctx, sm.Name)
+			if f := discover.HashField(sm.Name); f != "" {
+				fields[i] = pipe.HGet(ctx, sm.Name, f) // the field a library writes there, its mark
+			}
 		case "set":
 			lens[i] = pipe.SCard(ctx, sm.Name)
 		case "stream":
@@ -157,7 +162,8 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 		return err
 	}
 	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOPERM") {
+		// A library's mark refused (HGET) leaves that mark unread; the rest of the sample stands.
+		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOPERM") && cmd.Name() != "hget" {
 			return &refusedRead{cmd: strings.ToUpper(cmd.Name()), err: err}
 		}
 	}
@@ -168,6 +174,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 		}
 		if vals[i] != nil {
 			sm.Value, _ = vals[i].Result()
+		}
+		if fields[i] != nil {
+			sm.Field, _ = fields[i].Result()
 		}
 		if lows[i] != nil {
 			lo, err1 := lows[i].Result()

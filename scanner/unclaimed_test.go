@@ -114,3 +114,29 @@ func TestUnclaimedRefused(t *testing.T) {
 		t.Errorf("allowed: bytes %v, note %q, hits a %q", u.Bytes, u.BytesNote, kindOf(u, "hits:"))
 	}
 }
+
+// TestUnclaimedReadsBullMQsMark: the sweep reads a meta hash's version field (discover.HashField)
+// with its samples, so BullMQ's keys under a prefix of its user's are found; as a user refused
+// HGET the other samples stand, and the prefix is left unfound, its keys in ordinary groups.
+func TestUnclaimedReadsBullMQsMark(t *testing.T) {
+	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
+	srv := redistest.Start(t)
+	want := writeUnclaimed(t, srv.Client(t))
+	redistest.RunFixture(t, node, redistest.NodeDir(), nil, "bullmq.mjs", "redis://"+srv.Addr, "acme")
+	found := func(u discover.Result) bool {
+		for _, g := range u.Groups {
+			if g.Kind == discover.KindJobQueue && g.Entry != nil && g.Entry.Prefix == "acme" && g.Confidence == discover.High {
+				return true
+			}
+		}
+		return false
+	}
+	u := sweepAs(t, srv, "debug").Unclaimed
+	if !found(u) {
+		t.Errorf("BullMQ under acme not found: %+v", u.Groups)
+	}
+	u = sweepAs(t, srv, "hget").Unclaimed
+	if found(u) || u.Sampled < want || strings.Contains(u.BytesNote, "refused") {
+		t.Errorf("without HGET: BullMQ found %v, %d sampled, note %q; want it unfound, the other samples read", found(u), u.Sampled, u.BytesNote)
+	}
+}

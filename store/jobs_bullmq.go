@@ -179,3 +179,53 @@ func (j bullmqJobs) shared(context.Context, redis.Cmdable, time.Time) (*JobStats
 }
 
 func (j bullmqJobs) notes() []string { return nil }
+
+// BullMQQueueKeyOf reads key as one of the keys BullMQ keeps once per queue, under any prefix:
+// <prefix>:<queue>:meta (hash), :id (string) or :events (stream), with that Redis type. BullMQ 5
+// refuses ':' in a queue name, so the queue is the segment before the suffix and the prefix
+// everything before it ("bull", "{bull}" in a cluster, "myapp:bull").
+func BullMQQueueKeyOf(key string) (prefix, queue, suffix, typ string, ok bool) {
+	if key == "" || !strings.ContainsRune("ads", rune(key[len(key)-1])) { // what the suffixes end in
+		return "", "", "", "", false
+	}
+	for _, s := range bullmqOncePerQueue {
+		rest, found := strings.CutSuffix(key, s.suffix)
+		if !found {
+			continue
+		}
+		s.suffix = s.suffix[1:]
+		i := strings.LastIndexByte(rest, ':')
+		if i <= 0 || i == len(rest)-1 {
+			return "", "", "", "", false
+		}
+		return rest[:i], rest[i+1:], s.suffix, s.typ, true
+	}
+	return "", "", "", "", false
+}
+
+// bullmqOncePerQueue are the suffixes of the keys BullMQ keeps once per queue, with their types.
+var bullmqOncePerQueue = []struct{ suffix, typ string }{{":meta", "hash"}, {":id", "string"}, {":events", "stream"}}
+
+// BullMQMetaField is the field of a queue's meta hash where BullMQ's Queue writes
+// "bullmq:<version>" (Queue.getVersion reads it back).
+const BullMQMetaField = "version"
+
+// IsBullMQVersion reports whether v, a meta hash's BullMQMetaField, is BullMQ's.
+func IsBullMQVersion(v string) bool { return strings.HasPrefix(v, "bullmq:") }
+
+// BullMQStateKeyOf reads key as one of the lists and sorted sets BullMQ keeps a queue's jobs in
+// (wait, active, paused, prioritized, delayed, completed, failed, waiting-children), under any
+// prefix, as BullMQQueueKeyOf does.
+func BullMQStateKeyOf(key string) (prefix, queue string, ok bool) {
+	for _, s := range bullmqStates {
+		rest, found := strings.CutSuffix(key, s.suffix)
+		if !found || len(rest) < 2 || rest[len(rest)-1] != ':' {
+			continue
+		}
+		rest = rest[:len(rest)-1]
+		if i := strings.LastIndexByte(rest, ':'); i > 0 && i < len(rest)-1 {
+			return rest[:i], rest[i+1:], true
+		}
+	}
+	return "", "", false
+}

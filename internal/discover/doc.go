@@ -3,7 +3,9 @@
 // names into patterns, and from a few keys of each group read by the sweep (type, TTL, value or
 // scores) decides the kind of each group (counter, delay queue, limiter, unique, bitmap, lock,
 // list queue, a job library's or a limiter library's keys) with its evidence and how confident it
-// is. It renders what it found as config.toml entries.
+// is; a job library whose users choose its prefix (Sidekiq's namespace, BullMQ's prefix) is found
+// under any prefix by the keys it names alike in every app. It renders what it found as
+// config.toml entries.
 //
 // What it holds is bounded by the number of groups, never by the number of keys. It does no Redis
 // I/O: the scanner feeds it the names a sweep leaves unclaimed and the samples it reads. Of

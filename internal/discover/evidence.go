@@ -26,7 +26,9 @@ type Sample struct {
 	Len int64
 	// MinScore and MaxScore are a sorted set's lowest and highest scores (when Len > 0).
 	MinScore, MaxScore float64
-	Now                time.Time
+	// Field is, for a hash HashField names a field of, that field's value ("" when absent).
+	Field string
+	Now   time.Time
 
 	window time.Time // the end of the date window the name holds, if any
 }

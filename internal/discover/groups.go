@@ -43,6 +43,8 @@ type Groups struct {
 	// end; page counts the shapes of the page AddPage is adding.
 	strata map[string]*sampleStratum
 	page   map[*shape]float64
+	// learnt are the prefixes found by libraries' marks (prefixes.go).
+	learnt learning
 }
 
 // Per-shape bounds.
@@ -151,10 +153,13 @@ func (g *Groups) add(names []string, page map[*shape]float64) []string {
 // shapeOf finds or makes the shape of name, counting its segments. g.mu is held.
 func (g *Groups) shapeOf(name string) *shape {
 	if lib, registry := g.library(name); lib != nil {
-		sh := g.libs[lib.Name]
+		if lib.cand != nil {
+			g.learn(name) // the marks seen once trusted, for the evidence
+		}
+		sh := g.libs[lib.key()]
 		if sh == nil {
 			sh = &shape{lib: lib}
-			g.libs[lib.Name] = sh
+			g.libs[lib.key()] = sh
 		}
 		if registry {
 			sh.register(name)
@@ -166,6 +171,7 @@ func (g *Groups) shapeOf(name string) *shape {
 		sh.companions |= c.bit
 		return sh
 	}
+	g.learn(name)
 	toks := tokenize(name, g.tokBuf)
 	g.tokBuf = toks
 	sk := g.skeletonOf(toks)
@@ -358,9 +364,11 @@ func (g *Groups) AddSample(s Sample) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var sh *shape
+	g.learnSample(s)
 	if lib, _ := g.library(s.Name); lib != nil {
-		sh = g.libs[lib.Name]
-	} else {
+		sh = g.libs[lib.key()] // nil when the name was added before its prefix was trusted
+	}
+	if sh == nil {
 		toks := tokenize(s.Name, g.tokBuf)
 		g.tokBuf = toks
 		sk := g.skels[string(g.skeletonKey(toks))]

@@ -24,7 +24,8 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 	for _, sh := range g.libs {
 		libs = append(libs, sh.clone()) // the shapes folded into it must not stay there
 	}
-	sort.Slice(libs, func(i, j int) bool { return libs[i].lib.Name < libs[j].lib.Name })
+	libs = append(libs, g.learntShapes()...)
+	sort.Slice(libs, func(i, j int) bool { return libs[i].lib.key() < libs[j].lib.key() })
 	skels := make([]string, 0, len(g.skels))
 	for k := range g.skels {
 		skels = append(skels, k)
@@ -38,8 +39,15 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 				lib.merge(sh)
 				continue
 			}
+			if libraryCounters(sh) {
+				groups = append(groups, heldCounters(g.inferPart(sh)))
+				continue
+			}
+			lib := mayBeLibrary(sh)
 			for _, part := range splitUnits(sh) {
-				groups = append(groups, g.inferPart(part))
+				gr := g.inferPart(part)
+				gr.mayBeLibrary = lib
+				groups = append(groups, gr)
 			}
 		}
 	}
@@ -164,22 +172,24 @@ func (sk *skeleton) alike(i int) bool {
 }
 
 // foldInto returns the library among libs that every example of sh belongs to, when that library
-// has shown its own registry: then sh is its keys with names anyone could have (Sidekiq's
-// queue:<name> lists, Celery's queue lists).
+// has shown its own registry or its prefix was found by its marks: then sh is its keys with names
+// anyone could have (Sidekiq's queue:<name> lists, Celery's queue lists), or keys met before the
+// prefix was trusted.
 func foldInto(libs []*shape, sh *shape) *shape {
+	var best *shape
 	for _, lib := range libs {
-		if !lib.registry || len(sh.examples) == 0 {
+		if !lib.registry && lib.lib.cand == nil || len(sh.examples) == 0 {
 			continue
 		}
 		all := true
 		for _, ex := range sh.examples {
 			all = all && (lib.lib.claims(ex) || lib.knows(ex))
 		}
-		if all {
-			return lib
+		if all && (best == nil || len(lib.lib.source.Prefix) > len(best.lib.source.Prefix)) {
+			best = lib // the longest prefix: "acme:eu" before "acme"
 		}
 	}
-	return nil
+	return best
 }
 
 // clone copies sh, so that merging into the copy leaves sh as it is.

@@ -166,9 +166,17 @@ func inferLibrary(sh *shape) Group {
 	gr.Evidence = append(gr.Evidence, typesText(&sh.ev))
 	if lib.Job != "" {
 		gr.Kind = KindJobQueue
-		gr.Pattern = lib.source.Prefix + "… (" + lib.Name + ")"
+		gr.Pattern = libraryPattern(lib)
 		gr.Entry = &Entry{Table: "job_queue", Name: lib.Name, Layout: lib.Name}
+		if p := lib.source.Prefix; p != lib.Job.DefaultPrefix() {
+			gr.Entry.Name, gr.Entry.Prefix = lib.Name+"_"+nameWords(p), p
+		}
 		switch {
+		case lib.cand != nil:
+			gr.Evidence = append(gr.Evidence, lib.cand.evidence()...)
+			if !lib.cand.trusted() {
+				gr.Confidence = Low
+			}
 		case sh.registry && lib.Job == store.BullMQ:
 			gr.Evidence = append(gr.Evidence, "names as bullmq writes them, the keys it keeps once per queue (meta, id, events) among them")
 		case sh.registry:

@@ -6,18 +6,23 @@ import (
 	"hourglass/store"
 )
 
-// Library is a job library or limiter library whose keys are recognised by their names, with
-// the library's default prefix (a user who set their own prefix names it in the config; see the
-// discover docs).
+// Library is a job library or limiter library whose keys are recognised by their names, under
+// the library's default prefix, or under a prefix found by its marks (prefixes.go).
 type Library struct {
 	Name    string
 	Job     store.JobLayout     // for a job library
 	Limiter store.LimiterLayout // for a limiter library (not Hourglass)
 	source  store.JobSource
-	prefix  string // a limiter library's key prefix
+	prefix  string     // a limiter library's key prefix
+	cand    *candidate // for a prefix found by the library's marks
 }
 
+// key tells a library under one prefix from the same library under another.
+func (l *Library) key() string { return l.Name + "\x00" + l.source.Prefix }
+
 // Libraries are the job and limiter libraries hourglass reads, with their default prefixes.
+// Sidekiq's keys, bare names anyone could have, are its only under a namespace its marks
+// proved (prefixes.go), its default included.
 func Libraries() []Library {
 	var out []Library
 	for _, l := range []store.JobLayout{store.Sidekiq, store.BullMQ, store.RQ, store.Celery, store.Asynq} {
@@ -31,12 +36,18 @@ func Libraries() []Library {
 }
 
 // library returns the library whose key name is, if any, and whether name is where it registers
-// its queues. Names a library shares with other
-// programs (Sidekiq's queue:<name> lists, Celery's queue lists named after the queue) are left to
-// the shapes: alone they prove nothing. g.mu is held.
+// its queues: a library under a prefix its marks proved first, then the libraries under their
+// default prefixes. Names a library shares with other programs (Celery's queue lists named after
+// the queue) are left to the shapes: alone they prove nothing. g.mu is held.
 func (g *Groups) library(name string) (*Library, bool) {
+	if l := g.routed(name); l != nil {
+		return l, false
+	}
 	for i := range g.opt.Sources {
 		l := &g.opt.Sources[i]
+		if l.Job == store.Sidekiq {
+			continue // found by its marks
+		}
 		if l.Job != "" {
 			// A prefix other than Celery's starts each of the library's keys as "<prefix>:":
 			// checking that costs far less than Classify, which every unclaimed key would pay.
@@ -44,7 +55,7 @@ func (g *Groups) library(name string) (*Library, bool) {
 				continue
 			}
 			k, ok := l.source.Classify(name)
-			if ok && !ambiguous(l.Job, name, k) {
+			if ok && !ambiguous(l.Job, k) {
 				return l, k.Registry || l.Job == store.BullMQ && bullmqQueueKey(name)
 			}
 			continue
@@ -144,12 +155,6 @@ func companionOf(name string) companion {
 }
 
 // ambiguous reports whether a name a job library claims could as well be anyone's.
-func ambiguous(l store.JobLayout, name string, k store.JobKey) bool {
-	switch l {
-	case store.Sidekiq:
-		return strings.HasPrefix(name, "queue:")
-	case store.Celery:
-		return k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
-	}
-	return false
+func ambiguous(l store.JobLayout, k store.JobKey) bool {
+	return l == store.Celery && k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
 }

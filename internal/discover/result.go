@@ -75,8 +75,9 @@ type Group struct {
 	KeysEstimate  *Estimate `json:"keys_estimate,omitempty"`
 	BytesEstimate *Estimate `json:"bytes_estimate,omitempty"`
 
-	members []*shape // the live shapes its keys are in, for the estimates
-	zone    zoneFit  // what its newest window says of its zone (Entry.Timezone), when ok
+	members      []*shape // the live shapes its keys are in, for the estimates
+	mayBeLibrary bool     // see MayBeLibrary
+	zone         zoneFit  // what its newest window says of its zone (Entry.Timezone), when ok
 }
 
 // Entry is one proposed config.toml table.

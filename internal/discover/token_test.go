@@ -233,6 +233,7 @@ func FuzzTokenize(f *testing.F) {
 		"session:3f2b8c1e-9d4a-4f6b-8e2a-1c3d5e7f9a0b", "wau:2023-W31", "LIMITER/fixed/api/user/7/3/2/hour",
 		"{delay:orders}:inflight", "a\x00b:\xff", "::", "<window>:{}", "x" + strings.Repeat(":1", 30),
 		"ratelimit:10.0.0.1:202308011705", "bull:work:17:lock", "_kombu.binding.celery", "rate:api:7",
+		"myapp:queues", "queue:mail", "ns:stat:processed:2026-01-02", "{acme}:bull:work:meta", "acme:work:wait",
 	} {
 		f.Add(s)
 	}

@@ -42,13 +42,16 @@ func Trusted(g discover.Group) bool {
 // name is taken; an entry the config refuses is remembered with why, and not tried again. Until
 // the sweep is complete, an entry of keys named one by one (a pattern with no placeholder) waits
 // unless it is a structure of one key (a queue, a library's keys): a lone key of a lock or a
-// counter is most often the first of many, which a later turn's group takes in one pattern.
+// counter is most often the first of many, which a later turn's group takes in one pattern. So
+// does a group named as a job library's keys under a prefix whose library was not found yet
+// (Group.MayBeLibrary: BullMQ's acme:<queue>:wait lists before a meta hash of acme's): at the
+// sweep's end its library's group has taken it, or it is adopted as what it is.
 func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out scanner.Adoption
 	for _, g := range r.Avoiding(a.cfg.Names()).Groups {
-		if !Trusted(g) || a.seen(g) || !complete && mayWiden(*g.Entry) {
+		if !Trusted(g) || a.seen(g) || !complete && (mayWiden(*g.Entry) || g.MayBeLibrary()) {
 			continue
 		}
 		add, err := a.parse(*g.Entry)

@@ -3,9 +3,11 @@ package infer
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"hourglass/internal/config"
 	"hourglass/internal/discover"
+	"hourglass/scanner"
 )
 
 func bare(t *testing.T) *config.Config {
@@ -62,5 +64,38 @@ func TestAdoptTakesTrustedEntriesOnce(t *testing.T) {
 	}
 	if _, err := a.Add(discover.Entry{Table: "delay_queue", Name: "orders", Key: "delay:other", ScoreUnit: "s"}); err == nil {
 		t.Fatal("an added entry took an adopted entry's name")
+	}
+}
+
+// TestAdoptWaitsForALibrarysMarks: keys named as BullMQ keeps a queue's lists, under a prefix
+// whose meta hash the sweep has not met yet, are not adopted as list queues while it goes on; at
+// its end, with the meta hash seen, they are BullMQ's entry's, and without it, a list queue.
+func TestAdoptWaitsForALibrarysMarks(t *testing.T) {
+	add := func(g *discover.Groups, typ, field string, names ...string) {
+		for _, n := range g.Add(names) {
+			g.AddSample(discover.Sample{Name: n, Type: typ, TTL: -1, Bytes: 90, Len: 3, Field: field, Now: time.Now()})
+		}
+	}
+	tables := func(got scanner.Adoption) string {
+		var out []string
+		for _, e := range got.Entries {
+			out = append(out, e.Table+" "+e.Prefix)
+		}
+		return strings.Join(out, ",")
+	}
+	g := discover.New(discover.Options{Location: time.UTC})
+	add(g, "list", "", "acme:work:wait", "acme:mail:wait", "acme:push:wait")
+	a := New(bare(t), false)
+	if got := a.Adopt(g.Result(), false); len(got.Entries) != 0 {
+		t.Fatalf("adopted %q while the sweep goes on, before any mark of the prefix", tables(got))
+	}
+	add(g, "hash", "bullmq:5.81.5", "acme:work:meta")
+	if got := tables(a.Adopt(g.Result(), true)); got != "job_queue acme" {
+		t.Fatalf("adopted %q at the sweep's end; want BullMQ's entry under acme alone", got)
+	}
+	g = discover.New(discover.Options{Location: time.UTC})
+	add(g, "list", "", "acme:work:wait", "acme:mail:wait", "acme:push:wait")
+	if got := tables(New(bare(t), false).Adopt(g.Result(), true)); got != "list_queue " {
+		t.Fatalf("adopted %q at the end of a sweep with no mark of BullMQ's; want the list queue", got)
 	}
 }

@@ -1,9 +1,10 @@
 // BullMQ's own layout, written by BullMQ itself: the fixture of store/jobs_bullmq_test.go, and a
 // readable example of every state a BullMQ queue keeps in Redis.
 //
-//   node bullmq.mjs redis://127.0.0.1:6379
+//   node bullmq.mjs redis://127.0.0.1:6379 [prefix]
 //
-// It leaves three queues under the default prefix "bull" and prints, as JSON, what BullMQ itself
+// It leaves three queues under the default prefix "bull" (or the prefix given, BullMQ's prefix
+// option of every Queue, Worker and FlowProducer) and prints, as JSON, what BullMQ itself
 // reports of them at one moment (now, in ms):
 //
 //   work   a Worker (concurrency 1) completed 2 jobs, failed 1 (attempts 1: failed for good) and
@@ -23,11 +24,13 @@ import { FlowProducer, Queue, Worker } from 'bullmq';
 
 const url = new URL(process.argv[2] ?? 'redis://127.0.0.1:6379');
 const connection = { host: url.hostname, port: Number(url.port) };
+const prefix = process.argv[3] || undefined; // undefined: BullMQ's default, "bull"
+const opts = prefix ? { connection, prefix } : { connection }; // a prefix: undefined would replace the default
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const work = new Queue('work', { connection });
-const later = new Queue('later', { connection });
-const held = new Queue('held', { connection });
+const work = new Queue('work', opts);
+const later = new Queue('later', opts);
+const held = new Queue('held', opts);
 
 // work: ok, ok, bad, then block, which the worker keeps active; with concurrency 1 nothing
 // after it starts.
@@ -40,7 +43,7 @@ const worker = new Worker('work', async (job) => {
     started();
     await new Promise(() => {}); // never settles: the job stays active
   }
-}, { connection, concurrency: 1 });
+}, { ...opts, concurrency: 1 });
 worker.on('completed', () => { finished.completed++; });
 worker.on('failed', () => { finished.failed++; });
 for (const name of ['ok', 'ok', 'bad', 'block']) {
@@ -59,7 +62,7 @@ await later.add('due', {}, { delay: 1 });
 await later.add('soon', {}, { delay: 500 });
 await later.add('minute', {}, { delay: 60_000 });
 await later.add('hours', {}, { delay: 2 * 3600_000 });
-const flow = new FlowProducer({ connection });
+const flow = new FlowProducer(opts);
 await flow.add({ name: 'parent', queueName: 'later', children: [{ name: 'child', queueName: 'later' }] });
 await sleep(50);
 

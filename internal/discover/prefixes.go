@@ -1,0 +1,320 @@
+package discover
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"hourglass/store"
+)
+
+// Two job libraries put their keys under a prefix of the user's choosing: Sidekiq under
+// redis-namespace's namespace ("<ns>:queue:<name>", or bare names with none) and BullMQ under its
+// prefix option ("<prefix>:<queue>:wait", "bull" by default). Their keys are found under any
+// prefix by the names each library gives its keys alike in every app (store.SidekiqKeyOf,
+// store.BullMQQueueKeyOf), and a prefix is the library's only once the evidence holds:
+//
+//   - Sidekiq: its queues set (a set when sampled) and at least one other of its marks: a
+//     queue:<name> list, its schedule, retry or dead sorted set, its processes set, or its
+//     stat:processed / stat:failed counters (each of the Redis type Sidekiq gives it when
+//     sampled). A queues set alone, or queue lists alone, is anyone's.
+//   - BullMQ (under a prefix other than "bull", whose keys are BullMQ's by name as before): a
+//     queue's meta hash (<prefix>:<queue>:meta) whose version field BullMQ's Queue wrote
+//     ("bullmq:<version>"), read from the sampled hash. A meta hash, id counter and events
+//     stream by name alone are an event-sourced app's as well.
+//
+// Keys met before their prefix was trusted are in shapes; the Result folds each shape whose
+// examples the library claims into the library's group. A prefix holding an all-digit segment
+// is an id, not a prefix, and at most maxCandidates prefixes a library are followed.
+
+// maxCandidates bounds the prefixes followed per library.
+const maxCandidates = 64
+
+// The keys BullMQ keeps once per queue, as a candidate's marks.
+const (
+	bullMeta uint8 = 1 << iota
+	bullID
+	bullEvents
+)
+
+var bullBits = map[string]uint8{"meta": bullMeta, "id": bullID, "events": bullEvents}
+
+// candidate is a prefix under which a library's marks were seen.
+type candidate struct {
+	lib *Library // the library under the prefix; lib.cand is this candidate
+	// marks are the kinds of key seen by name (store.SidekiqMark bits, or bullMeta… for BullMQ),
+	// bad those a sample showed of a type the library never gives them.
+	marks, bad uint8
+	version    string // BullMQ: a meta hash's version field naming BullMQ
+	confirmed  bool   // trusted once: its keys are routed to its group since
+}
+
+// learning is what Groups found of prefixes: the candidates, and the trusted ones' libraries,
+// longest prefix first, which claim names as they are added.
+type learning struct {
+	cands  map[string]*candidate // by layout and prefix
+	per    map[store.JobLayout]int
+	routes []*Library
+}
+
+func candKey(l store.JobLayout, prefix string) string { return string(l) + "\x00" + prefix }
+
+// learn notes name as a mark of a library under its prefix. g.mu is held.
+func (g *Groups) learn(name string) {
+	if ns, mark, ok := store.SidekiqKeyOf(name); ok {
+		if c := g.candidate(store.Sidekiq, ns, mark == store.SidekiqRegistry); c != nil {
+			c.marks |= uint8(mark)
+			g.check(c)
+		}
+	}
+	if p, _, suffix, _, ok := store.BullMQQueueKeyOf(name); ok && p != store.BullMQ.DefaultPrefix() {
+		if c := g.candidate(store.BullMQ, p, suffix == "meta"); c != nil {
+			c.marks |= bullBits[suffix]
+			g.check(c)
+		}
+	}
+}
+
+// learnSample notes the type (and a BullMQ meta hash's version) a sample of a mark showed, for
+// a prefix already followed. g.mu is held.
+func (g *Groups) learnSample(s Sample) {
+	if s.Type == "" || s.Type == "none" {
+		return
+	}
+	if ns, mark, ok := store.SidekiqKeyOf(s.Name); ok {
+		if c := g.learnt.cands[candKey(store.Sidekiq, ns)]; c != nil && s.Type != mark.Type() {
+			c.bad |= uint8(mark)
+		}
+	}
+	if p, _, suffix, typ, ok := store.BullMQQueueKeyOf(s.Name); ok {
+		if c := g.learnt.cands[candKey(store.BullMQ, p)]; c != nil {
+			if s.Type != typ {
+				c.bad |= bullBits[suffix]
+			} else if suffix == "meta" && store.IsBullMQVersion(s.Field) && c.version == "" {
+				c.version = strings.Clone(s.Field)
+				g.check(c)
+			}
+		}
+	}
+}
+
+// candidate returns the candidate of layout under prefix, made if there is room: strong says the
+// name is one that starts a prefix's evidence (Sidekiq's queues set, a BullMQ meta hash), which
+// may take the place of a candidate that has none. g.mu is held.
+func (g *Groups) candidate(l store.JobLayout, prefix string, strong bool) *candidate {
+	k := candKey(l, prefix)
+	if c := g.learnt.cands[k]; c != nil {
+		return c
+	}
+	if !plausiblePrefix(prefix) {
+		return nil
+	}
+	if g.learnt.cands == nil {
+		g.learnt.cands, g.learnt.per = map[string]*candidate{}, map[store.JobLayout]int{}
+	}
+	if g.learnt.per[l] >= maxCandidates {
+		if !strong || !g.evictWeak(l) {
+			return nil
+		}
+	}
+	c := &candidate{}
+	c.lib = &Library{Name: string(l), Job: l, source: store.JobSource{Layout: l, Prefix: strings.Clone(prefix)}, cand: c}
+	g.learnt.cands[k] = c
+	g.learnt.per[l]++
+	return c
+}
+
+// evictWeak drops a candidate of l not trusted and with no strong mark, if there is one.
+func (g *Groups) evictWeak(l store.JobLayout) bool {
+	strong := uint8(store.SidekiqRegistry)
+	if l == store.BullMQ {
+		strong = bullMeta
+	}
+	for k, c := range g.learnt.cands {
+		if c.lib.Job == l && !c.confirmed && c.marks&strong == 0 {
+			delete(g.learnt.cands, k)
+			g.learnt.per[l]--
+			return true
+		}
+	}
+	return false
+}
+
+// plausiblePrefix reports whether p can be a prefix a user chose: not too long, and no segment
+// of it all digits (an id: user:42:meta is a user's, not a queue's under "user:42").
+func plausiblePrefix(p string) bool {
+	if len(p) > 100 {
+		return false
+	}
+	for _, seg := range strings.Split(p, ":") {
+		if seg != "" && strings.Trim(seg, "0123456789") == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// check routes c's names to its group once the evidence holds. g.mu is held.
+func (g *Groups) check(c *candidate) {
+	if c.confirmed || !c.trusted() {
+		return
+	}
+	c.confirmed = true
+	g.learnt.routes = append(g.learnt.routes, c.lib)
+	sort.SliceStable(g.learnt.routes, func(i, j int) bool {
+		return len(g.learnt.routes[i].source.Prefix) > len(g.learnt.routes[j].source.Prefix)
+	})
+}
+
+// trusted reports whether the evidence holds (see the rules above).
+func (c *candidate) trusted() bool {
+	good := c.marks &^ c.bad
+	if c.lib.Job == store.Sidekiq {
+		reg := uint8(store.SidekiqRegistry)
+		return good&reg != 0 && good&^reg != 0
+	}
+	return c.version != "" && c.bad&bullMeta == 0
+}
+
+// routed returns the trusted prefix's library that claims name, if any. g.mu is held.
+func (g *Groups) routed(name string) *Library {
+	for _, l := range g.learnt.routes {
+		if p := l.source.Prefix; p != "" && !(len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p) {
+			continue
+		}
+		if _, ok := l.source.Classify(name); ok {
+			return l
+		}
+	}
+	return nil
+}
+
+// learntShapes are fresh groups of the trusted prefixes no name was routed to yet, whose keys
+// are all in shapes the Result folds in. g.mu is held.
+func (g *Groups) learntShapes() []*shape {
+	var out []*shape
+	for _, l := range g.learnt.routes {
+		if g.libs[l.key()] == nil {
+			out = append(out, &shape{lib: l, derived: true})
+		}
+	}
+	return out
+}
+
+// evidence says what the candidate's prefix rests on, and why it is not trusted when it is not.
+func (c *candidate) evidence() []string {
+	p := c.lib.source.Prefix
+	if c.lib.Job == store.Sidekiq {
+		where := fmt.Sprintf("under the namespace %q (redis-namespace)", p)
+		if p == "" {
+			where = "with no namespace"
+		}
+		line := "named as Sidekiq names its keys " + where + ": " + sidekiqMarksText(c.marks&^c.bad)
+		if c.bad != 0 {
+			line += "; of another type than Sidekiq's: " + sidekiqMarksText(c.bad)
+		}
+		if !c.trusted() {
+			line += "; not trusted: Sidekiq's queues set and one more of its keys are needed"
+		}
+		return []string{line}
+	}
+	line := fmt.Sprintf("BullMQ's keys under the prefix %q", p)
+	if c.trusted() {
+		line += fmt.Sprintf(": a queue's meta hash says %s (its version field)", c.version)
+	} else {
+		line += ": not trusted: no sampled meta hash has BullMQ's version field"
+	}
+	return []string{line}
+}
+
+// sidekiqMarksText names the marks in m.
+func sidekiqMarksText(m uint8) string {
+	var parts []string
+	for _, x := range []struct {
+		m    store.SidekiqMark
+		text string
+	}{{store.SidekiqRegistry, "queues set"}, {store.SidekiqQueueList, "queue:<name> lists"},
+		{store.SidekiqJobSet, "schedule/retry/dead sets"}, {store.SidekiqProcesses, "processes set"},
+		{store.SidekiqStat, "stat:processed/failed counters"}} {
+		if m&uint8(x.m) != 0 {
+			parts = append(parts, x.text)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// libraryCounters reports whether every example of sh is one of a library's counters (Sidekiq's
+// stat:processed:<date> and the like) whose library was not found: such keys are not proposed as
+// a counter family, which would claim them before the library's entry could.
+func libraryCounters(sh *shape) bool {
+	for _, ex := range sh.examples {
+		if _, mark, ok := store.SidekiqKeyOf(ex); !ok || mark != store.SidekiqStat {
+			return false
+		}
+	}
+	return len(sh.examples) > 0
+}
+
+// HashField is the field of a sampled hash named name whose value the sweep reads into
+// Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); "" for other hashes.
+func HashField(name string) string {
+	if _, _, suffix, _, ok := store.BullMQQueueKeyOf(name); ok && suffix == "meta" {
+		return store.BullMQMetaField
+	}
+	return ""
+}
+
+// heldCounters is a group of a library's counters whose library was not found: no entry.
+func heldCounters(gr Group) Group {
+	gr.Kind, gr.Confidence, gr.Entry = KindUndecided, Low, nil
+	gr.Evidence = append(gr.Evidence, "named as Sidekiq's counters (stat:processed, stat:failed, per day), but Sidekiq's queues set and another of its keys were not seen under that namespace: not proposed as a counter family, which would take them from Sidekiq's entry")
+	return gr
+}
+
+// libraryPattern is how a library's group is named: its prefix and the library.
+func libraryPattern(l *Library) string {
+	p := l.source.Prefix
+	if p != "" && l.Job != store.Celery { // kombu's global_keyprefix holds its own separator
+		p += ":"
+	}
+	return p + "… (" + l.Name + ")"
+}
+
+// nameWords spells a prefix as an entry name's words: letters and digits, "_" between runs.
+func nameWords(p string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(p) {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
+			b.WriteByte('_')
+		}
+	}
+	if s := strings.Trim(b.String(), "_"); s != "" {
+		return s
+	}
+	return "prefix"
+}
+
+// mayBeLibrary reports whether every example of sh is named as a key Sidekiq or BullMQ keeps,
+// under some prefix (a queue's list or sorted set, a mark): until the sweep has seen every key,
+// their library's marks may still come, and with them the library's entry, which the keys are.
+func mayBeLibrary(sh *shape) bool {
+	for _, ex := range sh.examples {
+		_, _, sk := store.SidekiqKeyOf(ex)
+		_, _, bs := store.BullMQStateKeyOf(ex)
+		_, _, _, _, bq := store.BullMQQueueKeyOf(ex)
+		if !sk && !bs && !bq {
+			return false
+		}
+	}
+	return len(sh.examples) > 0
+}
+
+// MayBeLibrary reports whether the group's keys are named as a job library names its keys under
+// a prefix whose marks were not seen (yet): an entry inferred while the sweep is under way waits
+// for its end, when the library's group has taken them if it is theirs.
+func (gr Group) MayBeLibrary() bool { return gr.mayBeLibrary }

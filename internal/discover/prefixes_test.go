@@ -1,0 +1,125 @@
+package discover
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// typed adds keys to g page by page, as a sweep does, each sampled as the given type ("string"
+// holds an integer; "hash:<v>" is a hash whose HashField holds v).
+func typed(g *Groups, pages ...map[string]string) {
+	now := time.Now()
+	for _, page := range pages {
+		var names []string
+		for n := range page {
+			names = append(names, n)
+		}
+		for _, n := range g.Add(names) {
+			t, field, _ := strings.Cut(page[n], ":")
+			s := Sample{Name: n, Type: t, TTL: -1, Bytes: 80, Now: now, Len: 2, Field: field}
+			if t == "string" {
+				s.Value, s.Len = "17", 2
+			}
+			g.AddSample(s)
+		}
+	}
+}
+
+// jobEntries are the job_queue groups of a Result: "layout prefix" -> the group.
+func jobEntries(r Result) map[string]Group {
+	out := map[string]Group{}
+	for _, gr := range r.Groups {
+		if gr.Kind == KindJobQueue && gr.Entry != nil {
+			out[gr.Entry.Layout+" "+gr.Entry.Prefix] = gr
+		}
+	}
+	return out
+}
+
+// An app's keys named as Sidekiq and BullMQ name some of theirs are not taken for the libraries'
+// by their names alone: a queues set with no queue list beside it, queue lists with no queues
+// set, a meta hash, id and events stream whose hash BullMQ did not write, a queues set of
+// another type than Sidekiq's.
+func TestLookalikesAreNotLibraries(t *testing.T) {
+	for name, keys := range map[string]map[string]string{
+		"a bare queues set":             {"queues": "set", "user:1": "hash"},
+		"a namespaced queues set":       {"foo:queues": "set", "foo:config": "hash"},
+		"queue lists, no queues set":    {"queue:emails": "list", "queue:sms": "list", "queue:push": "list"},
+		"a record's meta, id, events":   {"app:cfg:meta": "hash:7", "app:cfg:id": "string", "app:cfg:events": "stream"},
+		"an id before the meta":         {"tenant:5:jobs:work:meta": "hash:bullmq:5.1.0", "tenant:5:jobs:work:id": "string"},
+		"queues of another type":        {"foo:queues": "string", "foo:queue:a": "list"},
+		"Sidekiq's counters, no queues": {"billing:stat:processed:2026-01-02": "string", "billing:stat:processed:2026-01-03": "string", "billing:stat:failed:2026-01-02": "string"},
+	} {
+		g := New(Options{Location: time.UTC})
+		typed(g, keys)
+		r := g.Result()
+		for _, gr := range r.Groups {
+			if gr.Entry != nil && gr.Confidence != Low && (gr.Kind == KindJobQueue || gr.Kind == KindCounter) {
+				t.Errorf("%s: %s proposed as %s (%s): %v", name, gr.Pattern, gr.Entry.Table, gr.Confidence, gr.Evidence)
+			}
+		}
+	}
+}
+
+// Sidekiq under a namespace is found by its queues set and one more of its keys, whatever order
+// the sweep meets them in; the keys met before are folded into its group, its daily counters
+// with them, and each namespace is an entry of its own.
+func TestSidekiqUnderItsNamespace(t *testing.T) {
+	g := New(Options{Location: time.UTC})
+	typed(g,
+		map[string]string{"myapp:queue:default": "list", "myapp:stat:processed:2026-01-02": "string", "myapp:stat:processed": "string"},
+		map[string]string{"myapp:stat:failed:2026-01-02": "string", "cache:a": "string"},
+		map[string]string{"myapp:queues": "set", "myapp:queue:mail": "list", "other:sk:queues": "set", "other:sk:schedule": "zset"},
+	)
+	jobs := jobEntries(g.Result())
+	my, other := jobs["sidekiq myapp"], jobs["sidekiq other:sk"]
+	if my.Confidence != High || my.Keys != 6 || my.Entry.Name != "sidekiq_myapp" || other.Confidence != High || other.Keys != 2 || len(jobs) != 2 {
+		t.Fatalf("job entries %+v; want sidekiq under myapp (6 keys, its counters among them) and under other:sk (2)", jobs)
+	}
+	if ev := strings.Join(my.Evidence, "\n"); !strings.Contains(ev, `namespace "myapp"`) || !strings.Contains(ev, "queues set") {
+		t.Errorf("evidence %q", my.Evidence)
+	}
+}
+
+// BullMQ under prefixes of its users' choosing is found by a queue's meta hash that BullMQ
+// wrote, one entry a prefix (one holding ':', one a hash tag), the keys met before folded in.
+func TestBullMQUnderItsPrefixes(t *testing.T) {
+	g := New(Options{Location: time.UTC})
+	typed(g,
+		map[string]string{"acme:work:wait": "list", "acme:work:1": "hash", "acme:work:2": "hash", "beta:bull:mail:wait": "list"},
+		map[string]string{"acme:work:meta": "hash:bullmq:5.81.5", "acme:work:events": "stream", "acme:work:id": "string"},
+		map[string]string{"beta:bull:mail:meta": "hash:bullmq:5.81.5", "beta:bull:mail:3": "hash", "{jobs}:x:meta": "hash:bullmq:5.0.0"},
+	)
+	jobs := jobEntries(g.Result())
+	acme, eu, br := jobs["bullmq acme"], jobs["bullmq beta:bull"], jobs["bullmq {jobs}"]
+	if acme.Keys != 6 || eu.Keys != 3 || br.Keys != 1 || len(jobs) != 3 {
+		t.Fatalf("job entries %v; want acme (6 keys), beta:bull (3) and {jobs} (1)", jobs)
+	}
+	for _, gr := range []Group{acme, eu, br} {
+		if gr.Confidence != High || !strings.Contains(strings.Join(gr.Evidence, "\n"), "bullmq:5.") {
+			t.Errorf("%s: %s, evidence %q", gr.Pattern, gr.Confidence, gr.Evidence)
+		}
+	}
+	if eu.Entry.Name != "bullmq_beta_bull" || br.Entry.Name != "bullmq_jobs" || !strings.Contains(br.Entry.TOML(), `prefix = "{jobs}"`) {
+		t.Errorf("entries %+v, %+v", eu.Entry, br.Entry)
+	}
+}
+
+// Prefixes followed are bounded: past maxCandidates a library's, an app's many lookalike
+// prefixes give way to one with a strong mark (marks of it met before are not kept).
+func TestCandidatesBounded(t *testing.T) {
+	g := New(Options{Location: time.UTC})
+	page := map[string]string{}
+	for i := range 3 * maxCandidates {
+		page[fmt.Sprintf("p%c%c:retry", 'a'+i%26, 'a'+i/26)] = "zset"
+	}
+	typed(g, page, map[string]string{"late:queues": "set"}, map[string]string{"late:queue:a": "list"})
+	if g.learnt.per["sidekiq"] > maxCandidates {
+		t.Errorf("%d candidates followed", g.learnt.per["sidekiq"])
+	}
+	if jobs := jobEntries(g.Result()); jobs["sidekiq late"].Confidence != High {
+		t.Errorf("job entries %v; want sidekiq under late", jobs)
+	}
+}
