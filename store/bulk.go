@@ -1,0 +1,378 @@
+package store
+
+// Bulk actions: one action on every task of a queue's section (retry all, run all due now, delete
+// all), each task done as the per-task action does it (act_<layout>.go), in chunks.
+//
+// Each chunk is one script (bulk_apply.lua) over at most BulkChunkMax tasks, so Redis is held for
+// well under a millisecond a call (docs/benchmarks.md has the figures), and it acts only on the
+// tasks still where their page showed them: a task gone since is skipped and counted, and no job
+// is ever half moved, since a script runs whole or not at all. Before a chunk runs, what it will
+// touch is handed to the caller (BulkOptions.Record: the journal writes it to disk) with what
+// undoing it takes (UndoTask): the member with its score and its set, and for a moved job the
+// job exactly as pushed and the list it went to. Undo (bulk_undo.lua) puts back what a record
+// says, checking each task against what is there now.
+//
+// A layout offers a bulk action where it implements bulkLayout; everywhere else BulkCheck refuses
+// it with ErrNotSupported and the reason.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	bulkApply = luaScript("bulk_apply")
+	bulkUndo  = luaScript("bulk_undo")
+)
+
+// BulkChunkMax is the most tasks one chunk's script acts on; BulkChunkDefault the number a chunk
+// takes when the caller says nothing. At the default a chunk of Sidekiq retries holds Redis about
+// 0.3 ms (docs/benchmarks.md).
+const (
+	BulkChunkMax     = 500
+	BulkChunkDefault = 100
+)
+
+// Undo kinds: what an UndoTask puts back.
+const (
+	UndoMember = "z" // a member deleted from a sorted set: ZADD it back
+	UndoMove   = "m" // a member moved to a list as a pushed job: the job leaves the list, the member comes back
+	UndoKey    = "k" // a whole key deleted: RESTORE its DUMP with its expiry
+)
+
+// UndoTask is what undoing one task of a bulk action takes, recorded before the chunk that does
+// the task runs. Every string holds the bytes exactly as stored.
+type UndoTask struct {
+	Kind     string  // UndoMember, UndoMove or UndoKey
+	Key      string  // the sorted set the member was in, or the key deleted
+	Member   string  // the member (UndoMember, UndoMove)
+	Score    float64 // its score
+	List     string  // UndoMove: the list the job was pushed to
+	Pushed   string  // UndoMove: the job exactly as pushed
+	Dump     string  // UndoKey: the key's DUMP
+	ExpireAt int64   // UndoKey: its expiry in Unix milliseconds, 0 for none
+}
+
+// BulkPlan is what a dry run found: the tasks a bulk action would touch, their bytes and how long
+// the budget makes it take.
+type BulkPlan struct {
+	Tasks     int64         // the section's tasks now
+	Bytes     int64         // their bytes, -1 when unknown (BytesNote says why)
+	BytesNote string        // how Bytes was read ("sampled by MEMORY USAGE", or why it is unknown)
+	KeysEach  int           // keys touched a task, charged to the budget
+	Estimate  time.Duration // at the budget's keys per second; -1 with no budget (no limit)
+}
+
+// BulkOptions tune a bulk run.
+type BulkOptions struct {
+	// Chunk is the tasks a script acts on: 1..BulkChunkMax, BulkChunkDefault when 0.
+	Chunk int
+	// Limit is the most tasks to act on (the dry run's count, so tasks added meanwhile are left);
+	// 0: the section's size when the run starts.
+	Limit int64
+	// Wait is called before each chunk with the keys it will touch, to hold the run to a keys/s
+	// budget; an error (the context ended) stops the run before the chunk. Nil: no budget.
+	Wait func(ctx context.Context, keys int) error
+	// Record is handed each chunk's undo data before it runs; an error stops the run before the
+	// chunk (what cannot be undone is not done). Nil: nothing is recorded.
+	Record func(tasks []UndoTask) error
+	// Progress is called after each chunk with the figures so far.
+	Progress func(BulkResult)
+}
+
+// BulkResult counts what a bulk run did.
+type BulkResult struct {
+	Planned int64  // the tasks it set out to act on
+	Done    int64  // acted on
+	Gone    int64  // not there any more when their chunk ran: skipped
+	Left    int64  // left where they are, with the reason (Refused)
+	Refused string // why the first task left was left
+	Chunks  int    // scripts run
+	Stopped bool   // stopped between chunks (the context ended) before every task was seen
+}
+
+// bulkOp is one layout's way of doing a bulk action on a section: the sorted set the section is
+// in, and, for a move, the job each member becomes and where it goes.
+type bulkOp struct {
+	key      string // the sorted set the section's members are in
+	queues   string // the queues set a moved job's queue is named in ("" for a delete)
+	keysEach int    // keys touched a task
+	// move makes the job a member is pushed as, its queue's name and list; nil for a delete. An
+	// error leaves the member where it is, with the reason.
+	move func(member string, now time.Time) (job, queue, list string, err error)
+}
+
+// bulkLayout is a queue layout that does bulk actions.
+type bulkLayout interface {
+	bulkOp(sec TaskSection, a TaskAction) (bulkOp, error)
+}
+
+// BulkCheck says whether q does a to every task of section sec: nil, or ErrNotSupported wrapped
+// with the reason.
+func BulkCheck(q Queue, sec TaskSection, a TaskAction) error {
+	_, err := bulkOpOf(q, sec, a)
+	return err
+}
+
+func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
+	if b, ok := q.(bulkLayout); ok {
+		return b.bulkOp(sec, a)
+	}
+	return bulkOp{}, fmt.Errorf("store: %s on every task of a %s section: hourglass does this only on sorted-set sections of its own delay queues and of Sidekiq: %w", a, sec, ErrNotSupported)
+}
+
+// PlanBulk is the dry run of a on every task of section sec of q: its tasks, their bytes
+// (MEMORY USAGE of the set, sampled, shared out by the section's part of it) and the time the
+// budget of keysPerSecond (0: none) makes it take. It writes nothing.
+func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time) (BulkPlan, error) {
+	op, err := bulkOpOf(q, sec, a)
+	if err != nil {
+		return BulkPlan{}, err
+	}
+	page, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
+	if err != nil {
+		return BulkPlan{}, err
+	}
+	plan := BulkPlan{Tasks: page.Total, Bytes: -1, KeysEach: op.keysEach, Estimate: -1}
+	if keysPerSecond > 0 {
+		plan.Estimate = time.Duration(float64(plan.Tasks*int64(op.keysEach)) / float64(keysPerSecond) * float64(time.Second))
+	}
+	pipe := rdb.Pipeline()
+	mem := pipe.MemoryUsage(ctx, op.key, 5)
+	card := pipe.ZCard(ctx, op.key)
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		plan.BytesNote = "unknown: " + Reply(err).Error()
+		return plan, nil
+	}
+	switch n := card.Val(); {
+	case n == 0:
+		plan.Bytes, plan.BytesNote = 0, "the set is empty"
+	case plan.Tasks == n:
+		plan.Bytes, plan.BytesNote = mem.Val(), "MEMORY USAGE of "+actQuote(op.key)+", sampled"
+	default:
+		plan.Bytes = mem.Val() * plan.Tasks / n
+		plan.BytesNote = "MEMORY USAGE of " + actQuote(op.key) + ", sampled, for the section's share of its members"
+	}
+	return plan, nil
+}
+
+// RunBulk does a to every task of section sec of q, chunk by chunk, as its per-task action
+// does it (see the file's comment), against the server's clock now. It stops between chunks when
+// ctx ends (Stopped) and returns what it did; a chunk whose reply was lost may have run, and its
+// record (handed to Record before) undoes it either way.
+func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSection, a TaskAction, now time.Time, opt BulkOptions) (BulkResult, error) {
+	op, err := bulkOpOf(q, sec, a)
+	if err != nil {
+		return BulkResult{}, err
+	}
+	chunk := opt.Chunk
+	if chunk <= 0 {
+		chunk = BulkChunkDefault
+	}
+	chunk = min(chunk, BulkChunkMax)
+	res := BulkResult{Planned: opt.Limit}
+	if res.Planned <= 0 {
+		first, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
+		if err != nil {
+			return res, err
+		}
+		res.Planned = first.Total
+	}
+	start := time.Now()
+	for seen := int64(0); seen < res.Planned; {
+		if ctx.Err() != nil {
+			res.Stopped = true
+			return res, nil
+		}
+		at := now.Add(time.Since(start))
+		tasks, err := bulkPage(ctx, rdb, q, sec, res.Left, int(min(int64(chunk), res.Planned-seen)), at)
+		if err != nil || len(tasks) == 0 {
+			return res, err
+		}
+		seen += int64(len(tasks))
+		if err := runChunk(ctx, rdb, op, tasks, at, opt, &res); err != nil {
+			return res, err
+		}
+		if opt.Progress != nil {
+			opt.Progress(res)
+		}
+	}
+	return res, nil
+}
+
+// bulkPage reads the next count tasks of the section, in pages of at most MaxTaskPage.
+func bulkPage(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, offset int64, count int, now time.Time) ([]Task, error) {
+	var tasks []Task
+	for len(tasks) < count {
+		page, err := q.Tasks(ctx, rdb, sec, offset+int64(len(tasks)), min(count-len(tasks), MaxTaskPage), now)
+		if err != nil {
+			return tasks, err
+		}
+		tasks = append(tasks, page.Tasks...)
+		if len(page.Tasks) == 0 {
+			break
+		}
+	}
+	return tasks, nil
+}
+
+// runChunk records and runs one chunk. A stop asked for while it runs waits for its reply, so
+// what the result counts is what Redis did.
+func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks []Task, now time.Time, opt BulkOptions, res *BulkResult) error {
+	members := make([]string, len(tasks))
+	for i, t := range tasks {
+		members[i] = t.Member
+	}
+	scores, err := rdb.ZMScore(ctx, op.key, members...).Result()
+	if err != nil {
+		return actFail(rdb, "ZMSCORE", op.key, err)
+	}
+	undo, keys, args := make([]UndoTask, 0, len(tasks)), []string{op.key, op.queues}, []any{"delete"}
+	if op.move != nil {
+		args[0] = "move"
+	}
+	lists := map[string]int{}
+	for i, m := range members {
+		if scores[i] == 0 {
+			// ZMSCORE answers nil (0 here) for a member gone; a real score of 0 is read again.
+			if s, err := rdb.ZScore(ctx, op.key, m).Result(); err != nil {
+				res.Gone++
+				continue
+			} else {
+				scores[i] = s
+			}
+		}
+		u := UndoTask{Kind: UndoMember, Key: op.key, Member: m, Score: scores[i]}
+		if op.move == nil {
+			args = append(args, m)
+			undo = append(undo, u)
+			continue
+		}
+		job, queue, list, err := op.move(m, now)
+		if err != nil {
+			res.Left++
+			if res.Refused == "" {
+				res.Refused = err.Error()
+			}
+			continue
+		}
+		if lists[list] == 0 {
+			keys = append(keys, list)
+			lists[list] = len(keys)
+		}
+		u.Kind, u.List, u.Pushed = UndoMove, list, job
+		args = append(args, m, job, lists[list], queue)
+		undo = append(undo, u)
+	}
+	if len(undo) == 0 {
+		return nil
+	}
+	if opt.Wait != nil {
+		if err := opt.Wait(ctx, len(undo)*op.keysEach); err != nil {
+			res.Stopped = true
+			return nil
+		}
+	}
+	if opt.Record != nil {
+		if err := opt.Record(undo); err != nil {
+			return fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", len(undo), err)
+		}
+	}
+	if op.queues == "" {
+		keys = keys[:1]
+	}
+	done, err := bulkApply.Run(context.WithoutCancel(ctx), rdb, keys, args...).Int64Slice()
+	res.Chunks++
+	if err != nil {
+		return actFail(rdb, "bulk script (EVALSHA)", op.key, err)
+	}
+	for _, d := range done {
+		if d == 1 {
+			res.Done++
+		} else {
+			res.Gone++
+		}
+	}
+	return nil
+}
+
+// UndoResult counts what Undo put back.
+type UndoResult struct {
+	Restored int64 // put back as they were
+	There    int64 // there already (or their chunk never ran): nothing to do
+	Taken    int64 // moved jobs a worker took from the list since: not undone (they ran)
+	Conflict int64 // keys there again holding something else: left as they are
+	Expired  int64 // keys whose expiry has passed since: not restored
+}
+
+// Undo puts back what tasks record, chunk by chunk (one script each, bulk_undo.lua), each task
+// checked against what is there now. wait, when not nil, holds it to a keys/s budget.
+func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chunk int, wait func(ctx context.Context, keys int) error) (UndoResult, error) {
+	var res UndoResult
+	if chunk <= 0 {
+		chunk = BulkChunkDefault
+	}
+	for len(tasks) > 0 {
+		n := min(chunk, len(tasks), BulkChunkMax)
+		if wait != nil {
+			if err := wait(ctx, n); err != nil {
+				return res, err
+			}
+		}
+		if err := undoChunk(ctx, rdb, tasks[:n], &res); err != nil {
+			return res, err
+		}
+		tasks = tasks[n:]
+	}
+	return res, nil
+}
+
+func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, res *UndoResult) error {
+	var keys []string
+	index := map[string]int{}
+	at := func(k string) int {
+		if index[k] == 0 {
+			keys = append(keys, k)
+			index[k] = len(keys)
+		}
+		return index[k]
+	}
+	var args []any
+	for _, u := range tasks {
+		score := strconv.FormatFloat(u.Score, 'g', -1, 64)
+		switch u.Kind {
+		case UndoMember:
+			args = append(args, "z", at(u.Key), u.Member, score)
+		case UndoMove:
+			args = append(args, "m", at(u.Key), u.Member, score, at(u.List), u.Pushed)
+		case UndoKey:
+			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
+		default:
+			return fmt.Errorf("store: undo: unknown kind %q in the record of %s", u.Kind, actQuote(u.Key))
+		}
+	}
+	codes, err := bulkUndo.Run(context.WithoutCancel(ctx), rdb, keys, args...).Int64Slice()
+	if err != nil {
+		return actFail(rdb, "undo script (EVALSHA)", keys[0], err)
+	}
+	for _, c := range codes {
+		switch c {
+		case 1:
+			res.Restored++
+		case 0:
+			res.There++
+		case 2:
+			res.Taken++
+		case 3:
+			res.Conflict++
+		default:
+			res.Expired++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package store
+
+// Which layouts do which bulk actions (bulk.go), each as its per-task action does it:
+//
+//	hourglass's delay queue  delete all of due, later or in_flight: ZREM each member (Act's
+//	                         delete)
+//	Sidekiq's shared sets    delete all of later, retry or dead: ZREM each entry (SortedEntry#
+//	                         delete; SortedSet#clear unlinks the set whole, to the same end);
+//	                         retry all of retry or dead (RetrySet#retry_all, DeadSet#retry_all:
+//	                         SortedEntry#retry on each) and run all due now of later
+//	                         (SortedEntry#add_to_queue on each): the job as Sidekiq::Client#push
+//	                         pushes it (sidekiqPushed), moved in the chunk's script
+//
+// Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues)
+// would need each element's position recorded to be put back in order, and the other libraries'
+// jobs live in hashes of their own beside their sets, which hourglass does not yet record.
+
+import (
+	"fmt"
+	"time"
+)
+
+// bulkReader is a job library's reader that does bulk actions.
+type bulkReader interface {
+	bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error)
+}
+
+func (q *jobQueue[R]) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
+	if b, ok := any(q.r).(bulkReader); ok {
+		return b.bulkOp(q.queue, sec, a)
+	}
+	return bulkOp{}, bulkRefusal(string(q.layout), sec, a, "hourglass does not yet record "+string(q.layout)+"'s job hashes to undo a bulk action")
+}
+
+func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
+	switch {
+	case a == ActionDelete && (sec == SectionDue || sec == SectionLater):
+		return bulkOp{key: q.key, keysEach: 1}, nil
+	case a == ActionDelete && sec == SectionInFlight && q.inFlight != "":
+		return bulkOp{key: q.inFlight, keysEach: 1}, nil
+	case a == ActionDelete:
+		return bulkOp{}, bulkRefusal("a delay queue", sec, a, delayWhyNot(sec, a, q.inFlight))
+	}
+	return bulkOp{}, bulkRefusal("a delay queue", sec, a, "hourglass deletes a delay queue's tasks in bulk, and runs or returns them one at a time")
+}
+
+func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
+	set, isSet := sidekiqSets[sec]
+	switch {
+	case queue != "" || !isSet:
+		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass acts in bulk on Sidekiq's schedule, retry and dead sets only, not on a queue's list")
+	case a == ActionDelete:
+		return bulkOp{key: j.key(set), keysEach: 1}, nil
+	case a == ActionRunNow:
+		retry := set != "schedule"
+		move := func(member string, now time.Time) (string, string, string, error) {
+			job, queue, err := sidekiqPushed(member, retry, now)
+			return job, queue, j.key("queue:" + queue), err
+		}
+		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move}, nil
+	}
+	return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
+}
+
+// bulkRefusal is ErrNotSupported for a on every task of a section, with why.
+func bulkRefusal(what string, sec TaskSection, a TaskAction, why string) error {
+	return fmt.Errorf("store: %s on every task of %s's %s section: %s: %w", a, what, sec, why, ErrNotSupported)
+}

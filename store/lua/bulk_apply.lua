@@ -1,0 +1,30 @@
+-- Does one chunk of a bulk action on a sorted set's members in one step, each member only if it
+-- is still in the set: a member taken, moved or deleted since its page was read is skipped (its
+-- flag 0) and nothing is written for it. A member moved goes to a list as a job would be pushed
+-- there (Sidekiq's SortedEntry#retry and #add_to_queue: SADD queues <name>, LPUSH queue:<name>).
+--
+-- KEYS[1]  the sorted set the members are in
+-- KEYS[2]  the queues set, to name a moved member's queue in ("" key unused for a delete)
+-- KEYS[3..] the lists members move to
+-- ARGV[1]  "delete" or "move"
+-- ARGV[2..] delete: the members; move: quadruples member, job as pushed, index of its list in
+--           KEYS, queue name
+--
+-- Reply: one flag a member, 1 done, 0 the member was gone.
+local out = {}
+if ARGV[1] == 'delete' then
+  for i = 2, #ARGV do
+    out[#out + 1] = redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+  return out
+end
+for i = 2, #ARGV, 4 do
+  if redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
+    redis.call('SADD', KEYS[2], ARGV[i + 3])
+    redis.call('LPUSH', KEYS[tonumber(ARGV[i + 2])], ARGV[i + 1])
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out
