@@ -25,6 +25,16 @@ func (in *Inspector) SetJournal(j *journal.Journal, target string) {
 	in.journal, in.target = j, target
 }
 
+// OpenJournal records the bulk actions in the journal at its default path (journal.DefaultPath)
+// under target; an error (no state directory) leaves them refused.
+func (in *Inspector) OpenJournal(target string) error {
+	j, err := journal.Open("", 0)
+	if err == nil {
+		in.SetJournal(j, target)
+	}
+	return err
+}
+
 // errNoJournal refuses a bulk action with nowhere to record what undoes it.
 var errNoJournal = errors.New("inspect: no journal to record the bulk action in, so it could not be undone: refused")
 
