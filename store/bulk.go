@@ -30,12 +30,12 @@ var (
 	bulkUndo  = luaScript("bulk_undo")
 )
 
-// BulkChunkMax is the most tasks one chunk's script acts on; BulkChunkDefault the number a chunk
-// takes when the caller says nothing. At the default a chunk of Sidekiq retries holds Redis about
-// 0.3 ms (docs/benchmarks.md).
+// BulkChunkMax is the most tasks one chunk's script acts on; BulkChunkDefault the number the first
+// chunk takes when the caller says nothing: the next ones adapt to BulkMaxCall (bulk_size.go). On
+// a Sidekiq retry set 50 hold Redis about 0.3 ms (docs/benchmarks.md).
 const (
 	BulkChunkMax     = 500
-	BulkChunkDefault = 100
+	BulkChunkDefault = 50
 )
 
 // Undo kinds: what an UndoTask puts back.
@@ -70,8 +70,12 @@ type BulkPlan struct {
 
 // BulkOptions tune a bulk run.
 type BulkOptions struct {
-	// Chunk is the tasks a script acts on: 1..BulkChunkMax, BulkChunkDefault when 0.
+	// Chunk is the tasks the first script acts on: 1..BulkChunkMax, BulkChunkDefault when 0.
+	// The next ones adapt to MaxCall (bulk_size.go).
 	Chunk int
+	// MaxCall is the longest one chunk should hold Redis: BulkMaxCall when 0; below 0 every
+	// chunk keeps the size Chunk says.
+	MaxCall time.Duration
 	// Limit is the most tasks to act on (the dry run's count, so tasks added meanwhile are left);
 	// 0: the section's size when the run starts.
 	Limit int64
@@ -170,11 +174,13 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 	if err != nil {
 		return BulkResult{}, err
 	}
-	chunk := opt.Chunk
-	if chunk <= 0 {
-		chunk = BulkChunkDefault
+	if opt.Chunk <= 0 {
+		opt.Chunk = BulkChunkDefault
 	}
-	chunk = min(chunk, BulkChunkMax)
+	if opt.MaxCall == 0 {
+		opt.MaxCall = BulkMaxCall
+	}
+	sizer := newChunkSizer(opt.Chunk, opt.MaxCall)
 	res := BulkResult{Planned: opt.Limit}
 	if res.Planned <= 0 {
 		first, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
@@ -190,14 +196,16 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 			return res, nil
 		}
 		at := now.Add(time.Since(start))
-		tasks, err := bulkPage(ctx, rdb, q, sec, res.Left, int(min(int64(chunk), res.Planned-seen)), at)
+		tasks, err := bulkPage(ctx, rdb, q, sec, res.Left, int(min(int64(sizer.size), res.Planned-seen)), at)
 		if err != nil || len(tasks) == 0 {
 			return res, err
 		}
 		seen += int64(len(tasks))
-		if err := runChunk(ctx, rdb, op, tasks, at, opt, &res); err != nil {
+		sent, rtt, err := runChunk(ctx, rdb, op, tasks, at, opt, &res)
+		if err != nil {
 			return res, err
 		}
+		sizer.took(sent, rtt)
 		if opt.Progress != nil {
 			opt.Progress(res)
 		}
@@ -223,14 +231,14 @@ func bulkPage(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 
 // runChunk records and runs one chunk. A stop asked for while it runs waits for its reply, so
 // what the result counts is what Redis did.
-func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks []Task, now time.Time, opt BulkOptions, res *BulkResult) error {
+func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks []Task, now time.Time, opt BulkOptions, res *BulkResult) (sent int, rtt time.Duration, err error) {
 	members := make([]string, len(tasks))
 	for i, t := range tasks {
 		members[i] = t.Member
 	}
 	scores, err := rdb.ZMScore(ctx, op.key, members...).Result()
 	if err != nil {
-		return actFail(rdb, "ZMSCORE", op.key, err)
+		return 0, 0, actFail(rdb, "ZMSCORE", op.key, err)
 	}
 	undo, keys, args := make([]UndoTask, 0, len(tasks)), []string{op.key, op.queues}, []any{"delete"}
 	if op.move != nil {
@@ -270,26 +278,28 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 		undo = append(undo, u)
 	}
 	if len(undo) == 0 {
-		return nil
+		return 0, 0, nil
 	}
 	if opt.Wait != nil {
 		if err := opt.Wait(ctx, len(undo)*op.keysEach); err != nil {
 			res.Stopped = true
-			return nil
+			return 0, 0, nil
 		}
 	}
 	if opt.Record != nil {
 		if err := opt.Record(undo); err != nil {
-			return fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", len(undo), err)
+			return 0, 0, fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", len(undo), err)
 		}
 	}
 	if op.queues == "" {
 		keys = keys[:1]
 	}
+	began := time.Now()
 	done, err := bulkApply.Run(context.WithoutCancel(ctx), rdb, keys, args...).Int64Slice()
+	rtt = time.Since(began)
 	res.Chunks++
 	if err != nil {
-		return actFail(rdb, "bulk script (EVALSHA)", op.key, err)
+		return 0, 0, actFail(rdb, "bulk script (EVALSHA)", op.key, err)
 	}
 	for _, d := range done {
 		if d == 1 {
@@ -298,7 +308,7 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 			res.Gone++
 		}
 	}
-	return nil
+	return len(undo), rtt, nil
 }
 
 // UndoResult counts what Undo put back.
@@ -317,16 +327,19 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 	if chunk <= 0 {
 		chunk = BulkChunkDefault
 	}
+	sizer := newChunkSizer(chunk, BulkMaxCall)
 	for len(tasks) > 0 {
-		n := min(chunk, len(tasks), BulkChunkMax)
+		n := min(sizer.size, len(tasks))
 		if wait != nil {
 			if err := wait(ctx, n); err != nil {
 				return res, err
 			}
 		}
+		began := time.Now()
 		if err := undoChunk(ctx, rdb, tasks[:n], &res); err != nil {
 			return res, err
 		}
+		sizer.took(n, time.Since(began))
 		tasks = tasks[n:]
 	}
 	return res, nil

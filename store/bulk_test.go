@@ -46,6 +46,7 @@ func runBulk(ctx context.Context, t *testing.T, rdb *redis.Client, q Queue, sec 
 	var undo []UndoTask
 	res, err := RunBulk(ctx, rdb, q, sec, a, rdb.Time(t.Context()).Val(), BulkOptions{
 		Chunk:    64,
+		MaxCall:  -1, // every chunk 64 tasks, for the stop after two
 		Record:   func(u []UndoTask) error { undo = append(undo, u...); return nil },
 		Progress: progress,
 	})

@@ -66,7 +66,7 @@ func TestBulkRetryThroughTheDrillDown(t *testing.T) {
 	}
 	var chunks int
 	line, err := w.Bulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionRunNow, plan, func(scanner.BulkResult) { chunks++ })
-	if err != nil || !strings.HasPrefix(line, "400 of 400 retry tasks") || chunks != 4 {
+	if err != nil || !strings.HasPrefix(line, "400 of 400 retry tasks") || chunks < 2 {
 		t.Fatalf("bulk: %q, %v, %d chunks", line, err, chunks)
 	}
 	if ch.n < 800 {
