@@ -3,8 +3,8 @@ package store
 import (
 	"os"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
