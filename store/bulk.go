@@ -106,6 +106,9 @@ type bulkOp struct {
 	key      string // the sorted set the section's members are in
 	queues   string // the queues set a moved job's queue is named in ("" for a delete)
 	keysEach int    // keys touched a task
+	// keys are the whole keys deleted with a member (a job's hash and sets), recorded with their
+	// DUMP and expiry before; nil when none.
+	keys func(member string) []string
 	// move makes the job a member is pushed as, its queue's name and list; nil for a delete. An
 	// error leaves the member where it is, with the reason.
 	move func(member string, now time.Time) (job, queue, list string, err error)
@@ -240,9 +243,16 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 	if err != nil {
 		return 0, 0, actFail(rdb, "ZMSCORE", op.key, err)
 	}
-	undo, keys, args := make([]UndoTask, 0, len(tasks)), []string{op.key, op.queues}, []any{"delete"}
+	undo, keys, args := make([]UndoTask, 0, len(tasks)), []string{op.key}, []any{"delete"}
 	if op.move != nil {
-		args[0] = "move"
+		keys, args[0] = append(keys, op.queues), "move"
+	}
+	var dumps map[string]UndoTask
+	if op.keys != nil {
+		args[0] = "delete_keys"
+		if dumps, err = dumpDeleted(ctx, rdb, op, members); err != nil {
+			return 0, 0, err
+		}
 	}
 	lists := map[string]int{}
 	for i, m := range members {
@@ -256,6 +266,19 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 			}
 		}
 		u := UndoTask{Kind: UndoMember, Key: op.key, Member: m, Score: scores[i]}
+		if op.keys != nil {
+			var idx []any
+			for _, k := range op.keys(m) {
+				if d, ok := dumps[k]; ok {
+					keys = append(keys, k)
+					idx = append(idx, len(keys))
+					undo = append(undo, d)
+				}
+			}
+			args = append(append(args, m, len(idx)), idx...)
+			undo = append(undo, u)
+			continue
+		}
 		if op.move == nil {
 			args = append(args, m)
 			undo = append(undo, u)
@@ -291,9 +314,6 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 			return 0, 0, fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", len(undo), err)
 		}
 	}
-	if op.queues == "" {
-		keys = keys[:1]
-	}
 	began := time.Now()
 	done, err := bulkApply.Run(context.WithoutCancel(ctx), rdb, keys, args...).Int64Slice()
 	rtt = time.Since(began)
@@ -309,6 +329,38 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 		}
 	}
 	return len(undo), rtt, nil
+}
+
+// dumpDeleted reads the DUMP and expiry (PEXPIRETIME, absolute) of the keys deleted with each
+// member, in one pipeline; a key that does not exist is left out.
+func dumpDeleted(ctx context.Context, rdb redis.UniversalClient, op bulkOp, members []string) (map[string]UndoTask, error) {
+	type read struct {
+		dump *redis.StringCmd
+		at   *redis.Cmd
+	}
+	reads := map[string]read{}
+	pipe := rdb.Pipeline()
+	for _, m := range members {
+		for _, k := range op.keys(m) {
+			reads[k] = read{pipe.Dump(ctx, k), pipe.Do(ctx, "PEXPIRETIME", k)}
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, actFail(rdb, "DUMP", op.key, err)
+	}
+	out := map[string]UndoTask{}
+	for k, r := range reads {
+		d, err := r.dump.Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		at, aerr := r.at.Int64()
+		if err != nil || aerr != nil {
+			return nil, actFail(rdb, "DUMP", k, errors.Join(err, aerr))
+		}
+		out[k] = UndoTask{Kind: UndoKey, Key: k, Dump: d, ExpireAt: max(at, 0)}
+	}
+	return out, nil
 }
 
 // UndoResult counts what Undo put back.

@@ -10,10 +10,16 @@ package store
 //	                         SortedEntry#retry on each) and run all due now of later
 //	                         (SortedEntry#add_to_queue on each): the job as Sidekiq::Client#push
 //	                         pushes it (sidekiqPushed), moved in the chunk's script
+//	RQ's failed registry     delete all: as Job.delete on each (rq_delete.lua): the id leaves
+//	                         the registry, and the job's hash, dependents and dependencies sets
+//	                         are deleted, each recorded first with its DUMP and expiry. A
+//	                         failed job is in no queue list, so no LREM is needed; one that is
+//	                         (RQ never leaves it so) keeps that entry.
 //
 // Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues)
-// would need each element's position recorded to be put back in order, and the other libraries'
-// jobs live in hashes of their own beside their sets, which hourglass does not yet record.
+// would need each element's position recorded to be put back in order, and BullMQ's, Celery's
+// and asynq's jobs live in keys of their own beside their sets, which hourglass does not yet
+// record for them.
 
 import (
 	"fmt"
@@ -42,6 +48,13 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 		return bulkOp{}, bulkRefusal("a delay queue", sec, a, delayWhyNot(sec, a, q.inFlight))
 	}
 	return bulkOp{}, bulkRefusal("a delay queue", sec, a, "hourglass deletes a delay queue's tasks in bulk, and runs or returns them one at a time")
+}
+
+func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
+	if a != ActionDelete || sec != SectionDead {
+		return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes RQ's failed jobs in bulk, and acts on the others one at a time")
+	}
+	return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys}, nil
 }
 
 func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {

@@ -239,3 +239,52 @@ func TestBulkRefusesWhatItDoesNotDo(t *testing.T) {
 		}
 	}
 }
+
+// TestBulkDeleteOfRQsFailedJobsUndoneByteForByte: every job RQ itself failed is deleted as
+// Job.delete deletes it (RQ can fetch none of them, and its failed registry lists none); undoing
+// the records restores every key byte for byte, the job hashes with their expiry (DUMP and TTL
+// before = after), and RQ fetches each job again as it was.
+func TestBulkDeleteOfRQsFailedJobsUndoneByteForByte(t *testing.T) {
+	rdb, rep := rqFixture(t)
+	failed := rep.Queues["work"].IDs["failed"]
+	if len(failed) == 0 {
+		t.Fatalf("RQ failed no job in work: %+v", rep.Queues["work"].IDs)
+	}
+	ttls := map[string]time.Duration{}
+	for _, id := range failed {
+		ttls[id] = rdb.PTTL(t.Context(), "rq:job:"+id).Val()
+	}
+	before := dumpKeysMatch(t, rdb, "rq:*")
+	q := JobSource{Layout: RQ}.Queue("work")
+	res, undo := runBulk(t.Context(), t, rdb, q, SectionDead, ActionDelete, nil)
+	if res.Done != int64(len(failed)) || res.Gone != 0 {
+		t.Fatalf("delete all failed: %+v, want %d", res, len(failed))
+	}
+	v := readRQ(t, rdb, failed...)
+	if n := len(v.Queues["work"]["failed"]); n != 0 {
+		t.Fatalf("RQ still lists %d failed jobs", n)
+	}
+	for _, id := range failed {
+		if v.Jobs[id] != nil {
+			t.Fatalf("RQ still fetches deleted job %s", id)
+		}
+	}
+	if _, err := Undo(t.Context(), rdb, undo, 100, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantUnchangedMatch(t, rdb, "rq:*", before, "delete all failed then undo")
+	for _, id := range failed {
+		if got := rdb.PTTL(t.Context(), "rq:job:"+id).Val(); got > ttls[id] || got < ttls[id]-time.Minute {
+			t.Fatalf("job %s's TTL %v after undo, %v before", id, got, ttls[id])
+		}
+	}
+	v = readRQ(t, rdb, failed...)
+	if got := v.Queues["work"]["failed"]; !sameSet(got, slices.Clone(failed)) {
+		t.Fatalf("RQ lists failed %v after undo, want %v", got, failed)
+	}
+	for _, id := range failed {
+		if j := v.Jobs[id]; j == nil || j.Status != "failed" || j.Origin != "work" {
+			t.Fatalf("RQ fetches job %s as %+v after undo", id, j)
+		}
+	}
+}

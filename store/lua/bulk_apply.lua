@@ -6,15 +6,32 @@
 -- KEYS[1]  the sorted set the members are in
 -- KEYS[2]  the queues set, to name a moved member's queue in ("" key unused for a delete)
 -- KEYS[3..] the lists members move to
--- ARGV[1]  "delete" or "move"
--- ARGV[2..] delete: the members; move: quadruples member, job as pushed, index of its list in
---           KEYS, queue name
+-- ARGV[1]  "delete", "delete_keys" or "move"
+-- ARGV[2..] delete: the members; delete_keys: each member, the count n of keys deleted with it,
+--           and their n indexes in KEYS (a job's hash and sets, deleted when the member was
+--           removed); move: quadruples member, job as pushed, index of its list in KEYS, queue
+--           name
 --
 -- Reply: one flag a member, 1 done, 0 the member was gone.
 local out = {}
 if ARGV[1] == 'delete' then
   for i = 2, #ARGV do
     out[#out + 1] = redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+  return out
+end
+if ARGV[1] == 'delete_keys' then
+  local i = 2
+  while i <= #ARGV do
+    local n = tonumber(ARGV[i + 1])
+    local removed = redis.call('ZREM', KEYS[1], ARGV[i])
+    if removed == 1 then
+      for k = 1, n do
+        redis.call('DEL', KEYS[tonumber(ARGV[i + 1 + k])])
+      end
+    end
+    out[#out + 1] = removed
+    i = i + 2 + n
   end
   return out
 end
