@@ -142,8 +142,11 @@ func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
 		bytes = format.BytesIEC(p.Bytes) + " (" + p.BytesNote + ")"
 	}
 	est := "no budget: as fast as Redis answers"
-	if p.Estimate >= 0 {
+	switch {
+	case p.Estimate >= time.Second:
 		est = "about " + format.Age(p.Estimate) + " at the sweep's keys/s budget"
+	case p.Estimate >= 0:
+		est = "under a second at the sweep's keys/s budget"
 	}
 	lines := []string{
 		fmt.Sprintf("%s tasks, %s; %s.", format.Commas(p.Tasks), bytes, est),

@@ -73,7 +73,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	if err != nil {
 		return "", err
 	}
-	entry, err := in.journal.Begin(journal.Action{Target: in.target, Queue: ref.Where(), Section: string(sec),
+	entry, err := in.journal.Begin(journal.Action{Target: in.target, Queue: refName(ref), Section: string(sec),
 		Action: string(a), At: now, Planned: plan.Tasks})
 	if err != nil {
 		return "", err
@@ -84,12 +84,24 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	if eerr := entry.End(res); err == nil {
 		err = eerr
 	}
-	return BulkLine(a, sec, ref.Where(), res), in.refusal(err, ref.Where())
+	return BulkLine(a, sec, refName(ref), res), in.refusal(err, ref.Where())
+}
+
+// refName names a queue in a bulk action's line and its journal record: its key or queue, or a
+// library's shared sets by its entry's name.
+func refName(ref scanner.QueueRef) string {
+	if w := ref.Where(); w != "" {
+		return w
+	}
+	return ref.Name + " (all queues)"
 }
 
 // BulkLine says what a bulk run did, in one line.
 func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res scanner.BulkResult) string {
 	verb := map[scanner.TaskAction]string{scanner.ActionDelete: "deleted", scanner.ActionRunNow: "run now"}[a]
+	if a == scanner.ActionRunNow && (sec == scanner.SectionRetry || sec == scanner.SectionDead) {
+		verb = "retried"
+	}
 	line := fmt.Sprintf("%d of %d %s tasks of %s %s", res.Done, res.Planned, sec, where, verb)
 	if res.Gone > 0 {
 		line += fmt.Sprintf(", %d gone already", res.Gone)
