@@ -243,79 +243,40 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 	if err != nil {
 		return 0, 0, actFail(rdb, "ZMSCORE", op.key, err)
 	}
-	undo, keys, args := make([]UndoTask, 0, len(tasks)), []string{op.key}, []any{"delete"}
-	if op.move != nil {
-		keys, args[0] = append(keys, op.queues), "move"
-	}
-	var dumps map[string]UndoTask
+	c := newChunkCall(op)
 	if op.keys != nil {
-		args[0] = "delete_keys"
-		if dumps, err = dumpDeleted(ctx, rdb, op, members); err != nil {
+		if c.dumps, err = dumpDeleted(ctx, rdb, op, members); err != nil {
 			return 0, 0, err
 		}
 	}
-	lists := map[string]int{}
 	for i, m := range members {
 		if scores[i] == 0 {
 			// ZMSCORE answers nil (0 here) for a member gone; a real score of 0 is read again.
-			if s, err := rdb.ZScore(ctx, op.key, m).Result(); err != nil {
+			s, err := rdb.ZScore(ctx, op.key, m).Result()
+			if err != nil {
 				res.Gone++
 				continue
-			} else {
-				scores[i] = s
 			}
+			scores[i] = s
 		}
-		u := UndoTask{Kind: UndoMember, Key: op.key, Member: m, Score: scores[i]}
-		if op.keys != nil {
-			var idx []any
-			for _, k := range op.keys(m) {
-				if d, ok := dumps[k]; ok {
-					keys = append(keys, k)
-					idx = append(idx, len(keys))
-					undo = append(undo, d)
-				}
-			}
-			args = append(append(args, m, len(idx)), idx...)
-			undo = append(undo, u)
-			continue
-		}
-		if op.move == nil {
-			args = append(args, m)
-			undo = append(undo, u)
-			continue
-		}
-		job, queue, list, err := op.move(m, now)
-		if err != nil {
-			res.Left++
-			if res.Refused == "" {
-				res.Refused = err.Error()
-			}
-			continue
-		}
-		if lists[list] == 0 {
-			keys = append(keys, list)
-			lists[list] = len(keys)
-		}
-		u.Kind, u.List, u.Pushed = UndoMove, list, job
-		args = append(args, m, job, lists[list], queue)
-		undo = append(undo, u)
+		c.add(m, scores[i], now, res)
 	}
-	if len(undo) == 0 {
+	if c.members == 0 {
 		return 0, 0, nil
 	}
 	if opt.Wait != nil {
-		if err := opt.Wait(ctx, len(undo)*op.keysEach); err != nil {
+		if err := opt.Wait(ctx, c.members*op.keysEach); err != nil {
 			res.Stopped = true
 			return 0, 0, nil
 		}
 	}
 	if opt.Record != nil {
-		if err := opt.Record(undo); err != nil {
-			return 0, 0, fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", len(undo), err)
+		if err := opt.Record(c.undo); err != nil {
+			return 0, 0, fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", c.members, err)
 		}
 	}
 	began := time.Now()
-	done, err := bulkApply.Run(context.WithoutCancel(ctx), rdb, keys, args...).Int64Slice()
+	done, err := bulkApply.Run(context.WithoutCancel(ctx), rdb, c.keys, c.args...).Int64Slice()
 	rtt = time.Since(began)
 	res.Chunks++
 	if err != nil {
@@ -328,7 +289,66 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 			res.Gone++
 		}
 	}
-	return len(undo), rtt, nil
+	return c.members, rtt, nil
+}
+
+// chunkCall is one chunk's script call (bulk_apply.lua) as it is built, and what undoes it.
+type chunkCall struct {
+	op      bulkOp
+	keys    []string
+	args    []any
+	undo    []UndoTask
+	members int
+	lists   map[string]int      // a move's lists, by their index in keys
+	dumps   map[string]UndoTask // the keys deleted with the members, as read before
+}
+
+func newChunkCall(op bulkOp) *chunkCall {
+	c := &chunkCall{op: op, keys: []string{op.key}, args: []any{"delete"}, lists: map[string]int{}}
+	switch {
+	case op.move != nil:
+		c.keys, c.args[0] = append(c.keys, op.queues), "move"
+	case op.keys != nil:
+		c.args[0] = "delete_keys"
+	}
+	return c
+}
+
+// add puts member m (its score read before) in the call; a member the move refuses is left and
+// counted.
+func (c *chunkCall) add(m string, score float64, now time.Time, res *BulkResult) {
+	u := UndoTask{Kind: UndoMember, Key: c.op.key, Member: m, Score: score}
+	switch {
+	case c.op.keys != nil:
+		var idx []any
+		for _, k := range c.op.keys(m) {
+			if d, ok := c.dumps[k]; ok {
+				c.keys = append(c.keys, k)
+				idx = append(idx, len(c.keys))
+				c.undo = append(c.undo, d)
+			}
+		}
+		c.args = append(append(c.args, m, len(idx)), idx...)
+	case c.op.move == nil:
+		c.args = append(c.args, m)
+	default:
+		job, queue, list, err := c.op.move(m, now)
+		if err != nil {
+			res.Left++
+			if res.Refused == "" {
+				res.Refused = err.Error()
+			}
+			return
+		}
+		if c.lists[list] == 0 {
+			c.keys = append(c.keys, list)
+			c.lists[list] = len(c.keys)
+		}
+		u.Kind, u.List, u.Pushed = UndoMove, list, job
+		c.args = append(c.args, m, job, c.lists[list], queue)
+	}
+	c.undo = append(c.undo, u)
+	c.members++
 }
 
 // dumpDeleted reads the DUMP and expiry (PEXPIRETIME, absolute) of the keys deleted with each
