@@ -43,6 +43,7 @@ const (
 	UndoMember = "z" // a member deleted from a sorted set: ZADD it back
 	UndoMove   = "m" // a member moved to a list as a pushed job: the job leaves the list, the member comes back
 	UndoKey    = "k" // a whole key deleted: RESTORE its DUMP with its expiry
+	UndoScore  = "r" // a member made due now: its old score back, if it still has the new one
 )
 
 // UndoTask is what undoing one task of a bulk action takes, recorded before the chunk that does
@@ -52,6 +53,7 @@ type UndoTask struct {
 	Key      string  // the sorted set the member was in, or the key deleted
 	Member   string  // the member (UndoMember, UndoMove)
 	Score    float64 // its score
+	NewScore float64 // UndoScore: the score it was given
 	List     string  // UndoMove: the list the job was pushed to
 	Pushed   string  // UndoMove: the job exactly as pushed
 	Dump     string  // UndoKey: the key's DUMP
@@ -109,6 +111,9 @@ type bulkOp struct {
 	// keys are the whole keys deleted with a member (a job's hash and sets), recorded with their
 	// DUMP and expiry before; nil when none.
 	keys func(member string) []string
+	// rescore gives a member made due now its new score and the largest score due now; nil when
+	// the action is not that. An error leaves the member where it is, with the reason.
+	rescore func(score float64, now time.Time) (to float64, due string, err error)
 	// move makes the job a member is pushed as, its queue's name and list; nil for a delete. An
 	// error leaves the member where it is, with the reason.
 	move func(member string, now time.Time) (job, queue, list string, err error)
@@ -310,6 +315,8 @@ func newChunkCall(op bulkOp) *chunkCall {
 		c.keys, c.args[0] = append(c.keys, op.queues), "move"
 	case op.keys != nil:
 		c.args[0] = "delete_keys"
+	case op.rescore != nil:
+		c.args[0] = "rescore"
 	}
 	return c
 }
@@ -329,15 +336,20 @@ func (c *chunkCall) add(m string, score float64, now time.Time, res *BulkResult)
 			}
 		}
 		c.args = append(append(c.args, m, len(idx)), idx...)
+	case c.op.rescore != nil:
+		to, due, err := c.op.rescore(score, now)
+		if err != nil {
+			c.left(err, res)
+			return
+		}
+		u.Kind, u.NewScore = UndoScore, to
+		c.args = append(c.args, m, strconv.FormatFloat(to, 'g', -1, 64), due)
 	case c.op.move == nil:
 		c.args = append(c.args, m)
 	default:
 		job, queue, list, err := c.op.move(m, now)
 		if err != nil {
-			res.Left++
-			if res.Refused == "" {
-				res.Refused = err.Error()
-			}
+			c.left(err, res)
 			return
 		}
 		if c.lists[list] == 0 {
@@ -349,6 +361,14 @@ func (c *chunkCall) add(m string, score float64, now time.Time, res *BulkResult)
 	}
 	c.undo = append(c.undo, u)
 	c.members++
+}
+
+// left counts a member the action leaves where it is, and why.
+func (c *chunkCall) left(err error, res *BulkResult) {
+	res.Left++
+	if res.Refused == "" {
+		res.Refused = err.Error()
+	}
 }
 
 // dumpDeleted reads the DUMP and expiry (PEXPIRETIME, absolute) of the keys deleted with each
@@ -435,6 +455,8 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 			args = append(args, "z", at(u.Key), u.Member, score)
 		case UndoMove:
 			args = append(args, "m", at(u.Key), u.Member, score, at(u.List), u.Pushed)
+		case UndoScore:
+			args = append(args, "r", at(u.Key), u.Member, score, strconv.FormatFloat(u.NewScore, 'g', -1, 64))
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
 		default:

@@ -3,7 +3,8 @@ package store
 // Which layouts do which bulk actions (bulk.go), each as its per-task action does it:
 //
 //	hourglass's delay queue  delete all of due, later or in_flight: ZREM each member (Act's
-//	                         delete)
+//	                         delete); run all now of later: each due now (Act's run now,
+//	                         dq_run_now.lua: ZADD XX the score of now, if still later)
 //	Sidekiq's shared sets    delete all of later, retry or dead: ZREM each entry (SortedEntry#
 //	                         delete; SortedSet#clear unlinks the set whole, to the same end);
 //	                         retry all of retry or dead (RetrySet#retry_all, DeadSet#retry_all:
@@ -44,10 +45,21 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 		return bulkOp{key: q.key, keysEach: 1}, nil
 	case a == ActionDelete && sec == SectionInFlight && q.inFlight != "":
 		return bulkOp{key: q.inFlight, keysEach: 1}, nil
-	case a == ActionDelete:
-		return bulkOp{}, bulkRefusal("a delay queue", sec, a, delayWhyNot(sec, a, q.inFlight))
+	case a == ActionRunNow && sec == SectionLater:
+		unit := q.unit
+		rescore := func(score float64, now time.Time) (float64, string, error) {
+			u := unit
+			if u == AutoUnit {
+				var ok bool
+				if u, ok = GuessUnit(score, now); !ok {
+					return 0, "", fmt.Errorf("its score %s is not a due time in any unit within ten years of now: set score_unit", fmtScore(score))
+				}
+			}
+			return u.score(now), u.Bound(now), nil
+		}
+		return bulkOp{key: q.key, keysEach: 1, rescore: rescore}, nil
 	}
-	return bulkOp{}, bulkRefusal("a delay queue", sec, a, "hourglass deletes a delay queue's tasks in bulk, and runs or returns them one at a time")
+	return bulkOp{}, bulkRefusal("a delay queue", sec, a, delayWhyNot(sec, a, q.inFlight))
 }
 
 func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {

@@ -231,7 +231,8 @@ func TestBulkRefusesWhatItDoesNotDo(t *testing.T) {
 		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionReturn},
 		{JobSource{Layout: BullMQ, Prefix: "bull"}.Queue("q"), SectionDead, ActionDelete},
 		{ListQueueOf("jobs", ""), SectionWaiting, ActionDelete},
-		{DelayQueueOf("dq", "", Milliseconds), SectionLater, ActionRunNow},
+		{DelayQueueOf("dq", "", Milliseconds), SectionInFlight, ActionReturn},
+		{JobSource{Layout: RQ}.Queue("q"), SectionDead, ActionRunNow},
 	} {
 		_, err := RunBulk(t.Context(), rdb, c.q, c.sec, c.a, time.Now(), BulkOptions{})
 		if !errors.Is(err, ErrNotSupported) || !errors.Is(BulkCheck(c.q, c.sec, c.a), ErrNotSupported) {
@@ -286,5 +287,49 @@ func TestBulkDeleteOfRQsFailedJobsUndoneByteForByte(t *testing.T) {
 		if j := v.Jobs[id]; j == nil || j.Status != "failed" || j.Origin != "work" {
 			t.Fatalf("RQ fetches job %s as %+v after undo", id, j)
 		}
+	}
+}
+
+// TestBulkRunNowOfADelayQueueUndone: every later task of a queue hourglass's own writer filled is
+// made due now, so the queue's own claim takes them all with the due one; undone before a claim,
+// the queue is byte for byte as it was; a task claimed between the run and the undo is not put
+// back (it ran) and is counted.
+func TestBulkRunNowOfADelayQueueUndone(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	s := newStore(t, rdb, Options{})
+	ctx := t.Context()
+	q := s.DelayQueue("dq:{bulk}", Milliseconds)
+	var later []string
+	for i := range 150 {
+		later = append(later, fmt.Sprint("later-", i))
+	}
+	if err := q.Enqueue(ctx, s.Now().Add(time.Hour), later...); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, s.Now().Add(-time.Minute), "due-1"); err != nil {
+		t.Fatal(err)
+	}
+	before := dumpKeys(t, rdb)
+	dq := DelayQueueOf(q.Key, q.InFlight, AutoUnit)
+	res, undo := runBulk(ctx, t, rdb, dq, SectionLater, ActionRunNow, nil)
+	if res.Done != 150 || res.Left != 0 {
+		t.Fatalf("run all now: %+v", res)
+	}
+	if ur, err := Undo(ctx, rdb, undo, 100, nil); err != nil || ur.Restored != 150 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	wantUnchanged(t, rdb, before, "run all now then undo")
+
+	_, undo = runBulk(ctx, t, rdb, dq, SectionLater, ActionRunNow, nil)
+	c, err := q.Claim(ctx, 200, time.Minute)
+	if err != nil || len(c.Tasks) != 151 {
+		t.Fatalf("the queue's claim after run all now took %d tasks, %v", len(c.Tasks), err)
+	}
+	if err := q.Enqueue(ctx, s.Now().Add(time.Hour), later[:10]...); err != nil { // ten back, with a new due time
+		t.Fatal(err)
+	}
+	ur, err := Undo(ctx, rdb, undo, 100, nil)
+	if err != nil || ur.Restored != 0 || ur.Taken != 140 || ur.There != 10 {
+		t.Fatalf("undo after a claim: %+v, %v", ur, err)
 	}
 }

@@ -69,6 +69,7 @@ type task struct {
 	Key      []byte  `json:"key"`
 	Member   []byte  `json:"m,omitempty"`
 	Score    float64 `json:"s,omitempty"`
+	NewScore float64 `json:"n,omitempty"`
 	List     []byte  `json:"l,omitempty"`
 	Pushed   []byte  `json:"p,omitempty"`
 	Dump     []byte  `json:"d,omitempty"`
@@ -76,12 +77,12 @@ type task struct {
 }
 
 func taskOf(u store.UndoTask) task {
-	return task{Kind: u.Kind, Key: []byte(u.Key), Member: []byte(u.Member), Score: u.Score,
+	return task{Kind: u.Kind, Key: []byte(u.Key), Member: []byte(u.Member), Score: u.Score, NewScore: u.NewScore,
 		List: []byte(u.List), Pushed: []byte(u.Pushed), Dump: []byte(u.Dump), ExpireAt: u.ExpireAt}
 }
 
 func (t task) undo() store.UndoTask {
-	return store.UndoTask{Kind: t.Kind, Key: string(t.Key), Member: string(t.Member), Score: t.Score,
+	return store.UndoTask{Kind: t.Kind, Key: string(t.Key), Member: string(t.Member), Score: t.Score, NewScore: t.NewScore,
 		List: string(t.List), Pushed: string(t.Pushed), Dump: string(t.Dump), ExpireAt: t.ExpireAt}
 }
 

@@ -29,6 +29,7 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 		{Kind: store.UndoMember, Key: "retry", Member: "\xff\x00{\"jid\":1}", Score: 1732670000.1234567},
 		{Kind: store.UndoMove, Key: "dead", Member: "m", Score: -0.5, List: "queue:a", Pushed: "p\n"},
 		{Kind: store.UndoKey, Key: "job:1", Dump: "\x00\x01\xfe", ExpireAt: 1_900_000_000_000},
+		{Kind: store.UndoScore, Key: "dq", Member: "t", Score: 1.7e12 + 0.25, NewScore: 1764205200123},
 	}
 	e, err := j.Begin(Action{Target: "a:1", Queue: "sidekiq", Section: "retry", Action: "delete", Planned: 3})
 	if err != nil {
@@ -38,7 +39,7 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	if err := e.Record(tasks[:2]); err != nil {
 		t.Fatal(err)
 	}
-	_ = other.Record(tasks[2:])
+	_ = other.Record(tasks[2:3])
 	if err := e.Record(tasks[2:]); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	if _, _, err := j.Last("a:1"); !errors.Is(err, ErrNothing) {
 		t.Fatalf("after Undone: %v, want ErrNothing", err)
 	}
-	if _, got, err := j.Last("b:1"); err != nil || len(got) != 1 {
+	if _, got, err := j.Last("b:1"); err != nil || len(got) != 1 || got[0] != tasks[2] {
 		t.Fatalf("the other target's action: %v %v", got, err)
 	}
 }

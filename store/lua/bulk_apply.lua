@@ -6,10 +6,11 @@
 -- KEYS[1]  the sorted set the members are in
 -- KEYS[2]  the queues set, to name a moved member's queue in ("" key unused for a delete)
 -- KEYS[3..] the lists members move to
--- ARGV[1]  "delete", "delete_keys" or "move"
+-- ARGV[1]  "delete", "delete_keys", "rescore" or "move"
 -- ARGV[2..] delete: the members; delete_keys: each member, the count n of keys deleted with it,
 --           and their n indexes in KEYS (a job's hash and sets, deleted when the member was
---           removed); move: quadruples member, job as pushed, index of its list in KEYS, queue
+--           removed); rescore: triples member, new score, the largest score due now (a
+--           member at or below it is due already and left, flag 0); move: quadruples member, job as pushed, index of its list in KEYS, queue
 --           name
 --
 -- Reply: one flag a member, 1 done, 0 the member was gone.
@@ -17,6 +18,18 @@ local out = {}
 if ARGV[1] == 'delete' then
   for i = 2, #ARGV do
     out[#out + 1] = redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+  return out
+end
+if ARGV[1] == 'rescore' then
+  for i = 2, #ARGV, 3 do
+    local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+    if score and tonumber(score) > tonumber(ARGV[i + 2]) then
+      redis.call('ZADD', KEYS[1], 'XX', ARGV[i + 1], ARGV[i])
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 0
+    end
   end
   return out
 end

@@ -8,11 +8,13 @@
 --            "m", set index, member, score, list index, job as pushed: a moved member; the job
 --                 leaves the list (LREM 1) and the member goes back, only if the job is still
 --                 in the list (a worker that took it has run it: nothing is undone)
+--            "r", set index, member, old score, new score: a member made due now; its old score
+--                 back, only if it still has the new one (gone: claimed since, and run)
 --            "k", key index, DUMP, absolute expiry in ms (0 none): a deleted key; RESTORE it
 --                 when absent (not when its expiry has passed); when present, left as it is
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
--- was taken from its list already, 3 the key is there holding something else, 4 its expiry
+-- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
 -- passed.
 local out = {}
 local i = 1
@@ -27,6 +29,17 @@ while i <= #ARGV do
       out[#out + 1] = 1
     end
     i = i + 4
+  elseif kind == 'r' then
+    local score = redis.call('ZSCORE', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
+    if not score then
+      out[#out + 1] = 2
+    elseif tonumber(score) == tonumber(ARGV[i + 4]) then
+      redis.call('ZADD', KEYS[tonumber(ARGV[i + 1])], 'XX', ARGV[i + 3], ARGV[i + 2])
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 0
+    end
+    i = i + 5
   elseif kind == 'm' then
     local set = KEYS[tonumber(ARGV[i + 1])]
     if redis.call('ZSCORE', set, ARGV[i + 2]) then
