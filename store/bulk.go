@@ -135,7 +135,7 @@ func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 	if b, ok := q.(bulkLayout); ok {
 		return b.bulkOp(sec, a)
 	}
-	return bulkOp{}, fmt.Errorf("store: %s on every task of a %s section: hourglass does this only on sorted-set sections of its own delay queues and of Sidekiq: %w", a, sec, ErrNotSupported)
+	return bulkOp{}, fmt.Errorf("store: %s on every task of a %s section: a list keeps no score to put a task back in its place, so hourglass acts on its tasks one at a time: %w", a, sec, ErrNotSupported)
 }
 
 // PlanBulk is the dry run of a on every task of section sec of q: its tasks, their bytes
