@@ -17,6 +17,10 @@ type (
 	TaskPage    = store.TaskPage
 	TaskSection = store.TaskSection
 	TaskAction  = store.TaskAction
+
+	// A bulk action's dry run and what it did (store/bulk.go).
+	BulkPlan   = store.BulkPlan
+	BulkResult = store.BulkResult
 )
 
 // The sections and actions, as the store names them.

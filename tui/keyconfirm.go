@@ -19,6 +19,7 @@ type keyConfirm struct {
 	wrong   bool
 	after   level // read again once the write answered
 	run     func(ctx context.Context, a KeyActions) (string, error)
+	start   func() tea.Cmd // set instead of run: a bulk action, which runs until done or stopped
 }
 
 // askMsg opens a keyConfirm.
@@ -87,6 +88,9 @@ func (m *Model) keyConfirmKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	m.keyConfirm = nil
+	if kc.start != nil {
+		return kc.start()
+	}
 	act, ctx := m.c.opt.KeyActions, m.ctx
 	m.flashf(kc.title + "…")
 	return func() tea.Msg {

@@ -23,7 +23,9 @@ type KeyMap struct {
 	NextSection, PrevSection   key.Binding
 	NextPage, PrevPage         key.Binding
 	RunNow, Return, DeleteTask key.Binding
-	FixTTL, Unlock             key.Binding
+	// Bulk actions on the section on screen (every task), and the undo of the last one.
+	BulkRunNow, BulkDelete, Undo key.Binding
+	FixTTL, Unlock               key.Binding
 	// Workers opens the job libraries' live processes from the Queues view.
 	Workers key.Binding
 	// Not in the help: editing keys of the filter line and the repair overlay, and the quit
@@ -57,6 +59,9 @@ func DefaultKeyMap() KeyMap {
 		RunNow:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "run now")),
 		Return:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "return")),
 		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete")),
+		BulkRunNow:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "run/retry all")),
+		BulkDelete:  key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "delete all")),
+		Undo:        key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo bulk")),
 		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair one key")),
 		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock")),
 		Workers:     key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "workers")),

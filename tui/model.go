@@ -39,6 +39,8 @@ type common struct {
 
 	ctx   context.Context // ends the drill-down's reads
 	flash func(string)    // says an outcome in the footer
+
+	bulk *bulkRun // the bulk action under way (bulk.go), nil when none
 }
 
 // snapshot is what the counter views show: the last complete sweep's Snapshot, or until the
@@ -222,6 +224,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.keyConfirm = msg.kc
 	case keyActionMsg:
 		return m, m.handleKeyAction(msg)
+	case bulkPlanMsg:
+		return m, m.handleBulkPlan(msg)
+	case bulkTickMsg:
+		return m, m.handleBulkTick(msg)
+	case bulkDoneMsg:
+		return m, m.handleBulkDone(msg)
 	}
 	return m, nil
 }
@@ -235,6 +243,9 @@ func (m *Model) handleResize(msg tea.WindowSizeMsg) tea.Cmd {
 // handleKey serves, in order: an open overlay, the filter line, the global keys, the view.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.keys
+	if m.c.bulk != nil && key.Matches(msg, k.ForceQuit, k.Back) { // a bulk action stops between chunks first
+		return m.stopBulk()
+	}
 	if key.Matches(msg, k.ForceQuit) || (key.Matches(msg, k.Quit) && !m.filtering && m.modal == nil && m.prompt == nil && m.keyConfirm == nil) {
 		return tea.Quit
 	}

@@ -108,6 +108,9 @@ type Options struct {
 	// KeyActions are their writes (nil when writes are off).
 	Inspector  Inspector
 	KeyActions KeyActions
+	// Bulk are the drill-down's bulk writes on a queue's section, and their undo (nil when
+	// writes are off).
+	Bulk BulkActions
 	// ReadOnlyWhy says why writes are off, shown where a write key is pressed.
 	ReadOnlyWhy string
 	Refresh     time.Duration // poll interval (at least scanner.MinRefresh)

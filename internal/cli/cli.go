@@ -33,6 +33,7 @@ func commands() []command {
 		{"snapshot", "sweep once; report every family and structure, as text or --json", cmdSnapshot},
 		{"discover", "sweep once; propose config entries for the keys no entry claims", cmdDiscover},
 		{"repair", "give family keys without a TTL their window-aligned expiry", cmdRepair},
+		{"undo", "undo the last bulk action the console did on a Redis, from its journal", cmdUndo},
 		{"serve", "keep sweeping; export the Snapshot as Prometheus metrics", cmdServe},
 		{"bench", "measure the writers and the sweep beside redis-benchmark and SCAN", cmdBench},
 		{"version", "the version, the source revision and the Go release it was built from", cmdVersion},

@@ -81,6 +81,9 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 		acts := newConsoleActions(ctx, t, sess.config)
 		opt.Actions, stop = acts, acts.stop
 		opt.KeyActions = drill // one task or key at a time, each through the store's scripts
+		if drill.OpenJournal(t.Label) == nil {
+			opt.Bulk = drill // a section at a time, each chunk recorded in the journal first
+		}
 	}
 	return tui.New(opt, theme.New(palette)), stop
 }

@@ -7,6 +7,8 @@
 //
 // It reads within the budget of the scanner's Watcher, through the few accessors the Watcher
 // gives it (its client, its budget, its entries, the server's clock); the Watcher itself keeps
-// polling and claiming. Of hourglass's packages it imports scanner and store (and it uses
+// polling and claiming. Its bulk actions on a queue's section record what undoes each chunk in the
+// journal before the chunk runs, and it undoes the last one (UndoLast, which `hourglass undo`
+// uses too). Of hourglass's packages it imports internal/journal, scanner and store (and it uses
 // go-redis); the tui reaches it only through its Inspector and KeyActions interfaces.
 package inspect

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"hourglass/internal/journal"
 	"hourglass/scanner"
 	"hourglass/store"
 )
@@ -20,6 +21,9 @@ import (
 type Inspector struct {
 	w   watched
 	rdb redis.UniversalClient
+
+	journal *journal.Journal // where bulk actions are recorded (SetJournal); nil: refused
+	target  string           // the target they are recorded under
 }
 
 // watched is what the drill-down needs of the Watcher (scanner.Watcher's accessors): its entries,

@@ -1,0 +1,118 @@
+package inspect
+
+import (
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/journal"
+	"hourglass/internal/redistest"
+	"hourglass/scanner"
+)
+
+// dumps is every key's DUMP and whether it has a TTL.
+func dumps(t *testing.T, rdb *redis.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	it := rdb.Scan(t.Context(), 0, "*", 1000).Iterator()
+	for it.Next(t.Context()) {
+		k := it.Val()
+		out[k] = rdb.Dump(t.Context(), k).Val() + "|" + strconv.FormatBool(rdb.PTTL(t.Context(), k).Val() < 0)
+	}
+	return out
+}
+
+func sameDumps(t *testing.T, before, after map[string]string, what string) {
+	t.Helper()
+	if len(before) != len(after) {
+		t.Fatalf("%s: %d keys before, %d after", what, len(before), len(after))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Fatalf("%s: %q differs from before", what, k)
+		}
+	}
+}
+
+// TestBulkRetryThroughTheDrillDown: the console's retry all of Sidekiq's retry set plans what
+// Sidekiq holds, charges the sweep's budget for every key it touches, leaves the set empty as
+// Sidekiq's API sees, and z (UndoLast) puts every key back byte for byte; a second undo finds
+// nothing left to undo. With no journal, a bulk action is refused.
+func TestBulkRetryThroughTheDrillDown(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	redistest.RunFixture(t, redistest.Interpreter(t, "ruby", "sidekiq"), sidekiqDir, nil,
+		"bulk.rb", "fill", "redis://"+srv.Addr+"/0", "400", "0")
+	before := dumps(t, rdb)
+	w := queueWatcher(t, rdb, 100_000)
+	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
+	if _, err := w.Bulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionRunNow, scanner.BulkPlan{Tasks: 400}, nil); err == nil {
+		t.Fatal("a bulk action with no journal ran")
+	}
+	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetJournal(j, srv.Addr)
+	ch := &charged{watched: w.Inspector.w}
+	w.Inspector.w = ch
+	plan, err := w.PlanBulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionRunNow)
+	if err != nil || plan.Tasks != 400 || plan.KeysEach != 2 || plan.Bytes <= 0 {
+		t.Fatalf("plan: %+v, %v", plan, err)
+	}
+	var chunks int
+	line, err := w.Bulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionRunNow, plan, func(scanner.BulkResult) { chunks++ })
+	if err != nil || !strings.HasPrefix(line, "400 of 400 retry tasks") || chunks < 2 {
+		t.Fatalf("bulk: %q, %v, %d chunks", line, err, chunks)
+	}
+	if ch.n < 800 {
+		t.Errorf("the run charged %d keys to the sweep's budget, want at least 800", ch.n)
+	}
+	if v := readSidekiq(t, srv); len(v.Retry) != 0 || len(v.Queues["default"])+len(v.Queues["mail"]) != 400 {
+		t.Fatalf("after retry all Sidekiq sees %d retries, %d+%d queued", len(v.Retry), len(v.Queues["default"]), len(v.Queues["mail"]))
+	}
+	line, err = w.UndoLast(t.Context())
+	if err != nil || !strings.Contains(line, "400 restored") {
+		t.Fatalf("undo: %q, %v", line, err)
+	}
+	sameDumps(t, before, dumps(t, rdb), "retry all, undone")
+	if _, err := w.UndoLast(t.Context()); !errors.Is(err, journal.ErrNothing) {
+		t.Fatalf("a second undo: %v, want ErrNothing", err)
+	}
+}
+
+// TestBulkStopsWhenTheJournalIsFull: a delete all whose undo data outgrows the journal's bound
+// stops before the chunk that would not fit, having done only what the journal holds, and the
+// undo of that part puts every key back byte for byte.
+func TestBulkStopsWhenTheJournalIsFull(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	redistest.RunFixture(t, redistest.Interpreter(t, "ruby", "sidekiq"), sidekiqDir, nil,
+		"bulk.rb", "fill", "redis://"+srv.Addr+"/0", "400", "0")
+	before := dumps(t, rdb)
+	w := queueWatcher(t, rdb, 0)
+	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
+	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 64<<10) // about a third of the jobs
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetJournal(j, srv.Addr)
+	plan, err := w.PlanBulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionDelete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last scanner.BulkResult
+	_, err = w.Bulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionDelete, plan, func(r scanner.BulkResult) { last = r })
+	left := rdb.ZCard(t.Context(), "retry").Val()
+	if !errors.Is(err, journal.ErrFull) || last.Done == 0 || left != 400-last.Done {
+		t.Fatalf("bulk past the bound: %v; done %d, %d left in the set", err, last.Done, left)
+	}
+	if line, err := w.UndoLast(t.Context()); err != nil || !strings.Contains(line, strconv.FormatInt(last.Done, 10)+" restored") {
+		t.Fatalf("undo: %q, %v", line, err)
+	}
+	sameDumps(t, before, dumps(t, rdb), "a stopped delete all, undone")
+}

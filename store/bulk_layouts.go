@@ -1,0 +1,93 @@
+package store
+
+// Which layouts do which bulk actions (bulk.go), each as its per-task action does it:
+//
+//	hourglass's delay queue  delete all of due, later or in_flight: ZREM each member (Act's
+//	                         delete); run all now of later: each due now (Act's run now,
+//	                         dq_run_now.lua: ZADD XX the score of now, if still later)
+//	Sidekiq's shared sets    delete all of later, retry or dead: ZREM each entry (SortedEntry#
+//	                         delete; SortedSet#clear unlinks the set whole, to the same end);
+//	                         retry all of retry or dead (RetrySet#retry_all, DeadSet#retry_all:
+//	                         SortedEntry#retry on each) and run all due now of later
+//	                         (SortedEntry#add_to_queue on each): the job as Sidekiq::Client#push
+//	                         pushes it (sidekiqPushed), moved in the chunk's script
+//	RQ's failed registry     delete all: as Job.delete on each (rq_delete.lua): the id leaves
+//	                         the registry, and the job's hash, dependents and dependencies sets
+//	                         are deleted, each recorded first with its DUMP and expiry. A
+//	                         failed job is in no queue list, so no LREM is needed; one that is
+//	                         (RQ never leaves it so) keeps that entry.
+//
+// Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues)
+// would need each element's position recorded to be put back in order, and BullMQ's, Celery's
+// and asynq's jobs live in keys of their own beside their sets, which hourglass does not yet
+// record for them.
+
+import (
+	"fmt"
+	"time"
+)
+
+// bulkReader is a job library's reader that does bulk actions.
+type bulkReader interface {
+	bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error)
+}
+
+func (q *jobQueue[R]) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
+	if b, ok := any(q.r).(bulkReader); ok {
+		return b.bulkOp(q.queue, sec, a)
+	}
+	return bulkOp{}, bulkRefusal(string(q.layout), sec, a, "hourglass does not yet record "+string(q.layout)+"'s job hashes to undo a bulk action")
+}
+
+func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
+	switch {
+	case a == ActionDelete && (sec == SectionDue || sec == SectionLater):
+		return bulkOp{key: q.key, keysEach: 1}, nil
+	case a == ActionDelete && sec == SectionInFlight && q.inFlight != "":
+		return bulkOp{key: q.inFlight, keysEach: 1}, nil
+	case a == ActionRunNow && sec == SectionLater:
+		unit := q.unit
+		rescore := func(score float64, now time.Time) (float64, string, error) {
+			u := unit
+			if u == AutoUnit {
+				var ok bool
+				if u, ok = GuessUnit(score, now); !ok {
+					return 0, "", fmt.Errorf("its score %s is not a due time in any unit within ten years of now: set score_unit", fmtScore(score))
+				}
+			}
+			return u.score(now), u.Bound(now), nil
+		}
+		return bulkOp{key: q.key, keysEach: 1, rescore: rescore}, nil
+	}
+	return bulkOp{}, bulkRefusal("a delay queue", sec, a, delayWhyNot(sec, a, q.inFlight))
+}
+
+func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
+	if a != ActionDelete || sec != SectionDead {
+		return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes RQ's failed jobs in bulk, and acts on the others one at a time")
+	}
+	return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys}, nil
+}
+
+func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
+	set, isSet := sidekiqSets[sec]
+	switch {
+	case queue != "" || !isSet:
+		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass acts in bulk on Sidekiq's schedule, retry and dead sets only, not on a queue's list")
+	case a == ActionDelete:
+		return bulkOp{key: j.key(set), keysEach: 1}, nil
+	case a == ActionRunNow:
+		retry := set != "schedule"
+		move := func(member string, now time.Time) (string, string, string, error) {
+			job, queue, err := sidekiqPushed(member, retry, now)
+			return job, queue, j.key("queue:" + queue), err
+		}
+		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move}, nil
+	}
+	return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
+}
+
+// bulkRefusal is ErrNotSupported for a on every task of a section, with why.
+func bulkRefusal(what string, sec TaskSection, a TaskAction, why string) error {
+	return fmt.Errorf("store: %s on every task of %s's %s section: %s: %w", a, what, sec, why, ErrNotSupported)
+}

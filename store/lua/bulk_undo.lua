@@ -1,0 +1,76 @@
+-- Undoes one chunk of a bulk action from what was recorded before it ran, each task checked
+-- against what is there now, so an undo run twice, or run over a chunk that never ran, writes
+-- nothing more.
+--
+-- KEYS     the keys the tasks name (sets, lists, whole keys), each once
+-- ARGV     one group a task, by kind:
+--            "z", set index, member, score: a deleted member; ZADD it back unless it is there
+--            "m", set index, member, score, list index, job as pushed: a moved member; the job
+--                 leaves the list (LREM 1) and the member goes back, only if the job is still
+--                 in the list (a worker that took it has run it: nothing is undone)
+--            "r", set index, member, old score, new score: a member made due now; its old score
+--                 back, only if it still has the new one (gone: claimed since, and run)
+--            "k", key index, DUMP, absolute expiry in ms (0 none): a deleted key; RESTORE it
+--                 when absent (not when its expiry has passed); when present, left as it is
+--
+-- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
+-- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
+-- passed.
+local out = {}
+local i = 1
+while i <= #ARGV do
+  local kind = ARGV[i]
+  if kind == 'z' then
+    local set = KEYS[tonumber(ARGV[i + 1])]
+    if redis.call('ZSCORE', set, ARGV[i + 2]) then
+      out[#out + 1] = 0
+    else
+      redis.call('ZADD', set, ARGV[i + 3], ARGV[i + 2])
+      out[#out + 1] = 1
+    end
+    i = i + 4
+  elseif kind == 'r' then
+    local score = redis.call('ZSCORE', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
+    if not score then
+      out[#out + 1] = 2
+    elseif tonumber(score) == tonumber(ARGV[i + 4]) then
+      redis.call('ZADD', KEYS[tonumber(ARGV[i + 1])], 'XX', ARGV[i + 3], ARGV[i + 2])
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 0
+    end
+    i = i + 5
+  elseif kind == 'm' then
+    local set = KEYS[tonumber(ARGV[i + 1])]
+    if redis.call('ZSCORE', set, ARGV[i + 2]) then
+      out[#out + 1] = 0
+    elseif redis.call('LREM', KEYS[tonumber(ARGV[i + 4])], 1, ARGV[i + 5]) == 1 then
+      redis.call('ZADD', set, ARGV[i + 3], ARGV[i + 2])
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 2
+    end
+    i = i + 6
+  else
+    local key = KEYS[tonumber(ARGV[i + 1])]
+    local at = tonumber(ARGV[i + 3])
+    if redis.call('EXISTS', key) == 1 then
+      if redis.call('DUMP', key) == ARGV[i + 2] then
+        out[#out + 1] = 0
+      else
+        out[#out + 1] = 3
+      end
+    else
+      local t = redis.call('TIME')
+      local nowms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      if at > 0 and at <= nowms then
+        out[#out + 1] = 4
+      else
+        redis.call('RESTORE', key, at, ARGV[i + 2], 'ABSTTL')
+        out[#out + 1] = 1
+      end
+    end
+    i = i + 4
+  end
+end
+return out

@@ -1,0 +1,49 @@
+# Fills Sidekiq 6.4's retry and dead sets the way a failing job reaches them (Sidekiq's own
+# JobRetry handler, as a processor runs it around a job that raises), or runs Sidekiq's own
+# RetrySet#retry_all / DeadSet#retry_all, for the bulk actions' tests and benchmark.
+#
+#   ruby bulk.rb fill redis://127.0.0.1:6379/0 RETRIES DEAD   # prints {"retry":N,"dead":N}
+#   ruby bulk.rb retry_all redis://127.0.0.1:6379/0 retry|dead # prints {"moved":N}
+#
+# fill pushes RETRIES jobs (alternately in queues "default" and "mail", each with its args
+# [i]) and DEAD jobs with retry: 0 through Sidekiq::Client, takes each off its queue as a fetcher
+# would (RPOP), and hands it to JobRetry#global with a block that raises: Sidekiq ZADDs it to the
+# retry set (retry_count 0, failed_at, error_message) or, its retries used up, kills it into the
+# dead set. Logs go to stderr; stdout holds the JSON alone.
+require "json"
+require "sidekiq"
+require "sidekiq/api"
+require "sidekiq/job_retry"
+
+mode, url, a, b = ARGV
+Sidekiq.logger = Logger.new($stderr, level: Logger::ERROR)
+Redis.silence_deprecations = true
+Sidekiq.redis = {url: url}
+
+def fail_job(queue)
+  jobstr = Sidekiq.redis { |c| c.rpop("queue:#{queue}") }
+  Sidekiq::JobRetry.new.global(jobstr, queue) { raise "flaky" }
+rescue Sidekiq::JobRetry::Handled
+  nil
+end
+
+case mode
+when "fill"
+  a.to_i.times do |i|
+    queue = i.even? ? "default" : "mail"
+    Sidekiq::Client.push("class" => "Flaky", "queue" => queue, "args" => [i], "retry" => 3)
+    fail_job(queue)
+  end
+  b.to_i.times do |i|
+    Sidekiq::Client.push("class" => "Flaky", "queue" => "default", "args" => ["dead-#{i}"], "retry" => 0)
+    fail_job("default")
+  end
+  puts JSON.generate(retry: Sidekiq::RetrySet.new.size, dead: Sidekiq::DeadSet.new.size)
+when "retry_all"
+  set = a == "dead" ? Sidekiq::DeadSet.new : Sidekiq::RetrySet.new
+  n = set.size
+  set.retry_all
+  puts JSON.generate(moved: n - set.size)
+else
+  abort "usage: bulk.rb fill|retry_all URL ..."
+end

@@ -1,0 +1,221 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/internal/format"
+	"hourglass/scanner"
+)
+
+// The drill-down's bulk actions on a queue's section: N runs every task now (retry all, run all
+// due now), X deletes every task, z undoes the last bulk action on this target. Each asks for a
+// dry run first (its tasks, bytes and the time the budget makes it take), shown in the
+// confirmation; then it runs off the Update loop, its progress in the footer, and ctrl+c or esc
+// stops it between chunks.
+
+// BulkActions are the drill-down's bulk writes (nil when writes are off). Each runs in a tea.Cmd.
+type BulkActions interface {
+	// BulkCheck says whether ref's queue does a to every task of sec (nil), or why not. It reads
+	// nothing.
+	BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error
+	// PlanBulk is the dry run: the tasks, their bytes and the estimated time.
+	PlanBulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) (scanner.BulkPlan, error)
+	// Bulk does it, chunk by chunk, recording what undoes each before it runs; progress is
+	// called after each chunk; when ctx ends it stops between chunks. It says what it did.
+	Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, plan scanner.BulkPlan, progress func(scanner.BulkResult)) (string, error)
+	// UndoLast undoes the last bulk action on this target, and says what it restored.
+	UndoLast(ctx context.Context) (string, error)
+}
+
+// bulkRun is a bulk action under way: its progress, written by the run and read by the footer's
+// tick.
+type bulkRun struct {
+	title  string
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	res    scanner.BulkResult
+}
+
+func (b *bulkRun) set(r scanner.BulkResult) { b.mu.Lock(); b.res = r; b.mu.Unlock() }
+func (b *bulkRun) get() scanner.BulkResult  { b.mu.Lock(); defer b.mu.Unlock(); return b.res }
+
+// bulkPlanMsg is a dry run's answer; bulkTickMsg redraws the progress; bulkDoneMsg ends a run.
+type (
+	bulkPlanMsg struct {
+		title string
+		ref   scanner.QueueRef
+		sec   scanner.TaskSection
+		a     scanner.TaskAction
+		plan  scanner.BulkPlan
+		err   error
+		after level
+	}
+	bulkTickMsg struct{ run *bulkRun }
+	bulkDoneMsg struct {
+		run   *bulkRun
+		text  string
+		err   error
+		after level
+	}
+)
+
+// bulkTitle names a bulk action on a section.
+func bulkTitle(a scanner.TaskAction, sec scanner.TaskSection) string {
+	switch {
+	case a == scanner.ActionDelete:
+		return "Delete every " + sectionName(sec) + " task"
+	case sec == scanner.SectionRetry || sec == scanner.SectionDead:
+		return "Retry every " + sectionName(sec) + " task"
+	}
+	return "Run every " + sectionName(sec) + " task now"
+}
+
+// bulk asks for the dry run of a on every task of the section on screen.
+func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
+	c, sec, ref := l.c, l.section(), l.ref
+	title := bulkTitle(a, sec)
+	switch {
+	case c.opt.Bulk == nil:
+		c.flash(title + " is off: " + readOnlyWhy(c))
+		return nil
+	case c.bulk != nil:
+		c.flash("a bulk action is under way: ctrl+c stops it")
+		return nil
+	}
+	if err := c.opt.Bulk.BulkCheck(ref, sec, a); err != nil {
+		c.flash(oneLine(err.Error()))
+		return nil
+	}
+	c.flash(title + ": dry run…")
+	bulk, ctx := c.opt.Bulk, c.ctx
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		plan, err := bulk.PlanBulk(ctx, ref, sec, a)
+		return bulkPlanMsg{title: title, ref: ref, sec: sec, a: a, plan: plan, err: err, after: l}
+	}
+}
+
+// undo asks to undo the last bulk action on this target.
+func (l *taskLevel) undo() tea.Cmd {
+	c := l.c
+	switch {
+	case c.opt.Bulk == nil:
+		c.flash("undo is off: " + readOnlyWhy(c))
+		return nil
+	case c.bulk != nil:
+		c.flash("a bulk action is under way: ctrl+c stops it, then z undoes what it did")
+		return nil
+	}
+	bulk := c.opt.Bulk
+	return c.ask("Undo the last bulk action", []string{
+		"The last bulk action on this target, as the journal recorded it before each chunk ran, is put back:",
+		"each deleted task returns to its set with its score; each moved job leaves its queue and returns, unless a worker has taken it since.",
+	}, l, func(ctx context.Context, _ KeyActions) (string, error) { return bulk.UndoLast(ctx) })
+}
+
+func readOnlyWhy(c *common) string {
+	if c.opt.ReadOnlyWhy != "" {
+		return c.opt.ReadOnlyWhy
+	}
+	return "this console writes nothing"
+}
+
+// handleBulkPlan shows the dry run's figures in the confirmation.
+func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
+	if msg.err != nil {
+		m.flashf(msg.title + ": dry run failed: " + oneLine(msg.err.Error()))
+		return nil
+	}
+	p := msg.plan
+	if p.Tasks == 0 {
+		m.flashf(msg.title + ": the section is empty, nothing to do")
+		return nil
+	}
+	bytes := "unknown (" + p.BytesNote + ")"
+	if p.Bytes >= 0 {
+		bytes = format.BytesIEC(p.Bytes) + " (" + p.BytesNote + ")"
+	}
+	est := "no budget: as fast as Redis answers"
+	switch {
+	case p.Estimate >= time.Second:
+		est = "about " + format.Age(p.Estimate) + " at the sweep's keys/s budget"
+	case p.Estimate >= 0:
+		est = "under a second at the sweep's keys/s budget"
+	}
+	lines := []string{
+		fmt.Sprintf("%s tasks, %s; %s.", format.Commas(p.Tasks), bytes, est),
+		"Done in chunks of one script each, as the library's own API does each task; a task gone meanwhile is skipped.",
+		"What undoes each chunk is written to the journal before it runs: z (or hourglass undo) puts it back. ctrl+c stops between chunks.",
+	}
+	kc := &keyConfirm{title: msg.title, lines: lines, after: msg.after, start: func() tea.Cmd { return m.startBulk(msg) }}
+	if m.c.opt.Mode != "embedded" {
+		kc.confirm = m.c.opt.Target
+		if m.c.opt.Name != "" {
+			kc.confirm = m.c.opt.Name
+		}
+	}
+	m.keyConfirm = kc
+	return nil
+}
+
+// startBulk runs a confirmed bulk action off the Update loop, and ticks its progress.
+func (m *Model) startBulk(msg bulkPlanMsg) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	run := &bulkRun{title: msg.title, cancel: cancel, res: scanner.BulkResult{Planned: msg.plan.Tasks}}
+	m.c.bulk = run
+	bulk := m.c.opt.Bulk
+	m.flashf(msg.title + "…")
+	do := func() tea.Msg {
+		defer cancel()
+		text, err := bulk.Bulk(ctx, msg.ref, msg.sec, msg.a, msg.plan, run.set)
+		return bulkDoneMsg{run: run, text: text, err: err, after: msg.after}
+	}
+	return tea.Batch(do, bulkTick(run))
+}
+
+func bulkTick(run *bulkRun) tea.Cmd {
+	return tea.Tick(200*time.Millisecond, func(time.Time) tea.Msg { return bulkTickMsg{run} })
+}
+
+// handleBulkTick says how far the run is.
+func (m *Model) handleBulkTick(msg bulkTickMsg) tea.Cmd {
+	if m.c.bulk != msg.run {
+		return nil
+	}
+	r := msg.run.get()
+	line := fmt.Sprintf("%s: %s of %s done", msg.run.title, format.Commas(r.Done), format.Commas(r.Planned))
+	if r.Gone > 0 {
+		line += ", " + format.Commas(r.Gone) + " gone"
+	}
+	m.flashf(line + " · ctrl+c stops between chunks")
+	return bulkTick(msg.run)
+}
+
+// handleBulkDone says what the run did, and reads the level again.
+func (m *Model) handleBulkDone(msg bulkDoneMsg) tea.Cmd {
+	if m.c.bulk == msg.run {
+		m.c.bulk = nil
+	}
+	if msg.err != nil {
+		m.flashf(oneLine(msg.text + ": stopped: " + msg.err.Error()))
+	} else {
+		m.flashf(msg.text)
+	}
+	if msg.after != nil {
+		return msg.after.refresh()
+	}
+	return nil
+}
+
+// stopBulk ends the run under way between chunks.
+func (m *Model) stopBulk() tea.Cmd {
+	m.c.bulk.cancel()
+	m.flashf(m.c.bulk.title + ": stopping after the chunk under way…")
+	return nil
+}

@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"hourglass/scanner"
+)
+
+// fakeBulk answers the dry run with fixed figures; its Bulk does one chunk, reports it, and
+// waits for its context to end (a long action the operator stops).
+type fakeBulk struct {
+	mu      sync.Mutex
+	started chan struct{}
+	undone  int
+}
+
+func (f *fakeBulk) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error {
+	if sec == scanner.SectionInFlight {
+		return fmt.Errorf("no bulk action on in flight tasks here")
+	}
+	return nil
+}
+
+func (f *fakeBulk) PlanBulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) (scanner.BulkPlan, error) {
+	return scanner.BulkPlan{Tasks: 60_000, Bytes: 3 << 20, BytesNote: "MEMORY USAGE, sampled", KeysEach: 1, Estimate: 12 * time.Second}, nil
+}
+
+func (f *fakeBulk) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, plan scanner.BulkPlan, progress func(scanner.BulkResult)) (string, error) {
+	progress(scanner.BulkResult{Planned: plan.Tasks, Done: 100, Chunks: 1})
+	close(f.started)
+	<-ctx.Done()
+	return "100 of 60000 deleted; stopped", nil
+}
+
+func (f *fakeBulk) UndoLast(ctx context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.undone++
+	return "undid delete of 100 due tasks: 100 restored", nil
+}
+
+// typeName types the target's name and enter, and returns what enter returned.
+func typeName(m *Model) tea.Cmd {
+	for _, r := range "10.0.0.5:6379" {
+		drive(m, string(r))
+	}
+	_, cmd := m.Update(drillKey("enter"))
+	return cmd
+}
+
+// TestBulkDeleteShowsItsDryRunAndStopsOnCtrlC: X shows the dry run's tasks, bytes and time in a
+// typed confirmation; confirmed, the action runs with its progress in the footer, and ctrl+c
+// stops it (between chunks) instead of quitting; z undoes the last action after its own
+// confirmation. A read-only console refuses X and z with the reason.
+func TestBulkDeleteShowsItsDryRunAndStopsOnCtrlC(t *testing.T) {
+	m, _ := drillModel(t, nil, 120, 36)
+	drive(m, "4", "enter", "X")
+	if m.keyConfirm != nil || !strings.Contains(screen(m), "Delete every due task is off: read-only") {
+		t.Fatalf("a read-only console asked to delete all:\n%s", screen(m))
+	}
+	drive(m, "z")
+	if !strings.Contains(screen(m), "undo is off: read-only") {
+		t.Fatalf("a read-only console offered undo:\n%s", screen(m))
+	}
+
+	bulk := &fakeBulk{started: make(chan struct{})}
+	m, _ = drillModel(t, &fakeKeyActions{}, 120, 36)
+	m.c.opt.Bulk = bulk
+	drive(m, "4", "enter")
+	_, cmd := m.Update(drillKey("X"))
+	_, cmd = m.Update(cmd()) // the dry run's answer opens the confirmation
+	if cmd != nil || m.keyConfirm == nil {
+		t.Fatal("X did not ask")
+	}
+	for _, want := range []string{"Delete every due task", "60,000 tasks, 3.0 MiB (MEMORY USAGE, sampled)", "about 12s at the sweep's keys/s budget", "Type the target's name"} {
+		if !strings.Contains(screen(m), want) {
+			t.Fatalf("the confirmation does not say %q:\n%s", want, screen(m))
+		}
+	}
+	batch, ok := typeName(m)().(tea.BatchMsg)
+	if !ok || m.c.bulk == nil {
+		t.Fatal("the confirmed action did not start")
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- batch[0]() }()
+	<-bulk.started
+	m.Update(bulkTickMsg{m.c.bulk})
+	if !strings.Contains(screen(m), "100 of 60,000 done") {
+		t.Fatalf("no progress line:\n%s", screen(m))
+	}
+	if _, cmd := m.Update(drillKey("ctrl+c")); cmd != nil {
+		t.Fatal("ctrl+c during a bulk action quit instead of stopping it")
+	}
+	select {
+	case msg := <-done:
+		m.Update(msg)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ctrl+c did not stop the bulk action")
+	}
+	if m.c.bulk != nil || !strings.Contains(screen(m), "stopped") {
+		t.Fatalf("the stop is not said:\n%s", screen(m))
+	}
+
+	drive(m, "z")
+	if m.keyConfirm == nil {
+		t.Fatal("z did not ask")
+	}
+	run(m, typeName(m))
+	if bulk.undone != 1 || !strings.Contains(screen(m), "100 restored") {
+		t.Fatalf("z: %d undos:\n%s", bulk.undone, screen(m))
+	}
+}
