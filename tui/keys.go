@@ -24,6 +24,9 @@ type KeyMap struct {
 	NextPage, PrevPage         key.Binding
 	RunNow, Return, DeleteTask key.Binding
 	FixTTL, Unlock             key.Binding
+	// PauseQueue pauses or resumes a job queue as its library does; Search searches every task
+	// of the section on screen.
+	PauseQueue, Search key.Binding
 	// Not in the help: editing keys of the filter line and the repair overlay, and the quit
 	// that works even while typing.
 	Erase, Confirm, ForceQuit key.Binding
@@ -57,6 +60,8 @@ func DefaultKeyMap() KeyMap {
 		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete")),
 		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair one key")),
 		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock")),
+		PauseQueue:  key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "pause/resume queue")),
+		Search:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search all tasks")),
 		Erase:       key.NewBinding(key.WithKeys("backspace")),
 		Confirm:     key.NewBinding(key.WithKeys("y")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c")),

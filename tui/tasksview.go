@@ -131,6 +131,7 @@ func (l *taskLevel) bindings() []binding {
 		binding{Binding: k.RunNow, short: true, write: off, do: act(k.RunNow)},
 		binding{Binding: k.Return, short: true, write: off, do: act(k.Return)},
 		binding{Binding: k.DeleteTask, short: true, write: off, do: act(k.DeleteTask)},
+		binding{Binding: k.PauseQueue, write: off, do: l.togglePause},
 		// A queue that keeps one section has none to turn to: its help leaves ← and → out.
 		binding{Binding: k.NextSection, short: true, do: section(1), hidden: len(l.sections) < 2},
 		binding{Binding: k.PrevSection, do: section(-1), hidden: len(l.sections) < 2},
@@ -219,7 +220,7 @@ func preview(payload string) string {
 
 func (l *taskLevel) render(w, h int) string {
 	st := l.c.styles
-	lines := []string{st.Title.Render(l.title) + "  " + l.sectionBar()}
+	lines := []string{st.Title.Render(l.title) + l.pausedMark() + "  " + l.sectionBar()}
 	if s := l.status(l.c); s != "" {
 		lines = append(lines, s)
 	}
