@@ -222,6 +222,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.keyConfirm = msg.kc
 	case keyActionMsg:
 		return m, m.handleKeyAction(msg)
+	case searchMsg:
+		return m, msg.to.advance(msg)
 	}
 	return m, nil
 }

@@ -35,6 +35,7 @@ type taskLevel struct {
 	page   *scanner.TaskPage
 	rows   list[taskRow] // the page's tasks the filter keeps
 	filter string
+	d      *drill // the view's, where s opens a search
 }
 
 // taskRow is a task of the page, with its place in the page (its number in the section is the
@@ -132,6 +133,7 @@ func (l *taskLevel) bindings() []binding {
 		binding{Binding: k.Return, short: true, write: off, do: act(k.Return)},
 		binding{Binding: k.DeleteTask, short: true, write: off, do: act(k.DeleteTask)},
 		binding{Binding: k.PauseQueue, write: off, do: l.togglePause},
+		binding{Binding: k.Search, do: l.search},
 		// A queue that keeps one section has none to turn to: its help leaves ← and → out.
 		binding{Binding: k.NextSection, short: true, do: section(1), hidden: len(l.sections) < 2},
 		binding{Binding: k.PrevSection, do: section(-1), hidden: len(l.sections) < 2},
