@@ -34,6 +34,7 @@ func commands() []command {
 		{"discover", "sweep once; propose config entries for the keys no entry claims", cmdDiscover},
 		{"repair", "give family keys without a TTL their window-aligned expiry", cmdRepair},
 		{"serve", "keep sweeping; export the Snapshot as Prometheus metrics", cmdServe},
+		{"search", "search a job queue's tasks for a payload substring or JSON field", cmdSearch},
 		{"bench", "measure the writers and the sweep beside redis-benchmark and SCAN", cmdBench},
 		{"version", "the version, the source revision and the Go release it was built from", cmdVersion},
 		{"help", "this list; help COMMAND shows that command's flags", nil},
