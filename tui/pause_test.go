@@ -87,3 +87,17 @@ func TestPauseKey(t *testing.T) {
 		t.Errorf("P with an Inspector that cannot pause:\n%s", screen(plain))
 	}
 }
+
+// A queue's tasks say paused when the last Snapshot's row of the queue does, and only then.
+func TestTasksSayPaused(t *testing.T) {
+	m := pauseModel(t, &fakeInspector{pages: hostilePages()}, nil)
+	ref := m.c.status.Snapshot.JobQueues[0].Queues[0].Ref
+	l := newTaskLevel(m.c, ref, "jobs critical")
+	if strings.Contains(l.render(120, 30), "paused") {
+		t.Fatalf("a running queue's tasks say paused:\n%s", l.render(120, 30))
+	}
+	m.c.status.Snapshot.JobQueues[0].Queues[0].Paused = true
+	if !strings.Contains(l.render(120, 30), "paused") {
+		t.Errorf("a paused queue's tasks do not say so:\n%s", l.render(120, 30))
+	}
+}
