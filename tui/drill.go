@@ -51,6 +51,9 @@ func (d *drill) pop() bool {
 	if len(d.stack) == 0 {
 		return false
 	}
+	if c, ok := d.top().(interface{ close() }); ok { // a level with work under way stops it
+		c.close()
+	}
 	d.stack = d.stack[:len(d.stack)-1]
 	return true
 }

@@ -28,6 +28,9 @@ type KeyMap struct {
 	FixTTL, Unlock               key.Binding
 	// Workers opens the job libraries' live processes from the Queues view.
 	Workers key.Binding
+	// PauseQueue pauses or resumes a job queue as its library does; Search searches every task
+	// of the section on screen.
+	PauseQueue, Search key.Binding
 	// Not in the help: editing keys of the filter line and the repair overlay, and the quit
 	// that works even while typing.
 	Erase, Confirm, ForceQuit key.Binding
@@ -65,6 +68,8 @@ func DefaultKeyMap() KeyMap {
 		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair one key")),
 		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock")),
 		Workers:     key.NewBinding(key.WithKeys("W"), key.WithHelp("W", "workers")),
+		PauseQueue:  key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "pause/resume queue")),
+		Search:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "search all tasks")),
 		Erase:       key.NewBinding(key.WithKeys("backspace")),
 		Confirm:     key.NewBinding(key.WithKeys("y")),
 		ForceQuit:   key.NewBinding(key.WithKeys("ctrl+c")),

@@ -230,6 +230,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.handleBulkTick(msg)
 	case bulkDoneMsg:
 		return m, m.handleBulkDone(msg)
+	case searchMsg:
+		return m, msg.to.advance(msg)
 	}
 	return m, nil
 }

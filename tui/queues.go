@@ -98,7 +98,9 @@ func (v *queues) open() tea.Cmd {
 		v.c.flash(r.why)
 		return nil
 	}
-	return v.d.push(newTaskLevel(v.c, r.ref, r.title))
+	tl := newTaskLevel(v.c, r.ref, r.title)
+	tl.d = &v.d
+	return v.d.push(tl)
 }
 
 func (v *queues) render(w, h int) string {

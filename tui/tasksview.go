@@ -35,6 +35,7 @@ type taskLevel struct {
 	page   *scanner.TaskPage
 	rows   list[taskRow] // the page's tasks the filter keeps
 	filter string
+	d      *drill // the view's, where s opens a search
 }
 
 // taskRow is a task of the page, with its place in the page (its number in the section is the
@@ -134,6 +135,8 @@ func (l *taskLevel) bindings() []binding {
 		binding{Binding: k.BulkRunNow, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionRunNow) }},
 		binding{Binding: k.BulkDelete, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionDelete) }},
 		binding{Binding: k.Undo, write: l.c.opt.Bulk == nil, do: l.undo},
+		binding{Binding: k.PauseQueue, write: off, do: l.togglePause},
+		binding{Binding: k.Search, do: l.search},
 		// A queue that keeps one section has none to turn to: its help leaves ← and → out.
 		binding{Binding: k.NextSection, short: true, do: section(1), hidden: len(l.sections) < 2},
 		binding{Binding: k.PrevSection, do: section(-1), hidden: len(l.sections) < 2},
@@ -222,7 +225,7 @@ func preview(payload string) string {
 
 func (l *taskLevel) render(w, h int) string {
 	st := l.c.styles
-	lines := []string{st.Title.Render(l.title) + "  " + l.sectionBar()}
+	lines := []string{st.Title.Render(l.title) + l.pausedMark() + "  " + l.sectionBar()}
 	if s := l.status(l.c); s != "" {
 		lines = append(lines, s)
 	}

@@ -35,6 +35,7 @@ func commands() []command {
 		{"repair", "give family keys without a TTL their window-aligned expiry", cmdRepair},
 		{"undo", "undo the last bulk action the console did on a Redis, from its journal", cmdUndo},
 		{"serve", "keep sweeping; export the Snapshot as Prometheus metrics", cmdServe},
+		{"search", "search a job queue's tasks for a payload substring or JSON field", cmdSearch},
 		{"bench", "measure the writers and the sweep beside redis-benchmark and SCAN", cmdBench},
 		{"version", "the version, the source revision and the Go release it was built from", cmdVersion},
 		{"help", "this list; help COMMAND shows that command's flags", nil},

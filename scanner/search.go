@@ -1,0 +1,10 @@
+package scanner
+
+import "hourglass/store"
+
+// A search of a queue's tasks (internal/inspect runs it through store.Searcher, a step at a time
+// for the console) answers in the store's types: the tui reaches them through the scanner.
+type (
+	Found          = store.Found
+	SearchProgress = store.SearchProgress
+)
