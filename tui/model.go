@@ -41,6 +41,8 @@ type common struct {
 	flash func(string)    // says an outcome in the footer
 
 	bulk *bulkRun // the bulk action under way (bulk.go), nil when none
+	// searching is the last search to run a step (search.go): ctrl+c stops it while under way.
+	searching *searchLevel
 }
 
 // snapshot is what the counter views show: the last complete sweep's Snapshot, or until the
@@ -247,6 +249,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.keys
 	if m.c.bulk != nil && key.Matches(msg, k.ForceQuit, k.Back) { // a bulk action stops between chunks first
 		return m.stopBulk()
+	}
+	if s := m.c.searching; s != nil && s.under() && key.Matches(msg, k.ForceQuit) { // a search stops first
+		return s.toggle()
 	}
 	if key.Matches(msg, k.ForceQuit) || (key.Matches(msg, k.Quit) && !m.filtering && m.modal == nil && m.prompt == nil && m.keyConfirm == nil) {
 		return tea.Quit

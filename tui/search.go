@@ -111,6 +111,7 @@ func (l *searchLevel) close() {
 func (l *searchLevel) next() tea.Cmd {
 	ctx, cancel := context.WithTimeout(l.c.ctx, readTimeout)
 	l.running, l.cancel = true, cancel
+	l.c.searching = l
 	step := l.step
 	return func() tea.Msg {
 		defer cancel()
@@ -139,6 +140,9 @@ func (l *searchLevel) advance(msg searchMsg) tea.Cmd {
 	}
 	return l.next()
 }
+
+// under reports whether the search is under way: a step running, not stopped or left.
+func (l *searchLevel) under() bool { return l.running && !l.stopped && !l.closed }
 
 // toggle stops the search, or goes on with it from where it stopped.
 func (l *searchLevel) toggle() tea.Cmd {

@@ -53,7 +53,7 @@ func pump(m *Model, cmd tea.Cmd, n int) tea.Cmd {
 }
 
 // s on a queue's tasks searches every task for the filter's text: matches and progress show as
-// each step answers, s stops and goes on, and esc stops it for good.
+// each step answers, s stops and goes on, esc stops it for good, and ctrl+c stops it.
 func TestSearchKey(t *testing.T) {
 	in := &searchingInspector{fakeInspector: &fakeInspector{pages: hostilePages()}}
 	m := pauseModel(t, in, nil)
@@ -89,5 +89,21 @@ func TestSearchKey(t *testing.T) {
 	drive(m, "esc")
 	if _, next := m.Update(msg); next != nil || in.steps != 1 {
 		t.Errorf("the search went on after esc left it (%d steps)", in.steps)
+	}
+
+	// ctrl+c stops a search under way, as it stops a bulk action, instead of quitting; with the
+	// search stopped, it quits.
+	_, cmd = m.Update(drillKey("s"))
+	msg = cmd()
+	if _, q := m.Update(drillKey("ctrl+c")); q != nil {
+		t.Fatalf("ctrl+c during a search ran %T instead of stopping it", q())
+	}
+	if _, next := m.Update(msg); next != nil || !strings.Contains(screen(m), "stopped") {
+		t.Errorf("the search went on after ctrl+c:\n%s", screen(m))
+	}
+	if _, q := m.Update(drillKey("ctrl+c")); q == nil {
+		t.Error("ctrl+c with no search under way does not quit")
+	} else if _, ok := q().(tea.QuitMsg); !ok {
+		t.Error("ctrl+c with no search under way does not quit")
 	}
 }
