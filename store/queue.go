@@ -13,8 +13,9 @@ import (
 // stats, and the console's drill-down lists its tasks a page at a time and acts on one task,
 // each through the same four calls, so no caller needs to know the layout.
 //
-// Bulk actions (on every task of a section: run all now, delete all) and pausing a queue belong
-// here next, as methods each layout answers or refuses with ErrNotSupported as Act does.
+// What only some layouts can do is an optional interface beside it, found on a Queue and refused
+// with the reason where a layout has none: bulk actions on every task of a section (bulk.go),
+// pausing the queue (PauserOf, pause.go); searching its tasks is built on Tasks (search.go).
 type Queue interface {
 	// Sections are the sections the queue keeps, in the order the console shows them. It reads
 	// nothing.
