@@ -279,7 +279,16 @@ func (v *queues) throughput(e scanner.JobQueues, selected bool, w int) ([]string
 		}
 		return nil, notes
 	}
-	rows := busiest(e.Throughput, maxThroughputRows)
+	counted, silent := splitSilent(e.Throughput)
+	var lines []string
+	if len(silent) > 0 { // queues whose library keeps no count: one line, not rows of "—"
+		lines = append(lines, v.c.styles.Muted.Render(fit(fmt.Sprintf("  jobs run not kept for %s: %s",
+			strings.Join(silent, ", "), e.Throughput[slices.IndexFunc(e.Throughput, isSilent)].Note), w)))
+	}
+	if len(counted) == 0 {
+		return lines, notes
+	}
+	rows := busiest(counted, maxThroughputRows)
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "JOBS RUN " + e.Name, flex: true}, {title: "RUN/S", right: true}, {title: "FAILED/S", right: true}, {title: "TODAY", right: true},
 		{title: "FAILED", right: true}, {title: "TOTAL", right: true, optional: true}, {title: "FAILED TOTAL", right: true, optional: true},
@@ -294,11 +303,28 @@ func (v *queues) throughput(e scanner.JobQueues, selected bool, w int) ([]string
 			notes = append(notes, fmt.Sprintf("%s %s: %s", e.Name, cells.Throughput(r)[0], r.Note))
 		}
 	}
-	lines := t.render(w)
-	if more := len(e.Throughput) - len(rows); more > 0 {
+	lines = append(t.render(w), lines...)
+	if more := len(counted) - len(rows); more > 0 {
 		lines = append(lines, v.c.styles.Muted.Render(fit(fmt.Sprintf("  %d more queues' counts in the report (hourglass snapshot)", more), w)))
 	}
 	return lines, notes
+}
+
+// isSilent reports whether a row is of a queue whose library keeps no count of its jobs run.
+func isSilent(r scanner.JobThroughput) bool {
+	return r.ProcessedTotal == nil && r.FailedTotal == nil && r.Note != ""
+}
+
+// splitSilent parts rows into those with a count and the names of the queues with none.
+func splitSilent(rows []scanner.JobThroughput) (counted []scanner.JobThroughput, silent []string) {
+	for _, r := range rows {
+		if isSilent(r) {
+			silent = append(silent, r.Queue)
+			continue
+		}
+		counted = append(counted, r)
+	}
+	return counted, silent
 }
 
 // busiest is at most n of rows, the busiest first: by processed a second where known, else by
