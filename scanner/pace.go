@@ -2,6 +2,7 @@ package scanner
 
 import (
 	"context"
+	"hourglass/store"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -92,15 +93,5 @@ func (p *pacer) wait(ctx context.Context) error {
 	p.mu.Lock()
 	d := p.next.Sub(p.now())
 	p.mu.Unlock()
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return store.Sleep(ctx, d)
 }

@@ -84,3 +84,19 @@ func (c *Clock) Offset() time.Duration {
 	defer c.mu.Unlock()
 	return c.serverAt.Sub(c.localAt.Round(0))
 }
+
+// Sleep waits d, or less when ctx ends first (then its error). It is how every paced loop of
+// hourglass waits for its budget: a sweep, a search, a bulk action.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

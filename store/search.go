@@ -261,18 +261,10 @@ func (s *Searcher) wait(ctx context.Context) error {
 		s.start = time.Now()
 	}
 	due := s.start.Add(time.Duration(float64(s.prog.Keys) / float64(s.opt.KeysPerSecond) * float64(time.Second)))
-	d := time.Until(due)
-	if d <= 0 {
-		return nil
+	if d := time.Until(due); d > 0 {
+		return Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return nil
 }
 
 // PageKeys is what reading page p cost against a keys-per-second budget: its entries and its

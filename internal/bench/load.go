@@ -83,4 +83,4 @@ func (b *bencher) load(id string, fam *store.Family, opt scanner.Options, idle f
 }
 
 // sleep waits d, or less when the run is cancelled.
-func (b *bencher) sleep(d time.Duration) error { return sleepCtx(b.ctx, d) }
+func (b *bencher) sleep(d time.Duration) error { return store.Sleep(b.ctx, d) }

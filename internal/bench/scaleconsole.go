@@ -28,7 +28,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 	c := ScaleConsole{KeysPerSecond: def.Scan.KeysPerSecond, RefreshSeconds: refresh.Seconds()}
 	idleFor := min(scaleIdleFor, opt.ConsoleFor)
 	cpu0 := nodesCPU(ctx, nodes)
-	if err := sleepCtx(ctx, idleFor); err != nil {
+	if err := store.Sleep(ctx, idleFor); err != nil {
 		return c, nil, err
 	}
 	c.IdleCPU = 100 * (nodesCPU(ctx, nodes) - cpu0) / idleFor.Seconds()
@@ -60,7 +60,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 		if c.AllFigures == nil && hasFigures(snap, fams, true) {
 			c.AllFigures = ptr(since(start))
 		}
-		if err := sleepCtx(ctx, min(refresh-time.Since(began), opt.ConsoleFor-time.Since(start))); err != nil {
+		if err := store.Sleep(ctx, min(refresh-time.Since(began), opt.ConsoleFor-time.Since(start))); err != nil {
 			return c, nil, err
 		}
 	}
@@ -156,19 +156,6 @@ func infoInt(ctx context.Context, n *redis.Client, section, field string) int64 
 		}
 	}
 	return 0
-}
-
-// sleepCtx waits d, or less when ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
 
 func ptr[T any](v T) *T { return &v }

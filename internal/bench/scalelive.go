@@ -144,7 +144,7 @@ func pollLive(ctx context.Context, cp *consolePoll, from, to, window time.Time) 
 			}
 			polls = append(polls, *lf)
 		}
-		if err := sleepCtx(ctx, min(cp.refresh-time.Since(began), time.Until(to))); err != nil {
+		if err := store.Sleep(ctx, min(cp.refresh-time.Since(began), time.Until(to))); err != nil {
 			return nil, err
 		}
 	}

@@ -172,16 +172,6 @@ func pacer(keysPerSecond int, charge func(int)) func(ctx context.Context, keys i
 		}
 		wait := next.Sub(now)
 		next = next.Add(time.Duration(float64(keys) / float64(keysPerSecond) * float64(time.Second)))
-		if wait <= 0 {
-			return ctx.Err()
-		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return store.Sleep(ctx, wait)
 	}
 }
