@@ -17,10 +17,13 @@ package store
 //	                         failed job is in no queue list, so no LREM is needed; one that is
 //	                         (RQ never leaves it so) keeps that entry.
 //
-// Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues)
-// would need each element's position recorded to be put back in order, and BullMQ's, Celery's
-// and asynq's jobs live in keys of their own beside their sets, which hourglass does not yet
-// record for them.
+//	asynq                    run all, archive all and delete all of a queue's scheduled, retry
+//	                         and archived sets, as its Inspector does (bulk_asynq.go)
+//
+// Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues,
+// asynq's pending) would need each element's position recorded to be put back in order, and
+// BullMQ's and Celery's jobs live in keys of their own beside their sets, which hourglass does
+// not yet record for them.
 
 import (
 	"fmt"

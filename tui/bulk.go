@@ -13,7 +13,7 @@ import (
 )
 
 // The drill-down's bulk actions on a queue's section: N runs every task now (retry all, run all
-// due now), X deletes every task, z undoes the last bulk action on this target. Each asks for a
+// due now), X deletes every task, K archives (kills) every task where the library has it, z undoes the last bulk action on this target. Each asks for a
 // dry run first (its tasks, bytes and the time the budget makes it take), shown in the
 // confirmation; then it runs off the Update loop, its progress in the footer, and ctrl+c or esc
 // stops it between chunks.
@@ -69,6 +69,8 @@ func bulkTitle(a scanner.TaskAction, sec scanner.TaskSection) string {
 	switch {
 	case a == scanner.ActionDelete:
 		return "Delete every " + sectionName(sec) + " task"
+	case a == scanner.ActionArchive:
+		return "Archive every " + sectionName(sec) + " task"
 	case sec == scanner.SectionRetry || sec == scanner.SectionDead:
 		return "Retry every " + sectionName(sec) + " task"
 	}

@@ -133,6 +133,7 @@ func (l *taskLevel) bindings() []binding {
 		binding{Binding: k.DeleteTask, short: true, write: off, do: act(k.DeleteTask)},
 		binding{Binding: k.BulkRunNow, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionRunNow) }},
 		binding{Binding: k.BulkDelete, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionDelete) }},
+		binding{Binding: k.BulkArchive, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionArchive) }},
 		binding{Binding: k.Undo, write: l.c.opt.Bulk == nil, do: l.undo},
 		// A queue that keeps one section has none to turn to: its help leaves ← and → out.
 		binding{Binding: k.NextSection, short: true, do: section(1), hidden: len(l.sections) < 2},

@@ -98,7 +98,7 @@ func refName(ref scanner.QueueRef) string {
 
 // BulkLine says what a bulk run did, in one line.
 func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res scanner.BulkResult) string {
-	verb := map[scanner.TaskAction]string{scanner.ActionDelete: "deleted", scanner.ActionRunNow: "run now"}[a]
+	verb := map[scanner.TaskAction]string{scanner.ActionDelete: "deleted", scanner.ActionRunNow: "run now", scanner.ActionArchive: "archived"}[a]
 	if a == scanner.ActionRunNow && (sec == scanner.SectionRetry || sec == scanner.SectionDead) {
 		verb = "retried"
 	}
