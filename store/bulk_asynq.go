@@ -90,7 +90,7 @@ func (j asynqJobs) bulkChunk(ctx context.Context, rdb redis.UniversalClient, que
 	}
 	switch a {
 	case ActionArchive:
-		if c.undo, err = asynqTrimmed(ctx, rdb, dest, cutoff, len(ids)); err != nil {
+		if c.undo, err = setTrimmed(ctx, rdb, dest, strconv.FormatInt(cutoff, 10), len(ids), asynqMaxArchive); err != nil {
 			return nil, err
 		}
 	case ActionDelete:
@@ -104,10 +104,11 @@ func (j asynqJobs) bulkChunk(ctx context.Context, rdb redis.UniversalClient, que
 	return c, nil
 }
 
-// asynqTrimmed are the archived set's members asynq's trim after adding n could take (older
-// than cutoff, or among the oldest beyond its largest size), each recorded to be put back.
-func asynqTrimmed(ctx context.Context, rdb redis.UniversalClient, archived string, cutoff int64, n int) ([]UndoTask, error) {
-	old, err := rdb.ZRangeByScoreWithScores(ctx, archived, &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(cutoff, 10)}).Result()
+// setTrimmed are the members of a set a trim after adding n could take (ZREMRANGEBYSCORE -inf
+// cutoff, ZREMRANGEBYRANK 0 -largest: asynq's archive, Sidekiq's dead set), each recorded to be
+// put back.
+func setTrimmed(ctx context.Context, rdb redis.UniversalClient, archived string, cutoff string, n int, largest int64) ([]UndoTask, error) {
+	old, err := rdb.ZRangeByScoreWithScores(ctx, archived, &redis.ZRangeBy{Min: "-inf", Max: cutoff}).Result()
 	if err != nil {
 		return nil, actFail(rdb, "ZRANGEBYSCORE", archived, err)
 	}
@@ -115,7 +116,7 @@ func asynqTrimmed(ctx context.Context, rdb redis.UniversalClient, archived strin
 	if err != nil {
 		return nil, actFail(rdb, "ZCARD", archived, err)
 	}
-	if over := card + int64(n) - (asynqMaxArchive - 1); over > 0 {
+	if over := card + int64(n) - (largest - 1); over > 0 {
 		more, err := rdb.ZRangeWithScores(ctx, archived, 0, over-1).Result()
 		if err != nil {
 			return nil, actFail(rdb, "ZRANGE", archived, err)

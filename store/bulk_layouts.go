@@ -11,6 +11,8 @@ package store
 //	                         SortedEntry#retry on each) and run all due now of later
 //	                         (SortedEntry#add_to_queue on each): the job as Sidekiq::Client#push
 //	                         pushes it (sidekiqPushed), moved in the chunk's script
+//	                         kill all of retry (RetrySet#kill_all: SortedEntry#kill on each,
+//	                         DeadSet#kill: into dead scored now, trimmed; bulk_sidekiq.go)
 //	RQ's failed registry     delete all: as Job.delete on each (rq_delete.lua): the id leaves
 //	                         the registry, and the job's hash, dependents and dependencies sets
 //	                         are deleted, each recorded first with its DUMP and expiry. A
@@ -79,6 +81,8 @@ func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp
 		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass acts in bulk on Sidekiq's schedule, retry and dead sets only, not on a queue's list")
 	case a == ActionDelete:
 		return bulkOp{key: j.key(set), keysEach: 1}, nil
+	case a == ActionArchive && set == "retry":
+		return j.killAll(), nil
 	case a == ActionRunNow:
 		retry := set != "schedule"
 		move := func(member string, now time.Time) (string, string, string, error) {

@@ -71,7 +71,11 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 		case UndoScore:
 			args = append(args, "r", at(u.Key), u.Member, score, strconv.FormatFloat(u.NewScore, 'g', -1, 64))
 		case UndoToList, UndoToSet:
-			args = append(args, u.Kind, at(u.Key), u.Member, score, at(u.List), at(u.Hash), u.State, u.NewState)
+			hash := 0
+			if u.Hash != "" {
+				hash = at(u.Hash)
+			}
+			args = append(args, u.Kind, at(u.Key), u.Member, score, at(u.List), hash, u.State, u.NewState)
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
 		default:

@@ -12,7 +12,7 @@
 --                 back, only if it still has the new one (gone: claimed since, and run)
 --            "k", key index, DUMP, absolute expiry in ms (0 none): a deleted key; RESTORE it
 --                 when absent (not when its expiry has passed); when present, left as it is
---            "l" or "s", set index, member, score, destination index, hash index, old state,
+--            "l" or "s", set index, member, score, destination index, hash index (0: none), old state,
 --                 new state: a task moved from one state to another (asynq's), to a list ("l",
 --                 pending) or a set ("s", archived); it leaves the destination and goes back
 --                 to the set, its hash's state back to the old one, only if the destination
@@ -48,6 +48,7 @@ while i <= #ARGV do
     i = i + 5
   elseif kind == 'l' or kind == 's' then
     local set, dest, hash = KEYS[tonumber(ARGV[i + 1])], KEYS[tonumber(ARGV[i + 4])], KEYS[tonumber(ARGV[i + 5])]
+    -- hash index 0: the task has no hash (a Sidekiq job killed is its own member), hash is nil
     local left
     if redis.call('ZSCORE', set, ARGV[i + 2]) then
       out[#out + 1] = 0
@@ -58,13 +59,13 @@ while i <= #ARGV do
         -- out of the set already, its hash still saying so: the set's trim took it (asynq's
         -- archive), and it goes back all the same
         left = redis.call('ZREM', dest, ARGV[i + 2])
-        if left == 0 and redis.call('HGET', hash, 'state') == ARGV[i + 7] then
+        if left == 0 and hash and redis.call('HGET', hash, 'state') == ARGV[i + 7] then
           left = 1
         end
       end
       if left == 1 then
         redis.call('ZADD', set, ARGV[i + 3], ARGV[i + 2])
-        if redis.call('HGET', hash, 'state') == ARGV[i + 7] then
+        if hash and redis.call('HGET', hash, 'state') == ARGV[i + 7] then
           redis.call('HSET', hash, 'state', ARGV[i + 6])
         end
         out[#out + 1] = 1
