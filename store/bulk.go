@@ -46,23 +46,25 @@ const (
 	UndoScore  = "r" // a member made due now: its old score back, if it still has the new one
 	UndoToList = "l" // a task moved to another state's list (asynq's pending): back to its set and state
 	UndoToSet  = "s" // a task moved to another state's set (asynq's archived): back to its set and state
+	UndoQueued = "q" // a job requeued (RQ's): out of its queue, back to its set, its keys as they were
 )
 
 // UndoTask is what undoing one task of a bulk action takes, recorded before the chunk that does
 // the task runs. Every string holds the bytes exactly as stored.
 type UndoTask struct {
-	Kind     string  // UndoMember, UndoMove, UndoKey, UndoScore, UndoToList or UndoToSet
-	Key      string  // the sorted set the member was in, or the key deleted
-	Member   string  // the member (UndoMember, UndoMove)
-	Score    float64 // its score
-	NewScore float64 // UndoScore: the score it was given
-	List     string  // UndoMove: the list the job was pushed to
-	Pushed   string  // UndoMove: the job exactly as pushed
-	Dump     string  // UndoKey: the key's DUMP
-	ExpireAt int64   // UndoKey: its expiry in Unix milliseconds, 0 for none
-	Hash     string  // UndoToList, UndoToSet: the task's hash, whose state field says where it is
-	State    string  // its state before, put back
-	NewState string  // the state it was given, replaced only if still there
+	Kind     string     // UndoMember, UndoMove, UndoKey, UndoScore, UndoToList or UndoToSet
+	Key      string     // the sorted set the member was in, or the key deleted
+	Member   string     // the member (UndoMember, UndoMove)
+	Score    float64    // its score
+	NewScore float64    // UndoScore: the score it was given
+	List     string     // UndoMove: the list the job was pushed to
+	Pushed   string     // UndoMove: the job exactly as pushed
+	Dump     string     // UndoKey: the key's DUMP
+	ExpireAt int64      // UndoKey: its expiry in Unix milliseconds, 0 for none
+	Hash     string     // UndoToList, UndoToSet: the task's hash, whose state field says where it is
+	State    string     // its state before, put back
+	NewState string     // the state it was given, replaced only if still there
+	Keys     []UndoTask // UndoQueued: the job's keys as they were (UndoKey; Dump "" for one absent)
 }
 
 // BulkPlan is what a dry run found: the tasks a bulk action would touch, their bytes and how long

@@ -17,7 +17,9 @@ package store
 //	                         the registry, and the job's hash, dependents and dependencies sets
 //	                         are deleted, each recorded first with its DUMP and expiry. A
 //	                         failed job is in no queue list, so no LREM is needed; one that is
-//	                         (RQ never leaves it so) keeps that entry.
+//	                         (RQ never leaves it so) keeps that entry. requeue all (`rq requeue
+//	                         --all`: FailedJobRegistry.requeue on each, as rq_enqueue.lua's
+//	                         requeue; bulk_rq.go)
 //
 //	asynq                    run all, archive all and delete all of a queue's scheduled, retry
 //	                         and archived sets, as its Inspector does (bulk_asynq.go)
@@ -68,10 +70,13 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 }
 
 func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
-	if a != ActionDelete || sec != SectionDead {
-		return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes RQ's failed jobs in bulk, and acts on the others one at a time")
+	switch {
+	case sec == SectionDead && a == ActionDelete:
+		return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys}, nil
+	case sec == SectionDead && a == ActionRunNow:
+		return j.requeueAll(queue), nil
 	}
-	return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys}, nil
+	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes and requeues RQ's failed jobs in bulk, and acts on the others one at a time")
 }
 
 func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {

@@ -232,7 +232,10 @@ func TestBulkRefusesWhatItDoesNotDo(t *testing.T) {
 		{JobSource{Layout: BullMQ, Prefix: "bull"}.Queue("q"), SectionDead, ActionDelete},
 		{ListQueueOf("jobs", ""), SectionWaiting, ActionDelete},
 		{DelayQueueOf("dq", "", Milliseconds), SectionInFlight, ActionReturn},
-		{JobSource{Layout: RQ}.Queue("q"), SectionDead, ActionRunNow},
+		{JobSource{Layout: RQ}.Queue("q"), SectionLater, ActionRunNow},
+		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionLater, ActionArchive},
+		{JobSource{Layout: Asynq}.Queue("q"), SectionWaiting, ActionDelete},
+		{JobSource{Layout: Asynq}.Queue("q"), SectionDead, ActionArchive},
 	} {
 		_, err := RunBulk(t.Context(), rdb, c.q, c.sec, c.a, time.Now(), BulkOptions{})
 		if !errors.Is(err, ErrNotSupported) || !errors.Is(BulkCheck(c.q, c.sec, c.a), ErrNotSupported) {

@@ -76,6 +76,11 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 				hash = at(u.Hash)
 			}
 			args = append(args, u.Kind, at(u.Key), u.Member, score, at(u.List), hash, u.State, u.NewState)
+		case UndoQueued:
+			args = append(args, "q", at(u.Key), u.Member, score, at(u.List), len(u.Keys))
+			for _, k := range u.Keys {
+				args = append(args, at(k.Key), k.Dump, k.ExpireAt)
+			}
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
 		default:

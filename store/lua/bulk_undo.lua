@@ -18,6 +18,10 @@
 --                 to the set, its hash's state back to the old one, only if the destination
 --                 still holds it (a worker that took it from pending has run it: code 2), or,
 --                 for a set, its hash still says the new state (the set's trim took it)
+--            "q", set index, member, score, list index, n, and n triples key index, DUMP ("" for
+--                 a key that was absent), absolute expiry in ms: a job requeued (RQ's); it
+--                 leaves the list and goes back to the set, and its keys are put back as they
+--                 were (RESTORE REPLACE; DEL when absent before), only if it is still queued
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
 -- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
@@ -74,6 +78,25 @@ while i <= #ARGV do
       end
     end
     i = i + 8
+  elseif kind == 'q' then
+    local set, n = KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 5])
+    if redis.call('ZSCORE', set, ARGV[i + 2]) then
+      out[#out + 1] = 0
+    elseif redis.call('LREM', KEYS[tonumber(ARGV[i + 4])], 1, ARGV[i + 2]) == 1 then
+      redis.call('ZADD', set, ARGV[i + 3], ARGV[i + 2])
+      for k = 0, n - 1 do
+        local key, dump, at = KEYS[tonumber(ARGV[i + 6 + k * 3])], ARGV[i + 7 + k * 3], tonumber(ARGV[i + 8 + k * 3])
+        if dump == '' then
+          redis.call('DEL', key)
+        else
+          redis.call('RESTORE', key, at, dump, 'ABSTTL', 'REPLACE')
+        end
+      end
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 2
+    end
+    i = i + 6 + n * 3
   elseif kind == 'm' then
     local set = KEYS[tonumber(ARGV[i + 1])]
     if redis.call('ZSCORE', set, ARGV[i + 2]) then
