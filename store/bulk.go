@@ -128,6 +128,10 @@ type bulkOp struct {
 	// members still in the set (with their scores); nil for the others.
 	custom func(ctx context.Context, rdb redis.UniversalClient, members []string, scores []float64, now time.Time) (*chunkCall, error)
 	what   string // custom: what the layout's script reads a task's state from (flag 2: left)
+	// spans names whose keys a chunk touches when they may lie in more than one hash slot
+	// (Sidekiq's keys); "" when a chunk's keys share one (asynq's queue, or a single set).
+	// On a Redis Cluster such an action is refused before it starts.
+	spans string
 	// bySet: the tasks are taken from the set in its own order (ZRANGE), as the library's own
 	// bulk action takes them, rather than in the order the section lists them.
 	bySet bool
@@ -145,6 +149,16 @@ func BulkCheck(q Queue, sec TaskSection, a TaskAction) error {
 	return err
 }
 
+// bulkOpOn is bulkOpOf on rdb: on a Redis Cluster, an action whose chunk could span hash slots
+// is refused up front (a script's keys must share one slot: it would fail with CROSSSLOT).
+func bulkOpOn(rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
+	op, err := bulkOpOf(q, sec, a)
+	if _, cluster := rdb.(*redis.ClusterClient); err == nil && cluster && op.spans != "" {
+		return op, bulkRefusal(op.spans, sec, a, op.spans+"'s keys are not in one hash slot: a chunk could not be atomic on a cluster")
+	}
+	return op, err
+}
+
 func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 	if b, ok := q.(bulkLayout); ok {
 		return b.bulkOp(sec, a)
@@ -156,7 +170,7 @@ func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 // (MEMORY USAGE of the set, sampled, shared out by the section's part of it) and the time the
 // budget of keysPerSecond (0: none) makes it take. It writes nothing.
 func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time) (BulkPlan, error) {
-	op, err := bulkOpOf(q, sec, a)
+	op, err := bulkOpOn(rdb, q, sec, a)
 	if err != nil {
 		return BulkPlan{}, err
 	}
@@ -192,7 +206,7 @@ func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 // ctx ends (Stopped) and returns what it did; a chunk whose reply was lost may have run, and its
 // record (handed to Record before) undoes it either way.
 func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSection, a TaskAction, now time.Time, opt BulkOptions) (BulkResult, error) {
-	op, err := bulkOpOf(q, sec, a)
+	op, err := bulkOpOn(rdb, q, sec, a)
 	if err != nil {
 		return BulkResult{}, err
 	}

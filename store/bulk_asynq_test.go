@@ -337,3 +337,45 @@ func TestBulkAsynqArchiveTrimsAsAsynqDoes(t *testing.T) {
 	}
 	wantSameAsynq(t, ours, before, beforeView, "archive all then undo")
 }
+
+// TestBulkRefusedOnAClusterWhenAChunkWouldSpanSlots: on a Redis Cluster, a bulk action whose
+// chunk touches keys of more than one hash slot (Sidekiq's retry moving jobs to queues, its kill
+// into the dead set, RQ's deletes and requeues) is refused before it reads or writes anything,
+// with the reason, and never fails with CROSSSLOT midway; one whose chunk touches one key
+// (deleting from a Sidekiq set) is not refused.
+func TestBulkRefusedOnAClusterWhenAChunkWouldSpanSlots(t *testing.T) {
+	rdb := redistest.StartCluster(t, 3).Client(t)
+	for _, c := range []struct {
+		q   Queue
+		sec TaskSection
+		a   TaskAction
+		why string
+	}{
+		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionRunNow, "Sidekiq's keys are not in one hash slot"},
+		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionArchive, "Sidekiq's keys are not in one hash slot"},
+		{JobSource{Layout: RQ}.Queue("work"), SectionDead, ActionDelete, "RQ's keys are not in one hash slot"},
+		{JobSource{Layout: RQ}.Queue("work"), SectionDead, ActionRunNow, "RQ's keys are not in one hash slot"},
+	} {
+		_, perr := PlanBulk(t.Context(), rdb, c.q, c.sec, c.a, 1000, time.Now())
+		_, rerr := RunBulk(t.Context(), rdb, c.q, c.sec, c.a, time.Now(), BulkOptions{})
+		for _, err := range []error{perr, rerr} {
+			if !errors.Is(err, ErrNotSupported) || !strings.Contains(err.Error(), c.why+": a chunk could not be atomic on a cluster") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s %s: %v, want one line saying %q", c.sec, c.a, err, c.why)
+			}
+		}
+	}
+	if _, err := RunBulk(t.Context(), rdb, JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionDelete, time.Now(), BulkOptions{}); err != nil {
+		t.Errorf("deleting from one set on a cluster: %v", err)
+	}
+	var keys int64
+	var mu sync.Mutex
+	if err := rdb.ForEachMaster(t.Context(), func(ctx context.Context, c *redis.Client) error {
+		n, err := c.DBSize(ctx).Result()
+		mu.Lock()
+		keys += n
+		mu.Unlock()
+		return err
+	}); err != nil || keys != 0 {
+		t.Fatalf("the cluster holds %d keys after refusals, %v", keys, err)
+	}
+}

@@ -72,7 +72,7 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	switch {
 	case sec == SectionDead && a == ActionDelete:
-		return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys}, nil
+		return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ"}, nil
 	case sec == SectionDead && a == ActionRunNow:
 		return j.requeueAll(queue), nil
 	}
@@ -94,7 +94,7 @@ func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp
 			job, queue, err := sidekiqPushed(member, retry, now)
 			return job, queue, j.key("queue:" + queue), err
 		}
-		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move}, nil
+		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move, spans: "Sidekiq"}, nil
 	}
 	return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
 }
