@@ -128,8 +128,8 @@ type bulkOp struct {
 	// members still in the set (with their scores); nil for the others.
 	custom func(ctx context.Context, rdb redis.UniversalClient, members []string, scores []float64, now time.Time) (*chunkCall, error)
 	what   string // custom: what the layout's script reads a task's state from (flag 2: left)
-	// spans names whose keys a chunk touches when they may lie in more than one hash slot
-	// (Sidekiq's keys); "" when a chunk's keys share one (asynq's queue, or a single set).
+	// spans names the keys a chunk touches when they may lie in more than one hash slot
+	// ("Sidekiq's keys"); "" when a chunk's keys share one (asynq's queue, or a single set).
 	// On a Redis Cluster such an action is refused before it starts.
 	spans string
 	// bySet: the tasks are taken from the set in its own order (ZRANGE), as the library's own
@@ -154,7 +154,7 @@ func BulkCheck(q Queue, sec TaskSection, a TaskAction) error {
 func bulkOpOn(rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 	op, err := bulkOpOf(q, sec, a)
 	if _, cluster := rdb.(*redis.ClusterClient); err == nil && cluster && op.spans != "" {
-		return op, bulkRefusal(op.spans, sec, a, op.spans+"'s keys are not in one hash slot: a chunk could not be atomic on a cluster")
+		return op, fmt.Errorf("store: %s on every task of a %s section on a Redis Cluster: %s are not in one hash slot: a chunk could not be atomic on a cluster: %w", a, sec, op.spans, ErrNotSupported)
 	}
 	return op, err
 }

@@ -21,6 +21,8 @@ package store
 //	                         --all`: FailedJobRegistry.requeue on each, as rq_enqueue.lua's
 //	                         requeue; bulk_rq.go)
 //
+//	BullMQ 5                 retry all of dead (Queue.retryJobs) and promote all of later
+//	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go)
 //	asynq                    run all, archive all and delete all of a queue's scheduled, retry
 //	                         and archived sets, as its Inspector does (bulk_asynq.go)
 //
@@ -72,7 +74,7 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	switch {
 	case sec == SectionDead && a == ActionDelete:
-		return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ"}, nil
+		return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
 	case sec == SectionDead && a == ActionRunNow:
 		return j.requeueAll(queue), nil
 	}
@@ -94,7 +96,7 @@ func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp
 			job, queue, err := sidekiqPushed(member, retry, now)
 			return job, queue, j.key("queue:" + queue), err
 		}
-		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move, spans: "Sidekiq"}, nil
+		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move, spans: "Sidekiq's keys"}, nil
 	}
 	return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
 }

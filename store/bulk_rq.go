@@ -17,7 +17,7 @@ var rqRequeueBulk = luaScript("rq_requeue_bulk")
 // registry with its keys as they were; one a worker took since has run, and is left.
 func (j rqJobs) requeueAll(queue string) bulkOp {
 	failed, queueKey := j.key("failed", queue), j.key("queue", queue)
-	op := bulkOp{key: failed, keysEach: 5, what: "hash", bySet: true, spans: "RQ"} // in the registry's order, as get_job_ids
+	op := bulkOp{key: failed, keysEach: 5, what: "hash", bySet: true, spans: "RQ's keys"} // in the registry's order, as get_job_ids
 	op.custom = func(ctx context.Context, rdb redis.UniversalClient, ids []string, scores []float64, now time.Time) (*chunkCall, error) {
 		var keys []string
 		for _, id := range ids {

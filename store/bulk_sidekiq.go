@@ -22,7 +22,7 @@ const (
 // set's members the trim could take. Sidekiq 6.4's ScheduledSet has no kill_all.
 func (j sidekiqJobs) killAll() bulkOp {
 	retry, dead := j.key("retry"), j.key("dead")
-	op := bulkOp{key: retry, keysEach: 2, spans: "Sidekiq"}
+	op := bulkOp{key: retry, keysEach: 2, spans: "Sidekiq's keys"}
 	op.custom = func(ctx context.Context, rdb redis.UniversalClient, jobs []string, scores []float64, now time.Time) (*chunkCall, error) {
 		at := float64(now.UnixMicro()) / 1e6
 		cutoff := strconv.FormatFloat(at-sidekiqDeadTimeout.Seconds(), 'f', -1, 64)
