@@ -75,6 +75,10 @@ type BulkPlan struct {
 	BytesNote string        // how Bytes was read ("sampled by MEMORY USAGE", or why it is unknown)
 	KeysEach  int           // keys touched a task, charged to the budget
 	Estimate  time.Duration // at the budget's keys per second; -1 with no budget (no limit)
+	// Match, when not nil, is the filter the plan counted (PlanBulkMatching): Tasks are the
+	// section's tasks it keeps, of Scanned read; a run of the plan acts on those alone.
+	Match   func(Task) bool
+	Scanned int64
 }
 
 // BulkOptions tune a bulk run.
@@ -96,6 +100,9 @@ type BulkOptions struct {
 	Record func(tasks []UndoTask) error
 	// Progress is called after each chunk with the figures so far.
 	Progress func(BulkResult)
+	// Match, when not nil, keeps the tasks the action is done to (a filter's selection): the
+	// others are left where they are, uncounted, and the section is read in its listed order.
+	Match func(Task) bool
 }
 
 // BulkResult counts what a bulk run did.
@@ -226,6 +233,7 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 		res.Planned = first.Total
 	}
 	start := time.Now()
+	var passed int64 // tasks Match left, before the next page
 	for seen := int64(0); seen < res.Planned; {
 		if ctx.Err() != nil {
 			res.Stopped = true
@@ -234,13 +242,26 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 		at := now.Add(time.Since(start))
 		n := int(min(int64(sizer.size), res.Planned-seen))
 		var tasks []Task
-		if op.bySet {
+		if op.bySet && opt.Match == nil {
 			tasks, err = setPage(ctx, rdb, op.key, res.Left, n)
 		} else {
-			tasks, err = bulkPage(ctx, rdb, q, sec, res.Left, n, at)
+			tasks, err = bulkPage(ctx, rdb, q, sec, res.Left+passed, n, at)
 		}
 		if err != nil || len(tasks) == 0 {
 			return res, err
+		}
+		if opt.Match != nil {
+			kept := tasks[:0:0]
+			for _, t := range tasks {
+				if opt.Match(t) {
+					kept = append(kept, t)
+				} else {
+					passed++
+				}
+			}
+			if tasks = kept; len(tasks) == 0 {
+				continue
+			}
 		}
 		seen += int64(len(tasks))
 		sent, rtt, err := runChunk(ctx, rdb, op, tasks, at, opt, &res)
@@ -267,19 +288,6 @@ func bulkPage(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 		if len(page.Tasks) == 0 {
 			break
 		}
-	}
-	return tasks, nil
-}
-
-// setPage reads count members of set from offset, in the set's order.
-func setPage(ctx context.Context, rdb redis.UniversalClient, set string, offset int64, count int) ([]Task, error) {
-	members, err := rdb.ZRange(ctx, set, offset, offset+int64(count)-1).Result()
-	if err != nil {
-		return nil, actFail(rdb, "ZRANGE", set, err)
-	}
-	tasks := make([]Task, len(members))
-	for i, m := range members {
-		tasks[i] = Task{Member: m, ID: m}
 	}
 	return tasks, nil
 }
