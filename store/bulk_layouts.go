@@ -13,10 +13,10 @@ package store
 //	                         pushes it (sidekiqPushed), moved in the chunk's script
 //	                         kill all of retry (RetrySet#kill_all: SortedEntry#kill on each,
 //	                         DeadSet#kill: into dead scored now, trimmed; bulk_sidekiq.go)
-//	RQ's failed registry     delete all: as Job.delete on each (rq_delete.lua): the id leaves
-//	                         the registry, and the job's hash, dependents and dependencies sets
+//	RQ's failed and          delete all: as Job.delete on each (rq_delete.lua): the id leaves
+//	  scheduled registries   the registry, and the job's hash, dependents and dependencies sets
 //	                         are deleted, each recorded first with its DUMP and expiry. A
-//	                         failed job is in no queue list, so no LREM is needed; one that is
+//	                         failed or scheduled job is in no queue list, so no LREM is needed; one that is
 //	                         (RQ never leaves it so) keeps that entry. requeue all (`rq requeue
 //	                         --all`: FailedJobRegistry.requeue on each, as rq_enqueue.lua's
 //	                         requeue; bulk_rq.go)
@@ -73,12 +73,12 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 
 func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	switch {
-	case sec == SectionDead && a == ActionDelete:
-		return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
+	case (sec == SectionDead || sec == SectionLater) && a == ActionDelete:
+		return bulkOp{key: j.key(rqSections[sec], queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
 	case sec == SectionDead && a == ActionRunNow:
 		return j.requeueAll(queue), nil
 	}
-	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes and requeues RQ's failed jobs in bulk, and acts on the others one at a time")
+	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes and requeues RQ's failed jobs and deletes its scheduled ones in bulk, and acts on the others one at a time")
 }
 
 func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {

@@ -46,3 +46,41 @@ func TestBulkRequeueAllDoesWhatRQDoes(t *testing.T) {
 	}
 	wantUnchangedMatch(t, ours, "rq:*", before, "requeue all then undo")
 }
+
+// TestBulkDeleteOfRQsScheduledJobsUndone: every job RQ scheduled in a queue is deleted as
+// Job.delete deletes it (RQ lists none scheduled and fetches none of them); undone, every rq:*
+// key is byte for byte what it was and RQ lists them scheduled again.
+func TestBulkDeleteOfRQsScheduledJobsUndone(t *testing.T) {
+	rdb, rep := rqFixture(t)
+	var queue string
+	var scheduled []string
+	for name, q := range rep.Queues {
+		if ids := q.IDs["scheduled"]; len(ids) > len(scheduled) {
+			queue, scheduled = name, ids
+		}
+	}
+	if len(scheduled) == 0 {
+		t.Fatal("RQ scheduled no job")
+	}
+	before := dumpKeysMatch(t, rdb, "rq:*")
+	res, undo := runBulkChunk(t.Context(), t, rdb, JobSource{Layout: RQ}.Queue(queue), SectionLater, ActionDelete, 1, nil)
+	if res.Done != int64(len(scheduled)) || res.Gone+res.Left != 0 {
+		t.Fatalf("delete all scheduled of %s: %+v, want %d", queue, res, len(scheduled))
+	}
+	v := readRQ(t, rdb, scheduled...)
+	if n := len(v.Queues[queue]["scheduled"]); n != 0 {
+		t.Fatalf("RQ still lists %d scheduled", n)
+	}
+	for _, id := range scheduled {
+		if v.Jobs[id] != nil {
+			t.Fatalf("RQ still fetches deleted job %s", id)
+		}
+	}
+	if _, err := Undo(t.Context(), rdb, undo, 100, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantUnchangedMatch(t, rdb, "rq:*", before, "delete all scheduled then undo")
+	if got := readRQ(t, rdb).Queues[queue]["scheduled"]; !slices.Equal(got, scheduled) {
+		t.Fatalf("RQ lists scheduled %v after undo, want %v", got, scheduled)
+	}
+}
