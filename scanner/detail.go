@@ -32,9 +32,10 @@ const (
 	SectionRetry    = store.SectionRetry
 	SectionDead     = store.SectionDead
 
-	ActionRunNow = store.ActionRunNow
-	ActionReturn = store.ActionReturn
-	ActionDelete = store.ActionDelete
+	ActionRunNow  = store.ActionRunNow
+	ActionReturn  = store.ActionReturn
+	ActionDelete  = store.ActionDelete
+	ActionArchive = store.ActionArchive
 )
 
 // Queue kinds of a QueueRef.

@@ -44,20 +44,27 @@ const (
 	UndoMove   = "m" // a member moved to a list as a pushed job: the job leaves the list, the member comes back
 	UndoKey    = "k" // a whole key deleted: RESTORE its DUMP with its expiry
 	UndoScore  = "r" // a member made due now: its old score back, if it still has the new one
+	UndoToList = "l" // a task moved to another state's list (asynq's pending): back to its set and state
+	UndoToSet  = "s" // a task moved to another state's set (asynq's archived): back to its set and state
+	UndoQueued = "q" // a job requeued (RQ's): out of its queue, back to its set, its keys as they were
 )
 
 // UndoTask is what undoing one task of a bulk action takes, recorded before the chunk that does
 // the task runs. Every string holds the bytes exactly as stored.
 type UndoTask struct {
-	Kind     string  // UndoMember, UndoMove or UndoKey
-	Key      string  // the sorted set the member was in, or the key deleted
-	Member   string  // the member (UndoMember, UndoMove)
-	Score    float64 // its score
-	NewScore float64 // UndoScore: the score it was given
-	List     string  // UndoMove: the list the job was pushed to
-	Pushed   string  // UndoMove: the job exactly as pushed
-	Dump     string  // UndoKey: the key's DUMP
-	ExpireAt int64   // UndoKey: its expiry in Unix milliseconds, 0 for none
+	Kind     string     // UndoMember, UndoMove, UndoKey, UndoScore, UndoToList or UndoToSet
+	Key      string     // the sorted set the member was in, or the key deleted
+	Member   string     // the member (UndoMember, UndoMove)
+	Score    float64    // its score
+	NewScore float64    // UndoScore: the score it was given
+	List     string     // UndoMove: the list the job was pushed to
+	Pushed   string     // UndoMove: the job exactly as pushed
+	Dump     string     // UndoKey: the key's DUMP
+	ExpireAt int64      // UndoKey: its expiry in Unix milliseconds, 0 for none
+	Hash     string     // UndoToList, UndoToSet: the task's hash, whose state field says where it is
+	State    string     // its state before, put back
+	NewState string     // the state it was given, replaced only if still there
+	Keys     []UndoTask // UndoQueued: the job's keys as they were (UndoKey; Dump "" for one absent)
 }
 
 // BulkPlan is what a dry run found: the tasks a bulk action would touch, their bytes and how long
@@ -68,6 +75,10 @@ type BulkPlan struct {
 	BytesNote string        // how Bytes was read ("sampled by MEMORY USAGE", or why it is unknown)
 	KeysEach  int           // keys touched a task, charged to the budget
 	Estimate  time.Duration // at the budget's keys per second; -1 with no budget (no limit)
+	// Match, when not nil, is the filter the plan counted (PlanBulkMatching): Tasks are the
+	// section's tasks it keeps, of Scanned read; a run of the plan acts on those alone.
+	Match   func(Task) bool
+	Scanned int64
 }
 
 // BulkOptions tune a bulk run.
@@ -89,6 +100,9 @@ type BulkOptions struct {
 	Record func(tasks []UndoTask) error
 	// Progress is called after each chunk with the figures so far.
 	Progress func(BulkResult)
+	// Match, when not nil, keeps the tasks the action is done to (a filter's selection): the
+	// others are left where they are, uncounted, and the section is read in its listed order.
+	Match func(Task) bool
 }
 
 // BulkResult counts what a bulk run did.
@@ -117,6 +131,17 @@ type bulkOp struct {
 	// move makes the job a member is pushed as, its queue's name and list; nil for a delete. An
 	// error leaves the member where it is, with the reason.
 	move func(member string, now time.Time) (job, queue, list string, err error)
+	// custom builds a chunk's call to a script of the layout's own and what undoes it, for the
+	// members still in the set (with their scores); nil for the others.
+	custom func(ctx context.Context, rdb redis.UniversalClient, members []string, scores []float64, now time.Time) (*chunkCall, error)
+	what   string // custom: what the layout's script reads a task's state from (flag 2: left)
+	// spans names the keys a chunk touches when they may lie in more than one hash slot
+	// ("Sidekiq's keys"); "" when a chunk's keys share one (asynq's queue, or a single set).
+	// On a Redis Cluster such an action is refused before it starts.
+	spans string
+	// bySet: the tasks are taken from the set in its own order (ZRANGE), as the library's own
+	// bulk action takes them, rather than in the order the section lists them.
+	bySet bool
 }
 
 // bulkLayout is a queue layout that does bulk actions.
@@ -131,6 +156,16 @@ func BulkCheck(q Queue, sec TaskSection, a TaskAction) error {
 	return err
 }
 
+// bulkOpOn is bulkOpOf on rdb: on a Redis Cluster, an action whose chunk could span hash slots
+// is refused up front (a script's keys must share one slot: it would fail with CROSSSLOT).
+func bulkOpOn(rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
+	op, err := bulkOpOf(q, sec, a)
+	if _, cluster := rdb.(*redis.ClusterClient); err == nil && cluster && op.spans != "" {
+		return op, fmt.Errorf("store: %s on every task of a %s section on a Redis Cluster: %s are not in one hash slot: a chunk could not be atomic on a cluster: %w", a, sec, op.spans, ErrNotSupported)
+	}
+	return op, err
+}
+
 func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 	if b, ok := q.(bulkLayout); ok {
 		return b.bulkOp(sec, a)
@@ -142,7 +177,7 @@ func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 // (MEMORY USAGE of the set, sampled, shared out by the section's part of it) and the time the
 // budget of keysPerSecond (0: none) makes it take. It writes nothing.
 func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time) (BulkPlan, error) {
-	op, err := bulkOpOf(q, sec, a)
+	op, err := bulkOpOn(rdb, q, sec, a)
 	if err != nil {
 		return BulkPlan{}, err
 	}
@@ -178,7 +213,7 @@ func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 // ctx ends (Stopped) and returns what it did; a chunk whose reply was lost may have run, and its
 // record (handed to Record before) undoes it either way.
 func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSection, a TaskAction, now time.Time, opt BulkOptions) (BulkResult, error) {
-	op, err := bulkOpOf(q, sec, a)
+	op, err := bulkOpOn(rdb, q, sec, a)
 	if err != nil {
 		return BulkResult{}, err
 	}
@@ -198,15 +233,35 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 		res.Planned = first.Total
 	}
 	start := time.Now()
+	var passed int64 // tasks Match left, before the next page
 	for seen := int64(0); seen < res.Planned; {
 		if ctx.Err() != nil {
 			res.Stopped = true
 			return res, nil
 		}
 		at := now.Add(time.Since(start))
-		tasks, err := bulkPage(ctx, rdb, q, sec, res.Left, int(min(int64(sizer.size), res.Planned-seen)), at)
+		n := int(min(int64(sizer.size), res.Planned-seen))
+		var tasks []Task
+		if op.bySet && opt.Match == nil {
+			tasks, err = setPage(ctx, rdb, op.key, res.Left, n)
+		} else {
+			tasks, err = bulkPage(ctx, rdb, q, sec, res.Left+passed, n, at)
+		}
 		if err != nil || len(tasks) == 0 {
 			return res, err
+		}
+		if opt.Match != nil {
+			kept := tasks[:0:0]
+			for _, t := range tasks {
+				if opt.Match(t) {
+					kept = append(kept, t)
+				} else {
+					passed++
+				}
+			}
+			if tasks = kept; len(tasks) == 0 {
+				continue
+			}
 		}
 		seen += int64(len(tasks))
 		sent, rtt, err := runChunk(ctx, rdb, op, tasks, at, opt, &res)
@@ -240,31 +295,25 @@ func bulkPage(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 // runChunk records and runs one chunk. A stop asked for while it runs waits for its reply, so
 // what the result counts is what Redis did.
 func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks []Task, now time.Time, opt BulkOptions, res *BulkResult) (sent int, rtt time.Duration, err error) {
-	members := make([]string, len(tasks))
-	for i, t := range tasks {
-		members[i] = t.Member
+	members, scores, err := present(ctx, rdb, op.key, tasks, res)
+	if err != nil || len(members) == 0 {
+		return 0, 0, err
 	}
-	scores, err := rdb.ZMScore(ctx, op.key, members...).Result()
-	if err != nil {
-		return 0, 0, actFail(rdb, "ZMSCORE", op.key, err)
-	}
-	c := newChunkCall(op)
-	if op.keys != nil {
-		if c.dumps, err = dumpDeleted(ctx, rdb, op, members); err != nil {
+	var c *chunkCall
+	if op.custom != nil {
+		if c, err = op.custom(ctx, rdb, members, scores, now); err != nil {
 			return 0, 0, err
 		}
-	}
-	for i, m := range members {
-		if scores[i] == 0 {
-			// ZMSCORE answers nil (0 here) for a member gone; a real score of 0 is read again.
-			s, err := rdb.ZScore(ctx, op.key, m).Result()
-			if err != nil {
-				res.Gone++
-				continue
+	} else {
+		c = newChunkCall(op)
+		if op.keys != nil {
+			if c.dumps, err = dumpDeleted(ctx, rdb, op, members); err != nil {
+				return 0, 0, err
 			}
-			scores[i] = s
 		}
-		c.add(m, scores[i], now, res)
+		for i, m := range members {
+			c.add(m, scores[i], now, res)
+		}
 	}
 	if c.members == 0 {
 		return 0, 0, nil
@@ -281,25 +330,56 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 		}
 	}
 	began := time.Now()
-	done, err := bulkApply.Run(context.WithoutCancel(ctx), rdb, c.keys, c.args...).Int64Slice()
+	done, err := c.script.Run(context.WithoutCancel(ctx), rdb, c.keys, c.args...).Int64Slice()
 	rtt = time.Since(began)
 	res.Chunks++
 	if err != nil {
 		return 0, 0, actFail(rdb, "bulk script (EVALSHA)", op.key, err)
 	}
 	for _, d := range done {
-		if d == 1 {
+		switch d {
+		case 1:
 			res.Done++
-		} else {
+		case 2: // a layout's own script left it in the set: its own record says another state
+			c.left(fmt.Errorf("its %s says it is no longer in this section; left as it is", op.what), res)
+		default:
 			res.Gone++
 		}
 	}
 	return c.members, rtt, nil
 }
 
+// present are the tasks' members still in set, with their scores; the others are counted gone.
+func present(ctx context.Context, rdb redis.UniversalClient, set string, tasks []Task, res *BulkResult) ([]string, []float64, error) {
+	members := make([]string, len(tasks))
+	for i, t := range tasks {
+		members[i] = t.Member
+	}
+	scores, err := rdb.ZMScore(ctx, set, members...).Result()
+	if err != nil {
+		return nil, nil, actFail(rdb, "ZMSCORE", set, err)
+	}
+	var ms []string
+	var ss []float64
+	for i, m := range members {
+		if scores[i] == 0 {
+			// ZMSCORE answers nil (0 here) for a member gone; a real score of 0 is read again.
+			s, err := rdb.ZScore(ctx, set, m).Result()
+			if err != nil {
+				res.Gone++
+				continue
+			}
+			scores[i] = s
+		}
+		ms, ss = append(ms, m), append(ss, scores[i])
+	}
+	return ms, ss, nil
+}
+
 // chunkCall is one chunk's script call (bulk_apply.lua) as it is built, and what undoes it.
 type chunkCall struct {
 	op      bulkOp
+	script  *redis.Script
 	keys    []string
 	args    []any
 	undo    []UndoTask
@@ -309,7 +389,7 @@ type chunkCall struct {
 }
 
 func newChunkCall(op bulkOp) *chunkCall {
-	c := &chunkCall{op: op, keys: []string{op.key}, args: []any{"delete"}, lists: map[string]int{}}
+	c := &chunkCall{op: op, script: bulkApply, keys: []string{op.key}, args: []any{"delete"}, lists: map[string]int{}}
 	switch {
 	case op.move != nil:
 		c.keys, c.args[0] = append(c.keys, op.queues), "move"
@@ -371,22 +451,29 @@ func (c *chunkCall) left(err error, res *BulkResult) {
 	}
 }
 
-// dumpDeleted reads the DUMP and expiry (PEXPIRETIME, absolute) of the keys deleted with each
-// member, in one pipeline; a key that does not exist is left out.
+// dumpDeleted reads the DUMP and expiry of the keys deleted with each member (dumpKeys).
 func dumpDeleted(ctx context.Context, rdb redis.UniversalClient, op bulkOp, members []string) (map[string]UndoTask, error) {
+	var keys []string
+	for _, m := range members {
+		keys = append(keys, op.keys(m)...)
+	}
+	return dumpUndoKeys(ctx, rdb, op.key, keys)
+}
+
+// dumpUndoKeys reads the DUMP and expiry (PEXPIRETIME, absolute) of keys in one pipeline, each as
+// an UndoKey; a key that does not exist is left out. set names the action's set in an error.
+func dumpUndoKeys(ctx context.Context, rdb redis.UniversalClient, set string, keys []string) (map[string]UndoTask, error) {
 	type read struct {
 		dump *redis.StringCmd
 		at   *redis.Cmd
 	}
 	reads := map[string]read{}
 	pipe := rdb.Pipeline()
-	for _, m := range members {
-		for _, k := range op.keys(m) {
-			reads[k] = read{pipe.Dump(ctx, k), pipe.Do(ctx, "PEXPIRETIME", k)}
-		}
+	for _, k := range keys {
+		reads[k] = read{pipe.Dump(ctx, k), pipe.Do(ctx, "PEXPIRETIME", k)}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, actFail(rdb, "DUMP", op.key, err)
+		return nil, actFail(rdb, "DUMP", set, err)
 	}
 	out := map[string]UndoTask{}
 	for k, r := range reads {
@@ -401,85 +488,4 @@ func dumpDeleted(ctx context.Context, rdb redis.UniversalClient, op bulkOp, memb
 		out[k] = UndoTask{Kind: UndoKey, Key: k, Dump: d, ExpireAt: max(at, 0)}
 	}
 	return out, nil
-}
-
-// UndoResult counts what Undo put back.
-type UndoResult struct {
-	Restored int64 // put back as they were
-	There    int64 // there already (or their chunk never ran): nothing to do
-	Taken    int64 // moved jobs a worker took from the list since: not undone (they ran)
-	Conflict int64 // keys there again holding something else: left as they are
-	Expired  int64 // keys whose expiry has passed since: not restored
-}
-
-// Undo puts back what tasks record, chunk by chunk (one script each, bulk_undo.lua), each task
-// checked against what is there now. wait, when not nil, holds it to a keys/s budget.
-func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chunk int, wait func(ctx context.Context, keys int) error) (UndoResult, error) {
-	var res UndoResult
-	if chunk <= 0 {
-		chunk = BulkChunkDefault
-	}
-	sizer := newChunkSizer(chunk, BulkMaxCall)
-	for len(tasks) > 0 {
-		n := min(sizer.size, len(tasks))
-		if wait != nil {
-			if err := wait(ctx, n); err != nil {
-				return res, err
-			}
-		}
-		began := time.Now()
-		if err := undoChunk(ctx, rdb, tasks[:n], &res); err != nil {
-			return res, err
-		}
-		sizer.took(n, time.Since(began))
-		tasks = tasks[n:]
-	}
-	return res, nil
-}
-
-func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, res *UndoResult) error {
-	var keys []string
-	index := map[string]int{}
-	at := func(k string) int {
-		if index[k] == 0 {
-			keys = append(keys, k)
-			index[k] = len(keys)
-		}
-		return index[k]
-	}
-	var args []any
-	for _, u := range tasks {
-		score := strconv.FormatFloat(u.Score, 'g', -1, 64)
-		switch u.Kind {
-		case UndoMember:
-			args = append(args, "z", at(u.Key), u.Member, score)
-		case UndoMove:
-			args = append(args, "m", at(u.Key), u.Member, score, at(u.List), u.Pushed)
-		case UndoScore:
-			args = append(args, "r", at(u.Key), u.Member, score, strconv.FormatFloat(u.NewScore, 'g', -1, 64))
-		case UndoKey:
-			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
-		default:
-			return fmt.Errorf("store: undo: unknown kind %q in the record of %s", u.Kind, actQuote(u.Key))
-		}
-	}
-	codes, err := bulkUndo.Run(context.WithoutCancel(ctx), rdb, keys, args...).Int64Slice()
-	if err != nil {
-		return actFail(rdb, "undo script (EVALSHA)", keys[0], err)
-	}
-	for _, c := range codes {
-		switch c {
-		case 1:
-			res.Restored++
-		case 0:
-			res.There++
-		case 2:
-			res.Taken++
-		case 3:
-			res.Conflict++
-		default:
-			res.Expired++
-		}
-	}
-	return nil
 }

@@ -11,16 +11,25 @@ package store
 //	                         SortedEntry#retry on each) and run all due now of later
 //	                         (SortedEntry#add_to_queue on each): the job as Sidekiq::Client#push
 //	                         pushes it (sidekiqPushed), moved in the chunk's script
-//	RQ's failed registry     delete all: as Job.delete on each (rq_delete.lua): the id leaves
-//	                         the registry, and the job's hash, dependents and dependencies sets
+//	                         kill all of retry (RetrySet#kill_all: SortedEntry#kill on each,
+//	                         DeadSet#kill: into dead scored now, trimmed; bulk_sidekiq.go)
+//	RQ's failed and          delete all: as Job.delete on each (rq_delete.lua): the id leaves
+//	  scheduled registries   the registry, and the job's hash, dependents and dependencies sets
 //	                         are deleted, each recorded first with its DUMP and expiry. A
-//	                         failed job is in no queue list, so no LREM is needed; one that is
-//	                         (RQ never leaves it so) keeps that entry.
+//	                         failed or scheduled job is in no queue list, so no LREM is needed; one that is
+//	                         (RQ never leaves it so) keeps that entry. requeue all (`rq requeue
+//	                         --all`: FailedJobRegistry.requeue on each, as rq_enqueue.lua's
+//	                         requeue; bulk_rq.go)
 //
-// Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues)
-// would need each element's position recorded to be put back in order, and BullMQ's, Celery's
-// and asynq's jobs live in keys of their own beside their sets, which hourglass does not yet
-// record for them.
+//	BullMQ 5                 retry all of dead (Queue.retryJobs) and promote all of later
+//	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go)
+//	asynq                    run all, archive all and delete all of a queue's scheduled, retry
+//	                         and archived sets, as its Inspector does (bulk_asynq.go)
+//
+// Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues,
+// asynq's pending) would need each element's position recorded to be put back in order, and
+// BullMQ's and Celery's jobs live in keys of their own beside their sets, which hourglass does
+// not yet record for them.
 
 import (
 	"fmt"
@@ -63,10 +72,13 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 }
 
 func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
-	if a != ActionDelete || sec != SectionDead {
-		return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes RQ's failed jobs in bulk, and acts on the others one at a time")
+	switch {
+	case (sec == SectionDead || sec == SectionLater) && a == ActionDelete:
+		return bulkOp{key: j.key(rqSections[sec], queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
+	case sec == SectionDead && a == ActionRunNow:
+		return j.requeueAll(queue), nil
 	}
-	return bulkOp{key: j.key("failed", queue), keysEach: 4, keys: j.rqJobKeys}, nil
+	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes and requeues RQ's failed jobs and deletes its scheduled ones in bulk, and acts on the others one at a time")
 }
 
 func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
@@ -76,13 +88,15 @@ func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp
 		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass acts in bulk on Sidekiq's schedule, retry and dead sets only, not on a queue's list")
 	case a == ActionDelete:
 		return bulkOp{key: j.key(set), keysEach: 1}, nil
+	case a == ActionArchive && set == "retry":
+		return j.killAll(), nil
 	case a == ActionRunNow:
 		retry := set != "schedule"
 		move := func(member string, now time.Time) (string, string, string, error) {
 			job, queue, err := sidekiqPushed(member, retry, now)
 			return job, queue, j.key("queue:" + queue), err
 		}
-		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move}, nil
+		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move, spans: "Sidekiq's keys"}, nil
 	}
 	return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -232,7 +233,10 @@ func TestBulkRefusesWhatItDoesNotDo(t *testing.T) {
 		{JobSource{Layout: BullMQ, Prefix: "bull"}.Queue("q"), SectionDead, ActionDelete},
 		{ListQueueOf("jobs", ""), SectionWaiting, ActionDelete},
 		{DelayQueueOf("dq", "", Milliseconds), SectionInFlight, ActionReturn},
-		{JobSource{Layout: RQ}.Queue("q"), SectionDead, ActionRunNow},
+		{JobSource{Layout: RQ}.Queue("q"), SectionLater, ActionRunNow},
+		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionLater, ActionArchive},
+		{JobSource{Layout: Asynq}.Queue("q"), SectionWaiting, ActionDelete},
+		{JobSource{Layout: Asynq}.Queue("q"), SectionDead, ActionArchive},
 	} {
 		_, err := RunBulk(t.Context(), rdb, c.q, c.sec, c.a, time.Now(), BulkOptions{})
 		if !errors.Is(err, ErrNotSupported) || !errors.Is(BulkCheck(c.q, c.sec, c.a), ErrNotSupported) {
@@ -332,4 +336,41 @@ func TestBulkRunNowOfADelayQueueUndone(t *testing.T) {
 	if err != nil || ur.Restored != 0 || ur.Taken != 140 || ur.There != 10 {
 		t.Fatalf("undo after a claim: %+v, %v", ur, err)
 	}
+}
+
+// TestBulkOnAFiltersSelection: a filter keeping the jobs of queue "mail" (half of 300 retries,
+// past one page) is counted over the whole section by the dry run, and retry all of that plan
+// moves those jobs alone: the others stay in the retry set; undone, every key is byte for byte
+// what it was.
+func TestBulkOnAFiltersSelection(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	fillSidekiqFailures(t, rdb, 300, 0)
+	before := dumpKeys(t, rdb)
+	q := JobSource{Layout: Sidekiq}.SharedQueue()
+	match := func(t Task) bool { return strings.Contains(t.Payload, `"queue":"mail"`) }
+	plan, err := PlanBulkMatching(t.Context(), rdb, q, SectionRetry, ActionRunNow, 1000, time.Now(), match)
+	if err != nil || plan.Tasks != 150 || plan.Scanned != 300 || plan.Match == nil || plan.Bytes <= 0 {
+		t.Fatalf("plan: %+v, %v", plan, err)
+	}
+	var undo []UndoTask
+	res, err := RunBulk(t.Context(), rdb, q, SectionRetry, ActionRunNow, rdb.Time(t.Context()).Val(), BulkOptions{
+		Chunk: 32, MaxCall: -1, Limit: plan.Tasks, Match: plan.Match,
+		Record: func(u []UndoTask) error { undo = append(undo, u...); return nil },
+	})
+	if err != nil || res.Done != 150 || res.Gone+res.Left != 0 {
+		t.Fatalf("retry all of the selection: %+v, %v", res, err)
+	}
+	v := readSidekiq(t, rdb, "")
+	if len(v.Retry) != 150 || len(v.Queues["mail"]) != 150 || len(v.Queues["default"]) != 0 {
+		t.Fatalf("after: %d in retry, %d in mail, %d in default", len(v.Retry), len(v.Queues["mail"]), len(v.Queues["default"]))
+	}
+	for _, j := range v.Retry {
+		if j.Queue != "default" {
+			t.Fatalf("job %s of queue %s left in the retry set", j.JID, j.Queue)
+		}
+	}
+	if ur, err := Undo(t.Context(), rdb, undo, 100, nil); err != nil || ur.Restored != 150 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	wantUnchanged(t, rdb, before, "retry all of a selection, undone")
 }

@@ -68,6 +68,9 @@ const (
 	ActionRunNow TaskAction = "run_now" // make a task due now (a later, retry or dead task)
 	ActionReturn TaskAction = "return"  // give an in-flight task back to the queue, due now
 	ActionDelete TaskAction = "delete"  // remove one task
+	// ActionArchive moves a task to the library's dead tasks (asynq's archived), as its own
+	// archive or kill does; bulk only.
+	ActionArchive TaskAction = "archive"
 )
 
 // ErrNotSupported says a layout does not allow an action on a section; the error's text says

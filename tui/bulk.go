@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -13,10 +14,12 @@ import (
 )
 
 // The drill-down's bulk actions on a queue's section: N runs every task now (retry all, run all
-// due now), X deletes every task, z undoes the last bulk action on this target. Each asks for a
-// dry run first (its tasks, bytes and the time the budget makes it take), shown in the
-// confirmation; then it runs off the Update loop, its progress in the footer, and ctrl+c or esc
-// stops it between chunks.
+// due now), X deletes every task, K archives (kills) every task where the library has it, z
+// undoes the last bulk action on this target. Each asks for a dry run first (its tasks, bytes
+// and the time the budget makes it take), shown in the confirmation; with a filter on, it acts
+// only on the section's tasks the filter keeps (all of them, read page by page, not just the
+// page on screen), which the confirmation says. Then it runs off the Update loop, its progress
+// in the footer, and ctrl+c or esc stops it between chunks.
 
 // BulkActions are the drill-down's bulk writes (nil when writes are off). Each runs in a tea.Cmd.
 type BulkActions interface {
@@ -30,6 +33,13 @@ type BulkActions interface {
 	Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, plan scanner.BulkPlan, progress func(scanner.BulkResult)) (string, error)
 	// UndoLast undoes the last bulk action on this target, and says what it restored.
 	UndoLast(ctx context.Context) (string, error)
+}
+
+// FilteredBulk is a BulkActions that also acts on a filter's selection: the dry run counts the
+// section's tasks match keeps (the whole section, not the page), and the run of that plan acts
+// on those alone.
+type FilteredBulk interface {
+	PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool) (scanner.BulkPlan, error)
 }
 
 // bulkRun is a bulk action under way: its progress, written by the run and read by the footer's
@@ -54,6 +64,8 @@ type (
 		plan  scanner.BulkPlan
 		err   error
 		after level
+		// filter is the tasks view's filter the plan counted the matches of ("" none)
+		filter string
 	}
 	bulkTickMsg struct{ run *bulkRun }
 	bulkDoneMsg struct {
@@ -69,6 +81,8 @@ func bulkTitle(a scanner.TaskAction, sec scanner.TaskSection) string {
 	switch {
 	case a == scanner.ActionDelete:
 		return "Delete every " + sectionName(sec) + " task"
+	case a == scanner.ActionArchive:
+		return "Archive every " + sectionName(sec) + " task"
 	case sec == scanner.SectionRetry || sec == scanner.SectionDead:
 		return "Retry every " + sectionName(sec) + " task"
 	}
@@ -91,8 +105,25 @@ func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
 		c.flash(oneLine(err.Error()))
 		return nil
 	}
+	bulk, ctx, filter := c.opt.Bulk, c.ctx, l.filter
+	var match func(scanner.Task) bool
+	if filter != "" {
+		fb, ok := bulk.(FilteredBulk)
+		if !ok {
+			c.flash(title + ": not on a filter's selection here: clear the filter (esc) to act on the whole section")
+			return nil
+		}
+		title += " matching " + strconv.Quote(filter)
+		match = func(t scanner.Task) bool { return matches(filter, scanner.Escape(t.ID), preview(t.Payload)) }
+		c.flash(title + ": dry run, reading the whole section…")
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			defer cancel()
+			plan, err := fb.PlanBulkMatching(ctx, ref, sec, a, match)
+			return bulkPlanMsg{title: title, ref: ref, sec: sec, a: a, plan: plan, err: err, after: l, filter: filter}
+		}
+	}
 	c.flash(title + ": dry run…")
-	bulk, ctx := c.opt.Bulk, c.ctx
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -134,7 +165,7 @@ func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
 	}
 	p := msg.plan
 	if p.Tasks == 0 {
-		m.flashf(msg.title + ": the section is empty, nothing to do")
+		m.flashf(msg.title + ": no task to do it to, nothing to do")
 		return nil
 	}
 	bytes := "unknown (" + p.BytesNote + ")"
@@ -152,6 +183,10 @@ func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
 		fmt.Sprintf("%s tasks, %s; %s.", format.Commas(p.Tasks), bytes, est),
 		"Done in chunks of one script each, as the library's own API does each task; a task gone meanwhile is skipped.",
 		"What undoes each chunk is written to the journal before it runs: z (or hourglass undo) puts it back. ctrl+c stops between chunks.",
+	}
+	if msg.filter != "" {
+		lines = append([]string{fmt.Sprintf("The filter %q keeps %s of the section's %s tasks (the whole section read, not just this page): only those are acted on.",
+			msg.filter, format.Commas(p.Tasks), format.Commas(p.Scanned))}, lines...)
 	}
 	kc := &keyConfirm{title: msg.title, lines: lines, after: msg.after, start: func() tea.Cmd { return m.startBulk(msg) }}
 	if m.c.opt.Mode != "embedded" {

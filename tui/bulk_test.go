@@ -19,6 +19,7 @@ type fakeBulk struct {
 	mu      sync.Mutex
 	started chan struct{}
 	undone  int
+	matched func(scanner.Task) bool
 }
 
 func (f *fakeBulk) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error {
@@ -115,5 +116,38 @@ func TestBulkDeleteShowsItsDryRunAndStopsOnCtrlC(t *testing.T) {
 	run(m, typeName(m))
 	if bulk.undone != 1 || !strings.Contains(screen(m), "100 restored") {
 		t.Fatalf("z: %d undos:\n%s", bulk.undone, screen(m))
+	}
+}
+
+func (f *fakeBulk) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool) (scanner.BulkPlan, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.matched = match
+	return scanner.BulkPlan{Tasks: 3, Scanned: 60_000, Bytes: 3 << 10, BytesNote: "MEMORY USAGE, sampled", KeysEach: 1, Match: match}, nil
+}
+
+// TestBulkOnAFiltersSelection: with a filter on, X's dry run counts the section's tasks the
+// filter keeps (the whole section, through PlanBulkMatching, with the filter's own test), and
+// the confirmation says the filter and how many of the section's tasks it keeps.
+func TestBulkOnAFiltersSelection(t *testing.T) {
+	bulk := &fakeBulk{started: make(chan struct{})}
+	m, _ := drillModel(t, &fakeKeyActions{}, 140, 36)
+	m.c.opt.Bulk = bulk
+	drive(m, "4", "enter", "/", "z", "z", "enter")
+	_, cmd := m.Update(drillKey("X"))
+	if cmd == nil {
+		t.Fatalf("X with a filter did not ask for a dry run:\n%s", screen(m))
+	}
+	m.Update(cmd())
+	if m.keyConfirm == nil || bulk.matched == nil {
+		t.Fatalf("X with a filter: no confirmation, or the dry run was not of the filter's selection:\n%s", screen(m))
+	}
+	for _, want := range []string{`Delete every due task matching "zz"`, `The filter "zz" keeps 3 of the section's 60,000 tasks`} {
+		if !strings.Contains(screen(m), want) {
+			t.Fatalf("the confirmation does not say %q:\n%s", want, screen(m))
+		}
+	}
+	if !bulk.matched(scanner.Task{ID: "job-zz-1"}) || bulk.matched(scanner.Task{ID: "job-1"}) {
+		t.Fatal("the dry run's test is not the filter's")
 	}
 }

@@ -25,6 +25,7 @@ type KeyMap struct {
 	RunNow, Return, DeleteTask key.Binding
 	// Bulk actions on the section on screen (every task), and the undo of the last one.
 	BulkRunNow, BulkDelete, Undo key.Binding
+	BulkArchive                  key.Binding
 	FixTTL, Unlock               key.Binding
 	// Workers opens the job libraries' live processes from the Queues view.
 	Workers key.Binding
@@ -64,6 +65,7 @@ func DefaultKeyMap() KeyMap {
 		DeleteTask:  key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "delete")),
 		BulkRunNow:  key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "run/retry all")),
 		BulkDelete:  key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "delete all")),
+		BulkArchive: key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "archive/kill all")),
 		Undo:        key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "undo bulk")),
 		FixTTL:      key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair one key")),
 		Unlock:      key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release lock")),

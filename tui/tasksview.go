@@ -134,6 +134,7 @@ func (l *taskLevel) bindings() []binding {
 		binding{Binding: k.DeleteTask, short: true, write: off, do: act(k.DeleteTask)},
 		binding{Binding: k.BulkRunNow, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionRunNow) }},
 		binding{Binding: k.BulkDelete, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionDelete) }},
+		binding{Binding: k.BulkArchive, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionArchive) }},
 		binding{Binding: k.Undo, write: l.c.opt.Bulk == nil, do: l.undo},
 		binding{Binding: k.PauseQueue, write: off, do: l.togglePause},
 		binding{Binding: k.Search, do: l.search},

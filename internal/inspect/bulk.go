@@ -58,6 +58,18 @@ func (in *Inspector) PlanBulk(ctx context.Context, ref scanner.QueueRef, sec sca
 	return plan, in.refusal(err, ref.Where())
 }
 
+// PlanBulkMatching is PlanBulk of the tasks of sec match keeps (a filter's selection): the whole
+// section is read to count them, each page charged to the sweep's budget.
+func (in *Inspector) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool) (scanner.BulkPlan, error) {
+	if ref.Open() == nil {
+		return scanner.BulkPlan{}, errNoQueue
+	}
+	in.w.Charge(2)
+	plan, err := store.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match)
+	in.w.Charge(int(plan.Scanned))
+	return plan, in.refusal(err, ref.Where())
+}
+
 // Bulk does a to the tasks of sec the dry run counted (plan.Tasks at most), chunk by chunk, each
 // chunk's undo data recorded in the journal (fsynced) before it runs, paced to the sweep's
 // budget. progress is called after each chunk. When ctx ends it stops between chunks; the
@@ -80,6 +92,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	}
 	res, err := store.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, store.BulkOptions{
 		Limit: plan.Tasks, Wait: pacer(in.w.KeysPerSecond(), in.w.Charge), Record: entry.Record, Progress: progress,
+		Match: plan.Match,
 	})
 	if eerr := entry.End(res); err == nil {
 		err = eerr
@@ -98,7 +111,7 @@ func refName(ref scanner.QueueRef) string {
 
 // BulkLine says what a bulk run did, in one line.
 func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res scanner.BulkResult) string {
-	verb := map[scanner.TaskAction]string{scanner.ActionDelete: "deleted", scanner.ActionRunNow: "run now"}[a]
+	verb := map[scanner.TaskAction]string{scanner.ActionDelete: "deleted", scanner.ActionRunNow: "run now", scanner.ActionArchive: "archived"}[a]
 	if a == scanner.ActionRunNow && (sec == scanner.SectionRetry || sec == scanner.SectionDead) {
 		verb = "retried"
 	}

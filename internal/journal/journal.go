@@ -74,16 +74,30 @@ type task struct {
 	Pushed   []byte  `json:"p,omitempty"`
 	Dump     []byte  `json:"d,omitempty"`
 	ExpireAt int64   `json:"e,omitempty"`
+	Hash     []byte  `json:"h,omitempty"`
+	State    string  `json:"st,omitempty"`
+	NewState string  `json:"ns,omitempty"`
+	Keys     []task  `json:"ks,omitempty"`
 }
 
 func taskOf(u store.UndoTask) task {
 	return task{Kind: u.Kind, Key: []byte(u.Key), Member: []byte(u.Member), Score: u.Score, NewScore: u.NewScore,
-		List: []byte(u.List), Pushed: []byte(u.Pushed), Dump: []byte(u.Dump), ExpireAt: u.ExpireAt}
+		List: []byte(u.List), Pushed: []byte(u.Pushed), Dump: []byte(u.Dump), ExpireAt: u.ExpireAt,
+		Hash: []byte(u.Hash), State: u.State, NewState: u.NewState, Keys: mapTasks(u.Keys, taskOf)}
+}
+
+func mapTasks[A, B any](in []A, f func(A) B) []B {
+	var out []B
+	for _, x := range in {
+		out = append(out, f(x))
+	}
+	return out
 }
 
 func (t task) undo() store.UndoTask {
 	return store.UndoTask{Kind: t.Kind, Key: string(t.Key), Member: string(t.Member), Score: t.Score, NewScore: t.NewScore,
-		List: string(t.List), Pushed: string(t.Pushed), Dump: string(t.Dump), ExpireAt: t.ExpireAt}
+		List: string(t.List), Pushed: string(t.Pushed), Dump: string(t.Dump), ExpireAt: t.ExpireAt,
+		Hash: string(t.Hash), State: t.State, NewState: t.NewState, Keys: mapTasks(t.Keys, task.undo)}
 }
 
 // Journal is the file at Path, bounded to Limit bytes. Its methods are safe for concurrent use

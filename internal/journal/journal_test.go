@@ -4,7 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -30,6 +30,9 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 		{Kind: store.UndoMove, Key: "dead", Member: "m", Score: -0.5, List: "queue:a", Pushed: "p\n"},
 		{Kind: store.UndoKey, Key: "job:1", Dump: "\x00\x01\xfe", ExpireAt: 1_900_000_000_000},
 		{Kind: store.UndoScore, Key: "dq", Member: "t", Score: 1.7e12 + 0.25, NewScore: 1764205200123},
+		{Kind: store.UndoToSet, Key: "asynq:{q}:retry", Member: "id", Score: 2, List: "asynq:{q}:archived", Hash: "asynq:{q}:t:id", State: "retry", NewState: "archived"},
+		{Kind: store.UndoQueued, Key: "rq:failed:q", Member: "id", Score: 3, List: "rq:queue:q", Keys: []store.UndoTask{
+			{Kind: store.UndoKey, Key: "rq:job:id", Dump: "\x00\xff", ExpireAt: 5}, {Kind: store.UndoKey, Key: "rq:job:id:dependents"}}},
 	}
 	e, err := j.Begin(Action{Target: "a:1", Queue: "sidekiq", Section: "retry", Action: "delete", Planned: 3})
 	if err != nil {
@@ -48,7 +51,7 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	_, _ = f.WriteString(`{"t":"chunk","id":"` + e.id + `","tasks":[{"k":"z"`) // cut short
 	f.Close()
 	a, got, err := j.Last("a:1")
-	if err != nil || a.Queue != "sidekiq" || a.Planned != 3 || !slices.Equal(got, tasks) {
+	if err != nil || a.Queue != "sidekiq" || a.Planned != 3 || !reflect.DeepEqual(got, tasks) {
 		t.Fatalf("Last: %+v %+v %v\nwant %+v", a, got, err, tasks)
 	}
 	if err := j.Undone(a.ID); err != nil {
@@ -57,7 +60,7 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	if _, _, err := j.Last("a:1"); !errors.Is(err, ErrNothing) {
 		t.Fatalf("after Undone: %v, want ErrNothing", err)
 	}
-	if _, got, err := j.Last("b:1"); err != nil || len(got) != 1 || got[0] != tasks[2] {
+	if _, got, err := j.Last("b:1"); err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], tasks[2]) {
 		t.Fatalf("the other target's action: %v %v", got, err)
 	}
 }

@@ -6,7 +6,7 @@
 -- KEYS[1]  the sorted set the members are in
 -- KEYS[2]  the queues set, to name a moved member's queue in ("" key unused for a delete)
 -- KEYS[3..] the lists members move to
--- ARGV[1]  "delete", "delete_keys", "rescore" or "move"
+-- ARGV[1]  "delete", "delete_keys", "rescore", "to_set" (see there) or "move"
 -- ARGV[2..] delete: the members; delete_keys: each member, the count n of keys deleted with it,
 --           and their n indexes in KEYS (a job's hash and sets, deleted when the member was
 --           removed); rescore: triples member, new score, the largest score due now (a
@@ -31,6 +31,21 @@ if ARGV[1] == 'rescore' then
       out[#out + 1] = 0
     end
   end
+  return out
+end
+if ARGV[1] == 'to_set' then
+  -- KEYS[2] the set the members go to, scored ARGV[2], then trimmed: to ARGV[3] by score,
+  -- and to its newest ARGV[4] - 1 by rank (Sidekiq's DeadSet#kill)
+  for i = 5, #ARGV do
+    if redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
+      redis.call('ZADD', KEYS[2], ARGV[2], ARGV[i])
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 0
+    end
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[4]))
   return out
 end
 if ARGV[1] == 'delete_keys' then

@@ -12,6 +12,16 @@
 --                 back, only if it still has the new one (gone: claimed since, and run)
 --            "k", key index, DUMP, absolute expiry in ms (0 none): a deleted key; RESTORE it
 --                 when absent (not when its expiry has passed); when present, left as it is
+--            "l" or "s", set index, member, score, destination index, hash index (0: none), old state,
+--                 new state: a task moved from one state to another (asynq's), to a list ("l",
+--                 pending) or a set ("s", archived); it leaves the destination and goes back
+--                 to the set, its hash's state back to the old one, only if the destination
+--                 still holds it (a worker that took it from pending has run it: code 2), or,
+--                 for a set, its hash still says the new state (the set's trim took it)
+--            "q", set index, member, score, list index, n, and n triples key index, DUMP ("" for
+--                 a key that was absent), absolute expiry in ms: a job requeued (RQ's); it
+--                 leaves the list and goes back to the set, and its keys are put back as they
+--                 were (RESTORE REPLACE; DEL when absent before), only if it is still queued
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
 -- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
@@ -40,6 +50,53 @@ while i <= #ARGV do
       out[#out + 1] = 0
     end
     i = i + 5
+  elseif kind == 'l' or kind == 's' then
+    local set, dest, hash = KEYS[tonumber(ARGV[i + 1])], KEYS[tonumber(ARGV[i + 4])], KEYS[tonumber(ARGV[i + 5])]
+    -- hash index 0: the task has no hash (a Sidekiq job killed is its own member), hash is nil
+    local left
+    if redis.call('ZSCORE', set, ARGV[i + 2]) then
+      out[#out + 1] = 0
+    else
+      if kind == 'l' then
+        left = redis.call('LREM', dest, 1, ARGV[i + 2])
+      else
+        -- out of the set already, its hash still saying so: the set's trim took it (asynq's
+        -- archive), and it goes back all the same
+        left = redis.call('ZREM', dest, ARGV[i + 2])
+        if left == 0 and hash and redis.call('HGET', hash, 'state') == ARGV[i + 7] then
+          left = 1
+        end
+      end
+      if left == 1 then
+        redis.call('ZADD', set, ARGV[i + 3], ARGV[i + 2])
+        if hash and redis.call('HGET', hash, 'state') == ARGV[i + 7] then
+          redis.call('HSET', hash, 'state', ARGV[i + 6])
+        end
+        out[#out + 1] = 1
+      else
+        out[#out + 1] = 2
+      end
+    end
+    i = i + 8
+  elseif kind == 'q' then
+    local set, n = KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 5])
+    if redis.call('ZSCORE', set, ARGV[i + 2]) then
+      out[#out + 1] = 0
+    elseif redis.call('LREM', KEYS[tonumber(ARGV[i + 4])], 1, ARGV[i + 2]) == 1 then
+      redis.call('ZADD', set, ARGV[i + 3], ARGV[i + 2])
+      for k = 0, n - 1 do
+        local key, dump, at = KEYS[tonumber(ARGV[i + 6 + k * 3])], ARGV[i + 7 + k * 3], tonumber(ARGV[i + 8 + k * 3])
+        if dump == '' then
+          redis.call('DEL', key)
+        else
+          redis.call('RESTORE', key, at, dump, 'ABSTTL', 'REPLACE')
+        end
+      end
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 2
+    end
+    i = i + 6 + n * 3
   elseif kind == 'm' then
     local set = KEYS[tonumber(ARGV[i + 1])]
     if redis.call('ZSCORE', set, ARGV[i + 2]) then

@@ -3,9 +3,10 @@ ids (Queue.job_ids, in the order a worker takes them) and its registries' (sched
 failed, finished), and the jobs named on the command line as Job.fetch reads them (or null when
 RQ cannot fetch one).
 
-    python3 read.py redis://127.0.0.1:6379/0 [--requeue <queue> <job id>] [--work <queue>] [job id ...]
+    python3 read.py redis://127.0.0.1:6379/0 [--requeue <queue> <job id>] [--requeue-all <queue>] [--work <queue>] [job id ...]
 
 With --requeue, RQ's FailedJobRegistry first requeues the failed job, as `rq requeue` does; with
+--requeue-all, it requeues each failed job of the queue, as `rq requeue --all` does; with
 --work, a SimpleWorker then runs the queue in burst mode, as `rq worker --burst` does.
 """
 import json
@@ -27,6 +28,11 @@ args = sys.argv[2:]
 if args[:1] == ["--requeue"]:
     FailedJobRegistry(args[1], connection=r).requeue(args[2])
     args = args[3:]
+if args[:1] == ["--requeue-all"]:
+    registry = FailedJobRegistry(args[1], connection=r)
+    for job_id in registry.get_job_ids():
+        registry.requeue(job_id)
+    args = args[2:]
 if args[:1] == ["--work"]:
     SimpleWorker([Queue(args[1], connection=r)], connection=r).work(burst=True, logging_level="WARNING")
     args = args[2:]

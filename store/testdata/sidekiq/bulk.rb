@@ -4,6 +4,7 @@
 #
 #   ruby bulk.rb fill redis://127.0.0.1:6379/0 RETRIES DEAD   # prints {"retry":N,"dead":N}
 #   ruby bulk.rb retry_all redis://127.0.0.1:6379/0 retry|dead # prints {"moved":N}
+#   ruby bulk.rb kill_all redis://127.0.0.1:6379/0             # RetrySet#kill_all, {"moved":N}
 #
 # fill pushes RETRIES jobs (alternately in queues "default" and "mail", each with its args
 # [i]) and DEAD jobs with retry: 0 through Sidekiq::Client, takes each off its queue as a fetcher
@@ -44,6 +45,11 @@ when "retry_all"
   n = set.size
   set.retry_all
   puts JSON.generate(moved: n - set.size)
+when "kill_all"
+  set = Sidekiq::RetrySet.new
+  n = set.size
+  set.kill_all
+  puts JSON.generate(moved: n - set.size)
 else
-  abort "usage: bulk.rb fill|retry_all URL ..."
+  abort "usage: bulk.rb fill|retry_all|kill_all URL ..."
 end

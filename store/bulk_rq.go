@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var rqRequeueBulk = luaScript("rq_requeue_bulk")
+
+// requeueAll is `rq requeue --all` on queue's failed registry: FailedJobRegistry.requeue on each
+// job (rq_requeue_bulk.lua, each job as the per-job requeue of rq_enqueue.lua does it: out of
+// the registry, started_at, ended_at and exc_info cleared, queued at the back). Each chunk records
+// first each job's id with its score and its hash, dependents and dependencies sets with their
+// DUMP and expiry (UndoQueued): undone, a job still queued leaves the queue and returns to the
+// registry with its keys as they were; one a worker took since has run, and is left.
+func (j rqJobs) requeueAll(queue string) bulkOp {
+	failed, queueKey := j.key("failed", queue), j.key("queue", queue)
+	op := bulkOp{key: failed, keysEach: 5, what: "hash", bySet: true, spans: "RQ's keys"} // in the registry's order, as get_job_ids
+	op.custom = func(ctx context.Context, rdb redis.UniversalClient, ids []string, scores []float64, now time.Time) (*chunkCall, error) {
+		var keys []string
+		for _, id := range ids {
+			keys = append(keys, j.rqJobKeys(id)...)
+		}
+		dumps, err := dumpUndoKeys(ctx, rdb, failed, keys)
+		if err != nil {
+			return nil, err
+		}
+		at := now.UTC().Format("2006-01-02T15:04:05.000000Z")
+		c := &chunkCall{script: rqRequeueBulk, keys: []string{failed, j.key("queues"), queueKey}, members: len(ids),
+			args: []any{queueKey, queue, at, rqDefaultTimeout}}
+		for i, id := range ids {
+			u := UndoTask{Kind: UndoQueued, Key: failed, Member: id, Score: scores[i], List: queueKey}
+			for _, k := range j.rqJobKeys(id) {
+				c.keys = append(c.keys, k)
+				d, ok := dumps[k]
+				if !ok {
+					d = UndoTask{Kind: UndoKey, Key: k}
+				}
+				u.Keys = append(u.Keys, d)
+			}
+			c.args = append(c.args, id)
+			c.undo = append(c.undo, u)
+		}
+		return c, nil
+	}
+	return op
+}

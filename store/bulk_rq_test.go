@@ -1,0 +1,86 @@
+package store
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"hourglass/internal/redistest"
+)
+
+// TestBulkRequeueAllDoesWhatRQDoes: on two identical copies of queues RQ itself filled,
+// hourglass's requeue all of a failed registry and RQ's own FailedJobRegistry.requeue on each
+// job (`rq requeue --all`) leave the same queues and registries, in the same order, and every job
+// fetched the same (status, origin, started_at, exc_info); undone, hourglass's copy is byte for
+// byte what it was (every rq:* key's DUMP and expiry).
+func TestBulkRequeueAllDoesWhatRQDoes(t *testing.T) {
+	ours, rep := rqFixture(t)
+	failed := rep.Queues["work"].IDs["failed"]
+	if len(failed) < 2 {
+		t.Fatalf("RQ failed %d jobs in work, want 2 or more", len(failed))
+	}
+	theirs := redistest.Start(t).Client(t)
+	copyKeys(t, ours, theirs)
+	before := dumpKeysMatch(t, ours, "rq:*")
+	q := JobSource{Layout: RQ}.Queue("work")
+	res, undo := runBulkChunk(t.Context(), t, ours, q, SectionDead, ActionRunNow, 1, nil)
+	if res.Done != int64(len(failed)) || res.Gone+res.Left != 0 || res.Chunks != len(failed) {
+		t.Fatalf("requeue all: %+v, want %d", res, len(failed))
+	}
+	a := readRQ(t, ours, failed...)
+	b := readRQ(t, theirs, append([]string{"--requeue-all", "work"}, failed...)...)
+	if !maps.EqualFunc(a.Queues, b.Queues, func(x, y map[string][]string) bool {
+		return maps.EqualFunc(x, y, slices.Equal)
+	}) {
+		t.Fatalf("after requeue all:\nours %v\nRQ's %v", a.Queues, b.Queues)
+	}
+	for _, id := range failed {
+		x, y := a.Jobs[id], b.Jobs[id]
+		if x == nil || y == nil || x.Status != "queued" || x.Status != y.Status || x.Origin != y.Origin ||
+			deref(x.StartedAt) != deref(y.StartedAt) || deref(x.ExcInfo) != deref(y.ExcInfo) || x.EnqueuedAt == nil {
+			t.Fatalf("job %s: ours %+v, RQ's %+v", id, x, y)
+		}
+	}
+	if ur, err := Undo(t.Context(), ours, undo, 100, nil); err != nil || ur.Restored != int64(len(failed)) {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	wantUnchangedMatch(t, ours, "rq:*", before, "requeue all then undo")
+}
+
+// TestBulkDeleteOfRQsScheduledJobsUndone: every job RQ scheduled in a queue is deleted as
+// Job.delete deletes it (RQ lists none scheduled and fetches none of them); undone, every rq:*
+// key is byte for byte what it was and RQ lists them scheduled again.
+func TestBulkDeleteOfRQsScheduledJobsUndone(t *testing.T) {
+	rdb, rep := rqFixture(t)
+	var queue string
+	var scheduled []string
+	for name, q := range rep.Queues {
+		if ids := q.IDs["scheduled"]; len(ids) > len(scheduled) {
+			queue, scheduled = name, ids
+		}
+	}
+	if len(scheduled) == 0 {
+		t.Fatal("RQ scheduled no job")
+	}
+	before := dumpKeysMatch(t, rdb, "rq:*")
+	res, undo := runBulkChunk(t.Context(), t, rdb, JobSource{Layout: RQ}.Queue(queue), SectionLater, ActionDelete, 1, nil)
+	if res.Done != int64(len(scheduled)) || res.Gone+res.Left != 0 {
+		t.Fatalf("delete all scheduled of %s: %+v, want %d", queue, res, len(scheduled))
+	}
+	v := readRQ(t, rdb, scheduled...)
+	if n := len(v.Queues[queue]["scheduled"]); n != 0 {
+		t.Fatalf("RQ still lists %d scheduled", n)
+	}
+	for _, id := range scheduled {
+		if v.Jobs[id] != nil {
+			t.Fatalf("RQ still fetches deleted job %s", id)
+		}
+	}
+	if _, err := Undo(t.Context(), rdb, undo, 100, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantUnchangedMatch(t, rdb, "rq:*", before, "delete all scheduled then undo")
+	if got := readRQ(t, rdb).Queues[queue]["scheduled"]; !slices.Equal(got, scheduled) {
+		t.Fatalf("RQ lists scheduled %v after undo, want %v", got, scheduled)
+	}
+}

@@ -1,0 +1,61 @@
+package store
+
+// Which tasks a bulk action (bulk.go) takes: a filter's selection, counted over the whole
+// section, and a set's members in its own order.
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// PlanBulkMatching is PlanBulk of the tasks match keeps: the whole section is read, page by
+// page, and its matching tasks counted (Tasks, of Scanned), their bytes the set's shared out by
+// their part of it, the time for them; the plan carries match to the run. It writes nothing.
+func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time, match func(Task) bool) (BulkPlan, error) {
+	plan, err := PlanBulk(ctx, rdb, q, sec, a, keysPerSecond, now)
+	if err != nil || match == nil {
+		return plan, err
+	}
+	all := plan.Tasks
+	var kept int64
+	for offset := int64(0); ; {
+		page, err := q.Tasks(ctx, rdb, sec, offset, MaxTaskPage, now)
+		if err != nil {
+			return plan, err
+		}
+		for _, t := range page.Tasks {
+			if match(t) {
+				kept++
+			}
+		}
+		offset += int64(len(page.Tasks))
+		if len(page.Tasks) == 0 {
+			plan.Scanned = offset
+			break
+		}
+	}
+	plan.Tasks, plan.Match = kept, match
+	if plan.Bytes > 0 && all > 0 {
+		plan.Bytes = plan.Bytes * kept / all
+		plan.BytesNote += ", for the filter's share"
+	}
+	if keysPerSecond > 0 {
+		plan.Estimate = time.Duration(float64(kept*int64(plan.KeysEach)) / float64(keysPerSecond) * float64(time.Second))
+	}
+	return plan, nil
+}
+
+// setPage reads count members of set from offset, in the set's order.
+func setPage(ctx context.Context, rdb redis.UniversalClient, set string, offset int64, count int) ([]Task, error) {
+	members, err := rdb.ZRange(ctx, set, offset, offset+int64(count)-1).Result()
+	if err != nil {
+		return nil, actFail(rdb, "ZRANGE", set, err)
+	}
+	tasks := make([]Task, len(members))
+	for i, m := range members {
+		tasks[i] = Task{Member: m, ID: m}
+	}
+	return tasks, nil
+}
