@@ -2,6 +2,7 @@ package scanner
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -129,7 +130,8 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 			names = append(names, t.RawQueue)
 		}
 		read, err := readThroughput(ctx, rdb, specs[i].Source, names, 0, time.Time{})
-		if keyLevel(err) { // a key the library would not have written: said on the entry's rows
+		var kerr *store.KeyError
+		if keyLevel(err) || errors.As(err, &kerr) { // a key the library would not have written: said on the entry's rows
 			tt.failed[e.Name] = err.Error()
 			continue
 		}

@@ -3,7 +3,9 @@ package scanner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,5 +123,58 @@ func TestOneSnapshotSaysWhyItHasNoRate(t *testing.T) {
 	}
 	if len(cel.Throughput) != 0 || cel.ThroughputNote == "" {
 		t.Errorf("celery: %+v, note %q; want no rows and why", cel.Throughput, cel.ThroughputNote)
+	}
+}
+
+// TestAKeyOfTheWrongTypeDoesNotStopThePolls: a counter of the library's that holds something else
+// (a list where Sidekiq keeps stat:failed, text in stat:processed) is said on the entry's rows,
+// naming the key; the watcher's polls go on, and the rest of the snapshot with them.
+func TestAKeyOfTheWrongTypeDoesNotStopThePolls(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	if err := rdb.Set(t.Context(), "stat:processed", 40, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.SAdd(t.Context(), "queues", "default").Err(); err != nil {
+		t.Fatal(err)
+	}
+	pipe := rdb.Pipeline() // a keyspace a sweep takes seconds over, so polls read the totals between sweeps
+	for i := range 20_000 {
+		pipe.Set(t.Context(), fmt.Sprintf("noise:%05d", i), "v", time.Hour)
+	}
+	if _, err := pipe.Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	spec := JobQueueSpec{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}
+	w := NewWatcher(rdb, nil, Options{Location: time.UTC, KeysPerSecond: 5_000, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	redistest.Eventually(t, "a complete sweep", 60*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Snapshot != nil
+	})
+	for key, write := range map[string]func() error{
+		"stat:processed": func() error { return rdb.Set(t.Context(), "stat:processed", "forty", 0).Err() },
+		"stat:failed":    func() error { return rdb.RPush(t.Context(), "stat:failed", "x").Err() },
+	} {
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatalf("%s: the poll failed: %v", key, err)
+		}
+		e := st.Snapshot.JobQueues[0] // a poll's read says it on the rows; a sweep's on the entry
+		said := e.ThroughputNote
+		for _, tp := range e.Throughput {
+			said += tp.RateNote
+		}
+		if !strings.Contains(said, "could not be read") || !strings.Contains(said, key) {
+			t.Errorf("%s: throughput %+v, note %q; want it said that the key could not be read", key, e.Throughput, e.ThroughputNote)
+		}
+		if err := rdb.Del(t.Context(), key).Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
