@@ -188,7 +188,9 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 				}
 				n := tt.read[k]
 				*c.total = &n
-				if r, _, ok, note := s.rate(now); ok {
+				if tt.failed[e.Name] != "" { // the last read failed: no rate from the reads before it
+					*c.perSec = nil
+				} else if r, _, ok, note := s.rate(now); ok {
 					*c.perSec = &r
 				} else if note != "" {
 					notes = append(notes, note)

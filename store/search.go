@@ -99,7 +99,7 @@ func NewSearcher(q Queue, secs []TaskSection, m Match, opt SearchOptions) *Searc
 	if opt.KeysPerSecond > 0 {
 		size = min(size, max(opt.KeysPerSecond/2, 1)) // a page and its job hashes fit a second
 	}
-	opt.PageSize = min(size, MaxTaskPage)
+	opt.PageSize = max(min(size, MaxTaskPage), 2) // a page starts one task back: two reach a new one
 	s := &Searcher{q: q, secs: secs, m: m, opt: opt}
 	s.prog.SectionTotal = -1
 	if len(secs) == 0 {
@@ -249,6 +249,10 @@ func (s *Searcher) read(ctx context.Context, rdb redis.Cmdable, sec TaskSection,
 	return p, err
 }
 
+// searchSlack is the most of the budget a search left idle (stopped, or its steps not asked
+// for) may spend at once when it goes on, as a sweep's pacer allows.
+const searchSlack = 250 * time.Millisecond
+
 // wait holds the next read until the keys read so far fit the budget since the first read.
 func (s *Searcher) wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
@@ -261,6 +265,10 @@ func (s *Searcher) wait(ctx context.Context) error {
 		s.start = time.Now()
 	}
 	due := s.start.Add(time.Duration(float64(s.prog.Keys) / float64(s.opt.KeysPerSecond) * float64(time.Second)))
+	if behind := time.Since(due); behind > searchSlack { // a search stopped or waited on saves no more than the slack
+		s.start = s.start.Add(behind - searchSlack)
+		due = due.Add(behind - searchSlack)
+	}
 	if d := time.Until(due); d > 0 {
 		return Sleep(ctx, d)
 	}

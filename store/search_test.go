@@ -273,3 +273,24 @@ func TestParseMatch(t *testing.T) {
 		t.Error("an empty search was taken")
 	}
 }
+
+// TestSearchSavesNoBurstWhileIdle: a search left idle (stopped, or its steps not asked for) for
+// ten minutes goes on at its budget: what it may read at once is the slack, a quarter second's
+// worth, not ten minutes' worth; and a page is at least two tasks, so that a page starting one
+// task back always reaches a new one.
+func TestSearchSavesNoBurstWhileIdle(t *testing.T) {
+	s := &Searcher{opt: SearchOptions{KeysPerSecond: 1000}}
+	s.start = time.Now().Add(-10 * time.Minute)
+	s.prog.Keys = 1000 // a second's worth read, then idle
+	if err := s.wait(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	budget := time.Duration(float64(s.prog.Keys) / 1000 * float64(time.Second))
+	if ahead := time.Since(s.start) - budget; ahead > searchSlack+time.Second {
+		t.Errorf("after ten idle minutes the search may read %v ahead of its budget; want at most %v", ahead, searchSlack)
+	}
+	sr := NewSearcher(DelayQueueOf("d", "", Milliseconds), []TaskSection{SectionDue}, Match{}, SearchOptions{KeysPerSecond: 1})
+	if sr.opt.PageSize < 2 {
+		t.Errorf("a budget of 1 key a second gives pages of %d task(s); a page starting one back would never move", sr.opt.PageSize)
+	}
+}

@@ -111,17 +111,21 @@ func (l *workersLevel) render(w, h int) string {
 
 // summary counts the processes listed, live and stale, over every entry.
 func (l *workersLevel) summary(s *scanner.Snapshot) string {
-	var live, stale int64
+	var live, stale tally // "—" where no library records the figure, never 0
 	for _, e := range s.JobQueues {
-		if e.Workers != nil && e.Workers.Live != nil {
-			live += *e.Workers.Live
+		if e.Workers == nil {
+			continue
 		}
-		if e.Workers != nil && e.Workers.Stale != nil {
-			stale += *e.Workers.Stale
+		if e.Workers.Error != "" {
+			live.unread()
+			stale.unread()
+			continue
 		}
+		live.add(e.Workers.Live)
+		stale.add(e.Workers.Stale)
 	}
-	text := fmt.Sprintf("%s live, %s stale", format.Commas(live), format.Commas(stale))
-	if stale > 0 {
+	text := fmt.Sprintf("%s live, %s stale", live.text(), stale.text())
+	if n, _, _ := stale.sum.Value(); n > 0 {
 		return l.c.styles.Title.Render("Workers") + "  " + l.c.styles.Warn.Render(text)
 	}
 	return l.c.styles.Title.Render("Workers") + "  " + text

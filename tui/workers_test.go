@@ -73,3 +73,19 @@ func TestWorkersLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkersSummaryWithNoneRecorded: with only libraries that record no workers in Redis, the
+// Workers level's summary says so ("—"), not "0 live, 0 stale".
+func TestWorkersSummaryWithNoneRecorded(t *testing.T) {
+	st := testStatus(t)
+	snap := *st.Snapshot
+	snap.JobQueues = []scanner.JobQueues{{Name: "cel", Layout: "celery", Queues: []scanner.JobQueue{}, Notes: []string{},
+		Workers: &scanner.JobWorkers{List: []scanner.JobWorker{}, Notes: []string{"Celery records no workers in Redis"}}}}
+	st.Snapshot = &snap
+	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 40)
+	poll(t, m)
+	press(m, "4", "W")
+	if s := screen(m); !strings.Contains(s, "— live, — stale") || strings.Contains(s, "0 live") {
+		t.Errorf("the summary with no workers recorded:\n%s", s)
+	}
+}

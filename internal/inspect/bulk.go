@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -146,7 +145,6 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 	if err != nil {
 		return "", err
 	}
-	slices.Reverse(tasks)
 	res, err := store.Undo(ctx, rdb, tasks, store.BulkChunkDefault, pacer(keysPerSecond, charge))
 	if err != nil {
 		return "", fmt.Errorf("undo of %s on %s's %s section: %w (undo again to finish: what is back is left as it is)", a.Action, a.Queue, a.Section, err)
