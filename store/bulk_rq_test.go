@@ -3,7 +3,11 @@ package store
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
 )
@@ -19,6 +23,7 @@ func TestBulkRequeueAllDoesWhatRQDoes(t *testing.T) {
 	if len(failed) < 2 {
 		t.Fatalf("RQ failed %d jobs in work, want 2 or more", len(failed))
 	}
+	rqSettled(t, ours)
 	theirs := redistest.Start(t).Client(t)
 	copyKeys(t, ours, theirs)
 	before := dumpKeysMatch(t, ours, "rq:*")
@@ -62,6 +67,7 @@ func TestBulkDeleteOfRQsScheduledJobsUndone(t *testing.T) {
 	if len(scheduled) == 0 {
 		t.Fatal("RQ scheduled no job")
 	}
+	rqSettled(t, rdb)
 	before := dumpKeysMatch(t, rdb, "rq:*")
 	res, undo := runBulkChunk(t.Context(), t, rdb, JobSource{Layout: RQ}.Queue(queue), SectionLater, ActionDelete, 1, nil)
 	if res.Done != int64(len(scheduled)) || res.Gone+res.Left != 0 {
@@ -83,4 +89,27 @@ func TestBulkDeleteOfRQsScheduledJobsUndone(t *testing.T) {
 	if got := readRQ(t, rdb).Queues[queue]["scheduled"]; !slices.Equal(got, scheduled) {
 		t.Fatalf("RQ lists scheduled %v after undo, want %v", got, scheduled)
 	}
+}
+
+// rqSettled waits until every finished-registry entry due to expire within a minute (the
+// fixture's job kept briefly) is past its expiry by RQ's whole-second clock, and has RQ list the
+// queues once, which cleans those entries up: RQ's listings before and after an action, and a
+// byte-for-byte comparison across them, then see the same registries.
+func rqSettled(t *testing.T, rdb *redis.Client) {
+	t.Helper()
+	ctx := t.Context()
+	now := rdb.Time(ctx).Val()
+	last := float64(now.Unix())
+	it := rdb.Scan(ctx, 0, "rq:finished:*", 100).Iterator()
+	for it.Next(ctx) {
+		key := it.Val()
+		soon := rdb.ZRangeByScore(ctx, key, &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now.Unix()+60, 10)}).Val()
+		for _, id := range soon {
+			last = max(last, rdb.ZScore(ctx, key, id).Val())
+		}
+	}
+	redistest.Eventually(t, "RQ's brief results to expire", 20*time.Second, func() bool {
+		return float64(rdb.Time(ctx).Val().Unix()) > last+1
+	})
+	readRQ(t, rdb)
 }

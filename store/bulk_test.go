@@ -259,6 +259,7 @@ func TestBulkDeleteOfRQsFailedJobsUndoneByteForByte(t *testing.T) {
 	for _, id := range failed {
 		ttls[id] = rdb.PTTL(t.Context(), "rq:job:"+id).Val()
 	}
+	rqSettled(t, rdb)
 	before := dumpKeysMatch(t, rdb, "rq:*")
 	q := JobSource{Layout: RQ}.Queue("work")
 	res, undo := runBulk(t.Context(), t, rdb, q, SectionDead, ActionDelete, nil)
