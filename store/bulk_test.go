@@ -275,8 +275,8 @@ func TestBulkDeleteOfRQsFailedJobsUndoneByteForByte(t *testing.T) {
 			t.Fatalf("RQ still fetches deleted job %s", id)
 		}
 	}
-	if _, err := Undo(t.Context(), rdb, undo, 100, nil); err != nil {
-		t.Fatal(err)
+	if ur, err := Undo(t.Context(), rdb, undo, 100, nil); err != nil || ur.Restored != int64(len(failed)) || ur.Keys < int64(len(failed)) {
+		t.Fatalf("undo: %+v, %v; want %d tasks restored with their hashes", ur, err, len(failed))
 	}
 	wantUnchangedMatch(t, rdb, "rq:*", before, "delete all failed then undo")
 	for _, id := range failed {

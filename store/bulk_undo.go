@@ -14,7 +14,8 @@ import (
 
 // UndoResult counts what Undo put back.
 type UndoResult struct {
-	Restored int64 // put back as they were
+	Restored int64 // tasks put back as they were
+	Keys     int64 // keys deleted with those tasks (a job's hash, its sets) restored beside them
 	There    int64 // there already (or their chunk never ran): nothing to do
 	Taken    int64 // moved jobs a worker took from the list since: not undone (they ran)
 	Conflict int64 // keys there again holding something else: left as they are
@@ -91,19 +92,30 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 	if err != nil {
 		return actFail(rdb, "undo script (EVALSHA)", keys[0], err)
 	}
-	for _, c := range codes {
-		switch c {
-		case 1:
-			res.Restored++
-		case 0:
-			res.There++
-		case 2:
-			res.Taken++
-		case 3:
-			res.Conflict++
+	for i, c := range codes {
+		switch {
+		case c == 1 && tasks[i].Kind == UndoKey:
+			res.Keys++
+		case c == 0 && tasks[i].Kind == UndoKey: // a key there already: its task says what it was
 		default:
-			res.Expired++
+			res.count(c)
 		}
 	}
 	return nil
+}
+
+// count counts one task's undo by its code from bulk_undo.lua.
+func (res *UndoResult) count(code int64) {
+	switch code {
+	case 1:
+		res.Restored++
+	case 0:
+		res.There++
+	case 2:
+		res.Taken++
+	case 3:
+		res.Conflict++
+	default:
+		res.Expired++
+	}
 }

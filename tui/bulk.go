@@ -31,8 +31,10 @@ type BulkActions interface {
 	// Bulk does it, chunk by chunk, recording what undoes each before it runs; progress is
 	// called after each chunk; when ctx ends it stops between chunks. It says what it did.
 	Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, plan scanner.BulkPlan, progress func(scanner.BulkResult)) (string, error)
-	// UndoLast undoes the last bulk action on this target, and says what it restored.
-	UndoLast(ctx context.Context) (string, error)
+	// UndoLast undoes the newest bulk action on this target not undone yet, and says what it
+	// restored; progress is called after each chunk (Done of Planned undo records); when ctx
+	// ends it stops between chunks, and undoing again finishes it.
+	UndoLast(ctx context.Context, progress func(scanner.BulkResult)) (string, error)
 }
 
 // FilteredBulk is a BulkActions that also acts on a filter's selection: the dry run counts the
@@ -132,7 +134,9 @@ func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
 	}
 }
 
-// undo asks to undo the last bulk action on this target.
+// undo asks to undo the newest bulk action on this target not undone yet; confirmed, it runs as
+// a bulk action does: off the Update loop, its progress in the footer, ctrl+c stopping it between
+// chunks.
 func (l *taskLevel) undo() tea.Cmd {
 	c := l.c
 	switch {
@@ -143,11 +147,24 @@ func (l *taskLevel) undo() tea.Cmd {
 		c.flash("a bulk action is under way: ctrl+c stops it, then z undoes what it did")
 		return nil
 	}
-	bulk := c.opt.Bulk
-	return c.ask("Undo the last bulk action", []string{
-		"The last bulk action on this target, as the journal recorded it before each chunk ran, is put back:",
+	bulk, title := c.opt.Bulk, "Undo the last bulk action"
+	kc := &keyConfirm{title: title, after: l, lines: []string{
+		"The newest bulk action on this target not undone yet, as the journal recorded it before each chunk ran, is put back:",
 		"each deleted task returns to its set with its score; each moved job leaves its queue and returns, unless a worker has taken it since.",
-	}, l, func(ctx context.Context, _ KeyActions) (string, error) { return bulk.UndoLast(ctx) })
+		"ctrl+c stops between chunks; z again finishes it. Once it is undone, z takes the action before it.",
+	}}
+	kc.start = func() tea.Cmd {
+		return c.startRun(title, 0, l, func(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
+			return bulk.UndoLast(ctx, progress)
+		})
+	}
+	if c.opt.Mode != "embedded" {
+		kc.confirm = c.opt.Target
+		if c.opt.Name != "" {
+			kc.confirm = c.opt.Name
+		}
+	}
+	return func() tea.Msg { return askMsg{kc} }
 }
 
 func readOnlyWhy(c *common) string {
@@ -201,17 +218,25 @@ func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
 
 // startBulk runs a confirmed bulk action off the Update loop, and ticks its progress.
 func (m *Model) startBulk(msg bulkPlanMsg) tea.Cmd {
-	ctx, cancel := context.WithCancel(m.ctx)
-	run := &bulkRun{title: msg.title, cancel: cancel, res: scanner.BulkResult{Planned: msg.plan.Tasks}}
-	m.c.bulk = run
 	bulk := m.c.opt.Bulk
-	m.flashf(msg.title + "…")
-	do := func() tea.Msg {
+	return m.c.startRun(msg.title, msg.plan.Tasks, msg.after, func(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
+		return bulk.Bulk(ctx, msg.ref, msg.sec, msg.a, msg.plan, progress)
+	})
+}
+
+// startRun runs do (a bulk action or an undo) off the Update loop as the run under way, and
+// ticks its progress; ctrl+c or esc ends its context, which stops it between chunks.
+func (c *common) startRun(title string, planned int64, after level, do func(ctx context.Context, progress func(scanner.BulkResult)) (string, error)) tea.Cmd {
+	ctx, cancel := context.WithCancel(c.ctx)
+	run := &bulkRun{title: title, cancel: cancel, res: scanner.BulkResult{Planned: planned}}
+	c.bulk = run
+	c.flash(title + "…")
+	work := func() tea.Msg {
 		defer cancel()
-		text, err := bulk.Bulk(ctx, msg.ref, msg.sec, msg.a, msg.plan, run.set)
-		return bulkDoneMsg{run: run, text: text, err: err, after: msg.after}
+		text, err := do(ctx, run.set)
+		return bulkDoneMsg{run: run, text: text, err: err, after: after}
 	}
-	return tea.Batch(do, bulkTick(run))
+	return tea.Batch(work, bulkTick(run))
 }
 
 func bulkTick(run *bulkRun) tea.Cmd {
@@ -224,6 +249,10 @@ func (m *Model) handleBulkTick(msg bulkTickMsg) tea.Cmd {
 		return nil
 	}
 	r := msg.run.get()
+	if r.Planned == 0 {
+		m.flashf(msg.run.title + ": reading the journal… · ctrl+c stops between chunks")
+		return bulkTick(msg.run)
+	}
 	line := fmt.Sprintf("%s: %s of %s done", msg.run.title, format.Commas(r.Done), format.Commas(r.Planned))
 	if r.Gone > 0 {
 		line += ", " + format.Commas(r.Gone) + " gone"
@@ -238,7 +267,11 @@ func (m *Model) handleBulkDone(msg bulkDoneMsg) tea.Cmd {
 		m.c.bulk = nil
 	}
 	if msg.err != nil {
-		m.flashf(oneLine(msg.text + ": stopped: " + msg.err.Error()))
+		text := msg.text
+		if text == "" {
+			text = msg.run.title
+		}
+		m.flashf(oneLine(text + ": stopped: " + msg.err.Error()))
 	} else {
 		m.flashf(msg.text)
 	}

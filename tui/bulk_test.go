@@ -40,11 +40,12 @@ func (f *fakeBulk) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.T
 	return "100 of 60000 deleted; stopped", nil
 }
 
-func (f *fakeBulk) UndoLast(ctx context.Context) (string, error) {
+func (f *fakeBulk) UndoLast(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.undone++
-	return "undid delete of 100 due tasks: 100 restored", nil
+	progress(scanner.BulkResult{Planned: 200, Done: 100})
+	return "undid delete of 100 due tasks: 100 tasks restored", nil
 }
 
 // typeName types the target's name and enter, and returns what enter returned.
@@ -113,8 +114,20 @@ func TestBulkDeleteShowsItsDryRunAndStopsOnCtrlC(t *testing.T) {
 	if m.keyConfirm == nil {
 		t.Fatal("z did not ask")
 	}
-	run(m, typeName(m))
-	if bulk.undone != 1 || !strings.Contains(screen(m), "100 restored") {
+	batch, ok = typeName(m)().(tea.BatchMsg)
+	if !ok || m.c.bulk == nil {
+		t.Fatal("the confirmed undo did not start as a run")
+	}
+	if drive(m, "z"); !strings.Contains(screen(m), "a bulk action is under way") {
+		t.Fatalf("z during an undo did not refuse:\n%s", screen(m))
+	}
+	undone := batch[0]()
+	m.Update(bulkTickMsg{m.c.bulk})
+	if !strings.Contains(screen(m), "Undo the last bulk action: 100 of 200 done") {
+		t.Fatalf("no undo progress line:\n%s", screen(m))
+	}
+	m.Update(undone)
+	if bulk.undone != 1 || m.c.bulk != nil || !strings.Contains(screen(m), "100 tasks restored") {
 		t.Fatalf("z: %d undos:\n%s", bulk.undone, screen(m))
 	}
 }

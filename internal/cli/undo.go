@@ -13,10 +13,11 @@ import (
 
 const undoUsage = `hourglass undo: undo the last bulk action done on a Redis from the console.
 
-The console's bulk actions (B on a queue's section: delete all, retry all, run all due now)
-record what undoes each chunk in a journal before the chunk runs: each task's member with its
-score and the set it was in, and for a job moved to its queue the job exactly as pushed. undo
-reads the last action on the target the flags name, puts every task back as it was (a moved
+The console's bulk actions (N, X and K on a queue's section: run or retry all, delete all,
+archive or kill all) record what undoes each chunk in a journal before the chunk runs: each
+task's member with its score and the set it was in, for a job moved to its queue the job
+exactly as pushed, and for a deleted key its DUMP. undo reads the newest action on the target
+the flags name that is not undone yet (run again, it undoes the one before), puts every task back as it was (a moved
 job leaves its queue and returns to its set, only if no worker has taken it since), each
 checked against what is there now, in chunks at the [scan] budget, and says what it restored.
 An action stopped by ctrl+c is undone as far as it went. The console's z does the same.
@@ -52,7 +53,7 @@ func cmdUndo(ctx context.Context, shipped []byte, args []string, stdout, stderr 
 	if err != nil {
 		return fmt.Errorf("undo: %w", err)
 	}
-	line, err := inspect.UndoLast(ctx, t.RDB, j, t.Label, cfg.Scan.KeysPerSecond, nil)
+	line, err := inspect.UndoLast(ctx, t.RDB, j, t.Label, cfg.Scan.KeysPerSecond, nil, nil)
 	switch {
 	case errors.Is(err, journal.ErrNothing):
 		return fmt.Errorf("undo: the journal %s holds no bulk action on %s that is not undone", j.Path, t.Label)

@@ -60,7 +60,7 @@ func TestUndoRestoresTheLastBulkAction(t *testing.T) {
 		t.Fatal("a read-only undo wrote")
 	}
 	code, stdout, stderr := hg(t, "undo", "--addr", srv.Addr, "--allow-writes")
-	if code != exitOK || !strings.Contains(stdout, "250 restored") {
+	if code != exitOK || !strings.Contains(stdout, "of 250 retry tasks of sidekiq (shared) (") || !strings.Contains(stdout, "250 tasks restored") {
 		t.Fatalf("undo: exit %d\n%s%s", code, stdout, stderr)
 	}
 	after := dumpAll(t, rdb)

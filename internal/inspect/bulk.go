@@ -127,43 +127,63 @@ func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res s
 	return line + "; z undoes it"
 }
 
-// UndoLast undoes the last bulk action on this target the journal holds (UndoLast), paced to the
-// sweep's budget, and says what it restored.
-func (in *Inspector) UndoLast(ctx context.Context) (string, error) {
+// UndoLast undoes the newest bulk action on this target the journal holds not undone yet
+// (UndoLast), paced to the sweep's budget, and says what it restored.
+func (in *Inspector) UndoLast(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
 	if in.journal == nil {
 		return "", errNoJournal
 	}
-	return UndoLast(ctx, in.rdb, in.journal, in.target, in.w.KeysPerSecond(), in.w.Charge)
+	return UndoLast(ctx, in.rdb, in.journal, in.target, in.w.KeysPerSecond(), in.w.Charge, progress)
 }
 
-// UndoLast undoes the last bulk action the journal j holds on target: every chunk recorded, the
-// last first, each task checked against what is there now (store.Undo), at keysPerSecond (0: no
-// budget), charging each chunk to charge when not nil. Once done, the action is marked undone in
-// the journal. It says what it restored in one line.
-func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal, target string, keysPerSecond int, charge func(int)) (string, error) {
+// UndoLast undoes the newest bulk action the journal j holds on target not undone yet: every
+// chunk recorded, the last first, each task checked against what is there now (store.Undo), at
+// keysPerSecond (0: no budget), charging each chunk to charge when not nil. progress, when not
+// nil, is told before each chunk how many of the undo records are done (Done of Planned). When
+// ctx ends it stops between chunks, and undoing again finishes it. Once done, the action is
+// marked undone in the journal. It says what it restored in one line.
+func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal, target string, keysPerSecond int, charge func(int), progress func(scanner.BulkResult)) (string, error) {
 	a, tasks, err := j.Last(target)
 	if err != nil {
 		return "", err
 	}
-	res, err := store.Undo(ctx, rdb, tasks, store.BulkChunkDefault, pacer(keysPerSecond, charge))
+	pace, done := pacer(keysPerSecond, charge), int64(0)
+	wait := func(ctx context.Context, n int) error {
+		if progress != nil {
+			progress(scanner.BulkResult{Planned: int64(len(tasks)), Done: done})
+		}
+		done += int64(n)
+		return pace(ctx, n)
+	}
+	res, err := store.Undo(ctx, rdb, tasks, store.BulkChunkDefault, wait)
 	if err != nil {
 		return "", fmt.Errorf("undo of %s on %s's %s section: %w (undo again to finish: what is back is left as it is)", a.Action, a.Queue, a.Section, err)
 	}
 	if err := j.Undone(a.ID); err != nil {
 		return "", err
 	}
-	line := fmt.Sprintf("undid %s of %d %s tasks of %s (%s): %d restored", a.Action, len(tasks), a.Section, a.Queue,
+	return undoLine(a, res), nil
+}
+
+// undoLine says what an undo restored, in one line: the action's own count of the tasks it did
+// (from its end record; an action the process ended while it ran says so), then what came back.
+func undoLine(a journal.Action, res store.UndoResult) string {
+	did := "an action cut short (the process ended while it ran)"
+	if a.Result != nil {
+		did = fmt.Sprintf("%d %s tasks", a.Result.Done, a.Section)
+	}
+	line := fmt.Sprintf("undid %s of %s of %s (%s): %d tasks restored", a.Action, did, a.Queue,
 		a.At.Local().Format("2006-01-02 15:04:05"), res.Restored)
 	for _, part := range []struct {
 		n    int64
 		what string
-	}{{res.There, "there already"}, {res.Taken, "taken by a worker since (they ran), not put back"},
+	}{{res.Keys, "keys restored with them"}, {res.There, "there already"}, {res.Taken, "taken by a worker since (they ran), not put back"},
 		{res.Conflict, "keys holding something else now, left"}, {res.Expired, "keys whose expiry has passed"}} {
 		if part.n > 0 {
 			line += fmt.Sprintf(", %d %s", part.n, part.what)
 		}
 	}
-	return line, nil
+	return line
 }
 
 // pacer holds calls to keysPerSecond (0: no budget): each call waits for the keys charged by

@@ -75,12 +75,16 @@ func TestBulkRetryThroughTheDrillDown(t *testing.T) {
 	if v := readSidekiq(t, srv); len(v.Retry) != 0 || len(v.Queues["default"])+len(v.Queues["mail"]) != 400 {
 		t.Fatalf("after retry all Sidekiq sees %d retries, %d+%d queued", len(v.Retry), len(v.Queues["default"]), len(v.Queues["mail"]))
 	}
-	line, err = w.UndoLast(t.Context())
-	if err != nil || !strings.Contains(line, "400 restored") {
+	var undoing []scanner.BulkResult
+	line, err = w.UndoLast(t.Context(), func(r scanner.BulkResult) { undoing = append(undoing, r) })
+	if err != nil || !strings.Contains(line, "of 400 retry tasks") || !strings.Contains(line, "400 tasks restored") {
 		t.Fatalf("undo: %q, %v", line, err)
 	}
+	if n := len(undoing); n < 2 || undoing[0].Done != 0 || undoing[n-1].Planned != 400 || undoing[n-1].Done <= undoing[0].Done {
+		t.Fatalf("the undo's progress: %+v, want a figure a chunk, rising, of 400", undoing)
+	}
 	sameDumps(t, before, dumps(t, rdb), "retry all, undone")
-	if _, err := w.UndoLast(t.Context()); !errors.Is(err, journal.ErrNothing) {
+	if _, err := w.UndoLast(t.Context(), nil); !errors.Is(err, journal.ErrNothing) {
 		t.Fatalf("a second undo: %v, want ErrNothing", err)
 	}
 }
@@ -111,7 +115,7 @@ func TestBulkStopsWhenTheJournalIsFull(t *testing.T) {
 	if !errors.Is(err, journal.ErrFull) || last.Done == 0 || left != 400-last.Done {
 		t.Fatalf("bulk past the bound: %v; done %d, %d left in the set", err, last.Done, left)
 	}
-	if line, err := w.UndoLast(t.Context()); err != nil || !strings.Contains(line, strconv.FormatInt(last.Done, 10)+" restored") {
+	if line, err := w.UndoLast(t.Context(), nil); err != nil || !strings.Contains(line, strconv.FormatInt(last.Done, 10)+" tasks restored") {
 		t.Fatalf("undo: %q, %v", line, err)
 	}
 	sameDumps(t, before, dumps(t, rdb), "a stopped delete all, undone")

@@ -50,6 +50,9 @@ type Action struct {
 	Action  string    `json:"action"`
 	At      time.Time `json:"at"`
 	Planned int64     `json:"planned"`
+	// Result is what the action did, from its end record; nil when it has none (the process
+	// ended while it ran). Last fills it in; it is not written with the action.
+	Result *store.BulkResult `json:"-"`
 }
 
 // line is one line of the file: Type "begin" (Action), "chunk" (Tasks), "end" (Result) or
@@ -207,30 +210,47 @@ func (j *Journal) append(l line) error {
 }
 
 // Last is the newest action on target not undone yet, with its chunks' undo data in the order
-// they were recorded. ErrNothing when there is none.
+// they were recorded: once the newest is undone, the one before it, and so on back, as an
+// editor's undo goes. ErrNothing when there is none. The file is read twice (the action, then
+// its chunks) so only that action's data is held.
 func (j *Journal) Last(target string) (Action, []store.UndoTask, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	var last Action
-	var tasks []store.UndoTask
+	var begun []Action
 	undone := map[string]bool{}
 	err := j.each(func(l line, _ []byte) {
 		switch {
 		case l.Type == "begin" && l.Action != nil && l.Action.Target == target:
-			last, tasks = *l.Action, nil
-		case l.Type == "chunk" && l.ID == last.ID:
-			for _, t := range l.Tasks {
-				tasks = append(tasks, t.undo())
-			}
+			begun = append(begun, *l.Action)
 		case l.Type == "undone":
 			undone[l.ID] = true
 		}
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return Action{}, nil, err
-	case last.ID == "" || undone[last.ID]:
+	}
+	var last Action
+	for i := len(begun) - 1; i >= 0 && last.ID == ""; i-- {
+		if !undone[begun[i].ID] {
+			last = begun[i]
+		}
+	}
+	if last.ID == "" {
 		return Action{}, nil, fmt.Errorf("journal: %s: %w on %s", j.Path, ErrNothing, target)
+	}
+	var tasks []store.UndoTask
+	err = j.each(func(l line, _ []byte) {
+		switch {
+		case l.Type == "chunk" && l.ID == last.ID:
+			for _, t := range l.Tasks {
+				tasks = append(tasks, t.undo())
+			}
+		case l.Type == "end" && l.ID == last.ID:
+			last.Result = l.Result
+		}
+	})
+	if err != nil {
+		return Action{}, nil, err
 	}
 	return last, tasks, nil
 }

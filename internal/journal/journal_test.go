@@ -65,6 +65,35 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	}
 }
 
+// TestLastGoesBackOneActionAtATime: with the newest action undone, Last offers the one before
+// it with its own chunks, and nothing once every action is undone.
+func TestLastGoesBackOneActionAtATime(t *testing.T) {
+	j := open(t, 0)
+	var ids []string
+	for i, key := range []string{"first", "second"} {
+		e, err := j.Begin(Action{Target: "t", Queue: key, Planned: int64(i + 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Record([]store.UndoTask{{Kind: store.UndoMember, Key: key, Member: key}}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.id)
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		a, got, err := j.Last("t")
+		if err != nil || a.ID != ids[i] || len(got) != 1 || got[0].Key != a.Queue {
+			t.Fatalf("Last with %d undone: %+v %+v %v, want action %s with its one task", len(ids)-1-i, a, got, err, ids[i])
+		}
+		if err := j.Undone(a.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := j.Last("t"); !errors.Is(err, ErrNothing) {
+		t.Fatalf("every action undone: %v, want ErrNothing", err)
+	}
+}
+
 // TestBounded: a chunk that would pass the bound is refused (ErrFull) and not written; a new
 // action drops the oldest whole actions until the file holds less than half the bound, and the
 // newest stays undoable.
