@@ -12,8 +12,12 @@ import (
 
 // PlanBulkMatching is PlanBulk of the tasks match keeps: the whole section is read, page by
 // page, and its matching tasks counted (Tasks, of Scanned), their bytes the set's shared out by
-// their part of it, the time for them; the plan carries match to the run. It writes nothing.
-func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time, match func(Task) bool) (BulkPlan, error) {
+// their part of it, the time for them; the plan carries match to the run. wait, when not nil, is
+// called before each page with the tasks it reads, to hold the reads to a keys/s budget (an
+// error, the context ended, stops the count); progress, when not nil, after each page with the
+// tasks read (Done) of the section's (Planned). It writes nothing.
+func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time, match func(Task) bool,
+	wait func(ctx context.Context, keys int) error, progress func(BulkResult)) (BulkPlan, error) {
 	plan, err := PlanBulk(ctx, rdb, q, sec, a, keysPerSecond, now)
 	if err != nil || match == nil {
 		return plan, err
@@ -21,6 +25,11 @@ func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskS
 	all := plan.Tasks
 	var kept int64
 	for offset := int64(0); ; {
+		if wait != nil {
+			if err := wait(ctx, MaxTaskPage); err != nil {
+				return plan, err
+			}
+		}
 		page, err := q.Tasks(ctx, rdb, sec, offset, MaxTaskPage, now)
 		if err != nil {
 			return plan, err
@@ -31,6 +40,9 @@ func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskS
 			}
 		}
 		offset += int64(len(page.Tasks))
+		if progress != nil {
+			progress(BulkResult{Planned: max(all, offset), Done: offset})
+		}
 		if len(page.Tasks) == 0 {
 			plan.Scanned = offset
 			break

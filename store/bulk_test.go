@@ -349,9 +349,21 @@ func TestBulkOnAFiltersSelection(t *testing.T) {
 	before := dumpKeys(t, rdb)
 	q := JobSource{Layout: Sidekiq}.SharedQueue()
 	match := func(t Task) bool { return strings.Contains(t.Payload, `"queue":"mail"`) }
-	plan, err := PlanBulkMatching(t.Context(), rdb, q, SectionRetry, ActionRunNow, 1000, time.Now(), match)
+	var waited int
+	var told []BulkResult
+	wait := func(ctx context.Context, keys int) error { waited += keys; return ctx.Err() }
+	plan, err := PlanBulkMatching(t.Context(), rdb, q, SectionRetry, ActionRunNow, 1000, time.Now(), match, wait,
+		func(r BulkResult) { told = append(told, r) })
 	if err != nil || plan.Tasks != 150 || plan.Scanned != 300 || plan.Match == nil || plan.Bytes <= 0 {
 		t.Fatalf("plan: %+v, %v", plan, err)
+	}
+	if waited < 300 || len(told) < 2 || told[0].Planned != 300 || told[len(told)-1].Done != 300 {
+		t.Fatalf("the count's pages: %d tasks charged to the budget, progress %+v; want every page charged and told", waited, told)
+	}
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := PlanBulkMatching(stopped, rdb, q, SectionRetry, ActionRunNow, 1000, time.Now(), match, wait, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a count whose context ended: %v, want it stopped", err)
 	}
 	var undo []UndoTask
 	res, err := RunBulk(t.Context(), rdb, q, SectionRetry, ActionRunNow, rdb.Time(t.Context()).Val(), BulkOptions{

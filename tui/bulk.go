@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -38,10 +39,11 @@ type BulkActions interface {
 }
 
 // FilteredBulk is a BulkActions that also acts on a filter's selection: the dry run counts the
-// section's tasks match keeps (the whole section, not the page), and the run of that plan acts
-// on those alone.
+// section's tasks match keeps (the whole section, not the page, read at the budget, progress
+// told after each page: Done tasks read of Planned), and the run of that plan acts on those
+// alone.
 type FilteredBulk interface {
-	PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool) (scanner.BulkPlan, error)
+	PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool, progress func(scanner.BulkResult)) (scanner.BulkPlan, error)
 }
 
 // bulkRun is a bulk action under way: its progress, written by the run and read by the footer's
@@ -68,6 +70,8 @@ type (
 		after level
 		// filter is the tasks view's filter the plan counted the matches of ("" none)
 		filter string
+		// run is the filtered dry run under way that answered (nil for a plain dry run)
+		run *bulkRun
 	}
 	bulkTickMsg struct{ run *bulkRun }
 	bulkDoneMsg struct {
@@ -117,13 +121,18 @@ func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
 		}
 		title += " matching " + strconv.Quote(filter)
 		match = func(t scanner.Task) bool { return matches(filter, scanner.Escape(t.ID), preview(t.Payload)) }
-		c.flash(title + ": dry run, reading the whole section…")
-		return func() tea.Msg {
-			ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		// The whole section is read at the budget, which can take minutes: it runs as a bulk
+		// action does, its progress in the footer, ctrl+c or esc ending it.
+		ctx, cancel := context.WithCancel(ctx)
+		run := &bulkRun{title: title + ": dry run, reading the whole section", cancel: cancel}
+		c.bulk = run
+		c.flash(run.title + "…")
+		count := func() tea.Msg {
 			defer cancel()
-			plan, err := fb.PlanBulkMatching(ctx, ref, sec, a, match)
-			return bulkPlanMsg{title: title, ref: ref, sec: sec, a: a, plan: plan, err: err, after: l, filter: filter}
+			plan, err := fb.PlanBulkMatching(ctx, ref, sec, a, match, run.set)
+			return bulkPlanMsg{title: title, ref: ref, sec: sec, a: a, plan: plan, err: err, after: l, filter: filter, run: run}
 		}
+		return tea.Batch(count, bulkTick(run))
 	}
 	c.flash(title + ": dry run…")
 	return func() tea.Msg {
@@ -176,6 +185,16 @@ func readOnlyWhy(c *common) string {
 
 // handleBulkPlan shows the dry run's figures in the confirmation.
 func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
+	if msg.run != nil {
+		if m.c.bulk != msg.run {
+			return nil // stopped, or another run since
+		}
+		m.c.bulk = nil
+		if errors.Is(msg.err, context.Canceled) {
+			m.flashf(msg.title + ": dry run stopped, nothing written")
+			return nil
+		}
+	}
 	if msg.err != nil {
 		m.flashf(msg.title + ": dry run failed: " + oneLine(msg.err.Error()))
 		return nil
@@ -250,7 +269,7 @@ func (m *Model) handleBulkTick(msg bulkTickMsg) tea.Cmd {
 	}
 	r := msg.run.get()
 	if r.Planned == 0 {
-		m.flashf(msg.run.title + ": reading the journal… · ctrl+c stops between chunks")
+		m.flashf(msg.run.title + "… · ctrl+c stops it")
 		return bulkTick(msg.run)
 	}
 	line := fmt.Sprintf("%s: %s of %s done", msg.run.title, format.Commas(r.Done), format.Commas(r.Planned))

@@ -20,6 +20,8 @@ type fakeBulk struct {
 	started chan struct{}
 	undone  int
 	matched func(scanner.Task) bool
+	// slowCount: the filtered dry run waits for its context to end
+	slowCount bool
 }
 
 func (f *fakeBulk) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error {
@@ -132,10 +134,15 @@ func TestBulkDeleteShowsItsDryRunAndStopsOnCtrlC(t *testing.T) {
 	}
 }
 
-func (f *fakeBulk) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool) (scanner.BulkPlan, error) {
+func (f *fakeBulk) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool, progress func(scanner.BulkResult)) (scanner.BulkPlan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.matched = match
+	progress(scanner.BulkResult{Planned: 60_000, Done: 20_000})
+	if f.slowCount {
+		<-ctx.Done()
+		return scanner.BulkPlan{}, ctx.Err()
+	}
 	return scanner.BulkPlan{Tasks: 3, Scanned: 60_000, Bytes: 3 << 10, BytesNote: "MEMORY USAGE, sampled", KeysEach: 1, Match: match}, nil
 }
 
@@ -148,11 +155,17 @@ func TestBulkOnAFiltersSelection(t *testing.T) {
 	m.c.opt.Bulk = bulk
 	drive(m, "4", "enter", "/", "z", "z", "enter")
 	_, cmd := m.Update(drillKey("X"))
-	if cmd == nil {
-		t.Fatalf("X with a filter did not ask for a dry run:\n%s", screen(m))
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok || m.c.bulk == nil {
+		t.Fatalf("X with a filter did not start its dry run as a run:\n%s", screen(m))
 	}
-	m.Update(cmd())
-	if m.keyConfirm == nil || bulk.matched == nil {
+	counted := batch[0]()
+	m.Update(bulkTickMsg{m.c.bulk})
+	if !strings.Contains(screen(m), "dry run, reading the whole section: 20,000 of 60,000 done") {
+		t.Fatalf("no dry run progress line:\n%s", screen(m))
+	}
+	m.Update(counted)
+	if m.keyConfirm == nil || bulk.matched == nil || m.c.bulk != nil {
 		t.Fatalf("X with a filter: no confirmation, or the dry run was not of the filter's selection:\n%s", screen(m))
 	}
 	for _, want := range []string{`Delete every due task matching "zz"`, `The filter "zz" keeps 3 of the section's 60,000 tasks`} {
@@ -162,5 +175,25 @@ func TestBulkOnAFiltersSelection(t *testing.T) {
 	}
 	if !bulk.matched(scanner.Task{ID: "job-zz-1"}) || bulk.matched(scanner.Task{ID: "job-1"}) {
 		t.Fatal("the dry run's test is not the filter's")
+	}
+
+	// A long count is stopped by ctrl+c, which neither quits nor asks.
+	drive(m, "esc")
+	bulk.slowCount = true
+	_, cmd = m.Update(drillKey("X"))
+	batch = cmd().(tea.BatchMsg)
+	done := make(chan tea.Msg, 1)
+	go func() { done <- batch[0]() }()
+	if _, cmd := m.Update(drillKey("ctrl+c")); cmd != nil {
+		t.Fatal("ctrl+c during the dry run quit instead of stopping it")
+	}
+	select {
+	case msg := <-done:
+		m.Update(msg)
+	case <-time.After(10 * time.Second):
+		t.Fatal("ctrl+c did not stop the dry run")
+	}
+	if m.keyConfirm != nil || m.c.bulk != nil || !strings.Contains(screen(m), "dry run stopped, nothing written") {
+		t.Fatalf("the stopped dry run:\n%s", screen(m))
 	}
 }

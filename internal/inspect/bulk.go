@@ -58,14 +58,15 @@ func (in *Inspector) PlanBulk(ctx context.Context, ref scanner.QueueRef, sec sca
 }
 
 // PlanBulkMatching is PlanBulk of the tasks of sec match keeps (a filter's selection): the whole
-// section is read to count them, each page charged to the sweep's budget.
-func (in *Inspector) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool) (scanner.BulkPlan, error) {
+// section is read to count them, page by page at the sweep's budget (and charged to it), progress
+// told after each page; when ctx ends it stops.
+func (in *Inspector) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool, progress func(scanner.BulkResult)) (scanner.BulkPlan, error) {
 	if ref.Open() == nil {
 		return scanner.BulkPlan{}, errNoQueue
 	}
 	in.w.Charge(2)
-	plan, err := store.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match)
-	in.w.Charge(int(plan.Scanned))
+	plan, err := store.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
+		pacer(in.w.KeysPerSecond(), in.w.Charge), progress)
 	return plan, in.refusal(err, ref.Where())
 }
 
