@@ -79,6 +79,7 @@ type BulkPlan struct {
 	// section's tasks it keeps, of Scanned read; a run of the plan acts on those alone.
 	Match   func(Task) bool
 	Scanned int64
+	Note    string // what else the action does that the user should know first ("" none)
 }
 
 // BulkOptions tune a bulk run.
@@ -142,6 +143,8 @@ type bulkOp struct {
 	// bySet: the tasks are taken from the set in its own order (ZRANGE), as the library's own
 	// bulk action takes them, rather than in the order the section lists them.
 	bySet bool
+	desc  bool   // bySet, highest score first (ZREVRANGE)
+	note  string // BulkPlan.Note
 }
 
 // bulkLayout is a queue layout that does bulk actions.
@@ -185,7 +188,7 @@ func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 	if err != nil {
 		return BulkPlan{}, err
 	}
-	plan := BulkPlan{Tasks: page.Total, Bytes: -1, KeysEach: op.keysEach, Estimate: -1}
+	plan := BulkPlan{Tasks: page.Total, Bytes: -1, KeysEach: op.keysEach, Estimate: -1, Note: op.note}
 	if keysPerSecond > 0 {
 		plan.Estimate = time.Duration(float64(plan.Tasks*int64(op.keysEach)) / float64(keysPerSecond) * float64(time.Second))
 	}
@@ -243,7 +246,7 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 		n := int(min(int64(sizer.size), res.Planned-seen))
 		var tasks []Task
 		if op.bySet && opt.Match == nil {
-			tasks, err = setPage(ctx, rdb, op.key, res.Left, n)
+			tasks, err = setPage(ctx, rdb, op.key, res.Left, n, op.desc)
 		} else {
 			tasks, err = bulkPage(ctx, rdb, q, sec, res.Left+passed, n, at)
 		}

@@ -59,11 +59,16 @@ func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskS
 	return plan, nil
 }
 
-// setPage reads count members of set from offset, in the set's order.
-func setPage(ctx context.Context, rdb redis.UniversalClient, set string, offset int64, count int) ([]Task, error) {
-	members, err := rdb.ZRange(ctx, set, offset, offset+int64(count)-1).Result()
+// setPage reads count members of set from offset, in the set's order (desc: highest score
+// first).
+func setPage(ctx context.Context, rdb redis.UniversalClient, set string, offset int64, count int, desc bool) ([]Task, error) {
+	read, name := rdb.ZRange, "ZRANGE"
+	if desc {
+		read, name = rdb.ZRevRange, "ZREVRANGE"
+	}
+	members, err := read(ctx, set, offset, offset+int64(count)-1).Result()
 	if err != nil {
-		return nil, actFail(rdb, "ZRANGE", set, err)
+		return nil, actFail(rdb, name, set, err)
 	}
 	tasks := make([]Task, len(members))
 	for i, m := range members {

@@ -2,41 +2,80 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// Sidekiq 6.4's kill bounds (Sidekiq.options: dead_max_jobs, dead_timeout_in_seconds).
+// Sidekiq 6.4's default kill bounds (Sidekiq.options: dead_max_jobs, dead_timeout_in_seconds),
+// which an app may change (JobSource.DeadMax, DeadTimeout).
 const (
-	sidekiqDeadMax     = 10_000
-	sidekiqDeadTimeout = 180 * 24 * time.Hour
+	SidekiqDeadMax     = 10_000
+	SidekiqDeadTimeout = 180 * 24 * time.Hour
 )
+
+// deadBounds are the dead set's bounds a kill trims it to: the app's, else Sidekiq's defaults.
+func (j sidekiqJobs) deadBounds() (int64, time.Duration) {
+	most, age := j.deadMax, j.deadTimeout
+	if most <= 0 {
+		most = SidekiqDeadMax
+	}
+	if age <= 0 {
+		age = SidekiqDeadTimeout
+	}
+	return most, age
+}
 
 // killAll is RetrySet#kill_all: SortedEntry#kill on each job, which takes it out of the retry
 // set and hands it unchanged to DeadSet#kill: ZADD dead <now> <job>, then the dead set trimmed,
-// ZREMRANGEBYSCORE -inf <now - 6 months> and ZREMRANGEBYRANK 0 -10000. Sidekiq's death
-// handlers, which run in the Ruby process that kills, are not called (as kill with
-// notify_failure: false). Each chunk records first each job with its retry score, and the dead
-// set's members the trim could take. Sidekiq 6.4's ScheduledSet has no kill_all.
+// ZREMRANGEBYSCORE -inf <now - dead_timeout> and ZREMRANGEBYRANK 0 -dead_max_jobs (deadBounds).
+// Sidekiq's JobSet#each takes the retry set from its highest score down, and each kill scores
+// its job at its own instant, so the jobs killed last (the earliest retries) are the newest dead
+// and the ones a trim keeps: kill all does the same, the set read highest first, each job scored
+// a microsecond after the one before. Sidekiq's death handlers, which run in the Ruby process
+// that kills, are not called (as kill with notify_failure: false). Each chunk records first each
+// job with its retry score, and the dead set's members the trim could take. Sidekiq 6.4's
+// ScheduledSet has no kill_all.
 func (j sidekiqJobs) killAll() bulkOp {
 	retry, dead := j.key("retry"), j.key("dead")
-	op := bulkOp{key: retry, keysEach: 2, spans: "Sidekiq's keys"}
+	most, age := j.deadBounds()
+	op := bulkOp{key: retry, keysEach: 2, spans: "Sidekiq's keys", note: j.trimNote(most, age), bySet: true, desc: true}
+	var last float64 // the last job's dead score: each next one is later
 	op.custom = func(ctx context.Context, rdb redis.UniversalClient, jobs []string, scores []float64, now time.Time) (*chunkCall, error) {
-		at := float64(now.UnixMicro()) / 1e6
-		cutoff := strconv.FormatFloat(at-sidekiqDeadTimeout.Seconds(), 'f', -1, 64)
-		trimmed, err := setTrimmed(ctx, rdb, dead, cutoff, len(jobs), sidekiqDeadMax)
+		at := max(float64(now.UnixMicro())/1e6, last+1e-6)
+		cutoff := strconv.FormatFloat(at-age.Seconds(), 'f', -1, 64)
+		trimmed, err := setTrimmed(ctx, rdb, dead, cutoff, len(jobs), most)
 		if err != nil {
 			return nil, err
 		}
 		c := &chunkCall{script: bulkApply, keys: []string{retry, dead}, members: len(jobs), undo: trimmed,
-			args: []any{"to_set", strconv.FormatFloat(at, 'f', -1, 64), cutoff, sidekiqDeadMax}}
+			args: []any{"to_set", cutoff, most}}
 		for i, job := range jobs {
-			c.args = append(c.args, job)
+			last = at + float64(i)*1e-6
+			c.args = append(c.args, job, strconv.FormatFloat(last, 'f', -1, 64))
 			c.undo = append(c.undo, UndoTask{Kind: UndoToSet, Key: retry, Member: job, Score: scores[i], List: dead})
 		}
 		return c, nil
 	}
 	return op
+}
+
+// trimNote says what a kill's trim of the dead set takes, and where its bounds come from.
+func (j sidekiqJobs) trimNote(most int64, age time.Duration) string {
+	from := "the entry's dead_max_jobs and dead_timeout"
+	if j.deadMax <= 0 && j.deadTimeout <= 0 {
+		from = "Sidekiq's defaults: set dead_max_jobs and dead_timeout in the [[job_queue]] entry when the app changes them"
+	}
+	return fmt.Sprintf("As Sidekiq kills, its dead set is trimmed to its newest %d jobs of the last %s (%s); what the trim takes is recorded first, and undo brings it back.",
+		most, ageText(age), from)
+}
+
+// ageText is a span in whole days when it is some, else as Go spells it.
+func ageText(d time.Duration) string {
+	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + " days"
+	}
+	return d.String()
 }

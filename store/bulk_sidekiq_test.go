@@ -1,7 +1,9 @@
 package store
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"hourglass/internal/redistest"
 )
@@ -35,4 +37,38 @@ func TestBulkKillAllDoesWhatKillAllDoes(t *testing.T) {
 		t.Fatalf("undo: %+v, %v", ur, err)
 	}
 	wantUnchanged(t, ours, before, "kill all then undo")
+}
+
+// TestBulkKillAllKeepsTheAppsDeadBound: with the app's dead_max_jobs below what the dead set will
+// hold, hourglass's kill all (told the bound) trims the dead set to the same jobs as Sidekiq's own
+// kill_all under that option; the dry run says so; undone, the trimmed jobs come back and every
+// key is byte for byte what it was.
+func TestBulkKillAllKeepsTheAppsDeadBound(t *testing.T) {
+	ours, theirs := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
+	fillSidekiqFailures(t, ours, 120, 30)
+	copyKeys(t, ours, theirs)
+	before := dumpKeys(t, ours)
+	q := JobSource{Layout: Sidekiq, DeadMax: 100}.SharedQueue()
+	plan, err := PlanBulk(t.Context(), ours, q, SectionRetry, ActionArchive, 0, time.Now())
+	if err != nil || !strings.Contains(plan.Note, "newest 100 jobs of the last 180 days (the entry's") {
+		t.Fatalf("plan %+v, %v: the note does not say the app's bound", plan, err)
+	}
+	if p, _ := PlanBulk(t.Context(), ours, JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionArchive, 0, time.Now()); !strings.Contains(p.Note, "10000 jobs") || !strings.Contains(p.Note, "Sidekiq's defaults") {
+		t.Fatalf("the default bound's note: %q", p.Note)
+	}
+	res, undo := runBulk(t.Context(), t, ours, q, SectionRetry, ActionArchive, nil)
+	var killed struct{ Moved int64 }
+	redistest.RunFixture(t, redistest.Interpreter(t, "ruby", "sidekiq"), "testdata/sidekiq", &killed,
+		"bulk.rb", "kill_all", "redis://"+theirs.Options().Addr+"/0", "100")
+	if res.Done != 120 || killed.Moved != 120 {
+		t.Fatalf("kill all: %+v; Sidekiq's kill_all moved %d", res, killed.Moved)
+	}
+	got, want := ours.ZRange(t.Context(), "dead", 0, -1).Val(), theirs.ZRange(t.Context(), "dead", 0, -1).Val()
+	if len(got) > 100 || !sameSet(got, want) {
+		t.Fatalf("dead after kill all: %d jobs, Sidekiq's kill_all under dead_max_jobs 100 left %d, not the same", len(got), len(want))
+	}
+	if ur, err := Undo(t.Context(), ours, undo, 100, nil); err != nil || ur.Restored < 120 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	wantUnchanged(t, ours, before, "kill all under the app's bound, then undo")
 }

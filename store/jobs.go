@@ -53,6 +53,12 @@ func ParseJobLayout(s string) (JobLayout, error) {
 type JobSource struct {
 	Layout JobLayout
 	Prefix string
+	// DeadMax and DeadTimeout are Sidekiq's dead_max_jobs and dead_timeout_in_seconds as the
+	// app sets them, which bound its dead set when a job is killed (kill all trims it as
+	// DeadSet#kill does); 0: Sidekiq's defaults, 10,000 jobs and 180 days. Sidekiq keeps them in
+	// the app's options, not in Redis, so hourglass cannot read them.
+	DeadMax     int64
+	DeadTimeout time.Duration
 }
 
 // JobKey says what a key of a job library is.

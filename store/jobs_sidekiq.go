@@ -43,7 +43,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-type sidekiqJobs struct{ ns string }
+type sidekiqJobs struct {
+	ns string
+	// deadMax and deadTimeout bound the dead set a kill trims (JobSource); 0: Sidekiq's defaults.
+	deadMax     int64
+	deadTimeout time.Duration
+}
 
 func newSidekiqJobs(prefix string) sidekiqJobs { return sidekiqJobs{ns: prefix} }
 

@@ -141,7 +141,9 @@ func (s JobSource) queue(queue string, shared bool) Queue {
 	p := s.Prefix
 	switch s.Layout {
 	case Sidekiq:
-		return &sidekiqQueue{layout: Sidekiq, r: newSidekiqJobs(p), queue: queue, shared: shared}
+		r := newSidekiqJobs(p)
+		r.deadMax, r.deadTimeout = s.DeadMax, s.DeadTimeout
+		return &sidekiqQueue{layout: Sidekiq, r: r, queue: queue, shared: shared}
 	case BullMQ:
 		return &bullmqQueue{layout: BullMQ, r: newBullMQJobs(p), queue: queue, shared: shared}
 	case RQ:

@@ -220,6 +220,9 @@ func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
 		"Done in chunks of one script each, as the library's own API does each task; a task gone meanwhile is skipped.",
 		"What undoes each chunk is written to the journal before it runs: z (or hourglass undo) puts it back. ctrl+c stops between chunks.",
 	}
+	if p.Note != "" {
+		lines = append(lines, p.Note)
+	}
 	if msg.filter != "" {
 		lines = append([]string{fmt.Sprintf("The filter %q keeps %s of the section's %s tasks (the whole section read, not just this page): only those are acted on.",
 			msg.filter, format.Commas(p.Tasks), format.Commas(p.Scanned))}, lines...)

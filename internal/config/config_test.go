@@ -304,6 +304,9 @@ func TestConfigErrors(t *testing.T) {
 		{"job queue without layout", src(`[[job_queue]]`, `name = "j"`), 1, "job_queue.layout", "missing"},
 		{"job queue unknown layout", src(`[[job_queue]]`, `name = "j"`, `layout = "resque"`), 3, "job_queue.layout", "want sidekiq, bullmq, rq, celery or asynq"},
 		{"job queue unknown key", src(`[[job_queue]]`, `name = "j"`, `layout = "rq"`, `namespace = "x"`), 4, "job_queue.namespace", "[[job_queue]] takes"},
+		{"dead bound on a library without one", src(`[[job_queue]]`, `name = "j"`, `layout = "rq"`, `dead_max_jobs = 5`), 4, "job_queue.dead_max_jobs", "Sidekiq's option"},
+		{"no dead jobs kept", src(`[[job_queue]]`, `name = "j"`, `layout = "sidekiq"`, `dead_max_jobs = 0`), 4, "job_queue.dead_max_jobs", "at least 1"},
+		{"absurd dead timeout", src(`[[job_queue]]`, `name = "j"`, `layout = "sidekiq"`, `dead_timeout = "40000d"`), 4, "job_queue.dead_timeout", "at most"},
 		{"duplicate delay queue", src(`[[delay_queue]]`, `name = "q"`, `key = "a"`, `[[delay_queue]]`, `name = "q"`, `key = "b"`), 5, "delay_queue.name", `duplicate [[delay_queue]] name "q" (first declared at line 2)`},
 		{"unknown key in a list queue", src(`[[list_queue]]`, `name = "q"`, `key = "a"`, `visibility = "1m"`), 4, "list_queue.visibility", "[[list_queue]] takes"},
 		{"limiter with a window placeholder", src(`[[limiter]]`, `name = "l"`, `pattern = "rl:<user>:<window>"`, `window = "1m"`, `limit = 5`), 3, "limiter.pattern", "not windowed"},
@@ -366,6 +369,20 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("error spans lines: %q", err)
 			}
 		})
+	}
+}
+
+// TestSidekiqDeadBounds: a Sidekiq entry's dead_max_jobs and dead_timeout reach its source, and
+// an entry without them keeps 0 (Sidekiq's defaults).
+func TestSidekiqDeadBounds(t *testing.T) {
+	cfg, err := Parse("config.toml", src(`[[job_queue]]`, `name = "a"`, `layout = "sidekiq"`, `dead_max_jobs = 500`, `dead_timeout = "30d"`,
+		`[[job_queue]]`, `name = "b"`, `layout = "sidekiq"`, `prefix = "b"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jq := cfg.Structures.JobQueues
+	if len(jq) != 2 || jq[0].Source.DeadMax != 500 || jq[0].Source.DeadTimeout != 30*24*time.Hour || jq[1].Source.DeadMax != 0 || jq[1].Source.DeadTimeout != 0 {
+		t.Fatalf("job queues %+v", jq)
 	}
 }
 

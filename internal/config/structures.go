@@ -3,6 +3,7 @@ package config
 import (
 	"hourglass/scanner"
 	"hourglass/store"
+	"time"
 )
 
 // structures builds the [[delay_queue]], [[list_queue]], [[limiter]], [[unique]], [[bitmap]] and
@@ -154,7 +155,7 @@ func (c *checker) listQueues(root table, names map[string]int) []scanner.ListQue
 
 // jobQueues reads [[job_queue]]: a job library's layout, its prefix and which of its queues.
 func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueueSpec {
-	keys := []string{"name", "layout", "prefix", "queues", "exclude"}
+	keys := []string{"name", "layout", "prefix", "queues", "exclude", "dead_max_jobs", "dead_timeout"}
 	return entries(c, root, "job_queue", keys, func(t table, header string) scanner.JobQueueSpec {
 		name, _ := c.named(t, header, names)
 		spec := scanner.JobQueueSpec{Name: name, Exclude: c.excludes(t)}
@@ -169,8 +170,26 @@ func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueue
 			spec.Source.Prefix = p
 		}
 		spec.Queues = c.globs(t, "queues")
+		c.deadBounds(t, &spec.Source)
 		return spec
 	})
+}
+
+// deadBounds reads a Sidekiq entry's dead_max_jobs and dead_timeout (its app's Sidekiq options,
+// which bound the dead set a kill trims); other layouts keep no such bound.
+func (c *checker) deadBounds(t table, src *store.JobSource) {
+	for _, key := range []string{"dead_max_jobs", "dead_timeout"} {
+		if _, set := t.m[key]; set && src.Layout != store.Sidekiq {
+			c.fail(joinPath(t.path, key), "is Sidekiq's option: layout %q keeps no dead set bound", src.Layout)
+			return
+		}
+	}
+	if n, ok := c.intIn(t, "dead_max_jobs", 1, 100_000_000); ok {
+		src.DeadMax = int64(n)
+	}
+	if d, ok := c.durationIn(t, "dead_timeout", time.Minute, 100*365*24*time.Hour); ok {
+		src.DeadTimeout = d
+	}
 }
 
 func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSpec {

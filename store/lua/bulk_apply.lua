@@ -34,18 +34,18 @@ if ARGV[1] == 'rescore' then
   return out
 end
 if ARGV[1] == 'to_set' then
-  -- KEYS[2] the set the members go to, scored ARGV[2], then trimmed: to ARGV[3] by score,
-  -- and to its newest ARGV[4] - 1 by rank (Sidekiq's DeadSet#kill)
-  for i = 5, #ARGV do
+  -- KEYS[2] the set the members go to, each with its score, then trimmed: to ARGV[2] by
+  -- score, and to its newest ARGV[3] - 1 by rank (Sidekiq's DeadSet#kill)
+  for i = 4, #ARGV, 2 do
     if redis.call('ZREM', KEYS[1], ARGV[i]) == 1 then
-      redis.call('ZADD', KEYS[2], ARGV[2], ARGV[i])
+      redis.call('ZADD', KEYS[2], ARGV[i + 1], ARGV[i])
       out[#out + 1] = 1
     else
       out[#out + 1] = 0
     end
   end
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
-  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[4]))
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[2])
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[3]))
   return out
 end
 if ARGV[1] == 'delete_keys' then

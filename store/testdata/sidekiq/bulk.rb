@@ -4,7 +4,10 @@
 #
 #   ruby bulk.rb fill redis://127.0.0.1:6379/0 RETRIES DEAD   # prints {"retry":N,"dead":N}
 #   ruby bulk.rb retry_all redis://127.0.0.1:6379/0 retry|dead # prints {"moved":N}
-#   ruby bulk.rb kill_all redis://127.0.0.1:6379/0             # RetrySet#kill_all, {"moved":N}
+#   ruby bulk.rb kill_all redis://127.0.0.1:6379/0 [MAX]       # RetrySet#kill_all, {"moved":N}
+#
+# kill_all with MAX sets Sidekiq.options[:dead_max_jobs] to it first, as an app that keeps
+# fewer dead jobs does.
 #
 # fill pushes RETRIES jobs (alternately in queues "default" and "mail", each with its args
 # [i]) and DEAD jobs with retry: 0 through Sidekiq::Client, takes each off its queue as a fetcher
@@ -46,6 +49,7 @@ when "retry_all"
   set.retry_all
   puts JSON.generate(moved: n - set.size)
 when "kill_all"
+  Sidekiq.options[:dead_max_jobs] = a.to_i if a
   set = Sidekiq::RetrySet.new
   n = set.size
   set.kill_all
