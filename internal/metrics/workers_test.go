@@ -6,6 +6,8 @@ import (
 	"hourglass/internal/config"
 	"hourglass/internal/redistest"
 	"hourglass/scanner"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestJobWorkerMetrics: a Sidekiq process (the one the fixture ran, beating a moment ago) is
@@ -34,5 +36,19 @@ func TestJobWorkerMetrics(t *testing.T) {
 	}
 	if cel := find(samples, "hourglass_job_workers", "entry", "cel"); len(cel) != 0 {
 		t.Errorf("Celery records no workers in Redis, yet has series %v", cel)
+	}
+}
+
+// TestJobWorkersBeyondThoseRead: a library listing more processes than a snapshot reads has its
+// unread ones exported as such, so live + stale + unread is what it lists, and live is never
+// taken for all of them.
+func TestJobWorkersBeyondThoseRead(t *testing.T) {
+	found, live, stale := int64(620), int64(499), int64(1)
+	ws := &scanner.JobWorkers{Found: &found, Live: &live, Stale: &stale, List: make([]scanner.JobWorker, 500)}
+	got := map[string]float64{}
+	collectJobWorkers(func(_ *prometheus.Desc, v float64, labels ...string) { got[labels[2]] = v },
+		[]scanner.JobQueues{{Name: "sk", Layout: "sidekiq", Workers: ws}})
+	if got["live"] != 499 || got["stale"] != 1 || got["unread"] != 120 || len(got) != 3 {
+		t.Fatalf("workers %v, want 499 live, 1 stale, 120 unread", got)
 	}
 }
