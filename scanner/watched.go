@@ -44,6 +44,22 @@ func (w *Watcher) Charge(n int) {
 	w.pace.Load().spend(n) // nil before the first sweep: nothing to charge
 }
 
+// Pace holds work done beside the sweep (a bulk action, an undo) to the sweep's own keys/s
+// budget: it waits until the budget the sweep and it share allows a step, then charges keys,
+// so the two together stay within it. Before the first sweep it keeps the budget alone, until
+// the sweep takes it over. It returns early with ctx's error when ctx ends.
+func (w *Watcher) Pace(ctx context.Context, keys int) error {
+	if w.pace.Load() == nil {
+		w.pace.CompareAndSwap(nil, newPacer(w.KeysPerSecond(), time.Now))
+	}
+	p := w.pace.Load()
+	if err := p.wait(ctx); err != nil {
+		return err
+	}
+	p.spend(keys)
+	return ctx.Err()
+}
+
 // Now is the server's clock, as the Snapshot reads it (the machine's when the watcher has none).
 func (w *Watcher) Now() time.Time {
 	if w.opt.Now != nil {

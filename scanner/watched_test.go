@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -37,6 +38,42 @@ func TestChargeCountsAgainstTheBudget(t *testing.T) {
 	}
 	if !p.readyBy(at.Add(2*time.Second + time.Millisecond)) {
 		t.Error("40 keys at 20 a second held the sweep past 2 s")
+	}
+}
+
+// TestPaceSharesTheSweepsBudget: work beside the sweep paced by Pace waits until the sweep's
+// own budget allows it, and what it charges holds the sweep back: with the budget spent up to a
+// moment a second on, a Pace whose context ends sooner returns without charging, and one that
+// waits charges 40 keys the sweep then waits 2 s for, read off the pacer's clock held still.
+func TestPaceSharesTheSweepsBudget(t *testing.T) {
+	srv := redistest.Start(t)
+	w := NewWatcher(srv.Client(t), families(t), Options{Location: shanghai, KeysPerSecond: 20})
+	if _, err := w.Poll(t.Context(), 10*time.Millisecond, ""); err != nil {
+		t.Fatal(err)
+	}
+	p := w.sweep.pace
+	w.Charge(20) // a second of the budget spent ahead
+	p.mu.Lock()
+	spent, next := p.spent, p.next
+	p.mu.Unlock()
+	short, cancel := context.WithTimeout(t.Context(), time.Until(next)/4)
+	defer cancel()
+	if err := w.Pace(short, 40); err == nil {
+		t.Fatal("Pace returned before the budget allowed it")
+	}
+	p.mu.Lock()
+	charged := p.spent != spent
+	p.mu.Unlock()
+	if charged {
+		t.Fatal("a Pace that never ran charged the budget")
+	}
+	if err := w.Pace(t.Context(), 40); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.spent != spent+40 || !p.next.After(next.Add(2*time.Second-time.Millisecond)) {
+		t.Fatalf("after Pace: spent %d (was %d), the sweep's next step %v after the one before, want 40 keys and 2 s", p.spent, spent, p.next.Sub(next))
 	}
 }
 

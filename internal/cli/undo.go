@@ -53,7 +53,7 @@ func cmdUndo(ctx context.Context, shipped []byte, args []string, stdout, stderr 
 	if err != nil {
 		return fmt.Errorf("undo: %w", err)
 	}
-	line, err := inspect.UndoLast(ctx, t.RDB, j, t.Label, cfg.Scan.KeysPerSecond, nil, nil)
+	line, err := inspect.UndoLast(ctx, t.RDB, j, t.Label, inspect.Pacer(cfg.Scan.KeysPerSecond, nil), nil)
 	switch {
 	case errors.Is(err, journal.ErrNothing):
 		return fmt.Errorf("undo: the journal %s holds no bulk action on %s that is not undone", j.Path, t.Label)

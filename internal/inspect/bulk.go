@@ -66,7 +66,7 @@ func (in *Inspector) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef,
 	}
 	in.w.Charge(2)
 	plan, err := store.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
-		pacer(in.w.KeysPerSecond(), in.w.Charge), progress)
+		in.w.Pace, progress)
 	return plan, in.refusal(err, ref.Where())
 }
 
@@ -91,7 +91,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 		return "", err
 	}
 	res, err := store.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, store.BulkOptions{
-		Limit: plan.Tasks, Wait: pacer(in.w.KeysPerSecond(), in.w.Charge), Record: entry.Record, Progress: progress,
+		Limit: plan.Tasks, Wait: in.w.Pace, Record: entry.Record, Progress: progress,
 		Match: plan.Match,
 	})
 	if eerr := entry.End(res); err == nil {
@@ -134,21 +134,21 @@ func (in *Inspector) UndoLast(ctx context.Context, progress func(scanner.BulkRes
 	if in.journal == nil {
 		return "", errNoJournal
 	}
-	return UndoLast(ctx, in.rdb, in.journal, in.target, in.w.KeysPerSecond(), in.w.Charge, progress)
+	return UndoLast(ctx, in.rdb, in.journal, in.target, in.w.Pace, progress)
 }
 
 // UndoLast undoes the newest bulk action the journal j holds on target not undone yet: every
-// chunk recorded, the last first, each task checked against what is there now (store.Undo), at
-// keysPerSecond (0: no budget), charging each chunk to charge when not nil. progress, when not
+// chunk recorded, the last first, each task checked against what is there now (store.Undo),
+// each chunk held to a budget by pace (Pacer, or the sweep's Pace). progress, when not
 // nil, is told before each chunk how many of the undo records are done (Done of Planned). When
 // ctx ends it stops between chunks, and undoing again finishes it. Once done, the action is
 // marked undone in the journal. It says what it restored in one line.
-func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal, target string, keysPerSecond int, charge func(int), progress func(scanner.BulkResult)) (string, error) {
+func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal, target string, pace func(ctx context.Context, keys int) error, progress func(scanner.BulkResult)) (string, error) {
 	a, tasks, err := j.Last(target)
 	if err != nil {
 		return "", err
 	}
-	pace, done := pacer(keysPerSecond, charge), int64(0)
+	done := int64(0)
 	wait := func(ctx context.Context, n int) error {
 		if progress != nil {
 			progress(scanner.BulkResult{Planned: int64(len(tasks)), Done: done})
@@ -187,9 +187,10 @@ func undoLine(a journal.Action, res store.UndoResult) string {
 	return line
 }
 
-// pacer holds calls to keysPerSecond (0: no budget): each call waits for the keys charged by
-// the calls before it, then charges its own (to charge too, when not nil).
-func pacer(keysPerSecond int, charge func(int)) func(ctx context.Context, keys int) error {
+// Pacer holds calls to keysPerSecond (0: no budget) where no sweep keeps one (hourglass undo):
+// each call waits for the keys charged by the calls before it, then charges its own (to charge
+// too, when not nil).
+func Pacer(keysPerSecond int, charge func(int)) func(ctx context.Context, keys int) error {
 	var next time.Time
 	return func(ctx context.Context, keys int) error {
 		if charge != nil {

@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"context"
 	"testing"
 	"time"
 	_ "time/tzdata" // tests cut windows in Asia/Shanghai whatever the machine has
@@ -27,6 +28,11 @@ type charged struct {
 func (c *charged) Charge(n int) {
 	c.n += int64(n)
 	c.watched.Charge(n)
+}
+
+func (c *charged) Pace(ctx context.Context, n int) error {
+	c.n += int64(n)
+	return c.watched.Pace(ctx, n)
 }
 
 // watch is a Watcher of families on rdb and its drill-down.

@@ -32,6 +32,9 @@ type watched interface {
 	Watched() scanner.Watched
 	KeysPerSecond() int
 	Charge(n int)
+	// Pace waits until the sweep's budget allows a step of keys, then charges them (work beside
+	// the sweep shares its budget).
+	Pace(ctx context.Context, keys int) error
 	Now() time.Time
 	ServerTime(ctx context.Context) (time.Time, error)
 }
