@@ -289,11 +289,11 @@ func (m *Model) handleBulkDone(msg bulkDoneMsg) tea.Cmd {
 		m.c.bulk = nil
 	}
 	if msg.err != nil {
-		text := msg.text
-		if text == "" {
-			text = msg.run.title
+		line := msg.text + ": stopped: " + msg.err.Error()
+		if msg.text == "" {
+			line = msg.run.title + ": " + msg.err.Error()
 		}
-		m.flashf(oneLine(text + ": stopped: " + msg.err.Error()))
+		m.flashf(oneLine(line))
 	} else {
 		m.flashf(msg.text)
 	}

@@ -148,23 +148,55 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 	if err != nil {
 		return "", err
 	}
-	done := int64(0)
-	wait := func(ctx context.Context, n int) error {
-		if progress != nil {
-			progress(scanner.BulkResult{Planned: int64(len(tasks)), Done: done})
+	// done counts the undo records put back (by an undo stopped before this one too), started
+	// those of the chunks begun: a chunk's wait says the one before it ran whole.
+	total, done, started := int64(len(tasks))+a.Resumed, a.Resumed, a.Resumed
+	mark := func() error {
+		if done == a.Resumed {
+			return nil
 		}
-		done += int64(n)
-		return pace(ctx, n)
+		return j.UndoProgress(a.ID, done)
+	}
+	wait := func(ctx context.Context, n int) error {
+		done = started
+		if err := mark(); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(scanner.BulkResult{Planned: total, Done: done})
+		}
+		if err := pace(ctx, n); err != nil {
+			return err
+		}
+		started += int64(n)
+		return nil
 	}
 	res, err := store.Undo(ctx, rdb, tasks, store.BulkChunkDefault, wait)
 	if err != nil {
-		return "", fmt.Errorf("undo of %s on %s's %s section: %w (undo again to finish: what is back is left as it is)", a.Action, a.Queue, a.Section, err)
+		what := fmt.Sprintf("undo of %s on %s's %s section", a.Action, a.Queue, a.Section)
+		if merr := mark(); merr != nil {
+			return "", fmt.Errorf("%s: %w; and recording how far it went: %w", what, err, merr)
+		}
+		if ctx.Err() != nil {
+			return "", stopped{fmt.Sprintf("%s stopped: %d of %d records put back; undo again to go on from there", what, done, total), ctx.Err()}
+		}
+		return "", fmt.Errorf("%s: %w (undo again to go on: what is back is left as it is)", what, err)
 	}
 	if err := j.Undone(a.ID); err != nil {
 		return "", err
 	}
 	return undoLine(a, res), nil
 }
+
+// stopped is an undo ended by its context between chunks: what it says, and the context's error
+// (errors.Is finds it).
+type stopped struct {
+	say string
+	ctx error
+}
+
+func (s stopped) Error() string { return s.say }
+func (s stopped) Unwrap() error { return s.ctx }
 
 // undoLine says what an undo restored, in one line: the action's own count of the tasks it did
 // (from its end record; an action the process ended while it ran says so), then what came back.
@@ -175,6 +207,9 @@ func undoLine(a journal.Action, res store.UndoResult) string {
 	}
 	line := fmt.Sprintf("undid %s of %s of %s (%s): %d tasks restored", a.Action, did, a.Queue,
 		a.At.Local().Format("2006-01-02 15:04:05"), res.Restored)
+	if a.Resumed > 0 {
+		line += fmt.Sprintf(" (going on from an undo stopped after %d records)", a.Resumed)
+	}
 	for _, part := range []struct {
 		n    int64
 		what string

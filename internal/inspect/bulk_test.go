@@ -1,7 +1,9 @@
 package inspect
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"hourglass/internal/journal"
 	"hourglass/internal/redistest"
 	"hourglass/scanner"
+	"hourglass/store"
 )
 
 // dumps is every key's DUMP and whether it has a TTL.
@@ -119,4 +122,57 @@ func TestBulkStopsWhenTheJournalIsFull(t *testing.T) {
 		t.Fatalf("undo: %q, %v", line, err)
 	}
 	sameDumps(t, before, dumps(t, rdb), "a stopped delete all, undone")
+}
+
+// TestUndoStoppedGoesOnWhereItStopped: a kill all whose dead set Sidekiq's bound trims (so later
+// chunks record jobs earlier chunks killed) is undone in two goes, the first stopped between
+// chunks: the second goes on from where the first stopped instead of putting records back
+// twice, and every key is byte for byte what it was before the kill.
+func TestUndoStoppedGoesOnWhereItStopped(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	redistest.RunFixture(t, redistest.Interpreter(t, "ruby", "sidekiq"), sidekiqDir, nil,
+		"bulk.rb", "fill", "redis://"+srv.Addr+"/0", "400", "150")
+	before := dumps(t, rdb)
+	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, err := j.Begin(journal.Action{Target: srv.Addr, Queue: "sk (all queues)", Section: "retry", Action: "archive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := store.JobSource{Layout: store.Sidekiq, DeadMax: 200}.SharedQueue()
+	res, err := store.RunBulk(t.Context(), rdb, q, store.SectionRetry, store.ActionArchive, rdb.Time(t.Context()).Val(),
+		store.BulkOptions{Chunk: 50, MaxCall: -1, Record: entry.Record})
+	if err != nil || res.Done != 400 || rdb.ZCard(t.Context(), "dead").Val() != 199 {
+		t.Fatalf("kill all: %+v, %v; dead holds %d", res, err, rdb.ZCard(t.Context(), "dead").Val())
+	}
+	_ = entry.End(res)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	chunks := 0
+	stopAfterThree := func(ctx context.Context, _ int) error {
+		if chunks++; chunks > 3 {
+			cancel()
+		}
+		return ctx.Err()
+	}
+	_, err = UndoLast(ctx, rdb, j, srv.Addr, stopAfterThree, nil)
+	var put, of int
+	if !errors.Is(err, context.Canceled) || err == nil {
+		t.Fatalf("the stopped undo: %v", err)
+	}
+	if _, serr := fmt.Sscanf(err.Error()[strings.Index(err.Error(), "stopped: "):], "stopped: %d of %d", &put, &of); serr != nil || put <= 0 || put >= of {
+		t.Fatalf("the stopped undo says %q: want how many of its records it put back", err)
+	}
+	line, err := UndoLast(t.Context(), rdb, j, srv.Addr, Pacer(0, nil), nil)
+	if err != nil || !strings.Contains(line, fmt.Sprintf("going on from an undo stopped after %d records", put)) {
+		t.Fatalf("the second undo: %q, %v", line, err)
+	}
+	sameDumps(t, before, dumps(t, rdb), "a kill all undone in two goes")
+	if _, err := UndoLast(t.Context(), rdb, j, srv.Addr, Pacer(0, nil), nil); !errors.Is(err, journal.ErrNothing) {
+		t.Fatalf("a third undo: %v, want nothing left to undo", err)
+	}
 }

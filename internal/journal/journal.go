@@ -53,10 +53,14 @@ type Action struct {
 	// Result is what the action did, from its end record; nil when it has none (the process
 	// ended while it ran). Last fills it in; it is not written with the action.
 	Result *store.BulkResult `json:"-"`
+	// Resumed counts the undo records an undo stopped part way (ctrl+c, a crash) put back
+	// already: Last leaves them out, so the next undo goes on from there. Not written with the
+	// action.
+	Resumed int64 `json:"-"`
 }
 
-// line is one line of the file: Type "begin" (Action), "chunk" (Tasks), "end" (Result) or
-// "undone" (At).
+// line is one line of the file: Type "begin" (Action), "chunk" (Tasks), "end" (Result),
+// "undoing" (N: the undo records put back so far, the last recorded first) or "undone" (At).
 type line struct {
 	Type   string            `json:"t"`
 	ID     string            `json:"id"`
@@ -64,6 +68,7 @@ type line struct {
 	Tasks  []task            `json:"tasks,omitempty"`
 	Result *store.BulkResult `json:"result,omitempty"`
 	At     *time.Time        `json:"at,omitempty"`
+	N      int64             `json:"n,omitempty"`
 }
 
 // task is a store.UndoTask with its bytes kept exact (base64 in JSON).
@@ -247,12 +252,25 @@ func (j *Journal) Last(target string) (Action, []store.UndoTask, error) {
 			}
 		case l.Type == "end" && l.ID == last.ID:
 			last.Result = l.Result
+		case l.Type == "undoing" && l.ID == last.ID:
+			last.Resumed = max(last.Resumed, l.N)
 		}
 	})
 	if err != nil {
 		return Action{}, nil, err
 	}
-	return last, tasks, nil
+	last.Resumed = min(last.Resumed, int64(len(tasks)))
+	return last, tasks[:int64(len(tasks))-last.Resumed], nil
+}
+
+// UndoProgress records that an undo of the action id has put back its last n undo records (an
+// undo goes from the last recorded back), so one stopped part way goes on from there: putting
+// a record back twice could undo a later record's work (a job a later chunk's trim recorded
+// would be put back where an earlier chunk's undo had already taken it from).
+func (j *Journal) UndoProgress(id string, n int64) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.append(line{Type: "undoing", ID: id, N: n})
 }
 
 // Undone records that the action id was undone, so Last no longer offers it.

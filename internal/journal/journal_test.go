@@ -51,8 +51,14 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	_, _ = f.WriteString(`{"t":"chunk","id":"` + e.id + `","tasks":[{"k":"z"`) // cut short
 	f.Close()
 	a, got, err := j.Last("a:1")
-	if err != nil || a.Queue != "sidekiq" || a.Planned != 3 || !reflect.DeepEqual(got, tasks) {
+	if err != nil || a.Queue != "sidekiq" || a.Planned != 3 || a.Result == nil || a.Result.Done != 3 || !reflect.DeepEqual(got, tasks) {
 		t.Fatalf("Last: %+v %+v %v\nwant %+v", a, got, err, tasks)
+	}
+	if err := j.UndoProgress(a.ID, 2); err != nil { // an undo stopped after the last two records
+		t.Fatal(err)
+	}
+	if a, got, err := j.Last("a:1"); err != nil || a.Resumed != 2 || !reflect.DeepEqual(got, tasks[:len(tasks)-2]) {
+		t.Fatalf("Last after an undo stopped part way: resumed %d, %d records, %v; want the first %d", a.Resumed, len(got), err, len(tasks)-2)
 	}
 	if err := j.Undone(a.ID); err != nil {
 		t.Fatal(err)
