@@ -64,12 +64,18 @@ func (j sidekiqJobs) killAll() bulkOp {
 
 // trimNote says what a kill's trim of the dead set takes, and where its bounds come from.
 func (j sidekiqJobs) trimNote(most int64, age time.Duration) string {
-	from := "the entry's dead_max_jobs and dead_timeout"
-	if j.deadMax <= 0 && j.deadTimeout <= 0 {
-		from = "Sidekiq's defaults: set dead_max_jobs and dead_timeout in the [[job_queue]] entry when the app changes them"
+	from := func(set bool, name string) string {
+		if set {
+			return name + " from the entry"
+		}
+		return "Sidekiq's default " + name
+	}
+	why := from(j.deadMax > 0, "dead_max_jobs") + ", " + from(j.deadTimeout > 0, "dead_timeout")
+	if j.deadMax <= 0 || j.deadTimeout <= 0 {
+		why += ": set them in the [[job_queue]] entry when the app changes them"
 	}
 	return fmt.Sprintf("As Sidekiq kills, its dead set is trimmed to its newest %d jobs of the last %s (%s); what the trim takes is recorded first, and undo brings it back.",
-		most, ageText(age), from)
+		most, ageText(age), why)
 }
 
 // ageText is a span in whole days when it is some, else as Go spells it.

@@ -50,10 +50,10 @@ func TestBulkKillAllKeepsTheAppsDeadBound(t *testing.T) {
 	before := dumpKeys(t, ours)
 	q := JobSource{Layout: Sidekiq, DeadMax: 100}.SharedQueue()
 	plan, err := PlanBulk(t.Context(), ours, q, SectionRetry, ActionArchive, 0, time.Now())
-	if err != nil || !strings.Contains(plan.Note, "newest 100 jobs of the last 180 days (the entry's") {
+	if err != nil || !strings.Contains(plan.Note, "newest 100 jobs of the last 180 days (dead_max_jobs from the entry, Sidekiq's default dead_timeout: set them") {
 		t.Fatalf("plan %+v, %v: the note does not say the app's bound", plan, err)
 	}
-	if p, _ := PlanBulk(t.Context(), ours, JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionArchive, 0, time.Now()); !strings.Contains(p.Note, "10000 jobs") || !strings.Contains(p.Note, "Sidekiq's defaults") {
+	if p, _ := PlanBulk(t.Context(), ours, JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionArchive, 0, time.Now()); !strings.Contains(p.Note, "10000 jobs") || !strings.Contains(p.Note, "(Sidekiq's default dead_max_jobs, Sidekiq's default dead_timeout: set them") {
 		t.Fatalf("the default bound's note: %q", p.Note)
 	}
 	res, undo := runBulk(t.Context(), t, ours, q, SectionRetry, ActionArchive, nil)
