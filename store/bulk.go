@@ -79,6 +79,10 @@ type BulkPlan struct {
 	// section's tasks it keeps, of Scanned read; a run of the plan acts on those alone.
 	Match   func(Task) bool
 	Scanned int64
+	// Newest, for a list section, is its newest task at the dry run (the end its workers do not
+	// take from), exactly as stored: a run of the plan goes no further (bulk_list.go). Nil when
+	// the section is not a list or was empty.
+	Newest *string
 }
 
 // BulkOptions tune a bulk run.
@@ -103,6 +107,9 @@ type BulkOptions struct {
 	// Match, when not nil, keeps the tasks the action is done to (a filter's selection): the
 	// others are left where they are, uncounted, and the section is read in its listed order.
 	Match func(Task) bool
+	// Newest is the plan's (BulkPlan.Newest): on a list section no task pushed after it is acted
+	// on. Nil: the newest when the run starts.
+	Newest *string
 }
 
 // BulkResult counts what a bulk run did.
@@ -142,6 +149,9 @@ type bulkOp struct {
 	// bySet: the tasks are taken from the set in its own order (ZRANGE), as the library's own
 	// bulk action takes them, rather than in the order the section lists them.
 	bySet bool
+	// list, when not nil, makes it an action on a list section (bulk_list.go), which the fields
+	// above but keysEach and spans do not describe.
+	list *listOp
 }
 
 // bulkLayout is a queue layout that does bulk actions.
@@ -181,6 +191,9 @@ func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 	if err != nil {
 		return BulkPlan{}, err
 	}
+	if op.list != nil {
+		return op.list.plan(ctx, rdb, op.keysEach, keysPerSecond)
+	}
 	page, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
 	if err != nil {
 		return BulkPlan{}, err
@@ -217,13 +230,10 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 	if err != nil {
 		return BulkResult{}, err
 	}
-	if opt.Chunk <= 0 {
-		opt.Chunk = BulkChunkDefault
+	sizer := newChunkSizer(opt.chunk())
+	if op.list != nil {
+		return op.list.run(ctx, rdb, op, now, opt, sizer)
 	}
-	if opt.MaxCall == 0 {
-		opt.MaxCall = BulkMaxCall
-	}
-	sizer := newChunkSizer(opt.Chunk, opt.MaxCall)
 	res := BulkResult{Planned: opt.Limit}
 	if res.Planned <= 0 {
 		first, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
@@ -449,43 +459,4 @@ func (c *chunkCall) left(err error, res *BulkResult) {
 	if res.Refused == "" {
 		res.Refused = err.Error()
 	}
-}
-
-// dumpDeleted reads the DUMP and expiry of the keys deleted with each member (dumpKeys).
-func dumpDeleted(ctx context.Context, rdb redis.UniversalClient, op bulkOp, members []string) (map[string]UndoTask, error) {
-	var keys []string
-	for _, m := range members {
-		keys = append(keys, op.keys(m)...)
-	}
-	return dumpUndoKeys(ctx, rdb, op.key, keys)
-}
-
-// dumpUndoKeys reads the DUMP and expiry (PEXPIRETIME, absolute) of keys in one pipeline, each as
-// an UndoKey; a key that does not exist is left out. set names the action's set in an error.
-func dumpUndoKeys(ctx context.Context, rdb redis.UniversalClient, set string, keys []string) (map[string]UndoTask, error) {
-	type read struct {
-		dump *redis.StringCmd
-		at   *redis.Cmd
-	}
-	reads := map[string]read{}
-	pipe := rdb.Pipeline()
-	for _, k := range keys {
-		reads[k] = read{pipe.Dump(ctx, k), pipe.Do(ctx, "PEXPIRETIME", k)}
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, actFail(rdb, "DUMP", set, err)
-	}
-	out := map[string]UndoTask{}
-	for k, r := range reads {
-		d, err := r.dump.Result()
-		if errors.Is(err, redis.Nil) {
-			continue
-		}
-		at, aerr := r.at.Int64()
-		if err != nil || aerr != nil {
-			return nil, actFail(rdb, "DUMP", k, errors.Join(err, aerr))
-		}
-		out[k] = UndoTask{Kind: UndoKey, Key: k, Dump: d, ExpireAt: max(at, 0)}
-	}
-	return out, nil
 }

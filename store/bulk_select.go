@@ -5,6 +5,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,6 +15,9 @@ import (
 // page, and its matching tasks counted (Tasks, of Scanned), their bytes the set's shared out by
 // their part of it, the time for them; the plan carries match to the run. It writes nothing.
 func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time, match func(Task) bool) (BulkPlan, error) {
+	if op, err := bulkOpOf(q, sec, a); err == nil && op.list != nil && match != nil {
+		return BulkPlan{}, fmt.Errorf("store: a filter's selection of a list section is acted on one task at a time: %w", ErrNotSupported)
+	}
 	plan, err := PlanBulk(ctx, rdb, q, sec, a, keysPerSecond, now)
 	if err != nil || match == nil {
 		return plan, err

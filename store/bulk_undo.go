@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -31,8 +32,9 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 		chunk = BulkChunkDefault
 	}
 	sizer := newChunkSizer(chunk, BulkMaxCall)
-	tasks = slices.Clone(tasks)
+	tasks, scans := listUndo(tasks)
 	slices.Reverse(tasks)
+	back := map[[2]string]int{} // list elements put back so far, by list and element
 	for len(tasks) > 0 {
 		n := min(sizer.size, len(tasks))
 		if wait != nil {
@@ -41,7 +43,7 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 			}
 		}
 		began := time.Now()
-		if err := undoChunk(ctx, rdb, tasks[:n], &res); err != nil {
+		if err := undoChunk(ctx, rdb, tasks[:n], scans, back, &res); err != nil {
 			return res, err
 		}
 		sizer.took(n, time.Since(began))
@@ -50,7 +52,7 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 	return res, nil
 }
 
-func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, res *UndoResult) error {
+func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, scans map[string]int, back map[[2]string]int, res *UndoResult) error {
 	var keys []string
 	index := map[string]int{}
 	at := func(k string) int {
@@ -83,6 +85,12 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 			}
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
+		case UndoListed:
+			k := [2]string{u.Key, u.Member}
+			back[k]++
+			args = append(args, listUndoArgs(u, at, back[k], scans[u.Key])...)
+		case UndoSetMember:
+			args = append(args, UndoSetMember, at(u.Key), u.Member)
 		default:
 			return fmt.Errorf("store: undo: unknown kind %q in the record of %s", u.Kind, actQuote(u.Key))
 		}
@@ -106,4 +114,43 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 		}
 	}
 	return nil
+}
+
+// dumpDeleted reads the DUMP and expiry of the keys deleted with each member (dumpKeys).
+func dumpDeleted(ctx context.Context, rdb redis.UniversalClient, op bulkOp, members []string) (map[string]UndoTask, error) {
+	var keys []string
+	for _, m := range members {
+		keys = append(keys, op.keys(m)...)
+	}
+	return dumpUndoKeys(ctx, rdb, op.key, keys)
+}
+
+// dumpUndoKeys reads the DUMP and expiry (PEXPIRETIME, absolute) of keys in one pipeline, each as
+// an UndoKey; a key that does not exist is left out. set names the action's set in an error.
+func dumpUndoKeys(ctx context.Context, rdb redis.UniversalClient, set string, keys []string) (map[string]UndoTask, error) {
+	type read struct {
+		dump *redis.StringCmd
+		at   *redis.Cmd
+	}
+	reads := map[string]read{}
+	pipe := rdb.Pipeline()
+	for _, k := range keys {
+		reads[k] = read{pipe.Dump(ctx, k), pipe.Do(ctx, "PEXPIRETIME", k)}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, actFail(rdb, "DUMP", set, err)
+	}
+	out := map[string]UndoTask{}
+	for k, r := range reads {
+		d, err := r.dump.Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		at, aerr := r.at.Int64()
+		if err != nil || aerr != nil {
+			return nil, actFail(rdb, "DUMP", k, errors.Join(err, aerr))
+		}
+		out[k] = UndoTask{Kind: UndoKey, Key: k, Dump: d, ExpireAt: max(at, 0)}
+	}
+	return out, nil
 }
