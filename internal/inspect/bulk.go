@@ -91,7 +91,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	}
 	res, err := store.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, store.BulkOptions{
 		Limit: plan.Tasks, Wait: pacer(in.w.KeysPerSecond(), in.w.Charge), Record: entry.Record, Progress: progress,
-		Match: plan.Match,
+		Match: plan.Match, Newest: plan.Newest,
 	})
 	if eerr := entry.End(res); err == nil {
 		err = eerr
