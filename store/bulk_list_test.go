@@ -336,3 +336,95 @@ func TestBulkListDeleteWithProducerAndWorker(t *testing.T) {
 		t.Fatalf("after the old tasks the pop gave %q, want %q, the next left before undo", got, list[len(list)-1])
 	}
 }
+
+// TestBulkListChunkActsOnlyOnWhatItRead: a chunk of five elements read from a list queue's
+// taking end acts on those still there: after a worker took two of them, a shutdown pushed one
+// back onto the taking end and a producer pushed one at the head, it deletes the other three
+// (two gone), keeps the one pushed back next to be taken and the new one; when one of them was
+// deleted from among the others since, it acts on none of them (left), and its undo changes
+// nothing.
+func TestBulkListChunkActsOnlyOnWhatItRead(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	ctx := t.Context()
+	op, err := bulkOpOf(ListQueueOf("lq", ""), SectionWaiting, ActionDelete)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := op.list
+	rdb.LPush(ctx, "lq", "a", "b", "c", "d", "e", "f", "g") // a is taken first
+	els, _, err := l.window(ctx, rdb, 0, 5, nil)
+	if err != nil || !slices.Equal(els, []string{"a", "b", "c", "d", "e"}) {
+		t.Fatalf("window %v, %v", els, err)
+	}
+	rdb.RPop(ctx, "lq")
+	rdb.RPop(ctx, "lq")              // a worker took a and b
+	rdb.RPush(ctx, "lq", "requeued") // a shutdown pushed one back onto the taking end
+	rdb.LPush(ctx, "lq", "new")
+	var res BulkResult
+	var recorded []UndoTask
+	opt := BulkOptions{Record: func(u []UndoTask) error { recorded = append(recorded, u...); return nil }}
+	if _, _, err := l.chunk(ctx, rdb, 1, els, time.Now(), opt, &res); err != nil || res.Done != 3 || res.Gone != 2 {
+		t.Fatalf("chunk: %+v, %v", res, err)
+	}
+	if got := rdb.LRange(ctx, "lq", 0, -1).Val(); !slices.Equal(got, []string{"new", "g", "f", "requeued"}) {
+		t.Fatalf("list after the chunk: %v", got)
+	}
+	if ur, err := Undo(ctx, rdb, recorded, 10, nil); err != nil || ur.Restored != 3 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	if got := rdb.LRange(ctx, "lq", 0, -1).Val(); !slices.Equal(got, []string{"new", "g", "f", "requeued", "e", "d", "c"}) {
+		t.Fatalf("list after undo: %v (a and b, which a worker took, stay out)", got)
+	}
+	els, _, _ = l.window(ctx, rdb, 0, 4, nil) // c d e requeued
+	rdb.LRem(ctx, "lq", 1, "d")
+	was := rdb.LRange(ctx, "lq", 0, -1).Val()
+	res, recorded = BulkResult{}, nil
+	if _, _, err := l.chunk(ctx, rdb, 1, els, time.Now(), opt, &res); err != nil || res.Left != 4 {
+		t.Fatalf("chunk over a list changed among its elements: %+v, %v", res, err)
+	}
+	got := rdb.LRange(ctx, "lq", 0, -1).Val()
+	if int64(len(got)) != int64(len(was))-res.Done || !slices.Contains(got, "new") || !slices.Contains(got, "g") || !slices.Contains(got, "f") {
+		t.Fatalf("the chunk deleted %d: %v left of %v", res.Done, got, was)
+	}
+	if ur, err := Undo(ctx, rdb, recorded, 10, nil); err != nil || ur.Restored != res.Done {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	if got := rdb.LRange(ctx, "lq", 0, -1).Val(); !slices.Equal(got, was) {
+		t.Fatalf("list after undo: %v, want %v", got, was)
+	}
+}
+
+// TestBulkListArchiveStoppedMidway: an archive all of asynq's pending stopped after its second
+// chunk (as ctrl+c does) has moved whole tasks only: each is in pending with its state pending,
+// or in archived with its state archived, once; undone, the queue is byte for byte what it was.
+func TestBulkListArchiveStoppedMidway(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	asynqPending(t, asynq.RedisClientOpt{Addr: srv.Addr}, 100)
+	before, beforeView := dumpKeysMatch(t, rdb, "asynq:{bulk}:*"), asynqView(t, rdb)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	res, undo := runBulkChunk(ctx, t, rdb, JobSource{Layout: Asynq}.Queue("bulk"), SectionWaiting, ActionArchive, 16, func(r BulkResult) {
+		if r.Chunks == 2 {
+			cancel()
+		}
+	})
+	if !res.Stopped || res.Done != 32 {
+		t.Fatalf("stopped after two chunks: %+v", res)
+	}
+	pending, archived := rdb.LRange(t.Context(), "asynq:{bulk}:pending", 0, -1).Val(), rdb.ZRange(t.Context(), "asynq:{bulk}:archived", 0, -1).Val()
+	if len(pending) != 68 || len(archived) != 32 {
+		t.Fatalf("%d pending, %d archived", len(pending), len(archived))
+	}
+	for state, ids := range map[string][]string{"pending": pending, "archived": archived} {
+		for _, id := range ids {
+			if got := rdb.HGet(t.Context(), "asynq:{bulk}:t:"+id, "state").Val(); got != state {
+				t.Fatalf("task %s in %s says %s", id, state, got)
+			}
+		}
+	}
+	if ur, err := Undo(t.Context(), rdb, undo, 50, nil); err != nil || ur.Restored != 32 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	wantSameAsynq(t, rdb, before, beforeView, "a stopped archive all, undone")
+}

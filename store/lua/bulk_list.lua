@@ -3,7 +3,7 @@
 -- Workers may have taken some since (from that end: they are gone, flag 0), producers pushed
 -- more at the other end, and a few elements may have been pushed back onto the taking end (a
 -- shutdown's requeue): the elements still there must be the last of those read, together, at
--- most 16 elements from the taking end. Then those elements leave the list (the ones pushed back
+-- most 16 elements from the taking end, behind none of those read. Then those elements leave the list (the ones pushed back
 -- before them stay where they were) and each is deleted or archived as the library does it; else
 -- the list changed among them and nothing is done (flag 2).
 --
@@ -54,6 +54,9 @@ end
 -- d: elements pushed back onto the taking end since; s: the first element still there
 local fd, fs
 for d = 0, math.min(16, span - 1) do
+  if d > 0 and at[w[d]] then
+    break -- an element read is not taken for one pushed back since
+  end
   for _, s in ipairs(at[w[d + 1]] or {}) do
     local m = n - s + 1
     if d + m <= span then
