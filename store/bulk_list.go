@@ -28,9 +28,9 @@ package store
 //
 // Undo puts the elements back at the end the workers take from, the last first, so the workers
 // take them next, in their old order, before anything pushed since (which is newer): RPUSH for a
-// tail-taking library, LPUSH for RQ. An element already back is found by LPOS from that end
-// within the action's elements (at most listUndoScan), so an undo run twice puts nothing back
-// twice.
+// tail-taking library, LPUSH for RQ. The elements an interrupted undo put back already are found
+// at that end first (backAlready), and those of a chunk that never ran where they were
+// (listUndoState.args), so nothing is put back twice.
 
 import (
 	"context"
@@ -50,10 +50,6 @@ const (
 	UndoSetMember = "a" // a member removed from a set (Sidekiq's queues): SADD it back
 	UndoNotDone   = "x" // the element of the record before it was gone when its chunk ran: not undone
 )
-
-// listUndoScan bounds the elements undo looks through, from the list's taking end, for one it
-// put back already: a long list holds Redis for a few microseconds per element looked at.
-const listUndoScan = 5000
 
 // listOp is a bulk action on a list.
 type listOp struct {
@@ -292,12 +288,10 @@ func (l *listOp) call(ctx context.Context, rdb redis.UniversalClient, els []stri
 }
 
 // listUndo drops from tasks each UndoListed record an UndoNotDone after it cancels, and the
-// UndoNotDone records; scans says, per list, how far from its taking end undo looks for an
-// element already back.
-func listUndo(tasks []UndoTask) (kept []UndoTask, scans map[string]int) {
+// UndoNotDone records.
+func listUndo(tasks []UndoTask) []UndoTask {
 	cancelled := map[int]bool{}
 	open := map[[2]string][]int{}
-	scans = map[string]int{}
 	for i, u := range tasks {
 		k := [2]string{u.Key, u.Member}
 		switch u.Kind {
@@ -309,22 +303,97 @@ func listUndo(tasks []UndoTask) (kept []UndoTask, scans map[string]int) {
 			}
 		}
 	}
+	var kept []UndoTask
 	for i, u := range tasks {
-		if u.Kind == UndoNotDone || cancelled[i] {
-			continue
+		if u.Kind != UndoNotDone && !cancelled[i] {
+			kept = append(kept, u)
 		}
-		if u.Kind == UndoListed {
-			scans[u.Key] = min(scans[u.Key]+1, listUndoScan)
-		}
-		kept = append(kept, u)
 	}
-	return kept, scans
+	return kept
 }
 
-// listUndoArgs are the undo script's arguments for an UndoListed record: rank is the occurrence
-// of the element, counted from the taking end, that says it is back (1 plus the same elements put
-// back before it in this undo).
-func listUndoArgs(u UndoTask, at func(string) int, rank, scan int) []any {
+// backAlready drops from tasks (in undo order) the list elements an undo interrupted before put
+// back already: it put the first of a list's elements back first, so when that one is found at
+// the taking end (read in pages of MaxTaskPage, charged to wait, as far as the list's elements
+// go), the elements of the action found above it are back. It returns the rest and how many it
+// dropped.
+func backAlready(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, wait func(context.Context, int) error) ([]UndoTask, int64, error) {
+	byList := map[string][]int{}
+	for i, u := range tasks {
+		if u.Kind == UndoListed {
+			byList[u.Key] = append(byList[u.Key], i)
+		}
+	}
+	drop := map[int]bool{}
+	for list, idx := range byList {
+		first := tasks[idx[0]]
+		l := &listOp{key: list, fromLeft: first.State == "left"}
+		var above []string
+		for skip := int64(0); skip < int64(len(idx))+16; skip += MaxTaskPage {
+			if wait != nil {
+				if err := wait(ctx, 1); err != nil {
+					return nil, 0, err
+				}
+			}
+			els, last, err := l.window(ctx, rdb, skip, MaxTaskPage, nil)
+			if err != nil {
+				return nil, 0, err
+			}
+			if i := slices.Index(els, first.Member); i >= 0 {
+				above = append(above, els[:i+1]...)
+				break
+			}
+			above = append(above, els...)
+			if last {
+				above = nil
+				break
+			}
+		}
+		if len(above) > len(idx)+16 || !slices.Contains(above, first.Member) {
+			continue
+		}
+		count := map[string]int{}
+		for _, e := range above {
+			count[e]++
+		}
+		for _, i := range idx {
+			if m := tasks[i].Member; count[m] > 0 {
+				count[m]--
+				drop[i] = true
+			}
+		}
+	}
+	var kept []UndoTask
+	for i, u := range tasks {
+		if !drop[i] {
+			kept = append(kept, u)
+		}
+	}
+	return kept, int64(len(drop)), nil
+}
+
+// listUndoState counts, per list, the elements an undo has sent back so far.
+type listUndoState struct {
+	sent map[string]int
+	same map[[2]string]int
+}
+
+// args are the undo script's arguments for an UndoListed record. A chunk that never ran (its
+// record written, its script not run) left its elements where they were, at the taking end then,
+// under those put back since: so each of a list's first BulkChunkMax elements is looked for that
+// far (scan) from the taking end, as its rank-th occurrence (1 plus the same elements put back
+// before it), and found there is left.
+func (s *listUndoState) args(u UndoTask, at func(string) int) []any {
+	if s.sent == nil {
+		s.sent, s.same = map[string]int{}, map[[2]string]int{}
+	}
+	s.sent[u.Key]++
+	k := [2]string{u.Key, u.Member}
+	s.same[k]++
+	rank, scan := s.same[k], 0
+	if n := s.sent[u.Key]; n <= BulkChunkMax {
+		scan = n + BulkChunkMax + 16
+	}
 	if u.State == "right" {
 		rank = -rank
 	}
@@ -335,7 +404,7 @@ func listUndoArgs(u UndoTask, at func(string) int, rank, scan int) []any {
 	if u.Hash != "" {
 		hash = at(u.Hash)
 	}
-	args := []any{UndoListed, at(u.Key), u.Member, rank, scan + 16, dest, hash, u.NewState, len(u.Keys)}
+	args := []any{UndoListed, at(u.Key), u.Member, rank, scan, dest, hash, u.NewState, len(u.Keys)}
 	for _, k := range u.Keys {
 		args = append(args, at(k.Key), k.Dump, k.ExpireAt)
 	}

@@ -428,3 +428,47 @@ func TestBulkListArchiveStoppedMidway(t *testing.T) {
 	}
 	wantSameAsynq(t, rdb, before, beforeView, "a stopped archive all, undone")
 }
+
+// TestBulkListUndoInterruptedThenRunAgain: an undo of a delete all stopped after two of its
+// chunks (as ctrl+c does) and run again puts every task back once, in its old order; so does an
+// undo whose action's last chunk was recorded and never ran (its tasks are still there).
+func TestBulkListUndoInterruptedThenRunAgain(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	ctx := t.Context()
+	var tasks []any
+	for i := range 700 {
+		tasks = append(tasks, fmt.Sprint("t-", i))
+	}
+	rdb.LPush(ctx, "lq", tasks...)
+	was := rdb.LRange(ctx, "lq", 0, -1).Val()
+	res, undo := runBulk(ctx, t, rdb, ListQueueOf("lq", ""), SectionWaiting, ActionDelete, nil)
+	if res.Done != 700 {
+		t.Fatalf("delete all: %+v", res)
+	}
+	calls := 0
+	stop := func(context.Context, int) error {
+		if calls++; calls > 3 { // the probe's page, then two chunks
+			return context.Canceled
+		}
+		return nil
+	}
+	first, err := Undo(ctx, rdb, undo, 50, stop)
+	if err == nil || first.Restored <= 0 || first.Restored >= 700 {
+		t.Fatalf("interrupted undo: %+v, %v", first, err)
+	}
+	if ur, err := Undo(ctx, rdb, undo, 50, nil); err != nil || ur.Restored != 700-first.Restored || ur.There != first.Restored {
+		t.Fatalf("undo run again after %d: %+v, %v", first.Restored, ur, err)
+	}
+	if got := rdb.LRange(ctx, "lq", 0, -1).Val(); !slices.Equal(got, was) {
+		t.Fatalf("after the undo run again the list holds %d, %.80v", len(got), got)
+	}
+	// As if the action's first chunk (the 64 oldest) had run and its second were recorded and never run.
+	rdb.LTrim(ctx, "lq", 0, -65)
+	ur, err := Undo(ctx, rdb, undo[:128], 50, nil)
+	if err != nil || ur.Restored != 64 || ur.There != 64 {
+		t.Fatalf("undo with a chunk that never ran: %+v, %v", ur, err)
+	}
+	if got := rdb.LRange(ctx, "lq", 0, -1).Val(); !slices.Equal(got, was) {
+		t.Fatalf("after undo with a chunk that never ran the list holds %d, %.80v", len(got), got)
+	}
+}

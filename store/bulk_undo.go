@@ -32,9 +32,14 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 		chunk = BulkChunkDefault
 	}
 	sizer := newChunkSizer(chunk, BulkMaxCall)
-	tasks, scans := listUndo(tasks)
+	tasks = listUndo(tasks)
 	slices.Reverse(tasks)
-	back := map[[2]string]int{} // list elements put back so far, by list and element
+	tasks, back, err := backAlready(ctx, rdb, tasks, wait)
+	if err != nil {
+		return res, err
+	}
+	res.There += back
+	lists := &listUndoState{}
 	for len(tasks) > 0 {
 		n := min(sizer.size, len(tasks))
 		if wait != nil {
@@ -43,7 +48,7 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 			}
 		}
 		began := time.Now()
-		if err := undoChunk(ctx, rdb, tasks[:n], scans, back, &res); err != nil {
+		if err := undoChunk(ctx, rdb, tasks[:n], lists, &res); err != nil {
 			return res, err
 		}
 		sizer.took(n, time.Since(began))
@@ -52,7 +57,7 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 	return res, nil
 }
 
-func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, scans map[string]int, back map[[2]string]int, res *UndoResult) error {
+func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, lists *listUndoState, res *UndoResult) error {
 	var keys []string
 	index := map[string]int{}
 	at := func(k string) int {
@@ -86,9 +91,7 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
 		case UndoListed:
-			k := [2]string{u.Key, u.Member}
-			back[k]++
-			args = append(args, listUndoArgs(u, at, back[k], scans[u.Key])...)
+			args = append(args, lists.args(u, at)...)
 		case UndoSetMember:
 			args = append(args, UndoSetMember, at(u.Key), u.Member)
 		default:

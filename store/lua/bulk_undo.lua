@@ -25,9 +25,9 @@
 --            "e", list index, element, rank, scan, destination index (0: none), hash index (0: none),
 --                 new state, n, and n triples key index, DUMP ("" for a key that was absent),
 --                 absolute expiry in ms: an element deleted or archived from a list
---                 (bulk_list.lua). It is back already when the list holds it |rank| times
+--                 (bulk_list.lua). It is there already when the list holds it |rank| times
 --                 within scan elements of the taking end (LPOS; rank < 0 counts from the tail,
---                 which the workers take from, > 0 from the head). Else, for an archive, it
+--                 which the workers take from, > 0 from the head; scan 0: not looked for). Else, for an archive, it
 --                 leaves the destination set (or the set's trim took it, its hash still saying the
 --                 new state), else code 2; then its keys come back as they were (a delete's:
 --                 RESTORE when absent and not expired; an archive's hash: RESTORE REPLACE, DEL
@@ -112,7 +112,8 @@ while i <= #ARGV do
   elseif kind == 'e' then
     local list, el, rank = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], tonumber(ARGV[i + 3])
     local dest, hash, n = tonumber(ARGV[i + 5]), tonumber(ARGV[i + 6]), tonumber(ARGV[i + 8])
-    if redis.call('LPOS', list, el, 'RANK', rank, 'MAXLEN', tonumber(ARGV[i + 4])) then
+    local scan = tonumber(ARGV[i + 4])
+    if scan > 0 and redis.call('LPOS', list, el, 'RANK', rank, 'MAXLEN', scan) then
       out[#out + 1] = 0
     else
       local back = true
