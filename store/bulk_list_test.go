@@ -472,3 +472,43 @@ func TestBulkListUndoInterruptedThenRunAgain(t *testing.T) {
 		t.Fatalf("after undo with a chunk that never ran the list holds %d, %.80v", len(got), got)
 	}
 }
+
+// TestBulkListAsynqOnACluster: on a 3-master Redis Cluster, hourglass archives all of a queue's
+// 40 pending tasks asynq's Client enqueued, in chunks (each one script: the queue's keys share a
+// hash slot), asynq's Inspector counts them archived, and undone the queue is what it was, key by
+// key; then deletes them all, and the Inspector counts none.
+func TestBulkListAsynqOnACluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	rdb := cl.Client(t)
+	opt := asynq.RedisClusterClientOpt{Addrs: cl.Addrs}
+	client := asynq.NewClient(opt)
+	defer client.Close()
+	insp := asynq.NewInspector(opt)
+	defer insp.Close()
+	for i := range 40 {
+		if _, err := client.Enqueue(asynq.NewTask("p", fmt.Appendf(nil, "c%d", i)), asynq.Queue("bulk")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := asynqView(t, rdb)
+	q := JobSource{Layout: Asynq}.Queue("bulk")
+	res, undo := runBulkChunk(t.Context(), t, rdb, q, SectionWaiting, ActionArchive, 16, nil)
+	if res.Done != 40 || res.Chunks != 3 {
+		t.Fatalf("archive all pending on the cluster: %+v", res)
+	}
+	if qi, err := insp.GetQueueInfo("bulk"); err != nil || qi.Archived != 40 || qi.Pending != 0 {
+		t.Fatalf("asynq counts %+v, %v; want 40 archived", qi, err)
+	}
+	if ur, err := Undo(t.Context(), rdb, undo, 50, nil); err != nil || ur.Restored != 40 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	if after := asynqView(t, rdb); !equalViews(before, after) {
+		t.Fatalf("undone, the queue differs:\n%s", diffViews(after, before))
+	}
+	if res, _ := runBulkChunk(t.Context(), t, rdb, q, SectionWaiting, ActionDelete, 16, nil); res.Done != 40 {
+		t.Fatalf("delete all pending on the cluster: %+v", res)
+	}
+	if qi, err := insp.GetQueueInfo("bulk"); err != nil || qi.Pending+qi.Archived != 0 {
+		t.Fatalf("asynq counts %+v, %v; want none", qi, err)
+	}
+}
