@@ -12,7 +12,8 @@ package store
 // job exactly as pushed and the list it went to. Undo (bulk_undo.lua) puts back what a record
 // says, checking each task against what is there now.
 //
-// A layout offers a bulk action where it implements bulkLayout; everywhere else BulkCheck refuses
+// A list section (a queue's waiting list) is taken from the end its workers take from, and put
+// back there by undo (bulk_list.go). A layout offers a bulk action where it implements bulkLayout; everywhere else BulkCheck refuses
 // it with ErrNotSupported and the reason.
 
 import (
@@ -180,7 +181,7 @@ func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 	if b, ok := q.(bulkLayout); ok {
 		return b.bulkOp(sec, a)
 	}
-	return bulkOp{}, fmt.Errorf("store: %s on every task of a %s section: a list keeps no score to put a task back in its place, so hourglass acts on its tasks one at a time: %w", a, sec, ErrNotSupported)
+	return bulkOp{}, fmt.Errorf("store: %s on every task of a %s section: hourglass acts on this queue's tasks one at a time: %w", a, sec, ErrNotSupported)
 }
 
 // PlanBulk is the dry run of a on every task of section sec of q: its tasks, their bytes
