@@ -313,10 +313,11 @@ func listUndo(tasks []UndoTask) []UndoTask {
 }
 
 // backAlready drops from tasks (in undo order) the list elements an undo interrupted before put
-// back already: it put the first of a list's elements back first, so when that one is found at
-// the taking end (read in pages of MaxTaskPage, charged to wait, as far as the list's elements
-// go), the elements of the action found above it are back. It returns the rest and how many it
-// dropped.
+// back already: it put the first of a list's elements back first and each next one above it, so
+// when that one is found near the taking end (read in pages of MaxTaskPage, charged to wait, as
+// far as the list's elements go), the elements above it that follow the records in their order
+// are back. (So is a chunk that never ran, whose elements are still there.) It returns the rest
+// and how many it dropped.
 func backAlready(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, wait func(context.Context, int) error) ([]UndoTask, int64, error) {
 	byList := map[string][]int{}
 	for i, u := range tasks {
@@ -349,18 +350,16 @@ func backAlready(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTas
 				break
 			}
 		}
-		if len(above) > len(idx)+16 || !slices.Contains(above, first.Member) {
+		if !slices.Contains(above, first.Member) {
 			continue
 		}
-		count := map[string]int{}
-		for _, e := range above {
-			count[e]++
-		}
-		for _, i := range idx {
-			if m := tasks[i].Member; count[m] > 0 {
-				count[m]--
-				drop[i] = true
+		// Put back last first, they lie from the first one up: as many as follow the records.
+		slices.Reverse(above)
+		for k, i := range idx {
+			if k >= len(above) || above[k] != tasks[i].Member {
+				break
 			}
+			drop[i] = true
 		}
 	}
 	var kept []UndoTask
