@@ -146,7 +146,7 @@ func (l *taskLevel) undo() tea.Cmd {
 	bulk := c.opt.Bulk
 	return c.ask("Undo the last bulk action", []string{
 		"The last bulk action on this target, as the journal recorded it before each chunk ran, is put back:",
-		"each deleted task returns to its set with its score; each moved job leaves its queue and returns, unless a worker has taken it since.",
+		"each deleted task returns to its set with its score, or to its list where the workers take it next; each moved job leaves its queue and returns, unless a worker has taken it since.",
 	}, l, func(ctx context.Context, _ KeyActions) (string, error) { return bulk.UndoLast(ctx) })
 }
 
