@@ -53,7 +53,7 @@ const (
 // UndoTask is what undoing one task of a bulk action takes, recorded before the chunk that does
 // the task runs. Every string holds the bytes exactly as stored.
 type UndoTask struct {
-	Kind     string     // UndoMember, UndoMove, UndoKey, UndoScore, UndoToList or UndoToSet
+	Kind     string     // UndoMember, UndoMove, UndoKey, UndoScore, UndoToList, UndoToSet, UndoQueued, or a list's (bulk_list.go)
 	Key      string     // the sorted set the member was in, or the key deleted
 	Member   string     // the member (UndoMember, UndoMove)
 	Score    float64    // its score
@@ -63,9 +63,9 @@ type UndoTask struct {
 	Dump     string     // UndoKey: the key's DUMP
 	ExpireAt int64      // UndoKey: its expiry in Unix milliseconds, 0 for none
 	Hash     string     // UndoToList, UndoToSet: the task's hash, whose state field says where it is
-	State    string     // its state before, put back
+	State    string     // its state before, put back; UndoListed: the end the workers take from, "left" or "right"
 	NewState string     // the state it was given, replaced only if still there
-	Keys     []UndoTask // UndoQueued: the job's keys as they were (UndoKey; Dump "" for one absent)
+	Keys     []UndoTask // UndoQueued, UndoListed: the job's keys as they were (UndoKey; Dump "" for one absent)
 }
 
 // BulkPlan is what a dry run found: the tasks a bulk action would touch, their bytes and how long
