@@ -12,7 +12,8 @@ package store
 // job exactly as pushed and the list it went to. Undo (bulk_undo.lua) puts back what a record
 // says, checking each task against what is there now.
 //
-// A layout offers a bulk action where it implements bulkLayout; everywhere else BulkCheck refuses
+// A list section (a queue's waiting list) is taken from the end its workers take from, and put
+// back there by undo (bulk_list.go). A layout offers a bulk action where it implements bulkLayout; everywhere else BulkCheck refuses
 // it with ErrNotSupported and the reason.
 
 import (
@@ -52,7 +53,7 @@ const (
 // UndoTask is what undoing one task of a bulk action takes, recorded before the chunk that does
 // the task runs. Every string holds the bytes exactly as stored.
 type UndoTask struct {
-	Kind     string     // UndoMember, UndoMove, UndoKey, UndoScore, UndoToList or UndoToSet
+	Kind     string     // UndoMember, UndoMove, UndoKey, UndoScore, UndoToList, UndoToSet, UndoQueued, or a list's (bulk_list.go)
 	Key      string     // the sorted set the member was in, or the key deleted
 	Member   string     // the member (UndoMember, UndoMove)
 	Score    float64    // its score
@@ -62,9 +63,12 @@ type UndoTask struct {
 	Dump     string     // UndoKey: the key's DUMP
 	ExpireAt int64      // UndoKey: its expiry in Unix milliseconds, 0 for none
 	Hash     string     // UndoToList, UndoToSet: the task's hash, whose state field says where it is
-	State    string     // its state before, put back
+	State    string     // its state before, put back; UndoListed: the end the workers take from, "left" or "right"
 	NewState string     // the state it was given, replaced only if still there
-	Keys     []UndoTask // UndoQueued: the job's keys as they were (UndoKey; Dump "" for one absent)
+	Keys     []UndoTask // UndoQueued, UndoListed: the job's keys as they were (UndoKey; Dump "" for one absent)
+	// fromEnd is, within one Undo, how many of its records are done once this one is: they go
+	// back last first, so the last record's is 1 (UndoOptions.Done).
+	fromEnd int64
 }
 
 // BulkPlan is what a dry run found: the tasks a bulk action would touch, their bytes and how long
@@ -80,6 +84,10 @@ type BulkPlan struct {
 	Match   func(Task) bool
 	Scanned int64
 	Note    string // what else the action does that the user should know first ("" none)
+	// Newest, for a list section, is its newest task at the dry run (the end its workers do not
+	// take from), exactly as stored: a run of the plan goes no further (bulk_list.go). Nil when
+	// the section is not a list or was empty.
+	Newest *string
 }
 
 // BulkOptions tune a bulk run.
@@ -104,6 +112,9 @@ type BulkOptions struct {
 	// Match, when not nil, keeps the tasks the action is done to (a filter's selection): the
 	// others are left where they are, uncounted, and the section is read in its listed order.
 	Match func(Task) bool
+	// Newest is the plan's (BulkPlan.Newest): on a list section no task pushed after it is acted
+	// on. Nil: the newest when the run starts.
+	Newest *string
 }
 
 // BulkResult counts what a bulk run did.
@@ -145,6 +156,9 @@ type bulkOp struct {
 	bySet bool
 	desc  bool   // bySet, highest score first (ZREVRANGE)
 	note  string // BulkPlan.Note
+	// list, when not nil, makes it an action on a list section (bulk_list.go), which the fields
+	// above but keysEach and spans do not describe.
+	list *listOp
 }
 
 // bulkLayout is a queue layout that does bulk actions.
@@ -173,7 +187,7 @@ func bulkOpOf(q Queue, sec TaskSection, a TaskAction) (bulkOp, error) {
 	if b, ok := q.(bulkLayout); ok {
 		return b.bulkOp(sec, a)
 	}
-	return bulkOp{}, fmt.Errorf("store: %s on every task of a %s section: a list keeps no score to put a task back in its place, so hourglass acts on its tasks one at a time: %w", a, sec, ErrNotSupported)
+	return bulkOp{}, fmt.Errorf("store: %s on every task of a %s section: hourglass acts on this queue's tasks one at a time: %w", a, sec, ErrNotSupported)
 }
 
 // PlanBulk is the dry run of a on every task of section sec of q: its tasks, their bytes
@@ -183,6 +197,9 @@ func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 	op, err := bulkOpOn(rdb, q, sec, a)
 	if err != nil {
 		return BulkPlan{}, err
+	}
+	if op.list != nil {
+		return op.list.plan(ctx, rdb, op.keysEach, keysPerSecond)
 	}
 	page, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
 	if err != nil {
@@ -220,13 +237,10 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 	if err != nil {
 		return BulkResult{}, err
 	}
-	if opt.Chunk <= 0 {
-		opt.Chunk = BulkChunkDefault
+	sizer := newChunkSizer(opt.chunk())
+	if op.list != nil {
+		return op.list.run(ctx, rdb, op, now, opt, sizer)
 	}
-	if opt.MaxCall == 0 {
-		opt.MaxCall = BulkMaxCall
-	}
-	sizer := newChunkSizer(opt.Chunk, opt.MaxCall)
 	res := BulkResult{Planned: opt.Limit}
 	if res.Planned <= 0 {
 		first, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
@@ -452,43 +466,4 @@ func (c *chunkCall) left(err error, res *BulkResult) {
 	if res.Refused == "" {
 		res.Refused = err.Error()
 	}
-}
-
-// dumpDeleted reads the DUMP and expiry of the keys deleted with each member (dumpKeys).
-func dumpDeleted(ctx context.Context, rdb redis.UniversalClient, op bulkOp, members []string) (map[string]UndoTask, error) {
-	var keys []string
-	for _, m := range members {
-		keys = append(keys, op.keys(m)...)
-	}
-	return dumpUndoKeys(ctx, rdb, op.key, keys)
-}
-
-// dumpUndoKeys reads the DUMP and expiry (PEXPIRETIME, absolute) of keys in one pipeline, each as
-// an UndoKey; a key that does not exist is left out. set names the action's set in an error.
-func dumpUndoKeys(ctx context.Context, rdb redis.UniversalClient, set string, keys []string) (map[string]UndoTask, error) {
-	type read struct {
-		dump *redis.StringCmd
-		at   *redis.Cmd
-	}
-	reads := map[string]read{}
-	pipe := rdb.Pipeline()
-	for _, k := range keys {
-		reads[k] = read{pipe.Dump(ctx, k), pipe.Do(ctx, "PEXPIRETIME", k)}
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, actFail(rdb, "DUMP", set, err)
-	}
-	out := map[string]UndoTask{}
-	for k, r := range reads {
-		d, err := r.dump.Result()
-		if errors.Is(err, redis.Nil) {
-			continue
-		}
-		at, aerr := r.at.Int64()
-		if err != nil || aerr != nil {
-			return nil, actFail(rdb, "DUMP", k, errors.Join(err, aerr))
-		}
-		out[k] = UndoTask{Kind: UndoKey, Key: k, Dump: d, ExpireAt: max(at, 0)}
-	}
-	return out, nil
 }

@@ -21,8 +21,8 @@ package store
 // asynq's trim could take from the archived set. Every key is the queue's, hash-tagged
 // ({<queue>}), so a chunk is atomic on a Redis Cluster too.
 //
-// The pending list is not acted on in bulk (ArchiveAllPendingTasks, DeleteAllPendingTasks): a
-// list keeps no score to put a task back in its place.
+// The pending list is deleted or archived in bulk as a list (bulk_list.go: DeleteAllPendingTasks,
+// ArchiveAllPendingTasks).
 
 import (
 	"context"
@@ -46,8 +46,10 @@ const (
 func (j asynqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	state, ok := asynqSections[sec]
 	switch {
+	case sec == SectionWaiting && (a == ActionDelete || a == ActionArchive):
+		return j.pendingOp(queue, a), nil
 	case !ok || sec == SectionWaiting || sec == SectionInFlight:
-		return bulkOp{}, bulkRefusal("asynq", sec, a, "hourglass acts in bulk on asynq's scheduled, retry and archived sets; a pending task is run already, and an active one is its worker's")
+		return bulkOp{}, bulkRefusal("asynq", sec, a, "hourglass acts in bulk on asynq's scheduled, retry and archived sets and deletes or archives all pending; a pending task is run already, and an active one is its worker's")
 	case a == ActionArchive && state == "archived":
 		return bulkOp{}, bulkRefusal("asynq", sec, a, "the tasks are archived already")
 	case a != ActionRunNow && a != ActionDelete && a != ActionArchive:
@@ -60,16 +62,36 @@ func (j asynqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, 
 	return op, nil
 }
 
-// bulkChunk builds one chunk's call to asynq_bulk.lua and what undoes it.
-func (j asynqJobs) bulkChunk(ctx context.Context, rdb redis.UniversalClient, queue, state string, a TaskAction, ids []string, scores []float64, now time.Time) (*chunkCall, error) {
+// pendingOp deletes or archives all of queue's pending list (bulk_list.go), each chunk after the
+// check the Inspector makes that asynq knows the queue.
+func (j asynqJobs) pendingOp(queue string, a TaskAction) bulkOp {
+	l := &listOp{key: j.queueKey(queue, "pending"), keys: func(id string) []string { return []string{j.queueKey(queue, "t:"+id)} }}
+	l.check = func(ctx context.Context, rdb redis.UniversalClient) error { return j.knows(ctx, rdb, queue) }
+	if a == ActionArchive {
+		l.archived = j.queueKey(queue, "archived")
+	}
+	return bulkOp{keysEach: 2, list: l}
+}
+
+// knows is nil when asynq knows queue (it is in asynq:queues), as its Inspector checks first.
+func (j asynqJobs) knows(ctx context.Context, rdb redis.UniversalClient, queue string) error {
 	registry := j.prefix + ":queues"
 	known, err := rdb.SIsMember(ctx, registry, queue).Result()
 	switch {
 	case err != nil:
-		return nil, actFail(rdb, "SISMEMBER", registry, err)
+		return actFail(rdb, "SISMEMBER", registry, err)
 	case !known:
-		return nil, fmt.Errorf("store: asynq has no queue %s (not in %s), as its Inspector would answer", actQuote(queue), actQuote(registry))
+		return fmt.Errorf("store: asynq has no queue %s (not in %s), as its Inspector would answer", actQuote(queue), actQuote(registry))
 	}
+	return nil
+}
+
+// bulkChunk builds one chunk's call to asynq_bulk.lua and what undoes it.
+func (j asynqJobs) bulkChunk(ctx context.Context, rdb redis.UniversalClient, queue, state string, a TaskAction, ids []string, scores []float64, now time.Time) (*chunkCall, error) {
+	if err := j.knows(ctx, rdb, queue); err != nil {
+		return nil, err
+	}
+	var err error
 	src := j.queueKey(queue, state)
 	c := &chunkCall{script: asynqBulk, members: len(ids)}
 	verb, dest, to, kind := "delete", src, "", UndoMember

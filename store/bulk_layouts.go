@@ -2,6 +2,7 @@ package store
 
 // Which layouts do which bulk actions (bulk.go), each as its per-task action does it:
 //
+//	hourglass's list queue   delete all of waiting (bulk_list.go)
 //	hourglass's delay queue  delete all of due, later or in_flight: ZREM each member (Act's
 //	                         delete); run all now of later: each due now (Act's run now,
 //	                         dq_run_now.lua: ZADD XX the score of now, if still later)
@@ -13,6 +14,10 @@ package store
 //	                         pushes it (sidekiqPushed), moved in the chunk's script
 //	                         kill all of retry (RetrySet#kill_all: SortedEntry#kill on each,
 //	                         DeadSet#kill: into dead scored now, trimmed; bulk_sidekiq.go)
+//	Sidekiq's queues         delete all of a queue's waiting list (Queue#clear: the list goes,
+//	                         its name leaves the queues set; bulk_list.go)
+//	RQ's queues              delete all of waiting (Queue.empty: each id out of the queue, its
+//	                         hash and dependents set deleted; bulk_list.go)
 //	RQ's failed and          delete all: as Job.delete on each (rq_delete.lua): the id leaves
 //	  scheduled registries   the registry, and the job's hash, dependents and dependencies sets
 //	                         are deleted, each recorded first with its DUMP and expiry. A
@@ -24,12 +29,14 @@ package store
 //	BullMQ 5                 retry all of dead (Queue.retryJobs) and promote all of later
 //	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go)
 //	asynq                    run all, archive all and delete all of a queue's scheduled, retry
-//	                         and archived sets, as its Inspector does (bulk_asynq.go)
+//	                         and archived sets, as its Inspector does (bulk_asynq.go); delete
+//	                         all and archive all of pending (DeleteAllPendingTasks,
+//	                         ArchiveAllPendingTasks; bulk_list.go)
 //
-// Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues,
-// asynq's pending) would need each element's position recorded to be put back in order, and
-// BullMQ's and Celery's jobs live in keys of their own beside their sets, which hourglass does
-// not yet record for them.
+// A list section is taken in chunks from the end its workers take from, and undo puts its
+// elements back there in their old order (bulk_list.go). Everything else is refused with the
+// reason: a list queue's processing list is its workers', and BullMQ's and Celery's jobs live in
+// keys of their own beside their sets and lists, which hourglass does not yet record for them.
 
 import (
 	"fmt"
@@ -71,21 +78,36 @@ func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 	return bulkOp{}, bulkRefusal("a delay queue", sec, a, delayWhyNot(sec, a, q.inFlight))
 }
 
+func (q *ownListQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
+	if sec == SectionWaiting && a == ActionDelete {
+		return bulkOp{keysEach: 1, list: &listOp{key: q.key, keys: noKeys}}, nil
+	}
+	return bulkOp{}, bulkRefusal("a list queue", sec, a, "hourglass deletes all of a list queue's waiting list, and acts on the others one at a time")
+}
+
+func noKeys(string) []string { return nil }
+
 func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	switch {
+	case sec == SectionWaiting && a == ActionDelete: // Queue.empty
+		keys := func(id string) []string { return []string{j.key("job", id), j.key("job", id, "dependents")} }
+		return bulkOp{keysEach: 3, spans: "RQ's keys", list: &listOp{key: j.key("queue", queue), fromLeft: true, keys: keys}}, nil
 	case (sec == SectionDead || sec == SectionLater) && a == ActionDelete:
 		return bulkOp{key: j.key(rqSections[sec], queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
 	case sec == SectionDead && a == ActionRunNow:
 		return j.requeueAll(queue), nil
 	}
-	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes and requeues RQ's failed jobs and deletes its scheduled ones in bulk, and acts on the others one at a time")
+	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes all of a queue, deletes and requeues RQ's failed jobs and deletes its scheduled ones in bulk, and acts on the others one at a time")
 }
 
 func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	set, isSet := sidekiqSets[sec]
 	switch {
+	case queue != "" && sec == SectionWaiting && a == ActionDelete: // Queue#clear
+		return bulkOp{keysEach: 1, spans: "Sidekiq's keys", list: &listOp{key: j.key("queue:" + queue), keys: noKeys,
+			registry: j.key("queues"), member: queue}}, nil
 	case queue != "" || !isSet:
-		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass acts in bulk on Sidekiq's schedule, retry and dead sets only, not on a queue's list")
+		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass deletes all of a queue's list, and acts in bulk on Sidekiq's schedule, retry and dead sets")
 	case a == ActionDelete:
 		return bulkOp{key: j.key(set), keysEach: 1}, nil
 	case a == ActionArchive && set == "retry":

@@ -42,3 +42,15 @@ func (c *chunkSizer) took(n int, rtt time.Duration) {
 	want := int(float64(c.maxCall) * 0.8 / float64(least))
 	c.size = max(min(want, c.size+c.size/2, BulkChunkMax), c.least)
 }
+
+// chunk is the first chunk and the longest call o asks for, the defaults filled in.
+func (o BulkOptions) chunk() (int, time.Duration) {
+	first, maxCall := o.Chunk, o.MaxCall
+	if first <= 0 {
+		first = BulkChunkDefault
+	}
+	if maxCall == 0 {
+		maxCall = BulkMaxCall
+	}
+	return first, maxCall
+}

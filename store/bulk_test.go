@@ -228,14 +228,14 @@ func TestBulkRefusesWhatItDoesNotDo(t *testing.T) {
 		sec TaskSection
 		a   TaskAction
 	}{
-		{JobSource{Layout: Sidekiq}.Queue("default"), SectionWaiting, ActionDelete},
+		{JobSource{Layout: Sidekiq}.Queue("default"), SectionWaiting, ActionRunNow},
 		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionReturn},
 		{JobSource{Layout: BullMQ, Prefix: "bull"}.Queue("q"), SectionDead, ActionDelete},
-		{ListQueueOf("jobs", ""), SectionWaiting, ActionDelete},
+		{ListQueueOf("jobs", "jobs:processing"), SectionInFlight, ActionDelete},
 		{DelayQueueOf("dq", "", Milliseconds), SectionInFlight, ActionReturn},
 		{JobSource{Layout: RQ}.Queue("q"), SectionLater, ActionRunNow},
 		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionLater, ActionArchive},
-		{JobSource{Layout: Asynq}.Queue("q"), SectionWaiting, ActionDelete},
+		{JobSource{Layout: Asynq}.Queue("q"), SectionWaiting, ActionRunNow},
 		{JobSource{Layout: Asynq}.Queue("q"), SectionDead, ActionArchive},
 	} {
 		_, err := RunBulk(t.Context(), rdb, c.q, c.sec, c.a, time.Now(), BulkOptions{})

@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -15,7 +16,7 @@ import (
 // UndoResult counts what Undo put back.
 type UndoResult struct {
 	Restored int64 // tasks put back as they were
-	Keys     int64 // keys deleted with those tasks (a job's hash, its sets) restored beside them
+	Keys     int64 // keys deleted with those tasks (a job's hash, its sets) restored beside them, and set memberships (Sidekiq's queues)
 	There    int64 // there already (or their chunk never ran): nothing to do
 	Taken    int64 // moved jobs a worker took from the list since: not undone (they ran)
 	Conflict int64 // keys there again holding something else: left as they are
@@ -27,13 +28,40 @@ type UndoResult struct {
 // it), chunk by chunk (one script each, bulk_undo.lua), each task checked against what is there
 // now. wait, when not nil, holds it to a keys/s budget.
 func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chunk int, wait func(ctx context.Context, keys int) error) (UndoResult, error) {
+	return UndoWith(ctx, rdb, tasks, UndoOptions{Chunk: chunk, Wait: wait})
+}
+
+// UndoOptions tune an undo.
+type UndoOptions struct {
+	Chunk int                                       // the first chunk's records; BulkChunkDefault when 0
+	Wait  func(ctx context.Context, keys int) error // holds it to a keys/s budget; nil: none
+	// Done, when not nil, is told after each chunk how many of the records, counted from the
+	// last (the order they go back in), are done: put back, or found with nothing to do. An undo
+	// stopped part way can go on with the records before those.
+	Done func(records int64)
+}
+
+// UndoWith is Undo with its options.
+func UndoWith(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, opt UndoOptions) (UndoResult, error) {
 	var res UndoResult
+	chunk, wait := opt.Chunk, opt.Wait
 	if chunk <= 0 {
 		chunk = BulkChunkDefault
 	}
 	sizer := newChunkSizer(chunk, BulkMaxCall)
 	tasks = slices.Clone(tasks)
+	for i := range tasks {
+		tasks[i].fromEnd = int64(len(tasks) - i)
+	}
+	total := int64(len(tasks))
+	tasks = listUndo(tasks)
 	slices.Reverse(tasks)
+	tasks, back, err := backAlready(ctx, rdb, tasks, wait)
+	if err != nil {
+		return res, err
+	}
+	res.There += back
+	lists := &listUndoState{}
 	for len(tasks) > 0 {
 		n := min(sizer.size, len(tasks))
 		if wait != nil {
@@ -42,16 +70,22 @@ func Undo(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, chun
 			}
 		}
 		began := time.Now()
-		if err := undoChunk(ctx, rdb, tasks[:n], &res); err != nil {
+		if err := undoChunk(ctx, rdb, tasks[:n], lists, &res); err != nil {
 			return res, err
 		}
 		sizer.took(n, time.Since(began))
+		if opt.Done != nil {
+			opt.Done(tasks[n-1].fromEnd)
+		}
 		tasks = tasks[n:]
+	}
+	if opt.Done != nil {
+		opt.Done(total)
 	}
 	return res, nil
 }
 
-func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, res *UndoResult) error {
+func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask, lists *listUndoState, res *UndoResult) error {
 	var keys []string
 	index := map[string]int{}
 	at := func(k string) int {
@@ -84,6 +118,10 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 			}
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
+		case UndoListed:
+			args = append(args, lists.args(u, at)...)
+		case UndoSetMember:
+			args = append(args, UndoSetMember, at(u.Key), u.Member)
 		default:
 			return fmt.Errorf("store: undo: unknown kind %q in the record of %s", u.Kind, actQuote(u.Key))
 		}
@@ -94,9 +132,9 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 	}
 	for i, c := range codes {
 		switch {
-		case c == 1 && tasks[i].Kind == UndoKey:
+		case c == 1 && (tasks[i].Kind == UndoKey || tasks[i].Kind == UndoSetMember):
 			res.Keys++
-		case c == 0 && tasks[i].Kind == UndoKey: // a key there already: its task says what it was
+		case c == 0 && (tasks[i].Kind == UndoKey || tasks[i].Kind == UndoSetMember): // there already: its task says what it was
 		default:
 			res.count(c)
 		}
@@ -118,4 +156,43 @@ func (res *UndoResult) count(code int64) {
 	default:
 		res.Expired++
 	}
+}
+
+// dumpDeleted reads the DUMP and expiry of the keys deleted with each member (dumpKeys).
+func dumpDeleted(ctx context.Context, rdb redis.UniversalClient, op bulkOp, members []string) (map[string]UndoTask, error) {
+	var keys []string
+	for _, m := range members {
+		keys = append(keys, op.keys(m)...)
+	}
+	return dumpUndoKeys(ctx, rdb, op.key, keys)
+}
+
+// dumpUndoKeys reads the DUMP and expiry (PEXPIRETIME, absolute) of keys in one pipeline, each as
+// an UndoKey; a key that does not exist is left out. set names the action's set in an error.
+func dumpUndoKeys(ctx context.Context, rdb redis.UniversalClient, set string, keys []string) (map[string]UndoTask, error) {
+	type read struct {
+		dump *redis.StringCmd
+		at   *redis.Cmd
+	}
+	reads := map[string]read{}
+	pipe := rdb.Pipeline()
+	for _, k := range keys {
+		reads[k] = read{pipe.Dump(ctx, k), pipe.Do(ctx, "PEXPIRETIME", k)}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, actFail(rdb, "DUMP", set, err)
+	}
+	out := map[string]UndoTask{}
+	for k, r := range reads {
+		d, err := r.dump.Result()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		at, aerr := r.at.Int64()
+		if err != nil || aerr != nil {
+			return nil, actFail(rdb, "DUMP", k, errors.Join(err, aerr))
+		}
+		out[k] = UndoTask{Kind: UndoKey, Key: k, Dump: d, ExpireAt: max(at, 0)}
+	}
+	return out, nil
 }

@@ -159,7 +159,7 @@ func (l *taskLevel) undo() tea.Cmd {
 	bulk, title := c.opt.Bulk, "Undo the last bulk action"
 	kc := &keyConfirm{title: title, after: l, lines: []string{
 		"The newest bulk action on this target not undone yet, as the journal recorded it before each chunk ran, is put back:",
-		"each deleted task returns to its set with its score; each moved job leaves its queue and returns, unless a worker has taken it since.",
+		"each deleted task returns to its set with its score, or to its list where the workers take it next; each moved job leaves its queue and returns, unless a worker has taken it since.",
 		"ctrl+c stops between chunks; z again finishes it. Once it is undone, z takes the action before it.",
 	}}
 	kc.start = func() tea.Cmd {

@@ -92,7 +92,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	}
 	res, err := store.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, store.BulkOptions{
 		Limit: plan.Tasks, Wait: in.w.Pace, Record: entry.Record, Progress: progress,
-		Match: plan.Match,
+		Match: plan.Match, Newest: plan.Newest,
 	})
 	if eerr := entry.End(res); err == nil {
 		err = eerr
@@ -148,30 +148,32 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 	if err != nil {
 		return "", err
 	}
-	// done counts the undo records put back (by an undo stopped before this one too), started
-	// those of the chunks begun: a chunk's wait says the one before it ran whole.
-	total, done, started := int64(len(tasks))+a.Resumed, a.Resumed, a.Resumed
+	// done counts the undo records done (by an undo stopped before this one too), as store.Undo
+	// tells after each chunk; marked counts those the journal holds.
+	total, done, marked := int64(len(tasks))+a.Resumed, a.Resumed, a.Resumed
 	mark := func() error {
-		if done == a.Resumed {
+		if done == marked {
 			return nil
 		}
+		marked = done
 		return j.UndoProgress(a.ID, done)
 	}
+	var markErr error
 	wait := func(ctx context.Context, n int) error {
-		done = started
 		if err := mark(); err != nil {
+			markErr = err
 			return err
 		}
 		if progress != nil {
 			progress(scanner.BulkResult{Planned: total, Done: done})
 		}
-		if err := pace(ctx, n); err != nil {
-			return err
-		}
-		started += int64(n)
-		return nil
+		return pace(ctx, n)
 	}
-	res, err := store.Undo(ctx, rdb, tasks, store.BulkChunkDefault, wait)
+	res, err := store.UndoWith(ctx, rdb, tasks, store.UndoOptions{Chunk: store.BulkChunkDefault, Wait: wait,
+		Done: func(n int64) { done = a.Resumed + n }})
+	if markErr != nil {
+		return "", fmt.Errorf("undo of %s on %s's %s section: recording how far it went: %w", a.Action, a.Queue, a.Section, markErr)
+	}
 	if err != nil {
 		what := fmt.Sprintf("undo of %s on %s's %s section", a.Action, a.Queue, a.Section)
 		if merr := mark(); merr != nil {

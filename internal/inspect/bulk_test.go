@@ -176,3 +176,45 @@ func TestUndoStoppedGoesOnWhereItStopped(t *testing.T) {
 		t.Fatalf("a third undo: %v, want nothing left to undo", err)
 	}
 }
+
+// TestBulkDeleteOfAWaitingListThroughTheDrillDown: the console offers delete all on a Sidekiq
+// queue's waiting list and on a list queue's (BulkCheck), plans the list's jobs, empties the queue
+// as Sidekiq's Queue#clear does (the list gone, its name out of the queues set), and z
+// (UndoLast), from what the journal holds, puts every key back byte for byte.
+func TestBulkDeleteOfAWaitingListThroughTheDrillDown(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	redistest.RunFixture(t, redistest.Interpreter(t, "ruby", "sidekiq"), sidekiqDir, nil,
+		"bulk.rb", "push", "redis://"+srv.Addr+"/0", "mail", "40")
+	rdb.LPush(t.Context(), "lq:mail", "a", "b")
+	before := dumps(t, rdb)
+	w := queueWatcher(t, rdb, 100_000)
+	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetJournal(j, srv.Addr)
+	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk", Queue: "mail"})
+	own := opened(t, w, scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "lq:mail"})
+	if err := w.BulkCheck(own, scanner.SectionWaiting, scanner.ActionDelete); err != nil {
+		t.Fatalf("delete all of a list queue's waiting list: %v", err)
+	}
+	if err := w.BulkCheck(ref, scanner.SectionWaiting, scanner.ActionDelete); err != nil {
+		t.Fatalf("delete all of a Sidekiq queue: %v", err)
+	}
+	plan, err := w.PlanBulk(t.Context(), ref, scanner.SectionWaiting, scanner.ActionDelete)
+	if err != nil || plan.Tasks != 40 || plan.Newest == nil {
+		t.Fatalf("plan: %+v, %v", plan, err)
+	}
+	line, err := w.Bulk(t.Context(), ref, scanner.SectionWaiting, scanner.ActionDelete, plan, nil)
+	if err != nil || !strings.HasPrefix(line, "40 of 40 waiting tasks") {
+		t.Fatalf("bulk: %q, %v", line, err)
+	}
+	if n := rdb.Exists(t.Context(), "queue:mail").Val(); n != 0 || rdb.SIsMember(t.Context(), "queues", "mail").Val() {
+		t.Fatalf("after delete all the queue's list exists (%d) or its name is in queues", n)
+	}
+	if line, err = w.UndoLast(t.Context(), nil); err != nil || !strings.Contains(line, "40 tasks restored, 1 keys restored with them") {
+		t.Fatalf("undo: %q, %v", line, err)
+	}
+	sameDumps(t, before, dumps(t, rdb), "delete all of a queue, undone")
+}

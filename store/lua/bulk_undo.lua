@@ -22,6 +22,18 @@
 --                 a key that was absent), absolute expiry in ms: a job requeued (RQ's); it
 --                 leaves the list and goes back to the set, and its keys are put back as they
 --                 were (RESTORE REPLACE; DEL when absent before), only if it is still queued
+--            "e", list index, element, rank, scan, destination index (0: none), hash index (0: none),
+--                 new state, n, and n triples key index, DUMP ("" for a key that was absent),
+--                 absolute expiry in ms: an element deleted or archived from a list
+--                 (bulk_list.lua). It is there already when the list holds it |rank| times
+--                 within scan elements of the taking end (LPOS; rank < 0 counts from the tail,
+--                 which the workers take from, > 0 from the head; scan 0: not looked for). Else, for an archive, it
+--                 leaves the destination set (or the set's trim took it, its hash still saying the
+--                 new state), else code 2; then its keys come back as they were (a delete's:
+--                 RESTORE when absent and not expired; an archive's hash: RESTORE REPLACE, DEL
+--                 when absent before), and it is pushed back at the taking end (RPUSH for a rank
+--                 < 0, LPUSH otherwise), where the workers take it next
+--            "a", set index, member: a member removed from a set; SADD it back unless it is there
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
 -- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
@@ -97,6 +109,44 @@ while i <= #ARGV do
       out[#out + 1] = 2
     end
     i = i + 6 + n * 3
+  elseif kind == 'e' then
+    local list, el, rank = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], tonumber(ARGV[i + 3])
+    local dest, hash, n = tonumber(ARGV[i + 5]), tonumber(ARGV[i + 6]), tonumber(ARGV[i + 8])
+    local scan = tonumber(ARGV[i + 4])
+    if scan > 0 and redis.call('LPOS', list, el, 'RANK', rank, 'MAXLEN', scan) then
+      out[#out + 1] = 0
+    else
+      local back = true
+      if dest > 0 then
+        back = redis.call('ZREM', KEYS[dest], el) == 1 or (hash > 0 and redis.call('HGET', KEYS[hash], 'state') == ARGV[i + 7])
+      end
+      if back then
+        local t = redis.call('TIME')
+        local nowms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        for k = 0, n - 1 do
+          local key, dump, at = KEYS[tonumber(ARGV[i + 9 + k * 3])], ARGV[i + 10 + k * 3], tonumber(ARGV[i + 11 + k * 3])
+          if dest > 0 and dump == '' then
+            redis.call('DEL', key)
+          elseif dest > 0 then
+            redis.call('RESTORE', key, at, dump, 'ABSTTL', 'REPLACE')
+          elseif dump ~= '' and redis.call('EXISTS', key) == 0 and (at == 0 or at > nowms) then
+            redis.call('RESTORE', key, at, dump, 'ABSTTL')
+          end
+        end
+        if rank < 0 then
+          redis.call('RPUSH', list, el)
+        else
+          redis.call('LPUSH', list, el)
+        end
+        out[#out + 1] = 1
+      else
+        out[#out + 1] = 2
+      end
+    end
+    i = i + 9 + n * 3
+  elseif kind == 'a' then
+    out[#out + 1] = redis.call('SADD', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
+    i = i + 3
   elseif kind == 'm' then
     local set = KEYS[tonumber(ARGV[i + 1])]
     if redis.call('ZSCORE', set, ARGV[i + 2]) then

@@ -3,7 +3,9 @@ ids (Queue.job_ids, in the order a worker takes them) and its registries' (sched
 failed, finished), and the jobs named on the command line as Job.fetch reads them (or null when
 RQ cannot fetch one).
 
-    python3 read.py redis://127.0.0.1:6379/0 [--requeue <queue> <job id>] [--requeue-all <queue>] [--work <queue>] [job id ...]
+    python3 read.py redis://127.0.0.1:6379/0 [--empty <queue>] [--requeue <queue> <job id>] [--requeue-all <queue>] [--work <queue>] [job id ...]
+
+With --empty, RQ's Queue.empty first deletes every job of the queue.
 
 With --requeue, RQ's FailedJobRegistry first requeues the failed job, as `rq requeue` does; with
 --requeue-all, it requeues each failed job of the queue, as `rq requeue --all` does; with
@@ -25,6 +27,9 @@ import jobs  # noqa: E402,F401  (a worker imports the jobs' functions by name)
 logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 r = Redis.from_url(sys.argv[1])
 args = sys.argv[2:]
+if args[:1] == ["--empty"]:
+    Queue(args[1], connection=r).empty()
+    args = args[2:]
 if args[:1] == ["--requeue"]:
     FailedJobRegistry(args[1], connection=r).requeue(args[2])
     args = args[3:]

@@ -5,6 +5,9 @@
 #   ruby bulk.rb fill redis://127.0.0.1:6379/0 RETRIES DEAD   # prints {"retry":N,"dead":N}
 #   ruby bulk.rb retry_all redis://127.0.0.1:6379/0 retry|dead # prints {"moved":N}
 #   ruby bulk.rb kill_all redis://127.0.0.1:6379/0 [MAX]       # RetrySet#kill_all, {"moved":N}
+#   ruby bulk.rb push redis://127.0.0.1:6379/0 QUEUE N         # N jobs through Client#push, {"size":N}
+#   ruby bulk.rb clear redis://127.0.0.1:6379/0 QUEUE          # Queue#clear, {"cleared":N}
+#   ruby bulk.rb take redis://127.0.0.1:6379/0 QUEUE N         # BasicFetch takes N, {"args":[...]}
 #
 # kill_all with MAX sets Sidekiq.options[:dead_max_jobs] to it first, as an app that keeps
 # fewer dead jobs does.
@@ -18,6 +21,7 @@ require "json"
 require "sidekiq"
 require "sidekiq/api"
 require "sidekiq/job_retry"
+require "sidekiq/fetch"
 
 mode, url, a, b = ARGV
 Sidekiq.logger = Logger.new($stderr, level: Logger::ERROR)
@@ -54,6 +58,25 @@ when "kill_all"
   n = set.size
   set.kill_all
   puts JSON.generate(moved: n - set.size)
+when "push"
+  b.to_i.times do |i|
+    Sidekiq::Client.push("class" => "Mailer", "queue" => a, "args" => [i])
+  end
+  puts JSON.generate(size: Sidekiq::Queue.new(a).size)
+when "clear"
+  q = Sidekiq::Queue.new(a)
+  n = q.size
+  q.clear
+  puts JSON.generate(cleared: n)
+when "take"
+  fetch = Sidekiq::BasicFetch.new(queues: [a], strict: true)
+  args = []
+  ARGV[3].to_i.times do
+    work = fetch.retrieve_work
+    break unless work
+    args << Sidekiq.load_json(work.job)["args"][0]
+  end
+  puts JSON.generate(args: args)
 else
-  abort "usage: bulk.rb fill|retry_all|kill_all URL ..."
+  abort "usage: bulk.rb fill|retry_all|kill_all|push|clear|take URL ..."
 end
