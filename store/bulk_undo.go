@@ -83,6 +83,15 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 			}
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
+		case UndoCleaned:
+			list := 0
+			if u.List != "" {
+				list = 1
+			}
+			args = append(args, "c", at(u.Key), u.Member, score, list, len(u.Keys))
+			for _, k := range u.Keys {
+				args = append(args, at(k.Key), k.Dump, k.ExpireAt)
+			}
 		default:
 			return fmt.Errorf("store: undo: unknown kind %q in the record of %s", u.Kind, actQuote(u.Key))
 		}

@@ -22,6 +22,12 @@
 --                 a key that was absent), absolute expiry in ms: a job requeued (RQ's); it
 --                 leaves the list and goes back to the set, and its keys are put back as they
 --                 were (RESTORE REPLACE; DEL when absent before), only if it is still queued
+--            "c", set or list index, member, score (in a list: its place from the tail), is a list
+--                 (1 or 0), n, and n triples key index, DUMP, absolute expiry in ms: a job
+--                 deleted with its keys (BullMQ's clean); its keys RESTOREd and the member back
+--                 in its set, or in its list with as many after it as it had, only if none of
+--                 its keys is there (there: 0 when it is the job as it was, in its set or, in
+--                 a list, its first key's DUMP the same; else 3)
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
 -- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
@@ -95,6 +101,47 @@ while i <= #ARGV do
       out[#out + 1] = 1
     else
       out[#out + 1] = 2
+    end
+    i = i + 6 + n * 3
+  elseif kind == 'c' then
+    local container, member, score, isList, n = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3],
+      ARGV[i + 4] == '1', tonumber(ARGV[i + 5])
+    local t = redis.call('TIME')
+    local nowms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local there, expired = false, false
+    for k = 0, n - 1 do
+      local at = tonumber(ARGV[i + 8 + k * 3])
+      there = there or redis.call('EXISTS', KEYS[tonumber(ARGV[i + 6 + k * 3])]) == 1
+      expired = expired or (at > 0 and at <= nowms)
+    end
+    local inSet = not isList and redis.call('ZSCORE', container, member)
+    if there then
+      if inSet or (isList and redis.call('DUMP', KEYS[tonumber(ARGV[i + 6])]) == ARGV[i + 7]) then
+        out[#out + 1] = 0
+      else
+        out[#out + 1] = 3
+      end
+    elseif inSet then
+      out[#out + 1] = 0
+    elseif expired then
+      out[#out + 1] = 4
+    else
+      for k = 0, n - 1 do
+        redis.call('RESTORE', KEYS[tonumber(ARGV[i + 6 + k * 3])], ARGV[i + 8 + k * 3], ARGV[i + 7 + k * 3], 'ABSTTL')
+      end
+      if isList then
+        local p, len = tonumber(score), redis.call('LLEN', container)
+        if p <= 0 then
+          redis.call('RPUSH', container, member)
+        elseif p >= len then
+          redis.call('LPUSH', container, member)
+        else
+          redis.call('LINSERT', container, 'BEFORE', redis.call('LINDEX', container, -p), member)
+        end
+      else
+        redis.call('ZADD', container, score, member)
+      end
+      out[#out + 1] = 1
     end
     i = i + 6 + n * 3
   elseif kind == 'm' then

@@ -1,0 +1,284 @@
+package store
+
+// BullMQ 5's delete all: Queue.clean(0, 0, state) of the section's states (bullmq_bulk_clean.lua
+// has the moves, checked against bullmq 5.81.5), a chunk at a time:
+//
+//	dead     Queue.clean(0, 0, 'failed'): the failed set in its order (oldest first)
+//	later    Queue.clean(0, 0, 'delayed')
+//	waiting  Queue.clean(0, 0, 'wait'), then 'paused', then 'prioritized', as the section lists
+//	         them. Not Queue.drain(), which does the same removals in one unbounded script and
+//	         adds no event: clean's "cleaned" event is how BullMQ tells its listeners.
+//
+// Each job goes with its keys (the hash and its logs, dependencies, processed, failed and
+// unsuccessful keys, its deduplication keys when they name it), and each chunk adds one "cleaned"
+// event a state, as each of BullMQ's calls does. Before a chunk runs, each job is recorded with
+// its score (or, in a list, its place counted from the tail, where workers take jobs) and the
+// DUMP and expiry of every key deleted with it (UndoCleaned): undone, a job whose keys are all
+// still absent gets them back byte for byte, and its place. Left, as Queue.clean(0) leaves them:
+// a job scheduler's next job, a job stamped after now (the clocks of BullMQ's client and Redis
+// differ); and, unlike clean, a pending child of a flow's parent, whose dependencies BullMQ
+// updates with it (deleting the parent with its last child): remove those with BullMQ's API.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var bullmqBulkClean = luaScript("bullmq_bulk_clean")
+
+// UndoCleaned is a BullMQ job cleaned: Key is its set or list (List is Key for a list), Member
+// its id, Score its score in the set or its place from the list's tail, Keys its keys as they
+// were (UndoKey each); put back only when none of its keys is there.
+const UndoCleaned = "c"
+
+// bullmqCleanStates are the states a section's delete all cleans, in the section's order.
+var bullmqCleanStates = map[TaskSection][]string{
+	SectionDead: {"failed"}, SectionLater: {"delayed"}, SectionWaiting: {"wait", "paused", "prioritized"},
+}
+
+// bullmqCleanLeft says why the clean script left a job, by its code.
+var bullmqCleanLeft = map[int64]string{
+	3: bullmqLeft["scheduler"],
+	4: "it is stamped after now by Redis' clock (its client's clock is ahead): Queue.clean(0) leaves it too",
+	5: "it is a pending child of a flow's parent, which BullMQ updates with it (and deletes with its last child): use Job.remove() or Queue.clean()",
+	6: "its keys changed between the chunk's read and its script; left as it is",
+}
+
+// bullmqJobSuffixes are the keys removeJob deletes with a job's hash.
+var bullmqJobSuffixes = []string{"", ":logs", ":dependencies", ":processed", ":failed", ":unsuccessful"}
+
+func (j bullmqJobs) cleanAll(queue string, sec TaskSection) bulkOp {
+	states := bullmqCleanStates[sec]
+	op := bulkOp{key: j.queueKey(queue, states[0]), keysEach: 8, bySet: sec != SectionWaiting,
+		listed: sec == SectionWaiting, leftWhy: bullmqCleanLeft}
+	op.custom = func(ctx context.Context, rdb redis.UniversalClient, ids []string, scores []float64, now time.Time) (*chunkCall, error) {
+		if err := j.checkVersion(ctx, rdb, queue); err != nil {
+			return nil, err
+		}
+		jobs, err := j.locate(ctx, rdb, queue, states, ids, scores)
+		if err != nil {
+			return nil, err
+		}
+		return j.cleanChunk(ctx, rdb, queue, jobs, now)
+	}
+	if !hashTagged(j.queueKey(queue, "")) {
+		op.spans = "BullMQ's keys without a hash-tagged prefix"
+	}
+	return op
+}
+
+// checkVersion refuses a queue whose meta names no BullMQ 5.
+func (j bullmqJobs) checkVersion(ctx context.Context, rdb redis.UniversalClient, queue string) error {
+	meta := j.queueKey(queue, "meta")
+	version, err := rdb.HGet(ctx, meta, "version").Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return actFail(rdb, "HGET", meta, err)
+	}
+	if !strings.HasPrefix(version, "bullmq:5.") {
+		return fmt.Errorf("store: BullMQ queue %s: %s: %w", actQuote(queue), bullmqLeft["version"], ErrNotSupported)
+	}
+	return nil
+}
+
+// cleanJob is one job of a clean chunk as read before it: where it is, and what the script will
+// likely do.
+type cleanJob struct {
+	id, state, at string // at: its set or list
+	list          bool
+	score         float64 // its score, or its place from the list's tail as read
+	gone, stays   bool    // not found; to be left, by the read
+	pending       bool    // a pending child of a flow's parent, by the read
+	keys          []UndoTask // the keys its removal deletes, as read (UndoKey each)
+}
+
+// locate finds each job: in a set section, the set with the score read; in the waiting section,
+// the first of wait, paused (from the tail) and prioritized that holds it.
+func (j bullmqJobs) locate(ctx context.Context, rdb redis.UniversalClient, queue string, states, ids []string, scores []float64) ([]cleanJob, error) {
+	jobs := make([]cleanJob, len(ids))
+	if len(states) == 1 {
+		for i, id := range ids {
+			jobs[i] = cleanJob{id: id, state: states[0], at: j.queueKey(queue, states[0]), score: scores[i]}
+		}
+		return jobs, nil
+	}
+	key := func(s string) string { return j.queueKey(queue, s) }
+	pipe := rdb.Pipeline()
+	lens := map[string]*redis.IntCmd{"wait": pipe.LLen(ctx, key("wait")), "paused": pipe.LLen(ctx, key("paused"))}
+	type where struct {
+		wait, paused *redis.IntCmd
+		prio         *redis.FloatCmd
+	}
+	found := make([]where, len(ids))
+	for i, id := range ids {
+		found[i] = where{pipe.LPos(ctx, key("wait"), id, redis.LPosArgs{Rank: -1}),
+			pipe.LPos(ctx, key("paused"), id, redis.LPosArgs{Rank: -1}), pipe.ZScore(ctx, key("prioritized"), id)}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, actFail(rdb, "LPOS", key("wait"), err)
+	}
+	for i, id := range ids {
+		jobs[i] = cleanJob{id: id, state: "prioritized", at: key("prioritized"), score: found[i].prio.Val()}
+		for _, s := range []string{"wait", "paused"} {
+			if pos := map[string]*redis.IntCmd{"wait": found[i].wait, "paused": found[i].paused}[s]; pos.Err() == nil {
+				jobs[i] = cleanJob{id: id, state: s, at: key(s), list: true, score: float64(lens[s].Val() - 1 - pos.Val())}
+				break
+			}
+		}
+		jobs[i].gone = jobs[i].state == "prioritized" && found[i].prio.Err() != nil
+	}
+	return jobs, nil
+}
+
+// cleanChunk reads what each job's removal would delete and whether the script will leave it,
+// and builds the chunk's call with the records that undo it.
+func (j bullmqJobs) cleanChunk(ctx context.Context, rdb redis.UniversalClient, queue string, jobs []cleanJob, now time.Time) (*chunkCall, error) {
+	if err := j.readClean(ctx, rdb, queue, jobs, now); err != nil {
+		return nil, err
+	}
+	key := func(s string) string { return j.queueKey(queue, s) }
+	c := &chunkCall{script: bullmqBulkClean, keys: []string{key("meta"), key("events"), key("repeat")},
+		args: []any{key(""), now.UnixMilli()}}
+	index := map[string]int{}
+	at := func(k string) int {
+		if index[k] == 0 {
+			c.keys = append(c.keys, k)
+			index[k] = len(c.keys)
+		}
+		return index[k]
+	}
+	removed := map[string][]float64{} // a list's places, as read, of the jobs the chunk removes before
+	for _, jb := range jobs {
+		u := UndoTask{Kind: UndoCleaned, Key: jb.at, Member: jb.id, Score: jb.score}
+		if jb.list {
+			u.List = jb.at
+			for _, p := range removed[jb.at] {
+				if p < jb.score {
+					u.Score-- // one removed nearer the tail before it: its place is one less then
+				}
+			}
+			if !jb.stays {
+				removed[jb.at] = append(removed[jb.at], jb.score)
+			}
+		}
+		list := 0
+		switch {
+		case jb.gone:
+			list = 2 // the script counts it gone without looking
+		case jb.list:
+			list = 1
+		}
+		pending := 0
+		if jb.pending {
+			pending = 1
+		}
+		c.args = append(c.args, jb.state, at(jb.at), list, jb.id, pending, len(jb.keys))
+		for _, k := range jb.keys {
+			c.args = append(c.args, at(k.Key))
+		}
+		u.Keys = jb.keys
+		if !jb.gone { // in no state the section lists: the script finds it gone, and nothing to undo
+			c.undo = append(c.undo, u)
+		}
+		c.members++
+	}
+	return c, nil
+}
+
+// bullmqStamps are the hash fields cleanJobsInSet reads a job's time from, the first set one,
+// by state; a failed job's is its score.
+var bullmqStamps = map[string][]string{
+	"delayed": {"processedOn", "timestamp"}, "prioritized": {"timestamp"},
+	"wait": {"finishedOn", "processedOn", "timestamp"}, "paused": {"finishedOn", "processedOn", "timestamp"},
+}
+
+// readClean reads, for each job found, whether the script will leave it (stays) and the DUMP and
+// expiry of each key its removal deletes (keys).
+func (j bullmqJobs) readClean(ctx context.Context, rdb redis.UniversalClient, queue string, jobs []cleanJob, now time.Time) error {
+	key := func(s string) string { return j.queueKey(queue, s) }
+	pipe := rdb.Pipeline()
+	fields := make([]*redis.SliceCmd, len(jobs))
+	for i, jb := range jobs {
+		fields[i] = pipe.HMGet(ctx, key(jb.id), "parentKey", "deid", "rjk", "finishedOn", "processedOn", "timestamp")
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return actFail(rdb, "HMGET", key(jobs[0].id), err)
+	}
+	type checks struct{ parent, child, dedup, sched redis.Cmder }
+	more := make([]checks, len(jobs))
+	pipe = rdb.Pipeline()
+	str := func(i, f int) string { s, _ := fields[i].Val()[f].(string); return s }
+	for i, jb := range jobs {
+		if p := str(i, 0); p != "" {
+			more[i].parent, more[i].child = pipe.Exists(ctx, p), pipe.SIsMember(ctx, p+":dependencies", key(jb.id))
+		}
+		if d := str(i, 1); d != "" {
+			more[i].dedup = pipe.Get(ctx, key("de:"+d))
+		}
+		if r := str(i, 2); r != "" && jb.state != "failed" {
+			more[i].sched = pipe.ZScore(ctx, key("repeat"), r)
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return actFail(rdb, "EXISTS", key(jobs[0].id), err)
+	}
+	var names []string
+	want := make([][]string, len(jobs))
+	for i := range jobs {
+		jb := &jobs[i]
+		m := more[i]
+		jb.pending = m.parent != nil && m.parent.(*redis.IntCmd).Val() == 1 && m.child.(*redis.BoolCmd).Val()
+		jb.stays = jb.pending || m.sched != nil && m.sched.Err() == nil && jb.id == "repeat:"+str(i, 2)+":"+strconv.FormatFloat(m.sched.(*redis.FloatCmd).Val(), 'f', -1, 64) ||
+			stampedLater(jb.state, jb.score, fields[i].Val()[3:], now)
+		for _, s := range bullmqJobSuffixes {
+			want[i] = append(want[i], key(jb.id+s))
+		}
+		if m.dedup != nil && m.dedup.(*redis.StringCmd).Val() == jb.id {
+			want[i] = append(want[i], key("de:"+str(i, 1)), key("dn:"+str(i, 1)))
+		}
+		names = append(names, want[i]...)
+	}
+	dumps, err := dumpUndoKeys(ctx, rdb, key(jobs[0].state), names)
+	if err != nil {
+		return err
+	}
+	for i := range jobs {
+		for _, k := range want[i] {
+			if d, ok := dumps[k]; ok {
+				jobs[i].keys = append(jobs[i].keys, d)
+			}
+		}
+	}
+	return nil
+}
+
+// stampedLater says whether Queue.clean(0) would leave a job of state as stamped after now: a
+// failed job by its score, the others by the first of their state's fields (finishedOn,
+// processedOn, timestamp) that is set.
+func stampedLater(state string, score float64, stamps []any, now time.Time) bool {
+	ms := float64(now.UnixMilli())
+	if state == "failed" {
+		return score > ms
+	}
+	at := map[string]int{"finishedOn": 0, "processedOn": 1, "timestamp": 2}
+	for _, f := range bullmqStamps[state] {
+		if s, ok := stamps[at[f]].(string); ok {
+			v, err := strconv.ParseFloat(s, 64)
+			return err == nil && v > ms
+		}
+	}
+	return false
+}
+
+// bytesUnknown is a plan's note when the bytes of op's section could not be read.
+func bytesUnknown(op bulkOp, err error) string {
+	if op.listed {
+		return "unknown: the section's tasks are in more than one key"
+	}
+	return "unknown: " + Reply(err).Error()
+}

@@ -1,0 +1,160 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"hourglass/internal/redistest"
+)
+
+// bullmqCleanRead is what store/testdata/node/bullmq_clean.mjs prints: queue "clean"'s
+// getJobCounts() and each job as getJob() reads it, with its state and logs.
+type bullmqCleanRead struct {
+	Counts map[string]int64
+	Jobs   map[string]json.RawMessage
+}
+
+func bullmqClean(t *testing.T, rdb *redis.Client, args ...string) bullmqCleanRead {
+	t.Helper()
+	var out bullmqCleanRead
+	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
+	redistest.RunFixture(t, node, redistest.NodeDir(), &out, append([]string{"bullmq_clean.mjs", "redis://" + rdb.Options().Addr}, args...)...)
+	return out
+}
+
+// cleanEvents reads queue "clean"'s events stream: every entry but "cleaned" with its fields in
+// order, and the total of the "cleaned" entries' counts (BullMQ adds one a call, hourglass one a
+// chunk).
+func cleanEvents(t *testing.T, rdb *redis.Client) (string, int64) {
+	t.Helper()
+	var out []string
+	var cleaned int64
+	for _, m := range rdb.XRange(t.Context(), "bull:clean:events", "-", "+").Val() {
+		if m.Values["event"] == "cleaned" {
+			n, err := strconv.ParseInt(fmt.Sprint(m.Values["count"]), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cleaned += n
+			continue
+		}
+		out = append(out, fmt.Sprint(m.Values))
+	}
+	return strings.Join(out, "\n"), cleaned
+}
+
+// wantSameKeys fails unless a and b hold the same keys with the same DUMP and expiry but for the
+// events stream, or, for a hash Redis keeps as a hash table (a RESTORE of the same DUMP may order
+// its fields otherwise), the same fields.
+func wantSameKeys(t *testing.T, ra, rb *redis.Client, a, b map[string]string, what string) {
+	t.Helper()
+	delete(a, "bull:clean:events")
+	delete(b, "bull:clean:events")
+	for k, v := range a {
+		w, ok := b[k]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s is only in ours", what, k)
+		case v != w && ra.ObjectEncoding(t.Context(), k).Val() == "hashtable":
+			if x, y := fmt.Sprint(ra.HGetAll(t.Context(), k).Val()), fmt.Sprint(rb.HGetAll(t.Context(), k).Val()); x != y {
+				t.Errorf("%s: %s differs:\n%s\n%s", what, k, x, y)
+			}
+		case v != w:
+			t.Errorf("%s: %s differs (%s)", what, k, ra.Type(t.Context(), k).Val())
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			t.Errorf("%s: %s is only in theirs", what, k)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+}
+
+// TestBulkBullMQCleanDoesWhatQueueCleanDoes: on identical copies of queues BullMQ itself filled
+// (jobs with logs, a deduplicated job, a job scheduler's next job, a flow's parent waiting with
+// its children's results), hourglass's delete all of the failed, delayed and waiting jobs, in
+// chunks of 5, and BullMQ's own Queue.clean(0, 0, state) of failed, delayed, then wait and
+// prioritized leave every key the same (DUMP and expiry; the events stream by its entries, the
+// "cleaned" counts summed), and BullMQ's getJobCounts and getJob agree. Undone, every key is
+// byte for byte what it was, and BullMQ reads each job, with its logs, as before.
+func TestBulkBullMQCleanDoesWhatQueueCleanDoes(t *testing.T) {
+	ours, theirs := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
+	bullmqClean(t, ours, "fill", "12")
+	copyKeys(t, ours, theirs)
+	readBefore, before := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*")
+	q := JobSource{Layout: BullMQ}.Queue("clean")
+	var undo []UndoTask
+	var done int64
+	for _, s := range []struct {
+		sec              TaskSection
+		states           []string
+		done, left, gone int64
+	}{
+		{SectionDead, []string{"failed"}, 13, 0, 0},                 // f0..f11 and the scheduler's first job
+		{SectionLater, []string{"delayed"}, 13, 1, 0},               // d0..d11, dedup; the scheduler's next job left
+		{SectionWaiting, []string{"wait", "prioritized"}, 19, 0, 0}, // p1, w0..w11, pr0..pr5
+	} {
+		res, u := runBulkChunk(t.Context(), t, ours, q, s.sec, ActionDelete, 5, nil)
+		if res.Done != s.done || res.Left != s.left || res.Gone != s.gone || res.Chunks < 3 {
+			t.Fatalf("delete all of %s: %+v", s.sec, res)
+		}
+		if s.left > 0 && !strings.Contains(res.Refused, "job scheduler") {
+			t.Fatalf("delete all of %s left a job for %q", s.sec, res.Refused)
+		}
+		theirsRead := bullmqClean(t, theirs, append([]string{"clean"}, s.states...)...)
+		wantSameKeys(t, ours, theirs, dumpKeysMatch(t, ours, "*"), dumpKeysMatch(t, theirs, "*"), "delete all of "+string(s.sec))
+		oe, on := cleanEvents(t, ours)
+		te, tn := cleanEvents(t, theirs)
+		if oe != te || on != tn || on != done+s.done {
+			t.Fatalf("after delete all of %s, events differ: %d cleaned, BullMQ's %d\n%s\n--\n%s", s.sec, on, tn, oe, te)
+		}
+		if ourRead := bullmqClean(t, ours, "read"); !sameJSON(ourRead, theirsRead) {
+			t.Fatalf("after delete all of %s BullMQ reads ours as %v, its own as %v", s.sec, ourRead.Counts, theirsRead.Counts)
+		}
+		done += s.done
+		undo = append(undo, u...)
+	}
+	if ur, err := Undo(t.Context(), ours, undo, 7, nil); err != nil || ur.Restored != done || ur.There != 1 {
+		t.Fatalf("undo: %+v, %v", ur, err) // There: the scheduler's job, left
+	}
+	after := dumpKeysMatch(t, ours, "*")
+	for _, m := range []map[string]string{before, after} {
+		delete(m, "bull:clean:events")
+	}
+	wantSameKeys(t, ours, ours, before, after, "undone")
+	if readAfter := bullmqClean(t, ours, "read"); !sameJSON(readAfter, readBefore) {
+		t.Fatalf("undone, BullMQ reads %v, before %v", readAfter.Counts, readBefore.Counts)
+	}
+	if ur, err := Undo(t.Context(), ours, undo, 7, nil); err != nil || ur.Restored != 0 {
+		t.Fatalf("undo again: %+v, %v", ur, err)
+	}
+}
+
+func sameJSON(a, b bullmqCleanRead) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// TestBulkBullMQCleanLeavesAPendingChild: a failed job still pending for its flow's parent in
+// another queue is left with the reason (BullMQ's clean would update the parent with it), and
+// nothing is written.
+func TestBulkBullMQCleanLeavesAPendingChild(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	bullmqClean(t, rdb, "pending")
+	before := dumpKeysMatch(t, rdb, "*")
+	res, _ := runBulkChunk(t.Context(), t, rdb, JobSource{Layout: BullMQ}.Queue("clean"), SectionDead, ActionDelete, 5, nil)
+	if res.Done != 0 || res.Left != 1 || !strings.Contains(res.Refused, "pending child of a flow") {
+		t.Fatalf("delete all of a pending child: %+v", res)
+	}
+	wantSameKeys(t, rdb, rdb, before, dumpKeysMatch(t, rdb, "*"), "a pending child left")
+}
