@@ -91,9 +91,9 @@ func (j bullmqJobs) checkVersion(ctx context.Context, rdb redis.UniversalClient,
 type cleanJob struct {
 	id, state, at string // at: its set or list
 	list          bool
-	score         float64 // its score, or its place from the list's tail as read
-	gone, stays   bool    // not found; to be left, by the read
-	pending       bool    // a pending child of a flow's parent, by the read
+	score         float64    // its score, or its place from the list's tail as read
+	gone, stays   bool       // not found; to be left, by the read
+	pending       bool       // a pending child of a flow's parent, by the read
 	keys          []UndoTask // the keys its removal deletes, as read (UndoKey each)
 }
 

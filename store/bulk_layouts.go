@@ -22,14 +22,18 @@ package store
 //	                         requeue; bulk_rq.go)
 //
 //	BullMQ 5                 retry all of dead (Queue.retryJobs) and promote all of later
-//	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go)
+//	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go);
+//	                         delete all of dead, later and waiting: Queue.clean(0, 0, state) of
+//	                         failed, delayed, wait, paused and prioritized, each job's keys
+//	                         and place recorded first (bulk_bullmq_clean.go); a pending child
+//	                         of a flow's parent is left
 //	asynq                    run all, archive all and delete all of a queue's scheduled, retry
 //	                         and archived sets, as its Inspector does (bulk_asynq.go)
 //
 // Everything else is refused with the reason: a list section (a list queue, Sidekiq's queues,
 // asynq's pending) would need each element's position recorded to be put back in order, and
-// BullMQ's and Celery's jobs live in keys of their own beside their sets, which hourglass does
-// not yet record for them.
+// Celery's jobs live in keys of their own beside their sets, which hourglass does not yet record
+// for them.
 
 import (
 	"fmt"
