@@ -98,7 +98,8 @@ type cleanJob struct {
 }
 
 // locate finds each job: in a set section, the set with the score read; in the waiting section,
-// the first of wait, paused (from the tail) and prioritized that holds it.
+// prioritized when it is there, else the first of wait and paused that holds it, searched from
+// the tail (where the section's pages start, so a search is as long as the jobs before it).
 func (j bullmqJobs) locate(ctx context.Context, rdb redis.UniversalClient, queue string, states, ids []string, scores []float64) ([]cleanJob, error) {
 	jobs := make([]cleanJob, len(ids))
 	if len(states) == 1 {
@@ -107,30 +108,45 @@ func (j bullmqJobs) locate(ctx context.Context, rdb redis.UniversalClient, queue
 		}
 		return jobs, nil
 	}
-	key := func(s string) string { return j.queueKey(queue, s) }
+	prio := j.queueKey(queue, "prioritized")
 	pipe := rdb.Pipeline()
-	lens := map[string]*redis.IntCmd{"wait": pipe.LLen(ctx, key("wait")), "paused": pipe.LLen(ctx, key("paused"))}
-	type where struct {
-		wait, paused *redis.IntCmd
-		prio         *redis.FloatCmd
-	}
-	found := make([]where, len(ids))
+	found := make([]*redis.FloatCmd, len(ids))
 	for i, id := range ids {
-		found[i] = where{pipe.LPos(ctx, key("wait"), id, redis.LPosArgs{Rank: -1}),
-			pipe.LPos(ctx, key("paused"), id, redis.LPosArgs{Rank: -1}), pipe.ZScore(ctx, key("prioritized"), id)}
+		found[i] = pipe.ZScore(ctx, prio, id)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, actFail(rdb, "LPOS", key("wait"), err)
+		return nil, actFail(rdb, "ZSCORE", prio, err)
 	}
+	var rest []int // the jobs not prioritized, by index
 	for i, id := range ids {
-		jobs[i] = cleanJob{id: id, state: "prioritized", at: key("prioritized"), score: found[i].prio.Val()}
-		for _, s := range []string{"wait", "paused"} {
-			if pos := map[string]*redis.IntCmd{"wait": found[i].wait, "paused": found[i].paused}[s]; pos.Err() == nil {
-				jobs[i] = cleanJob{id: id, state: s, at: key(s), list: true, score: float64(lens[s].Val() - 1 - pos.Val())}
-				break
-			}
+		jobs[i] = cleanJob{id: id, state: "prioritized", at: prio, score: found[i].Val(), gone: found[i].Err() != nil}
+		if jobs[i].gone {
+			rest = append(rest, i)
 		}
-		jobs[i].gone = jobs[i].state == "prioritized" && found[i].prio.Err() != nil
+	}
+	for _, s := range []string{"wait", "paused"} {
+		if len(rest) == 0 {
+			break
+		}
+		list := j.queueKey(queue, s)
+		pipe := rdb.Pipeline()
+		n := pipe.LLen(ctx, list)
+		pos := make([]*redis.IntCmd, len(rest))
+		for k, i := range rest {
+			pos[k] = pipe.LPos(ctx, list, ids[i], redis.LPosArgs{Rank: -1})
+		}
+		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+			return nil, actFail(rdb, "LPOS", list, err)
+		}
+		var still []int
+		for k, i := range rest {
+			if pos[k].Err() != nil {
+				still = append(still, i)
+				continue
+			}
+			jobs[i] = cleanJob{id: ids[i], state: s, at: list, list: true, score: float64(n.Val() - 1 - pos[k].Val())}
+		}
+		rest = still
 	}
 	return jobs, nil
 }

@@ -79,6 +79,56 @@ func wantSameKeys(t *testing.T, ra, rb *redis.Client, a, b map[string]string, wh
 	}
 }
 
+// cleanCase is one section's delete all, held to BullMQ's Queue.clean of states.
+type cleanCase struct {
+	sec              TaskSection
+	states           []string
+	done, left, gone int64
+}
+
+// cleanBoth does delete all of c.sec on ours, in chunks of chunk, and Queue.clean(0, 0, state) of
+// c.states on theirs, and fails unless the two leave every key the same (DUMP and expiry; the
+// events stream by its entries, the "cleaned" counts summed to cleaned) and BullMQ reads the two
+// alike. It returns what undoes ours.
+func cleanBoth(t *testing.T, ours, theirs *redis.Client, c cleanCase, chunk int, cleaned int64) []UndoTask {
+	t.Helper()
+	res, undo := runBulkChunk(t.Context(), t, ours, JobSource{Layout: BullMQ}.Queue("clean"), c.sec, ActionDelete, chunk, nil)
+	if res.Done != c.done || res.Left != c.left || res.Gone != c.gone || res.Chunks < 2 {
+		t.Fatalf("delete all of %s: %+v", c.sec, res)
+	}
+	if c.left > 0 && !strings.Contains(res.Refused, "job scheduler") {
+		t.Fatalf("delete all of %s left a job for %q", c.sec, res.Refused)
+	}
+	theirsRead := bullmqClean(t, theirs, append([]string{"clean"}, c.states...)...)
+	wantSameKeys(t, ours, theirs, dumpKeysMatch(t, ours, "*"), dumpKeysMatch(t, theirs, "*"), "delete all of "+string(c.sec))
+	oe, on := cleanEvents(t, ours)
+	te, tn := cleanEvents(t, theirs)
+	if oe != te || on != tn || on != cleaned {
+		t.Fatalf("after delete all of %s, events differ: %d cleaned, BullMQ's %d, want %d\n%s\n--\n%s", c.sec, on, tn, cleaned, oe, te)
+	}
+	if ourRead := bullmqClean(t, ours, "read"); !sameJSON(ourRead, theirsRead) {
+		t.Fatalf("after delete all of %s BullMQ reads ours as %v, its own as %v", c.sec, ourRead.Counts, theirsRead.Counts)
+	}
+	return undo
+}
+
+// wantUndone undoes undo on rdb (expecting restored jobs put back and there left as they are,
+// twice: the second time nothing is restored) and fails unless every key is what before holds
+// and BullMQ reads every job, with its logs, as read.
+func wantUndone(t *testing.T, rdb *redis.Client, undo []UndoTask, restored, there int64, before map[string]string, read bullmqCleanRead) {
+	t.Helper()
+	if ur, err := Undo(t.Context(), rdb, undo, 7, nil); err != nil || ur.Restored != restored || ur.There != there {
+		t.Fatalf("undo: %+v, %v; want %d restored, %d there", ur, err, restored, there)
+	}
+	wantSameKeys(t, rdb, rdb, before, dumpKeysMatch(t, rdb, "*"), "undone")
+	if readAfter := bullmqClean(t, rdb, "read"); !sameJSON(readAfter, read) {
+		t.Fatalf("undone, BullMQ reads %v, before %v", readAfter.Counts, read.Counts)
+	}
+	if ur, err := Undo(t.Context(), rdb, undo, 7, nil); err != nil || ur.Restored != 0 {
+		t.Fatalf("undo again: %+v, %v", ur, err)
+	}
+}
+
 // TestBulkBullMQCleanDoesWhatQueueCleanDoes: on identical copies of queues BullMQ itself filled
 // (jobs with logs, a deduplicated job, a job scheduler's next job, a flow's parent waiting with
 // its children's results), hourglass's delete all of the failed, delayed and waiting jobs, in
@@ -90,53 +140,34 @@ func TestBulkBullMQCleanDoesWhatQueueCleanDoes(t *testing.T) {
 	ours, theirs := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
 	bullmqClean(t, ours, "fill", "12")
 	copyKeys(t, ours, theirs)
-	readBefore, before := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*")
-	q := JobSource{Layout: BullMQ}.Queue("clean")
+	read, before := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*")
 	var undo []UndoTask
 	var done int64
-	for _, s := range []struct {
-		sec              TaskSection
-		states           []string
-		done, left, gone int64
-	}{
+	for _, c := range []cleanCase{
 		{SectionDead, []string{"failed"}, 13, 0, 0},                 // f0..f11 and the scheduler's first job
 		{SectionLater, []string{"delayed"}, 13, 1, 0},               // d0..d11, dedup; the scheduler's next job left
 		{SectionWaiting, []string{"wait", "prioritized"}, 19, 0, 0}, // p1, w0..w11, pr0..pr5
 	} {
-		res, u := runBulkChunk(t.Context(), t, ours, q, s.sec, ActionDelete, 5, nil)
-		if res.Done != s.done || res.Left != s.left || res.Gone != s.gone || res.Chunks < 3 {
-			t.Fatalf("delete all of %s: %+v", s.sec, res)
-		}
-		if s.left > 0 && !strings.Contains(res.Refused, "job scheduler") {
-			t.Fatalf("delete all of %s left a job for %q", s.sec, res.Refused)
-		}
-		theirsRead := bullmqClean(t, theirs, append([]string{"clean"}, s.states...)...)
-		wantSameKeys(t, ours, theirs, dumpKeysMatch(t, ours, "*"), dumpKeysMatch(t, theirs, "*"), "delete all of "+string(s.sec))
-		oe, on := cleanEvents(t, ours)
-		te, tn := cleanEvents(t, theirs)
-		if oe != te || on != tn || on != done+s.done {
-			t.Fatalf("after delete all of %s, events differ: %d cleaned, BullMQ's %d\n%s\n--\n%s", s.sec, on, tn, oe, te)
-		}
-		if ourRead := bullmqClean(t, ours, "read"); !sameJSON(ourRead, theirsRead) {
-			t.Fatalf("after delete all of %s BullMQ reads ours as %v, its own as %v", s.sec, ourRead.Counts, theirsRead.Counts)
-		}
-		done += s.done
-		undo = append(undo, u...)
+		done += c.done
+		undo = append(undo, cleanBoth(t, ours, theirs, c, 5, done)...)
 	}
-	if ur, err := Undo(t.Context(), ours, undo, 7, nil); err != nil || ur.Restored != done || ur.There != 1 {
-		t.Fatalf("undo: %+v, %v", ur, err) // There: the scheduler's job, left
+	wantUndone(t, ours, undo, done, 1, before, read) // there: the scheduler's job, left
+}
+
+// TestBulkBullMQCleanOfAPausedQueue: a paused queue's waiting jobs (in paused, and prioritized)
+// are deleted as Queue.clean(0, 0, 'paused') and 'prioritized' delete them, and put back in
+// their places.
+func TestBulkBullMQCleanOfAPausedQueue(t *testing.T) {
+	ours, theirs := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
+	bullmqClean(t, ours, "fill", "8")
+	bullmqClean(t, ours, "pause")
+	if n := ours.LLen(t.Context(), "bull:clean:paused").Val(); n != 9 {
+		t.Fatalf("BullMQ's pause left %d jobs in paused, want 9", n)
 	}
-	after := dumpKeysMatch(t, ours, "*")
-	for _, m := range []map[string]string{before, after} {
-		delete(m, "bull:clean:events")
-	}
-	wantSameKeys(t, ours, ours, before, after, "undone")
-	if readAfter := bullmqClean(t, ours, "read"); !sameJSON(readAfter, readBefore) {
-		t.Fatalf("undone, BullMQ reads %v, before %v", readAfter.Counts, readBefore.Counts)
-	}
-	if ur, err := Undo(t.Context(), ours, undo, 7, nil); err != nil || ur.Restored != 0 {
-		t.Fatalf("undo again: %+v, %v", ur, err)
-	}
+	copyKeys(t, ours, theirs)
+	read, before := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*")
+	undo := cleanBoth(t, ours, theirs, cleanCase{SectionWaiting, []string{"paused", "prioritized"}, 13, 0, 0}, 4, 13)
+	wantUndone(t, ours, undo, 13, 0, before, read)
 }
 
 func sameJSON(a, b bullmqCleanRead) bool {

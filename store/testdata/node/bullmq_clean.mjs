@@ -7,11 +7,13 @@
 //     and ignored); N waiting (w0 with a log line), N/2 prioritized
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 pending
 //     queue "clean": c1, a failed child still pending for its parent p2 in queue "other"
+//   node bullmq_clean.mjs redis://127.0.0.1:6379 pause
+//     Queue.pause(): the waiting jobs move to paused
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 clean STATE ...
 //     Queue.clean(0, 0, STATE) of each
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 read
-// Each prints queue "clean"'s getJobCounts() and its jobs as getJobs() reads them, with their
-// logs, as JSON.
+// Each prints queue "clean"'s getJobCounts() and (but fill) its jobs as getJob() reads them,
+// with their state and logs, as JSON.
 import { FlowProducer, Queue, Worker } from 'bullmq';
 
 const url = new URL(process.argv[2]);
@@ -68,15 +70,19 @@ if (cmd === 'fill') {
   });
   await done;
   await worker.close();
+} else if (cmd === 'pause') {
+  await queue.pause();
 } else if (cmd === 'clean') {
   for (const state of args) await queue.clean(0, 0, state);
 }
 
 const jobs = {};
-for (const job of await queue.getJobs(['wait', 'paused', 'prioritized', 'delayed', 'failed', 'completed', 'waiting-children'])) {
-  const read = await queue.getJob(job.id);
-  jobs[job.id] = { job: read.toJSON(), state: await read.getState(), logs: await queue.getJobLogs(job.id) };
+if (cmd !== 'fill') {
+  for (const job of await queue.getJobs(['wait', 'paused', 'prioritized', 'delayed', 'failed', 'completed', 'waiting-children'])) {
+    const read = await queue.getJob(job.id);
+    jobs[job.id] = { job: read.toJSON(), state: await read.getState(), logs: await queue.getJobLogs(job.id) };
+  }
 }
-console.log(JSON.stringify({ counts: await queue.getJobCounts(), jobs }));
+const out = JSON.stringify({ counts: await queue.getJobCounts(), jobs });
 await queue.close();
-process.exit(0);
+process.stdout.write(out + '\n', () => process.exit(0));
