@@ -115,12 +115,18 @@ func cleanBoth(t *testing.T, ours, theirs *redis.Client, c cleanCase, chunk int,
 // wantUndone undoes undo on rdb (expecting restored jobs put back and there left as they are,
 // twice: the second time nothing is restored) and fails unless every key is what before holds
 // and BullMQ reads every job, with its logs, as read.
-func wantUndone(t *testing.T, rdb *redis.Client, undo []UndoTask, restored, there int64, before map[string]string, read bullmqCleanRead) {
+func wantUndone(t *testing.T, rdb *redis.Client, undo []UndoTask, restored, there int64, before map[string]string, expiry map[string]int64, read bullmqCleanRead) {
 	t.Helper()
 	if ur, err := Undo(t.Context(), rdb, undo, 7, nil); err != nil || ur.Restored != restored || ur.There != there {
 		t.Fatalf("undo: %+v, %v; want %d restored, %d there", ur, err, restored, there)
 	}
 	wantSameKeys(t, rdb, rdb, before, dumpKeysMatch(t, rdb, "*"), "undone")
+	after := expiries(t, rdb)
+	for k, at := range expiry {
+		if after[k] != at {
+			t.Fatalf("undone, %s expires at %d, before at %d", k, after[k], at)
+		}
+	}
 	if readAfter := bullmqClean(t, rdb, "read"); !sameJSON(readAfter, read) {
 		t.Fatalf("undone, BullMQ reads %v, before %v", readAfter.Counts, read.Counts)
 	}
@@ -140,7 +146,7 @@ func TestBulkBullMQCleanDoesWhatQueueCleanDoes(t *testing.T) {
 	ours, theirs := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
 	bullmqClean(t, ours, "fill", "12")
 	copyKeys(t, ours, theirs)
-	read, before := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*")
+	read, before, expiry := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*"), expiries(t, ours)
 	var undo []UndoTask
 	var done int64
 	for _, c := range []cleanCase{
@@ -151,7 +157,10 @@ func TestBulkBullMQCleanDoesWhatQueueCleanDoes(t *testing.T) {
 		done += c.done
 		undo = append(undo, cleanBoth(t, ours, theirs, c, 5, done)...)
 	}
-	wantUndone(t, ours, undo, done, 1, before, read) // there: the scheduler's job, left
+	if expiry["bull:clean:de:dd"] <= 0 {
+		t.Fatalf("the deduplication key has no expiry: %v", expiry)
+	}
+	wantUndone(t, ours, undo, done, 1, before, expiry, read) // there: the scheduler's job, left
 }
 
 // TestBulkBullMQCleanOfAPausedQueue: a paused queue's waiting jobs (in paused, and prioritized)
@@ -165,9 +174,25 @@ func TestBulkBullMQCleanOfAPausedQueue(t *testing.T) {
 		t.Fatalf("BullMQ's pause left %d jobs in paused, want 9", n)
 	}
 	copyKeys(t, ours, theirs)
-	read, before := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*")
+	read, before, expiry := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*"), expiries(t, ours)
 	undo := cleanBoth(t, ours, theirs, cleanCase{SectionWaiting, []string{"paused", "prioritized"}, 13, 0, 0}, 4, 13)
-	wantUndone(t, ours, undo, 13, 0, before, read)
+	wantUndone(t, ours, undo, 13, 0, before, expiry, read)
+}
+
+// expiries are every key's PEXPIRETIME (-1: none), but the events stream's.
+func expiries(t *testing.T, rdb *redis.Client) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	it := rdb.Scan(t.Context(), 0, "*", 1000).Iterator()
+	for it.Next(t.Context()) {
+		if k := it.Val(); k != "bull:clean:events" {
+			out[k] = rdb.Do(t.Context(), "PEXPIRETIME", k).Val().(int64)
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func sameJSON(a, b bullmqCleanRead) bool {
@@ -188,4 +213,34 @@ func TestBulkBullMQCleanLeavesAPendingChild(t *testing.T) {
 		t.Fatalf("delete all of a pending child: %+v", res)
 	}
 	wantSameKeys(t, rdb, rdb, before, dumpKeysMatch(t, rdb, "*"), "a pending child left")
+}
+
+// TestBulkBullMQCleanUndoLeavesAKeyThatHasExpired: a job whose deduplication key would have
+// expired by the time of the undo comes back without it, as if it had stayed; the job's hash and
+// its place come back all the same.
+func TestBulkBullMQCleanUndoLeavesAKeyThatHasExpired(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	bullmqClean(t, rdb, "fill", "2")
+	res, undo := runBulkChunk(t.Context(), t, rdb, JobSource{Layout: BullMQ}.Queue("clean"), SectionLater, ActionDelete, 5, nil)
+	if res.Done != 3 || rdb.Exists(t.Context(), "bull:clean:de:dd", "bull:clean:dedup").Val() != 0 {
+		t.Fatalf("delete all of later: %+v", res)
+	}
+	var aged bool
+	for i, u := range undo {
+		for k, key := range u.Keys {
+			if key.Key == "bull:clean:de:dd" {
+				undo[i].Keys[k].ExpireAt, aged = 1, true
+			}
+		}
+	}
+	if !aged {
+		t.Fatalf("no record of the deduplication key: %+v", undo)
+	}
+	if ur, err := Undo(t.Context(), rdb, undo, 7, nil); err != nil || ur.Restored != 3 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	if rdb.Exists(t.Context(), "bull:clean:de:dd").Val() != 0 || rdb.ZScore(t.Context(), "bull:clean:delayed", "dedup").Err() != nil ||
+		rdb.Exists(t.Context(), "bull:clean:dedup").Val() != 1 {
+		t.Fatal("undone, the job did not come back without its expired deduplication key")
+	}
 }

@@ -27,7 +27,8 @@
 --                 deleted with its keys (BullMQ's clean); its keys RESTOREd and the member back
 --                 in its set, or in its list with as many after it as it had, only if none of
 --                 its keys is there (there: 0 when it is the job as it was, in its set or, in
---                 a list, its first key's DUMP the same; else 3)
+--                 a list, its first key's DUMP the same; else 3); a key whose expiry has passed
+--                 is not restored, and when that is the first (the job's hash), nothing is (4)
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
 -- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
@@ -108,13 +109,18 @@ while i <= #ARGV do
       ARGV[i + 4] == '1', tonumber(ARGV[i + 5])
     local t = redis.call('TIME')
     local nowms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    local there, expired = false, false
+    local there, expired = false, {}
     for k = 0, n - 1 do
       local at = tonumber(ARGV[i + 8 + k * 3])
       there = there or redis.call('EXISTS', KEYS[tonumber(ARGV[i + 6 + k * 3])]) == 1
-      expired = expired or (at > 0 and at <= nowms)
+      expired[k] = at > 0 and at <= nowms
     end
-    local inSet = not isList and redis.call('ZSCORE', container, member)
+    local inSet
+    if isList then
+      inSet = n == 0 and redis.call('LPOS', container, member) -- a job with no keys: its id is all
+    else
+      inSet = redis.call('ZSCORE', container, member)
+    end
     if there then
       if inSet or (isList and redis.call('DUMP', KEYS[tonumber(ARGV[i + 6])]) == ARGV[i + 7]) then
         out[#out + 1] = 0
@@ -123,11 +129,13 @@ while i <= #ARGV do
       end
     elseif inSet then
       out[#out + 1] = 0
-    elseif expired then
-      out[#out + 1] = 4
+    elseif expired[0] then
+      out[#out + 1] = 4 -- its first key (the job's hash) would have expired by now
     else
       for k = 0, n - 1 do
-        redis.call('RESTORE', KEYS[tonumber(ARGV[i + 6 + k * 3])], ARGV[i + 8 + k * 3], ARGV[i + 7 + k * 3], 'ABSTTL')
+        if not expired[k] then -- one whose expiry has passed (a deduplication key's) stays gone
+          redis.call('RESTORE', KEYS[tonumber(ARGV[i + 6 + k * 3])], ARGV[i + 8 + k * 3], ARGV[i + 7 + k * 3], 'ABSTTL')
+        end
       end
       if isList then
         local p, len = tonumber(score), redis.call('LLEN', container)

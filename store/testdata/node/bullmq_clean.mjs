@@ -2,7 +2,7 @@
 //
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 fill N
 //     queue "clean": N jobs delayed an hour (d0 with a log line), one more with a deduplication
-//     id, a job scheduler's next job; N failed for good by a Worker (attempts 1), each with a
+//     id (its key expiring in two hours), a job scheduler's next job; N failed for good by a Worker (attempts 1), each with a
 //     log line; a flow's parent p1 waiting (its child k1 in queue "kids" completed, k2 failed
 //     and ignored); N waiting (w0 with a log line), N/2 prioritized
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 pending
@@ -40,7 +40,7 @@ if (cmd === 'fill') {
     const job = await queue.add('later', { i }, { jobId: `d${i}`, delay: hour });
     if (i === 0) await job.log('a delayed note');
   }
-  await queue.add('later', {}, { jobId: 'dedup', delay: hour, deduplication: { id: 'dd' } });
+  await queue.add('later', {}, { jobId: 'dedup', delay: hour, deduplication: { id: 'dd', ttl: 2 * hour } });
   await queue.upsertJobScheduler('sched', { every: hour }, { name: 'tick' });
   const { worker, done } = await failAll('clean', n + 1); // and the scheduler's first job
   for (let i = 0; i < n; i++) await queue.add('fail', { i }, { jobId: `f${i}`, attempts: 1 });
