@@ -16,8 +16,10 @@ package store
 // DUMP and expiry of every key deleted with it (UndoCleaned): undone, a job whose keys are all
 // still absent gets them back byte for byte, and its place. Left, as Queue.clean(0) leaves them:
 // a job scheduler's next job, a job stamped after now (the clocks of BullMQ's client and Redis
-// differ); and, unlike clean, a pending child of a flow's parent, whose dependencies BullMQ
-// updates with it (deleting the parent with its last child): remove those with BullMQ's API.
+// differ); and, unlike clean, the last pending child of a flow's parent, which BullMQ moves on
+// with it (to its queue's wait, or deleted in the same queue): remove those with BullMQ's API. A
+// pending child that is not the last leaves its parent's dependencies, as with BullMQ, and the set
+// is recorded first (UndoDependency).
 
 import (
 	"context"
@@ -37,6 +39,11 @@ var bullmqBulkClean = luaScript("bullmq_bulk_clean")
 // were (UndoKey each); put back only when none of its keys is there.
 const UndoCleaned = "c"
 
+// UndoDependency is a pending child's key (Member) taken out of its flow's parent's dependencies
+// set (Key) by a clean: its DUMP and expiry as read before the chunk (Dump, ExpireAt), and its
+// size then (Score). The member goes back, and once the set is that size again, the DUMP.
+const UndoDependency = "p"
+
 // bullmqCleanStates are the states a section's delete all cleans, in the section's order.
 var bullmqCleanStates = map[TaskSection][]string{
 	SectionDead: {"failed"}, SectionLater: {"delayed"}, SectionWaiting: {"wait", "paused", "prioritized"},
@@ -46,8 +53,9 @@ var bullmqCleanStates = map[TaskSection][]string{
 var bullmqCleanLeft = map[int64]string{
 	3: bullmqLeft["scheduler"],
 	4: "it is stamped after now by Redis' clock (its client's clock is ahead): Queue.clean(0) leaves it too",
-	5: "it is a pending child of a flow's parent, which BullMQ updates with it (and deletes with its last child): use Job.remove() or Queue.clean()",
+	5: "it is the last pending child of a flow's parent, which BullMQ moves on or deletes with it: use Job.remove() or Queue.clean()",
 	6: "its keys changed between the chunk's read and its script; left as it is",
+	7: "it is a pending child of a flow's parent whose keys are in another hash slot: use Job.remove() or Queue.clean()",
 }
 
 // bullmqJobSuffixes are the keys removeJob deletes with a job's hash.
@@ -93,7 +101,8 @@ type cleanJob struct {
 	list          bool
 	score         float64    // its score, or its place from the list's tail as read
 	gone, stays   bool       // not found; to be left, by the read
-	pending       bool       // a pending child of a flow's parent, by the read
+	deps          *UndoTask  // a pending child's parent's dependencies as read (UndoDependency)
+	far           bool       // they are in another hash slot, on a cluster
 	keys          []UndoTask // the keys its removal deletes, as read (UndoKey each)
 }
 
@@ -189,17 +198,23 @@ func (j bullmqJobs) cleanChunk(ctx context.Context, rdb redis.UniversalClient, q
 		case jb.list:
 			list = 1
 		}
-		pending := 0
-		if jb.pending {
-			pending = 1
+		deps := 0
+		switch {
+		case jb.far:
+			deps = -1
+		case jb.deps != nil:
+			deps = at(jb.deps.Key)
 		}
-		c.args = append(c.args, jb.state, at(jb.at), list, jb.id, pending, len(jb.keys))
+		c.args = append(c.args, jb.state, at(jb.at), list, jb.id, deps, len(jb.keys))
 		for _, k := range jb.keys {
 			c.args = append(c.args, at(k.Key))
 		}
 		u.Keys = jb.keys
 		if !jb.gone { // in no state the section lists: the script finds it gone, and nothing to undo
 			c.undo = append(c.undo, u)
+		}
+		if deps > 0 {
+			c.undo = append(c.undo, *jb.deps)
 		}
 		c.members++
 	}
@@ -213,9 +228,18 @@ var bullmqStamps = map[string][]string{
 	"wait": {"finishedOn", "processedOn", "timestamp"}, "paused": {"finishedOn", "processedOn", "timestamp"},
 }
 
-// readClean reads, for each job found, whether the script will leave it (stays) and the DUMP and
-// expiry of each key its removal deletes (keys).
-func (j bullmqJobs) readClean(ctx context.Context, rdb redis.UniversalClient, queue string, jobs []cleanJob, now time.Time) error {
+// cleanChecks are a job's fields (parentKey, deid, rjk, finishedOn, processedOn, timestamp) and
+// the reads they call for: its parent there (EXISTS), it pending there (SISMEMBER) and the
+// parent's pending children (SCARD), its deduplication key (GET), its scheduler (ZSCORE).
+type cleanChecks struct {
+	fields                            []any
+	parent, child, card, dedup, sched redis.Cmder
+}
+
+func (c cleanChecks) str(f int) string { s, _ := c.fields[f].(string); return s }
+
+// readChecks reads each job's cleanChecks, in two pipelines.
+func (j bullmqJobs) readChecks(ctx context.Context, rdb redis.UniversalClient, queue string, jobs []cleanJob) ([]cleanChecks, error) {
 	key := func(s string) string { return j.queueKey(queue, s) }
 	pipe := rdb.Pipeline()
 	fields := make([]*redis.SliceCmd, len(jobs))
@@ -223,39 +247,64 @@ func (j bullmqJobs) readClean(ctx context.Context, rdb redis.UniversalClient, qu
 		fields[i] = pipe.HMGet(ctx, key(jb.id), "parentKey", "deid", "rjk", "finishedOn", "processedOn", "timestamp")
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return actFail(rdb, "HMGET", key(jobs[0].id), err)
+		return nil, actFail(rdb, "HMGET", key(jobs[0].id), err)
 	}
-	type checks struct{ parent, child, dedup, sched redis.Cmder }
-	more := make([]checks, len(jobs))
+	out := make([]cleanChecks, len(jobs))
 	pipe = rdb.Pipeline()
-	str := func(i, f int) string { s, _ := fields[i].Val()[f].(string); return s }
 	for i, jb := range jobs {
-		if p := str(i, 0); p != "" {
-			more[i].parent, more[i].child = pipe.Exists(ctx, p), pipe.SIsMember(ctx, p+":dependencies", key(jb.id))
+		c := &out[i]
+		c.fields = fields[i].Val()
+		if p := c.str(0); p != "" {
+			c.parent, c.child = pipe.Exists(ctx, p), pipe.SIsMember(ctx, p+":dependencies", key(jb.id))
+			c.card = pipe.SCard(ctx, p+":dependencies")
 		}
-		if d := str(i, 1); d != "" {
-			more[i].dedup = pipe.Get(ctx, key("de:"+d))
+		if d := c.str(1); d != "" {
+			c.dedup = pipe.Get(ctx, key("de:"+d))
 		}
-		if r := str(i, 2); r != "" && jb.state != "failed" {
-			more[i].sched = pipe.ZScore(ctx, key("repeat"), r)
+		if r := c.str(2); r != "" && jb.state != "failed" {
+			c.sched = pipe.ZScore(ctx, key("repeat"), r)
 		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return actFail(rdb, "EXISTS", key(jobs[0].id), err)
+		return nil, actFail(rdb, "EXISTS", key(jobs[0].id), err)
 	}
+	return out, nil
+}
+
+// readClean reads, for each job found, whether the script will leave it (stays), the DUMP and
+// expiry of each key its removal deletes (keys) and, for a pending child of a flow's parent, of
+// the parent's dependencies (deps).
+func (j bullmqJobs) readClean(ctx context.Context, rdb redis.UniversalClient, queue string, jobs []cleanJob, now time.Time) error {
+	checks, err := j.readChecks(ctx, rdb, queue, jobs)
+	if err != nil {
+		return err
+	}
+	key := func(s string) string { return j.queueKey(queue, s) }
+	_, cluster := rdb.(*redis.ClusterClient)
 	var names []string
 	want := make([][]string, len(jobs))
+	taken := map[string]int64{} // children this chunk takes from a parent's dependencies, as read
 	for i := range jobs {
-		jb := &jobs[i]
-		m := more[i]
-		jb.pending = m.parent != nil && m.parent.(*redis.IntCmd).Val() == 1 && m.child.(*redis.BoolCmd).Val()
-		jb.stays = jb.pending || m.sched != nil && m.sched.Err() == nil && jb.id == "repeat:"+str(i, 2)+":"+strconv.FormatFloat(m.sched.(*redis.FloatCmd).Val(), 'f', -1, 64) ||
-			stampedLater(jb.state, jb.score, fields[i].Val()[3:], now)
+		jb, c := &jobs[i], checks[i]
+		if c.parent != nil && c.parent.(*redis.IntCmd).Val() == 1 && c.child.(*redis.BoolCmd).Val() {
+			deps := c.str(0) + ":dependencies"
+			jb.far = cluster && Slot(deps) != Slot(key("meta"))
+			jb.deps = &UndoTask{Kind: UndoDependency, Key: deps, Member: key(jb.id), Score: float64(c.card.(*redis.IntCmd).Val())}
+			jb.stays = jb.far || c.card.(*redis.IntCmd).Val()-taken[deps] <= 1
+			if !jb.stays {
+				taken[deps]++
+			}
+			if !jb.far {
+				names = append(names, deps)
+			}
+		}
+		jb.stays = jb.stays || c.sched != nil && c.sched.Err() == nil && jb.id == "repeat:"+c.str(2)+":"+strconv.FormatFloat(c.sched.(*redis.FloatCmd).Val(), 'f', -1, 64) ||
+			stampedLater(jb.state, jb.score, c.fields[3:], now)
 		for _, s := range bullmqJobSuffixes {
 			want[i] = append(want[i], key(jb.id+s))
 		}
-		if m.dedup != nil && m.dedup.(*redis.StringCmd).Val() == jb.id {
-			want[i] = append(want[i], key("de:"+str(i, 1)), key("dn:"+str(i, 1)))
+		if c.dedup != nil && c.dedup.(*redis.StringCmd).Val() == jb.id {
+			want[i] = append(want[i], key("de:"+c.str(1)), key("dn:"+c.str(1)))
 		}
 		names = append(names, want[i]...)
 	}
@@ -264,10 +313,14 @@ func (j bullmqJobs) readClean(ctx context.Context, rdb redis.UniversalClient, qu
 		return err
 	}
 	for i := range jobs {
+		jb := &jobs[i]
 		for _, k := range want[i] {
 			if d, ok := dumps[k]; ok {
-				jobs[i].keys = append(jobs[i].keys, d)
+				jb.keys = append(jb.keys, d)
 			}
+		}
+		if jb.deps != nil {
+			jb.deps.Dump, jb.deps.ExpireAt = dumps[jb.deps.Key].Dump, dumps[jb.deps.Key].ExpireAt
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func wantSameKeys(t *testing.T, ra, rb *redis.Client, a, b map[string]string, wh
 		case !ok:
 			t.Errorf("%s: %s is only in ours", what, k)
 		case v != w && ra.ObjectEncoding(t.Context(), k).Val() == "hashtable":
-			if x, y := fmt.Sprint(ra.HGetAll(t.Context(), k).Val()), fmt.Sprint(rb.HGetAll(t.Context(), k).Val()); x != y {
+			if x, y := hashtableView(t, ra, k), hashtableView(t, rb, k); x != y {
 				t.Errorf("%s: %s differs:\n%s\n%s", what, k, x, y)
 			}
 		case v != w:
@@ -135,6 +136,15 @@ func wantUndone(t *testing.T, rdb *redis.Client, undo []UndoTask, restored, ther
 	}
 }
 
+// hashtableView is a hash's fields or a set's members, in order, for a key Redis keeps as a hash
+// table.
+func hashtableView(t *testing.T, rdb *redis.Client, k string) string {
+	if rdb.Type(t.Context(), k).Val() == "set" {
+		return fmt.Sprint(slices.Sorted(slices.Values(rdb.SMembers(t.Context(), k).Val())))
+	}
+	return fmt.Sprint(rdb.HGetAll(t.Context(), k).Val())
+}
+
 // TestBulkBullMQCleanDoesWhatQueueCleanDoes: on identical copies of queues BullMQ itself filled
 // (jobs with logs, a deduplicated job, a job scheduler's next job, a flow's parent waiting with
 // its children's results), hourglass's delete all of the failed, delayed and waiting jobs, in
@@ -201,9 +211,27 @@ func sameJSON(a, b bullmqCleanRead) bool {
 	return bytes.Equal(x, y)
 }
 
-// TestBulkBullMQCleanLeavesAPendingChild: a failed job still pending for its flow's parent in
-// another queue is left with the reason (BullMQ's clean would update the parent with it), and
-// nothing is written.
+// TestBulkBullMQCleanOfPendingChildren: failed children still pending for their flow's parent,
+// which waits for one more, leave the parent's dependencies as Queue.clean(0, 0, 'failed') has
+// them leave (a chunk each), and, undone, the dependencies set is byte for byte as it was.
+func TestBulkBullMQCleanOfPendingChildren(t *testing.T) {
+	ours, theirs := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
+	bullmqClean(t, ours, "flow")
+	if n := ours.SCard(t.Context(), "bull:other:p3:dependencies").Val(); n != 3 {
+		t.Fatalf("p3 waits for %d children, want 3", n)
+	}
+	copyKeys(t, ours, theirs)
+	read, before, expiry := bullmqClean(t, ours, "read"), dumpKeysMatch(t, ours, "*"), expiries(t, ours)
+	undo := cleanBoth(t, ours, theirs, cleanCase{SectionDead, []string{"failed"}, 2, 0, 0}, 1, 2)
+	if got := ours.SMembers(t.Context(), "bull:other:p3:dependencies").Val(); len(got) != 1 {
+		t.Fatalf("p3 waits for %v after its failed children were deleted", got)
+	}
+	wantUndone(t, ours, undo, 4, 0, before, expiry, read) // two jobs, two dependencies
+}
+
+// TestBulkBullMQCleanLeavesAPendingChild: a failed job, the last still pending for its flow's
+// parent in another queue, is left with the reason (BullMQ's clean would move the parent to its
+// queue's wait with it), and nothing is written.
 func TestBulkBullMQCleanLeavesAPendingChild(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	bullmqClean(t, rdb, "pending")

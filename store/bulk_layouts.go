@@ -25,8 +25,8 @@ package store
 //	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go);
 //	                         delete all of dead, later and waiting: Queue.clean(0, 0, state) of
 //	                         failed, delayed, wait, paused and prioritized, each job's keys
-//	                         and place recorded first (bulk_bullmq_clean.go); a pending child
-//	                         of a flow's parent is left
+//	                         and place recorded first (bulk_bullmq_clean.go); the last
+//	                         pending child of a flow's parent is left
 //	asynq                    run all, archive all and delete all of a queue's scheduled, retry
 //	                         and archived sets, as its Inspector does (bulk_asynq.go)
 //

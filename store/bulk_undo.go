@@ -83,6 +83,8 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 			}
 		case UndoKey:
 			args = append(args, "k", at(u.Key), u.Dump, u.ExpireAt)
+		case UndoDependency:
+			args = append(args, "p", at(u.Key), u.Member, u.Dump, u.ExpireAt, score)
 		case UndoCleaned:
 			list := 0
 			if u.List != "" {

@@ -29,6 +29,10 @@
 --                 its keys is there (there: 0 when it is the job as it was, in its set or, in
 --                 a list, its first key's DUMP the same; else 3); a key whose expiry has passed
 --                 is not restored, and when that is the first (the job's hash), nothing is (4)
+--            "p", set index, member, DUMP, absolute expiry in ms, size: a pending child's key taken
+--                 from its flow's parent's dependencies (BullMQ's clean); SADD back, and once the
+--                 set has its size again (it only shrinks otherwise), RESTORE REPLACE its DUMP;
+--                 not when the set is gone (the flow moved on: 2)
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
 -- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
@@ -104,6 +108,20 @@ while i <= #ARGV do
       out[#out + 1] = 2
     end
     i = i + 6 + n * 3
+  elseif kind == 'p' then
+    local set, member = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2]
+    if redis.call('SISMEMBER', set, member) == 1 then
+      out[#out + 1] = 0
+    elseif redis.call('EXISTS', set) == 0 then
+      out[#out + 1] = 2
+    else
+      redis.call('SADD', set, member)
+      if redis.call('SCARD', set) == tonumber(ARGV[i + 5]) then
+        redis.call('RESTORE', set, ARGV[i + 4], ARGV[i + 3], 'ABSTTL', 'REPLACE')
+      end
+      out[#out + 1] = 1
+    end
+    i = i + 6
   elseif kind == 'c' then
     local container, member, score, isList, n = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3],
       ARGV[i + 4] == '1', tonumber(ARGV[i + 5])

@@ -2,7 +2,9 @@
 -- cleanJobsInSet script, with its cleanSet, cleanList and removeJob, this makes the same moves
 -- as) on the jobs hourglass read before, each only if it is still where it was read and its keys
 -- are still the ones recorded:
---   each job:  its keys deleted (the hash and its logs, dependencies, processed, failed and
+--   each job:  a pending child of a flow's parent: its key out of the parent's dependencies
+--              (SREM), as removeParentDependencyKey does while the parent waits for others;
+--              its keys deleted (the hash and its logs, dependencies, processed, failed and
 --              unsuccessful keys; its deduplication key de:<deid> and pending next job dn:<deid>
 --              when de:<deid> names it); its id out of its set (ZREM) or list (LREM, from the
 --              tail, where it is)
@@ -11,18 +13,19 @@
 -- A job Queue.clean(0) leaves is left, and so are two more (each with its flag):
 --   3 a job scheduler's next job (not in failed: cleanSet passes no scheduler set for it)
 --   4 a job whose first of the state's timestamps is after now (failed: its score), as grace 0
---   5 a pending child of a flow's parent that is there, as read before (BullMQ takes it out of
---     the parent's dependencies, and moves or deletes the parent with its last child, which may
---     be in another queue and hash slot: hourglass does not). A parent's dependencies only
---     shrink, so a child read not pending stays so.
+--   5 the last pending child of a flow's parent (BullMQ moves the parent on with it, to its
+--     queue's wait, or deletes it in the same queue: hourglass does not)
+--   7 a pending child whose parent's dependencies are in another hash slot on a cluster
+--   A parent's dependencies only shrink, so a child read not pending stays so.
 --   6 a job whose keys are not the ones read before (what undoes the chunk was recorded from
 --     that read)
 --
 -- KEYS[1] meta   KEYS[2] events   KEYS[3] repeat (job schedulers)   KEYS[4..] the states' sets
 -- and lists and the jobs' keys, as ARGV names them
 -- ARGV[1] the queue's key prefix, "<prefix>:<queue>:"   ARGV[2] now, in ms
--- ARGV[3..] one group a job: state, index of its set or list, is a list (1, 0; 2: gone), id, is a
---           pending child (1 or 0), n, and n indexes of the keys recorded to be deleted with it
+-- ARGV[3..] one group a job: state, index of its set or list, is a list (1, 0; 2: gone), id, its
+--           parent's dependencies when it was read a pending child (their index; 0: none, -1:
+--           another slot), n, and n indexes of the keys recorded to be deleted with it
 --
 -- Reply: one flag a job, 1 removed, 0 gone, 3 to 6 left; or the string "version" when the queue's meta
 -- names no BullMQ 5, and nothing is written.
@@ -81,8 +84,8 @@ end
 local out, counts, order = {}, {}, {}
 local i = 3
 while i <= #ARGV do
-  local state, container, isList, id, pending, n = ARGV[i], KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2] == '1',
-    ARGV[i + 3], ARGV[i + 4] == '1', tonumber(ARGV[i + 5])
+  local state, container, isList, id, deps, n = ARGV[i], KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2] == '1',
+    ARGV[i + 3], tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
   local gone = ARGV[i + 2] == '2'
   local recorded = {}
   for k = 1, n do
@@ -108,7 +111,9 @@ while i <= #ARGV do
     out[#out + 1] = 3
   elseif later(state, job, score) then
     out[#out + 1] = 4
-  elseif pending then
+  elseif deps < 0 then
+    out[#out + 1] = 7
+  elseif deps > 0 and rcall('SISMEMBER', KEYS[deps], job) == 1 and rcall('SCARD', KEYS[deps]) <= 1 then
     out[#out + 1] = 5
   else
     local want, m = doomed(id, job)
@@ -119,6 +124,9 @@ while i <= #ARGV do
     if not same then
       out[#out + 1] = 6
     else
+      if deps > 0 then
+        rcall('SREM', KEYS[deps], job)
+      end
       if #recorded > 0 then
         rcall('DEL', unpack(recorded))
       end

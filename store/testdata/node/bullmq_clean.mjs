@@ -7,6 +7,9 @@
 //     and ignored); N waiting (w0 with a log line), N/2 prioritized
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 pending
 //     queue "clean": c1, a failed child still pending for its parent p2 in queue "other"
+//   node bullmq_clean.mjs redis://127.0.0.1:6379 flow
+//     queue "clean": c2 and c3, failed children still pending for their parent p3 in queue
+//     "other", which waits for k3 too (in queue "kids", no worker)
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 pause
 //     Queue.pause(): the waiting jobs move to paused
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 clean STATE ...
@@ -67,6 +70,18 @@ if (cmd === 'fill') {
   await new FlowProducer({ connection }).add({
     name: 'parent', queueName: 'other', data: {}, opts: { jobId: 'p2' },
     children: [{ name: 'bad', queueName: 'clean', data: {}, opts: { jobId: 'c1', attempts: 1 } }],
+  });
+  await done;
+  await worker.close();
+} else if (cmd === 'flow') {
+  const { worker, done } = await failAll('clean', 2);
+  await new FlowProducer({ connection }).add({
+    name: 'parent', queueName: 'other', data: {}, opts: { jobId: 'p3' },
+    children: [
+      { name: 'bad', queueName: 'clean', data: {}, opts: { jobId: 'c2', attempts: 1 } },
+      { name: 'bad', queueName: 'clean', data: {}, opts: { jobId: 'c3', attempts: 1 } },
+      { name: 'later', queueName: 'kids', data: {}, opts: { jobId: 'k3' } },
+    ],
   });
   await done;
   await worker.close();
