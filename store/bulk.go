@@ -16,6 +16,7 @@ package store
 // it with ErrNotSupported and the reason.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -333,7 +334,7 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 		case 0:
 			res.Gone++
 		default: // left by a layout's own script, for its own reason
-			c.left(errors.New(op.leftWhy[d]), res)
+			c.left(errors.New(cmp.Or(op.leftWhy[d], fmt.Sprintf("left by the chunk's script (code %d)", d))), res)
 		}
 	}
 	return c.members, rtt, nil
