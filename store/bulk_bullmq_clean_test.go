@@ -2,11 +2,15 @@ package store
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -36,7 +40,7 @@ func cleanEvents(t *testing.T, rdb *redis.Client) (string, int64) {
 	t.Helper()
 	var out []string
 	var cleaned int64
-	for _, m := range rdb.XRange(t.Context(), "bull:clean:events", "-", "+").Val() {
+	for _, m := range rdb.XRange(t.Context(), bullmqPrefix()+":clean:events", "-", "+").Val() {
 		if m.Values["event"] == "cleaned" {
 			n, err := strconv.ParseInt(fmt.Sprint(m.Values["count"]), 10, 64)
 			if err != nil {
@@ -55,8 +59,8 @@ func cleanEvents(t *testing.T, rdb *redis.Client) (string, int64) {
 // its fields otherwise), the same fields.
 func wantSameKeys(t *testing.T, ra, rb *redis.Client, a, b map[string]string, what string) {
 	t.Helper()
-	delete(a, "bull:clean:events")
-	delete(b, "bull:clean:events")
+	delete(a, bullmqPrefix()+":clean:events")
+	delete(b, bullmqPrefix()+":clean:events")
 	for k, v := range a {
 		w, ok := b[k]
 		switch {
@@ -195,7 +199,7 @@ func expiries(t *testing.T, rdb *redis.Client) map[string]int64 {
 	out := map[string]int64{}
 	it := rdb.Scan(t.Context(), 0, "*", 1000).Iterator()
 	for it.Next(t.Context()) {
-		if k := it.Val(); k != "bull:clean:events" {
+		if k := it.Val(); k != bullmqPrefix()+":clean:events" {
 			out[k] = rdb.Do(t.Context(), "PEXPIRETIME", k).Val().(int64)
 		}
 	}
@@ -204,6 +208,9 @@ func expiries(t *testing.T, rdb *redis.Client) map[string]int64 {
 	}
 	return out
 }
+
+// bullmqPrefix is the prefix the fixture writes under ($BULLMQ_PREFIX, "bull" when unset).
+func bullmqPrefix() string { return cmp.Or(os.Getenv("BULLMQ_PREFIX"), "bull") }
 
 func sameJSON(a, b bullmqCleanRead) bool {
 	x, _ := json.Marshal(a)
@@ -270,5 +277,77 @@ func TestBulkBullMQCleanUndoLeavesAKeyThatHasExpired(t *testing.T) {
 	if rdb.Exists(t.Context(), "bull:clean:de:dd").Val() != 0 || rdb.ZScore(t.Context(), "bull:clean:delayed", "dedup").Err() != nil ||
 		rdb.Exists(t.Context(), "bull:clean:dedup").Val() != 1 {
 		t.Fatal("undone, the job did not come back without its expired deduplication key")
+	}
+}
+
+// TestBulkBullMQCleanOnACluster: on a 3-master Redis Cluster holding a queue BullMQ wrote under a
+// hash-tagged prefix ({bull}), every chunk of delete all is one script in the queue's slot;
+// copied back off the cluster, the queue is what BullMQ's own Queue.clean of the same states
+// leaves, and, undone, what it was.
+func TestBulkBullMQCleanOnACluster(t *testing.T) {
+	t.Setenv("BULLMQ_PREFIX", "{bull}")
+	filled, theirs := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
+	bullmqClean(t, filled, "fill", "6")
+	copyKeys(t, filled, theirs)
+	before, expiry := dumpKeysMatch(t, filled, "*"), expiries(t, filled)
+	cl := redistest.StartCluster(t, 3).Client(t)
+	copyExact(t, filled, cl)
+	q := JobSource{Layout: BullMQ, Prefix: "{bull}"}.Queue("clean")
+	var undo []UndoTask
+	for sec, want := range map[TaskSection]int64{SectionDead: 7, SectionLater: 7, SectionWaiting: 10} {
+		res, u := runBulkChunk(t.Context(), t, cl, q, sec, ActionDelete, 4, nil)
+		if res.Done != want || res.Chunks < 2 {
+			t.Fatalf("delete all of %s on a cluster: %+v", sec, res)
+		}
+		undo = append(undo, u...)
+	}
+	bullmqClean(t, theirs, "clean", "failed", "delayed", "wait", "prioritized")
+	back := offCluster(t, cl)
+	wantSameKeys(t, back, theirs, dumpKeysMatch(t, back, "*"), dumpKeysMatch(t, theirs, "*"), "delete all on a cluster")
+	if _, err := Undo(t.Context(), cl, undo, 7, nil); err != nil {
+		t.Fatal(err)
+	}
+	back = offCluster(t, cl)
+	wantSameKeys(t, back, filled, dumpKeysMatch(t, back, "*"), before, "undone on a cluster")
+	for k, at := range expiries(t, back) {
+		if at != expiry[k] {
+			t.Fatalf("undone on a cluster, %s expires at %d, before at %d", k, at, expiry[k])
+		}
+	}
+}
+
+// offCluster copies every key of the cluster to a new server, byte for byte.
+func offCluster(t *testing.T, cl *redis.ClusterClient) *redis.Client {
+	t.Helper()
+	back := redistest.Start(t).Client(t)
+	var masters []*redis.Client
+	var mu sync.Mutex
+	if err := cl.ForEachMaster(t.Context(), func(_ context.Context, c *redis.Client) error {
+		mu.Lock()
+		defer mu.Unlock()
+		masters = append(masters, c)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range masters {
+		copyExact(t, c, back)
+	}
+	return back
+}
+
+// copyExact copies every key of from to to, byte for byte, with its expiry as an absolute time.
+func copyExact(t *testing.T, from *redis.Client, to redis.UniversalClient) {
+	t.Helper()
+	it := from.Scan(t.Context(), 0, "*", 1000).Iterator()
+	for it.Next(t.Context()) {
+		k := it.Val()
+		at := max(from.Do(t.Context(), "PEXPIRETIME", k).Val().(int64), 0)
+		if err := to.Do(t.Context(), "RESTORE", k, at, from.Dump(t.Context(), k).Val(), "ABSTTL", "REPLACE").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -15,14 +15,15 @@
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 clean STATE ...
 //     Queue.clean(0, 0, STATE) of each
 //   node bullmq_clean.mjs redis://127.0.0.1:6379 read
-// Each prints queue "clean"'s getJobCounts() and (but fill) its jobs as getJob() reads them,
+// The keys' prefix is $BULLMQ_PREFIX, "bull" when unset. Each prints queue "clean"'s getJobCounts() and (but fill) its jobs as getJob() reads them,
 // with their state and logs, as JSON.
 import { FlowProducer, Queue, Worker } from 'bullmq';
 
 const url = new URL(process.argv[2]);
 const connection = { host: url.hostname, port: Number(url.port) };
 const [cmd, ...args] = process.argv.slice(3);
-const queue = new Queue('clean', { connection });
+const prefix = process.env.BULLMQ_PREFIX || 'bull';
+const queue = new Queue('clean', { connection, prefix });
 const hour = 3600_000;
 
 // failAll runs a worker on name until want jobs have failed.
@@ -32,7 +33,7 @@ async function failAll(name, want) {
     await job.log(`trying ${job.id}`);
     if (job.name === 'ok') return 'fine';
     throw new Error('fails for good');
-  }, { connection, concurrency: 4 });
+  }, { connection, prefix, concurrency: 4 });
   const done = new Promise((resolve) => worker.on('failed', () => { if (++failed === want) resolve(); }));
   return { worker, done };
 }
@@ -50,7 +51,7 @@ if (cmd === 'fill') {
   await done;
   await worker.close();
   const kids = await failAll('kids', 1);
-  await new FlowProducer({ connection }).add({
+  await new FlowProducer({ connection, prefix }).add({
     name: 'parent', queueName: 'clean', data: {}, opts: { jobId: 'p1' },
     children: [
       { name: 'ok', queueName: 'kids', data: {}, opts: { jobId: 'k1' } },
@@ -67,7 +68,7 @@ if (cmd === 'fill') {
   for (let i = 0; i < n / 2; i++) await queue.add('prio', { i }, { jobId: `pr${i}`, priority: 1 + (i % 3) });
 } else if (cmd === 'pending') {
   const { worker, done } = await failAll('clean', 1);
-  await new FlowProducer({ connection }).add({
+  await new FlowProducer({ connection, prefix }).add({
     name: 'parent', queueName: 'other', data: {}, opts: { jobId: 'p2' },
     children: [{ name: 'bad', queueName: 'clean', data: {}, opts: { jobId: 'c1', attempts: 1 } }],
   });
@@ -75,7 +76,7 @@ if (cmd === 'fill') {
   await worker.close();
 } else if (cmd === 'flow') {
   const { worker, done } = await failAll('clean', 2);
-  await new FlowProducer({ connection }).add({
+  await new FlowProducer({ connection, prefix }).add({
     name: 'parent', queueName: 'other', data: {}, opts: { jobId: 'p3' },
     children: [
       { name: 'bad', queueName: 'clean', data: {}, opts: { jobId: 'c2', attempts: 1 } },
