@@ -10,15 +10,16 @@
 --              tail, where it is)
 --   each state a job of the chunk was found in: XADD <events> * event cleaned count <removed>
 --              (BullMQ's one event a call of cleanJobsInSet, untrimmed as BullMQ adds it)
--- A job Queue.clean(0) leaves is left, and so are two more (each with its flag):
+-- Left, each with its flag: the jobs Queue.clean(0) leaves,
 --   3 a job scheduler's next job (not in failed: cleanSet passes no scheduler set for it)
 --   4 a job whose first of the state's timestamps is after now (failed: its score), as grace 0
+-- and the ones hourglass leaves where clean would go on:
 --   5 the last pending child of a flow's parent (BullMQ moves the parent on with it, to its
 --     queue's wait, or deletes it in the same queue: hourglass does not)
---   7 a pending child whose parent's dependencies are in another hash slot on a cluster
---   A parent's dependencies only shrink, so a child read not pending stays so.
 --   6 a job whose keys are not the ones read before (what undoes the chunk was recorded from
 --     that read)
+--   7 a pending child whose parent's dependencies are in another hash slot on a cluster
+-- A parent's dependencies only shrink, so a child read not pending stays so.
 --
 -- KEYS[1] meta   KEYS[2] events   KEYS[3] repeat (job schedulers)   KEYS[4..] the states' sets
 -- and lists and the jobs' keys, as ARGV names them
@@ -27,8 +28,8 @@
 --           parent's dependencies when it was read a pending child (their index; 0: none, -1:
 --           another slot), n, and n indexes of the keys recorded to be deleted with it
 --
--- Reply: one flag a job, 1 removed, 0 gone, 3 to 6 left; or the string "version" when the queue's meta
--- names no BullMQ 5, and nothing is written.
+-- Reply: one flag a job, 1 removed, 0 gone, 3 to 7 left; or the string "version" when the
+-- queue's meta names no BullMQ 5, and nothing is written.
 local rcall = redis.call
 local version = rcall('HGET', KEYS[1], 'version')
 if not version or string.sub(version, 1, 9) ~= 'bullmq:5.' then
