@@ -6,7 +6,7 @@ package store
 //	dead     Queue.clean(0, 0, 'failed'): the failed set in its order (oldest first)
 //	later    Queue.clean(0, 0, 'delayed')
 //	waiting  Queue.clean(0, 0, 'wait'), then 'paused', then 'prioritized', as the section lists
-//	         them. Not Queue.drain(), which does the same removals in one unbounded script and
+//	         them. Not Queue.drain(), which removes them in one unbounded script and
 //	         adds no event: clean's "cleaned" event is how BullMQ tells its listeners.
 //
 // Each job goes with its keys (the hash and its logs, dependencies, processed, failed and
