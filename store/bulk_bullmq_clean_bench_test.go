@@ -31,8 +31,8 @@ func BenchmarkBulkBullMQClean(b *testing.B) {
 	var read bullmqCleanRead
 	redistest.RunFixture(b, node, redistest.NodeDir(), &read, "bullmq_clean.mjs", "redis://"+srv.Addr, "fill", strconv.Itoa(jobs))
 	saved := map[string]string{}
-	for _, k := range rdb.Keys(ctx, "bull:*").Val() { // a test server of the benchmark's own
-		saved[k] = rdb.Dump(ctx, k).Val()
+	for it := rdb.Scan(ctx, 0, "bull:*", 1000).Iterator(); it.Next(ctx); {
+		saved[it.Val()] = rdb.Dump(ctx, it.Val()).Val()
 	}
 	rdb.ConfigSet(ctx, "slowlog-max-len", "1000000")
 	q := JobSource{Layout: BullMQ}.Queue("clean")
