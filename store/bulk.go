@@ -17,6 +17,7 @@ package store
 // it with ErrNotSupported and the reason.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -159,6 +160,10 @@ type bulkOp struct {
 	// list, when not nil, makes it an action on a list section (bulk_list.go), which the fields
 	// above but keysEach and spans do not describe.
 	list *listOp
+	// listed: the section is in lists too (key is the first), and custom finds each task itself.
+	listed bool
+	// leftWhy: why a task was left, by the code a layout's own script answers for it (past 2).
+	leftWhy map[int64]string
 }
 
 // bulkLayout is a queue layout that does bulk actions.
@@ -212,8 +217,8 @@ func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 	pipe := rdb.Pipeline()
 	mem := pipe.MemoryUsage(ctx, op.key, 5)
 	card := pipe.ZCard(ctx, op.key)
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		plan.BytesNote = "unknown: " + Reply(err).Error()
+	if _, err := pipe.Exec(ctx); op.listed || err != nil && !errors.Is(err, redis.Nil) {
+		plan.BytesNote = bytesUnknown(op, err)
 		return plan, nil
 	}
 	switch n := card.Val(); {
@@ -293,26 +298,10 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 	return res, nil
 }
 
-// bulkPage reads the next count tasks of the section, in pages of at most MaxTaskPage.
-func bulkPage(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, offset int64, count int, now time.Time) ([]Task, error) {
-	var tasks []Task
-	for len(tasks) < count {
-		page, err := q.Tasks(ctx, rdb, sec, offset+int64(len(tasks)), min(count-len(tasks), MaxTaskPage), now)
-		if err != nil {
-			return tasks, err
-		}
-		tasks = append(tasks, page.Tasks...)
-		if len(page.Tasks) == 0 {
-			break
-		}
-	}
-	return tasks, nil
-}
-
 // runChunk records and runs one chunk. A stop asked for while it runs waits for its reply, so
 // what the result counts is what Redis did.
 func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks []Task, now time.Time, opt BulkOptions, res *BulkResult) (sent int, rtt time.Duration, err error) {
-	members, scores, err := present(ctx, rdb, op.key, tasks, res)
+	members, scores, err := present(ctx, rdb, op, tasks, res)
 	if err != nil || len(members) == 0 {
 		return 0, 0, err
 	}
@@ -359,19 +348,26 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 			res.Done++
 		case 2: // a layout's own script left it in the set: its own record says another state
 			c.left(fmt.Errorf("its %s says it is no longer in this section; left as it is", op.what), res)
-		default:
+		case 0:
 			res.Gone++
+		default: // left by a layout's own script, for its own reason
+			c.left(errors.New(cmp.Or(op.leftWhy[d], fmt.Sprintf("left by the chunk's script (code %d)", d))), res)
 		}
 	}
 	return c.members, rtt, nil
 }
 
-// present are the tasks' members still in set, with their scores; the others are counted gone.
-func present(ctx context.Context, rdb redis.UniversalClient, set string, tasks []Task, res *BulkResult) ([]string, []float64, error) {
+// present are the tasks' members still in op's set, with their scores; the others are counted
+// gone. In lists (listed), each is the custom call's to find.
+func present(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks []Task, res *BulkResult) ([]string, []float64, error) {
 	members := make([]string, len(tasks))
 	for i, t := range tasks {
 		members[i] = t.Member
 	}
+	if op.listed {
+		return members, make([]float64, len(members)), nil
+	}
+	set := op.key
 	scores, err := rdb.ZMScore(ctx, set, members...).Result()
 	if err != nil {
 		return nil, nil, actFail(rdb, "ZMSCORE", set, err)

@@ -340,7 +340,7 @@ func TestBulkAsynqArchiveTrimsAsAsynqDoes(t *testing.T) {
 
 // TestBulkRefusedOnAClusterWhenAChunkWouldSpanSlots: on a Redis Cluster, a bulk action whose
 // chunk touches keys of more than one hash slot (Sidekiq's retry moving jobs to queues, its kill
-// into the dead set, its clear of a queue, RQ's deletes, requeues and empty of a queue, BullMQ's retry all under its default prefix) is
+// into the dead set, its clear of a queue, RQ's deletes, requeues and empty of a queue, BullMQ's retry and delete all under its default prefix) is
 // refused before it reads or writes anything,
 // with the reason, and never fails with CROSSSLOT midway; one whose chunk touches one key
 // (deleting from a Sidekiq set) is not refused.
@@ -359,6 +359,7 @@ func TestBulkRefusedOnAClusterWhenAChunkWouldSpanSlots(t *testing.T) {
 		{JobSource{Layout: RQ}.Queue("work"), SectionWaiting, ActionDelete, "RQ's keys are not in one hash slot"},
 		{JobSource{Layout: Sidekiq}.Queue("default"), SectionWaiting, ActionDelete, "Sidekiq's keys are not in one hash slot"},
 		{JobSource{Layout: BullMQ}.Queue("work"), SectionDead, ActionRunNow, "BullMQ's keys without a hash-tagged prefix are not in one hash slot"},
+		{JobSource{Layout: BullMQ}.Queue("work"), SectionWaiting, ActionDelete, "BullMQ's keys without a hash-tagged prefix are not in one hash slot"},
 	} {
 		_, perr := PlanBulk(t.Context(), rdb, c.q, c.sec, c.a, 1000, time.Now())
 		_, rerr := RunBulk(t.Context(), rdb, c.q, c.sec, c.a, time.Now(), BulkOptions{})

@@ -18,11 +18,15 @@ var bullmqBulkWait = luaScript("bullmq_bulk_wait")
 // each, the marker when a worker may take them. Each chunk records first each job's id with its
 // score and its hash's DUMP (UndoQueued): undone, a job still in the list leaves it and returns
 // to its set with its hash as it was. The "waiting" events stay in the stream (its history), and
-// so does the marker (a worker woken by it finds nothing and waits again).
+// so does the marker (a worker woken by it finds nothing and waits again). Delete all of the
+// dead, later and waiting sections is Queue.clean (bulk_bullmq_clean.go).
 func (j bullmqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	state := map[TaskSection]string{SectionDead: "failed", SectionLater: "delayed"}[sec]
-	if a != ActionRunNow || state == "" {
-		return bulkOp{}, bulkRefusal("BullMQ", sec, a, "hourglass retries BullMQ's failed jobs and promotes its delayed ones in bulk, and acts on the others one at a time")
+	switch {
+	case a == ActionDelete && bullmqCleanStates[sec] != nil:
+		return j.cleanAll(queue, sec), nil
+	case a != ActionRunNow || state == "":
+		return bulkOp{}, bulkRefusal("BullMQ", sec, a, "hourglass retries BullMQ's failed jobs, promotes its delayed ones and deletes its failed, delayed and waiting ones in bulk, and acts on the others one at a time")
 	}
 	key := func(s string) string { return j.queueKey(queue, s) }
 	op := bulkOp{key: key(state), keysEach: 4, bySet: true}

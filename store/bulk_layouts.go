@@ -27,7 +27,11 @@ package store
 //	                         requeue; bulk_rq.go)
 //
 //	BullMQ 5                 retry all of dead (Queue.retryJobs) and promote all of later
-//	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go)
+//	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go);
+//	                         delete all of dead, later and waiting: Queue.clean(0, 0, state) of
+//	                         failed, delayed, wait, paused and prioritized, each job's keys
+//	                         and place recorded first (bulk_bullmq_clean.go); the last
+//	                         pending child of a flow's parent is left
 //	asynq                    run all, archive all and delete all of a queue's scheduled, retry
 //	                         and archived sets, as its Inspector does (bulk_asynq.go); delete
 //	                         all and archive all of pending (DeleteAllPendingTasks,
@@ -35,8 +39,8 @@ package store
 //
 // A list section is taken in chunks from the end its workers take from, and undo puts its
 // elements back there in their old order (bulk_list.go). Everything else is refused with the
-// reason: a list queue's processing list is its workers', and BullMQ's and Celery's jobs live in
-// keys of their own beside their sets and lists, which hourglass does not yet record for them.
+// reason: a list queue's processing list is its workers', and Celery's jobs live in keys of their
+// own beside their sets and lists, which hourglass does not yet record for them.
 
 import (
 	"fmt"

@@ -80,3 +80,19 @@ func setPage(ctx context.Context, rdb redis.UniversalClient, set string, offset 
 	}
 	return tasks, nil
 }
+
+// bulkPage reads the next count tasks of the section, in pages of at most MaxTaskPage.
+func bulkPage(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, offset int64, count int, now time.Time) ([]Task, error) {
+	var tasks []Task
+	for len(tasks) < count {
+		page, err := q.Tasks(ctx, rdb, sec, offset+int64(len(tasks)), min(count-len(tasks), MaxTaskPage), now)
+		if err != nil {
+			return tasks, err
+		}
+		tasks = append(tasks, page.Tasks...)
+		if len(page.Tasks) == 0 {
+			break
+		}
+	}
+	return tasks, nil
+}

@@ -230,7 +230,7 @@ func TestBulkRefusesWhatItDoesNotDo(t *testing.T) {
 	}{
 		{JobSource{Layout: Sidekiq}.Queue("default"), SectionWaiting, ActionRunNow},
 		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionRetry, ActionReturn},
-		{JobSource{Layout: BullMQ, Prefix: "bull"}.Queue("q"), SectionDead, ActionDelete},
+		{JobSource{Layout: BullMQ, Prefix: "bull"}.Queue("q"), SectionInFlight, ActionDelete},
 		{ListQueueOf("jobs", "jobs:processing"), SectionInFlight, ActionDelete},
 		{DelayQueueOf("dq", "", Milliseconds), SectionInFlight, ActionReturn},
 		{JobSource{Layout: RQ}.Queue("q"), SectionLater, ActionRunNow},

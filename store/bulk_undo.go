@@ -122,6 +122,17 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 			args = append(args, lists.args(u, at)...)
 		case UndoSetMember:
 			args = append(args, UndoSetMember, at(u.Key), u.Member)
+		case UndoDependency:
+			args = append(args, "p", at(u.Key), u.Member, u.Dump, u.ExpireAt, score)
+		case UndoCleaned:
+			list := 0
+			if u.List != "" {
+				list = 1
+			}
+			args = append(args, "c", at(u.Key), u.Member, score, list, len(u.Keys))
+			for _, k := range u.Keys {
+				args = append(args, at(k.Key), k.Dump, k.ExpireAt)
+			}
 		default:
 			return fmt.Errorf("store: undo: unknown kind %q in the record of %s", u.Kind, actQuote(u.Key))
 		}
@@ -132,14 +143,20 @@ func undoChunk(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTask,
 	}
 	for i, c := range codes {
 		switch {
-		case c == 1 && (tasks[i].Kind == UndoKey || tasks[i].Kind == UndoSetMember):
+		case c == 1 && besideTask(tasks[i].Kind):
 			res.Keys++
-		case c == 0 && (tasks[i].Kind == UndoKey || tasks[i].Kind == UndoSetMember): // there already: its task says what it was
+		case c == 0 && besideTask(tasks[i].Kind): // there already: its task says what it was
 		default:
 			res.count(c)
 		}
 	}
 	return nil
+}
+
+// besideTask says whether a record kind puts back something deleted beside a task (a key, a set
+// membership, a flow parent's dependency) rather than the task itself.
+func besideTask(kind string) bool {
+	return kind == UndoKey || kind == UndoSetMember || kind == UndoDependency
 }
 
 // count counts one task's undo by its code from bulk_undo.lua.

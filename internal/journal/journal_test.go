@@ -33,6 +33,8 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 		{Kind: store.UndoToSet, Key: "asynq:{q}:retry", Member: "id", Score: 2, List: "asynq:{q}:archived", Hash: "asynq:{q}:t:id", State: "retry", NewState: "archived"},
 		{Kind: store.UndoQueued, Key: "rq:failed:q", Member: "id", Score: 3, List: "rq:queue:q", Keys: []store.UndoTask{
 			{Kind: store.UndoKey, Key: "rq:job:id", Dump: "\x00\xff", ExpireAt: 5}, {Kind: store.UndoKey, Key: "rq:job:id:dependents"}}},
+		{Kind: store.UndoCleaned, Key: "bull:q:wait", Member: "7", Score: 4, List: "bull:q:wait", Keys: []store.UndoTask{
+			{Kind: store.UndoKey, Key: "bull:q:7", Dump: "\x10\x00"}, {Kind: store.UndoKey, Key: "bull:q:7:logs", Dump: "\x0e"}}},
 	}
 	e, err := j.Begin(Action{Target: "a:1", Queue: "sidekiq", Section: "retry", Action: "delete", Planned: 3})
 	if err != nil {

@@ -34,6 +34,17 @@
 --                 when absent before), and it is pushed back at the taking end (RPUSH for a rank
 --                 < 0, LPUSH otherwise), where the workers take it next
 --            "a", set index, member: a member removed from a set; SADD it back unless it is there
+--            "c", set or list index, member, score (in a list: its place from the tail), is a list
+--                 (1 or 0), n, and n triples key index, DUMP, absolute expiry in ms: a job
+--                 deleted with its keys (BullMQ's clean); its keys RESTOREd and the member back
+--                 in its set, or in its list with as many after it as it had, only if none of
+--                 its keys is there (there: 0 when it is the job as it was, in its set or, in
+--                 a list, its first key's DUMP the same; else 3); a key whose expiry has passed
+--                 is not restored, and when that is the first (the job's hash), nothing is (4)
+--            "p", set index, member, DUMP, absolute expiry in ms, size: a pending child's key taken
+--                 from its flow's parent's dependencies (BullMQ's clean); SADD back, and once the
+--                 set has its size again (it only shrinks otherwise), RESTORE REPLACE its DUMP;
+--                 not when the set is gone (the flow moved on: 2)
 --
 -- Reply: one code a task, 1 restored, 0 there already (or the chunk never ran), 2 the moved job
 -- was taken from its list already (or the task made due was claimed), 3 the key is there holding something else, 4 its expiry
@@ -147,6 +158,68 @@ while i <= #ARGV do
   elseif kind == 'a' then
     out[#out + 1] = redis.call('SADD', KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2])
     i = i + 3
+  elseif kind == 'p' then
+    local set, member = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2]
+    if redis.call('SISMEMBER', set, member) == 1 then
+      out[#out + 1] = 0
+    elseif redis.call('EXISTS', set) == 0 then
+      out[#out + 1] = 2
+    else
+      redis.call('SADD', set, member)
+      if redis.call('SCARD', set) == tonumber(ARGV[i + 5]) then
+        redis.call('RESTORE', set, ARGV[i + 4], ARGV[i + 3], 'ABSTTL', 'REPLACE')
+      end
+      out[#out + 1] = 1
+    end
+    i = i + 6
+  elseif kind == 'c' then
+    local container, member, score, isList, n = KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2], ARGV[i + 3],
+      ARGV[i + 4] == '1', tonumber(ARGV[i + 5])
+    local t = redis.call('TIME')
+    local nowms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local there, expired = false, {}
+    for k = 0, n - 1 do
+      local at = tonumber(ARGV[i + 8 + k * 3])
+      there = there or redis.call('EXISTS', KEYS[tonumber(ARGV[i + 6 + k * 3])]) == 1
+      expired[k] = at > 0 and at <= nowms
+    end
+    local inSet
+    if isList then
+      inSet = n == 0 and redis.call('LPOS', container, member) -- a job with no keys: its id is all
+    else
+      inSet = redis.call('ZSCORE', container, member)
+    end
+    if there then
+      if inSet or (isList and redis.call('DUMP', KEYS[tonumber(ARGV[i + 6])]) == ARGV[i + 7]) then
+        out[#out + 1] = 0
+      else
+        out[#out + 1] = 3
+      end
+    elseif inSet then
+      out[#out + 1] = 0
+    elseif expired[0] then
+      out[#out + 1] = 4 -- its first key (the job's hash) would have expired by now
+    else
+      for k = 0, n - 1 do
+        if not expired[k] then -- one whose expiry has passed (a deduplication key's) stays gone
+          redis.call('RESTORE', KEYS[tonumber(ARGV[i + 6 + k * 3])], ARGV[i + 8 + k * 3], ARGV[i + 7 + k * 3], 'ABSTTL')
+        end
+      end
+      if isList then
+        local p, len = tonumber(score), redis.call('LLEN', container)
+        if p <= 0 then
+          redis.call('RPUSH', container, member)
+        elseif p >= len then
+          redis.call('LPUSH', container, member)
+        else
+          redis.call('LINSERT', container, 'BEFORE', redis.call('LINDEX', container, -p), member)
+        end
+      else
+        redis.call('ZADD', container, score, member)
+      end
+      out[#out + 1] = 1
+    end
+    i = i + 6 + n * 3
   elseif kind == 'm' then
     local set = KEYS[tonumber(ARGV[i + 1])]
     if redis.call('ZSCORE', set, ARGV[i + 2]) then
