@@ -31,6 +31,9 @@ type JobThroughput struct {
 	// none.
 	Days []JobDay `json:"days"`
 	Note string   `json:"note,omitempty"` // what the library does not keep here
+	// Error is why this row's counts could not be read (a key of it holds what the library never
+	// writes there): its figures are then unknown, not absent; the other rows keep theirs.
+	Error string `json:"error,omitempty"`
 }
 
 // JobDay is one UTC day of a library's daily counts.
@@ -82,6 +85,9 @@ func throughputOf(read []store.Throughput) []JobThroughput {
 		if t.Note != "" {
 			jt.RateNote = ""
 		}
+		if t.Err != nil {
+			jt.Error, jt.RateNote = t.Err.Error(), "the counts could not be read: "+t.Err.Error()
+		}
 		for _, d := range t.Days {
 			day := JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
 			if !d.From.IsZero() {
@@ -101,6 +107,9 @@ type tputTrack struct {
 	series map[tputKey]*rateSeries
 	read   map[tputKey]int64 // the last total read
 	failed map[string]string // by entry: why its last read failed
+	// rowFailed is, by entry and queue, why the last read of that row's counts failed while the
+	// entry's other rows were read.
+	rowFailed map[[2]string]string
 }
 
 type tputKey struct {
@@ -119,6 +128,7 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 	}
 	if tt.series == nil {
 		tt.series, tt.read, tt.failed = map[tputKey]*rateSeries{}, map[tputKey]int64{}, map[string]string{}
+		tt.rowFailed = map[[2]string]string{}
 	}
 	for _, e := range snap.JobQueues {
 		i := slices.IndexFunc(specs, func(s JobQueueSpec) bool { return s.Name == e.Name })
@@ -141,6 +151,11 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 		delete(tt.failed, e.Name)
 		at := time.Now()
 		for _, t := range read {
+			if t.Err != nil { // this row's key only: the other rows' reads stand
+				tt.rowFailed[[2]string{e.Name, t.Queue}] = t.Err.Error()
+				continue
+			}
+			delete(tt.rowFailed, [2]string{e.Name, t.Queue})
 			for _, c := range []struct {
 				failed bool
 				n      int64
@@ -188,8 +203,8 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 				}
 				n := tt.read[k]
 				*c.total = &n
-				if tt.failed[e.Name] != "" { // the last read failed: no rate from the reads before it
-					*c.perSec = nil
+				if tt.whyFailed(e.Name, t.RawQueue) != "" { // the last read failed: no figure from the reads before it
+					*c.total, *c.perSec = nil, nil
 				} else if r, _, ok, note := s.rate(now); ok {
 					*c.perSec = &r
 				} else if note != "" {
@@ -197,14 +212,23 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 				}
 			}
 			t.RateNote = ""
-			if why := tt.failed[e.Name]; why != "" {
+			if why := tt.whyFailed(e.Name, t.RawQueue); why != "" {
 				t.RateNote = "the counts could not be read: " + why
+				t.Error = why
 			} else if len(notes) > 0 {
 				t.RateNote = notes[0]
 			}
 		}
 	}
 	return &out
+}
+
+// whyFailed is why the last poll could not read the counts of entry's row of queue, or "".
+func (tt *tputTrack) whyFailed(entry, queue string) string {
+	if why := tt.failed[entry]; why != "" {
+		return why
+	}
+	return tt.rowFailed[[2]string{entry, queue}]
 }
 
 // throughputNote says how src counts the jobs it ran, why it keeps no count, or why its counts

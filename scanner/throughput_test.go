@@ -178,3 +178,81 @@ func TestAKeyOfTheWrongTypeDoesNotStopThePolls(t *testing.T) {
 		}
 	}
 }
+
+// TestOneBadCounterSpoilsOnlyItsQueue: of two asynq queues whose tasks asynq's own server ran,
+// the first's processed counter holding no integer is said on that queue's row alone, naming
+// the key, in a snapshot and in a watcher's polls; the other queue keeps asynq's figures.
+func TestOneBadCounterSpoilsOnlyItsQueue(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	opt := asynq.RedisClientOpt{Addr: srv.Addr}
+	client := asynq.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	insp := asynq.NewInspector(opt)
+	t.Cleanup(func() { insp.Close() })
+	server := asynq.NewServer(opt, asynq.Config{Concurrency: 2, Queues: map[string]int{"alpha": 1, "beta": 1}, LogLevel: asynq.FatalLevel})
+	if err := server.Start(asynq.HandlerFunc(func(context.Context, *asynq.Task) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Shutdown)
+	for _, q := range []string{"alpha", "beta", "beta"} {
+		if _, err := client.Enqueue(asynq.NewTask("send", nil), asynq.Queue(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redistest.Eventually(t, "asynq's server to run the three tasks (its own count)", 20*time.Second, func() bool {
+		a, err1 := insp.GetQueueInfo("alpha")
+		b, err2 := insp.GetQueueInfo("beta")
+		return err1 == nil && err2 == nil && a.ProcessedTotal == 1 && b.ProcessedTotal == 2
+	})
+	bad := "asynq:{alpha}:processed"
+	if err := rdb.Set(t.Context(), bad, "lots", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	check := func(how string, e JobQueues) {
+		t.Helper()
+		rows := map[string]JobThroughput{}
+		for _, tp := range e.Throughput {
+			rows[tp.Queue] = tp
+		}
+		a, b := rows["alpha"], rows["beta"]
+		if a.Error == "" || !strings.Contains(a.Error, bad) || a.ProcessedTotal != nil || !strings.Contains(a.RateNote, "could not be read") {
+			t.Errorf("%s: alpha's row %+v; want it unread, naming %s", how, a, bad)
+		}
+		if b.Error != "" || b.ProcessedTotal == nil || *b.ProcessedTotal != 2 || b.FailedTotal == nil || *b.FailedTotal != 0 {
+			t.Errorf("%s: beta's row %+v; want asynq's 2 processed, 0 failed", how, b)
+		}
+	}
+	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("a snapshot", snap.JobQueues[0])
+	if rows := snap.JobQueues[0].Throughput; len(rows) != 2 || len(rows[1].Days) == 0 || rows[1].Days[0].Processed != 2 {
+		t.Errorf("rows %+v; want beta's today at 2", rows)
+	}
+
+	if err := rdb.Del(t.Context(), bad).Err(); err != nil { // a sweep reads both, then a poll meets the bad key
+		t.Fatal(err)
+	}
+	w := NewWatcher(rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	redistest.Eventually(t, "a complete sweep", 30*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Snapshot != nil && len(st.Snapshot.JobQueues[0].Throughput) == 2
+	})
+	if _, err := w.Poll(t.Context(), 100*time.Millisecond, ""); err != nil { // reads alpha's total, as every poll does
+		t.Fatal(err)
+	}
+	if err := rdb.Set(t.Context(), bad, "lots", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+	if err != nil {
+		t.Fatalf("the poll failed: %v", err)
+	}
+	check("a poll", st.Snapshot.JobQueues[0])
+}
