@@ -101,6 +101,20 @@ func throughputOf(read []store.Throughput) []JobThroughput {
 	return out
 }
 
+// unreadThroughput are the rows of a library's counts whose read failed: one a queue (names)
+// where it counts per queue, else one for all, each unknown with why.
+func unreadThroughput(src store.JobSource, names []string, err error) []JobThroughput {
+	if perQueue, _ := src.ThroughputKept(); !perQueue {
+		names = []string{""}
+	}
+	out := make([]JobThroughput, 0, len(names))
+	for _, q := range names {
+		out = append(out, JobThroughput{Queue: Escape(q), RawQueue: q, Days: []JobDay{}, Error: err.Error(),
+			RateNote: "the counts could not be read: " + err.Error()})
+	}
+	return out
+}
+
 // tputTrack is a Watcher's reads of the job libraries' running totals, at every Poll, for their
 // rates: one series a total, by entry, queue and count.
 type tputTrack struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
 	"hourglass/store"
@@ -255,4 +256,27 @@ func TestOneBadCounterSpoilsOnlyItsQueue(t *testing.T) {
 		t.Fatalf("the poll failed: %v", err)
 	}
 	check("a poll", st.Snapshot.JobQueues[0])
+}
+
+// TestThroughputUnreadSaysSo: a library's counts the server refuses to read (a user without
+// SSCAN, which RQ's workers set is read with) come as that library's row, unknown, with the
+// refusal, not as no row at all, which would read as counts the library does not keep.
+func TestThroughputUnreadSaysSo(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	if err := admin.Do(t.Context(), "ACL", "SETUSER", "watcher", "on", ">secret", "~*", "+@read", "+scan", "-sscan").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "secret"})
+	t.Cleanup(func() { rdb.Close() })
+	spec := JobQueueSpec{Name: "rq", Source: store.JobSource{Layout: store.RQ, Prefix: "rq"}}
+	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := snap.JobQueues[0].Throughput
+	if len(rows) != 1 || rows[0].Queue != "" || rows[0].ProcessedTotal != nil || !strings.Contains(rows[0].Error, "NOPERM") ||
+		!strings.Contains(rows[0].RateNote, "could not be read") {
+		t.Errorf("rows %+v; want one for all queues, unknown, with the refusal", rows)
+	}
 }
