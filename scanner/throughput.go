@@ -124,6 +124,9 @@ type tputTrack struct {
 	// rowFailed is, by entry and queue, why the last read of that row's counts failed while the
 	// entry's other rows were read.
 	rowFailed map[[2]string]string
+	// today is, by entry and queue, the day the server's clock is in, read by a poll once that day
+	// is past the newest the last sweep read (after UTC midnight, until the next sweep reads it).
+	today map[[2]string]JobDay
 }
 
 type tputKey struct {
@@ -135,14 +138,15 @@ type tputKey struct {
 var epoch = time.Unix(0, 0)
 
 // poll reads the running totals of every job entry of snap (its queues as the sweep found them)
-// and adds them to their series, at the local time they were read.
-func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot, specs []JobQueueSpec) error {
+// and adds them to their series, at the local time they were read; and, once the server's clock
+// (now) is in a UTC day past the newest day the sweep read, that day's counts.
+func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot, specs []JobQueueSpec, now time.Time) error {
 	if snap == nil {
 		return nil
 	}
 	if tt.series == nil {
 		tt.series, tt.read, tt.failed = map[tputKey]*rateSeries{}, map[tputKey]int64{}, map[string]string{}
-		tt.rowFailed = map[[2]string]string{}
+		tt.rowFailed, tt.today = map[[2]string]string{}, map[[2]string]JobDay{}
 	}
 	for _, e := range snap.JobQueues {
 		i := slices.IndexFunc(specs, func(s JobQueueSpec) bool { return s.Name == e.Name })
@@ -153,7 +157,11 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 		for _, t := range e.Throughput {
 			names = append(names, t.RawQueue)
 		}
-		read, err := readThroughput(ctx, rdb, specs[i].Source, names, 0, time.Time{})
+		days := 0
+		if newest := newestDay(e.Throughput); newest != "" && now.UTC().Format("2006-01-02") > newest {
+			days = 1 // a new day the sweep has not read yet: its counters are read with the totals
+		}
+		read, err := readThroughput(ctx, rdb, specs[i].Source, names, days, now)
 		var kerr *store.KeyError
 		if keyLevel(err) || errors.As(err, &kerr) { // a key the library would not have written: said on the entry's rows
 			tt.failed[e.Name] = err.Error()
@@ -170,6 +178,7 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 				continue
 			}
 			delete(tt.rowFailed, [2]string{e.Name, t.Queue})
+			tt.noteToday(e.Name, t)
 			for _, c := range []struct {
 				failed bool
 				n      int64
@@ -204,6 +213,8 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 		e.Throughput = slices.Clone(e.Throughput)
 		for j := range e.Throughput {
 			t := &e.Throughput[j]
+			today, ok := tt.today[[2]string{e.Name, t.RawQueue}]
+			t.Days = withToday(t.Days, today, ok)
 			var notes []string
 			for _, c := range []struct {
 				failed bool
@@ -235,6 +246,42 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 		}
 	}
 	return &out
+}
+
+// newestDay is the newest day of rows' daily counts, "" when they have none.
+func newestDay(rows []JobThroughput) string {
+	newest := ""
+	for _, r := range rows {
+		if len(r.Days) > 0 && r.Days[0].Day > newest {
+			newest = r.Days[0].Day
+		}
+	}
+	return newest
+}
+
+// noteToday keeps the day a poll read of entry's row t, or forgets it once the sweep has that day.
+func (tt *tputTrack) noteToday(entry string, t store.Throughput) {
+	k := [2]string{entry, t.Queue}
+	if len(t.Days) == 0 {
+		delete(tt.today, k)
+		return
+	}
+	d := t.Days[0]
+	day := JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
+	if !d.From.IsZero() {
+		from := d.From
+		day.From = &from
+	}
+	tt.today[k] = day
+}
+
+// withToday is days (newest first) with the day a poll read in front, the oldest dropped, when
+// that day is past days' newest; days as they are otherwise.
+func withToday(days []JobDay, today JobDay, ok bool) []JobDay {
+	if !ok || len(days) == 0 || today.Day <= days[0].Day {
+		return days
+	}
+	return append([]JobDay{today}, days[:len(days)-1]...)
 }
 
 // whyFailed is why the last poll could not read the counts of entry's row of queue, or "".

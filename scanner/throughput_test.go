@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -278,5 +279,84 @@ func TestThroughputUnreadSaysSo(t *testing.T) {
 	if len(rows) != 1 || rows[0].Queue != "" || rows[0].ProcessedTotal != nil || !strings.Contains(rows[0].Error, "NOPERM") ||
 		!strings.Contains(rows[0].RateNote, "could not be read") {
 		t.Errorf("rows %+v; want one for all queues, unknown, with the refusal", rows)
+	}
+}
+
+// TestTodayFollowsTheServersClock: a console left open across UTC midnight shows the new day's
+// count as today's before the next sweep completes: once the server's clock is past midnight, a
+// poll reads that day's counter (asynq's processed:<date>, written by asynq's own server) and
+// the day the sweep read moves back one.
+func TestTodayFollowsTheServersClock(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	opt := asynq.RedisClientOpt{Addr: srv.Addr}
+	client := asynq.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	insp := asynq.NewInspector(opt)
+	t.Cleanup(func() { insp.Close() })
+	server := asynq.NewServer(opt, asynq.Config{Concurrency: 1, Queues: map[string]int{"work": 1}, LogLevel: asynq.FatalLevel})
+	if err := server.Start(asynq.HandlerFunc(func(context.Context, *asynq.Task) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Shutdown)
+	for range 3 {
+		if _, err := client.Enqueue(asynq.NewTask("send", nil), asynq.Queue("work")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redistest.Eventually(t, "asynq's server to run the three tasks (its own count)", 20*time.Second, func() bool {
+		q, err := insp.GetQueueInfo("work")
+		return err == nil && q.ProcessedTotal == 3
+	})
+	stats, err := insp.History("work", 1) // the day asynq counted them in, by its clock
+	if err != nil || len(stats) != 1 || stats[0].Processed != 3 {
+		t.Fatalf("asynq's history %+v: %v", stats, err)
+	}
+	y, m, d := stats[0].Date.UTC().Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC) // its midnight
+	pipe := rdb.Pipeline()                          // a keyspace a sweep takes seconds over, so polls come between sweeps
+	for i := range 20_000 {
+		pipe.Set(t.Context(), fmt.Sprintf("noise:%05d", i), "v", time.Hour)
+	}
+	if _, err := pipe.Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// The server's clock, as the console's store.Clock gives it: the evening before asynq's day,
+	// then just past its midnight.
+	var clock atomic.Int64
+	clock.Store(day.Add(-10 * time.Second).UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
+	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	w := NewWatcher(rdb, nil, Options{Location: time.UTC, Now: now, KeysPerSecond: 5_000, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	var before JobThroughput
+	redistest.Eventually(t, "a complete sweep", 60*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Snapshot == nil || len(st.Snapshot.JobQueues[0].Throughput) != 1 {
+			return false
+		}
+		before = st.Snapshot.JobQueues[0].Throughput[0]
+		return true
+	})
+	prev := day.AddDate(0, 0, -1).Format("2006-01-02")
+	if len(before.Days) == 0 || before.Days[0].Day != prev || before.Days[0].Processed != 0 {
+		t.Fatalf("before midnight, days %+v; want %s first, with nothing run", before.Days, prev)
+	}
+	clock.Store(day.Add(5 * time.Second).UnixNano())
+	st, err := w.Poll(t.Context(), 10*time.Millisecond, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sweep.Completed {
+		t.Fatal("a sweep completed in the poll after midnight: the day would be the sweep's")
+	}
+	got := st.Snapshot.JobQueues[0].Throughput[0].Days
+	if len(got) != len(before.Days) || got[0].Day != day.Format("2006-01-02") || got[0].Processed != 3 || got[1].Day != prev {
+		t.Errorf("after midnight, days %+v; want %s first with asynq's 3, then %s", got, day.Format("2006-01-02"), prev)
+	}
+	if before.Days[0].Day != prev {
+		t.Errorf("the sweep's own days were changed in place: %+v", before.Days[:2])
 	}
 }
