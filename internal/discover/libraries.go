@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"slices"
 	"strings"
 
 	"hourglass/store"
@@ -40,8 +41,8 @@ func Libraries() []Library {
 // default prefixes. Names a library shares with other programs (Celery's queue lists named after
 // the queue) are left to the shapes: alone they prove nothing. g.mu is held.
 func (g *Groups) library(name string) (*Library, bool) {
-	if l := g.routed(name); l != nil {
-		return l, false
+	if l, registry := g.routed(name); l != nil {
+		return l, registry
 	}
 	for i := range g.opt.Sources {
 		l := &g.opt.Sources[i]
@@ -107,15 +108,17 @@ func (sh *shape) addQueue(q string) {
 	}
 }
 
-// knows reports whether name is the list of a queue the library's registry named.
+// knows reports whether name is the list of a queue the library's registry named (or, under a
+// prefix found by its marks, the registries met before it was trusted).
 func (sh *shape) knows(name string) bool {
-	q := strings.TrimPrefix(name, sh.lib.source.Prefix)
-	for _, have := range sh.queues {
-		if q == have {
-			return true
-		}
+	q, ok := strings.CutPrefix(name, sh.lib.source.Prefix)
+	if !ok {
+		return false
 	}
-	return false
+	if c := sh.lib.cand; c != nil && slices.Contains(c.queues, q) {
+		return true
+	}
+	return slices.Contains(sh.queues, q)
 }
 
 // The companion keys hourglass keeps beside its own queues, in the queue's hash slot.

@@ -8,7 +8,8 @@ import (
 )
 
 // typed adds keys to g page by page, as a sweep does, each sampled as the given type ("string"
-// holds an integer; "hash:<v>" is a hash whose HashField holds v).
+// holds an integer; "hash:<v>" is a hash whose HashField holds v; "set:<m>" a set whose member
+// read is m).
 func typed(g *Groups, pages ...map[string]string) {
 	now := time.Now()
 	for _, page := range pages {
@@ -19,6 +20,9 @@ func typed(g *Groups, pages ...map[string]string) {
 		for _, n := range g.Add(names) {
 			t, field, _ := strings.Cut(page[n], ":")
 			s := Sample{Name: n, Type: t, TTL: -1, Bytes: 80, Now: now, Len: 2, Field: field}
+			if t == "set" {
+				s.Field, s.Member = "", field
+			}
 			if t == "string" {
 				s.Value, s.Len = "17", 2
 			}
@@ -44,13 +48,15 @@ func jobEntries(r Result) map[string]Group {
 // another type than Sidekiq's.
 func TestLookalikesAreNotLibraries(t *testing.T) {
 	for name, keys := range map[string]map[string]string{
-		"a bare queues set":             {"queues": "set", "user:1": "hash"},
-		"a namespaced queues set":       {"foo:queues": "set", "foo:config": "hash"},
-		"queue lists, no queues set":    {"queue:emails": "list", "queue:sms": "list", "queue:push": "list"},
-		"a record's meta, id, events":   {"app:cfg:meta": "hash:7", "app:cfg:id": "string", "app:cfg:events": "stream"},
-		"an id before the meta":         {"tenant:5:jobs:work:meta": "hash:bullmq:5.1.0", "tenant:5:jobs:work:id": "string"},
-		"queues of another type":        {"foo:queues": "string", "foo:queue:a": "list"},
-		"Sidekiq's counters, no queues": {"billing:stat:processed:2026-01-02": "string", "billing:stat:processed:2026-01-03": "string", "billing:stat:failed:2026-01-02": "string"},
+		"a bare queues set":              {"queues": "set", "user:1": "hash"},
+		"a namespaced queues set":        {"foo:queues": "set", "foo:config": "hash"},
+		"queue lists, no queues set":     {"queue:emails": "list", "queue:sms": "list", "queue:push": "list"},
+		"a record's meta, id, events":    {"app:cfg:meta": "hash:7", "app:cfg:id": "string", "app:cfg:events": "stream"},
+		"an id before the meta":          {"tenant:5:jobs:work:meta": "hash:bullmq:5.1.0", "tenant:5:jobs:work:id": "string"},
+		"queues of another type":         {"foo:queues": "string", "foo:queue:a": "list"},
+		"a binding set of plain members": {"fake:_kombu.binding.mail": "set:alice", "fake:mail": "list"},
+		"a binding of another type":      {"cache:_kombu.binding.celery": "string", "cache:celery": "list"},
+		"Sidekiq's counters, no queues":  {"billing:stat:processed:2026-01-02": "string", "billing:stat:processed:2026-01-03": "string", "billing:stat:failed:2026-01-02": "string"},
 	} {
 		g := New(Options{Location: time.UTC})
 		typed(g, keys)
@@ -121,5 +127,27 @@ func TestCandidatesBounded(t *testing.T) {
 	}
 	if jobs := jobEntries(g.Result()); jobs["sidekiq late"].Confidence != High {
 		t.Errorf("job entries %v; want sidekiq under late", jobs)
+	}
+}
+
+// Celery under kombu's global_keyprefix is found by a binding set whose member kombu wrote,
+// whatever order the sweep meets its keys in: its queue lists met before (named after the
+// exchanges bound, as Celery declares its queues) and its unacked hash are folded into its
+// group, one entry a prefix.
+func TestCeleryUnderItsGlobalKeyprefix(t *testing.T) {
+	const sep = "\x06\x16"
+	g := New(Options{Location: time.UTC})
+	typed(g,
+		map[string]string{"app1:mail": "list", "app1:unacked": "hash", "app1:unacked_index": "zset", "app1:mail" + sep + "3": "list"},
+		map[string]string{"app1:_kombu.binding.mail": "set:mail" + sep + sep + "mail", "app1:_kombu.binding.celery": "set:celery" + sep + sep + "celery", "app1:celery": "list"},
+		map[string]string{"b_celery": "list", "b__kombu.binding.celery": "set:celery" + sep + sep + "celery"},
+	)
+	jobs := jobEntries(g.Result())
+	app1, b := jobs["celery app1:"], jobs["celery b_"]
+	if app1.Confidence != High || app1.Keys != 7 || b.Confidence != High || b.Keys != 2 || len(jobs) != 2 {
+		t.Fatalf("job entries %+v; want celery under app1: (7 keys) and b_ (2)", jobs)
+	}
+	if app1.Pattern != "app1:… (celery)" || app1.Entry.Name != "celery_app1" || !strings.Contains(app1.Entry.TOML(), `prefix = "app1:"`) {
+		t.Errorf("entry %+v, pattern %q", app1.Entry, app1.Pattern)
 	}
 }
