@@ -122,11 +122,11 @@ type refusedRead struct {
 func (r *refusedRead) Error() string { return r.cmd + " refused: " + r.err.Error() }
 
 // markRead are the reads of a library's mark (discover.HashField, discover.MemberRead).
-var markRead = map[string]bool{"hget": true, "srandmember": true}
+var markRead = map[string]bool{"hget": true, "srandmember": true, "lindex": true}
 
 // readSampleValues reads, by type, a string's length and first bytes, a collection's size, a
 // sorted set's lowest and highest scores, the field discover.HashField names of a hash, and a
-// member of a set discover.MemberRead names. A key that changed type or went meanwhile keeps
+// member of a set or the first element of a list discover.MemberRead names. A key that changed type or went meanwhile keeps
 // what the first read found. A read the server refuses is returned as a *refusedRead (a refused
 // read of a library's mark only leaves it unread).
 func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.Sample) error {
@@ -148,6 +148,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 			highs[i] = pipe.ZRangeWithScores(ctx, sm.Name, -1, -1)
 		case "list":
 			lens[i] = pipe.LLen(ctx, sm.Name)
+			if discover.MemberRead(sm.Name) {
+				members[i] = pipe.LIndex(ctx, sm.Name, 0) // a job as the library pushes it, its mark
+			}
 		case "hash":
 			lens[i] = pipe.HLen(ctx, sm.Name)
 			if f := discover.HashField(sm.Name); f != "" {

@@ -17,10 +17,13 @@ import (
 // app (store.SidekiqKeyOf, store.BullMQQueueKeyOf, store.CeleryBindingOf), and a prefix is the
 // library's only once the evidence holds:
 //
-//   - Sidekiq: its queues set (a set when sampled) and at least one other of its marks: a
-//     queue:<name> list, its schedule, retry or dead sorted set, its processes set, or its
-//     stat:processed / stat:failed counters (each of the Redis type Sidekiq gives it when
-//     sampled). A queues set alone, or queue lists alone, is anyone's.
+//   - Sidekiq: its queues set (a set when sampled) and at least one other of its marks that
+//     Resque, which keeps the same queues set and queue:<name> lists (and stat:processed and
+//     stat:failed), never writes: a queue:<name> list whose sampled job has Sidekiq's jid, its
+//     schedule, retry or dead sorted set, its processes set, or its per-day
+//     stat:processed:<yyyy-mm-dd> / stat:failed:<…> counters (each of the Redis type Sidekiq
+//     gives it when sampled). A queues set alone, or queue lists alone, is anyone's; a sampled
+//     job with class and args and no jid is Resque's.
 //   - BullMQ (under a prefix other than "bull", whose keys are BullMQ's by name as before): a
 //     queue's meta hash (<prefix>:<queue>:meta) whose version field BullMQ's Queue wrote
 //     ("bullmq:<version>"), read from the sampled hash. A meta hash, id counter and events
@@ -56,7 +59,10 @@ type candidate struct {
 	marks, bad uint8
 	version    string // BullMQ: a meta hash's version field naming BullMQ
 	kombu      bool   // Celery: a sampled binding set's member is as kombu writes it
-	confirmed  bool   // trusted once: its keys are routed to its group since
+	// Sidekiq: jid says a sampled queue:<name> job had Sidekiq's jid, resque that one was
+	// Resque's (no jid), daily that per-day stat counters were seen.
+	jid, resque, daily bool
+	confirmed          bool // trusted once: its keys are routed to its group since
 	// queues are, for Celery, the task exchanges its bindings named, whose queues' lists are
 	// named after them (Celery's default), up to maxDistinct.
 	queues []string
@@ -77,6 +83,7 @@ func (g *Groups) learn(name string) {
 	if ns, mark, ok := store.SidekiqKeyOf(name); ok {
 		if c := g.candidate(store.Sidekiq, ns, mark == store.SidekiqRegistry); c != nil {
 			c.marks |= uint8(mark)
+			c.daily = c.daily || mark == store.SidekiqStat && store.IsSidekiqDailyStat(name)
 			g.check(c)
 		}
 	}
@@ -104,8 +111,16 @@ func (g *Groups) learnSample(s Sample) {
 		return
 	}
 	if ns, mark, ok := store.SidekiqKeyOf(s.Name); ok {
-		if c := g.learnt.cands[candKey(store.Sidekiq, ns)]; c != nil && s.Type != mark.Type() {
-			c.bad |= uint8(mark)
+		if c := g.learnt.cands[candKey(store.Sidekiq, ns)]; c != nil {
+			switch sidekiq, resque := store.SidekiqPayload(s.Member); {
+			case s.Type != mark.Type():
+				c.bad |= uint8(mark)
+			case mark == store.SidekiqQueueList && sidekiq && !c.jid:
+				c.jid = true
+				g.check(c)
+			case mark == store.SidekiqQueueList && resque:
+				c.resque = true
+			}
 		}
 	}
 	if p, _, suffix, typ, ok := store.BullMQQueueKeyOf(s.Name); ok {
@@ -205,8 +220,11 @@ func (g *Groups) check(c *candidate) {
 func (c *candidate) trusted() bool {
 	good := c.marks &^ c.bad
 	if c.lib.Job == store.Sidekiq {
-		reg := uint8(store.SidekiqRegistry)
-		return good&reg != 0 && good&^reg != 0
+		// Marks Resque's keys never have: its queues set and lists, its stat totals are alike.
+		own := uint8(store.SidekiqJobSet | store.SidekiqProcesses)
+		daily := c.daily && good&uint8(store.SidekiqStat) != 0
+		jid := c.jid && good&uint8(store.SidekiqQueueList) != 0
+		return good&uint8(store.SidekiqRegistry) != 0 && (good&own != 0 || daily || jid)
 	}
 	if c.lib.Job == store.Celery {
 		return c.kombu && c.bad&celeryBinding == 0
@@ -262,8 +280,14 @@ func (c *candidate) evidence() []string {
 		if c.bad != 0 {
 			line += "; of another type than Sidekiq's: " + sidekiqMarksText(c.bad)
 		}
+		if c.jid {
+			line += "; a sampled queue's job has Sidekiq's jid"
+		}
+		if c.resque {
+			line += "; a sampled queue's job has class and args and no jid, as Resque pushes its jobs"
+		}
 		if !c.trusted() {
-			line += "; not trusted: Sidekiq's queues set and one more of its keys are needed"
+			line += "; not trusted: Sidekiq's queues set and one more key Resque does not keep are needed (a queue's job with a jid, the schedule, retry or dead set, the processes set, per-day stat counters)"
 		}
 		return []string{line}
 	}
@@ -322,11 +346,16 @@ func libraryCounters(sh *shape) bool {
 	return len(sh.examples) > 0
 }
 
-// MemberRead reports whether the sweep reads one member of the sampled set named name into
-// Sample.Member: a kombu binding set's under a global_keyprefix, Celery's mark.
+// MemberRead reports whether the sweep reads one member of the sampled set, or the first
+// element of the sampled list, named name into Sample.Member: a kombu binding set's under a
+// global_keyprefix (Celery's mark), a job of a list named as Sidekiq's queue:<name> (whose jid
+// tells Sidekiq's from Resque's).
 func MemberRead(name string) bool {
-	p, _, _, ok := store.CeleryBindingOf(name)
-	return ok && p != ""
+	if p, _, _, ok := store.CeleryBindingOf(name); ok && p != "" {
+		return true
+	}
+	_, mark, ok := store.SidekiqKeyOf(name)
+	return ok && mark == store.SidekiqQueueList
 }
 
 // HashField is the field of a sampled hash named name whose value the sweep reads into

@@ -1,6 +1,7 @@
 package discover_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,4 +121,47 @@ func keysOf[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestResqueKeyspaceIsNotSidekiq: Resque keeps the queues set and queue:<name> lists as Sidekiq
+// names them, and stat:processed and stat:failed too; what tells them apart is the job: Sidekiq's
+// has a jid. Resque's keyspace (its gem is not installed here, so it is written as Resque's own
+// push writes it: Resque.push SADDs the queue to resque:queues and RPUSHes
+// {"class":…,"args":[…]} to resque:queue:<name>, under redis-namespace "resque"; Resque::Stat
+// INCRBYs resque:stat:processed and resque:stat:failed) is not taken for Sidekiq, while Sidekiq
+// with its workers down and nothing failed (only what Sidekiq::Client.push wrote: its queues set
+// and queue lists) is found by its jobs' jid.
+func TestResqueKeyspaceIsNotSidekiq(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	ctx := t.Context()
+	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
+	redistest.RunFixture(t, ruby, "testdata", nil, "sidekiq_push.rb", "redis://"+srv.Addr+"/0", "shop")
+	shop := scanAll(t, rdb)
+	pipe := rdb.Pipeline()
+	for i, q := range []string{"archive", "archive", "thumbs"} {
+		pipe.SAdd(ctx, "resque:queues", q)
+		pipe.RPush(ctx, "resque:queue:"+q, fmt.Sprintf(`{"class":"Archive","args":[%d,"zip"]}`, i))
+	}
+	pipe.IncrBy(ctx, "resque:stat:processed", 17)
+	pipe.IncrBy(ctx, "resque:stat:failed", 2)
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := scanner.Take(ctx, rdb, nil, scanner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range snap.Unclaimed.Groups {
+		t.Logf("group %-30q %-12s %3d keys %-6s %v", g.Pattern, g.Kind, g.Keys, g.Confidence, g.Evidence)
+	}
+	jobs := jobGroups(snap.Unclaimed)
+	if sk := jobs["sidekiq shop"]; sk.Confidence != discover.High || sk.Keys != int64(len(shop)) || !strings.Contains(strings.Join(sk.Evidence, " "), "jid") {
+		t.Errorf("sidekiq under shop: %+v; want it found by its jobs' jid, with the %d keys it wrote", sk, len(shop))
+	}
+	for _, g := range snap.Unclaimed.Groups {
+		if g.Entry != nil && g.Entry.Layout == "sidekiq" && g.Entry.Prefix != "shop" && g.Confidence != discover.Low {
+			t.Errorf("Resque's keys proposed as Sidekiq's: %s %v", g.Pattern, g.Evidence)
+		}
+	}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // typed adds keys to g page by page, as a sweep does, each sampled as the given type ("string"
-// holds an integer; "hash:<v>" is a hash whose HashField holds v; "set:<m>" a set whose member
-// read is m).
+// holds an integer; "hash:<v>" is a hash whose HashField holds v; "set:<m>" and "list:<m>" a set
+// or list whose member read is m).
 func typed(g *Groups, pages ...map[string]string) {
 	now := time.Now()
 	for _, page := range pages {
@@ -20,7 +20,7 @@ func typed(g *Groups, pages ...map[string]string) {
 		for _, n := range g.Add(names) {
 			t, field, _ := strings.Cut(page[n], ":")
 			s := Sample{Name: n, Type: t, TTL: -1, Bytes: 80, Now: now, Len: 2, Field: field}
-			if t == "set" {
+			if t == "set" || t == "list" {
 				s.Field, s.Member = "", field
 			}
 			if t == "string" {
@@ -113,6 +113,39 @@ func TestBullMQUnderItsPrefixes(t *testing.T) {
 	}
 }
 
+// sidekiqJob and resqueJob are jobs as Sidekiq's Client.push and Resque.push write them.
+const (
+	sidekiqJob = `{"retry":true,"queue":"a","class":"Mailer","args":[1],"jid":"5b8d2c0e4f1a9e3b7c6d0a12","created_at":1764201600.1,"enqueued_at":1764201600.1}`
+	resqueJob  = `{"class":"Archive","args":[42,"zip"]}`
+)
+
+// Resque keeps the queues set, queue:<name> lists and stat:processed / stat:failed totals as
+// Sidekiq names them; its jobs have no jid. Under its default namespace or none, in whatever
+// order, it is not taken for Sidekiq; Sidekiq with only its queues set and a queue's job (no
+// worker ran, nothing retried) is found by the job's jid.
+func TestResqueIsNotSidekiq(t *testing.T) {
+	for name, pages := range map[string][]map[string]string{
+		"resque, stats first": {{"resque:stat:processed": "string", "resque:stat:failed": "string", "resque:queues": "set"},
+			{"resque:queue:archive": "list:" + resqueJob, "resque:queue:mail": "list:" + resqueJob}},
+		"resque, lists first": {{"resque:queue:archive": "list:" + resqueJob}, {"resque:queues": "set", "resque:stat:processed": "string"}},
+		"bare resque":         {{"queues": "set", "queue:archive": "list:" + resqueJob, "stat:processed": "string"}},
+	} {
+		g := New(Options{Location: time.UTC})
+		typed(g, pages...)
+		r := g.Result()
+		for _, gr := range r.Groups {
+			if gr.Entry != nil && gr.Entry.Layout == "sidekiq" && gr.Confidence != Low {
+				t.Errorf("%s: %s proposed as Sidekiq (%s): %v", name, gr.Pattern, gr.Confidence, gr.Evidence)
+			}
+		}
+	}
+	g := New(Options{Location: time.UTC})
+	typed(g, map[string]string{"shop:queue:mail": "list:" + sidekiqJob}, map[string]string{"shop:queues": "set"})
+	if sk := jobEntries(g.Result())["sidekiq shop"]; sk.Confidence != High || sk.Keys != 2 || !strings.Contains(strings.Join(sk.Evidence, " "), "jid") {
+		t.Errorf("sidekiq with a queue's job alone: %+v", sk)
+	}
+}
+
 // Prefixes followed are bounded: past maxCandidates a library's, an app's many lookalike
 // prefixes give way to one with a strong mark (marks of it met before are not kept).
 func TestCandidatesBounded(t *testing.T) {
@@ -121,7 +154,7 @@ func TestCandidatesBounded(t *testing.T) {
 	for i := range 3 * maxCandidates {
 		page[fmt.Sprintf("p%c%c:retry", 'a'+i%26, 'a'+i/26)] = "zset"
 	}
-	typed(g, page, map[string]string{"late:queues": "set"}, map[string]string{"late:queue:a": "list"})
+	typed(g, page, map[string]string{"late:queues": "set"}, map[string]string{"late:queue:a": "list:" + sidekiqJob})
 	if g.learnt.per["sidekiq"] > maxCandidates {
 		t.Errorf("%d candidates followed", g.learnt.per["sidekiq"])
 	}
