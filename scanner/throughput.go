@@ -216,6 +216,7 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 			today, ok := tt.today[[2]string{e.Name, t.RawQueue}]
 			t.Days = withToday(t.Days, today, ok)
 			var notes []string
+			polled := false
 			for _, c := range []struct {
 				failed bool
 				total  **int64
@@ -223,9 +224,10 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 			}{{false, &t.ProcessedTotal, &t.ProcessedPerSec}, {true, &t.FailedTotal, &t.FailedPerSec}} {
 				k := tputKey{e.Name, t.RawQueue, c.failed}
 				s := tt.series[k]
-				if s == nil || *c.total == nil {
+				if s == nil || *c.total == nil && t.Error == "" { // not kept (a row unread is, and may be read now)
 					continue
 				}
+				polled = true
 				n := tt.read[k]
 				*c.total = &n
 				if tt.whyFailed(e.Name, t.RawQueue) != "" { // the last read failed: no figure from the reads before it
@@ -237,9 +239,14 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 				}
 			}
 			t.RateNote = ""
-			if why := tt.whyFailed(e.Name, t.RawQueue); why != "" {
-				t.RateNote = "the counts could not be read: " + why
+			switch why := tt.whyFailed(e.Name, t.RawQueue); {
+			case why != "":
 				t.Error = why
+			case polled:
+				t.Error = "" // the poll read what the sweep could not
+			}
+			if t.Error != "" {
+				t.RateNote = "the counts could not be read: " + t.Error
 			} else if len(notes) > 0 {
 				t.RateNote = notes[0]
 			}

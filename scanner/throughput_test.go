@@ -360,3 +360,34 @@ func TestTodayFollowsTheServersClock(t *testing.T) {
 		t.Errorf("the sweep's own days were changed in place: %+v", before.Days[:2])
 	}
 }
+
+// TestPollReadsWhatTheSweepCouldNot: a row the sweep could not read keeps saying why while the
+// polls cannot read it either, and shows the counts once a poll has read them.
+func TestPollReadsWhatTheSweepCouldNot(t *testing.T) {
+	why := "store: key asynq:{a}:processed: not an integer"
+	snap := &Snapshot{JobQueues: []JobQueues{{Name: "tasks", Throughput: []JobThroughput{
+		{Queue: "a", RawQueue: "a", Days: []JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
+		{Queue: "b", RawQueue: "b", Days: []JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
+	}}}}
+	tt := tputTrack{series: map[tputKey]*rateSeries{}, read: map[tputKey]int64{}, failed: map[string]string{},
+		rowFailed: map[[2]string]string{{"tasks", "b"}: why}, today: map[[2]string]JobDay{}}
+	at := time.Now()
+	for _, q := range []string{"a", "b"} {
+		for _, failed := range []bool{false, true} {
+			k := tputKey{"tasks", q, failed}
+			tt.series[k] = &rateSeries{subject: "the library's count"}
+			tt.series[k].add(epoch, at, 5)
+			tt.read[k] = 5
+		}
+	}
+	rows := tt.fill(snap, at).JobQueues[0].Throughput
+	if a := rows[0]; a.Error != "" || a.ProcessedTotal == nil || *a.ProcessedTotal != 5 || a.FailedTotal == nil || *a.FailedTotal != 5 {
+		t.Errorf("a, read by the poll: %+v", a)
+	}
+	if b := rows[1]; b.Error != why || b.ProcessedTotal != nil || !strings.Contains(b.RateNote, why) {
+		t.Errorf("b, unread by the poll too: %+v", b)
+	}
+	if snap.JobQueues[0].Throughput[0].Error != why {
+		t.Error("the sweep's snapshot was changed")
+	}
+}
