@@ -161,3 +161,47 @@ func companionOf(name string) companion {
 func ambiguous(l store.JobLayout, k store.JobKey) bool {
 	return l == store.Celery && k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
 }
+
+// maxExpected bounds the names Expect keeps.
+const maxExpected = 4096
+
+// Expect notes names that an entry in force claims once it reads its registries, which a sweep
+// cannot tell by their names: the list Celery names after an exchange whose bindings the entry's
+// sweep met (store.JobSource.NamedQueueKeys). A group of such keys alone proposes no entry: it
+// would count the library's queue a second time.
+func (g *Groups) Expect(names ...string) {
+	if len(names) == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.expected == nil {
+		g.expected = map[string]bool{}
+	}
+	for _, n := range names {
+		if len(g.expected) < maxExpected {
+			g.expected[strings.Clone(n)] = true
+		}
+	}
+}
+
+// allExpected reports whether every key of sh is one Expect named. g.mu is held.
+func (g *Groups) allExpected(sh *shape) bool {
+	if len(g.expected) == 0 || sh.keys == 0 || sh.keys > int64(len(sh.examples)) {
+		return false
+	}
+	for _, ex := range sh.examples {
+		if !g.expected[ex] {
+			return false
+		}
+	}
+	return true
+}
+
+// expectedGroup is a group of keys an entry in force claims once it reads its registries: no
+// entry of its own.
+func expectedGroup(gr Group) Group {
+	gr.Entry = nil
+	gr.Evidence = append(gr.Evidence, "named after an exchange whose bindings a [[job_queue]] entry in force claims: the list of that Celery queue, which the entry reads (no entry of its own)")
+	return gr
+}
