@@ -127,7 +127,7 @@ func jobMatchers(st Structures) []matcher {
 // last one's hash slot.
 func (s *Sweep) classify(addr string, continues bool, names []string) ([]Key, []string) {
 	found := make([]Key, 0, len(names))
-	var unclaimed []string
+	var unclaimed, expected []string
 	for _, name := range names {
 		if store.IsOwnKey(name) {
 			continue // the tool's own bookkeeping (writer sequence records, decision counters)
@@ -138,6 +138,9 @@ func (s *Sweep) classify(addr string, continues bool, names []string) ([]Key, []
 			found = append(found, Key{Name: name, Classified: cl})
 		} else if k, ok := s.classifyStructure(name); ok {
 			found = append(found, k)
+			if k.kind == kindJob && k.job.Registry { // Celery's exchange names its queue's list
+				expected = append(expected, s.structs.JobQueues[k.spec].Source.NamedQueueKeys(name)...)
+			}
 		} else {
 			unclaimed = append(unclaimed, name)
 		}
@@ -145,6 +148,7 @@ func (s *Sweep) classify(addr string, continues bool, names []string) ([]Key, []
 	if s.groups == nil {
 		return found, nil
 	}
+	s.groups.Expect(expected...)
 	return found, s.groups.AddPage(addr, len(names), continues, unclaimed)
 }
 

@@ -66,6 +66,9 @@ func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 			jq.Queues = append(jq.Queues, jobQueueOf(ref, &r.stats[k], r.errs[k]))
 		}
 		jq.Throughput, jq.ThroughputNote = throughputOf(r.tput), throughputNote(src, r.tputErr)
+		if r.tputErr != nil && len(jq.Throughput) == 0 {
+			jq.Throughput = unreadThroughput(src, r.names, r.tputErr)
+		}
 		if r.sharedErr != nil {
 			jq.Error = r.sharedErr.Error()
 		} else if r.shared != nil {

@@ -31,6 +31,9 @@ type JobThroughput struct {
 	// none.
 	Days []JobDay `json:"days"`
 	Note string   `json:"note,omitempty"` // what the library does not keep here
+	// Error is why this row's counts could not be read (a key of it holds what the library never
+	// writes there): its figures are then unknown, not absent; the other rows keep theirs.
+	Error string `json:"error,omitempty"`
 }
 
 // JobDay is one UTC day of a library's daily counts.
@@ -82,6 +85,9 @@ func throughputOf(read []store.Throughput) []JobThroughput {
 		if t.Note != "" {
 			jt.RateNote = ""
 		}
+		if t.Err != nil {
+			jt.Error, jt.RateNote = t.Err.Error(), "the counts could not be read: "+t.Err.Error()
+		}
 		for _, d := range t.Days {
 			day := JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
 			if !d.From.IsZero() {
@@ -95,12 +101,32 @@ func throughputOf(read []store.Throughput) []JobThroughput {
 	return out
 }
 
+// unreadThroughput are the rows of a library's counts whose read failed: one a queue (names)
+// where it counts per queue, else one for all, each unknown with why.
+func unreadThroughput(src store.JobSource, names []string, err error) []JobThroughput {
+	if perQueue, _ := src.ThroughputKept(); !perQueue {
+		names = []string{""}
+	}
+	out := make([]JobThroughput, 0, len(names))
+	for _, q := range names {
+		out = append(out, JobThroughput{Queue: Escape(q), RawQueue: q, Days: []JobDay{}, Error: err.Error(),
+			RateNote: "the counts could not be read: " + err.Error()})
+	}
+	return out
+}
+
 // tputTrack is a Watcher's reads of the job libraries' running totals, at every Poll, for their
 // rates: one series a total, by entry, queue and count.
 type tputTrack struct {
 	series map[tputKey]*rateSeries
 	read   map[tputKey]int64 // the last total read
 	failed map[string]string // by entry: why its last read failed
+	// rowFailed is, by entry and queue, why the last read of that row's counts failed while the
+	// entry's other rows were read.
+	rowFailed map[[2]string]string
+	// today is, by entry and queue, the day the server's clock is in, read by a poll once that day
+	// is past the newest the last sweep read (after UTC midnight, until the next sweep reads it).
+	today map[[2]string]JobDay
 }
 
 type tputKey struct {
@@ -112,13 +138,15 @@ type tputKey struct {
 var epoch = time.Unix(0, 0)
 
 // poll reads the running totals of every job entry of snap (its queues as the sweep found them)
-// and adds them to their series, at the local time they were read.
-func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot, specs []JobQueueSpec) error {
+// and adds them to their series, at the local time they were read; and, once the server's clock
+// (now) is in a UTC day past the newest day the sweep read, that day's counts.
+func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot, specs []JobQueueSpec, now time.Time) error {
 	if snap == nil {
 		return nil
 	}
 	if tt.series == nil {
 		tt.series, tt.read, tt.failed = map[tputKey]*rateSeries{}, map[tputKey]int64{}, map[string]string{}
+		tt.rowFailed, tt.today = map[[2]string]string{}, map[[2]string]JobDay{}
 	}
 	for _, e := range snap.JobQueues {
 		i := slices.IndexFunc(specs, func(s JobQueueSpec) bool { return s.Name == e.Name })
@@ -129,7 +157,11 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 		for _, t := range e.Throughput {
 			names = append(names, t.RawQueue)
 		}
-		read, err := readThroughput(ctx, rdb, specs[i].Source, names, 0, time.Time{})
+		days := 0
+		if newest := newestDay(e.Throughput); newest != "" && now.UTC().Format("2006-01-02") > newest {
+			days = 1 // a new day the sweep has not read yet: its counters are read with the totals
+		}
+		read, err := readThroughput(ctx, rdb, specs[i].Source, names, days, now)
 		var kerr *store.KeyError
 		if keyLevel(err) || errors.As(err, &kerr) { // a key the library would not have written: said on the entry's rows
 			tt.failed[e.Name] = err.Error()
@@ -141,6 +173,12 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 		delete(tt.failed, e.Name)
 		at := time.Now()
 		for _, t := range read {
+			if t.Err != nil { // this row's key only: the other rows' reads stand
+				tt.rowFailed[[2]string{e.Name, t.Queue}] = t.Err.Error()
+				continue
+			}
+			delete(tt.rowFailed, [2]string{e.Name, t.Queue})
+			tt.noteToday(e.Name, t)
 			for _, c := range []struct {
 				failed bool
 				n      int64
@@ -175,7 +213,10 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 		e.Throughput = slices.Clone(e.Throughput)
 		for j := range e.Throughput {
 			t := &e.Throughput[j]
+			today, ok := tt.today[[2]string{e.Name, t.RawQueue}]
+			t.Days = withToday(t.Days, today, ok)
 			var notes []string
+			polled := false
 			for _, c := range []struct {
 				failed bool
 				total  **int64
@@ -183,13 +224,14 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 			}{{false, &t.ProcessedTotal, &t.ProcessedPerSec}, {true, &t.FailedTotal, &t.FailedPerSec}} {
 				k := tputKey{e.Name, t.RawQueue, c.failed}
 				s := tt.series[k]
-				if s == nil || *c.total == nil {
+				if s == nil || *c.total == nil && t.Error == "" { // not kept (a row unread is, and may be read now)
 					continue
 				}
+				polled = true
 				n := tt.read[k]
 				*c.total = &n
-				if tt.failed[e.Name] != "" { // the last read failed: no rate from the reads before it
-					*c.perSec = nil
+				if tt.whyFailed(e.Name, t.RawQueue) != "" { // the last read failed: no figure from the reads before it
+					*c.total, *c.perSec = nil, nil
 				} else if r, _, ok, note := s.rate(now); ok {
 					*c.perSec = &r
 				} else if note != "" {
@@ -197,14 +239,64 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 				}
 			}
 			t.RateNote = ""
-			if why := tt.failed[e.Name]; why != "" {
-				t.RateNote = "the counts could not be read: " + why
+			switch why := tt.whyFailed(e.Name, t.RawQueue); {
+			case why != "":
+				t.Error = why
+			case polled:
+				t.Error = "" // the poll read what the sweep could not
+			}
+			if t.Error != "" {
+				t.RateNote = "the counts could not be read: " + t.Error
 			} else if len(notes) > 0 {
 				t.RateNote = notes[0]
 			}
 		}
 	}
 	return &out
+}
+
+// newestDay is the newest day of rows' daily counts, "" when they have none.
+func newestDay(rows []JobThroughput) string {
+	newest := ""
+	for _, r := range rows {
+		if len(r.Days) > 0 && r.Days[0].Day > newest {
+			newest = r.Days[0].Day
+		}
+	}
+	return newest
+}
+
+// noteToday keeps the day a poll read of entry's row t, or forgets it once the sweep has that day.
+func (tt *tputTrack) noteToday(entry string, t store.Throughput) {
+	k := [2]string{entry, t.Queue}
+	if len(t.Days) == 0 {
+		delete(tt.today, k)
+		return
+	}
+	d := t.Days[0]
+	day := JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
+	if !d.From.IsZero() {
+		from := d.From
+		day.From = &from
+	}
+	tt.today[k] = day
+}
+
+// withToday is days (newest first) with the day a poll read in front, the oldest dropped, when
+// that day is past days' newest; days as they are otherwise.
+func withToday(days []JobDay, today JobDay, ok bool) []JobDay {
+	if !ok || len(days) == 0 || today.Day <= days[0].Day {
+		return days
+	}
+	return append([]JobDay{today}, days[:len(days)-1]...)
+}
+
+// whyFailed is why the last poll could not read the counts of entry's row of queue, or "".
+func (tt *tputTrack) whyFailed(entry, queue string) string {
+	if why := tt.failed[entry]; why != "" {
+		return why
+	}
+	return tt.rowFailed[[2]string{entry, queue}]
 }
 
 // throughputNote says how src counts the jobs it ran, why it keeps no count, or why its counts

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 
 	"hourglass/internal/redistest"
 	"hourglass/store"
@@ -176,5 +178,216 @@ func TestAKeyOfTheWrongTypeDoesNotStopThePolls(t *testing.T) {
 		if err := rdb.Del(t.Context(), key).Err(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestOneBadCounterSpoilsOnlyItsQueue: of two asynq queues whose tasks asynq's own server ran,
+// the first's processed counter holding no integer is said on that queue's row alone, naming
+// the key, in a snapshot and in a watcher's polls; the other queue keeps asynq's figures.
+func TestOneBadCounterSpoilsOnlyItsQueue(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	opt := asynq.RedisClientOpt{Addr: srv.Addr}
+	client := asynq.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	insp := asynq.NewInspector(opt)
+	t.Cleanup(func() { insp.Close() })
+	server := asynq.NewServer(opt, asynq.Config{Concurrency: 2, Queues: map[string]int{"alpha": 1, "beta": 1}, LogLevel: asynq.FatalLevel})
+	if err := server.Start(asynq.HandlerFunc(func(context.Context, *asynq.Task) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Shutdown)
+	for _, q := range []string{"alpha", "beta", "beta"} {
+		if _, err := client.Enqueue(asynq.NewTask("send", nil), asynq.Queue(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redistest.Eventually(t, "asynq's server to run the three tasks (its own count)", 20*time.Second, func() bool {
+		a, err1 := insp.GetQueueInfo("alpha")
+		b, err2 := insp.GetQueueInfo("beta")
+		return err1 == nil && err2 == nil && a.ProcessedTotal == 1 && b.ProcessedTotal == 2
+	})
+	bad := "asynq:{alpha}:processed"
+	if err := rdb.Set(t.Context(), bad, "lots", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	check := func(how string, e JobQueues) {
+		t.Helper()
+		rows := map[string]JobThroughput{}
+		for _, tp := range e.Throughput {
+			rows[tp.Queue] = tp
+		}
+		a, b := rows["alpha"], rows["beta"]
+		if a.Error == "" || !strings.Contains(a.Error, bad) || a.ProcessedTotal != nil || !strings.Contains(a.RateNote, "could not be read") {
+			t.Errorf("%s: alpha's row %+v; want it unread, naming %s", how, a, bad)
+		}
+		if b.Error != "" || b.ProcessedTotal == nil || *b.ProcessedTotal != 2 || b.FailedTotal == nil || *b.FailedTotal != 0 {
+			t.Errorf("%s: beta's row %+v; want asynq's 2 processed, 0 failed", how, b)
+		}
+	}
+	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("a snapshot", snap.JobQueues[0])
+	if rows := snap.JobQueues[0].Throughput; len(rows) != 2 || len(rows[1].Days) == 0 || rows[1].Days[0].Processed != 2 {
+		t.Errorf("rows %+v; want beta's today at 2", rows)
+	}
+
+	if err := rdb.Del(t.Context(), bad).Err(); err != nil { // a sweep reads both, then a poll meets the bad key
+		t.Fatal(err)
+	}
+	w := NewWatcher(rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	redistest.Eventually(t, "a complete sweep", 30*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Snapshot != nil && len(st.Snapshot.JobQueues[0].Throughput) == 2
+	})
+	if _, err := w.Poll(t.Context(), 100*time.Millisecond, ""); err != nil { // reads alpha's total, as every poll does
+		t.Fatal(err)
+	}
+	if err := rdb.Set(t.Context(), bad, "lots", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+	if err != nil {
+		t.Fatalf("the poll failed: %v", err)
+	}
+	check("a poll", st.Snapshot.JobQueues[0])
+}
+
+// TestThroughputUnreadSaysSo: a library's counts the server refuses to read (a user without
+// SSCAN, which RQ's workers set is read with) come as that library's row, unknown, with the
+// refusal, not as no row at all, which would read as counts the library does not keep.
+func TestThroughputUnreadSaysSo(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client(t)
+	if err := admin.Do(t.Context(), "ACL", "SETUSER", "watcher", "on", ">secret", "~*", "+@read", "+scan", "-sscan").Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "secret"})
+	t.Cleanup(func() { rdb.Close() })
+	spec := JobQueueSpec{Name: "rq", Source: store.JobSource{Layout: store.RQ, Prefix: "rq"}}
+	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := snap.JobQueues[0].Throughput
+	if len(rows) != 1 || rows[0].Queue != "" || rows[0].ProcessedTotal != nil || !strings.Contains(rows[0].Error, "NOPERM") ||
+		!strings.Contains(rows[0].RateNote, "could not be read") {
+		t.Errorf("rows %+v; want one for all queues, unknown, with the refusal", rows)
+	}
+}
+
+// TestTodayFollowsTheServersClock: a console left open across UTC midnight shows the new day's
+// count as today's before the next sweep completes: once the server's clock is past midnight, a
+// poll reads that day's counter (asynq's processed:<date>, written by asynq's own server) and
+// the day the sweep read moves back one.
+func TestTodayFollowsTheServersClock(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	opt := asynq.RedisClientOpt{Addr: srv.Addr}
+	client := asynq.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	insp := asynq.NewInspector(opt)
+	t.Cleanup(func() { insp.Close() })
+	server := asynq.NewServer(opt, asynq.Config{Concurrency: 1, Queues: map[string]int{"work": 1}, LogLevel: asynq.FatalLevel})
+	if err := server.Start(asynq.HandlerFunc(func(context.Context, *asynq.Task) error { return nil })); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(server.Shutdown)
+	for range 3 {
+		if _, err := client.Enqueue(asynq.NewTask("send", nil), asynq.Queue("work")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redistest.Eventually(t, "asynq's server to run the three tasks (its own count)", 20*time.Second, func() bool {
+		q, err := insp.GetQueueInfo("work")
+		return err == nil && q.ProcessedTotal == 3
+	})
+	stats, err := insp.History("work", 1) // the day asynq counted them in, by its clock
+	if err != nil || len(stats) != 1 || stats[0].Processed != 3 {
+		t.Fatalf("asynq's history %+v: %v", stats, err)
+	}
+	y, m, d := stats[0].Date.UTC().Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC) // its midnight
+	pipe := rdb.Pipeline()                          // a keyspace a sweep takes seconds over, so polls come between sweeps
+	for i := range 20_000 {
+		pipe.Set(t.Context(), fmt.Sprintf("noise:%05d", i), "v", time.Hour)
+	}
+	if _, err := pipe.Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	// The server's clock, as the console's store.Clock gives it: the evening before asynq's day,
+	// then just past its midnight.
+	var clock atomic.Int64
+	clock.Store(day.Add(-10 * time.Second).UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
+	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	w := NewWatcher(rdb, nil, Options{Location: time.UTC, Now: now, KeysPerSecond: 5_000, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
+	var before JobThroughput
+	redistest.Eventually(t, "a complete sweep", 60*time.Second, func() bool {
+		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Snapshot == nil || len(st.Snapshot.JobQueues[0].Throughput) != 1 {
+			return false
+		}
+		before = st.Snapshot.JobQueues[0].Throughput[0]
+		return true
+	})
+	prev := day.AddDate(0, 0, -1).Format("2006-01-02")
+	if len(before.Days) == 0 || before.Days[0].Day != prev || before.Days[0].Processed != 0 {
+		t.Fatalf("before midnight, days %+v; want %s first, with nothing run", before.Days, prev)
+	}
+	clock.Store(day.Add(5 * time.Second).UnixNano())
+	st, err := w.Poll(t.Context(), 10*time.Millisecond, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Sweep.Completed {
+		t.Fatal("a sweep completed in the poll after midnight: the day would be the sweep's")
+	}
+	got := st.Snapshot.JobQueues[0].Throughput[0].Days
+	if len(got) != len(before.Days) || got[0].Day != day.Format("2006-01-02") || got[0].Processed != 3 || got[1].Day != prev {
+		t.Errorf("after midnight, days %+v; want %s first with asynq's 3, then %s", got, day.Format("2006-01-02"), prev)
+	}
+	if before.Days[0].Day != prev {
+		t.Errorf("the sweep's own days were changed in place: %+v", before.Days[:2])
+	}
+}
+
+// TestPollReadsWhatTheSweepCouldNot: a row the sweep could not read keeps saying why while the
+// polls cannot read it either, and shows the counts once a poll has read them.
+func TestPollReadsWhatTheSweepCouldNot(t *testing.T) {
+	why := "store: key asynq:{a}:processed: not an integer"
+	snap := &Snapshot{JobQueues: []JobQueues{{Name: "tasks", Throughput: []JobThroughput{
+		{Queue: "a", RawQueue: "a", Days: []JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
+		{Queue: "b", RawQueue: "b", Days: []JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
+	}}}}
+	tt := tputTrack{series: map[tputKey]*rateSeries{}, read: map[tputKey]int64{}, failed: map[string]string{},
+		rowFailed: map[[2]string]string{{"tasks", "b"}: why}, today: map[[2]string]JobDay{}}
+	at := time.Now()
+	for _, q := range []string{"a", "b"} {
+		for _, failed := range []bool{false, true} {
+			k := tputKey{"tasks", q, failed}
+			tt.series[k] = &rateSeries{subject: "the library's count"}
+			tt.series[k].add(epoch, at, 5)
+			tt.read[k] = 5
+		}
+	}
+	rows := tt.fill(snap, at).JobQueues[0].Throughput
+	if a := rows[0]; a.Error != "" || a.ProcessedTotal == nil || *a.ProcessedTotal != 5 || a.FailedTotal == nil || *a.FailedTotal != 5 {
+		t.Errorf("a, read by the poll: %+v", a)
+	}
+	if b := rows[1]; b.Error != why || b.ProcessedTotal != nil || !strings.Contains(b.RateNote, why) {
+		t.Errorf("b, unread by the poll too: %+v", b)
+	}
+	if snap.JobQueues[0].Throughput[0].Error != why {
+		t.Error("the sweep's snapshot was changed")
 	}
 }

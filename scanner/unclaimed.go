@@ -121,10 +121,14 @@ type refusedRead struct {
 
 func (r *refusedRead) Error() string { return r.cmd + " refused: " + r.err.Error() }
 
+// markRead are the reads of a library's mark (discover.HashField, discover.MemberRead).
+var markRead = map[string]bool{"hget": true, "srandmember": true, "lindex": true}
+
 // readSampleValues reads, by type, a string's length and first bytes, a collection's size, a
-// sorted set's lowest and highest scores, and the field discover.HashField names of a hash. A key
-// that changed type or went meanwhile keeps what the first read found. A read the server refuses
-// is returned as a *refusedRead (a refused HGET of a library's mark only leaves it unread).
+// sorted set's lowest and highest scores, the field discover.HashField names of a hash, and a
+// member of a set or the first element of a list discover.MemberRead names. A key that changed type or went meanwhile keeps
+// what the first read found. A read the server refuses is returned as a *refusedRead (a refused
+// read of a library's mark only leaves it unread).
 func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.Sample) error {
 	pipe := c.Pipeline()
 	lens := make([]*redis.IntCmd, len(samples))
@@ -132,6 +136,7 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 	lows := make([]*redis.ZSliceCmd, len(samples))
 	highs := make([]*redis.ZSliceCmd, len(samples))
 	fields := make([]*redis.StringCmd, len(samples))
+	members := make([]*redis.StringCmd, len(samples))
 	for i, sm := range samples {
 		switch sm.Type {
 		case "string":
@@ -143,6 +148,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 			highs[i] = pipe.ZRangeWithScores(ctx, sm.Name, -1, -1)
 		case "list":
 			lens[i] = pipe.LLen(ctx, sm.Name)
+			if discover.MemberRead(sm.Name) {
+				members[i] = pipe.LIndex(ctx, sm.Name, 0) // a job as the library pushes it, its mark
+			}
 		case "hash":
 			lens[i] = pipe.HLen(ctx, sm.Name)
 			if f := discover.HashField(sm.Name); f != "" {
@@ -150,6 +158,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 			}
 		case "set":
 			lens[i] = pipe.SCard(ctx, sm.Name)
+			if discover.MemberRead(sm.Name) {
+				members[i] = pipe.SRandMember(ctx, sm.Name) // a member as the library writes it, its mark
+			}
 		case "stream":
 			lens[i] = pipe.XLen(ctx, sm.Name)
 		}
@@ -162,8 +173,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 		return err
 	}
 	for _, cmd := range cmds {
-		// A library's mark refused (HGET) leaves that mark unread; the rest of the sample stands.
-		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOPERM") && cmd.Name() != "hget" {
+		// A library's mark refused (HGET, SRANDMEMBER) leaves that mark unread; the rest of the
+		// sample stands.
+		if err := cmd.Err(); err != nil && strings.HasPrefix(err.Error(), "NOPERM") && !markRead[cmd.Name()] {
 			return &refusedRead{cmd: strings.ToUpper(cmd.Name()), err: err}
 		}
 	}
@@ -177,6 +189,9 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 		}
 		if fields[i] != nil {
 			sm.Field, _ = fields[i].Result()
+		}
+		if members[i] != nil {
+			sm.Member, _ = members[i].Result()
 		}
 		if lows[i] != nil {
 			lo, err1 := lows[i].Result()

@@ -217,7 +217,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	}
 	w.rates.observe(st.Families, swept, sweptAt)
 	if err == nil {
-		err = w.tput.poll(ctx, w.rdb, w.last, w.opt.Structures.JobQueues)
+		err = w.tput.poll(ctx, w.rdb, w.last, w.opt.Structures.JobQueues, w.conn.now())
 	}
 	st.Snapshot = w.tput.fill(w.rates.fill(w.last, time.Now(), w.live.current), time.Now())
 	if err == nil && focus != "" && w.last != nil {

@@ -201,6 +201,21 @@ func (s JobSource) QueueKeys(queue string) []string {
 	return nil
 }
 
+// NamedQueueKeys are the keys of a queue that registry, one of the library's registry keys, names
+// by its own name: Celery's list of the queue named as the exchange whose bindings registry holds
+// (Celery declares its queues so), which QueueKeys claims once the registry is read. None for the
+// other layouts, and for registries whose name says no queue.
+func (s JobSource) NamedQueueKeys(registry string) []string {
+	if s.Layout != Celery {
+		return nil
+	}
+	p, ex, task, ok := CeleryBindingOf(registry)
+	if !ok || !task || p != s.Prefix {
+		return nil
+	}
+	return s.QueueKeys(ex)
+}
+
 // Notes say what the library keeps outside Redis, which no reading of Redis can count (Celery's
 // ETA tasks wait in the worker's memory).
 func (s JobSource) Notes() []string { return s.reader().notes() }

@@ -36,6 +36,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"time"
@@ -230,4 +231,27 @@ func isSidekiqDay(s string) bool {
 		return false
 	}
 	return isDigits(s[:4]) && isDigits(s[5:7]) && isDigits(s[8:])
+}
+
+// SidekiqPayload says whose a job read from a queue:<name> list is: Sidekiq's (a JSON object
+// with a "class" and the "jid" Client.push gives every job) or Resque's (a JSON object with
+// "class" and "args" and no "jid", as Resque.push writes it to the same queue:<name> list
+// beside the same queues set).
+func SidekiqPayload(payload string) (sidekiq, resque bool) {
+	var job map[string]json.RawMessage
+	if json.Unmarshal([]byte(payload), &job) != nil {
+		return false, false
+	}
+	_, jid := job["jid"]
+	_, class := job["class"]
+	_, args := job["args"]
+	return jid && class, !jid && class && args
+}
+
+// IsSidekiqDailyStat reports whether key is one of Sidekiq's per-day counters,
+// stat:processed:<yyyy-mm-dd> or stat:failed:<yyyy-mm-dd>, under any namespace: Resque keeps
+// stat:processed and stat:failed too, but no day of them.
+func IsSidekiqDailyStat(key string) bool {
+	_, mark, ok := SidekiqKeyOf(key)
+	return ok && mark == SidekiqStat && len(key) > 11 && key[len(key)-11] == ':' && isSidekiqDay(key[len(key)-10:])
 }

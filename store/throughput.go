@@ -25,6 +25,10 @@ type Throughput struct {
 	Days []DayCount
 	// Note says what is not kept here (BullMQ's metrics off for the queue).
 	Note string
+	// Err is why this scope's counts could not be read, where a key of it holds what the library
+	// never writes there (a *KeyError: another type, no integer); Processed and Failed are then
+	// Absent and the other scopes keep their figures.
+	Err error
 }
 
 // DayCount is one UTC day of a library's daily counts.
@@ -189,7 +193,7 @@ func sidekiqThroughput(ctx context.Context, rdb redis.Cmdable, j sidekiqJobs, da
 		return nil, err
 	}
 	t := Throughput{}
-	if err := c.read(&t, cmds, ds); err != nil {
+	if err := c.read(&t, cmds, ds); err != nil && !unreadable(&t, err) {
 		return nil, err
 	}
 	return []Throughput{t}, nil
@@ -227,10 +231,23 @@ func asynqThroughput(ctx context.Context, rdb redis.Cmdable, j asynqJobs, queues
 	for i, q := range queues {
 		out[i].Queue = q
 		if err := cs[i].read(&out[i], all[i], ds); err != nil {
-			return out[:i], err
+			if !unreadable(&out[i], err) {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
+}
+
+// unreadable marks t's counts unread when err is a key's (a *KeyError), and reports whether it
+// was: the other scopes read go on.
+func unreadable(t *Throughput, err error) bool {
+	var kerr *KeyError
+	if !errors.As(err, &kerr) {
+		return false
+	}
+	*t = Throughput{Queue: t.Queue, Processed: Absent, Failed: Absent, Err: err}
+	return true
 }
 
 // rqThroughput sums RQ's live workers' successful_job_count and failed_job_count, for all queues

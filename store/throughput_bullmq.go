@@ -56,14 +56,11 @@ func bullmqThroughput(ctx context.Context, rdb redis.Cmdable, j bullmqJobs, queu
 		t := &out[i]
 		t.Queue = q
 		var metas [2]bullmqMeta
-		for k, kind := range []string{"completed", "failed"} {
-			key := j.queueKey(q, "metrics:"+kind)
-			for _, err := range []error{cmdKeyError(key, all[i].meta[k].Err()), cmdKeyError(key+":data", all[i].length[k].Err())} {
-				if err != nil {
-					return out[:i], err
-				}
+		if err := bullmqMetas(j, q, &metas, all[i].meta, all[i].length); err != nil {
+			if !unreadable(t, err) {
+				return nil, err
 			}
-			metas[k] = bullmqMetaOf(all[i].meta[k].(*redis.SliceCmd).Val())
+			continue
 		}
 		if !metas[0].on && !metas[1].on {
 			t.Processed, t.Failed = Absent, Absent
@@ -81,7 +78,7 @@ func bullmqThroughput(ctx context.Context, rdb redis.Cmdable, j bullmqJobs, queu
 			n := all[i].length[k].(*redis.IntCmd).Val()
 			m, first, err := bullmqDays(ctx, rdb, key, metas[k], min(n, int64(days*minutesPerRead)))
 			if err != nil {
-				return out[:i], err
+				return nil, err
 			}
 			byDay[k] = m
 			if !first.IsZero() && first.After(from) {
@@ -100,6 +97,21 @@ func bullmqThroughput(ctx context.Context, rdb redis.Cmdable, j bullmqJobs, queu
 		}
 	}
 	return out, nil
+}
+
+// bullmqMetas reads a queue's completed and failed metrics hashes into metas; a *KeyError when
+// one of them, or its list of points, is of another type.
+func bullmqMetas(j bullmqJobs, q string, metas *[2]bullmqMeta, meta, length [2]redis.Cmder) error {
+	for k, kind := range []string{"completed", "failed"} {
+		key := j.queueKey(q, "metrics:"+kind)
+		for _, err := range []error{cmdKeyError(key, meta[k].Err()), cmdKeyError(key+":data", length[k].Err())} {
+			if err != nil {
+				return err
+			}
+		}
+		metas[k] = bullmqMetaOf(meta[k].(*redis.SliceCmd).Val())
+	}
+	return nil
 }
 
 func startOfUTCDay(t time.Time) time.Time {

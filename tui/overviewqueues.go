@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
 )
@@ -66,6 +67,15 @@ type queueTallies struct {
 type rateTally struct {
 	sum           float64
 	kept, unknown int
+	why           string // the first count that could not be read, and why
+}
+
+// unread counts a count the library keeps whose read failed.
+func (r *rateTally) unread(why string) {
+	r.unknown++
+	if r.why == "" {
+		r.why = why
+	}
 }
 
 // add counts one count's rate: none when the library keeps no such count (total nil).
@@ -151,6 +161,12 @@ func (o *overview) queues(snap *scanner.Snapshot) []string {
 		}
 		t.jobs = true
 		for _, tp := range e.Throughput {
+			if tp.Error != "" { // kept, but not read: unknown, not absent
+				why := e.Name + " " + cells.Throughput(tp)[0] + ": " + tp.Error
+				t.run.unread(why)
+				t.failed.unread(why)
+				continue
+			}
 			t.run.add(tp.ProcessedTotal, tp.ProcessedPerSec)
 			t.failed.add(tp.FailedTotal, tp.FailedPerSec)
 		}
@@ -201,6 +217,9 @@ func (o *overview) queueLines(t *queueTallies) []string {
 	}
 	if t.jobs {
 		lines = append(lines, row("jobs run / failed /s", t.run.text()+" / "+t.failed.text()))
+		if t.run.why != "" {
+			lines = append(lines, st.Muted.Render("  jobs run not read: "+t.run.why))
+		}
 	}
 	for _, f := range []struct {
 		label string

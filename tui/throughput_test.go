@@ -61,3 +61,37 @@ func TestJobsRunTable(t *testing.T) {
 		t.Errorf("with the entry selected, no note says why its failed rate is unknown:\n%s", s)
 	}
 }
+
+// TestJobsRunUnread: a library's counts whose read failed are "?" with the reason on the
+// Overview (not "—", which says the library keeps no such count), and "?" in their row of the
+// Queues view, beside another library's rates read.
+func TestJobsRunUnread(t *testing.T) {
+	st := testStatus(t)
+	snap := *st.Snapshot
+	jobs := snap.JobQueues[0]
+	why := "store: rq throughput: NOPERM this user has no permissions to run the 'sscan' command"
+	jobs.Throughput = []scanner.JobThroughput{{Queue: "", Days: []scanner.JobDay{}, Error: why, RateNote: "the counts could not be read: " + why}}
+	rate := 2.5
+	bq := scanner.JobQueues{Name: "bq", Layout: "bullmq", Queues: []scanner.JobQueue{}, Throughput: []scanner.JobThroughput{
+		{Queue: "mail", ProcessedTotal: ptr(10), FailedTotal: ptr(1), ProcessedPerSec: &rate, FailedPerSec: new(float64), Days: []scanner.JobDay{}}}}
+	snap.JobQueues = []scanner.JobQueues{jobs, bq}
+	st.Snapshot = &snap
+	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
+	poll(t, m)
+	s := screen(m)
+	if !regexp.MustCompile(`jobs run / failed /s +2\.50\+\? / 0\+\?`).MatchString(s) || !strings.Contains(s, "jobs run not read: jobs all queues: store: rq throughput: NOPERM") {
+		t.Errorf("the Overview's jobs run does not say which count could not be read, and why:\n%s", s)
+	}
+	only := snap
+	only.JobQueues = []scanner.JobQueues{jobs}
+	st.Snapshot = &only
+	m = newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
+	poll(t, m)
+	if s := screen(m); !regexp.MustCompile(`jobs run / failed /s +\? / \?`).MatchString(s) {
+		t.Errorf("the Overview's jobs run, none read:\n%s", s)
+	}
+	press(m, "4")
+	if s := screen(m); !regexp.MustCompile(`all queues +\? +\? +\? +\? +\? +\?`).MatchString(s) {
+		t.Errorf("the Queues view's row of counts not read:\n%s", s)
+	}
+}

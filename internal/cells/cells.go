@@ -74,22 +74,27 @@ func Schedule(q scanner.DelayQueue, bucket string) string {
 // Throughput is one row of what a job library counts of the jobs it ran: the queue ("all
 // queues" where the library counts them together), processed and failed a second, today's
 // processed and failed, the running totals, and the days' processed as a sparkline, oldest
-// first. "—" where the library keeps no such count, "?" for a rate not measured yet.
+// first. "—" where the library keeps no such count, "?" for a rate not measured yet and for
+// every figure of a row whose keys could not be read (its Error).
 func Throughput(t scanner.JobThroughput) []string {
 	scope := t.Queue
 	if scope == "" {
 		scope = "all queues"
 	}
+	absent := format.NotKept // a figure the library does not keep
+	if t.Error != "" {
+		absent = format.Unknown // kept, but this row's keys could not be read
+	}
 	perSec := func(total *int64, r *float64) string {
 		switch {
 		case total == nil:
-			return format.NotKept
+			return absent
 		case r == nil:
 			return format.Unknown
 		}
 		return format.Rate(*r)
 	}
-	today, failedToday := format.NotKept, format.NotKept
+	today, failedToday := absent, absent
 	var days []int64
 	if len(t.Days) > 0 {
 		today, failedToday = format.Commas(t.Days[0].Processed), format.Commas(t.Days[0].Failed)
@@ -102,5 +107,5 @@ func Throughput(t scanner.JobThroughput) []string {
 		}
 	}
 	return []string{scope, perSec(t.ProcessedTotal, t.ProcessedPerSec), perSec(t.FailedTotal, t.FailedPerSec), today, failedToday,
-		format.CommasOf(t.ProcessedTotal, format.NotKept), format.CommasOf(t.FailedTotal, format.NotKept), format.Sparkline(days)}
+		format.CommasOf(t.ProcessedTotal, absent), format.CommasOf(t.FailedTotal, absent), format.Sparkline(days)}
 }

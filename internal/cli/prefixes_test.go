@@ -23,11 +23,12 @@ type prefixedKeyspace struct {
 	bullmq  map[string]map[string]map[string]int64 // prefix -> queue -> getJobCounts()
 	rq      map[string]map[string]int64            // queue -> RQ's counts
 	asynq   map[string]*asynq.QueueInfo            // queue -> Inspector.GetQueueInfo
+	celery  map[string]int64                       // queue -> kombu's message_count under global_keyprefix "app1:"
 }
 
 // writePrefixed lets each library write its keys as deployed: Sidekiq under redis-namespace
 // "myapp", BullMQ under two prefixes of its prefix option ("acme", and "{jobs}" as in a cluster),
-// RQ and asynq under the prefixes they fix. Sidekiq's and asynq's processes leave their daily
+// RQ and asynq under the prefixes they fix, Celery under kombu's global_keyprefix "app1:". Sidekiq's and asynq's processes leave their daily
 // counters. Beside them, an app's keys that look like theirs by name alone, and caches.
 func writePrefixed(t *testing.T, srv *redistest.Server) prefixedKeyspace {
 	t.Helper()
@@ -66,6 +67,16 @@ func writePrefixed(t *testing.T, srv *redistest.Server) prefixedKeyspace {
 		}
 	}
 	out.asynq = asynqQueues(t, srv.Addr)
+	var cel struct {
+		Queues map[string]struct {
+			MessageCount int64 `json:"message_count"`
+		} `json:"queues"`
+	}
+	redistest.RunFixture(t, redistest.Interpreter(t, "python3", "celery", "kombu.transport.redis"), "../../store/testdata/celery", &cel, "fixture.py", url, "app1:")
+	out.celery = map[string]int64{}
+	for q, c := range cel.Queues {
+		out.celery[q] = c.MessageCount
+	}
 	lookalikes(t, srv.Client(t))
 	return out
 }
@@ -149,7 +160,7 @@ func TestNoConfigFindsLibrariesUnderTheirPrefixes(t *testing.T) {
 			t.Fatalf("no %s key written (%v): the libraries' daily counters are what this test is about", daily, it.Err())
 		}
 	}
-	wantEntries := []string{"asynq ", "bullmq acme", "bullmq {jobs}", "rq ", "sidekiq myapp"}
+	wantEntries := []string{"asynq ", "bullmq acme", "bullmq {jobs}", "celery app1:", "rq ", "sidekiq myapp"}
 
 	code, out, errOut := hg(t, "discover", "--json", "--addr", srv.Addr)
 	if code != exitOK {
@@ -213,7 +224,7 @@ func TestNoConfigFindsLibrariesUnderTheirPrefixes(t *testing.T) {
 	for _, g := range snap.Unclaimed.Groups {
 		for _, ex := range g.Examples {
 			if strings.Contains(ex, "stat:") || strings.Contains(ex, "processed") || strings.Contains(ex, "myapp:") ||
-				strings.HasPrefix(ex, "acme:") || strings.HasPrefix(ex, "{jobs}:") || strings.HasPrefix(ex, "rq:") || strings.HasPrefix(ex, "asynq:") {
+				strings.HasPrefix(ex, "acme:") || strings.HasPrefix(ex, "{jobs}:") || strings.HasPrefix(ex, "rq:") || strings.HasPrefix(ex, "asynq:") || strings.HasPrefix(ex, "app1:") {
 				t.Errorf("%s left unclaimed (group %s, %s)", ex, g.Pattern, g.Kind)
 			}
 		}
@@ -263,6 +274,13 @@ func checkPrefixedCounts(t *testing.T, snap scanner.Snapshot, want prefixedKeysp
 				t.Errorf("bullmq %s queue %s: %v, getJobCounts %v", prefix, q, gotQ[q], counts)
 			}
 		}
+	}
+	gotC := map[string]int64{}
+	for _, q := range byEntry["celery app1:"].Queues {
+		gotC[q.Queue] = q.States["message_count"]
+	}
+	if fmt.Sprint(gotC) != fmt.Sprint(want.celery) {
+		t.Errorf("celery under app1:: message counts %v, kombu's %v", gotC, want.celery)
 	}
 	rq := states("rq rq")
 	if len(rq) == 0 {

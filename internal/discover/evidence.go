@@ -28,7 +28,9 @@ type Sample struct {
 	MinScore, MaxScore float64
 	// Field is, for a hash HashField names a field of, that field's value ("" when absent).
 	Field string
-	Now   time.Time
+	// Member is, for a set MemberRead names, one of its members ("" when not read).
+	Member string
+	Now    time.Time
 
 	window time.Time // the end of the date window the name holds, if any
 }

@@ -45,6 +45,9 @@ type Groups struct {
 	page   map[*shape]float64
 	// learnt are the prefixes found by libraries' marks (prefixes.go).
 	learnt learning
+	// expected are names an entry claims once it reads its registries (Expect), up to
+	// maxExpected.
+	expected map[string]bool
 }
 
 // Per-shape bounds.

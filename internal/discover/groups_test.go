@@ -60,7 +60,8 @@ func TestGroupsBoundedByShapes(t *testing.T) {
 }
 
 // Names a library shares with everyone (Sidekiq's queue:<name> lists, Celery's queue lists named
-// after the queue) are the library's only once its registry has been seen.
+// after the queue) are the library's only once its registry has been seen (and, for Sidekiq, a
+// queue's job with Sidekiq's jid, which Resque's jobs in the same names lack).
 func TestAmbiguousLibraryNames(t *testing.T) {
 	now := time.Now()
 	kinds := func(names ...string) map[string]Kind {
@@ -69,6 +70,9 @@ func TestAmbiguousLibraryNames(t *testing.T) {
 			s := sampleOf(n, 3, now) // lists
 			if n == "queues" || strings.HasPrefix(n, "_kombu") {
 				s.Type = "set"
+			}
+			if strings.HasPrefix(n, "queue:") {
+				s.Member = sidekiqJob
 			}
 			g.AddSample(s)
 		}

@@ -43,6 +43,10 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 				groups = append(groups, heldCounters(g.inferPart(sh)))
 				continue
 			}
+			if g.allExpected(sh) {
+				groups = append(groups, expectedGroup(g.inferPart(sh)))
+				continue
+			}
 			lib := mayBeLibrary(sh)
 			for _, part := range splitUnits(sh) {
 				gr := g.inferPart(part)

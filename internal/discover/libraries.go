@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"slices"
 	"strings"
 
 	"hourglass/store"
@@ -40,8 +41,8 @@ func Libraries() []Library {
 // default prefixes. Names a library shares with other programs (Celery's queue lists named after
 // the queue) are left to the shapes: alone they prove nothing. g.mu is held.
 func (g *Groups) library(name string) (*Library, bool) {
-	if l := g.routed(name); l != nil {
-		return l, false
+	if l, registry := g.routed(name); l != nil {
+		return l, registry
 	}
 	for i := range g.opt.Sources {
 		l := &g.opt.Sources[i]
@@ -107,15 +108,17 @@ func (sh *shape) addQueue(q string) {
 	}
 }
 
-// knows reports whether name is the list of a queue the library's registry named.
+// knows reports whether name is the list of a queue the library's registry named (or, under a
+// prefix found by its marks, the registries met before it was trusted).
 func (sh *shape) knows(name string) bool {
-	q := strings.TrimPrefix(name, sh.lib.source.Prefix)
-	for _, have := range sh.queues {
-		if q == have {
-			return true
-		}
+	q, ok := strings.CutPrefix(name, sh.lib.source.Prefix)
+	if !ok {
+		return false
 	}
-	return false
+	if c := sh.lib.cand; c != nil && slices.Contains(c.queues, q) {
+		return true
+	}
+	return slices.Contains(sh.queues, q)
 }
 
 // The companion keys hourglass keeps beside its own queues, in the queue's hash slot.
@@ -157,4 +160,48 @@ func companionOf(name string) companion {
 // ambiguous reports whether a name a job library claims could as well be anyone's.
 func ambiguous(l store.JobLayout, k store.JobKey) bool {
 	return l == store.Celery && k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
+}
+
+// maxExpected bounds the names Expect keeps.
+const maxExpected = 4096
+
+// Expect notes names that an entry in force claims once it reads its registries, which a sweep
+// cannot tell by their names: the list Celery names after an exchange whose bindings the entry's
+// sweep met (store.JobSource.NamedQueueKeys). A group of such keys alone proposes no entry: it
+// would count the library's queue a second time.
+func (g *Groups) Expect(names ...string) {
+	if len(names) == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.expected == nil {
+		g.expected = map[string]bool{}
+	}
+	for _, n := range names {
+		if len(g.expected) < maxExpected {
+			g.expected[strings.Clone(n)] = true
+		}
+	}
+}
+
+// allExpected reports whether every key of sh is one Expect named. g.mu is held.
+func (g *Groups) allExpected(sh *shape) bool {
+	if len(g.expected) == 0 || sh.keys == 0 || sh.keys > int64(len(sh.examples)) {
+		return false
+	}
+	for _, ex := range sh.examples {
+		if !g.expected[ex] {
+			return false
+		}
+	}
+	return true
+}
+
+// expectedGroup is a group of keys an entry in force claims once it reads its registries: no
+// entry of its own.
+func expectedGroup(gr Group) Group {
+	gr.Entry = nil
+	gr.Evidence = append(gr.Evidence, "named after an exchange whose bindings a [[job_queue]] entry in force claims: the list of that Celery queue, which the entry reads (no entry of its own)")
+	return gr
 }

@@ -2,26 +2,35 @@ package discover
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"hourglass/store"
 )
 
-// Two job libraries put their keys under a prefix of the user's choosing: Sidekiq under
-// redis-namespace's namespace ("<ns>:queue:<name>", or bare names with none) and BullMQ under its
-// prefix option ("<prefix>:<queue>:wait", "bull" by default). Their keys are found under any
-// prefix by the names each library gives its keys alike in every app (store.SidekiqKeyOf,
-// store.BullMQQueueKeyOf), and a prefix is the library's only once the evidence holds:
+// Three job libraries put their keys under a prefix of the user's choosing: Sidekiq under
+// redis-namespace's namespace ("<ns>:queue:<name>", or bare names with none), BullMQ under its
+// prefix option ("<prefix>:<queue>:wait", "bull" by default) and Celery under kombu's
+// global_keyprefix ("<prefix>_kombu.binding.<exchange>", the prefix holding its own separator).
+// Their keys are found under any prefix by the names each library gives its keys alike in every
+// app (store.SidekiqKeyOf, store.BullMQQueueKeyOf, store.CeleryBindingOf), and a prefix is the
+// library's only once the evidence holds:
 //
-//   - Sidekiq: its queues set (a set when sampled) and at least one other of its marks: a
-//     queue:<name> list, its schedule, retry or dead sorted set, its processes set, or its
-//     stat:processed / stat:failed counters (each of the Redis type Sidekiq gives it when
-//     sampled). A queues set alone, or queue lists alone, is anyone's.
+//   - Sidekiq: its queues set (a set when sampled) and at least one other of its marks that
+//     Resque, which keeps the same queues set and queue:<name> lists (and stat:processed and
+//     stat:failed), never writes: a queue:<name> list whose sampled job has Sidekiq's jid, its
+//     schedule, retry or dead sorted set, its processes set, or its per-day
+//     stat:processed:<yyyy-mm-dd> / stat:failed:<…> counters (each of the Redis type Sidekiq
+//     gives it when sampled). A queues set alone, or queue lists alone, is anyone's; a sampled
+//     job with class and args and no jid is Resque's.
 //   - BullMQ (under a prefix other than "bull", whose keys are BullMQ's by name as before): a
 //     queue's meta hash (<prefix>:<queue>:meta) whose version field BullMQ's Queue wrote
 //     ("bullmq:<version>"), read from the sampled hash. A meta hash, id counter and events
 //     stream by name alone are an event-sourced app's as well.
+//   - Celery (under a global_keyprefix; with none its keys are Celery's by name as before): an
+//     exchange's binding set (<prefix>_kombu.binding.<exchange>) one of whose members, read from
+//     the sampled set, is as kombu writes a binding ("<routing key>\x06\x16<pattern>\x06\x16<queue>").
 //
 // Keys met before their prefix was trusted are in shapes; the Result folds each shape whose
 // examples the library claims into the library's group. A prefix holding an all-digit segment
@@ -39,6 +48,9 @@ const (
 
 var bullBits = map[string]uint8{"meta": bullMeta, "id": bullID, "events": bullEvents}
 
+// celeryBinding is Celery's one mark: an exchange's binding set.
+const celeryBinding uint8 = 1
+
 // candidate is a prefix under which a library's marks were seen.
 type candidate struct {
 	lib *Library // the library under the prefix; lib.cand is this candidate
@@ -46,7 +58,14 @@ type candidate struct {
 	// bad those a sample showed of a type the library never gives them.
 	marks, bad uint8
 	version    string // BullMQ: a meta hash's version field naming BullMQ
-	confirmed  bool   // trusted once: its keys are routed to its group since
+	kombu      bool   // Celery: a sampled binding set's member is as kombu writes it
+	// Sidekiq: jid says a sampled queue:<name> job had Sidekiq's jid, resque that one was
+	// Resque's (no jid), daily that per-day stat counters were seen.
+	jid, resque, daily bool
+	confirmed          bool // trusted once: its keys are routed to its group since
+	// queues are, for Celery, the task exchanges its bindings named, whose queues' lists are
+	// named after them (Celery's default), up to maxDistinct.
+	queues []string
 }
 
 // learning is what Groups found of prefixes: the candidates, and the trusted ones' libraries,
@@ -64,12 +83,22 @@ func (g *Groups) learn(name string) {
 	if ns, mark, ok := store.SidekiqKeyOf(name); ok {
 		if c := g.candidate(store.Sidekiq, ns, mark == store.SidekiqRegistry); c != nil {
 			c.marks |= uint8(mark)
+			c.daily = c.daily || mark == store.SidekiqStat && store.IsSidekiqDailyStat(name)
 			g.check(c)
 		}
 	}
 	if p, _, suffix, _, ok := store.BullMQQueueKeyOf(name); ok && p != store.BullMQ.DefaultPrefix() {
 		if c := g.candidate(store.BullMQ, p, suffix == "meta"); c != nil {
 			c.marks |= bullBits[suffix]
+			g.check(c)
+		}
+	}
+	if p, ex, task, ok := store.CeleryBindingOf(name); ok && p != "" {
+		if c := g.candidate(store.Celery, p, true); c != nil {
+			c.marks |= celeryBinding
+			if task && len(c.queues) < maxDistinct && !slices.Contains(c.queues, ex) {
+				c.queues = append(c.queues, strings.Clone(ex))
+			}
 			g.check(c)
 		}
 	}
@@ -82,8 +111,16 @@ func (g *Groups) learnSample(s Sample) {
 		return
 	}
 	if ns, mark, ok := store.SidekiqKeyOf(s.Name); ok {
-		if c := g.learnt.cands[candKey(store.Sidekiq, ns)]; c != nil && s.Type != mark.Type() {
-			c.bad |= uint8(mark)
+		if c := g.learnt.cands[candKey(store.Sidekiq, ns)]; c != nil {
+			switch sidekiq, resque := store.SidekiqPayload(s.Member); {
+			case s.Type != mark.Type():
+				c.bad |= uint8(mark)
+			case mark == store.SidekiqQueueList && sidekiq && !c.jid:
+				c.jid = true
+				g.check(c)
+			case mark == store.SidekiqQueueList && resque:
+				c.resque = true
+			}
 		}
 	}
 	if p, _, suffix, typ, ok := store.BullMQQueueKeyOf(s.Name); ok {
@@ -92,6 +129,16 @@ func (g *Groups) learnSample(s Sample) {
 				c.bad |= bullBits[suffix]
 			} else if suffix == "meta" && store.IsBullMQVersion(s.Field) && c.version == "" {
 				c.version = strings.Clone(s.Field)
+				g.check(c)
+			}
+		}
+	}
+	if p, _, _, ok := store.CeleryBindingOf(s.Name); ok {
+		if c := g.learnt.cands[candKey(store.Celery, p)]; c != nil {
+			if s.Type != "set" {
+				c.bad |= celeryBinding
+			} else if store.IsKombuBinding(s.Member) && !c.kombu {
+				c.kombu = true
 				g.check(c)
 			}
 		}
@@ -127,8 +174,11 @@ func (g *Groups) candidate(l store.JobLayout, prefix string, strong bool) *candi
 // evictWeak drops a candidate of l not trusted and with no strong mark, if there is one.
 func (g *Groups) evictWeak(l store.JobLayout) bool {
 	strong := uint8(store.SidekiqRegistry)
-	if l == store.BullMQ {
+	switch l {
+	case store.BullMQ:
 		strong = bullMeta
+	case store.Celery:
+		strong = celeryBinding
 	}
 	for k, c := range g.learnt.cands {
 		if c.lib.Job == l && !c.confirmed && c.marks&strong == 0 {
@@ -170,23 +220,40 @@ func (g *Groups) check(c *candidate) {
 func (c *candidate) trusted() bool {
 	good := c.marks &^ c.bad
 	if c.lib.Job == store.Sidekiq {
-		reg := uint8(store.SidekiqRegistry)
-		return good&reg != 0 && good&^reg != 0
+		// Marks Resque's keys never have: its queues set and lists, its stat totals are alike.
+		own := uint8(store.SidekiqJobSet | store.SidekiqProcesses)
+		daily := c.daily && good&uint8(store.SidekiqStat) != 0
+		jid := c.jid && good&uint8(store.SidekiqQueueList) != 0
+		return good&uint8(store.SidekiqRegistry) != 0 && (good&own != 0 || daily || jid)
+	}
+	if c.lib.Job == store.Celery {
+		return c.kombu && c.bad&celeryBinding == 0
 	}
 	return c.version != "" && c.bad&bullMeta == 0
 }
 
-// routed returns the trusted prefix's library that claims name, if any. g.mu is held.
-func (g *Groups) routed(name string) *Library {
+// routed returns the trusted prefix's library that claims name, if any, and whether name is
+// where it registers its queues. g.mu is held.
+func (g *Groups) routed(name string) (*Library, bool) {
 	for _, l := range g.learnt.routes {
-		if p := l.source.Prefix; p != "" && !(len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p) {
+		if !underPrefix(l, name) {
 			continue
 		}
-		if _, ok := l.source.Classify(name); ok {
-			return l
+		if k, ok := l.source.Classify(name); ok {
+			return l, k.Registry
 		}
 	}
-	return nil
+	return nil, false
+}
+
+// underPrefix reports whether name is under l's prefix: "<prefix>:…", or for Celery, whose
+// global_keyprefix holds its own separator, "<prefix>…".
+func underPrefix(l *Library, name string) bool {
+	p := l.source.Prefix
+	if p == "" || l.Job == store.Celery {
+		return strings.HasPrefix(name, p)
+	}
+	return len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p
 }
 
 // learntShapes are fresh groups of the trusted prefixes no name was routed to yet, whose keys
@@ -213,10 +280,19 @@ func (c *candidate) evidence() []string {
 		if c.bad != 0 {
 			line += "; of another type than Sidekiq's: " + sidekiqMarksText(c.bad)
 		}
+		if c.jid {
+			line += "; a sampled queue's job has Sidekiq's jid"
+		}
+		if c.resque {
+			line += "; a sampled queue's job has class and args and no jid, as Resque pushes its jobs"
+		}
 		if !c.trusted() {
-			line += "; not trusted: Sidekiq's queues set and one more of its keys are needed"
+			line += "; not trusted: Sidekiq's queues set and one more key Resque does not keep are needed (a queue's job with a jid, the schedule, retry or dead set, the processes set, per-day stat counters)"
 		}
 		return []string{line}
+	}
+	if c.lib.Job == store.Celery {
+		return []string{c.celeryEvidence()}
 	}
 	line := fmt.Sprintf("BullMQ's keys under the prefix %q", p)
 	if c.trusted() {
@@ -225,6 +301,18 @@ func (c *candidate) evidence() []string {
 		line += ": not trusted: no sampled meta hash has BullMQ's version field"
 	}
 	return []string{line}
+}
+
+// celeryEvidence says what a Celery prefix rests on.
+func (c *candidate) celeryEvidence() string {
+	line := fmt.Sprintf("kombu's exchange bindings under the global_keyprefix %q", c.lib.source.Prefix)
+	switch {
+	case c.bad&celeryBinding != 0:
+		return line + ": not trusted: a key named as a binding is not a set"
+	case c.kombu:
+		return line + ": a sampled binding set's member is as kombu writes one (routing key, pattern, queue)"
+	}
+	return line + ": not trusted: no sampled binding set has a member as kombu writes one"
 }
 
 // sidekiqMarksText names the marks in m.
@@ -256,6 +344,18 @@ func libraryCounters(sh *shape) bool {
 		}
 	}
 	return len(sh.examples) > 0
+}
+
+// MemberRead reports whether the sweep reads one member of the sampled set, or the first
+// element of the sampled list, named name into Sample.Member: a kombu binding set's under a
+// global_keyprefix (Celery's mark), a job of a list named as Sidekiq's queue:<name> (whose jid
+// tells Sidekiq's from Resque's).
+func MemberRead(name string) bool {
+	if p, _, _, ok := store.CeleryBindingOf(name); ok && p != "" {
+		return true
+	}
+	_, mark, ok := store.SidekiqKeyOf(name)
+	return ok && mark == store.SidekiqQueueList
 }
 
 // HashField is the field of a sampled hash named name whose value the sweep reads into
@@ -299,7 +399,7 @@ func nameWords(p string) string {
 	return "prefix"
 }
 
-// mayBeLibrary reports whether every example of sh is named as a key Sidekiq or BullMQ keeps,
+// mayBeLibrary reports whether every example of sh is named as a key Sidekiq, BullMQ or Celery keeps,
 // under some prefix (a queue's list or sorted set, a mark): until the sweep has seen every key,
 // their library's marks may still come, and with them the library's entry, which the keys are.
 func mayBeLibrary(sh *shape) bool {
@@ -307,7 +407,8 @@ func mayBeLibrary(sh *shape) bool {
 		_, _, sk := store.SidekiqKeyOf(ex)
 		_, _, bs := store.BullMQStateKeyOf(ex)
 		_, _, _, _, bq := store.BullMQQueueKeyOf(ex)
-		if !sk && !bs && !bq {
+		_, _, _, cb := store.CeleryBindingOf(ex)
+		if !sk && !bs && !bq && !cb && !store.MayBeCelerys(ex) {
 			return false
 		}
 	}
