@@ -13,6 +13,9 @@ type jobAgg struct {
 	queues     map[string]bool
 	registries map[string]bool
 	more       int64 // queues found past maxJobQueues
+	// maybe are the queues found only by keys that may be another's (store.JobKey.Else), with
+	// that other queue: taken for queues unless it is one.
+	maybe map[string]string
 }
 
 // maxJobQueues bounds the queues one [[job_queue]] entry reports; maxJobRegistries the registry
@@ -22,7 +25,9 @@ const (
 	maxJobRegistries = 50
 )
 
-func newJobAgg() jobAgg { return jobAgg{queues: map[string]bool{}, registries: map[string]bool{}} }
+func newJobAgg() jobAgg {
+	return jobAgg{queues: map[string]bool{}, registries: map[string]bool{}, maybe: map[string]string{}}
+}
 
 // add notes the queue a key of the library belongs to, or the key itself when it is a registry.
 func (j *jobAgg) add(name string, k store.JobKey, spec JobQueueSpec) {
@@ -30,6 +35,10 @@ func (j *jobAgg) add(name string, k store.JobKey, spec JobQueueSpec) {
 	case k.Registry:
 		if len(j.registries) < maxJobRegistries {
 			j.registries[name] = true
+		}
+	case k.Else != "" && !j.queues[k.Queue]:
+		if len(j.maybe) < maxJobQueues {
+			j.maybe[k.Queue] = k.Else
 		}
 	case k.Queue != "" && spec.wants(k.Queue) && !j.queues[k.Queue]:
 		if len(j.queues) >= maxJobQueues {

@@ -210,6 +210,11 @@ func (j *jobAgg) want(i int, spec JobQueueSpec) jobWant {
 	for q := range j.queues {
 		w.found = append(w.found, q)
 	}
+	for q, other := range j.maybe {
+		if !j.queues[q] && !j.queues[other] && spec.wants(q) && len(w.found) < maxJobQueues {
+			w.found = append(w.found, q)
+		}
+	}
 	regs := map[string]bool{}
 	for _, r := range spec.Source.Registries() {
 		regs[r] = true

@@ -69,6 +69,11 @@ type JobKey struct {
 	// Registry is set for a key whose members name queues (Sidekiq's "queues", RQ's "rq:queues",
 	// asynq's "asynq:queues", a kombu "_kombu.binding.<exchange>" set).
 	Registry bool
+	// Else, when set, is the queue the key belongs to instead, should Queue not be a queue of
+	// its own: BullMQ's <q>:<id>:failed (a parent job's failed children) reads as the failed
+	// set of a queue "<q>:<id>", which versions before 5 allowed. A sweep takes the key for
+	// Else's when Else is a queue and Queue has no key but such ones.
+	Else string
 }
 
 // JobStats is one queue of a job library as the library itself counts it.

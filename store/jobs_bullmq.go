@@ -95,9 +95,14 @@ func (j bullmqJobs) classify(key string) (JobKey, bool) {
 			continue
 		}
 		// <id>:failed is a parent job's failed children; an auto id is an integer, which a
-		// custom id may not be, so a queue name ending in an integer segment is taken for a job.
-		if i := strings.LastIndexByte(q, ':'); s == "failed" && i > 0 && isDigits(q[i+1:]) {
+		// custom id may not be, so a queue name ending in an integer segment is taken for a job,
+		// and one ending in another is left for the sweep to tell (JobKey.Else).
+		i := strings.LastIndexByte(q, ':')
+		switch {
+		case s == "failed" && i > 0 && isDigits(q[i+1:]):
 			return JobKey{Queue: q[:i]}, true
+		case s == "failed" && i > 0:
+			return JobKey{Queue: q, Else: q[:i]}, true
 		}
 		return JobKey{Queue: q}, true
 	}
