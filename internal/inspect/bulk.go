@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -217,6 +218,9 @@ func undoLine(a journal.Action, res store.UndoResult) string {
 		what string
 	}{{res.Keys, "keys restored with them"}, {res.There, "there already"}, {res.Taken, "taken by a worker since (they ran), not put back"},
 		{res.Conflict, "keys holding something else now, left"}, {res.Expired, "keys whose expiry has passed"}} {
+		if part.n == 1 {
+			part.what = strings.Replace(part.what, "keys", "key", 1)
+		}
 		if part.n > 0 {
 			line += fmt.Sprintf(", %d %s", part.n, part.what)
 		}

@@ -213,7 +213,7 @@ func TestBulkDeleteOfAWaitingListThroughTheDrillDown(t *testing.T) {
 	if n := rdb.Exists(t.Context(), "queue:mail").Val(); n != 0 || rdb.SIsMember(t.Context(), "queues", "mail").Val() {
 		t.Fatalf("after delete all the queue's list exists (%d) or its name is in queues", n)
 	}
-	if line, err = w.UndoLast(t.Context(), nil); err != nil || !strings.Contains(line, "40 tasks restored, 1 keys restored with them") {
+	if line, err = w.UndoLast(t.Context(), nil); err != nil || !strings.Contains(line, "40 tasks restored, 1 key restored with them") {
 		t.Fatalf("undo: %q, %v", line, err)
 	}
 	sameDumps(t, before, dumps(t, rdb), "delete all of a queue, undone")
