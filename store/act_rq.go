@@ -67,22 +67,22 @@ func (j rqJobs) rqJobKeys(id string) []string {
 }
 
 // actEnqueue puts a job of the registry at from on its queue, as the scheduler (mode "schedule")
-// or a registry's requeue ("requeue") does.
+// or a registry's requeue ("requeue") does (rq_enqueue.lua, for this one job).
 func (j rqJobs) actEnqueue(ctx context.Context, rdb redis.UniversalClient, queue, from, mode, id string, t Task, now time.Time) (string, error) {
 	queueKey := j.key("queue", queue)
 	keys := append([]string{from, j.key("queues"), queueKey}, j.rqJobKeys(id)...)
 	at := now.UTC().Format("2006-01-02T15:04:05.000000Z")
-	reply, err := rqEnqueue.Run(ctx, rdb, keys, id, queueKey, queue, at, mode, rqDefaultTimeout).Text()
+	flags, err := rqEnqueue.Run(ctx, rdb, keys, queueKey, queue, at, rqDefaultTimeout, mode, id).Int64Slice()
 	switch {
 	case err != nil:
 		return "", actFail(rdb, "RQ enqueue script (EVALSHA)", from, err)
-	case reply == "gone":
+	case len(flags) != 1:
+		return "", actFail(rdb, "RQ enqueue script (EVALSHA)", from, fmt.Errorf("unexpected reply %v", flags))
+	case flags[0] == 0:
 		return "", actGone("run", t, from)
-	case reply == "no_job":
+	case flags[0] == 2:
 		return "", fmt.Errorf("store: run RQ job %s: its hash %s is gone, and RQ enqueues no job it cannot fetch; left in %s",
 			actQuote(id), actQuote(j.key("job", id)), actQuote(from))
-	case reply != "enqueued":
-		return "", actFail(rdb, "RQ enqueue script (EVALSHA)", from, fmt.Errorf("unexpected reply %q", reply))
 	}
 	return fmt.Sprintf("job %s is queued in %s now", actQuote(id), actQuote(queueKey)), nil
 }

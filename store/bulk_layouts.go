@@ -22,9 +22,10 @@ package store
 //	  scheduled registries   the registry, and the job's hash, dependents and dependencies sets
 //	                         are deleted, each recorded first with its DUMP and expiry. A
 //	                         failed or scheduled job is in no queue list, so no LREM is needed; one that is
-//	                         (RQ never leaves it so) keeps that entry. requeue all (`rq requeue
-//	                         --all`: FailedJobRegistry.requeue on each, as rq_enqueue.lua's
-//	                         requeue; bulk_rq.go)
+//	                         (RQ never leaves it so) keeps that entry. requeue all of failed
+//	                         (`rq requeue --all`: FailedJobRegistry.requeue on each) and run all
+//	                         now of scheduled (what RQ's scheduler does to a due job, to each),
+//	                         as rq_enqueue.lua does one (bulk_rq.go)
 //
 //	BullMQ 5                 retry all of dead (Queue.retryJobs) and promote all of later
 //	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go);
@@ -99,9 +100,11 @@ func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, err
 	case (sec == SectionDead || sec == SectionLater) && a == ActionDelete:
 		return bulkOp{key: j.key(rqSections[sec], queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
 	case sec == SectionDead && a == ActionRunNow:
-		return j.requeueAll(queue), nil
+		return j.enqueueAll(queue, "failed", "requeue"), nil
+	case sec == SectionLater && a == ActionRunNow:
+		return j.enqueueAll(queue, "scheduled", "schedule"), nil
 	}
-	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes all of a queue, deletes and requeues RQ's failed jobs and deletes its scheduled ones in bulk, and acts on the others one at a time")
+	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes all of a queue, deletes and requeues RQ's failed jobs and deletes or runs now its scheduled ones in bulk, and acts on the others one at a time")
 }
 
 func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {

@@ -52,6 +52,44 @@ func TestBulkRequeueAllDoesWhatRQDoes(t *testing.T) {
 	wantUnchangedMatch(t, ours, "rq:*", before, "requeue all then undo")
 }
 
+// TestBulkRunAllScheduledDoesWhatRQsSchedulerDoes: on two identical copies of queues RQ itself
+// filled, hourglass's run all now of a scheduled registry and what RQ's scheduler does to a due
+// job (queue.enqueue_job as the job asks, then the registry's remove), done to each scheduled job
+// of the queue, leave the same queues and registries in the same order, every job queued in its
+// origin; undone, hourglass's copy is byte for byte what it was.
+func TestBulkRunAllScheduledDoesWhatRQsSchedulerDoes(t *testing.T) {
+	ours, rep := rqFixture(t)
+	scheduled := rep.Queues["mail"].IDs["scheduled"]
+	if len(scheduled) < 2 {
+		t.Fatalf("RQ scheduled %d jobs in mail, want 2 or more", len(scheduled))
+	}
+	rqSettled(t, ours)
+	theirs := redistest.Start(t).Client(t)
+	copyKeys(t, ours, theirs)
+	before := dumpKeysMatch(t, ours, "rq:*")
+	res, undo := runBulkChunk(t.Context(), t, ours, JobSource{Layout: RQ}.Queue("mail"), SectionLater, ActionRunNow, 1, nil)
+	if res.Done != int64(len(scheduled)) || res.Gone+res.Left != 0 {
+		t.Fatalf("run all now: %+v, want %d", res, len(scheduled))
+	}
+	a := readRQ(t, ours, scheduled...)
+	b := readRQ(t, theirs, append([]string{"--enqueue-scheduled", "mail"}, scheduled...)...)
+	if !maps.EqualFunc(a.Queues, b.Queues, func(x, y map[string][]string) bool {
+		return maps.EqualFunc(x, y, slices.Equal)
+	}) {
+		t.Fatalf("after run all now:\nours %v\nRQ's %v", a.Queues, b.Queues)
+	}
+	for _, id := range scheduled {
+		x, y := a.Jobs[id], b.Jobs[id]
+		if x == nil || y == nil || x.Status != "queued" || x.Status != y.Status || x.Origin != y.Origin || x.EnqueuedAt == nil {
+			t.Fatalf("job %s: ours %+v, RQ's %+v", id, x, y)
+		}
+	}
+	if ur, err := Undo(t.Context(), ours, undo, 100, nil); err != nil || ur.Restored != int64(len(scheduled)) {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	wantUnchangedMatch(t, ours, "rq:*", before, "run all now then undo")
+}
+
 // TestBulkDeleteOfRQsScheduledJobsUndone: every job RQ scheduled in a queue is deleted as
 // Job.delete deletes it (RQ lists none scheduled and fetches none of them); undone, every rq:*
 // key is byte for byte what it was and RQ lists them scheduled again.

@@ -233,7 +233,7 @@ func TestBulkRefusesWhatItDoesNotDo(t *testing.T) {
 		{JobSource{Layout: BullMQ, Prefix: "bull"}.Queue("q"), SectionInFlight, ActionDelete},
 		{ListQueueOf("jobs", "jobs:processing"), SectionInFlight, ActionDelete},
 		{DelayQueueOf("dq", "", Milliseconds), SectionInFlight, ActionReturn},
-		{JobSource{Layout: RQ}.Queue("q"), SectionLater, ActionRunNow},
+		{JobSource{Layout: RQ}.Queue("q"), SectionInFlight, ActionRunNow},
 		{JobSource{Layout: Sidekiq}.SharedQueue(), SectionLater, ActionArchive},
 		{JobSource{Layout: Asynq}.Queue("q"), SectionWaiting, ActionRunNow},
 		{JobSource{Layout: Asynq}.Queue("q"), SectionDead, ActionArchive},

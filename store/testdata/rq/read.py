@@ -3,13 +3,14 @@ ids (Queue.job_ids, in the order a worker takes them) and its registries' (sched
 failed, finished), and the jobs named on the command line as Job.fetch reads them (or null when
 RQ cannot fetch one).
 
-    python3 read.py redis://127.0.0.1:6379/0 [--empty <queue>] [--requeue <queue> <job id>] [--requeue-all <queue>] [--work <queue>] [job id ...]
+    python3 read.py redis://127.0.0.1:6379/0 [--empty <queue>] [--requeue <queue> <job id>] [--requeue-all <queue>] [--enqueue-scheduled <queue>] [--work <queue>] [job id ...]
 
 With --empty, RQ's Queue.empty first deletes every job of the queue.
 
 With --requeue, RQ's FailedJobRegistry first requeues the failed job, as `rq requeue` does; with
 --requeue-all, it requeues each failed job of the queue, as `rq requeue --all` does; with
---work, a SimpleWorker then runs the queue in burst mode, as `rq worker --burst` does.
+--enqueue-scheduled, it enqueues each scheduled job of the queue now, as RQ's scheduler enqueues
+a due one; with --work, a SimpleWorker then runs the queue in burst mode, as `rq worker --burst` does.
 """
 import json
 import logging
@@ -37,6 +38,16 @@ if args[:1] == ["--requeue-all"]:
     registry = FailedJobRegistry(args[1], connection=r)
     for job_id in registry.get_job_ids():
         registry.requeue(job_id)
+    args = args[2:]
+if args[:1] == ["--enqueue-scheduled"]:
+    # What RQ's scheduler does to each due job (RQScheduler.enqueue_scheduled_jobs), to every
+    # scheduled job of the queue now, in the registry's order.
+    queue = Queue(args[1], connection=r)
+    registry = ScheduledJobRegistry(queue=queue)
+    for job_id in registry.get_job_ids():
+        job = Job.fetch(job_id, connection=r)
+        queue.enqueue_job(job, at_front=bool(job.enqueue_at_front))
+        registry.remove(job)
     args = args[2:]
 if args[:1] == ["--work"]:
     SimpleWorker([Queue(args[1], connection=r)], connection=r).work(burst=True, logging_level="WARNING")
