@@ -130,16 +130,25 @@ func (j asynqJobs) bulkChunk(ctx context.Context, rdb redis.UniversalClient, que
 // cutoff, ZREMRANGEBYRANK 0 -largest: asynq's archive, Sidekiq's dead set), each recorded to be
 // put back.
 func setTrimmed(ctx context.Context, rdb redis.UniversalClient, archived string, cutoff string, n int, largest int64) ([]UndoTask, error) {
-	old, err := rdb.ZRangeByScoreWithScores(ctx, archived, &redis.ZRangeBy{Min: "-inf", Max: cutoff}).Result()
-	if err != nil {
-		return nil, actFail(rdb, "ZRANGEBYSCORE", archived, err)
+	// Read a page at a time (MaxTaskPage members, each read well under a millisecond): the old
+	// members are as many as the library's bound lets the set hold.
+	var old []redis.Z
+	for offset := int64(0); ; offset += MaxTaskPage {
+		page, err := rdb.ZRangeByScoreWithScores(ctx, archived, &redis.ZRangeBy{Min: "-inf", Max: cutoff, Offset: offset, Count: MaxTaskPage}).Result()
+		if err != nil {
+			return nil, actFail(rdb, "ZRANGEBYSCORE", archived, err)
+		}
+		if old = append(old, page...); len(page) < MaxTaskPage {
+			break
+		}
 	}
 	card, err := rdb.ZCard(ctx, archived).Result()
 	if err != nil {
 		return nil, actFail(rdb, "ZCARD", archived, err)
 	}
-	if over := card + int64(n) - (largest - 1); over > 0 {
-		more, err := rdb.ZRangeWithScores(ctx, archived, 0, over-1).Result()
+	over := card + int64(n) - (largest - 1)
+	for start := int64(0); start < over; start += MaxTaskPage {
+		more, err := rdb.ZRangeWithScores(ctx, archived, start, min(start+MaxTaskPage, over)-1).Result()
 		if err != nil {
 			return nil, actFail(rdb, "ZRANGE", archived, err)
 		}

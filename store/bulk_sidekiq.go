@@ -31,13 +31,14 @@ func (j sidekiqJobs) deadBounds() (int64, time.Duration) {
 // killAll is RetrySet#kill_all: SortedEntry#kill on each job, which takes it out of the retry
 // set and hands it unchanged to DeadSet#kill: ZADD dead <now> <job>, then the dead set trimmed,
 // ZREMRANGEBYSCORE -inf <now - dead_timeout> and ZREMRANGEBYRANK 0 -dead_max_jobs (deadBounds).
-// Sidekiq's JobSet#each takes the retry set from its highest score down, and each kill scores
-// its job at its own instant, so the jobs killed last (the earliest retries) are the newest dead
-// and the ones a trim keeps: kill all does the same, the set read highest first, each job scored
-// a microsecond after the one before. Sidekiq's death handlers, which run in the Ruby process
-// that kills, are not called (as kill with notify_failure: false). Each chunk records first each
-// job with its retry score, and the dead set's members the trim could take. Sidekiq 6.4's
-// ScheduledSet has no kill_all.
+// Each kill scores its job at its own instant, so kill all does too, a microsecond after the one
+// before, taking the retry set from its highest score down as Sidekiq's JobSet#each starts
+// (each pages from the top, but as the set shrinks under it, it skips pages and comes back for
+// them: when the trim takes jobs killed by the same kill all, which of those stay may differ
+// from Sidekiq's; how many, and which older dead jobs go, do not). Sidekiq's death handlers,
+// which run in the Ruby process that kills, are not called (as kill with notify_failure: false).
+// Each chunk records first each job with its retry score, and the dead set's members the trim
+// could take. Sidekiq 6.4's ScheduledSet has no kill_all.
 func (j sidekiqJobs) killAll() bulkOp {
 	retry, dead := j.key("retry"), j.key("dead")
 	most, age := j.deadBounds()
