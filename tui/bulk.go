@@ -99,6 +99,9 @@ func bulkTitle(a scanner.TaskAction, sec scanner.TaskSection) string {
 func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
 	c, sec, ref := l.c, l.section(), l.ref
 	title := bulkTitle(a, sec)
+	if a == scanner.ActionArchive && l.layout() == "sidekiq" {
+		title = "Kill every " + sectionName(sec) + " task" // Sidekiq's word for it
+	}
 	switch {
 	case c.opt.Bulk == nil:
 		c.flash(title + " is off: " + readOnlyWhy(c))
@@ -174,6 +177,18 @@ func (l *taskLevel) undo() tea.Cmd {
 		}
 	}
 	return func() tea.Msg { return askMsg{kc} }
+}
+
+// layout is the job library of the queue on screen, as its Snapshot row names it ("" when none).
+func (l *taskLevel) layout() string {
+	if s := l.c.status.Snapshot; s != nil && l.ref.Kind == scanner.QueueJob {
+		for _, e := range s.JobQueues {
+			if e.Name == l.ref.Name {
+				return e.Layout
+			}
+		}
+	}
+	return ""
 }
 
 func readOnlyWhy(c *common) string {

@@ -197,3 +197,24 @@ func TestBulkOnAFiltersSelection(t *testing.T) {
 		t.Fatalf("the stopped dry run:\n%s", screen(m))
 	}
 }
+
+// TestBulkKillIsSidekiqsWord: K on a Sidekiq queue's section asks to kill its tasks, as Sidekiq
+// names it; on another library's, to archive them.
+func TestBulkKillIsSidekiqsWord(t *testing.T) {
+	m, _ := drillModel(t, &fakeKeyActions{}, 120, 36)
+	m.c.opt.Bulk = &fakeBulk{started: make(chan struct{})}
+	for _, c := range []struct {
+		ref  scanner.QueueRef
+		want string
+	}{
+		{scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs"}, "Kill every"},
+		{scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders"}, "Archive every"},
+	} {
+		l := newTaskLevel(m.c, c.ref, c.ref.Name)
+		cmd := l.bulk(scanner.ActionArchive)
+		msg, ok := cmd().(bulkPlanMsg)
+		if !ok || !strings.HasPrefix(msg.title, c.want) {
+			t.Errorf("K on %s: %+v, want a title starting %q", c.ref.Name, msg, c.want)
+		}
+	}
+}
