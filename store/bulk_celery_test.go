@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -178,5 +179,52 @@ func TestBulkCeleryRefusals(t *testing.T) {
 		if (err == nil) != c.ok || err != nil && !errors.Is(err, ErrNotSupported) {
 			t.Errorf("case %s: prefix %q queue %q on a cluster: %v", strconv.Itoa(i), c.prefix, c.queue, err)
 		}
+	}
+}
+
+// TestBulkCeleryWithAWorkerTaking: a worker (kombu's consumer) takes 5 messages while a chunk is
+// under way, between its read and its script: they are counted gone, not deleted twice, and
+// undo does not put back what the worker ran; kombu's consumer then takes the rest in their old
+// order.
+func TestBulkCeleryWithAWorkerTaking(t *testing.T) {
+	ours, kept := redistest.Start(t).Client(t), redistest.Start(t).Client(t)
+	var sent celeryCount
+	celeryPurge(t, ours, "", &sent, "send", "bulk", "100", "0")
+	copyKeys(t, ours, kept)
+	ctx := t.Context()
+	q := JobSource{Layout: Celery}.Queue("bulk")
+	plan, err := PlanBulk(ctx, ours, q, SectionWaiting, ActionDelete, 0, ours.Time(ctx).Val())
+	if err != nil || plan.Tasks != 100 {
+		t.Fatalf("plan: %+v, %v", plan, err)
+	}
+	var undo []UndoTask
+	var taken struct{ Taken []string }
+	chunks := 0
+	res, err := RunBulk(ctx, ours, q, SectionWaiting, ActionDelete, ours.Time(ctx).Val(), BulkOptions{
+		Chunk: 16, MaxCall: -1, Limit: plan.Tasks, Lists: plan.Lists,
+		Record: func(u []UndoTask) error { undo = append(undo, u...); return nil },
+		Wait: func(context.Context, int) error {
+			if chunks++; chunks == 2 { // the chunk's messages are read and about to be recorded
+				celeryPurge(t, ours, "", &taken, "take", "bulk", "5")
+			}
+			return nil
+		},
+	})
+	if err != nil || res.Done != 95 || res.Gone != 5 || res.Left != 0 || len(taken.Taken) != 5 {
+		t.Fatalf("delete all with a worker taking 5 (%d): %+v, %v", len(taken.Taken), res, err)
+	}
+	if n := ours.Exists(ctx, plan.Lists[0].Key, plan.Lists[3].Key).Val(); n != 0 {
+		t.Fatalf("%d of the queue's lists left", n)
+	}
+	if ur, err := Undo(ctx, ours, undo, 50, nil); err != nil || ur.Restored != 95 {
+		t.Fatalf("undo: %+v, %v", ur, err)
+	}
+	order := celeryIDs(readCelery(t, kept, "", "bulk").Queues["bulk"])
+	if len(order) != 100 || !slices.Equal(order[16:21], taken.Taken) {
+		t.Fatalf("the worker took %v, not the 17th to 21st messages of %d", taken.Taken, len(order))
+	}
+	want := slices.Concat(order[:16], order[21:])
+	if got := celeryIDs(readCelery(t, ours, "", "bulk").Queues["bulk"]); !slices.Equal(got, want) {
+		t.Fatalf("kombu's consumer took %d messages after undo, want the 95 the worker left, in their order", len(got))
 	}
 }

@@ -4,13 +4,16 @@ priority step), and prints, as one JSON object, what kombu reports.
 
     python3 purge.py redis://127.0.0.1:6379/0 <global_keyprefix or ""> send <queue> <n> <first> [hold]
     python3 purge.py redis://127.0.0.1:6379/0 <global_keyprefix or ""> purge <queue>
+    python3 purge.py redis://127.0.0.1:6379/0 <global_keyprefix or ""> take <queue> <n>
 
 send: n tasks (args [first], [first+1], ...) to the queue, the priorities cycling through none,
 5, 9, 2 and 7 (so the lists of steps 0, 3, 6 and 9 all fill), and 2 tasks to the queue "other";
 with hold, a consumer then takes one message of the queue without acknowledging it (kombu moves
 it to unacked), and the process exits without closing the channel, which would restore it.
 Prints {"sent": n, "message_count": kombu's count of the queue}. purge prints {"purged": the
-count queue_purge returns, "message_count": after it}.
+count queue_purge returns, "message_count": after it}. take: a consumer takes n messages as a
+worker does (kombu's Queue.get, acknowledged at once) and prints {"taken": their task ids in the
+order it took them, "message_count": after it}.
 Logs go to stderr; stdout holds the JSON alone.
 """
 import json
@@ -42,6 +45,8 @@ if mode == "send":
     if sys.argv[7:] == ["hold"]:
         Queue(queue, channel=ch).get(no_ack=False)
     out = {"sent": n}
+elif mode == "take":
+    out = {"taken": [Queue(queue, channel=ch).get(no_ack=True).headers["id"] for _ in range(int(sys.argv[5]))]}
 else:
     out = {"purged": ch.queue_purge(queue) or 0}
 out["message_count"] = ch.queue_declare(queue=queue).message_count
