@@ -89,6 +89,9 @@ type BulkPlan struct {
 	// take from), exactly as stored: a run of the plan goes no further (bulk_list.go). Nil when
 	// the section is not a list or was empty.
 	Newest *string
+	// Lists, for a section of several lists (Celery's priority lists), is each list's own part
+	// of the plan, in the order the workers take them (bulk_celery.go); nil for the others.
+	Lists []ListPlan
 }
 
 // BulkOptions tune a bulk run.
@@ -116,6 +119,9 @@ type BulkOptions struct {
 	// Newest is the plan's (BulkPlan.Newest): on a list section no task pushed after it is acted
 	// on. Nil: the newest when the run starts.
 	Newest *string
+	// Lists is the plan's (BulkPlan.Lists): on a section of several lists, each is acted on as
+	// far as its own part of the plan. Nil: each list's part as the run starts.
+	Lists []ListPlan
 }
 
 // BulkResult counts what a bulk run did.
@@ -160,6 +166,8 @@ type bulkOp struct {
 	// list, when not nil, makes it an action on a list section (bulk_list.go), which the fields
 	// above but keysEach and spans do not describe.
 	list *listOp
+	// lists, when not nil, are the lists of a section of several, acted on in turn, each as list is.
+	lists []*listOp
 	// listed: the section is in lists too (key is the first), and custom finds each task itself.
 	listed bool
 	// leftWhy: why a task was left, by the code a layout's own script answers for it (past 2).
@@ -206,6 +214,9 @@ func PlanBulk(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, 
 	if op.list != nil {
 		return op.list.plan(ctx, rdb, op.keysEach, keysPerSecond)
 	}
+	if op.lists != nil {
+		return planLists(ctx, rdb, op, keysPerSecond)
+	}
 	page, err := q.Tasks(ctx, rdb, sec, 0, 1, now)
 	if err != nil {
 		return BulkPlan{}, err
@@ -245,6 +256,9 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 	sizer := newChunkSizer(opt.chunk())
 	if op.list != nil {
 		return op.list.run(ctx, rdb, op, now, opt, sizer)
+	}
+	if op.lists != nil {
+		return runLists(ctx, rdb, op, now, opt, sizer)
 	}
 	res := BulkResult{Planned: opt.Limit}
 	if res.Planned <= 0 {

@@ -37,11 +37,15 @@ package store
 //	                         and archived sets, as its Inspector does (bulk_asynq.go); delete
 //	                         all and archive all of pending (DeleteAllPendingTasks,
 //	                         ArchiveAllPendingTasks; bulk_list.go)
+//	Celery (kombu)           delete all of a queue's waiting messages (`celery purge -Q`,
+//	                         queue_purge: the queue's list of each priority step deleted, unacked
+//	                         left): each list in turn, step 0 first, as a worker's BRPOP names
+//	                         them (bulk_celery.go)
 //
 // A list section is taken in chunks from the end its workers take from, and undo puts its
 // elements back there in their old order (bulk_list.go). Everything else is refused with the
-// reason: a list queue's processing list is its workers', and Celery's jobs live in keys of their
-// own beside their sets and lists, which hourglass does not yet record for them.
+// reason: a list queue's processing list is its workers', as Celery's unacknowledged messages
+// are.
 
 import (
 	"fmt"

@@ -11,11 +11,13 @@ package store
 //	          archive all  Inspector.ArchiveAllPendingTasks: each id into archived scored now
 //	                       (seconds), its hash's state archived, the set trimmed as asynq trims
 //	                       it (older than 90 days, beyond 10000 tasks)
+//	Celery    delete all   kombu's queue_purge: each of the queue's priority lists deleted, in
+//	                       turn (bulk_celery.go)
 //	hourglass delete all   a list queue's waiting list emptied, element by element
 //
 // The libraries' own actions take the whole list in one call; hourglass takes it in chunks from
-// the end the library's workers take from (Sidekiq's BRPOP, asynq's RPOPLPUSH and a list queue's
-// BLMOVE take the tail; RQ's BLPOP the head), the oldest first. Producers and workers go on
+// the end the library's workers take from (Sidekiq's and Celery's BRPOP, asynq's RPOPLPUSH and a
+// list queue's BLMOVE take the tail; RQ's BLPOP the head), the oldest first. Producers and workers go on
 // meanwhile, so a chunk acts only on the elements it read and recorded: in its script it finds
 // them still at that end (those a worker took since are counted gone, and a few elements pushed
 // back onto that end since, as Sidekiq's and asynq's shutdown requeue does, are kept there), and

@@ -19,7 +19,7 @@ import (
 // tasks read (Done) of the section's (Planned). It writes nothing.
 func PlanBulkMatching(ctx context.Context, rdb redis.Cmdable, q Queue, sec TaskSection, a TaskAction, keysPerSecond int, now time.Time, match func(Task) bool,
 	wait func(ctx context.Context, keys int) error, progress func(BulkResult)) (BulkPlan, error) {
-	if op, err := bulkOpOf(q, sec, a); err == nil && op.list != nil && match != nil {
+	if op, err := bulkOpOf(q, sec, a); err == nil && (op.list != nil || op.lists != nil) && match != nil {
 		return BulkPlan{}, fmt.Errorf("store: a filter's selection of a list section is acted on one task at a time: %w", ErrNotSupported)
 	}
 	plan, err := PlanBulk(ctx, rdb, q, sec, a, keysPerSecond, now)

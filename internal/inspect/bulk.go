@@ -93,7 +93,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	}
 	res, err := store.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, store.BulkOptions{
 		Limit: plan.Tasks, Wait: in.w.Pace, Record: entry.Record, Progress: progress,
-		Match: plan.Match, Newest: plan.Newest,
+		Match: plan.Match, Newest: plan.Newest, Lists: plan.Lists,
 	})
 	if eerr := entry.End(res); err == nil {
 		err = eerr
