@@ -115,7 +115,8 @@ type BulkOptions struct {
 	Progress func(BulkResult)
 	// Match, when not nil, keeps the tasks the action is done to (a filter's selection): the
 	// others are left where they are, uncounted, and the section is read in its listed order.
-	Match func(Task) bool
+	Match  func(Task) bool
+	faults *faults // the run's passing faults (bulk_retry.go), set by RunBulk
 	// Newest is the plan's (BulkPlan.Newest): on a list section no task pushed after it is acted
 	// on. Nil: the newest when the run starts.
 	Newest *string
@@ -133,6 +134,10 @@ type BulkResult struct {
 	Refused string // why the first task left was left
 	Chunks  int    // scripts run
 	Stopped bool   // stopped between chunks (the context ended) before every task was seen
+	// Fault is the passing fault (a lost connection, LOADING) a chunk is waiting out, "" when
+	// none; Resent counts the chunks sent again after one (bulk_retry.go).
+	Fault  string
+	Resent int
 }
 
 // bulkOp is one layout's way of doing a bulk action on a section: the sorted set the section is
@@ -254,6 +259,7 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 		return BulkResult{}, err
 	}
 	sizer := newChunkSizer(opt.chunk())
+	opt.faults = &faults{}
 	if op.list != nil {
 		return op.list.run(ctx, rdb, op, now, opt, sizer)
 	}
@@ -283,6 +289,9 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 		} else {
 			tasks, err = bulkPage(ctx, rdb, q, sec, res.Left+passed, n, at)
 		}
+		if opt.faults.ride(ctx, err, "reading the next page", opt, &res) {
+			continue
+		}
 		if err != nil || len(tasks) == 0 {
 			return res, err
 		}
@@ -301,6 +310,10 @@ func RunBulk(ctx context.Context, rdb redis.UniversalClient, q Queue, sec TaskSe
 		}
 		seen += int64(len(tasks))
 		sent, rtt, err := runChunk(ctx, rdb, op, tasks, at, opt, &res)
+		if sent == 0 && opt.faults.ride(ctx, err, "reading the chunk", opt, &res) {
+			seen -= int64(len(tasks)) // nothing was sent: its tasks are read again
+			continue
+		}
 		if err != nil {
 			return res, err
 		}
@@ -349,10 +362,7 @@ func runChunk(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks [
 			return 0, 0, fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", c.members, err)
 		}
 	}
-	began := time.Now()
-	done, err := c.script.Run(context.WithoutCancel(ctx), rdb, c.keys, c.args...).Int64Slice()
-	rtt = time.Since(began)
-	res.Chunks++
+	done, rtt, _, err := callChunk(ctx, rdb, c.script, c.keys, c.args, opt, res)
 	if err != nil {
 		return 0, 0, actFail(rdb, "bulk script (EVALSHA)", op.key, err)
 	}

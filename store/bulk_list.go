@@ -124,13 +124,20 @@ func (l *listOp) run(ctx context.Context, rdb redis.UniversalClient, op bulkOp, 
 		n := int(min(int64(sizer.size), res.Planned-res.Done-res.Gone-res.Left))
 		var els []string
 		var err error
-		if els, last, err = l.window(ctx, rdb, res.Left, n, newest); err != nil {
+		if els, last, err = l.window(ctx, rdb, res.Left, n, newest); opt.faults.ride(ctx, err, "reading the list", opt, &res) {
+			last = false
+			continue
+		} else if err != nil {
 			return res, err
 		}
 		if len(els) == 0 {
 			break
 		}
 		sent, rtt, err := l.chunk(ctx, rdb, op.keysEach, els, now.Add(time.Since(start)), opt, &res)
+		if sent == 0 && opt.faults.ride(ctx, err, "reading the chunk", opt, &res) {
+			last = false
+			continue // nothing was sent: its elements are read again
+		}
 		if err != nil || res.Stopped {
 			return res, err
 		}
@@ -202,10 +209,7 @@ func (l *listOp) chunk(ctx context.Context, rdb redis.UniversalClient, keysEach 
 			return 0, 0, fmt.Errorf("store: bulk action stopped before a chunk of %d tasks: recording what undoes it: %w", len(els), err)
 		}
 	}
-	began := time.Now()
-	flags, err := bulkList.Run(context.WithoutCancel(ctx), rdb, keys, args...).Int64Slice()
-	rtt := time.Since(began)
-	res.Chunks++
+	flags, rtt, resent, err := callChunk(ctx, rdb, bulkList, keys, args, opt, res)
 	if err != nil {
 		return 0, 0, actFail(rdb, "bulk list script (EVALSHA)", l.key, err)
 	}
@@ -225,7 +229,9 @@ func (l *listOp) chunk(ctx context.Context, rdb redis.UniversalClient, keysEach 
 		}
 		notDone = append(notDone, UndoTask{Kind: UndoNotDone, Key: l.key, Member: els[i]})
 	}
-	if len(notDone) > 0 && opt.Record != nil {
+	// Sent again after a lost reply, the elements the first send took read as gone: which of them
+	// a worker took is not known, so none is recorded as not done (an undo puts them all back).
+	if len(notDone) > 0 && opt.Record != nil && !resent {
 		if err := opt.Record(notDone); err != nil {
 			return 0, 0, fmt.Errorf("store: bulk action stopped: recording the %d tasks its last chunk found gone, which an undo would now put back: %w", len(notDone), err)
 		}

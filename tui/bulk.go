@@ -294,6 +294,9 @@ func (m *Model) handleBulkTick(msg bulkTickMsg) tea.Cmd {
 	if r.Gone > 0 {
 		line += ", " + format.Commas(r.Gone) + " gone"
 	}
+	if r.Fault != "" {
+		line += " · waiting out " + r.Fault
+	}
 	m.flashf(line + " · ctrl+c stops between chunks")
 	return bulkTick(msg.run)
 }

@@ -123,6 +123,9 @@ func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res s
 	if res.Left > 0 {
 		line += fmt.Sprintf(", %d left (%s)", res.Left, res.Refused)
 	}
+	if res.Resent > 0 {
+		line += fmt.Sprintf(", %d chunks sent again after a lost reply (a task one of them did reads as gone)", res.Resent)
+	}
 	if res.Stopped {
 		line += "; stopped: the rest left as they are"
 	}
