@@ -124,7 +124,11 @@ func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res s
 		line += fmt.Sprintf(", %d left (%s)", res.Left, res.Refused)
 	}
 	if res.Resent > 0 {
-		line += fmt.Sprintf(", %d chunks sent again after a lost reply (a task one of them did reads as gone)", res.Resent)
+		chunks := "chunks"
+		if res.Resent == 1 {
+			chunks = "chunk"
+		}
+		line += fmt.Sprintf(", %d %s sent again after a passing fault (a task done by a send whose reply was lost reads as gone)", res.Resent, chunks)
 	}
 	if res.Stopped {
 		line += "; stopped: the rest left as they are"
