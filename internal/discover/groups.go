@@ -45,6 +45,8 @@ type Groups struct {
 	page   map[*shape]float64
 	// learnt are the prefixes found by libraries' marks (prefixes.go).
 	learnt learning
+	// markReads counts the marks sampled past their shapes' sampling (markWanted).
+	markReads int
 	// expected are names an entry claims once it reads its registries (Expect), up to
 	// maxExpected.
 	expected map[string]bool
@@ -144,7 +146,7 @@ func (g *Groups) add(names []string, page map[*shape]float64) []string {
 		if len(sh.examples) < maxExamples {
 			sh.examples = append(sh.examples, name)
 		}
-		if (sh.sampled < firstSamples || sh.sampled < maxSamples && maphash.String(g.seed, name)%sampleEvery == 0) &&
+		if (sh.sampled < firstSamples || sh.sampled < maxSamples && maphash.String(g.seed, name)%sampleEvery == 0 || g.markWanted(name)) &&
 			companionOf(name).bit == 0 { // a queue's companion is not the queue: its samples would blur the queue's
 			sh.sampled++
 			sample = append(sample, name)

@@ -48,9 +48,10 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 				continue
 			}
 			lib := mayBeLibrary(sh)
+			awaits := lib && g.markPending(sh)
 			for _, part := range splitUnits(sh) {
 				gr := g.inferPart(part)
-				gr.mayBeLibrary = lib
+				gr.mayBeLibrary, gr.awaitsMark = lib, awaits
 				groups = append(groups, gr)
 			}
 		}

@@ -63,6 +63,9 @@ type candidate struct {
 	// Resque's (no jid), daily that per-day stat counters were seen.
 	jid, resque, daily bool
 	confirmed          bool // trusted once: its keys are routed to its group since
+	// markRead is set once a sample of its deciding mark (BullMQ's meta hash, a kombu binding
+	// set) has been read, whatever it showed.
+	markRead bool
 	// queues are, for Celery, the task exchanges its bindings named, whose queues' lists are
 	// named after them (Celery's default), up to maxDistinct.
 	queues []string
@@ -125,6 +128,7 @@ func (g *Groups) learnSample(s Sample) {
 	}
 	if p, _, suffix, typ, ok := store.BullMQQueueKeyOf(s.Name); ok {
 		if c := g.learnt.cands[candKey(store.BullMQ, p)]; c != nil {
+			c.markRead = c.markRead || suffix == "meta"
 			if s.Type != typ {
 				c.bad |= bullBits[suffix]
 			} else if suffix == "meta" && store.IsBullMQVersion(s.Field) && c.version == "" {
@@ -135,6 +139,7 @@ func (g *Groups) learnSample(s Sample) {
 	}
 	if p, _, _, ok := store.CeleryBindingOf(s.Name); ok {
 		if c := g.learnt.cands[candKey(store.Celery, p)]; c != nil {
+			c.markRead = true
 			if s.Type != "set" {
 				c.bad |= celeryBinding
 			} else if store.IsKombuBinding(s.Member) && !c.kombu {
@@ -358,6 +363,32 @@ func MemberRead(name string) bool {
 	return ok && mark == store.SidekiqQueueList
 }
 
+// maxMarkReads bounds the marks sampled past their shapes' sampling in one sweep.
+const maxMarkReads = 256
+
+// markWanted reports whether name is a library's mark (BullMQ's meta hash, a kombu binding set,
+// a Sidekiq queue list: what a read of trusts a prefix) under a prefix whose evidence is not in
+// yet. Such a key is sampled whatever its shape's sampling takes, so whether a prefix is trusted
+// in a sweep does not hang on which of its keys a sample happens to read. g.mu is held.
+func (g *Groups) markWanted(name string) bool {
+	if g.markReads >= maxMarkReads || HashField(name) == "" && !MemberRead(name) {
+		return false
+	}
+	var c *candidate
+	if p, _, _, _, ok := store.BullMQQueueKeyOf(name); ok {
+		c = g.learnt.cands[candKey(store.BullMQ, p)]
+	} else if p, _, _, ok := store.CeleryBindingOf(name); ok {
+		c = g.learnt.cands[candKey(store.Celery, p)]
+	} else if ns, _, ok := store.SidekiqKeyOf(name); ok {
+		c = g.learnt.cands[candKey(store.Sidekiq, ns)]
+	}
+	if c == nil || c.trusted() {
+		return false
+	}
+	g.markReads++
+	return true
+}
+
 // HashField is the field of a sampled hash named name whose value the sweep reads into
 // Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); "" for other hashes.
 func HashField(name string) string {
@@ -414,6 +445,35 @@ func mayBeLibrary(sh *shape) bool {
 	}
 	return len(sh.examples) > 0
 }
+
+// markPending reports whether sh's keys are named as a library's under a prefix whose deciding
+// mark has been seen by name (BullMQ's meta hash, a kombu binding set) but not read yet: whether
+// they are that library's is not known until it is. g.mu is held.
+func (g *Groups) markPending(sh *shape) bool {
+	for _, ex := range sh.examples {
+		var c *candidate
+		if p, _, ok := store.BullMQStateKeyOf(ex); ok {
+			c = g.learnt.cands[candKey(store.BullMQ, p)]
+			if c != nil && c.marks&bullMeta == 0 {
+				c = nil
+			}
+		} else if p, _, _, _, ok := store.BullMQQueueKeyOf(ex); ok {
+			c = g.learnt.cands[candKey(store.BullMQ, p)]
+			if c != nil && c.marks&bullMeta == 0 {
+				c = nil
+			}
+		}
+		if c != nil && !c.trusted() && !c.markRead {
+			return true
+		}
+	}
+	return false
+}
+
+// AwaitsMark reports whether the group's keys are named as a job library's under a prefix whose
+// deciding mark has been seen but not read yet: no entry is adopted for it until it is, even at
+// a sweep's end (the next sweep reads it).
+func (gr Group) AwaitsMark() bool { return gr.awaitsMark }
 
 // MayBeLibrary reports whether the group's keys are named as a job library names its keys under
 // a prefix whose marks were not seen (yet): an entry inferred while the sweep is under way waits

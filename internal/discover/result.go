@@ -77,6 +77,7 @@ type Group struct {
 
 	members      []*shape // the live shapes its keys are in, for the estimates
 	mayBeLibrary bool     // see MayBeLibrary
+	awaitsMark   bool     // see AwaitsMark
 	zone         zoneFit  // what its newest window says of its zone (Entry.Timezone), when ok
 }
 

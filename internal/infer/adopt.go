@@ -10,6 +10,7 @@ import (
 	"hourglass/internal/discover"
 	"hourglass/internal/format"
 	"hourglass/scanner"
+	"hourglass/store"
 )
 
 // Adopter is the scanner.Inferrer of a command run with no config: it adopts discover's entries
@@ -41,17 +42,23 @@ func Trusted(g discover.Group) bool {
 // Adopt adopts the trusted entries of r's groups not adopted or refused before, renamed where a
 // name is taken; an entry the config refuses is remembered with why, and not tried again. Until
 // the sweep is complete, an entry of keys named one by one (a pattern with no placeholder) waits
-// unless it is a structure of one key (a queue, a library's keys): a lone key of a lock or a
-// counter is most often the first of many, which a later turn's group takes in one pattern. So
-// does a group named as a job library's keys under a prefix whose library was not found yet
+// unless it is a delay queue of one key or a library's keys: a lone key of a lock or a counter is
+// most often the first of many, which a later turn's group takes in one pattern. A list queue of
+// one key waits too (oneList), and so does a group named as a job library's keys under a prefix whose library was not found yet
 // (Group.MayBeLibrary: BullMQ's acme:<queue>:wait lists before a meta hash of acme's): at the
 // sweep's end its library's group has taken it, or it is adopted as what it is.
 func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out scanner.Adoption
-	for _, g := range r.Avoiding(a.cfg.Names()).Groups {
-		if !Trusted(g) || a.seen(g) || !complete && (mayWiden(*g.Entry) || g.MayBeLibrary()) {
+	groups := r.Avoiding(a.cfg.Names()).Groups
+	celery := a.celeryPrefixes(groups)
+	for _, g := range groups {
+		if !Trusted(g) || a.seen(g) || g.AwaitsMark() || !complete && (mayWiden(*g.Entry) || g.MayBeLibrary() || oneList(*g.Entry)) {
+			continue
+		}
+		if underCelery(*g.Entry, celery) {
+			a.refused[g.Pattern] = "a list under the global_keyprefix of a Celery entry: kombu names its queues' lists there, and that entry reads them"
 			continue
 		}
 		add, err := a.parse(*g.Entry)
@@ -68,6 +75,37 @@ func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 	}
 	return out
 }
+
+// celeryPrefixes are the global_keyprefixes of the Celery entries in force and of those groups
+// propose. a.mu is held.
+func (a *Adopter) celeryPrefixes(groups []discover.Group) []string {
+	var out []string
+	for _, j := range a.cfg.Structures.JobQueues {
+		if j.Source.Layout == store.Celery {
+			out = append(out, j.Source.Prefix)
+		}
+	}
+	for _, g := range groups {
+		if g.Entry != nil && Trusted(g) && g.Entry.Table == "job_queue" && g.Entry.Layout == string(store.Celery) {
+			out = append(out, g.Entry.Prefix)
+		}
+	}
+	return out
+}
+
+// underCelery reports whether e is a list queue of one key under one of the Celery prefixes
+// (a global_keyprefix, not the default none): kombu names its queues' lists there, and the Celery
+// entry reads them, so the list's entry would count a Celery queue a second time.
+func underCelery(e discover.Entry, prefixes []string) bool {
+	return e.Table == "list_queue" && e.Key != "" &&
+		slices.ContainsFunc(prefixes, func(p string) bool { return p != "" && strings.HasPrefix(e.Key, p) })
+}
+
+// oneList reports whether e is a list queue of one key: a list named one by one may be a job
+// library's queue whose marks the sweep has not met yet (kombu names a queue's list under its
+// global_keyprefix after the queue, and only its exchange's binding says so), so it waits for
+// the sweep's end, when that library's group has taken it if it is theirs.
+func oneList(e discover.Entry) bool { return e.Table == "list_queue" && e.Key != "" }
 
 // mayWiden reports whether e names its keys by a literal pattern: a shape of which only one
 // key has been seen, which more keys of the same shape would widen to a placeholder.
