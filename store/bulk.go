@@ -402,9 +402,12 @@ func present(ctx context.Context, rdb redis.UniversalClient, op bulkOp, tasks []
 		if scores[i] == 0 {
 			// ZMSCORE answers nil (0 here) for a member gone; a real score of 0 is read again.
 			s, err := rdb.ZScore(ctx, set, m).Result()
-			if err != nil {
+			switch {
+			case errors.Is(err, redis.Nil):
 				res.Gone++
 				continue
+			case err != nil: // not an answer that it is gone: the chunk is read again or ends
+				return nil, nil, actFail(rdb, "ZSCORE", set, err)
 			}
 			scores[i] = s
 		}

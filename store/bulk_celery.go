@@ -135,12 +135,15 @@ func runLists(ctx context.Context, rdb redis.UniversalClient, op bulkOp, now tim
 	return res, nil
 }
 
-// plus is res with what a run on one more list did added (its Planned is res's already).
+// plus is res with what a run on one more list did added (its Planned is res's already), and the
+// fault that run is waiting out, if any.
 func (res BulkResult) plus(r BulkResult) BulkResult {
 	res.Done += r.Done
 	res.Gone += r.Gone
 	res.Left += r.Left
 	res.Chunks += r.Chunks
+	res.Resent += r.Resent
+	res.Fault = r.Fault
 	res.Stopped = res.Stopped || r.Stopped
 	if res.Refused == "" {
 		res.Refused = r.Refused
