@@ -85,10 +85,10 @@ type BulkPlan struct {
 	Match   func(Task) bool
 	Scanned int64
 	Note    string // what else the action does that the user should know first ("" none)
-	// Newest, for a list section, is its newest task at the dry run (the end its workers do not
-	// take from), exactly as stored: a run of the plan goes no further (bulk_list.go). Nil when
-	// the section is not a list or was empty.
-	Newest *string
+	// Newest, for a list section, is its newest tasks at the dry run (up to ListMarks from the
+	// end its workers do not take from), exactly as stored: a run of the plan acts on none
+	// pushed after them (bulk_list.go). Nil when the section is not a list or was empty.
+	Newest []string
 	// Lists, for a section of several lists (Celery's priority lists), is each list's own part
 	// of the plan, in the order the workers take them (bulk_celery.go); nil for the others.
 	Lists []ListPlan
@@ -117,9 +117,9 @@ type BulkOptions struct {
 	// others are left where they are, uncounted, and the section is read in its listed order.
 	Match  func(Task) bool
 	faults *faults // the run's passing faults (bulk_retry.go), set by RunBulk
-	// Newest is the plan's (BulkPlan.Newest): on a list section no task pushed after it is acted
-	// on. Nil: the newest when the run starts.
-	Newest *string
+	// Newest is the plan's (BulkPlan.Newest): on a list section no task pushed after them is
+	// acted on. Nil: the newest when the run starts.
+	Newest []string
 	// Lists is the plan's (BulkPlan.Lists): on a section of several lists, each is acted on as
 	// far as its own part of the plan. Nil: each list's part as the run starts.
 	Lists []ListPlan

@@ -28,11 +28,12 @@ import (
 )
 
 // ListPlan is one list's part of the dry run of a section of several lists: its tasks then and
-// the newest of them exactly as stored (nil when it was empty). A run acts on it no further.
+// its newest ones exactly as stored (BulkPlan.Newest; nil when it was empty). A run acts on it
+// no further.
 type ListPlan struct {
 	Key    string
 	Tasks  int64
-	Newest *string
+	Newest []string
 }
 
 func (j celeryJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {

@@ -22,8 +22,11 @@ package store
 // them still at that end (those a worker took since are counted gone, and a few elements pushed
 // back onto that end since, as Sidekiq's and asynq's shutdown requeue does, are kept there), and
 // acts on nothing when the list changed in the middle of them (left, with the reason). A run
-// goes no further than the newest element of the dry run (BulkPlan.Newest): nothing pushed since
-// is touched. Each chunk records first every element exactly as stored with the DUMP and expiry
+// acts on none of the elements pushed since the dry run: each window is read up to the first of
+// the dry run's newest elements (BulkPlan.Newest) still in the list, found from the far end
+// (bulk_list_window.lua), and once none of them is left, neither is any element of the dry run,
+// and the run ends. (A list whose elements repeat, as a list queue's payloads may, is bounded by
+// the values: an element pushed since that equals one of those newest is taken for it.) Each chunk records first every element exactly as stored with the DUMP and expiry
 // of each key deleted with it, the queues set's member, and for an archive the members asynq's
 // trim could take (UndoListed, UndoSetMember); after it, the elements a worker took before it ran
 // (UndoNotDone), so that undo does not put back a job that ran.
@@ -44,7 +47,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var bulkList = luaScript("bulk_list")
+var (
+	bulkList       = luaScript("bulk_list")
+	bulkListWindow = luaScript("bulk_list_window")
+)
+
+// ListMarks is how many of a list's newest elements a dry run notes to bound its run.
+const ListMarks = 16
 
 // Undo kinds of list sections (bulk_list.go).
 const (
@@ -71,21 +80,21 @@ func (l *listOp) end() string {
 	return "right"
 }
 
-// plan reads the list's length and newest element in one step, and its bytes.
+// plan reads the list's length and newest elements in one step, and its bytes.
 func (l *listOp) plan(ctx context.Context, rdb redis.Cmdable, keysEach, keysPerSecond int) (BulkPlan, error) {
-	far := int64(0) // the head, for a list taken from the tail
+	start, stop := int64(0), int64(ListMarks-1) // the head, for a list taken from the tail
 	if l.fromLeft {
-		far = -1
+		start, stop = -ListMarks, -1
 	}
 	pipe := rdb.TxPipeline()
 	n := pipe.LLen(ctx, l.key)
-	newest := pipe.LIndex(ctx, l.key, far)
-	if _, err := pipe.Exec(ctx); err != nil && n.Err() != nil {
-		return BulkPlan{}, pageError(n.Err(), l.key, n)
+	newest := pipe.LRange(ctx, l.key, start, stop)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return BulkPlan{}, pageError(err, l.key, n)
 	}
 	plan := BulkPlan{Tasks: n.Val(), Bytes: -1, KeysEach: keysEach, Estimate: -1}
-	if v, err := newest.Result(); err == nil {
-		plan.Newest = &v
+	if v := newest.Val(); len(v) > 0 {
+		plan.Newest = v
 	}
 	if keysPerSecond > 0 {
 		plan.Estimate = time.Duration(float64(plan.Tasks*int64(keysEach)) / float64(keysPerSecond) * float64(time.Second))
@@ -101,7 +110,7 @@ func (l *listOp) plan(ctx context.Context, rdb redis.Cmdable, keysEach, keysPerS
 	return plan, nil
 }
 
-// run does the action chunk by chunk from the taking end, up to the plan's newest element.
+// run does the action chunk by chunk from the taking end, on the plan's elements alone.
 func (l *listOp) run(ctx context.Context, rdb redis.UniversalClient, op bulkOp, now time.Time, opt BulkOptions, sizer *chunkSizer) (BulkResult, error) {
 	if opt.Match != nil {
 		return BulkResult{}, fmt.Errorf("store: a filter's selection of a list section is acted on one task at a time: %w", ErrNotSupported)
@@ -115,7 +124,7 @@ func (l *listOp) run(ctx context.Context, rdb redis.UniversalClient, op bulkOp, 
 		newest, planned = cmpOr(newest, p.Newest), cmp0(planned, p.Tasks)
 	}
 	res := BulkResult{Planned: planned}
-	start := time.Now()
+	start, hint := time.Now(), int64(0)
 	for last := false; !last && res.Done+res.Gone+res.Left < res.Planned; {
 		if ctx.Err() != nil {
 			res.Stopped = true
@@ -124,7 +133,7 @@ func (l *listOp) run(ctx context.Context, rdb redis.UniversalClient, op bulkOp, 
 		n := int(min(int64(sizer.size), res.Planned-res.Done-res.Gone-res.Left))
 		var els []string
 		var err error
-		if els, last, err = l.window(ctx, rdb, res.Left, n, newest); opt.faults.ride(ctx, err, "reading the list", opt, &res) {
+		if els, last, err = l.marked(ctx, rdb, res.Left, n, newest, &hint); opt.faults.ride(ctx, err, "reading the list", opt, &res) {
 			last = false
 			continue
 		} else if err != nil {
@@ -151,7 +160,7 @@ func (l *listOp) run(ctx context.Context, rdb redis.UniversalClient, op bulkOp, 
 	return res, nil
 }
 
-func cmpOr(a, b *string) *string {
+func cmpOr(a, b []string) []string {
 	if a != nil {
 		return a
 	}
@@ -165,9 +174,46 @@ func cmp0(a, b int64) int64 {
 	return b
 }
 
+// marked reads n elements of the dry run from the taking end, past the skip left there, in the
+// order the workers take them, up to the first of the marks (the dry run's newest elements)
+// found from the far end, looked for from the far index hint (bulk_list_window.lua), which it
+// moves to where it found one. last: the window reached it, or none is left.
+func (l *listOp) marked(ctx context.Context, rdb redis.UniversalClient, skip int64, n int, marks []string, hint *int64) ([]string, bool, error) {
+	if len(marks) == 0 {
+		return l.window(ctx, rdb, skip, n)
+	}
+	args := []any{l.end(), skip, n, 0}
+	for _, m := range marks {
+		args = append(args, m)
+	}
+	for ctx.Err() == nil {
+		args[3] = *hint
+		r, err := bulkListWindow.Run(ctx, rdb, []string{l.key}, args...).Slice()
+		if err != nil {
+			return nil, false, actFail(rdb, "bulk list window script (EVALSHA)", l.key, err)
+		}
+		switch status, _ := r[0].(string); status {
+		case "more":
+			*hint, _ = r[1].(int64)
+		case "found":
+			*hint, _ = r[1].(int64)
+			raw, _ := r[2].([]any)
+			els := make([]string, 0, len(raw))
+			for _, e := range raw {
+				s, _ := e.(string)
+				els = append(els, s)
+			}
+			return els, len(els) < n, nil
+		default:
+			return nil, true, nil // every mark is gone, and with them the dry run's elements
+		}
+	}
+	return nil, false, ctx.Err()
+}
+
 // window reads n elements from the taking end, past the skip left there, in the order the
-// workers take them, up to newest (last: it was reached, or the list ended).
-func (l *listOp) window(ctx context.Context, rdb redis.UniversalClient, skip int64, n int, newest *string) ([]string, bool, error) {
+// workers take them (last: the list ended).
+func (l *listOp) window(ctx context.Context, rdb redis.UniversalClient, skip int64, n int) ([]string, bool, error) {
 	start, stop := skip, skip+int64(n)-1
 	if !l.fromLeft {
 		start, stop = -(skip + int64(n)), -(skip + 1)
@@ -178,11 +224,6 @@ func (l *listOp) window(ctx context.Context, rdb redis.UniversalClient, skip int
 	}
 	if !l.fromLeft {
 		slices.Reverse(els)
-	}
-	if newest != nil {
-		if i := slices.Index(els, *newest); i >= 0 {
-			return els[:i+1], true, nil
-		}
 	}
 	return els, len(els) < n, nil
 }
@@ -344,7 +385,7 @@ func backAlready(ctx context.Context, rdb redis.UniversalClient, tasks []UndoTas
 					return nil, 0, err
 				}
 			}
-			els, last, err := l.window(ctx, rdb, skip, MaxTaskPage, nil)
+			els, last, err := l.window(ctx, rdb, skip, MaxTaskPage)
 			if err != nil {
 				return nil, 0, err
 			}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -251,7 +252,7 @@ func TestBulkListDeleteWithProducerAndWorker(t *testing.T) {
 	}
 	q := ListQueueOf(lq.Key, lq.Processing)
 	plan, err := PlanBulk(ctx, rdb, q, SectionWaiting, ActionDelete, 0, time.Now())
-	if err != nil || plan.Tasks != 2000 || plan.Newest == nil || *plan.Newest != "old-1999" {
+	if err != nil || plan.Tasks != 2000 || plan.Newest == nil || plan.Newest[0] != "old-1999" {
 		t.Fatalf("plan: %+v, %v", plan, err)
 	}
 	var wg sync.WaitGroup
@@ -352,7 +353,7 @@ func TestBulkListChunkActsOnlyOnWhatItRead(t *testing.T) {
 	}
 	l := op.list
 	rdb.LPush(ctx, "lq", "a", "b", "c", "d", "e", "f", "g") // a is taken first
-	els, _, err := l.window(ctx, rdb, 0, 5, nil)
+	els, _, err := l.window(ctx, rdb, 0, 5)
 	if err != nil || !slices.Equal(els, []string{"a", "b", "c", "d", "e"}) {
 		t.Fatalf("window %v, %v", els, err)
 	}
@@ -375,7 +376,7 @@ func TestBulkListChunkActsOnlyOnWhatItRead(t *testing.T) {
 	if got := rdb.LRange(ctx, "lq", 0, -1).Val(); !slices.Equal(got, []string{"new", "g", "f", "requeued", "e", "d", "c"}) {
 		t.Fatalf("list after undo: %v (a and b, which a worker took, stay out)", got)
 	}
-	els, _, _ = l.window(ctx, rdb, 0, 4, nil) // c d e requeued
+	els, _, _ = l.window(ctx, rdb, 0, 4) // c d e requeued
 	rdb.LRem(ctx, "lq", 1, "d")
 	was := rdb.LRange(ctx, "lq", 0, -1).Val()
 	res, recorded = BulkResult{}, nil
@@ -510,5 +511,69 @@ func TestBulkListAsynqOnACluster(t *testing.T) {
 	}
 	if qi, err := insp.GetQueueInfo("bulk"); err != nil || qi.Pending+qi.Archived != 0 {
 		t.Fatalf("asynq counts %+v, %v; want none", qi, err)
+	}
+}
+
+// TestBulkListRunActsOnlyOnTheDryRunsTasks: a run acts on the tasks of its dry run and on none
+// pushed since, from either end: when the workers took them all before the run (the newest
+// with them) it deletes nothing, though as many new tasks wait; when the newest of them was
+// deleted by someone else, it still deletes the rest; when thousands were pushed since, it finds
+// where the dry run's tasks end.
+func TestBulkListRunActsOnlyOnTheDryRunsTasks(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	ctx := t.Context()
+	for _, left := range []bool{false, true} {
+		push, take := rdb.LPush, rdb.RPop // the workers take from the tail
+		if left {
+			push, take = rdb.RPush, rdb.LPop // RQ's take from the head
+		}
+		l := &listOp{key: fmt.Sprint("lq-", left), fromLeft: left, keys: func(string) []string { return nil }}
+		for _, c := range []struct {
+			name      string
+			meanwhile func(key string) // between the dry run and the run
+			pushed    int              // new tasks pushed meanwhile
+			done      int64
+		}{
+			{"the workers took them all", func(key string) {
+				for range 100 {
+					take(ctx, key)
+				}
+			}, 100, 0},
+			{"the newest deleted", func(key string) { rdb.LRem(ctx, key, 1, "old-99") }, 100, 99},
+			{"thousands pushed since", func(key string) {
+				for range 30 {
+					take(ctx, key)
+				}
+			}, 5000, 70},
+		} {
+			t.Run(fmt.Sprint(c.name, " left ", left), func(t *testing.T) {
+				rdb.Del(ctx, l.key)
+				for i := range 100 {
+					push(ctx, l.key, fmt.Sprint("old-", i))
+				}
+				plan, err := l.plan(ctx, rdb, 1, 0)
+				if err != nil || plan.Tasks != 100 || len(plan.Newest) != ListMarks || !slices.Contains(plan.Newest, "old-99") {
+					t.Fatalf("plan %+v, %v", plan, err)
+				}
+				c.meanwhile(l.key)
+				for i := range c.pushed {
+					push(ctx, l.key, fmt.Sprint("new-", i))
+				}
+				opt := BulkOptions{Limit: plan.Tasks, Newest: plan.Newest}
+				res, err := l.run(ctx, rdb, bulkOp{keysEach: 1}, time.Now(), opt, newChunkSizer(7, -1))
+				if err != nil || res.Done != c.done || res.Left != 0 {
+					t.Fatalf("run: %+v, %v; want %d done", res, err, c.done)
+				}
+				got := rdb.LRange(ctx, l.key, 0, -1).Val()
+				if len(got) != c.pushed {
+					t.Fatalf("%d tasks are left, want the %d pushed since", len(got), c.pushed)
+				}
+				for _, e := range got {
+					if !strings.HasPrefix(e, "new-") {
+						t.Fatalf("%s is left", e)
+					}
+				}
+			})
+		}
 	}
 }
