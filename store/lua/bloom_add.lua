@@ -1,0 +1,155 @@
+-- Adds elements to a scalable Bloom filter on plain Redis (bloom.go), as RedisBloom's BF.MADD
+-- does: an element some sub-filter already holds (each of its k bits set) is not added; else
+-- its bits are set in the newest sub-filter, which is first followed by a new, larger one when
+-- it holds its capacity. The filter is created with ARGV[1..3] when its metadata hash is absent.
+--
+-- Positions (docs/bloom.md): h = SHA-1 of the element; h1, h2 its first two 32-bit big-endian
+-- words (the caller computes them); the sub-filter of m bits and k hashes sets bits
+-- (h1 + j * h2) mod m, j = 0 .. k - 1.
+--
+-- KEYS[1]  the filter's metadata hash
+-- KEYS[2..] its sub-filters' bitmaps, in order, one more than it has (a new one's name)
+-- ARGV[1]  the first sub-filter's capacity, when the filter is created
+-- ARGV[2]  the target error rate, when it is created
+-- ARGV[3]  the expansion (each new sub-filter's capacity over the last's; 0: never scales)
+-- ARGV[4]  the largest number of sub-filters
+-- ARGV[5]  the largest sub-filter, in bits
+-- ARGV[6..] per element, its h1 and h2
+--
+-- Reply: one flag an element, 1 added, 0 there already (or a false positive), -1 not added
+-- because the filter is full (it does not scale, or one more sub-filter would pass a bound);
+-- or {"keys", n} when it has n sub-filters and fewer than n + 1 bitmap keys were named.
+local meta = KEYS[1]
+local LN2 = math.log(2)
+local most, maxBits = tonumber(ARGV[4]), tonumber(ARGV[5])
+
+local f = redis.call('HMGET', meta, 'filters', 'capacity', 'error_rate', 'expansion')
+local n = tonumber(f[1]) or 0
+local capacity, errorRate, expansion = tonumber(f[2]), tonumber(f[3]), tonumber(f[4])
+
+-- sized gives a sub-filter of capacity c and error rate e its bits and hashes.
+local function sized(c, e)
+  local bits = math.ceil(c * -math.log(e) / (LN2 * LN2))
+  local hashes = math.ceil(-math.log(e) / LN2)
+  return bits, hashes
+end
+
+-- open adds sub-filter i (0-based) to the metadata: capacity C * X^i, error rate E / 2^(i+1),
+-- so that the filter's compound rate stays below E. False when it would pass a bound.
+local function open(i)
+  if i >= most or i + 2 > #KEYS then
+    return false
+  end
+  local c = capacity * expansion ^ i
+  local e = errorRate / 2 ^ (i + 1)
+  local bits, hashes = sized(c, e)
+  if bits > maxBits then
+    return false
+  end
+  local p = 'f' .. i .. ':'
+  redis.call('HSET', meta, p .. 'bits', bits, p .. 'hashes', hashes, p .. 'capacity', c,
+    p .. 'error_rate', e, p .. 'added', 0, 'filters', i + 1)
+  return true
+end
+
+if n == 0 then
+  capacity, errorRate, expansion = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+  redis.call('HSET', meta, 'layout', 'hourglass-bloom 1', 'capacity', ARGV[1], 'error_rate', ARGV[2],
+    'expansion', ARGV[3], 'added', 0)
+  if not open(0) then
+    return redis.error_reply('ERR bloom ' .. meta .. ': its first sub-filter passes the largest size')
+  end
+  n = 1
+end
+if #KEYS < n + 2 then
+  return { 'keys', n }
+end
+
+local subs = {}
+local function load(i)
+  local p = 'f' .. (i - 1) .. ':'
+  local v = redis.call('HMGET', meta, p .. 'bits', p .. 'hashes', p .. 'capacity', p .. 'added')
+  subs[i] = { key = KEYS[i + 1], bits = tonumber(v[1]), hashes = tonumber(v[2]),
+    capacity = tonumber(v[3]), added = tonumber(v[4]) }
+end
+for i = 1, n do
+  load(i)
+end
+
+-- at gives a sub-filter's BITFIELD arguments for h1, h2: GET (or SET to 1) of each position.
+local templates = {}
+local function at(s, op, h1, h2)
+  local step = op == 'SET' and 4 or 3
+  local key = s.key .. op
+  local t = templates[key]
+  if not t then
+    t = {}
+    for j = 0, s.hashes - 1 do
+      t[j * step + 1], t[j * step + 2] = op, 'u1'
+      if step == 4 then
+        t[j * step + 4] = 1
+      end
+    end
+    templates[key] = t
+  end
+  for j = 0, s.hashes - 1 do
+    t[j * step + 3] = (h1 + j * h2) % s.bits
+  end
+  return t
+end
+
+local function all(bits)
+  for j = 1, #bits do
+    if bits[j] == 0 then
+      return false
+    end
+  end
+  return true
+end
+
+-- put sets the element's bits in the newest sub-filter, after it checked the others: 1 added,
+-- 0 held there already. Once it holds its capacity, the element is looked for there first,
+-- then set in a new one; -1 when none can be opened.
+local function put(h1, h2)
+  local s = subs[n]
+  if s.added >= s.capacity then
+    if all(redis.call('BITFIELD_RO', s.key, unpack(at(s, 'GET', h1, h2)))) then
+      return 0
+    end
+    if expansion == 0 or not open(n) then
+      return -1
+    end
+    n = n + 1
+    load(n)
+    s = subs[n]
+  end
+  if all(redis.call('BITFIELD', s.key, unpack(at(s, 'SET', h1, h2)))) then
+    return 0
+  end
+  s.added = s.added + 1
+  return 1
+end
+
+local out, added = {}, 0
+for a = 6, #ARGV, 2 do
+  local h1, h2 = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  local flag = nil
+  for i = n - 1, 1, -1 do
+    if all(redis.call('BITFIELD_RO', subs[i].key, unpack(at(subs[i], 'GET', h1, h2)))) then
+      flag = 0
+      break
+    end
+  end
+  flag = flag or put(h1, h2)
+  if flag == 1 then
+    added = added + 1
+  end
+  out[#out + 1] = flag
+end
+if added > 0 then
+  for i = 1, n do
+    redis.call('HSET', meta, 'f' .. (i - 1) .. ':added', subs[i].added)
+  end
+  redis.call('HINCRBY', meta, 'added', added)
+end
+return out
