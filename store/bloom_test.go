@@ -14,7 +14,7 @@ import (
 // addAll adds elems in calls of BloomBatch*3.
 func addAll(t *testing.T, b *Bloom, elems []string) (added int) {
 	t.Helper()
-	for i := 0; i < len(elems); i += BloomBatch*3 {
+	for i := 0; i < len(elems); i += BloomBatch * 3 {
 		r, err := b.AddMany(t.Context(), elems[i:min(i+BloomBatch*3, len(elems))]...)
 		if err != nil {
 			t.Fatal(err)
@@ -31,7 +31,7 @@ func addAll(t *testing.T, b *Bloom, elems []string) (added int) {
 // countHeld checks elems in calls of BloomBatch*3 and counts those the filter says it holds.
 func countHeld(t *testing.T, b *Bloom, elems []string) (held int) {
 	t.Helper()
-	for i := 0; i < len(elems); i += BloomBatch*3 {
+	for i := 0; i < len(elems); i += BloomBatch * 3 {
 		r, err := b.ExistsMany(t.Context(), elems[i:min(i+BloomBatch*3, len(elems))]...)
 		if err != nil {
 			t.Fatal(err)
