@@ -28,6 +28,7 @@ type Snapshot struct {
 	Uniques     []Unique     `json:"uniques"`
 	Locks       []Lock       `json:"locks"`
 	JobQueues   []JobQueues  `json:"job_queues"`
+	Blooms      []Bloom      `json:"blooms"`
 	// Warnings are what the sweep found wrong with the config against this keyspace, such as
 	// keys that two entries both claim (each counted once, under the first).
 	Warnings []string `json:"warnings"`

@@ -13,6 +13,7 @@ type Structures struct {
 	Uniques     []UniqueSpec
 	Locks       []LockSpec
 	JobQueues   []JobQueueSpec
+	Blooms      []BloomSpec
 }
 
 // DelayQueueSpec is a delay queue by its key, or a family of them by a pattern that the sweep
@@ -71,9 +72,17 @@ type LockSpec struct {
 	Exclude store.Globs
 }
 
+// BloomSpec is a pattern of Bloom filters: ours, read by their metadata hash (their sub-filters'
+// bitmaps are theirs too), or RedisBloom's module type, read with BF.INFO.
+type BloomSpec struct {
+	Name    string
+	Pattern *store.Pattern
+	Exclude store.Globs
+}
+
 // Empty reports whether there is nothing but counters to watch.
 func (s Structures) Empty() bool {
-	return len(s.DelayQueues)+len(s.ListQueues)+len(s.Limiters)+len(s.Uniques)+len(s.Locks)+len(s.JobQueues) == 0
+	return len(s.DelayQueues)+len(s.ListQueues)+len(s.Limiters)+len(s.Uniques)+len(s.Locks)+len(s.JobQueues)+len(s.Blooms) == 0
 }
 
 // keyKind says what a key a sweep found is.
