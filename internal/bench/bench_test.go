@@ -84,6 +84,10 @@ func TestRun(t *testing.T) {
 		sp.UsRatioMedian == nil {
 		t.Errorf("the sweep's calls: %+v", sp)
 	}
+	if bl := rep.Bloom; bl == nil || bl.Elements != 1000 || bl.Add <= 0 || bl.Check <= 0 || bl.AddVsRaw == nil || bl.CheckVsRaw == nil ||
+		*bl.AddVsRaw <= 0 || *bl.CheckVsRaw <= 0 {
+		t.Errorf("the bloom filter's case: %+v", bl)
+	}
 	for name, v := range map[string]*float64{"console": rep.ConsoleShare, "serve": rep.ServeShare} {
 		if v == nil || *v <= 0 || *v > 100 {
 			t.Errorf("%s's share of the server's time: %v", name, v)
@@ -99,7 +103,8 @@ func TestRun(t *testing.T) {
 	for _, row := range []string{"SERVER µs/PAIR", "keys there", "redis-benchmark -c 4 -P 16", "claimed (100 a call)",
 		"SWEEP OF 3,000 KEYS BESIDE RAW SCAN, 3 PASSES EACH IN TURN", "longest sweep call: ", "longest raw SCAN call: ",
 		"sweep ÷ raw SCAN at the same COUNT, server time a key", "AT THE DEFAULTS, ON 3,000 KEYS",
-		"sweep, longest call", "writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", "DISCOVER: 3,000 KEYS"} {
+		"sweep, longest call", "writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", "DISCOVER: 3,000 KEYS",
+		"bloom filter elements added (64 a call, 8 hashes)", "raw GETBIT script, same positions"} {
 		if !strings.Contains(table.String(), row) {
 			t.Errorf("the table has no %q:\n%s", row, table.String())
 		}

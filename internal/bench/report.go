@@ -113,6 +113,8 @@ type ServerFigures struct {
 	EnqueueUs *float64 `json:"delay_queue_enqueue_server_us_per_task"`
 	ClaimUs   *float64 `json:"delay_queue_claim_server_us_per_task"`
 	AckUs     *float64 `json:"delay_queue_ack_server_us_per_task"`
+	// Bloom is the Bloom filter's adds and checks beside raw SETBIT/GETBIT scripts.
+	Bloom *BloomReport `json:"bloom"`
 
 	// SweepUs and RawScanUs are the medians of the passes' server µs a key.
 	SweepUs          *float64 `json:"sweep_server_us_per_key"`

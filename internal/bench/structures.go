@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// structures measures the sliding limiter and the delay queue, with what Redis spends on each.
+// structures measures the sliding limiter, the delay queue and the Bloom filter, with what Redis
+// spends on each.
 func (b *bencher) structures(rep *Report, st *store.Store, events int) error {
 	n := min(max(events/5, 1000), 200_000)
 	b.step("limiter: %s hits", commas(n))
@@ -17,7 +18,11 @@ func (b *bencher) structures(rep *Report, st *store.Store, events int) error {
 		return err
 	}
 	b.step("delay queue: %s tasks enqueued, claimed and acknowledged", commas(n))
-	return b.delayQueue(rep, st, n)
+	if err := b.delayQueue(rep, st, n); err != nil {
+		return err
+	}
+	b.step("bloom filter: %s elements added and checked, beside raw SETBIT/GETBIT", commas(n))
+	return b.bloom(rep, st, n)
 }
 
 // perUnit is a case's µs a unit, or nil when its server time is not known.

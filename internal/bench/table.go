@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hourglass/internal/format"
 	"hourglass/internal/report"
+	"hourglass/store"
 	"io"
 )
 
@@ -59,6 +60,14 @@ func WriteTable(out io.Writer, r *Report) {
 	tb.Row("delay queue tasks claimed, then acknowledged", rateCell(r.ClaimAck), "", "")
 	tb.Row("  claimed (100 a call)", "", usCell(r.ClaimUs)+" a task", longest(r, "delay_queue_claim"))
 	tb.Row("  acknowledged (100 a call)", "", usCell(r.AckUs)+" a task", longest(r, "delay_queue_ack"))
+	if bl := r.Bloom; bl != nil {
+		each := fmt.Sprintf(" (%d a call, %d hashes)", store.BloomBatch, bl.Hashes)
+		tb.Row("bloom filter elements added"+each, rateCell(bl.Add), usCell(bl.AddUs)+" an element", longest(r, "bloom_add"))
+		tb.Row("  raw SETBIT script, same positions", "", usCell(bl.RawSetUs)+" an element", longest(r, "bloom_raw_setbit"))
+		tb.Row("bloom filter elements checked (half added)", rateCell(bl.Check), usCell(bl.CheckUs)+" an element", longest(r, "bloom_check"))
+		tb.Row("  raw GETBIT script, same positions", "", usCell(bl.RawGetUs)+" an element", longest(r, "bloom_raw_getbit"))
+		tb.Row("  add / raw SETBIT, check / raw GETBIT", "", timesCell(bl.AddVsRaw)+", "+timesCell(bl.CheckVsRaw), "")
+	}
 	tb.Write(out, "")
 	fmt.Fprintln(out)
 	writeSweep(out, r)

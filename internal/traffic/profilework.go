@@ -81,6 +81,12 @@ func profileWork(ctx context.Context, st *store.Store, cfg *config.Config, e con
 				return uniqueWork(ctx, st, u, rnd, user), nil
 			}
 		}
+	case "bloom":
+		for _, b := range s.Blooms {
+			if b.Name == e.Name {
+				return bloomWork(ctx, st, b, r, rnd, embedded, user)
+			}
+		}
 	case "lock":
 		for _, l := range s.Locks {
 			if l.Name == e.Name {

@@ -32,7 +32,10 @@ type structDemo struct {
 	lists    []*store.ListQueue
 	limiters []*store.Limiter
 	uniques  []*store.Uniques
+	blooms   []*bloomGuard
 	users    *rand.Zipf
+	// bloomsLeft says why a [[bloom]] entry is not driven (its filter would be an application's)
+	bloomsLeft []string
 
 	counts demoCounts
 }
@@ -96,6 +99,13 @@ func newStructDemo(st *store.Store, structs scanner.Structures, counters []*stor
 	for _, u := range structs.Uniques {
 		d.uniques = append(d.uniques, st.NewUniques(u.Kind, u.Family))
 	}
+	for _, b := range structs.Blooms {
+		g, err := newBloomGuard(st, b, demoBloom, true)
+		if err != nil {
+			return nil, err
+		}
+		d.blooms = append(d.blooms, g)
+	}
 	return d, nil
 }
 
@@ -123,6 +133,7 @@ func (d *structDemo) run(ctx context.Context, report func(error)) {
 		fail(d.queueTick(ctx, per, phase), "ZADD")
 		fail(d.limiterTick(ctx, per), "EVALSHA")
 		fail(d.uniqueTick(ctx, per), "PFADD")
+		fail(d.bloomTick(ctx, per), "EVALSHA")
 		if n%10 == 0 {
 			fail(d.lockTick(ctx), "SET")
 			for _, l := range d.limiters {
@@ -301,9 +312,17 @@ func (d *structDemo) anomaly(ctx context.Context) error {
 // summary is one line per kind of what the demo did.
 func (d *structDemo) summary() string {
 	c := &d.counts
-	return fmt.Sprintf("delay_queue enqueued=%d claimed=%d acked=%d · list_queue pushed=%d popped=%d · limiter allowed=%d rejected=%d · uniques added=%d · locks taken=%d · anomalies=%d",
+	var added, lookups, turned int64
+	for _, g := range d.blooms {
+		added, lookups, turned = added+g.added.Load(), lookups+g.lookups.Load(), turned+g.turned.Load()
+	}
+	line := fmt.Sprintf("delay_queue enqueued=%d claimed=%d acked=%d · list_queue pushed=%d popped=%d · limiter allowed=%d rejected=%d · uniques added=%d · bloom added=%d lookups=%d turned_away=%d · locks taken=%d · anomalies=%d",
 		c.enqueued.Load(), c.claimed.Load(), c.acked.Load(), c.pushed.Load(), c.popped.Load(), c.allowed.Load(),
-		c.rejected.Load(), c.uniques.Load(), c.locks.Load(), c.anomalies.Load())
+		c.rejected.Load(), c.uniques.Load(), added, lookups, turned, c.locks.Load(), c.anomalies.Load())
+	for _, why := range d.bloomsLeft {
+		line += " · " + why
+	}
+	return line
 }
 
 // burst runs ticks of the demo at once, with no waiting, so a one-shot command on the embedded
@@ -312,7 +331,7 @@ func (d *structDemo) burst(ctx context.Context, ticks int) error {
 	per := d.rate * 0.1
 	for n := range ticks {
 		phase := float64(n) / float64(ticks) * math.Pi
-		for _, err := range []error{d.queueTick(ctx, per, phase), d.limiterTick(ctx, per*4), d.uniqueTick(ctx, per), d.lockTick(ctx)} {
+		for _, err := range []error{d.queueTick(ctx, per, phase), d.limiterTick(ctx, per*4), d.uniqueTick(ctx, per), d.bloomTick(ctx, per), d.lockTick(ctx)} {
 			if err != nil {
 				return err
 			}
@@ -340,4 +359,23 @@ func (d *structDemo) useTestQueues() {
 	for i, q := range d.lists {
 		d.lists[i] = d.st.ListQueue(store.TestQueueKey(q.Key))
 	}
+	d.blooms = nil
+	for _, b := range d.structs.Blooms {
+		g, err := newBloomGuard(d.st, b, demoBloom, false)
+		if err != nil {
+			d.bloomsLeft = append(d.bloomsLeft, err.Error())
+			continue
+		}
+		d.blooms = append(d.blooms, g)
+	}
+}
+
+// bloomTick creates a few records behind each filter and looks up twice as many ids.
+func (d *structDemo) bloomTick(ctx context.Context, per float64) error {
+	for _, g := range d.blooms {
+		if _, err := g.step(ctx, d.rnd, int(per/2+d.rnd.Float64())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
