@@ -30,7 +30,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -98,18 +97,26 @@ func BloomSize(capacity int64, e float64) (bits int64, hashes int) {
 }
 
 // BloomHashes are an element's h1 and h2: the first two 32-bit big-endian words of its SHA-1. A
-// sub-filter of m bits and k hashes sets bits (h1 + j·h2) mod m, j = 0 .. k−1.
+// sub-filter of m bits and k hashes sets bits BloomBit(h1, h2, j, m), j = 0 .. k−1.
 func BloomHashes(elem string) (h1, h2 uint32) {
 	h := sha1.Sum([]byte(elem))
 	return binary.BigEndian.Uint32(h[0:4]), binary.BigEndian.Uint32(h[4:8])
 }
 
+// BloomBit is the j-th bit of an element with hashes h1, h2 in a sub-filter of m bits: enhanced
+// double hashing, (h1 + j·h2 + (j³ − j)/6) mod m (Dillinger and Manolios, 2004). Its cubic term
+// keeps the k bits apart where plain double hashing folds them onto a few (h2 a multiple of a
+// small sub-filter's m, or of a large factor of it).
+func BloomBit(h1, h2 uint32, j, m int64) int64 {
+	return (int64(h1) + j*int64(h2) + (j*j*j-j)/6) % m
+}
+
 // Bloom is a scalable Bloom filter at Key.
 type Bloom struct {
-	s     *Store
-	Key   string
-	opt   BloomOptions
-	parts atomic.Int64 // the sub-filters it was last seen to have
+	s    *Store
+	Key  string
+	opt  BloomOptions
+	keys []string // the metadata and every sub-filter it may have, named for its scripts
 }
 
 // Bloom returns the filter at key, created with opt by the first add.
@@ -118,8 +125,10 @@ func (s *Store) Bloom(key string, opt BloomOptions) (*Bloom, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: bloom %s: %w", key, err)
 	}
-	b := &Bloom{s: s, Key: key, opt: o}
-	b.parts.Store(1)
+	b := &Bloom{s: s, Key: key, opt: o, keys: []string{key}}
+	for i := range BloomMaxFilters {
+		b.keys = append(b.keys, BloomPartKey(key, i))
+	}
 	return b, nil
 }
 
@@ -172,15 +181,6 @@ func hashTag(key string) (string, bool) {
 	return "", false
 }
 
-func (b *Bloom) keys(extra int) []string {
-	n := int(b.parts.Load())
-	keys := []string{b.Key}
-	for i := range min(n+extra, BloomMaxFilters) {
-		keys = append(keys, BloomPartKey(b.Key, i))
-	}
-	return keys
-}
-
 // Add adds elem; false when the filter holds it already (or takes it for one it holds).
 func (b *Bloom) Add(ctx context.Context, elem string) (bool, error) {
 	r, err := b.AddMany(ctx, elem)
@@ -194,7 +194,7 @@ func (b *Bloom) Add(ctx context.Context, elem string) (bool, error) {
 // held already. Elements a full filter could not add are false, with ErrBloomFull.
 func (b *Bloom) AddMany(ctx context.Context, elems ...string) ([]bool, error) {
 	args := []any{b.opt.Capacity, b.opt.ErrorRate, b.opt.Expansion, BloomMaxFilters, int64(BloomMaxBits)}
-	flags, err := b.run(ctx, "add", bloomAdd, 1, args, elems)
+	flags, err := b.run(ctx, "add", bloomAdd, args, elems)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func (b *Bloom) Exists(ctx context.Context, elem string) (bool, error) {
 
 // ExistsMany is Exists for elems, BloomBatch a script.
 func (b *Bloom) ExistsMany(ctx context.Context, elems ...string) ([]bool, error) {
-	flags, err := b.run(ctx, "exists", bloomExists, 0, nil, elems)
+	flags, err := b.run(ctx, "exists", bloomExists, nil, elems)
 	if err != nil {
 		return nil, err
 	}
@@ -233,9 +233,9 @@ func (b *Bloom) ExistsMany(ctx context.Context, elems ...string) ([]bool, error)
 	return out, nil
 }
 
-// run calls script on elems, BloomBatch a call, with the filter's keys (extra: spare sub-filter
-// names) and args before the elements' hashes.
-func (b *Bloom) run(ctx context.Context, op string, script *redis.Script, extra int, args []any, elems []string) ([]int64, error) {
+// run calls script on elems, BloomBatch a call, with every key the filter may have (a script
+// that scales it names its new sub-filter) and args before the elements' hashes.
+func (b *Bloom) run(ctx context.Context, op string, script *redis.Script, args []any, elems []string) ([]int64, error) {
 	flags := make([]int64, 0, len(elems))
 	for i := 0; i < len(elems); i += BloomBatch {
 		batch := elems[i:min(i+BloomBatch, len(elems))]
@@ -244,42 +244,20 @@ func (b *Bloom) run(ctx context.Context, op string, script *redis.Script, extra 
 			h1, h2 := BloomHashes(e)
 			a = append(a, h1, h2)
 		}
-		f, err := b.call(ctx, op, script, extra, a, len(batch))
-		if err != nil {
-			return nil, err
-		}
-		flags = append(flags, f...)
-	}
-	return flags, nil
-}
-
-// call runs one script; when the filter has more sub-filters than were named, it names them and
-// calls again.
-func (b *Bloom) call(ctx context.Context, op string, script *redis.Script, extra int, args []any, n int) ([]int64, error) {
-	for range 3 {
-		r, err := script.Run(ctx, b.s.rdb, b.keys(extra), args...).Slice()
+		r, err := script.Run(ctx, b.s.rdb, b.keys, a...).Slice()
 		if err != nil {
 			return nil, fmt.Errorf("store: bloom %s %s: %w", op, b.Key, err)
 		}
-		if len(r) == 2 {
-			if s, _ := r[0].(string); s == "keys" {
-				k, _ := r[1].(int64)
-				b.parts.Store(max(k, 1))
-				continue
-			}
+		if len(r) != len(batch) {
+			return nil, fmt.Errorf("store: bloom %s %s: %d flags for %d elements (%v)", op, b.Key, len(r), len(batch), r)
 		}
-		flags := make([]int64, len(r))
-		for i, v := range r {
+		for _, v := range r {
 			f, ok := v.(int64)
 			if !ok {
 				return nil, fmt.Errorf("store: bloom %s %s: reply %v is not a flag", op, b.Key, v)
 			}
-			flags[i] = f
+			flags = append(flags, f)
 		}
-		if len(flags) != n {
-			return nil, fmt.Errorf("store: bloom %s %s: %d flags for %d elements", op, b.Key, len(flags), n)
-		}
-		return flags, nil
 	}
-	return nil, fmt.Errorf("store: bloom %s %s: its sub-filters kept changing under the call", op, b.Key)
+	return flags, nil
 }

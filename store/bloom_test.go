@@ -120,7 +120,7 @@ func TestBloomBitsAreTheDocumentedOnes(t *testing.T) {
 		h := sha1.Sum([]byte(e))
 		h1, h2 := int64(binary.BigEndian.Uint32(h[0:4])), int64(binary.BigEndian.Uint32(h[4:8]))
 		for j := range int64(hashes) {
-			want[(h1+j*h2)%bits] = true
+			want[(h1+j*h2+(j*j*j-j)/6)%bits] = true
 		}
 	}
 	for pos := range bits {
@@ -156,6 +156,38 @@ func TestBloomThatDoesNotScaleFillsUp(t *testing.T) {
 	}
 	if held := countHeld(t, b, elems("x", 100)); held != 100 {
 		t.Fatalf("%d of the 100 added are held", held)
+	}
+}
+
+// TestBloomScalesSeveralTimesInOneCall: 64 elements into a filter of capacity 2 open four or
+// five more sub-filters in one script (of 2, 4, 8, 16, 32 and 64), as many as the adds it took
+// need, and every element is held.
+func TestBloomScalesSeveralTimesInOneCall(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	s := newStore(t, rdb, Options{})
+	b, err := s.Bloom("bf:tiny", BloomOptions{Capacity: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := elems("t", BloomBatch)
+	r, err := b.AddMany(t.Context(), in...)
+	added := int64(0)
+	for _, ok := range r {
+		if ok {
+			added++
+		}
+	}
+	if err != nil || countHeld(t, b, in) != BloomBatch {
+		t.Fatalf("added %d of %d: %v", added, BloomBatch, err)
+	}
+	want := 1 // sub-filters: one more each time the last is full
+	for held, c := int64(2), int64(2); added > held; c *= 2 {
+		held += c * 2
+		want++
+	}
+	meta, err := ReadBloomMeta(t.Context(), rdb, b.Key)
+	if err != nil || len(meta.Parts) != want || meta.Added != added || want < 5 {
+		t.Fatalf("%d added: %d sub-filters, %v; want %d", added, len(meta.Parts), err, want)
 	}
 }
 

@@ -98,7 +98,7 @@ func (b *bencher) bloom(rep *Report, st *store.Store, n int) error {
 		for _, e := range batch(prefix, i) {
 			h1, h2 := store.BloomHashes(e)
 			for j := range int64(part.Hashes) {
-				args = append(args, (int64(h1)+j*int64(h2))%part.Bits)
+				args = append(args, store.BloomBit(h1, h2, j, part.Bits))
 			}
 		}
 		return args

@@ -5,10 +5,10 @@
 --
 -- Positions (docs/bloom.md): h = SHA-1 of the element; h1, h2 its first two 32-bit big-endian
 -- words (the caller computes them); the sub-filter of m bits and k hashes sets bits
--- (h1 + j * h2) mod m, j = 0 .. k - 1.
+-- (h1 + j * h2 + (j^3 - j) / 6) mod m, j = 0 .. k - 1 (enhanced double hashing).
 --
 -- KEYS[1]  the filter's metadata hash
--- KEYS[2..] its sub-filters' bitmaps, in order, one more than it has (a new one's name)
+-- KEYS[2..] its sub-filters' bitmaps, in order: those it has and those it may open
 -- ARGV[1]  the first sub-filter's capacity, when the filter is created
 -- ARGV[2]  the target error rate, when it is created
 -- ARGV[3]  the expansion (each new sub-filter's capacity over the last's; 0: never scales)
@@ -18,7 +18,8 @@
 --
 -- Reply: one flag an element, 1 added, 0 there already (or a false positive), -1 not added
 -- because the filter is full (it does not scale, or one more sub-filter would pass a bound);
--- or {"keys", n} when it has n sub-filters and fewer than n + 1 bitmap keys were named.
+-- or {"keys", n} when it has n sub-filters and fewer than n + 1 bitmap keys were named (a
+-- new sub-filter whose key was not named is not opened: its elements are -1).
 local meta = KEYS[1]
 local LN2 = math.log(2)
 local most, maxBits = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -93,7 +94,7 @@ local function at(s, op, h1, h2)
     templates[key] = t
   end
   for j = 0, s.hashes - 1 do
-    t[j * step + 3] = (h1 + j * h2) % s.bits
+    t[j * step + 3] = (h1 + j * h2 + (j * j * j - j) / 6) % s.bits
   end
   return t
 end

@@ -35,7 +35,7 @@ for a = 1, #ARGV, 2 do
       templates[i] = t
     end
     for j = 0, s.hashes - 1 do
-      t[j * 3 + 3] = (h1 + j * h2) % s.bits
+      t[j * 3 + 3] = (h1 + j * h2 + (j * j * j - j) / 6) % s.bits
     end
     local all = true
     for _, b in ipairs(redis.call('BITFIELD_RO', s.key, unpack(t))) do
