@@ -184,6 +184,37 @@ func TestBloomSelectionAndDrillDown(t *testing.T) {
 	}
 }
 
+// TestManyBloomFiltersScroll: past the screen's room the table shows a window of the filters
+// that keeps the selection in view, says which, and names the entry on its first row.
+func TestManyBloomFiltersScroll(t *testing.T) {
+	st := bloomStatus(t)
+	for i := range 40 {
+		st.Snapshot.Blooms[1].Filters = append(st.Snapshot.Blooms[1].Filters,
+			scanner.BloomFilter{Key: fmt.Sprintf("legacy:%02d", i), Raw: fmt.Sprintf("legacy:%02d", i), Layout: "redisbloom", TTLMS: -1})
+	}
+	m := newTestModel(t, &fakeSource{status: st}, nil, 80, 24)
+	poll(t, m)
+	press(m, "6")
+	for range 30 {
+		press(m, "down")
+	}
+	s := screen(m)
+	r, _ := m.views[5].(*uniques).rows.selected()
+	if r.f == nil || r.f.Key != "legacy:25" || !strings.Contains(s, "legacy:25") || strings.Contains(s, "seen:small") {
+		t.Fatalf("the selection (%+v) is not in view:\n%s", r.f, s)
+	}
+	lines := strings.Split(s, "\n")
+	first := ""
+	for i, l := range lines {
+		if strings.Contains(l, "FALSE POS/TARGET") && i+1 < len(lines) {
+			first = lines[i+1]
+		}
+	}
+	if !strings.Contains(s, " of 44") || !strings.HasPrefix(first, "legacy  legacy:") {
+		t.Errorf("the window is not said, or its first row does not name the entry:\n%s", s)
+	}
+}
+
 // TestBloomFilterText: / keeps the filters whose entry or key holds the text, and the uniques
 // that match.
 func TestBloomFilterText(t *testing.T) {
@@ -298,4 +329,31 @@ func lineWith(s, text string) string {
 		}
 	}
 	return ""
+}
+
+// TestNoBloomEntrySaysHowToConfigure: with no [[bloom]] entry the section says what it will show
+// and the entry to add, below the uniques or with none; with the entries inferred, that none was
+// found among the keys.
+func TestNoBloomEntrySaysHowToConfigure(t *testing.T) {
+	inferred := testStatus(t)
+	inferred.Inferred = &scanner.Inferred{}
+	for _, c := range []struct {
+		name string
+		st   scanner.Status
+		want string
+	}{
+		{"uniques, no filters", testStatus(t), "Bloom filters: none configured"},
+		{"neither", scanner.Status{Snapshot: testSnapshot(t)}, "Bloom filters: none configured"},
+		{"inferred", inferred, "Bloom filters: none found among the keys"},
+	} {
+		m := newTestModel(t, &fakeSource{status: c.st}, nil, 80, 24)
+		poll(t, m)
+		press(m, "6")
+		s := screen(m)
+		for _, want := range []string{c.want, "[[bloom]]", `pattern = "seen:<day>"`} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s: the view lacks %q:\n%s", c.name, want, s)
+			}
+		}
+	}
 }
