@@ -273,6 +273,9 @@ func TestOverviewBloomLine(t *testing.T) {
 			s.Blooms[0].Filters, s.Blooms[0].More, s.Blooms[0].Unreadable, s.Blooms = s.Blooms[0].Filters[:2], false, nil, s.Blooms[:1]
 		}, "2 · none over target"},
 		{"none", func(s *scanner.Snapshot) { s.Blooms = []scanner.Bloom{{Name: "seen"}} }, "none found"},
+		{"none read", func(s *scanner.Snapshot) {
+			s.Limiters, s.Blooms = nil, []scanner.Bloom{{Name: "seen", Unreadable: map[string]int64{"another type": 5}}}
+		}, "none · 5 keys unread"},
 	} {
 		st := bloomStatus(t)
 		c.edit(st.Snapshot)
@@ -355,5 +358,25 @@ func TestNoBloomEntrySaysHowToConfigure(t *testing.T) {
 				t.Errorf("%s: the view lacks %q:\n%s", c.name, want, s)
 			}
 		}
+	}
+}
+
+// TestBloomEntryWithNoFilter: an entry whose pattern matched no filter says so, and what it
+// could not read, rather than a table of nothing or a filter text's "no match".
+func TestBloomEntryWithNoFilter(t *testing.T) {
+	st := scanner.Status{Snapshot: testSnapshot(t)}
+	st.Snapshot.Blooms = []scanner.Bloom{{Name: "seen", Unreadable: map[string]int64{"another type": 5}}}
+	m := newTestModel(t, &fakeSource{status: st}, nil, 80, 24)
+	poll(t, m)
+	press(m, "6")
+	s := screen(m)
+	for _, want := range []string{"Uniques: none configured", "seen: no filter among the keys its pattern matched",
+		"seen: 5 keys not read as filters: 5 another type"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the view lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "matches \"\"") || strings.Contains(s, "FALSE POS") {
+		t.Errorf("an entry with no filter shows a table or a filter's no match:\n%s", s)
 	}
 }

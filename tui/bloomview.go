@@ -70,8 +70,11 @@ func (v *uniques) bloomLines(s *scanner.Snapshot, first, w, h int) []string {
 		tail = append(append(tail, ""), v.bloomDetail(*r.f, w)...)
 	}
 	head := []string{"", st.Title.Render("Bloom filters")}
-	if len(rows) == 0 {
-		return append(append(head, st.Muted.Render(fmt.Sprintf("No Bloom filter matches %q.", v.filter))), tail...)
+	switch {
+	case len(rows) == 0 && v.filter != "":
+		return append(append(head, st.Muted.Render(fit(fmt.Sprintf("No Bloom filter matches %q.", v.filter), w))), tail...)
+	case len(rows) == 0: // each entry's line says it found none
+		return append(head, tail...)
 	}
 	tail = append(tail, st.Muted.Render(fit("enter opens the selected filter: every figure with its interval, and its notes", w)))
 	from, to := window(len(rows), max(sel, 0), max(h-len(head)-1-len(tail), 1))
@@ -98,9 +101,9 @@ func hasRowOf(rows []uniqRow, b *scanner.Bloom) bool {
 	return false
 }
 
-// bloomTable is the table of rows[from:to], most telling first (a narrow terminal drops columns
-// from the right, and the entry's column first); wide puts the elements' interval and coverage in
-// their cells.
+// bloomTable is the table of rows[from:to], most telling first: a narrow terminal drops the
+// optional columns (memory, sub-filters, then the entry's), then columns from the right. wide puts
+// the elements' interval and coverage in their cells.
 func (v *uniques) bloomTable(rows []uniqRow, from, to int, wide bool) *table {
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "BLOOM", optional: true}, {title: "FILTER", flex: true}, {title: "FALSE POS/TARGET", right: true}, {title: "FILL", right: true},

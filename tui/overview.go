@@ -419,7 +419,7 @@ func (o *overview) blooms(snap *scanner.Snapshot) []string {
 	count := fmt.Sprint(n)
 	switch {
 	case n == 0:
-		count = "none read"
+		count = "none"
 	case more: // only the first filters were read
 		count += "+"
 	}

@@ -91,7 +91,7 @@ func (v *uniques) render(w, h int) string {
 		return newPlaceholder(v.c, uniquesText).render(w, h) + "\n\n" + newPlaceholder(v.c, bloomsText).render(w, h)
 	}
 	st := v.c.styles
-	if len(v.rows.rows) == 0 {
+	if len(v.rows.rows) == 0 && v.filter != "" {
 		return st.Muted.Render(fmt.Sprintf("No unique family or Bloom filter matches %q (esc clears the filter).", v.filter))
 	}
 	var lines []string
