@@ -45,7 +45,7 @@ func (o *overview) render(w, h int) string {
 		{"Counters", o.counters(snap)},
 		{"TTL health", o.health(snap)},
 		{"Queues", o.queues(snap)},
-		{"Limiters", o.limiters(snap)},
+		{"Limiters", append(o.limiters(snap), o.blooms(snap)...)},
 	}
 	cols := 1
 	if w >= 72 {
@@ -390,4 +390,49 @@ func partialMark(snap *scanner.Snapshot) string {
 		return "≥"
 	}
 	return "≈"
+}
+
+// blooms is the Bloom filters' line: how many, and how many are past their target error rate; it
+// never reads as fine while one is past it, or while one's rate or some keys were not read.
+func (o *overview) blooms(snap *scanner.Snapshot) []string {
+	if len(snap.Blooms) == 0 {
+		return nil
+	}
+	st := o.c.styles
+	var n, over, unknown int
+	var unread int64
+	more := false
+	for _, b := range snap.Blooms {
+		n, more = n+len(b.Filters), more || b.More
+		for _, u := range b.Unreadable {
+			unread += u
+		}
+		for _, f := range b.Filters {
+			switch {
+			case f.OverTarget:
+				over++
+			case f.FalsePositive == nil || f.TargetRate == nil:
+				unknown++
+			}
+		}
+	}
+	count := fmt.Sprint(n)
+	switch {
+	case n == 0:
+		count = "none"
+	case more: // only the first filters were read
+		count += "+"
+	}
+	const label = "bloom filters"
+	switch {
+	case over > 0:
+		return []string{st.Bad.Render(row(label, fmt.Sprintf("%s · %d over target", count, over)))}
+	case unknown > 0:
+		return []string{st.Warn.Render(row(label, fmt.Sprintf("%s · %d rate unknown", count, unknown)))}
+	case unread > 0:
+		return []string{st.Warn.Render(row(label, fmt.Sprintf("%s · %s keys unread", count, format.Commas(unread))))}
+	case n == 0:
+		return []string{st.Muted.Render(row(label, "none found"))}
+	}
+	return []string{row(label, count+" · none over target")}
 }

@@ -12,15 +12,19 @@ type placeholder struct {
 func newPlaceholder(c *common, text []string) *placeholder { return &placeholder{c: c, text: text} }
 
 func (p *placeholder) render(w, h int) string {
-	title := p.text[0]
-	if p.c.status.Inferred != nil { // no config: nothing to configure, nothing found
-		title = strings.Replace(title, "none configured", "none found among the keys (entries inferred, no config file)", 1)
-	}
-	lines := []string{p.c.styles.Title.Render(title), ""}
+	lines := []string{p.c.styles.Title.Render(p.title()), ""}
 	for _, l := range p.text[1:] {
 		lines = append(lines, p.c.styles.Muted.Render(l))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// title is the placeholder's first line: what is not configured, or with no config, not found.
+func (p *placeholder) title() string {
+	if p.c.status.Inferred != nil { // no config: nothing to configure, nothing found
+		return strings.Replace(p.text[0], "none configured", "none found among the keys (entries inferred, no config file)", 1)
+	}
+	return p.text[0]
 }
 
 var countersText = []string{
@@ -79,4 +83,16 @@ var uniquesText = []string{
 	"  [[unique]]",
 	`  name = "uv"`,
 	`  pattern = "uv:<page>:<window>"`,
+}
+
+var bloomsText = []string{
+	"Bloom filters: none configured",
+	"This section will list each Bloom filter, hourglass's own or RedisBloom's: its",
+	"adds, distinct elements, fill, and its false-positive rate now against its",
+	"target, each counted or estimated from a sample of its bits.",
+	"",
+	"Configure one in config.toml:",
+	"  [[bloom]]",
+	`  name = "seen"`,
+	`  pattern = "seen:<day>"`,
 }

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
 	"hourglass/internal/cells"
 	"hourglass/internal/format"
 	"hourglass/scanner"
@@ -22,51 +24,102 @@ func (c *common) spark(k string, w int) string {
 	return c.styles.Spark.Render(format.Sparkline(h))
 }
 
-// uniques shows HyperLogLog and bitmap families.
+// uniques shows HyperLogLog and bitmap families, then the Bloom filters (bloomview.go); enter
+// opens a filter's figures.
 type uniques struct {
 	drillView
-	rows list[scanner.Unique]
+	rows list[uniqRow]
 }
 
 func newUniques(c *common) *uniques {
-	v := &uniques{rows: list[scanner.Unique]{id: func(u scanner.Unique) string { return u.Name }}}
+	v := &uniques{rows: list[uniqRow]{id: uniqRow.name}}
 	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
 	return v
 }
 
-// build sets the rows: the uniques the filter keeps.
+// build sets the rows: the uniques, then the Bloom filters, the filter keeps.
 func (v *uniques) build() {
-	var shown []scanner.Unique
+	var rows []uniqRow
 	if s := v.c.status.Snapshot; s != nil {
-		for _, u := range s.Uniques {
+		for i, u := range s.Uniques {
 			if matches(v.filter, u.Name) {
-				shown = append(shown, u)
+				rows = append(rows, uniqRow{u: &s.Uniques[i]})
 			}
 		}
+		rows = append(rows, bloomRows(s, v.filter)...)
 	}
-	v.rows.set(shown)
+	v.rows.set(rows)
 }
 
-func (v *uniques) bindings() []binding { return moveBindings(v.c.keys, &v.rows, nil) }
+// shown are the rows' unique families (the Bloom filters' rows come after them).
+func (v *uniques) shown() []scanner.Unique {
+	var us []scanner.Unique
+	for _, r := range v.rows.rows {
+		if r.u != nil {
+			us = append(us, *r.u)
+		}
+	}
+	return us
+}
+
+func (v *uniques) bindings() []binding {
+	return v.levelBindings(func() []binding {
+		return append(moveBindings(v.c.keys, &v.rows, nil), binding{Binding: withHelp(v.c.keys.Enter, "filter's figures"), short: true,
+			hidden: len(v.rows.rows) == len(v.shown()), do: v.open})
+	})
+}
+
+// open shows the selected Bloom filter's figures in full, with its notes.
+func (v *uniques) open() tea.Cmd {
+	r, ok := v.rows.selected()
+	if !ok || r.f == nil {
+		v.c.flash("enter opens a Bloom filter; a unique family's figures are all in its row")
+		return nil
+	}
+	return v.d.push(newBloomLevel(v.c, r.bloom.Name, *r.f))
+}
 
 func (v *uniques) render(w, h int) string {
+	if l := v.d.top(); l != nil {
+		return l.render(w, h)
+	}
 	s := v.c.status.Snapshot
 	if s == nil {
 		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
 	}
-	if len(s.Uniques) == 0 {
-		return newPlaceholder(v.c, uniquesText).render(w, h)
+	if len(s.Uniques) == 0 && len(s.Blooms) == 0 {
+		return newPlaceholder(v.c, uniquesText).render(w, h) + "\n\n" + newPlaceholder(v.c, bloomsText).render(w, h)
 	}
 	st := v.c.styles
-	t := &table{styles: v.c, cols: []column{
+	if len(v.rows.rows) == 0 && v.filter != "" {
+		return st.Muted.Render(fmt.Sprintf("No unique family or Bloom filter matches %q (esc clears the filter).", v.filter))
+	}
+	var lines []string
+	switch us := v.shown(); {
+	case len(s.Uniques) == 0:
+		lines = []string{st.Muted.Render(fit(newPlaceholder(v.c, uniquesText).title()+": [[unique]] counts distinct members per window", w))}
+	case len(us) == 0:
+		lines = []string{st.Muted.Render(fit(fmt.Sprintf("No unique family matches %q.", v.filter), w))}
+	default:
+		lines = v.uniqueLines(us, w)
+	}
+	if len(s.Blooms) == 0 {
+		return strings.Join(append(lines, "", newPlaceholder(v.c, bloomsText).render(w, h)), "\n")
+	}
+	return strings.Join(append(lines, v.bloomLines(s, len(v.shown()), w, h-len(lines))...), "\n")
+}
+
+// uniqueLines are the unique families' table and its notes.
+func (v *uniques) uniqueLines(shown []scanner.Unique, w int) []string {
+	st := v.c.styles
+	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "UNIQUES", flex: true}, {title: "KIND"}, {title: "CURRENT WINDOW"}, {title: "KEYS", right: true},
 		{title: "COUNT", right: true}, {title: "7-DAY UNION", right: true}, {title: "30-DAY UNION", right: true}, {title: "BY WINDOW", optional: true},
 	}}
-	shown := v.rows.rows
-	if len(shown) == 0 {
-		return st.Muted.Render(fmt.Sprintf("No family matches %q (esc clears the filter).", v.filter))
+	u := shown[0] // the one the notes below are of: the selected, else the first
+	if v.rows.sel < len(shown) {
+		t.selected, u = v.rows.sel, shown[v.rows.sel]
 	}
-	t.selected = v.rows.sel
 	var skips []string // the unions left unread for the budget: the cells say "skipped", these how much
 	for _, u := range shown {
 		cur, keys, count := "-", "0", "0"
@@ -96,20 +149,19 @@ func (v *uniques) render(w, h int) string {
 			lines = append(lines, st.Warn.Render(fit(u.Name+": "+z.Message, w)))
 		}
 	}
-	u, _ := v.rows.selected()
 	var dims []string
 	for k, val := range u.UnionDims {
 		dims = append(dims, k+"="+val)
 	}
 	sort.Strings(dims)
-	lines = append(lines, "", st.Muted.Render("count: the sum over the window's keys (one per dims tuple); unions: distinct members over 7 and 30 days"))
+	lines = append(lines, "", st.Muted.Render(fit("count: the sum over the window's keys (one per dims tuple); unions: distinct members over 7 and 30 days", w)))
 	if len(dims) > 0 {
-		lines = append(lines, st.Muted.Render("the unions of "+u.Name+" are of "+strings.Join(dims, " ")+", the busiest today"))
+		lines = append(lines, st.Muted.Render(fit("the unions of "+u.Name+" are of "+strings.Join(dims, " ")+", the busiest today", w)))
 	}
 	if u.Error != "" {
 		lines = append(lines, st.Bad.Render(u.Error))
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // skippedCell is a union's cell when the sweep's budget left it unread: just "skipped", as the

@@ -109,3 +109,19 @@ func matches(filter string, texts ...string) bool {
 	}
 	return false
 }
+
+// fits reports whether all the table's columns fit in width cells at their widest cells, none
+// cut or dropped.
+func (t *table) fits(width int) bool {
+	total, n := 0, 0
+	for i, c := range t.cols {
+		w := lipgloss.Width(c.title)
+		for _, r := range t.rows {
+			if i < len(r) {
+				w = max(w, lipgloss.Width(r[i]))
+			}
+		}
+		total, n = total+w, n+1
+	}
+	return total+2*(n-1) <= width
+}

@@ -68,6 +68,9 @@ var (
 	limKeyCols = map[string]string{"HITS": "count", "OF LIMIT": "count", "REFUSED": "refused", "TTL": "ttl_ms"}
 	jobCols    = map[string]string{"WAITING": "waiting", "LATENCY": "latency_ms", "ACTIVE": "active", "SCHEDULED": "scheduled", "DUE": "due",
 		"LAG": "oldest_due_age_ms", "NEXT IN": "next_due_in_ms", "RETRY": "retry", "DEAD": "dead", "DONE": "completed"}
+	// bloomCols: a figure's cell is its value's; the false-positive cell is the rate now and the target.
+	bloomCols = map[string]string{"ADDED": "added", "ELEMENTS": "elements", "FILL": "fill_ratio",
+		"FALSE POS/TARGET": "false_positive_rate / target_error_rate", "SUB-FILTERS": "sub_filters", "MEMORY": "memory_bytes"}
 	throughputCols = map[string]string{"RUN/S": "processed_per_sec", "FAILED/S": "failed_per_sec", "TODAY": "today", "FAILED": "failed_today",
 		"TOTAL": "processed_total", "FAILED TOTAL": "failed_total"}
 )
@@ -102,12 +105,25 @@ func checkTables(t *testing.T, where, screen string, doc map[string]any) {
 				break
 			}
 			i++
-			obj, cols := rowObject(doc, header[0].text, row[0].text)
+			name := row[0].text
+			if header[0].text == "BLOOM" || header[0].text == "FILTER" { // a filter's row: its entry is named on its first row only
+				name = cellUnder(header, row, "FILTER")
+			}
+			obj, cols := rowObject(doc, header[0].text, name)
 			for _, c := range row[1:] {
 				col := underHeader(header, c)
-				w := where + " " + header[0].text + " " + row[0].text + " " + col
+				w := where + " " + header[0].text + " " + name + " " + col
 				field, ok := cols[col]
 				switch {
+				case ok && obj != nil && strings.Contains(field, " / "): // two figures in one cell
+					fields, texts := strings.Split(field, " / "), strings.Split(c.text, " / ")
+					if len(texts) != len(fields) {
+						t.Errorf("%s: %q is not %d figures", w, c.text, len(fields))
+						continue
+					}
+					for i := range fields {
+						checkScreenCell(t, w, obj, fields[i], texts[i])
+					}
 				case ok && obj != nil:
 					checkScreenCell(t, w, obj, field, c.text)
 				case zeroCell.MatchString(c.text):
@@ -122,6 +138,13 @@ func checkTables(t *testing.T, where, screen string, doc map[string]any) {
 // fields of its columns.
 func rowObject(doc map[string]any, table, name string) (map[string]any, map[string]string) {
 	switch {
+	case table == "BLOOM" || table == "FILTER": // the filters' table, its entry's column dropped when narrow
+		for _, b := range items(doc, "blooms") {
+			filters, _ := b.(map[string]any)["filters"].([]any)
+			if f := findObj(filters, "key", name); f != nil {
+				return f, bloomCols
+			}
+		}
 	case table == "LIMITER":
 		return findObj(items(doc, "limiters"), "name", name), limiterCols
 	case table == "KEY":
@@ -162,6 +185,9 @@ func rowObject(doc map[string]any, table, name string) (map[string]any, map[stri
 func checkScreenCell(t *testing.T, where string, obj map[string]any, field, text string) {
 	t.Helper()
 	v, ok := obj[field]
+	if fig, isFigure := v.(map[string]any); isFigure { // a Bloom filter's figure: its value
+		v = fig["value"]
+	}
 	n, isNum := v.(json.Number)
 	switch {
 	case !ok:
@@ -171,6 +197,16 @@ func checkScreenCell(t *testing.T, where string, obj map[string]any, field, text
 	case zeroCell.MatchString(text) && (!isNum || n.String() != "0"):
 		t.Errorf("%s: shows %q where the Snapshot's %s is %v", where, text, field, v)
 	}
+}
+
+// cellUnder is the text of row's cell under the header cell title, or "".
+func cellUnder(header, row []screenCell, title string) string {
+	for _, c := range row {
+		if underHeader(header, c) == title {
+			return c.text
+		}
+	}
+	return ""
 }
 
 func items(doc map[string]any, key string) []any {

@@ -69,6 +69,11 @@ func overviewZero(label string, s *scanner.Snapshot) bool {
 			kept = append(kept, q.LatencyMS)
 		}
 	}
+	if len(s.Counters)+len(s.Locks) > 0 { // the TTL health panel counts their keys
+		h := &s.TTLHealth
+		kept = append(kept, map[string]*int64{"leaking (no TTL)": &h.NoTTL.Keys, "over retention": &h.OverRetention.Keys,
+			"expired, present": &h.ExpiredButPresent.Keys, "wrong type": &h.WrongType.Keys, "not int": &h.NotInteger.Keys}[label])
+	}
 	known := false
 	for _, p := range kept {
 		if p != nil {
