@@ -218,12 +218,15 @@ const BullMQMetaField = "version"
 // IsBullMQVersion reports whether v, a meta hash's BullMQMetaField, is BullMQ's.
 func IsBullMQVersion(v string) bool { return strings.HasPrefix(v, "bullmq:") }
 
-// BullMQStateKeyOf reads key as one of the lists and sorted sets BullMQ keeps a queue's jobs in
-// (wait, active, paused, prioritized, delayed, completed, failed, waiting-children), under any
-// prefix, as BullMQQueueKeyOf does.
-func BullMQStateKeyOf(key string) (prefix, queue string, ok bool) {
-	for _, s := range bullmqStates {
-		rest, found := strings.CutSuffix(key, s.suffix)
+// BullMQKeyOf reads key as one of the keys BullMQ keeps for a queue as a whole, under any prefix,
+// as BullMQQueueKeyOf does: the lists and sorted sets of its jobs (wait, active, paused,
+// prioritized, delayed, completed, failed, waiting-children), its meta, id and events, and the
+// keys no state is counted from (marker, stalled, stalled-check, limiter, pc, repeat, metrics:…).
+// A job's hash and the keys named after it (<queue>:<id>, <queue>:<id>:lock, …) are not, but for
+// a flow parent's <id>:failed, which reads by name as the failed set of a queue "<id>".
+func BullMQKeyOf(key string) (prefix, queue string, ok bool) {
+	for _, s := range bullmqQueueKeys { // longest first: "metrics:failed" before "failed"
+		rest, found := strings.CutSuffix(key, s)
 		if !found || len(rest) < 2 || rest[len(rest)-1] != ':' {
 			continue
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 
 	"hourglass/internal/redistest"
@@ -43,8 +44,9 @@ func TestSidekiqKeyOfReadsWhatSidekiqWrote(t *testing.T) {
 // TestBullMQQueueKeyOfReadsWhatBullMQWrote: under a prefix holding ':' and a hash tag, as a
 // cluster deployment gives it, BullMQQueueKeyOf reads each queue's meta hash, id counter and events
 // stream with the prefix and queue BullMQ was given and the type it wrote, and each meta hash's
-// version field is BullMQ's, and BullMQStateKeyOf reads each list and sorted set of the queues' jobs;
-// the prefix's reader claims every key.
+// version field is BullMQ's, and BullMQKeyOf reads every key BullMQ keeps for a queue as a whole
+// (its jobs' lists and sorted sets, its marker…) with its prefix and queue; the prefix's reader
+// claims every key.
 func TestBullMQQueueKeyOfReadsWhatBullMQWrote(t *testing.T) {
 	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
 	srv := redistest.Start(t)
@@ -53,20 +55,23 @@ func TestBullMQQueueKeyOfReadsWhatBullMQWrote(t *testing.T) {
 	rdb := srv.Client(t)
 	src := JobSource{Layout: BullMQ, Prefix: prefix}
 	seen := map[string]map[string]bool{}
-	states := 0
+	queueKeys := map[string]bool{} // "<queue>:<suffix>" of each key BullMQKeyOf read
 	for k := range scanKeys(t, rdb) {
 		if _, ok := src.Classify(k); !ok {
 			t.Errorf("%s: not claimed by BullMQ's reader under %q", k, prefix)
 		}
-		for _, st := range bullmqStates {
-			for _, q := range []string{"work", "later", "held"} {
-				if k == prefix+":"+q+":"+st.suffix {
-					if p, got, ok := BullMQStateKeyOf(k); p != prefix || got != q || !ok {
-						t.Errorf("%s: read as queue %q under %q (%v)", k, got, p, ok)
-					}
-					states++
-				}
+		for _, q := range []string{"work", "later", "held"} {
+			rest, under := strings.CutPrefix(k, prefix+":"+q+":")
+			// A job is a hash named by its id (the queue's own hash is its meta); the keys
+			// beside it are named after it.
+			id, _, _ := strings.Cut(rest, ":")
+			if !under || id != "meta" && rdb.Type(t.Context(), prefix+":"+q+":"+id).Val() == "hash" {
+				continue
 			}
+			if p, got, ok := BullMQKeyOf(k); p != prefix || got != q || !ok {
+				t.Errorf("%s: read as queue %q under %q (%v)", k, got, p, ok)
+			}
+			queueKeys[q+":"+rest] = true
 		}
 		p, q, suffix, typ, ok := BullMQQueueKeyOf(k)
 		if !ok {
@@ -85,8 +90,11 @@ func TestBullMQQueueKeyOfReadsWhatBullMQWrote(t *testing.T) {
 			}
 		}
 	}
-	if states < 6 {
-		t.Errorf("%d lists and sets of the queues' jobs read, want their wait, paused, delayed, completed…", states)
+	for _, k := range []string{"work:wait", "work:active", "work:completed", "work:failed", "work:prioritized", "work:marker",
+		"later:delayed", "later:waiting-children", "later:marker", "held:paused", "held:meta"} {
+		if !queueKeys[k] {
+			t.Errorf("%s not among the queues' keys read: %v", k, queueKeys)
+		}
 	}
 	for _, q := range []string{"work", "later", "held"} {
 		if !seen[q]["meta"] || !seen[q]["events"] || !seen[q]["id"] {

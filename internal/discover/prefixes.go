@@ -431,15 +431,16 @@ func nameWords(p string) string {
 }
 
 // mayBeLibrary reports whether every example of sh is named as a key Sidekiq, BullMQ or Celery keeps,
-// under some prefix (a queue's list or sorted set, a mark): until the sweep has seen every key,
-// their library's marks may still come, and with them the library's entry, which the keys are.
+// under some prefix (a queue's list or sorted set, a mark; for BullMQ any key it keeps for a
+// queue as a whole, its marker sorted set among them, which a group of a queue's sorted sets
+// holds beside its delayed set): until the sweep has seen every key, their library's marks may
+// still come, and with them the library's entry, which the keys are.
 func mayBeLibrary(sh *shape) bool {
 	for _, ex := range sh.examples {
 		_, _, sk := store.SidekiqKeyOf(ex)
-		_, _, bs := store.BullMQStateKeyOf(ex)
-		_, _, _, _, bq := store.BullMQQueueKeyOf(ex)
+		_, _, bq := store.BullMQKeyOf(ex)
 		_, _, _, cb := store.CeleryBindingOf(ex)
-		if !sk && !bs && !bq && !cb && !store.MayBeCelerys(ex) {
+		if !sk && !bq && !cb && !store.MayBeCelerys(ex) {
 			return false
 		}
 	}
@@ -452,12 +453,7 @@ func mayBeLibrary(sh *shape) bool {
 func (g *Groups) markPending(sh *shape) bool {
 	for _, ex := range sh.examples {
 		var c *candidate
-		if p, _, ok := store.BullMQStateKeyOf(ex); ok {
-			c = g.learnt.cands[candKey(store.BullMQ, p)]
-			if c != nil && c.marks&bullMeta == 0 {
-				c = nil
-			}
-		} else if p, _, _, _, ok := store.BullMQQueueKeyOf(ex); ok {
+		if p, _, ok := store.BullMQKeyOf(ex); ok {
 			c = g.learnt.cands[candKey(store.BullMQ, p)]
 			if c != nil && c.marks&bullMeta == 0 {
 				c = nil

@@ -99,3 +99,54 @@ func TestAdoptWaitsForALibrarysMarks(t *testing.T) {
 		t.Fatalf("adopted %q at the end of a sweep with no mark of BullMQ's; want the list queue", got)
 	}
 }
+
+// TestAdoptLeavesBullMQsSortedSetsToItsEntry: the sorted sets BullMQ keeps for its queues under
+// the prefix "acme", met before a meta hash of acme's (as store/testdata/node/bullmq.mjs wrote
+// them: names, sizes and scores copied from a run, now 1795762007200 ms), group by name as
+// acme:later:<name> and acme:work:<name>, a delay queue's by later's delayed set, with each
+// queue's marker set beside its states'. They are not adopted while the sweep goes on; at its
+// end, with a meta hash seen, they are BullMQ's entry's.
+func TestAdoptLeavesBullMQsSortedSetsToItsEntry(t *testing.T) {
+	now := time.UnixMilli(1795762007200)
+	zsets := []discover.Sample{
+		{Name: "acme:later:delayed", Len: 5, MinScore: 7355441181048832, MaxScore: 7355470672261120},
+		{Name: "acme:later:marker", Len: 2, MinScore: 0, MaxScore: 1795762007092},
+		{Name: "acme:work:completed", Len: 2, MinScore: 1795762007081, MaxScore: 1795762007083},
+		{Name: "acme:work:failed", Len: 1, MinScore: 1795762007086, MaxScore: 1795762007086},
+		{Name: "acme:work:marker", Len: 1, MinScore: 0, MaxScore: 0},
+	}
+	g := discover.New(discover.Options{Location: time.UTC})
+	add := func(samples ...discover.Sample) {
+		byName := map[string]discover.Sample{}
+		var names []string
+		for _, s := range samples {
+			byName[s.Name] = s
+			names = append(names, s.Name)
+		}
+		for _, n := range g.Add(names) {
+			s := byName[n]
+			s.TTL, s.Bytes, s.Now = -1, 120, now
+			g.AddSample(s)
+		}
+	}
+	for i := range zsets {
+		zsets[i].Type = "zset"
+	}
+	add(zsets...)
+	a := New(bare(t), false)
+	r := g.Result()
+	if got := a.Adopt(r, false); len(got.Entries) != 0 {
+		for _, gr := range r.Groups {
+			t.Logf("group %q %s %s %v", gr.Pattern, gr.Kind, gr.Confidence, gr.Examples)
+		}
+		t.Fatalf("adopted %+v while the sweep goes on, before a meta hash of acme's", got.Entries)
+	}
+	add(discover.Sample{Name: "acme:later:meta", Type: "hash", Len: 3, Field: "bullmq:5.81.5"})
+	var got []string
+	for _, e := range a.Adopt(g.Result(), true).Entries {
+		got = append(got, e.Table+" "+e.Layout+" "+e.Prefix)
+	}
+	if strings.Join(got, ",") != "job_queue bullmq acme" {
+		t.Fatalf("adopted %q at the sweep's end; want BullMQ's entry under acme alone", got)
+	}
+}
