@@ -26,8 +26,8 @@ type bfInfo struct {
 
 // bfPart is one sub-filter of BF.DEBUG's reply.
 type bfPart struct {
-	bits, hashes, items int64
-	ratio               float64
+	bits, hashes, items, capacity int64
+	ratio                         float64
 }
 
 // parseBFInfo reads BF.INFO's reply.
@@ -90,7 +90,7 @@ func parseBFDebug(reply any) ([]bfPart, error) {
 			}
 			return n
 		}
-		p.bits, p.hashes, p.items = num("bits"), num("hashes"), num("size")
+		p.bits, p.hashes, p.items, p.capacity = num("bits"), num("hashes"), num("size"), num("capacity")
 		r, err := strconv.ParseFloat(f["ratio"], 64)
 		if err != nil || len(errs) > 0 || p.bits == 0 || p.hashes == 0 || !(r > 0 && r < 1) {
 			return nil, fmt.Errorf("BF.DEBUG: a sub-filter's line %q does not read", s)
@@ -102,12 +102,24 @@ func parseBFDebug(reply any) ([]bfPart, error) {
 }
 
 // moduleFigures fills what BF.INFO gives, and what BF.DEBUG's parts give when it answered.
+// BF.INFO's Capacity is its sub-filters' together: the first's is capacity/(1+e+…+e^(n−1)), each
+// sub-filter e times the last (src/sb.c), which BF.DEBUG gives as it is.
 func moduleFigures(bf *BloomFilter, info bfInfo, parts []bfPart) {
-	bf.Capacity, bf.SubFilters, bf.Expansion = info.capacity, int(info.filters), int(info.expansion)
+	bf.SubFilters, bf.Expansion = int(info.filters), int(info.expansion)
+	bf.Capacity = info.capacity
+	if sum, grow := int64(0), int64(1); info.expansion > 0 && info.filters > 1 {
+		for i := int64(0); i < info.filters && grow <= info.capacity; i++ {
+			sum, grow = sum+grow, grow*info.expansion
+		}
+		bf.Capacity = info.capacity / sum
+	}
 	added, size := info.items, info.size
 	bf.Added, bf.MemoryBytes = &added, &size
+	if len(parts) > 0 {
+		bf.Capacity = parts[0].capacity
+	}
 	if parts == nil {
-		bf.Notes = append(bf.Notes, "BF.INFO gives neither the bits set nor the error rate, and BF.DEBUG was refused: fill, elements, false-positive rate and target unknown")
+		bf.Notes = append(bf.Notes, "BF.INFO gives neither the bits set nor the error rate, and BF.DEBUG did not answer: fill, elements, false-positive rate and target unknown")
 		return
 	}
 	target := parts[0].ratio
