@@ -390,12 +390,13 @@ func (g *Groups) markWanted(name string) bool {
 }
 
 // HashField is the field of a sampled hash named name whose value the sweep reads into
-// Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); "" for other hashes.
+// Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); for other hashes, the
+// field by which hourglass's Bloom filters' metadata is known (store.BloomLayoutField).
 func HashField(name string) string {
 	if _, _, suffix, _, ok := store.BullMQQueueKeyOf(name); ok && suffix == "meta" {
 		return store.BullMQMetaField
 	}
-	return ""
+	return store.BloomLayoutField
 }
 
 // heldCounters is a group of a library's counters whose library was not found: no entry.
