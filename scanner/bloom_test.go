@@ -344,3 +344,16 @@ func TestCountPart(t *testing.T) {
 		}
 	}
 }
+
+// TestBloomKeyGoneSinceScan: a key of the pattern deleted between SCAN and its page's TYPE
+// (which answers none) is neither a filter nor unreadable.
+func TestBloomKeyGoneSinceScan(t *testing.T) {
+	var b bloomAgg
+	b.add(&Key{Name: "bf:gone", kind: kindBloom, Value: "none"})
+	b.add(&Key{Name: "bf:str", kind: kindBloom, Value: "string"})
+	b.add(&Key{Name: "bf:str", kind: kindBloom, Value: "string"})
+	b.add(&Key{Name: "bf:a", kind: kindBloom, Value: bloomHash})
+	if len(b.filters) != 1 || len(b.unreadable) != 1 || b.unreadable["a string, not a filter's metadata hash or RedisBloom's MBbloom--"] != 1 {
+		t.Errorf("filters %+v, unreadable %v", b.filters, b.unreadable)
+	}
+}

@@ -72,7 +72,7 @@ type bloomWant struct {
 
 // add folds in a key of the pattern: a filter to read, or one counted under its type.
 func (b *bloomAgg) add(k *Key) {
-	if k.Gone || b.seen[k.Name] { // SCAN may return a key twice
+	if k.Gone || k.Value == "none" || b.seen[k.Name] { // gone since SCAN (TYPE answers none), or SCAN returned it twice
 		return
 	}
 	if b.seen == nil {
