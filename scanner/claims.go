@@ -91,6 +91,8 @@ func structLabel(st Structures, kind keyKind, spec int) string {
 		return "unique " + st.Uniques[spec].Family.Name()
 	case kindJob:
 		return "job_queue " + st.JobQueues[spec].Name
+	case kindBloom, kindBloomPart:
+		return "bloom " + st.Blooms[spec].Name
 	}
 	return "?"
 }

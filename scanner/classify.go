@@ -80,7 +80,8 @@ func matchers(st Structures, loc *time.Location) []matcher {
 			return matchUnique(u.Family, i, name, loc)
 		}})
 	}
-	return append(out, jobMatchers(st)...)
+	out = append(out, jobMatchers(st)...)
+	return append(out, bloomMatchers(st)...)
 }
 
 // ownCompanions claims the companions hourglass names for itself (InFlightKey, ProcessingKey) of

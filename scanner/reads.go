@@ -28,6 +28,7 @@ type Wants struct {
 	limits []limitWant
 	unions []unionWant
 	jobs   []jobWant
+	blooms []bloomWant
 }
 
 // queueRef names one queue of a spec: a delay or list queue spec's key, or one its pattern found.
@@ -84,6 +85,7 @@ type Reads struct {
 	limits     map[int]limitRead // by limiter spec
 	unions     map[int]unionRead // by unique spec
 	jobs       map[int]jobRead   // by job queue spec
+	blooms     map[int]bloomRead // by bloom spec
 	unclaimed  discover.Result
 	// lateClaims are the keys unclaimed while the sweep read them that a job library's registry
 	// named its queue's at the end (Celery's lists named after the queue alone).
@@ -163,6 +165,9 @@ func (a *Aggregator) Wants() Wants {
 	}
 	for i, j := range st.specs.JobQueues {
 		w.jobs = append(w.jobs, st.jobs[i].want(i, j))
+	}
+	for i := range st.specs.Blooms {
+		w.blooms = append(w.blooms, st.blooms[i].want(i))
 	}
 	return w
 }

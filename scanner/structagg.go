@@ -21,6 +21,7 @@ type structAgg struct {
 	lists     [][]KeyCount // per list queue pattern: the longest lists found
 	listsN    []int64
 	jobs      []jobAgg
+	blooms    []bloomAgg
 	claims    claimAgg
 }
 
@@ -70,7 +71,7 @@ func newStructAgg(s Structures, loc *time.Location) *structAgg {
 	a := &structAgg{specs: s, limiters: make([]limAgg, len(s.Limiters)), locks: make([]lockAgg, len(s.Locks)),
 		uniques: make([]uniqAgg, len(s.Uniques)), queues: make([][]KeyCount, len(s.DelayQueues)), queuesN: make([]int64, len(s.DelayQueues)),
 		lists: make([][]KeyCount, len(s.ListQueues)), listsN: make([]int64, len(s.ListQueues)), jobs: make([]jobAgg, len(s.JobQueues)),
-		claims: newClaimAgg(s, loc)}
+		blooms: make([]bloomAgg, len(s.Blooms)), claims: newClaimAgg(s, loc)}
 	for i := range a.jobs {
 		a.jobs[i] = newJobAgg()
 	}
@@ -96,6 +97,8 @@ func (a *structAgg) add(k *Key, now time.Time, opt Options) {
 		a.jobs[k.spec].add(k.Name, k.job, a.specs.JobQueues[k.spec])
 	case k.kind == kindUnique && k.spec < len(a.uniques):
 		a.addUnique(k)
+	case k.kind == kindBloom && k.spec < len(a.blooms):
+		a.blooms[k.spec].add(k)
 	}
 }
 

@@ -18,6 +18,7 @@ func (a *structAgg) fill(snap *Snapshot, now time.Time, opt Options, reads *Read
 	snap.Limiters = a.limiterStats(reads, store.WindowAt(store.Hour, now, opt.Location))
 	snap.Uniques = a.uniqueStats(reads, now, opt.Location)
 	snap.Locks = a.lockStats()
+	snap.Blooms = a.bloomStats(reads)
 	p := &snap.TTLHealth.LockNoTTL
 	p.Keys = a.lockNoTTL.keys
 	p.Examples = a.lockNoTTL.examples

@@ -13,7 +13,9 @@ import (
 
 // readsNothing reports whether a structure key needs no read: a job library's key (the sweep only
 // finds its queue) or a queue's key that its entry reads by name.
-func readsNothing(k *Key) bool { return k.kind == kindJob || k.kind == kindClaimed }
+func readsNothing(k *Key) bool {
+	return k.kind == kindJob || k.kind == kindClaimed || k.kind == kindBloomPart
+}
 
 // libraryLimiter reports whether a key is a limiter key in a library's layout, read by
 // readLibraryLimits rather than the page's pipeline.
@@ -95,6 +97,8 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 			vals[j] = pipe.ZCard(ctx, k.Name)
 		case kindListQueue:
 			vals[j] = pipe.LLen(ctx, k.Name)
+		case kindBloom: // its type says how it is read (Sweep.Finish)
+			vals[j] = pipe.Type(ctx, k.Name)
 		case kindUnique:
 			if s.structs.Uniques[k.spec].Kind == store.Bitmap {
 				sizes = append(sizes, pipe.StrLen(ctx, k.Name))
@@ -124,6 +128,8 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 		var err error
 		switch v := vals[j].(type) {
 		case *redis.StringCmd:
+			k.Value, err = v.Result()
+		case *redis.StatusCmd:
 			k.Value, err = v.Result()
 		case *redis.IntCmd:
 			var n int64

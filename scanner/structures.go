@@ -99,4 +99,6 @@ const (
 	// kindClaimed is the key of a queue configured by its key: it is read by that key, so the
 	// sweep only notes that it is claimed (a pattern that also matches it is a second claim).
 	kindClaimed
+	kindBloom     // a key a [[bloom]] pattern matches: a filter's metadata, RedisBloom's, or neither
+	kindBloomPart // a sub-filter's bitmap of a filter a [[bloom]] pattern matches: read with it
 )

@@ -43,6 +43,7 @@ func (s *Sweep) Finish(ctx context.Context, w Wants) Reads {
 			}
 		}
 	}
+	r.blooms = s.readBlooms(ctx, w.blooms)
 	left := r.unclaimed.Claiming(claimed)
 	r.unclaimed, r.lateClaims = left, r.unclaimed.Keys-left.Keys
 	return r

@@ -347,6 +347,7 @@ func (s Structures) With(add Structures) Structures {
 		Uniques:     slices.Concat(s.Uniques, add.Uniques),
 		Locks:       slices.Concat(s.Locks, add.Locks),
 		JobQueues:   slices.Concat(s.JobQueues, add.JobQueues),
+		Blooms:      slices.Concat(s.Blooms, add.Blooms),
 	}
 }
 
@@ -360,6 +361,7 @@ func claimClash(fams []*store.Family, have Structures, addFams []*store.Family, 
 	limiter := func(l LimiterSpec) string { return l.Name }
 	lock := func(l LockSpec) string { return l.Name }
 	job := func(j JobQueueSpec) string { return j.Name }
+	bloom := func(b BloomSpec) string { return b.Name }
 	for _, k := range []struct {
 		what     string
 		old, new []string
@@ -371,6 +373,7 @@ func claimClash(fams []*store.Family, have Structures, addFams []*store.Family, 
 		{"limiter", names(have.Limiters, limiter), names(add.Limiters, limiter)},
 		{"lock", names(have.Locks, lock), names(add.Locks, lock)},
 		{"job queue", names(have.JobQueues, job), names(add.JobQueues, job)},
+		{"bloom", names(have.Blooms, bloom), names(add.Blooms, bloom)},
 	} {
 		seen := map[string]bool{}
 		for _, n := range k.old {

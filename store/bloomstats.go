@@ -12,6 +12,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// BloomLayoutField is the metadata hash's field holding BloomLayout: the one field a reader that
+// meets a hash reads to know it for one of our filters.
+const BloomLayoutField = "layout"
+
 // BloomMeta is one of our filters' metadata (bloom.go), as its hash holds it.
 type BloomMeta struct {
 	Key       string
@@ -45,8 +49,8 @@ func ReadBloomMeta(ctx context.Context, rdb redis.Cmdable, key string) (BloomMet
 // ParseBloomMeta reads a filter's metadata from its hash's fields; an error says what is not
 // one of our filters' metadata.
 func ParseBloomMeta(key string, h map[string]string) (BloomMeta, error) {
-	if h["layout"] != BloomLayout {
-		return BloomMeta{}, fmt.Errorf("store: bloom %s: the hash's layout field is %q, not %q", key, h["layout"], BloomLayout)
+	if h[BloomLayoutField] != BloomLayout {
+		return BloomMeta{}, fmt.Errorf("store: bloom %s: the hash's layout field is %q, not %q", key, h[BloomLayoutField], BloomLayout)
 	}
 	var bad []string
 	num := func(field string, lo, hi float64) float64 {

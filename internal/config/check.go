@@ -55,7 +55,7 @@ func (c *checker) config(raw map[string]any) *Config {
 		Timezone: time.Local, TimezoneName: "Local",
 	}
 	root := table{m: raw}
-	c.onlyKeys(root, "", "timezone", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock", "job_queue", "profile")
+	c.onlyKeys(root, "", "timezone", "redis", "ui", "scan", "counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock", "job_queue", "bloom", "profile")
 	if loc, name, ok := c.zone(root, "timezone"); ok {
 		cfg.Timezone, cfg.TimezoneName = loc, name
 	}

@@ -49,10 +49,10 @@ func (cfg *Config) ClusterProblems() []*Error {
 }
 
 // Watches reports whether the config has an entry that claims keys: a counter family, a queue, a
-// limiter, a unique, a lock or a job library's queues.
+// limiter, a unique, a lock, a job library's queues or Bloom filters.
 func (cfg *Config) Watches() bool {
 	s := cfg.Structures
-	return len(cfg.Counters)+len(s.DelayQueues)+len(s.ListQueues)+len(s.Limiters)+len(s.Uniques)+len(s.Locks)+len(s.JobQueues) > 0
+	return len(cfg.Counters)+len(s.DelayQueues)+len(s.ListQueues)+len(s.Limiters)+len(s.Uniques)+len(s.Locks)+len(s.JobQueues)+len(s.Blooms) > 0
 }
 
 // hashTagged suggests a version of pattern whose hour and day keys share a cluster slot: the

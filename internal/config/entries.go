@@ -11,7 +11,7 @@ import (
 )
 
 // entryTables are the tables ParseEntries takes: the entries that claim keys.
-var entryTables = []string{"counter", "unique", "bitmap", "delay_queue", "list_queue", "limiter", "lock", "job_queue"}
+var entryTables = []string{"counter", "unique", "bitmap", "delay_queue", "list_queue", "limiter", "lock", "job_queue", "bloom"}
 
 // Entries are config entries added to a config already in use, such as the console's session:
 // counter families and structures, checked as that config's own would be.
@@ -40,7 +40,7 @@ func (cfg *Config) ParseEntries(name string, data []byte) (*Entries, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if !slices.Contains(entryTables, k) {
-			c.fail(k, "not an entry: only [[counter]], [[unique]], [[bitmap]], [[delay_queue]], [[list_queue]], [[limiter]], [[lock]] and [[job_queue]] can be added")
+			c.fail(k, "not an entry: only [[counter]], [[unique]], [[bitmap]], [[delay_queue]], [[list_queue]], [[limiter]], [[lock]], [[job_queue]] and [[bloom]] can be added")
 		}
 	}
 	root := table{m: raw}
@@ -108,6 +108,9 @@ func (cfg *Config) entryNames() map[string]bool {
 	}
 	for _, j := range s.JobQueues {
 		names[takenKey("[[job_queue]]", j.Name)] = true
+	}
+	for _, b := range s.Blooms {
+		names[takenKey("[[bloom]]", b.Name)] = true
 	}
 	return names
 }

@@ -14,12 +14,12 @@ type Profile struct {
 
 // ProfileEntry is one structure of a profile and its events a second.
 type ProfileEntry struct {
-	Kind, Name string // kind: counter, delay_queue, list_queue, limiter, unique, bitmap, lock
+	Kind, Name string // kind: counter, delay_queue, list_queue, limiter, unique, bitmap, lock, bloom
 	Rate       float64
 }
 
 // profileKinds are the kinds a [[profile]] can drive, as its keys name them.
-var profileKinds = []string{"counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock"}
+var profileKinds = []string{"counter", "delay_queue", "list_queue", "limiter", "unique", "bitmap", "lock", "bloom"}
 
 // profiles builds the [[profile]] tables, checking that each names structures the config has.
 func (c *checker) profiles(root table, cfg *Config) []Profile {
@@ -45,6 +45,9 @@ func (c *checker) profiles(root table, cfg *Config) []Profile {
 	}
 	for _, l := range s.Locks {
 		known["lock"][l.Name] = true
+	}
+	for _, b := range s.Blooms {
+		known["bloom"][b.Name] = true
 	}
 	var out []Profile
 	seen := map[string]bool{}

@@ -7,7 +7,7 @@ import (
 )
 
 // structures builds the [[delay_queue]], [[list_queue]], [[limiter]], [[unique]], [[bitmap]] and
-// [[lock]] sections.
+// [[lock]] and [[bloom]] sections.
 func (c *checker) structures(root table) scanner.Structures {
 	names := map[string]int{} // every structure's name -> its line: one name, one thing
 	return scanner.Structures{
@@ -17,6 +17,7 @@ func (c *checker) structures(root table) scanner.Structures {
 		Uniques:     c.uniques(root),
 		Locks:       c.locks(root, names),
 		JobQueues:   c.jobQueues(root, names),
+		Blooms:      c.blooms(root, names),
 	}
 }
 
@@ -287,5 +288,15 @@ func (c *checker) locks(root table, names map[string]int) []scanner.LockSpec {
 		name, _ := c.named(t, header, names)
 		p, _ := c.keyPattern(t, header)
 		return scanner.LockSpec{Name: name, Pattern: p, Exclude: c.excludes(t)}
+	})
+}
+
+// blooms reads the [[bloom]] entries: a pattern of Bloom filters (ours, by their metadata hash,
+// or RedisBloom's), with no <window>.
+func (c *checker) blooms(root table, names map[string]int) []scanner.BloomSpec {
+	return entries(c, root, "bloom", []string{"name", "pattern", "exclude"}, func(t table, header string) scanner.BloomSpec {
+		name, _ := c.named(t, header, names)
+		p, _ := c.keyPattern(t, header)
+		return scanner.BloomSpec{Name: name, Pattern: p, Exclude: c.excludes(t)}
 	})
 }

@@ -61,7 +61,9 @@ type evidence struct {
 
 	bytes, bytesN int64
 	bytesErr      string
-	lastNow       time.Time // the server clock at the latest sample
+
+	bloomMeta, bloomParts int       // our Bloom filters' metadata hashes, and strings named as their sub-filters
+	lastNow               time.Time // the server clock at the latest sample
 }
 
 // recentSpan is how far in the past a sorted set's newest score may be for it to read as a
@@ -92,6 +94,13 @@ func (e *evidence) add(s Sample) {
 	switch s.Type {
 	case "string":
 		e.addString(s)
+		if _, _, ok := store.BloomPartOf(s.Name); ok {
+			e.bloomParts++
+		}
+	case "hash":
+		if s.Field == store.BloomLayout {
+			e.bloomMeta++
+		}
 	case "zset":
 		e.addScores(s)
 	}
@@ -240,6 +249,8 @@ func (e *evidence) merge(o *evidence) {
 	e.ints += o.ints
 	e.nonInts += o.nonInts
 	e.hll += o.hll
+	e.bloomMeta += o.bloomMeta
+	e.bloomParts += o.bloomParts
 	e.binary += o.binary
 	e.tokens += o.tokens
 	e.intMax = max(e.intMax, o.intMax)

@@ -33,6 +33,7 @@ func (g *Groups) infer(sh *shape) Group {
 		return gr
 	}
 	switch {
+	case inferBloom(&gr, sh, t):
 	case l.timeSeg >= 0 && t == "string":
 		g.inferWindowed(&gr, sh, l)
 	case t == "zset":

@@ -371,7 +371,7 @@ const maxMarkReads = 256
 // yet. Such a key is sampled whatever its shape's sampling takes, so whether a prefix is trusted
 // in a sweep does not hang on which of its keys a sample happens to read. g.mu is held.
 func (g *Groups) markWanted(name string) bool {
-	if g.markReads >= maxMarkReads || HashField(name) == "" && !MemberRead(name) {
+	if g.markReads >= maxMarkReads || markField(name) == "" && !MemberRead(name) {
 		return false
 	}
 	var c *candidate
@@ -390,8 +390,17 @@ func (g *Groups) markWanted(name string) bool {
 }
 
 // HashField is the field of a sampled hash named name whose value the sweep reads into
-// Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); "" for other hashes.
+// Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); for other hashes, the
+// field by which hourglass's Bloom filters' metadata is known (store.BloomLayoutField).
 func HashField(name string) string {
+	if f := markField(name); f != "" {
+		return f
+	}
+	return store.BloomLayoutField
+}
+
+// markField is the field of a library's mark among hashes (BullMQ's meta hash's version), or "".
+func markField(name string) string {
 	if _, _, suffix, _, ok := store.BullMQQueueKeyOf(name); ok && suffix == "meta" {
 		return store.BullMQMetaField
 	}

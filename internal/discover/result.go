@@ -15,6 +15,7 @@ const (
 	KindLock           Kind = "lock"            // short-TTL strings holding a random token
 	KindJobQueue       Kind = "job_queue"       // a job library's keys
 	KindLimiterLibrary Kind = "limiter_library" // a limiter library's keys
+	KindBloom          Kind = "bloom"           // Bloom filters: hourglass's metadata hashes and sub-filters, RedisBloom's type
 	KindOther          Kind = "other"           // keys hourglass reads no structure from: caches, sessions, records
 	KindUndecided      Kind = "undecided"       // the evidence does not tell
 )
@@ -83,7 +84,7 @@ type Group struct {
 
 // Entry is one proposed config.toml table.
 type Entry struct {
-	Table         string `json:"table"` // counter, unique, bitmap, delay_queue, list_queue, limiter, lock, job_queue
+	Table         string `json:"table"` // counter, unique, bitmap, delay_queue, list_queue, limiter, lock, job_queue, bloom
 	Name          string `json:"name"`
 	Pattern       string `json:"pattern,omitempty"`
 	Key           string `json:"key,omitempty"`

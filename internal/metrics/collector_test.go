@@ -24,7 +24,8 @@ func TestScrapePassesPromtool(t *testing.T) {
 	for _, name := range []string{"hourglass_ttl_keys", "hourglass_value_bytes", "hourglass_delay_queue_tasks",
 		"hourglass_list_queue_tasks", "hourglass_limiter_keys", "hourglass_unique_members", "hourglass_locks_held",
 		"hourglass_last_complete_sweep_age_seconds", "hourglass_reconcile_mismatched_dims",
-		"hourglass_unclaimed_keys", "hourglass_unclaimed_bytes", "hourglass_unclaimed_group_keys"} {
+		"hourglass_unclaimed_keys", "hourglass_unclaimed_bytes", "hourglass_unclaimed_group_keys",
+		"hourglass_bloom_false_positive_rate", "hourglass_bloom_elements", "hourglass_bloom_over_target"} {
 		if !strings.Contains(body, "\n"+name) {
 			t.Errorf("the scrape has no %s", name)
 		}

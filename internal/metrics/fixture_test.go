@@ -83,6 +83,10 @@ day_retention = "90d"
 [[lock]]
 name = "jobs"
 pattern = "lock:<id>"
+
+[[bloom]]
+name = "seen"
+pattern = "bf:<name>"
 `
 
 // fixture is a real redis-server holding keys of every kind, and a Watcher of them.
@@ -144,7 +148,8 @@ func (f *fixture) writeCounters(t *testing.T) {
 // writeStructures writes orders with 2 tasks not due, 1 due and 1 in flight; topics' queues
 // topic:a (2 not due) and topic:b (1 due); odd with 2 tasks scored in seconds, not its ms;
 // emails with 2 queued and 1 processing (no key for boxes); api's keys under, at and over its
-// limit of 3; a unique and a bitmap key of today; a lock with a TTL and one without.
+// limit of 3; a unique and a bitmap key of today; a lock with a TTL and one without; a Bloom
+// filter of 3 elements.
 func (f *fixture) writeStructures(t *testing.T) {
 	ms := func(d time.Duration) int64 { return f.now.Add(d).UnixMilli() }
 	f.do(t, "ZADD", "delay:orders", ms(-30*time.Second), "late", ms(time.Hour), "later1", ms(2*time.Hour), "later2")
@@ -165,6 +170,13 @@ func (f *fixture) writeStructures(t *testing.T) {
 	f.do(t, "SETBIT", "dau:{ios}:"+f.day(), 9, 1)
 	f.do(t, "SET", "lock:1", "token", "PX", 60000)
 	f.do(t, "SET", "lock:2", "token")
+	b, err := store.New(f.rdb, store.Options{}).Bloom("bf:users", store.BloomOptions{Capacity: 100})
+	if err == nil {
+		_, err = b.AddMany(t.Context(), "a", "b", "c")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // sweep polls w until a sweep completes and returns that poll's status.

@@ -95,6 +95,7 @@ func snapshotSeries(s *scanner.Snapshot) []series {
 	collectJobWorkers(gauge, s.JobQueues)
 	collectUniques(gauge, s.Uniques)
 	collectLocks(gauge, s.Locks)
+	collectBlooms(gauge, s.Blooms)
 	collectUnclaimed(gauge, s)
 	return out
 }

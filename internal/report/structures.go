@@ -9,7 +9,8 @@ import (
 	"hourglass/scanner"
 )
 
-// writeStructures prints the sections of the queues, limiters, uniques and locks configured.
+// writeStructures prints the sections of the queues, limiters, uniques, locks and Bloom filters
+// configured.
 func writeStructures(out io.Writer, s *scanner.Snapshot) {
 	writeDelayQueues(out, s.DelayQueues)
 	writeListQueues(out, s.ListQueues)
@@ -56,6 +57,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 			wrongTypeNote(out, "lock", l.Name, l.WrongType)
 		}
 	}
+	writeBlooms(out, s.Blooms)
 }
 
 // writeUniques prints the unique and bitmap families: the current window's count and the unions,

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"hourglass/scanner"
+)
+
+// A filter's figures read as the Snapshot has them: exact as they are, an estimate with "≈" and
+// its interval, one from RedisBloom's items with where it is from, and an unknown one "?", never
+// 0; its notes and the keys not read as filters are lines below the table.
+func TestBloomReport(t *testing.T) {
+	rate, added, mem := 0.01, int64(800), int64(2048)
+	exact := func(v float64) *scanner.BloomFigure {
+		return &scanner.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
+	}
+	s := &scanner.Snapshot{Blooms: []scanner.Bloom{{Name: "seen", More: true, Unreadable: map[string]int64{"a string, not a filter": 3},
+		Filters: []scanner.BloomFilter{
+			{Key: "bf:small", Layout: "hourglass", Capacity: 1000, SubFilters: 1, TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
+				Elements: exact(801.4), Fill: exact(0.4321), FalsePositive: exact(0.0123), OverTarget: true},
+			{Key: "bf:big", Layout: "hourglass", Capacity: 1e6, SubFilters: 1, TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
+				Fill: &scanner.BloomFigure{Value: 0.05, Low: 0.049, High: 0.051, Coverage: 0.34}, Notes: []string{"estimated from 34.0% of its bits"}},
+			{Key: "rb", Layout: "redisbloom", Capacity: 100, SubFilters: 2, Added: &added, MemoryBytes: &mem, TTLMS: -1,
+				Notes: []string{"BF.INFO gives neither the bits set nor the error rate"}},
+		}}}}
+	var out bytes.Buffer
+	Snapshot(&out, s, nil)
+	text := out.String()
+	lines := map[string]string{}
+	for _, l := range strings.Split(text, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "seen" {
+			lines[f[1]] = l
+		}
+	}
+	for key, want := range map[string][]string{
+		"bf:small": {"801", "43.2%", "1.23%", "1%", "OVER", "2.0 KiB"},
+		"bf:big":   {"≈5% (4.9%–5.1%)", "?"},
+		"rb":       {"redisbloom", "800", "no TTL"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[key], w) {
+				t.Errorf("the row of %s lacks %q: %q", key, w, lines[key])
+			}
+		}
+	}
+	unknown := 0
+	for _, f := range strings.Fields(lines["rb"]) {
+		if f == "?" {
+			unknown++
+		}
+	}
+	if unknown != 5 {
+		t.Errorf("rb's elements, fill, false positives, target and over are not all unknown: %q", lines["rb"])
+	}
+	if strings.Contains(lines["rb"], " 0 ") || strings.Contains(lines["rb"], "0%") {
+		t.Errorf("an unknown figure shown as 0: %q", lines["rb"])
+	}
+	for _, w := range []string{"bloom seen bf:big: estimated from 34.0%", "bloom seen rb: BF.INFO gives neither",
+		"bloom seen: 3 keys of its pattern not read as filters: a string, not a filter", "bloom seen: its pattern matches more filters"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the report lacks %q:\n%s", w, text)
+		}
+	}
+}
