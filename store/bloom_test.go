@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"hourglass/internal/redistest"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 )
 
 // addAll adds elems in calls of BloomBatch*3.
@@ -243,5 +246,36 @@ func TestBloomPartKeys(t *testing.T) {
 		if f, i, ok := BloomPartOf(k); ok {
 			t.Errorf("BloomPartOf(%q) = %q, %d: not a sub-filter's key", k, f, i)
 		}
+	}
+}
+
+// TestBloomOnTheEmbeddedRedis: on miniredis (the console's embedded Redis, which has no
+// BITFIELD) a filter sets the same bits, bit by bit, as on a real redis-server, and answers the
+// same.
+func TestBloomOnTheEmbeddedRedis(t *testing.T) {
+	mr := miniredis.RunT(t)
+	mini := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	real := redistest.Start(t).Client(t)
+	in, probe := elems("m", 300), elems("probe", 2000)
+	var held [2]int
+	for i, rdb := range []*redis.Client{mini, real} {
+		b, err := newStore(t, rdb, Options{}).Bloom("bf:mini", BloomOptions{Capacity: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addAll(t, b, in)
+		held[i] = countHeld(t, b, probe)
+		if countHeld(t, b, in) != len(in) {
+			t.Fatalf("client %d: not every element added is held", i)
+		}
+	}
+	for i := range 2 { // of 100 and 200
+		part := BloomPartKey("bf:mini", i)
+		if a, b := mini.Get(t.Context(), part).Val(), real.Get(t.Context(), part).Val(); a != b || a == "" {
+			t.Fatalf("sub-filter %d: %d bytes on miniredis, %d on redis-server, not the same bits", i, len(a), len(b))
+		}
+	}
+	if held[0] != held[1] {
+		t.Fatalf("%d of the elements never added read as held on miniredis, %d on redis-server", held[0], held[1])
 	}
 }

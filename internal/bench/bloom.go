@@ -92,6 +92,19 @@ func (b *bencher) bloom(rep *Report, st *store.Store, n int) error {
 	}
 	part := meta.Parts[0]
 	r.Hashes = part.Hashes
+	set, get, err := b.bloomRaw(part, n, calls, batch)
+	if err != nil {
+		return err
+	}
+	r.AddUs, r.CheckUs, r.RawSetUs, r.RawGetUs = perUnit(add), perUnit(check), perUnit(set), perUnit(get)
+	r.AddVsRaw, r.CheckVsRaw = ratio(r.AddUs, r.RawSetUs), ratio(r.CheckUs, r.RawGetUs)
+	rep.Bloom = r
+	return nil
+}
+
+// bloomRaw runs the raw SETBIT and GETBIT scripts on the positions the filter's sub-filter gives
+// the n elements, batch by batch, on a bitmap of its own.
+func (b *bencher) bloomRaw(part store.BloomPart, n, calls int, batch func(string, int) []string) (set, get *ServerTime, err error) {
 	raw := store.BenchKey("bloom-raw")
 	positions := func(prefix string, i int) []any {
 		args := []any{part.Hashes}
@@ -103,14 +116,14 @@ func (b *bencher) bloom(rep *Report, st *store.Store, n int) error {
 		}
 		return args
 	}
-	set, err := b.measure("bloom_raw_setbit", float64(n), "element", func() error {
+	set, err = b.measure("bloom_raw_setbit", float64(n), "element", func() error {
 		_, err := b.parallel(calls, func(i int) error { return rawSetBits.Run(b.ctx, b.rdb, []string{raw}, positions("e", i)...).Err() })
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	get, err := b.measure("bloom_raw_getbit", float64(n), "element", func() error {
+	get, err = b.measure("bloom_raw_getbit", float64(n), "element", func() error {
 		_, err := b.parallel(calls, func(i int) error {
 			prefix := "e"
 			if i%2 == 1 {
@@ -120,11 +133,5 @@ func (b *bencher) bloom(rep *Report, st *store.Store, n int) error {
 		})
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	r.AddUs, r.CheckUs, r.RawSetUs, r.RawGetUs = perUnit(add), perUnit(check), perUnit(set), perUnit(get)
-	r.AddVsRaw, r.CheckVsRaw = ratio(r.AddUs, r.RawSetUs), ratio(r.CheckUs, r.RawGetUs)
-	rep.Bloom = r
-	return nil
+	return set, get, err
 }

@@ -261,7 +261,7 @@ func TestInjectProfile(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s%s", code, out, errOut)
 	}
-	lines := 0
+	lines, bloomAdded := 0, -1.0
 	for _, line := range strings.Split(out, "\n") {
 		f := parseSummary(t, line)
 		target, ok := f["target/s"]
@@ -269,12 +269,15 @@ func TestInjectProfile(t *testing.T) {
 			continue
 		}
 		lines++
+		if strings.Contains(line, "bloom lookups:") {
+			bloomAdded = f["added"]
+		}
 		if want := target * seconds; f["ops"] < want*0.95-1 || f["ops"] > want*1.05+1 {
 			t.Errorf("%s: %v ops, want %v ± 5%%", strings.TrimSpace(line), f["ops"], want)
 		}
 	}
-	if lines != 8 {
-		t.Fatalf("%d structure lines, want 8:\n%s", lines, out)
+	if lines != 9 || bloomAdded <= 0 {
+		t.Fatalf("%d structure lines, want 9, the Bloom filter's with its adds:\n%s", lines, out)
 	}
 	if n := rdb.ZCard(ctx, "delay:orders").Val() + rdb.ZCard(ctx, "{delay:orders}:inflight").Val(); n != 0 {
 		t.Errorf("%d tasks left in the delay queue, want all acknowledged", n)
@@ -293,6 +296,11 @@ func TestInjectProfile(t *testing.T) {
 	if lim.Keys == 0 || lim.Hits < 700 || lim.Allowed != nil || lim.Rejected != nil || len(snap.Uniques) != 2 || snap.Uniques[1].Union7d == nil || *snap.Uniques[1].Union7d == 0 ||
 		snap.ListQueues[0].Length != 0 || snap.Locks[0].NoTTL != 0 {
 		t.Errorf("snapshot after the profile: limiters %+v uniques %+v lists %+v locks %+v", snap.Limiters, snap.Uniques, snap.ListQueues, snap.Locks)
+	}
+	// The profile's ids went to a test filter, read whole: its adds are the profile's.
+	if b := snap.Blooms; len(b) != 1 || len(b[0].Filters) != 1 || b[0].Filters[0].Key != "bf:hourglass-test-table0" ||
+		b[0].Filters[0].Added == nil || float64(*b[0].Filters[0].Added) != bloomAdded || b[0].Filters[0].Elements == nil || !b[0].Filters[0].Elements.Exact() {
+		t.Errorf("snapshot after the profile: blooms %+v, want the test filter with %v adds", snap.Blooms, bloomAdded)
 	}
 }
 

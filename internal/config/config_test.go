@@ -68,7 +68,8 @@ func checkShipped(t *testing.T, cfg *Config) {
 	if dq := st.DelayQueues; len(dq) != 1 || dq[0].Name != "orders" || dq[0].Key != "delay:orders" || dq[0].Unit != store.AutoUnit || dq[0].Pattern != nil ||
 		len(st.ListQueues) != 1 || st.ListQueues[0].Name != "emails" || st.ListQueues[0].Key != "queue:emails" ||
 		len(st.Limiters) != 1 || st.Limiters[0].LimiterSpec != (store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: time.Minute, Limit: 100}) ||
-		len(st.Locks) != 1 || st.Locks[0].Pattern.String() != "lock:job:<id>" || len(st.JobQueues) != 0 {
+		len(st.Locks) != 1 || st.Locks[0].Pattern.String() != "lock:job:<id>" || len(st.JobQueues) != 0 ||
+		len(st.Blooms) != 1 || st.Blooms[0].Name != "lookups" || st.Blooms[0].Pattern.String() != "bf:<table>" {
 		t.Errorf("shipped structures = %+v", st)
 	}
 	type family struct {
@@ -121,7 +122,7 @@ func checkShipped(t *testing.T, cfg *Config) {
 	}
 	if want := []ProfileEntry{
 		{"counter", "ad_revenue", 2000}, {"counter", "flow", 500}, {"delay_queue", "orders", 100}, {"list_queue", "emails", 50},
-		{"limiter", "api", 300}, {"unique", "page_uv", 500}, {"bitmap", "dau", 500}, {"lock", "jobs", 10},
+		{"limiter", "api", 300}, {"unique", "page_uv", 500}, {"bitmap", "dau", 500}, {"lock", "jobs", 10}, {"bloom", "lookups", 300},
 	}; len(profiles) != 1 || profiles[0].Name != "steady" || !sameEntries(profiles[0].Entries, want) {
 		t.Errorf("shipped profiles = %+v, want one named steady of %v", profiles, want)
 	}

@@ -22,7 +22,7 @@ import (
 func everyKind(rate float64) config.Profile {
 	p := config.Profile{Name: "hot"}
 	for _, e := range [][2]string{{"counter", "ad_revenue"}, {"delay_queue", "orders"}, {"list_queue", "emails"},
-		{"limiter", "api"}, {"unique", "page_uv"}, {"bitmap", "dau"}, {"lock", "jobs"}} {
+		{"limiter", "api"}, {"unique", "page_uv"}, {"bitmap", "dau"}, {"lock", "jobs"}, {"bloom", "lookups"}} {
 		p.Entries = append(p.Entries, config.ProfileEntry{Kind: e[0], Name: e[1], Rate: rate})
 	}
 	return p

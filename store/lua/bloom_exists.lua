@@ -19,6 +19,31 @@ for i = 1, n do
   local v = redis.call('HMGET', meta, p .. 'bits', p .. 'hashes')
   subs[i] = { key = KEYS[i + 1], bits = tonumber(v[1]), hashes = tonumber(v[2]) }
 end
+-- bitfield runs BITFIELD (or BITFIELD_RO) with t's operations of step arguments each; on a
+-- server without it (the console's embedded Redis), the same one bit a call, SETBIT or GETBIT.
+local hasBitfield = true
+local function bitfield(cmd, key, t, step)
+  if hasBitfield then
+    local r = redis.pcall(cmd, key, unpack(t))
+    if type(r) ~= 'table' or not r.err then
+      return r
+    end
+    if not string.find(string.lower(r.err), 'unknown') then
+      error(r)
+    end
+    hasBitfield = false
+  end
+  local out = {}
+  for i = 3, #t, step do
+    if step == 4 then
+      out[#out + 1] = redis.call('SETBIT', key, t[i], 1)
+    else
+      out[#out + 1] = redis.call('GETBIT', key, t[i])
+    end
+  end
+  return out
+end
+
 local templates = {}
 local out = {}
 for a = 1, #ARGV, 2 do
@@ -38,7 +63,7 @@ for a = 1, #ARGV, 2 do
       t[j * 3 + 3] = (h1 + j * h2 + (j * j * j - j) / 6) % s.bits
     end
     local all = true
-    for _, b in ipairs(redis.call('BITFIELD_RO', s.key, unpack(t))) do
+    for _, b in ipairs(bitfield('BITFIELD_RO', s.key, t, 3)) do
       if b == 0 then
         all = false
         break
