@@ -12,6 +12,7 @@ import (
 	"hourglass/internal/config"
 	"hourglass/internal/redistest"
 	"hourglass/scanner"
+	"hourglass/store"
 	"hourglass/theme"
 )
 
@@ -45,7 +46,30 @@ func zeroStatuses(t *testing.T) map[string]scanner.Status {
 	redistest.RunFixture(t, py, "../store/testdata/rq", nil, "fixture.py", "redis://"+jobs.Addr+"/0")
 	out["jobs"] = sweptStatus(t, jobs, "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n[[job_queue]]\nname = \"rq\"\nlayout = \"rq\"\n")
 	out["bullmq, celery and asynq"] = queueLibrariesStatus(t, py)
+	out["bloom"] = sweptBloomStatus(t)
 	return out
+}
+
+// sweptBloomStatus is a swept server holding a Bloom filter that scaled twice, written by the store,
+// and a hash under its pattern that is not one.
+func sweptBloomStatus(t *testing.T) scanner.Status {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	f, err := store.New(rdb, store.Options{}).Bloom("bf:ids", store.BloomOptions{Capacity: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		ids := make([]string, 64)
+		for j := range ids {
+			ids[j] = fmt.Sprint("id", i*64+j)
+		}
+		if _, err := f.AddMany(t.Context(), ids...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rdb.HSet(t.Context(), "bf:other", "field", "1")
+	return sweptStatus(t, srv, "[[bloom]]\nname = \"ids\"\npattern = \"bf:<name>\"\n")
 }
 
 // queueLibrariesStatus lets BullMQ, Celery and asynq each write their queues on one server, and
@@ -94,7 +118,8 @@ func sweptStatus(t *testing.T, srv *redistest.Server, conf string) scanner.Statu
 var zeroScreens = [][]string{{"1"}, {"2"}, {"3"}, {"4"}, {"5"}, {"5", "enter"}, {"5", "down"}, {"5", "down", "enter"}, {"6"}, {"7"}}
 
 // TestViewsShowNoZeroThatIsNotKnown renders every view of the console over data the real
-// libraries wrote (a limits-only, a rate-limiter-flexible-only, a redis_rate-only and two job-library-only configs)
+// libraries wrote (a limits-only, a rate-limiter-flexible-only, a redis_rate-only and two
+// job-library-only configs) and Bloom filters the store wrote,
 // and checks each figure cell: a table's 0 only where the Snapshot's field it shows is 0 (the
 // JSON test of internal/cli holds those to the libraries' own answers), "—" where the field is
 // null; an Overview panel's 0 only where some structure keeps the figure and their sum is 0.
