@@ -28,8 +28,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -130,55 +128,6 @@ func (s *Store) Bloom(key string, opt BloomOptions) (*Bloom, error) {
 		b.keys = append(b.keys, BloomPartKey(key, i))
 	}
 	return b, nil
-}
-
-// BloomPartKey names sub-filter i of the filter at key, in key's hash slot.
-func BloomPartKey(key string, i int) string {
-	if _, ok := hashTag(key); ok {
-		return key + ":" + strconv.Itoa(i)
-	}
-	return "{" + key + "}:" + strconv.Itoa(i)
-}
-
-// BloomPartOf reads a sub-filter's key: the filter's key and the sub-filter's index. ("{x}:0" is
-// read as a part of "x", not of "{x}": the two names share their sub-filters' keys.)
-func BloomPartOf(key string) (filter string, i int, ok bool) {
-	head, num, found := cutLast(key, ":")
-	if !found {
-		return "", 0, false
-	}
-	i, err := strconv.Atoi(num)
-	if err != nil || i < 0 || i >= BloomMaxFilters || strconv.Itoa(i) != num {
-		return "", 0, false
-	}
-	if inner, isTag := strings.CutPrefix(head, "{"); isTag && strings.HasSuffix(inner, "}") {
-		name := inner[:len(inner)-1]
-		if _, tagged := hashTag(name); name != "" && !tagged && !strings.Contains(name, "}") {
-			return name, i, true
-		}
-	}
-	if _, tagged := hashTag(head); tagged {
-		return head, i, true
-	}
-	return "", 0, false
-}
-
-func cutLast(s, sep string) (before, after string, found bool) {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[:i], s[i+len(sep):], true
-	}
-	return s, "", false
-}
-
-// hashTag is the part of key Redis Cluster hashes when it has a tag ("{...}" with something
-// between the braces).
-func hashTag(key string) (string, bool) {
-	if open := strings.IndexByte(key, '{'); open >= 0 {
-		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
-			return key[open+1 : open+1+end], true
-		}
-	}
-	return "", false
 }
 
 // Add adds elem; false when the filter holds it already (or takes it for one it holds).
