@@ -41,12 +41,12 @@ var (
 const BloomLayout = "hourglass-bloom 1"
 
 // Bounds of a filter: the sub-filters it may have, one sub-filter's bits (a Redis string holds
-// at most 512 MB), and the elements one script takes: about 10 µs of Redis' time each at 11
-// hashes (docs/bloom.md), so a script holds Redis under a millisecond.
+// at most 512 MB), and the elements one script takes: about 10 µs of Redis' time each at 8 to 11
+// hashes (docs/bloom.md), so a script holds Redis well under a millisecond.
 const (
 	BloomMaxFilters = 32
 	BloomMaxBits    = 1 << 32
-	BloomBatch      = 64
+	BloomBatch      = 32
 )
 
 // ErrBloomFull is returned with the elements a filter could not add: it does not scale, or one

@@ -162,13 +162,13 @@ func TestBloomThatDoesNotScaleFillsUp(t *testing.T) {
 	}
 }
 
-// TestBloomScalesSeveralTimesInOneCall: 64 elements into a filter of capacity 2 open four or
-// five more sub-filters in one script (of 2, 4, 8, 16, 32 and 64), as many as the adds it took
+// TestBloomScalesSeveralTimesInOneCall: a call's elements into a filter of capacity 1 open three
+// or more sub-filters in one script (of 1, 2, 4, 8, 16 and 32), as many as the adds it took
 // need, and every element is held.
 func TestBloomScalesSeveralTimesInOneCall(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	s := newStore(t, rdb, Options{})
-	b, err := s.Bloom("bf:tiny", BloomOptions{Capacity: 2})
+	b, err := s.Bloom("bf:tiny", BloomOptions{Capacity: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,12 +184,12 @@ func TestBloomScalesSeveralTimesInOneCall(t *testing.T) {
 		t.Fatalf("added %d of %d: %v", added, BloomBatch, err)
 	}
 	want := 1 // sub-filters: one more each time the last is full
-	for held, c := int64(2), int64(2); added > held; c *= 2 {
+	for held, c := int64(1), int64(1); added > held; c *= 2 {
 		held += c * 2
 		want++
 	}
 	meta, err := ReadBloomMeta(t.Context(), rdb, b.Key)
-	if err != nil || len(meta.Parts) != want || meta.Added != added || want < 5 {
+	if err != nil || len(meta.Parts) != want || meta.Added != added || want < 4 {
 		t.Fatalf("%d added: %d sub-filters, %v; want %d", added, len(meta.Parts), err, want)
 	}
 }

@@ -83,6 +83,7 @@ func (b *bencher) bloom(rep *Report, st *store.Store, n int) error {
 	if err != nil {
 		return err
 	}
+	r.Add, r.Check = r.Add*float64(n)/float64(calls), r.Check*float64(n)/float64(calls) // calls a second to elements
 	meta, err := store.ReadBloomMeta(b.ctx, b.rdb, key)
 	if err != nil {
 		return err

@@ -40,7 +40,7 @@ It measures, one after another:
     -c 4, -P 16), on fresh keys and on keys all there (skipped with a note when redis-benchmark
     is not installed);
   - the sliding limiter and the delay queue (enqueue, claim and acknowledge);
-  - the Bloom filter's adds and checks (64 elements a call), beside raw SETBIT and GETBIT
+  - the Bloom filter's adds and checks (32 elements a call), beside raw SETBIT and GETBIT
     scripts of the same bit positions;
   - a sweep of --keys keys (TTL and value of each, its COUNT adapting to [scan] max_call) and a
     raw SCAN at the sweep's mean COUNT, in turn, 3 passes each (5 with --full), with the min,
