@@ -3,7 +3,7 @@ package store
 // A scalable Bloom filter on plain Redis, with no module: the RedisBloom commands' behaviour
 // (BF.RESERVE's capacity and error rate, BF.ADD / BF.MADD / BF.EXISTS / BF.MEXISTS, scaling to a
 // new, larger sub-filter once the newest holds its capacity) on bitmaps, each call one script
-// (bloom_add.lua, bloom_exists.lua), which is handed each element's two hashes. The hash scheme and the sizes are in docs/bloom.md, so
+// (bloom.lua), which is handed each element's two hashes. The hash scheme and the sizes are in docs/bloom.md, so
 // another language can read and write the same filter.
 //
 //	<name>          hash: the filter's metadata, all a reader needs
@@ -27,15 +27,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-
-	"github.com/redis/go-redis/v9"
 )
 
-var (
-	bloomAdd    = luaScript("bloom_add")
-	bloomExists = luaScript("bloom_exists")
-)
+var bloomScript = luaScript("bloom")
 
 // BloomLayout is the metadata's layout field, by which a reader knows one of our filters.
 const BloomLayout = "hourglass-bloom 1"
@@ -142,8 +136,7 @@ func (b *Bloom) Add(ctx context.Context, elem string) (bool, error) {
 // AddMany adds elems, BloomBatch a script, each script atomic: each true when added, false when
 // held already. Elements a full filter could not add are false, with ErrBloomFull.
 func (b *Bloom) AddMany(ctx context.Context, elems ...string) ([]bool, error) {
-	args := []any{b.opt.Capacity, b.opt.ErrorRate, b.opt.Expansion, BloomMaxFilters, int64(BloomMaxBits)}
-	flags, err := b.run(ctx, "add", bloomAdd, args, elems)
+	flags, err := b.run(ctx, "add", elems)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +164,7 @@ func (b *Bloom) Exists(ctx context.Context, elem string) (bool, error) {
 
 // ExistsMany is Exists for elems, BloomBatch a script.
 func (b *Bloom) ExistsMany(ctx context.Context, elems ...string) ([]bool, error) {
-	flags, err := b.run(ctx, "exists", bloomExists, nil, elems)
+	flags, err := b.run(ctx, "exists", elems)
 	if err != nil {
 		return nil, err
 	}
@@ -182,18 +175,18 @@ func (b *Bloom) ExistsMany(ctx context.Context, elems ...string) ([]bool, error)
 	return out, nil
 }
 
-// run calls script on elems, BloomBatch a call, with every key the filter may have (a script
-// that scales it names its new sub-filter) and args before the elements' hashes.
-func (b *Bloom) run(ctx context.Context, op string, script *redis.Script, args []any, elems []string) ([]int64, error) {
+// run calls the filter's script (bloom.lua) for op on elems, BloomBatch a call, with every key
+// the filter may have (a call that scales it names its new sub-filter).
+func (b *Bloom) run(ctx context.Context, op string, elems []string) ([]int64, error) {
 	flags := make([]int64, 0, len(elems))
 	for i := 0; i < len(elems); i += BloomBatch {
 		batch := elems[i:min(i+BloomBatch, len(elems))]
-		a := slices.Clip(args)
+		a := []any{op, b.opt.Capacity, b.opt.ErrorRate, b.opt.Expansion, BloomMaxFilters, int64(BloomMaxBits)}
 		for _, e := range batch {
 			h1, h2 := BloomHashes(e)
 			a = append(a, h1, h2)
 		}
-		r, err := script.Run(ctx, b.s.rdb, b.keys, a...).Slice()
+		r, err := bloomScript.Run(ctx, b.s.rdb, b.keys, a...).Slice()
 		if err != nil {
 			return nil, fmt.Errorf("store: bloom %s %s: %w", op, b.Key, err)
 		}

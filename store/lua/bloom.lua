@@ -1,7 +1,8 @@
--- Adds elements to a scalable Bloom filter on plain Redis (bloom.go), as RedisBloom's BF.MADD
--- does: an element some sub-filter already holds (each of its k bits set) is not added; else
--- its bits are set in the newest sub-filter, which is first followed by a new, larger one when
--- it holds its capacity. The filter is created with ARGV[1..3] when its metadata hash is absent.
+-- A scalable Bloom filter on plain Redis (bloom.go), as RedisBloom's BF.MADD and BF.MEXISTS
+-- work: an element is held when some sub-filter has each of its k bits set (it was added, or is
+-- a false positive). "add" adds each element not held: its bits are set in the newest
+-- sub-filter, which is first followed by a new, larger one when it holds its capacity; the
+-- filter is created with ARGV[2..4] when its metadata hash is absent. "exists" only reads.
 --
 -- Positions (docs/bloom.md): h = SHA-1 of the element; h1, h2 its first two 32-bit big-endian
 -- words (the caller computes them); the sub-filter of m bits and k hashes sets bits
@@ -9,20 +10,21 @@
 --
 -- KEYS[1]  the filter's metadata hash
 -- KEYS[2..] its sub-filters' bitmaps, in order: those it has and those it may open
--- ARGV[1]  the first sub-filter's capacity, when the filter is created
--- ARGV[2]  the target error rate, when it is created
--- ARGV[3]  the expansion (each new sub-filter's capacity over the last's; 0: never scales)
--- ARGV[4]  the largest number of sub-filters
--- ARGV[5]  the largest sub-filter, in bits
--- ARGV[6..] per element, its h1 and h2
+-- ARGV[1]  "add" or "exists"
+-- ARGV[2]  the first sub-filter's capacity, when the filter is created
+-- ARGV[3]  the target error rate, when it is created
+-- ARGV[4]  the expansion (each new sub-filter's capacity over the last's; 0: never scales)
+-- ARGV[5]  the largest number of sub-filters
+-- ARGV[6]  the largest sub-filter, in bits
+-- ARGV[7..] per element, its h1 and h2
 --
--- Reply: one flag an element, 1 added, 0 there already (or a false positive), -1 not added
--- because the filter is full (it does not scale, or one more sub-filter would pass a bound);
--- or {"keys", n} when it has n sub-filters and fewer than n + 1 bitmap keys were named (a
--- new sub-filter whose key was not named is not opened: its elements are -1).
+-- Reply: one flag an element. add: 1 added, 0 held already, -1 not added because the filter is
+-- full (it does not scale, or one more sub-filter would pass a bound, or its key was not
+-- named). exists: 1 held, 0 not (all 0 when the filter is absent). Or {"keys", n} when it has n
+-- sub-filters and fewer bitmap keys were named.
 local meta = KEYS[1]
 local LN2 = math.log(2)
-local most, maxBits = tonumber(ARGV[4]), tonumber(ARGV[5])
+local adding, most, maxBits = ARGV[1] == 'add', tonumber(ARGV[5]), tonumber(ARGV[6])
 
 local f = redis.call('HMGET', meta, 'filters', 'capacity', 'error_rate', 'expansion')
 local n = tonumber(f[1]) or 0
@@ -53,16 +55,16 @@ local function open(i)
   return true
 end
 
-if n == 0 then
-  capacity, errorRate, expansion = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-  redis.call('HSET', meta, 'layout', 'hourglass-bloom 1', 'capacity', ARGV[1], 'error_rate', ARGV[2],
-    'expansion', ARGV[3], 'added', 0)
+if n == 0 and adding then
+  capacity, errorRate, expansion = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+  redis.call('HSET', meta, 'layout', 'hourglass-bloom 1', 'capacity', ARGV[2], 'error_rate', ARGV[3],
+    'expansion', ARGV[4], 'added', 0)
   if not open(0) then
     return redis.error_reply('ERR bloom ' .. meta .. ': its first sub-filter passes the largest size')
   end
   n = 1
 end
-if #KEYS < n + 2 then
+if #KEYS < n + 1 or adding and #KEYS < n + 2 then
   return { 'keys', n }
 end
 
@@ -157,17 +159,19 @@ local function put(h1, h2)
 end
 
 local out, added = {}, 0
-for a = 6, #ARGV, 2 do
+for a = 7, #ARGV, 2 do
   local h1, h2 = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
   local flag = nil
-  for i = n - 1, 1, -1 do
+  for i = (adding and n - 1 or n), 1, -1 do
     if all(bitfield('BITFIELD_RO', subs[i].key, at(subs[i], 'GET', h1, h2), 3)) then
-      flag = 0
+      flag = adding and 0 or 1
       break
     end
   end
-  flag = flag or put(h1, h2)
-  if flag == 1 then
+  if not flag then
+    flag = adding and put(h1, h2) or 0
+  end
+  if adding and flag == 1 then
     added = added + 1
   end
   out[#out + 1] = flag
