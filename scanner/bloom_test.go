@@ -150,8 +150,8 @@ func TestSnapshotOfBlooms(t *testing.T) {
 	if f := filterOf(t, seen, "bf:small"); f.TTLMS <= 0 || f.TTLMS > 3_600_000 {
 		t.Errorf("bf:small's TTL %d ms, want its PEXPIRE's", f.TTLMS)
 	}
-	if f := filterOf(t, seen, "bf:scaled"); f.TTLMS != -1 || f.SubFilters < 3 || f.Expansion != 2 {
-		t.Errorf("bf:scaled: TTL %d, %d sub-filters, expansion %d; want none, 3 or more, 2", f.TTLMS, f.SubFilters, f.Expansion)
+	if f := filterOf(t, seen, "bf:scaled"); f.TTLMS != -1 || f.SubFilters == nil || *f.SubFilters < 3 || f.Expansion == nil || *f.Expansion != 2 {
+		t.Errorf("bf:scaled: TTL %d, %v sub-filters, expansion %v; want none, 3 or more, 2", f.TTLMS, f.SubFilters, f.Expansion)
 	}
 	gone := filterOf(t, seen, "bf:gone")
 	if gone.Fill == nil || gone.Fill.Value != 0 || gone.FalsePositive.Value != 0 || !strings.Contains(strings.Join(gone.Notes, "\n"), "absent") {
@@ -181,7 +181,7 @@ func checkExactBloom(t *testing.T, rdb redis.UniversalClient, f BloomFilter, key
 	if e := f.Elements.Value; math.Abs(e-float64(added)) > 0.08*float64(added) {
 		t.Errorf("%s: %v elements estimated, %d added", key, e, added)
 	}
-	if *f.Added != meta.Added || *f.TargetRate != meta.ErrorRate || f.Capacity != meta.Capacity || f.SubFilters != len(meta.Parts) {
+	if *f.Added != meta.Added || *f.TargetRate != meta.ErrorRate || f.Capacity == nil || *f.Capacity != meta.Capacity || f.SubFilters == nil || *f.SubFilters != len(meta.Parts) {
 		t.Errorf("%s: metadata %+v, filter %+v", key, meta, f)
 	}
 	// A filter of small sub-filters strays from its design rate by chance (bf:scaled's three, of

@@ -105,19 +105,18 @@ func parseBFDebug(reply any) ([]bfPart, error) {
 // BF.INFO's Capacity is its sub-filters' together: the first's is capacity/(1+e+…+e^(n−1)), each
 // sub-filter e times the last (src/sb.c), which BF.DEBUG gives as it is.
 func moduleFigures(bf *BloomFilter, info bfInfo, parts []bfPart) {
-	bf.SubFilters, bf.Expansion = int(info.filters), int(info.expansion)
-	bf.Capacity = info.capacity
+	subs, expansion, capacity := int(info.filters), int(info.expansion), info.capacity
 	if sum, grow := int64(0), int64(1); info.expansion > 0 && info.filters > 1 {
 		for i := int64(0); i < info.filters && grow <= info.capacity; i++ {
 			sum, grow = sum+grow, grow*info.expansion
 		}
-		bf.Capacity = info.capacity / sum
+		capacity = info.capacity / sum
+	}
+	if len(parts) > 0 {
+		capacity = parts[0].capacity
 	}
 	added, size := info.items, info.size
-	bf.Added, bf.MemoryBytes = &added, &size
-	if len(parts) > 0 {
-		bf.Capacity = parts[0].capacity
-	}
+	bf.SubFilters, bf.Expansion, bf.Capacity, bf.Added, bf.MemoryBytes = &subs, &expansion, &capacity, &added, &size
 	if parts == nil {
 		bf.Notes = append(bf.Notes, "BF.INFO gives neither the bits set nor the error rate, and BF.DEBUG did not answer: fill, elements, false-positive rate and target unknown")
 		return

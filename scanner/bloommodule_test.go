@@ -115,8 +115,8 @@ func TestModuleRepliesCaptured(t *testing.T) {
 			var bf, bare BloomFilter
 			moduleFigures(&bf, info, parts)
 			moduleFigures(&bare, info, nil)
-			if bf.Capacity != c.capacity || bare.Capacity != c.capacity || *bf.Added != c.added || *bf.MemoryBytes != c.size ||
-				bf.SubFilters != c.filters || bf.Expansion != c.expansion {
+			if *bf.Capacity != c.capacity || *bare.Capacity != c.capacity || *bf.Added != c.added || *bf.MemoryBytes != c.size ||
+				*bf.SubFilters != c.filters || *bf.Expansion != c.expansion {
 				t.Errorf("%s %s: %+v (without BF.DEBUG %+v)", c.f, proto, bf, bare)
 			}
 			if bf.TargetRate == nil || math.Abs(*bf.TargetRate-c.target) > 1e-12 {

@@ -116,8 +116,9 @@ func (s *Sweep) readOwnBloom(ctx context.Context, f bloomFound, rng *rand.Rand, 
 		return nil
 	}
 	target := meta.ErrorRate
-	bf := &BloomFilter{Key: Escape(f.key), Raw: f.key, Layout: "hourglass", Capacity: meta.Capacity, Expansion: meta.Expansion,
-		SubFilters: len(meta.Parts), TargetRate: &target, Added: &meta.Added, TTLMS: ttlMS(f.ttl)}
+	subs := len(meta.Parts)
+	bf := &BloomFilter{Key: Escape(f.key), Raw: f.key, Layout: "hourglass", Capacity: &meta.Capacity, Expansion: &meta.Expansion,
+		SubFilters: &subs, TargetRate: &target, Added: &meta.Added, TTLMS: ttlMS(f.ttl)}
 	strlens, ok := s.bloomSizes(ctx, bf, meta, un)
 	if !ok {
 		return nil

@@ -23,9 +23,11 @@ type BloomFilter struct {
 	Raw    string `json:"-"`      // the key's own bytes
 	Layout string `json:"layout"` // "hourglass" (its metadata hash) or "redisbloom" (MBbloom--)
 
-	Capacity   int64    `json:"capacity"`    // the first sub-filter's elements at its rate
-	Expansion  int      `json:"expansion"`   // 0: does not scale
-	SubFilters int      `json:"sub_filters"` // so far
+	// Capacity is the first sub-filter's elements at its rate, Expansion each new sub-filter's
+	// over the last's (0: it does not scale), SubFilters how many it has so far: nil until read.
+	Capacity   *int64   `json:"capacity"`
+	Expansion  *int     `json:"expansion"`
+	SubFilters *int     `json:"sub_filters"`
 	TargetRate *float64 `json:"target_error_rate"`
 	// Added is the writers' own count of adds that found the element absent (our metadata's
 	// added, RedisBloom's "Number of items inserted").

@@ -13,6 +13,8 @@ import (
 
 func rate(r float64) *float64 { return &r }
 
+func iptr(n int) *int { return &n }
+
 // exactFigure is a figure every bit was counted for.
 func exactFigure(v float64) *scanner.BloomFigure {
 	return &scanner.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
@@ -26,20 +28,20 @@ func withBlooms(snap *scanner.Snapshot) *scanner.Snapshot {
 	snap.Blooms = []scanner.Bloom{{Name: "seen", More: true,
 		Unreadable: map[string]int64{"another type": 2, "a hash without hourglass's metadata": 1},
 		Filters: []scanner.BloomFilter{
-			{Key: "seen:small", Raw: "seen:small", Layout: "hourglass", Capacity: 1_000, Expansion: 2, SubFilters: 1, TargetRate: rate(0.01),
+			{Key: "seen:small", Raw: "seen:small", Layout: "hourglass", Capacity: ptr(1_000), Expansion: iptr(2), SubFilters: iptr(1), TargetRate: rate(0.01),
 				Added: ptr(820), Elements: exactFigure(818), Fill: exactFigure(0.3), FalsePositive: exactFigure(0.000066), MemoryBytes: ptr(1_360), TTLMS: -1},
-			{Key: "seen:big", Raw: "seen:big", Layout: "hourglass", Capacity: 10_000, Expansion: 2, SubFilters: 3, TargetRate: rate(0.01), Added: ptr(12_500),
+			{Key: "seen:big", Raw: "seen:big", Layout: "hourglass", Capacity: ptr(10_000), Expansion: iptr(2), SubFilters: iptr(3), TargetRate: rate(0.01), Added: ptr(12_500),
 				Elements:      &scanner.BloomFigure{Value: 12_340, Low: 12_100, High: 12_580, Coverage: 0.06},
 				Fill:          &scanner.BloomFigure{Value: 0.482, Low: 0.479, High: 0.485, Coverage: 0.06},
 				FalsePositive: &scanner.BloomFigure{Value: 0.0052, Low: 0.0049, High: 0.0055, Coverage: 0.06},
 				MemoryBytes:   ptr(87_000), TTLMS: 3 * 3600_000,
 				Notes: []string{"bits sampled: 6% of its 1,245,000 bytes, in 64 ranges"}},
-			{Key: "seen:hot", Raw: "seen:hot", Layout: "hourglass", Capacity: 1_000, SubFilters: 1, TargetRate: rate(0.01), Added: ptr(4_800),
+			{Key: "seen:hot", Raw: "seen:hot", Layout: "hourglass", Capacity: ptr(1_000), SubFilters: iptr(1), TargetRate: rate(0.01), Added: ptr(4_800),
 				Elements: exactFigure(4_731), Fill: exactFigure(0.94), FalsePositive: exactFigure(0.024), OverTarget: true, MemoryBytes: ptr(1_360), TTLMS: -1,
 				Notes: []string{"it does not scale (expansion 0) and holds 4.7 times its capacity"}},
 		}},
 		{Name: "legacy", Filters: []scanner.BloomFilter{
-			{Key: "legacy:bf", Raw: "legacy:bf", Layout: "redisbloom", Capacity: 100_000, Expansion: 2, SubFilters: 2, TargetRate: rate(0.001),
+			{Key: "legacy:bf", Raw: "legacy:bf", Layout: "redisbloom", Capacity: ptr(100_000), Expansion: iptr(2), SubFilters: iptr(2), TargetRate: rate(0.001),
 				Added: ptr(150_000), Elements: &scanner.BloomFigure{Value: 150_000, Low: 150_000, High: 150_000, Coverage: 1, From: "items"},
 				MemoryBytes: ptr(262_000), TTLMS: -1,
 				Notes: []string{"RedisBloom's type: BF.INFO gives its items and size, not its bits, so its fill and false-positive rate are not read",
@@ -297,9 +299,9 @@ func TestBloomFiguresShowNoZeroThatIsNotKnown(t *testing.T) {
 	st := bloomStatus(t)
 	zero := exactFigure(0)
 	st.Snapshot.Blooms = append(st.Snapshot.Blooms, scanner.Bloom{Name: "fresh", Filters: []scanner.BloomFilter{
-		{Key: "fresh:empty", Layout: "hourglass", Capacity: 100, Expansion: 2, SubFilters: 1, TargetRate: rate(0.01), Added: ptr(0),
+		{Key: "fresh:empty", Layout: "hourglass", Capacity: ptr(100), Expansion: iptr(2), SubFilters: iptr(1), TargetRate: rate(0.01), Added: ptr(0),
 			Elements: zero, Fill: zero, FalsePositive: zero, MemoryBytes: ptr(200), TTLMS: -1},
-		{Key: "fresh:unread", Layout: "hourglass", Capacity: 100, SubFilters: 0, TTLMS: -1, Notes: []string{"its metadata hash vanished mid-sweep"}},
+		{Key: "fresh:unread", Layout: "hourglass", TTLMS: -1, Notes: []string{"its metadata hash vanished mid-sweep"}},
 	}})
 	doc := snapshotDoc(t, st.Snapshot)
 	for _, keys := range [][]string{{"1"}, {"6"}, {"6", "down", "down", "down", "down", "down", "down"}} {

@@ -174,3 +174,11 @@ func sortByCount(keys []string, count map[string]int64) {
 		return strings.Compare(a, b)
 	})
 }
+
+// subFiltersCell is a filter's sub-filters, "—" until it is read.
+func subFiltersCell(n *int) string {
+	if n == nil {
+		return format.NotKept
+	}
+	return strconv.Itoa(*n)
+}

@@ -121,7 +121,7 @@ func (v *uniques) bloomTable(rows []uniqRow, from, to int, wide bool) *table {
 			fp = v.c.styles.Bad.Render(fp)
 		}
 		t.rows = append(t.rows, []string{entry, f.Key, fp, shareCell(f.Fill), elementsCell(f.Elements, wide),
-			format.CommasOf(f.Added, format.NotKept), bloomLayout(f.Layout), strconv.Itoa(f.SubFilters), bytesOf(f.MemoryBytes)})
+			format.CommasOf(f.Added, format.NotKept), bloomLayout(f.Layout), subFiltersCell(f.SubFilters), bytesOf(f.MemoryBytes)})
 	}
 	return t
 }
@@ -254,9 +254,20 @@ func bloomFields(f scanner.BloomFilter) [][2]string {
 	case "redisbloom":
 		layout += "'s module type, read with BF.INFO"
 	}
-	expansion := "0: it does not scale"
-	if f.Expansion > 0 {
-		expansion = fmt.Sprintf("%d: each new sub-filter holds %d× the last one's elements", f.Expansion, f.Expansion)
+	unread := format.NotKept + ": not read (the notes say why)"
+	expansion, capacity, subs := unread, unread, unread
+	switch {
+	case f.Expansion == nil:
+	case *f.Expansion > 0:
+		expansion = fmt.Sprintf("%d: each new sub-filter holds %d× the last one's elements", *f.Expansion, *f.Expansion)
+	default:
+		expansion = "0: it does not scale"
+	}
+	if f.Capacity != nil {
+		capacity = format.Commas(*f.Capacity) + " elements in its first sub-filter"
+	}
+	if f.SubFilters != nil {
+		subs = strconv.Itoa(*f.SubFilters)
 	}
 	added := format.NotKept + ": not read (the notes say why)"
 	if f.Added != nil {
@@ -276,9 +287,9 @@ func bloomFields(f scanner.BloomFilter) [][2]string {
 	}
 	return [][2]string{
 		{"layout", layout},
-		{"capacity", format.Commas(f.Capacity) + " elements in its first sub-filter"},
+		{"capacity", capacity},
 		{"expansion", expansion},
-		{"sub-filters", strconv.Itoa(f.SubFilters)},
+		{"sub-filters", subs},
 		{"added", added},
 		{"elements", figureText(f.Elements, whole)},
 		{"fill", figureText(f.Fill, percent)},

@@ -56,7 +56,7 @@ func TestInferredBlooms(t *testing.T) {
 		t.Fatalf("blooms %+v", snap.Blooms)
 	}
 	for _, f := range snap.Blooms[0].Filters {
-		if f.SubFilters != 2 || f.Added == nil || *f.Added < 28 || f.Elements == nil {
+		if f.SubFilters == nil || *f.SubFilters != 2 || f.Added == nil || *f.Added < 28 || f.Elements == nil {
 			t.Errorf("filter %+v", f)
 		}
 	}

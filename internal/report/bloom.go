@@ -24,7 +24,7 @@ func writeBlooms(out io.Writer, blooms []scanner.Bloom) {
 			tb.Row(b.Name, "(no filter read)")
 		}
 		for _, f := range b.Filters {
-			tb.Row(b.Name, f.Key, f.Layout, format.Commas(f.Capacity), fmt.Sprint(f.SubFilters), format.CommasOf(f.Added, format.Unknown),
+			tb.Row(b.Name, f.Key, f.Layout, format.CommasOf(f.Capacity, format.Unknown), intOf(f.SubFilters), format.CommasOf(f.Added, format.Unknown),
 				bloomFigure(f.Elements, count), bloomFigure(f.Fill, percent), bloomFigure(f.FalsePositive, percent),
 				rateOf(f.TargetRate), overText(f), memoryOf(f.MemoryBytes), ttlText(f.TTLMS))
 		}
@@ -98,4 +98,12 @@ func ttlText(ms int64) string {
 		return "no TTL"
 	}
 	return format.Millis(ms)
+}
+
+// intOf is *n, or "?" when it was not read.
+func intOf(n *int) string {
+	if n == nil {
+		return format.Unknown
+	}
+	return fmt.Sprint(*n)
 }

@@ -18,11 +18,11 @@ func TestBloomReport(t *testing.T) {
 	}
 	s := &scanner.Snapshot{Blooms: []scanner.Bloom{{Name: "seen", More: true, Unreadable: map[string]int64{"a string, not a filter": 3},
 		Filters: []scanner.BloomFilter{
-			{Key: "bf:small", Layout: "hourglass", Capacity: 1000, SubFilters: 1, TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
+			{Key: "bf:small", Layout: "hourglass", Capacity: i64(1000), SubFilters: intp(1), TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
 				Elements: exact(801.4), Fill: exact(0.4321), FalsePositive: exact(0.0123), OverTarget: true},
-			{Key: "bf:big", Layout: "hourglass", Capacity: 1e6, SubFilters: 1, TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
+			{Key: "bf:big", Layout: "hourglass", Capacity: i64(1e6), SubFilters: intp(1), TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
 				Fill: &scanner.BloomFigure{Value: 0.05, Low: 0.049, High: 0.051, Coverage: 0.34}, Notes: []string{"estimated from 34.0% of its bits"}},
-			{Key: "rb", Layout: "redisbloom", Capacity: 100, SubFilters: 2, Added: &added, MemoryBytes: &mem, TTLMS: -1,
+			{Key: "rb", Layout: "redisbloom", Capacity: i64(100), SubFilters: intp(2), Added: &added, MemoryBytes: &mem, TTLMS: -1,
 				Notes: []string{"BF.INFO gives neither the bits set nor the error rate"}},
 		}}}}
 	var out bytes.Buffer
@@ -64,3 +64,7 @@ func TestBloomReport(t *testing.T) {
 		}
 	}
 }
+
+func i64(n int64) *int64 { return &n }
+
+func intp(n int) *int { return &n }
