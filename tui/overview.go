@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,8 +133,9 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 	var now float64
 	var hour, today scanner.Sum // the families' totals may be saturated: the sum says so
 	var anyRate bool
-	// est marks a sum that holds a live estimate; bound one that holds a live lower bound.
-	var est, bound [3]bool
+	// est marks a sum that holds a live estimate; bound one that holds a live lower bound; kept
+	// a sum some family is written in windows of (none: no figure, not one of 0).
+	var est, bound, kept [3]bool
 	for _, f := range snap.Counters {
 		keys += f.Keys
 		live := o.c.status.LiveFamily(f.Family)
@@ -152,6 +154,7 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 			if g == "day" {
 				sum = &today
 			}
+			kept[i+1] = kept[i+1] || slices.Contains(f.Granularities, g)
 			if cells.UseLive(f, g, live) {
 				sum.Add(int64(math.Round(live.Total.Estimate)), false)
 				est[i+1], bound[i+1] = est[i+1] || !live.Total.Exact(), bound[i+1] || live.Partial
@@ -174,6 +177,8 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 	}
 	mark := func(i int, s string) string {
 		switch {
+		case i > 0 && !kept[i]:
+			return format.NotKept
 		case bound[i]:
 			return "≥≈" + s
 		case est[i]:

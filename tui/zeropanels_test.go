@@ -101,3 +101,33 @@ func rejectedKept(l *scanner.Limiter) *int64 {
 	}
 	return &n
 }
+
+// TestOverviewTodayOfHourOnlyFamilies: families written in hour windows alone keep no day's
+// total, so the Overview's "today" is "—", not 0, with the sweep complete and while a first
+// sweep's estimates stand in.
+func TestOverviewTodayOfHourOnlyFamilies(t *testing.T) {
+	fam := scanner.FamilyStats{Family: "ctr", Granularities: []string{"hour"}, Keys: 10,
+		Windows: []scanner.WindowStats{{Granularity: "hour", Window: "2026112209", Total: 42, Keys: 10, Current: true}}}
+	for _, complete := range []bool{true, false} {
+		snap := testSnapshot(t)
+		snap.Counters, snap.Scan.Complete = []scanner.FamilyStats{fam}, complete
+		m := newTestModel(t, &fakeSource{status: scanner.Status{Snapshot: snap}}, nil, 120, 36)
+		poll(t, m)
+		var hour, today string
+		for _, line := range strings.Split(screen(m), "\n") {
+			for _, seg := range strings.Split(line, "│") {
+				if cells := screenCells(seg); len(cells) == 2 {
+					switch cells[0].text {
+					case "this hour":
+						hour = cells[1].text
+					case "today":
+						today = cells[1].text
+					}
+				}
+			}
+		}
+		if today != "—" || !strings.Contains(hour, "42") {
+			t.Errorf("complete %v: this hour %q, today %q; want 42 and —", complete, hour, today)
+		}
+	}
+}
