@@ -111,6 +111,8 @@ func (a *Aggregator) zoneChecks(snap *Snapshot, now time.Time) {
 		z := zoneCheck(fa.f, fa.f.Zone(a.opt.Location), now, hourStarts(fa.windows), a.opt.HostZone)
 		if z != nil && i < len(snap.Counters) {
 			snap.Counters[i].ZoneMismatch = z
+			// The current hour's window is read under the wrong name: its average is not known.
+			snap.Counters[i].HourAvgPerSec, snap.Counters[i].HourAvgNote = nil, "not known: "+z.Message
 			snap.Warnings = append(snap.Warnings, fmt.Sprintf("counter family %s: %s", fa.f.Name(), z.Message))
 		}
 	}

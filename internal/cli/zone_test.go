@@ -108,6 +108,10 @@ func TestZoneUnderAnotherTZ(t *testing.T) {
 	if z == nil || z.Data != "UTC" || z.Offset != "+00:00" || z.Hours != -8 || z.Newest != hour || len(snap.Warnings) != 1 {
 		t.Errorf("pv's zone_mismatch %+v, warnings %q", z, snap.Warnings)
 	}
+	// Nor is the hour's average 0: it is the average of a window read under the wrong name.
+	if f := snap.Family("pv"); f.HourAvgPerSec != nil || !strings.Contains(f.HourAvgNote, "windows look cut in") {
+		t.Errorf("pv's hour average %v (%q) under a zone the data contradicts, want null with the reason", f.HourAvgPerSec, f.HourAvgNote)
+	}
 
 	// The same config in UTC agrees with the data: no warning.
 	if code, out, _ := underTZ(t, "UTC", "snapshot", "--config", path); code != exitOK || strings.Contains(out, "windows look cut") {
