@@ -3,8 +3,8 @@ package store
 // A scalable Bloom filter on plain Redis, with no module: the RedisBloom commands' behaviour
 // (BF.RESERVE's capacity and error rate, BF.ADD / BF.MADD / BF.EXISTS / BF.MEXISTS, scaling to a
 // new, larger sub-filter once the newest holds its capacity) on bitmaps, each call one script
-// (bloom.lua), which is handed each element's two hashes. The hash scheme and the sizes are in docs/bloom.md, so
-// another language can read and write the same filter.
+// (bloom.lua), which is handed each element's two hashes. The hash scheme and the sizes are in
+// docs/bloom.md, so another language can read and write the same filter.
 //
 //	<name>          hash: the filter's metadata, all a reader needs
 //	  layout          "hourglass-bloom 1", how a sweep knows the filter
@@ -18,7 +18,8 @@ package store
 //	                hash tag of its own: <name>:<i>)
 //
 // Sub-filter i holds capacity·expansion^i elements at error_rate/2^(i+1), so the filter's
-// compound rate, the sum of its sub-filters', stays under error_rate as it grows.
+// compound rate, the sum of its sub-filters', stays under error_rate as it grows, by design
+// (small sub-filters stray from their design rate by chance; docs/bloom.md).
 
 import (
 	"context"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"hourglass/internal/redistest"
@@ -242,7 +243,7 @@ func TestBloomPartKeys(t *testing.T) {
 			t.Errorf("BloomPartOf(%q) = %q, %d, %v", BloomPartKey(c.name, 7), f, i, ok)
 		}
 	}
-	for _, k := range []string{"bf:users", "bf:users:0", "{}:1", "{a}:01", "{a}:x", "{a}:99"} {
+	for _, k := range []string{"bf:users", "bf:users:0", "{a}:01", "{a}:x", "{a}:99", ":0"} {
 		if f, i, ok := BloomPartOf(k); ok {
 			t.Errorf("BloomPartOf(%q) = %q, %d: not a sub-filter's key", k, f, i)
 		}
@@ -277,5 +278,31 @@ func TestBloomOnTheEmbeddedRedis(t *testing.T) {
 	}
 	if held[0] != held[1] {
 		t.Fatalf("%d of the elements never added read as held on miniredis, %d on redis-server", held[0], held[1])
+	}
+}
+
+// TestBloomLeavesAnotherProgramsKey: a Bloom filter named as a key another program keeps (a
+// hash without the metadata's layout, a string) writes nothing there and says why, naming the
+// key, for an add as for a check.
+func TestBloomLeavesAnotherProgramsKey(t *testing.T) {
+	rdb := redistest.Start(t).Client(t)
+	ctx := t.Context()
+	s := newStore(t, rdb, Options{})
+	rdb.HSet(ctx, "app:user:7", "name", "ann")
+	rdb.Set(ctx, "app:flag", "on", 0)
+	for _, c := range []struct{ key, why string }{{"app:user:7", "holds no Bloom filter metadata"}, {"app:flag", "WRONGTYPE"}} {
+		b, err := s.Bloom(c.key, BloomOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Add(ctx, "x"); err == nil || !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("add to %s: %v, want an error naming it and %q", c.key, err, c.why)
+		}
+		if _, err := b.Exists(ctx, "x"); err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("check of %s: %v, want %q", c.key, err, c.why)
+		}
+	}
+	if h := rdb.HGetAll(ctx, "app:user:7").Val(); len(h) != 1 || h["name"] != "ann" || rdb.Exists(ctx, BloomPartKey("app:user:7", 0)).Val() != 0 {
+		t.Errorf("the hash became %v, or a bitmap was written beside it", h)
 	}
 }

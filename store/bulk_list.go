@@ -17,19 +17,20 @@ package store
 //
 // The libraries' own actions take the whole list in one call; hourglass takes it in chunks from
 // the end the library's workers take from (Sidekiq's and Celery's BRPOP, asynq's RPOPLPUSH and a
-// list queue's BLMOVE take the tail; RQ's BLPOP the head), the oldest first. Producers and workers go on
-// meanwhile, so a chunk acts only on the elements it read and recorded: in its script it finds
-// them still at that end (those a worker took since are counted gone, and a few elements pushed
-// back onto that end since, as Sidekiq's and asynq's shutdown requeue does, are kept there), and
-// acts on nothing when the list changed in the middle of them (left, with the reason). A run
-// acts on none of the elements pushed since the dry run: each window is read up to the first of
-// the dry run's newest elements (BulkPlan.Newest) still in the list, found from the far end
+// list queue's BLMOVE take the tail; RQ's BLPOP the head), the oldest first. Producers and workers
+// go on meanwhile, so a chunk acts only on the elements it read and recorded: in its script it
+// finds them still at that end (those a worker took since are counted gone, and a few elements
+// pushed back onto that end since, as Sidekiq's and asynq's shutdown requeue does, are kept
+// there), and acts on nothing when the list changed in the middle of them (left, with the reason).
+// A run acts on none of the elements pushed since the dry run: each window is read up to the first
+// of the dry run's newest elements (BulkPlan.Newest) still in the list, found from the far end
 // (bulk_list_window.lua), and once none of them is left, neither is any element of the dry run,
 // and the run ends. (A list whose elements repeat, as a list queue's payloads may, is bounded by
-// the values: an element pushed since that equals one of those newest is taken for it.) Each chunk records first every element exactly as stored with the DUMP and expiry
-// of each key deleted with it, the queues set's member, and for an archive the members asynq's
-// trim could take (UndoListed, UndoSetMember); after it, the elements a worker took before it ran
-// (UndoNotDone), so that undo does not put back a job that ran.
+// the values: an element pushed since that equals one of those newest is taken for it.) Each chunk
+// records first every element exactly as stored with the DUMP and expiry of each key deleted with
+// it, the queues set's member, and for an archive the members asynq's trim could take (UndoListed,
+// UndoSetMember); after it, the elements a worker took before it ran (UndoNotDone), so that undo
+// does not put back a job that ran.
 //
 // Undo puts the elements back at the end the workers take from, the last first, so the workers
 // take them next, in their old order, before anything pushed since (which is newer): RPUSH for a
@@ -191,6 +192,9 @@ func (l *listOp) marked(ctx context.Context, rdb redis.UniversalClient, skip int
 		r, err := bulkListWindow.Run(ctx, rdb, []string{l.key}, args...).Slice()
 		if err != nil {
 			return nil, false, actFail(rdb, "bulk list window script (EVALSHA)", l.key, err)
+		}
+		if len(r) == 0 || len(r) < 2 && r[0] != "gone" || len(r) < 3 && r[0] == "found" {
+			return nil, false, fmt.Errorf("store: bulk list window script on %s: reply %v is not one it gives", l.key, r)
 		}
 		switch status, _ := r[0].(string); status {
 		case "more":

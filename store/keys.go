@@ -143,18 +143,27 @@ func BenchMatches() []string { return []string{benchPrefix + "*", "{" + benchPre
 // with its queue.
 func CompanionQueue(key string) (string, bool) {
 	for _, suffix := range []string{inFlightSuffix, processingSuffix, testQueueSuffix} {
-		base, ok := strings.CutSuffix(key, ":"+suffix)
-		if !ok || base == "" {
-			continue
+		if q, ok := companionBase(key, suffix); ok {
+			return q, true
 		}
-		if q, ok := strings.CutPrefix(base, "{"); ok && strings.HasSuffix(q, "}") {
-			if q = q[:len(q)-1]; q != "" && companionKey(q, suffix) == key {
-				return q, true
-			}
+	}
+	return "", false
+}
+
+// companionBase reads key as companionKey(base, suffix) and returns base: the name in the braces
+// first ("{q}:suffix" is q's), else the name before ":suffix".
+func companionBase(key, suffix string) (string, bool) {
+	base, ok := strings.CutSuffix(key, ":"+suffix)
+	if !ok || base == "" {
+		return "", false
+	}
+	if q, ok := strings.CutPrefix(base, "{"); ok && strings.HasSuffix(q, "}") {
+		if q = q[:len(q)-1]; q != "" && companionKey(q, suffix) == key {
+			return q, true
 		}
-		if companionKey(base, suffix) == key {
-			return base, true
-		}
+	}
+	if companionKey(base, suffix) == key {
+		return base, true
 	}
 	return "", false
 }
@@ -229,53 +238,23 @@ func (c Companion) String() string {
 }
 
 // A Bloom filter's keys (bloom.go): its metadata hash is its name, and sub-filter i's bitmap is
-// named in that name's hash slot.
+// named in that name's hash slot as a companion is (companionKey).
 
 // BloomPartKey names sub-filter i of the filter at key, in key's hash slot.
-func BloomPartKey(key string, i int) string {
-	if _, ok := hashTag(key); ok {
-		return key + ":" + strconv.Itoa(i)
-	}
-	return "{" + key + "}:" + strconv.Itoa(i)
-}
+func BloomPartKey(key string, i int) string { return companionKey(key, strconv.Itoa(i)) }
 
 // BloomPartOf reads a sub-filter's key: the filter's key and the sub-filter's index. ("{x}:0" is
 // read as a part of "x", not of "{x}": the two names share their sub-filters' keys.)
 func BloomPartOf(key string) (filter string, i int, ok bool) {
-	head, num, found := cutLast(key, ":")
-	if !found {
+	cut := strings.LastIndexByte(key, ':')
+	if cut < 0 {
 		return "", 0, false
 	}
+	num := key[cut+1:]
 	i, err := strconv.Atoi(num)
 	if err != nil || i < 0 || i >= BloomMaxFilters || strconv.Itoa(i) != num {
 		return "", 0, false
 	}
-	if inner, isTag := strings.CutPrefix(head, "{"); isTag && strings.HasSuffix(inner, "}") {
-		name := inner[:len(inner)-1]
-		if _, tagged := hashTag(name); name != "" && !tagged && !strings.Contains(name, "}") {
-			return name, i, true
-		}
-	}
-	if _, tagged := hashTag(head); tagged {
-		return head, i, true
-	}
-	return "", 0, false
-}
-
-func cutLast(s, sep string) (before, after string, found bool) {
-	if i := strings.LastIndex(s, sep); i >= 0 {
-		return s[:i], s[i+len(sep):], true
-	}
-	return s, "", false
-}
-
-// hashTag is the part of key Redis Cluster hashes when it has a tag ("{...}" with something
-// between the braces).
-func hashTag(key string) (string, bool) {
-	if open := strings.IndexByte(key, '{'); open >= 0 {
-		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
-			return key[open+1 : open+1+end], true
-		}
-	}
-	return "", false
+	filter, ok = companionBase(key, num)
+	return filter, i, ok
 }

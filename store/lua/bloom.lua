@@ -21,14 +21,19 @@
 -- Reply: one flag an element. add: 1 added, 0 held already, -1 not added because the filter is
 -- full (it does not scale, or one more sub-filter would pass a bound, or its key was not
 -- named). exists: 1 held, 0 not (all 0 when the filter is absent). Or {"keys", n} when it has n
--- sub-filters and fewer bitmap keys were named.
+-- sub-filters and fewer bitmap keys were named. An error when the key holds a hash that is not a
+-- filter's metadata (WRONGTYPE when it is no hash): another program's key is never written.
 local meta = KEYS[1]
 local LN2 = math.log(2)
 local adding, most, maxBits = ARGV[1] == 'add', tonumber(ARGV[5]), tonumber(ARGV[6])
 
-local f = redis.call('HMGET', meta, 'filters', 'capacity', 'error_rate', 'expansion')
+local f = redis.call('HMGET', meta, 'filters', 'capacity', 'error_rate', 'expansion', 'layout')
 local n = tonumber(f[1]) or 0
 local capacity, errorRate, expansion = tonumber(f[2]), tonumber(f[3]), tonumber(f[4])
+if f[5] ~= 'hourglass-bloom 1' and redis.call('EXISTS', meta) == 1 then
+  -- another program's hash: never written, nor read as a filter
+  return redis.error_reply('ERR bloom ' .. meta .. ': the hash there holds no Bloom filter metadata (layout field)')
+end
 
 -- sized gives a sub-filter of capacity c and error rate e its bits and hashes.
 local function sized(c, e)
@@ -64,7 +69,7 @@ if n == 0 and adding then
   end
   n = 1
 end
-if #KEYS < n + 1 or adding and #KEYS < n + 2 then
+if #KEYS < n + 1 then
   return { 'keys', n }
 end
 
