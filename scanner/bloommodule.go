@@ -157,10 +157,10 @@ func (s *Sweep) readModuleBloom(ctx context.Context, f bloomFound, un *bloomUnre
 	}
 	bf := &BloomFilter{Key: Escape(f.key), Raw: f.key, Layout: "redisbloom", TTLMS: ttlMS(f.ttl)}
 	var parts []bfPart
-	if err := s.call(ctx, 1, func() (err error) { reply, err = s.rdb.Do(ctx, "BF.DEBUG", f.key).Result(); return err }); err == nil {
-		if parts, err = parseBFDebug(reply); err != nil {
-			bf.Notes = append(bf.Notes, err.Error())
-		}
+	if err := s.call(ctx, 1, func() (err error) { reply, err = s.rdb.Do(ctx, "BF.DEBUG", f.key).Result(); return err }); err != nil {
+		bf.Notes = append(bf.Notes, "BF.DEBUG "+Escape(f.key)+": "+strings.TrimSpace(err.Error()))
+	} else if parts, err = parseBFDebug(reply); err != nil {
+		bf.Notes = append(bf.Notes, err.Error())
 	}
 	moduleFigures(bf, info, parts)
 	return bf
