@@ -1,4 +1,4 @@
-module hourglass
+module github.com/hourglass-dev/hourglass
 
 go 1.26.0
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/cli"
+	"github.com/hourglass-dev/hourglass/internal/cli"
 )
 
 func main() {

@@ -17,9 +17,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // liveCounters writes seed-style pv:<site>:<hour> and pv:<site>:<day> counters in UTC, as a

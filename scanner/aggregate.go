@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // ttlSlack is how far a key's expiry may pass its window's end plus retention before it counts

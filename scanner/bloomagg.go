@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // A [[bloom]] entry's keys: its pattern's keys are filters (our metadata hash, or RedisBloom's

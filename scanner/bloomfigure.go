@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"hourglass/internal/estimate"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Counting a sub-filter's bits (docs/bloom.md): one BITCOUNT reads at most bloomRangeBytes, which

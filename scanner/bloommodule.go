@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // RedisBloom's filters (type MBbloom--) are read through the module: BF.INFO gives the first

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Reading the filters a sweep found, at its end (Sweep.Finish): ours by their metadata and

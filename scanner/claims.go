@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // claimAgg gathers the keys that two entries of the config would both claim: each is counted

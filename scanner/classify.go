@@ -3,7 +3,7 @@ package scanner
 import (
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // A key belongs to the first family or structure that claims it, in this order: counter

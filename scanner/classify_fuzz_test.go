@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // classifySweep is a sweep with one entry of each kind whose keys are built by pattern: counter

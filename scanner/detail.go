@@ -3,7 +3,7 @@ package scanner
 import (
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // The console's drill-down reads one structure's keys on demand, in a tea.Cmd, never in a sweep:

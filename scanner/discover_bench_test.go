@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // counterName is the i-th key of the benchmarks' keyspace, in hour: every key of it belongs to

@@ -3,7 +3,7 @@ package scanner
 import (
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // problemFig is the figure of each problem, in problem index order.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
 )
 
 // What a sweep under way scales, per family (and per window): each is one figure of the

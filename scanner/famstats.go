@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // stats renders one family's aggregate.

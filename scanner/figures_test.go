@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestWideAddsExactly: a total is added up in 128 bits, so values near the int64 ends add up

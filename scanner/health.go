@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Condition is what a Poll found of the watched Redis: what the console's header says of it.

@@ -3,8 +3,8 @@ package scanner
 import (
 	"slices"
 
-	"hourglass/internal/discover"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // A sweep with an Inferrer (Options.Infer) runs on entries inferred from the keys themselves: the

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // pickyInferrer adopts fam once the unclaimed keys seen reach after and a group of fam's keys is

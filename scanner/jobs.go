@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // jobAgg gathers what a sweep found of one job library: the names of its queues and its

@@ -5,8 +5,8 @@ import (
 	"math/bits"
 	"time"
 
-	"hourglass/internal/estimate"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // DefaultLiveSample is how many keys of each counter family's current window, besides its top

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
 )
 
 // read reads every family's live keys again (MGET, in chunks of at most valueChunk keys of one

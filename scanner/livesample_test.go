@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestLiveFiguresCover draws many worlds of skewed counters, reads each one's live sample twice,

@@ -2,7 +2,7 @@ package scanner
 
 import (
 	"context"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 	"math"
 	"sync"
 	"sync/atomic"

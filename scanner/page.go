@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // page reads the family keys the previous SCAN returned (pending) and, at the same time on

@@ -4,8 +4,8 @@ import (
 	"sort"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // A Snapshot needs a few reads past the keys a sweep's pages hold: the memory of the sampled

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // reconciler adds up, for each (dims, day) pair of a family with hour and day windows, the day's

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestRepairLeavesStructureKeys repairs a sweep that also classifies structures: a counter key

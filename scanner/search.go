@@ -1,6 +1,6 @@
 package scanner
 
-import "hourglass/store"
+import "github.com/hourglass-dev/hourglass/store"
 
 // A search of a queue's tasks (internal/inspect runs it through store.Searcher, a step at a time
 // for the console) answers in the store's types: the tui reaches them through the scanner.

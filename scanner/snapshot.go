@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
 
-	"hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/discover"
 )
 
 // Snapshot is what one complete sweep found: every counter family's windows, rates, series, TTL

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // structAgg folds the structure keys of a sweep; like the counters' aggregate it holds what the

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // fill writes the structure sections into snap, with what the sweep's last step read past the

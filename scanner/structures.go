@@ -1,7 +1,7 @@
 package scanner
 
 import (
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Structures are the queues, limiters, uniques and locks a snapshot covers, beside the counter

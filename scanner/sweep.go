@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/discover"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Key is what a sweep read about one key of a family (or, when Structure is not zero, of a

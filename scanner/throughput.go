@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // JobThroughput is what a job library counts of the jobs it ran, for one queue or for all: its

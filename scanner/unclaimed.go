@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/discover"
 )
 
 // Keys that no family or structure claims are never dropped silently: the sweep counts each into

@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // writeUnclaimed writes 20 hourly counters, 10 cache strings and 5 hashes, none of which the

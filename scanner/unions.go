@@ -6,7 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // bitmapBytesPerKey is what a bitmap weighs against the sweep's keys-per-second budget: one key

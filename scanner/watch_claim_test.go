@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestWatcherClaimCountsUnclaimedKeysFromTheNextSweep: keys no entry claims are listed as a group;

@@ -10,8 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestWatcherKeepsASnapshotCurrent polls a real server as the console does: sweeps complete into

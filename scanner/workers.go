@@ -3,7 +3,7 @@ package scanner
 import (
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // JobWorkers are a job library's live processes as the library records them in Redis, read at

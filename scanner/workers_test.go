@@ -10,8 +10,8 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestSnapshotCarriesWorkers: a sweep's Snapshot carries, on each job library's entry, the

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // A family's windows are cut in the zone its config names; its writers may cut them in another.

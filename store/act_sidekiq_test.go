@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // sidekiqJob is a job as store/testdata/sidekiq/read.rb prints it, from Sidekiq's own API.

@@ -13,7 +13,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // fillAsynqBulk has asynq itself fill queue "bulk": a Server fails 30 tasks with retries left

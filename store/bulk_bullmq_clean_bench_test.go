@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // BenchmarkBulkBullMQClean measures delete all of BullMQ's failed, delayed and waiting sections

@@ -15,7 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // bullmqCleanRead is what store/testdata/node/bullmq_clean.mjs prints: queue "clean"'s

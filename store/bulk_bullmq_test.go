@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // bullmqBulk runs store/testdata/node/bullmq_bulk.mjs and returns the queue's getJobCounts().

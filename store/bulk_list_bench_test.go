@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // BenchmarkBulkListDelete measures a delete all of a Sidekiq queue of 100,000 jobs its

@@ -14,7 +14,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // sidekiqBulk runs store/testdata/sidekiq/bulk.rb's mode on rdb.

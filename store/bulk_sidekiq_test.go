@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestBulkKillAllDoesWhatKillAllDoes: on two identical copies, hourglass's kill all of the retry

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestWriterOnCluster writes through a real 3-master Redis Cluster: a hash-tagged family (hour and

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // hourTotal sums the hour windows at of dims (tag, 0..n-1), read past any proxy.

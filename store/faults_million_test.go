@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestMillionEventsThroughAFaultyNetwork sends 1M events through a proxy that cuts 5% of the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"

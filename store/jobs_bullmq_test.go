@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 
 	"github.com/redis/go-redis/v9"
 )

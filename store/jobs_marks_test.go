@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestSidekiqKeyOfReadsWhatSidekiqWrote: every key Sidekiq wrote that SidekiqKeyOf reads as one of

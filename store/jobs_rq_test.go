@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // rqQueueReport is one queue as store/testdata/rq/fixture.py prints it: RQ's own counts at the

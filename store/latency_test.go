@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestListQueueLatencyFromPayloads: a list queue's latency is read from its oldest task's

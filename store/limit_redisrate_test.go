@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-redis/redis_rate/v10"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // redis_rate is a test dependency only: hourglass reads its keys and never links it; the test

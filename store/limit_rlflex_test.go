@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // rlflexFixture is what testdata/node/rlflex.mjs prints: per key as stored, what

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestQueueStatsOfAKnownDepth reads queues whose depth the caller read earlier: a delay queue's

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestDelayQueueLosesAndDuplicatesNothing: 4 workers claim 10k tasks at once while a fifth claims

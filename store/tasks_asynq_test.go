@@ -11,7 +11,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestAsynqTasksMatchAsynq pages through every section of the queues asynq wrote and holds the

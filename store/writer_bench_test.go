@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // BenchmarkWriter measures the batch writer against a real redis-server, and, in the same run

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // The text of a Bloom filter's figures: an exact figure plainly; an estimate with ≈ and, where

@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // fakeBulk answers the dry run with fixed figures; its Bulk does one chunk, reports it, and

@@ -10,7 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // ago is Age for what cannot be negative but may read so across clocks: it shows 0s instead.

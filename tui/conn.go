@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // connState is what the header says of the connection, from the watcher's word on the last poll:

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // The header renders what the source says of the connection: unreachable, a refusal naming the

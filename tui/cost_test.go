@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // The header says what watching costs: the keys swept a second and the share of Redis' time

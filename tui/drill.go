@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // The drill-down: below a view's table, enter opens levels that read one structure's keys on

@@ -9,8 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/scanner"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // cappedInspector serves pages of at most most tasks, as the Watcher holds a page to the sweep's

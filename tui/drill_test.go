@@ -11,8 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"hourglass/scanner"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // fakeInspector answers the drill-down's reads with fixed data and records what was asked.

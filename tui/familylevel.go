@@ -8,9 +8,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // familyLevel is one counter family below the Counters table: its current windows, rate,

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/discover"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestInferredEntriesInTheHeader: with no config file the header says how many entries were

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestLongestWait: the Overview's longest wait is the longest of every queue's latency and every

@@ -9,8 +9,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/scanner"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // viewNames are the tabs, in order; keys 1 to 7 pick them.

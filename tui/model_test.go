@@ -15,12 +15,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/estimate"
-	"hourglass/internal/format"
-	"hourglass/scanner"
-	"hourglass/store"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // tally is a total over the queues that keep a figure: of counts the queues it is asked of,

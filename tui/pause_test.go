@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/scanner"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // pausingInspector is the fake Inspector that also reads a queue's pause.

@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // The Unclaimed view's session changes: a adds the selected group's entry to the running session

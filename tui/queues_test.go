@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestEveryQueueRowNamesItsKey: the queues a [[delay_queue]] pattern finds share the entry's

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/estimate"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestRateFromReads: a family whose every key the live reads read takes its rate from the slope

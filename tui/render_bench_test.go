@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // bigStatus is a snapshot of 50 families holding 10k dims between them (200 top dims each), with

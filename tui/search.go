@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // Searching a queue's tasks: on a queue's tasks, / types what to look for (a substring of the

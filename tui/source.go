@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // Source is the console's only way to the data: polled in a tea.Cmd, never from Update or View.

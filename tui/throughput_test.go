@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestJobsRunTable: under a job library's table the Queues view shows what it counts of the jobs

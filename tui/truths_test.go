@@ -7,9 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"hourglass/internal/discover"
-	"hourglass/scanner"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // limitsStatus is testStatus with one python limits limiter, whose keys spell their own limit

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // ttlView lists each family's unhealthy keys, with examples of the selected one.

@@ -8,8 +8,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // unclaimed lists the groups of keys no entry claims, as the sweep finds them, with the selected

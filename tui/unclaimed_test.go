@@ -9,8 +9,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"hourglass/internal/discover"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 func (a *fakeActions) Claim(ctx context.Context, e discover.Entry) (string, error) {

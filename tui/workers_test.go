@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // withWorkers gives the test snapshot's Sidekiq entry a live and a stale process, and adds an RQ

@@ -9,11 +9,11 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/hibiken/asynq"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/store"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // zeroStatuses fills a server for each config (limits only, rate-limiter-flexible only, redis_rate

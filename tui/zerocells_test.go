@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // snapshotDoc is the Snapshot as `snapshot --json` has it, decoded generically.

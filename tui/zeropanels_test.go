@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // checkPanels finds the Overview's panel rows ("label  value", or "a / b  x / y") and fails on

@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // benchKeyspace is how many dims tuples the writer cases draw from, and redis-benchmark's -r.

@@ -22,8 +22,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // lines is a progress line's writer that keeps each line, and calls on when one holds a text.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // rawSetBits and rawGetBits are the least a Bloom filter's add and check cost Redis: SETBIT (or

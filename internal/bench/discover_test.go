@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestDiscoverCase runs the discover case on a small keyspace and checks what it reports: the

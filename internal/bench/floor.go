@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // incrbyFloor adds ARGV[i] to KEYS[i] and does nothing else: no exactly-once record, no expiry,

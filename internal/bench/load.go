@@ -2,8 +2,8 @@ package bench
 
 import (
 	"context"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 	"time"
 )
 

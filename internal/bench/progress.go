@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // progress is bench's one line on stderr: the step under way, its number of the total, and the

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 	"net"
 	"os"
 	"os/exec"

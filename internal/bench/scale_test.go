@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestScale runs bench --scale's code on a small scale (200,000 keys on one server, 150,000 on a

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // scaleTrials is how many trial families the scale keyspace holds: each is one independent

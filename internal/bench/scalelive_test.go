@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/estimate"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestLiveRateSettle sets polls' rates beside a writer's count kept flush by flush: the true rate

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // scaleBatch is how many SET commands a connection sends before handing their replies' count

@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"hourglass/internal/format"
-	"hourglass/internal/report"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/report"
 )
 
 // WriteScaleTable prints a scale report: each keyspace's load and console, the estimates of its

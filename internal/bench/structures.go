@@ -1,7 +1,7 @@
 package bench
 
 import (
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 	"strconv"
 	"sync"
 	"sync/atomic"

@@ -2,8 +2,8 @@ package bench
 
 import (
 	"fmt"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 	"maps"
 	"slices"
 	"time"

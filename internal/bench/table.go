@@ -2,9 +2,9 @@ package bench
 
 import (
 	"fmt"
-	"hourglass/internal/format"
-	"hourglass/internal/report"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/report"
+	"github.com/hourglass-dev/hourglass/store"
 	"io"
 )
 

@@ -3,7 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 	"math/rand/v2"
 	"strconv"
 	"sync"

@@ -6,8 +6,8 @@
 package cells
 
 import (
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // JobQueue is one job queue's cells: its name, waiting, active, scheduled, due, lag, next in,

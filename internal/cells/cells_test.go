@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 func ptr(n int64) *int64 { return &n }

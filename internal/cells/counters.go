@@ -1,8 +1,8 @@
 package cells
 
 import (
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // WindowTotal is a counter family's total in its current window of granularity g ("hour" or

@@ -3,8 +3,8 @@ package cells
 import (
 	"testing"
 
-	"hourglass/internal/estimate"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestCounterCells: a live figure is marked as an estimate with its interval, as a lower bound

@@ -1,8 +1,8 @@
 package cells
 
 import (
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // Count is the cell of a count of keys: exact with separators, or, while the sweep is under way,

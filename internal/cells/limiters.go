@@ -3,8 +3,8 @@ package cells
 import (
 	"fmt"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // Refused is a limiter's refused attempts counted in its keys' current windows: "—" when none

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // WorkerColumns are the titles of Worker's cells, in order.

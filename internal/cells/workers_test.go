@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestWorker: a process's cells say busy of concurrency, the state with RQ's job or BullMQ's

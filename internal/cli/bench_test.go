@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/bench"
+	"github.com/hourglass-dev/hourglass/internal/bench"
 )
 
 // TestBenchFullSizes checks --full's sizes: the long run's where no flag gives its own, the flag's

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"hourglass/internal/bench"
-	"hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/bench"
+	"github.com/hourglass-dev/hourglass/internal/config"
 )
 
 // scaleArgs are bench's --scale flags.

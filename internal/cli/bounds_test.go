@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestNumericFlagsAreBounded: every numeric flag of snapshot, serve, the console, discover,

@@ -8,8 +8,8 @@ import (
 	"io"
 	"strings"
 
-	"hourglass/internal/config"
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // Exit codes.

@@ -13,14 +13,14 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"hourglass/internal/config"
-	"hourglass/internal/console"
-	"hourglass/internal/discover"
-	"hourglass/internal/format"
-	"hourglass/internal/infer"
-	"hourglass/internal/target"
-	"hourglass/internal/traffic"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/console"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/infer"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 const discoverUsage = `hourglass discover: sweep the keyspace and propose a config.toml for what is in it.

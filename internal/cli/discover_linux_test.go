@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // openPTY opens a pseudo-terminal and returns its controlling side and the terminal side.

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // retrying is how a one-shot command's sweep rides out faults that pass: each is shown on stderr

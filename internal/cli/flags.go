@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/format"
-	"hourglass/internal/target"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // commonFlags are the flags every command that talks to Redis takes, and the sweep budget of

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/config"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // errParsed ends a parse-only run (see parsed).

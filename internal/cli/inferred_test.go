@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // writeSeedCounters writes pv:<site>:<hour> and pv:<site>:<day> counters for 40 sites, as the

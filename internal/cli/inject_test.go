@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/internal/traffic"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // hgWithin runs the command line as main does, with ctx as its signal context, and says how long

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/config"
 )
 
 // A parse-only run ends each command once its flags are parsed and checked and its config is

@@ -7,11 +7,11 @@ import (
 	"io"
 	"strings"
 
-	"hourglass/internal/config"
-	"hourglass/internal/report"
-	"hourglass/internal/traffic"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/report"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 const repairUsage = `hourglass repair: give family keys that have no TTL their window-aligned expiry.

@@ -6,10 +6,10 @@ import (
 	"io"
 	"slices"
 
-	"hourglass/internal/config"
-	"hourglass/internal/format"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 const searchUsage = `hourglass search: search a job queue's tasks for a payload substring or a JSON field.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestSearchCommand: `hourglass search` prints exactly the tasks asynq's own client enqueued

@@ -3,10 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"hourglass/internal/config"
-	"hourglass/internal/infer"
-	"hourglass/internal/metrics"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/infer"
+	"github.com/hourglass-dev/hourglass/internal/metrics"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"io"
 	"net"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // served is a `hourglass serve` a test runs: where its metrics are and what it printed.

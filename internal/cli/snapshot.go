@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 
-	"hourglass/internal/config"
-	"hourglass/internal/format"
-	"hourglass/internal/infer"
-	"hourglass/internal/report"
-	"hourglass/internal/target"
-	"hourglass/internal/traffic"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/infer"
+	"github.com/hourglass-dev/hourglass/internal/report"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 const snapshotUsage = `hourglass snapshot: sweep the keyspace once and report every counter family.

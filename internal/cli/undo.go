@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"hourglass/internal/config"
-	"hourglass/internal/inspect"
-	"hourglass/internal/journal"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/inspect"
+	"github.com/hourglass-dev/hourglass/internal/journal"
 )
 
 const undoUsage = `hourglass undo: undo the last bulk action done on a Redis from the console.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/journal"
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/journal"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // dumpAll is every key's DUMP and PTTL.

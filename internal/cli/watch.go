@@ -7,10 +7,10 @@ import (
 	"os"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/console"
-	"hourglass/internal/traffic"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/console"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 const watchUsage = `Running hourglass with no command opens the console: a live, full-screen view of

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // The zero tests' walk over Bloom filters: filters written by the store (one that scales, one

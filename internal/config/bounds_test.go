@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestEmptyFileIsRefused: a file with no table or key is a mistake (the wrong path, a truncated

@@ -3,8 +3,8 @@ package config
 import (
 	"errors"
 	"fmt"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 	"os"
 	"regexp"
 	"slices"

@@ -2,7 +2,7 @@ package config
 
 import (
 	"fmt"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 	"strings"
 )
 

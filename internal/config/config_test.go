@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // src joins lines with newlines, so a fixture's line N is its Nth argument.

@@ -2,7 +2,7 @@ package config
 
 import (
 	"errors"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 	"strconv"
 	"strings"
 	"time"

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // entryTables are the tables ParseEntries takes: the entries that claim keys.

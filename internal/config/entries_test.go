@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestParseEntriesInTheContextOfTheConfig: entries added to a config in use are cut in its time

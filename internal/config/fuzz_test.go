@@ -12,10 +12,10 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // FuzzParse feeds the loader any bytes (up to 64 KiB). What it refuses, it refuses in one line

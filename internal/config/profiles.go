@@ -3,7 +3,7 @@ package config
 import (
 	"sort"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Profile is a [[profile]]: test traffic mixing kinds, each structure at its own rate.

@@ -1,8 +1,8 @@
 package config
 
 import (
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 	"time"
 )
 

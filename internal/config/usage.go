@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // UsageError is a mistake in what the user asked for, on the command line or in the config: the

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // A timezone may be a fixed offset from UTC, at the top and per family, bounded to the zones in

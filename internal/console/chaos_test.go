@@ -18,15 +18,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/internal/metrics"
-	"hourglass/internal/redistest"
-	"hourglass/internal/target"
-	"hourglass/internal/traffic"
-	"hourglass/scanner"
-	"hourglass/store"
-	"hourglass/theme"
-	"hourglass/tui"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/metrics"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/theme"
+	"github.com/hourglass-dev/hourglass/tui"
 )
 
 // TestChaos runs the console (its poller, its screen and its steady test traffic), inject and

@@ -11,15 +11,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
-	"hourglass/internal/config"
-	"hourglass/internal/format"
-	"hourglass/internal/infer"
-	"hourglass/internal/inspect"
-	"hourglass/internal/target"
-	"hourglass/internal/traffic"
-	"hourglass/scanner"
-	"hourglass/theme"
-	"hourglass/tui"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/infer"
+	"github.com/hourglass-dev/hourglass/internal/inspect"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/theme"
+	"github.com/hourglass-dev/hourglass/tui"
 )
 
 // trafficRate is the steady test traffic `t` starts, in events a second.

@@ -10,12 +10,12 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"hourglass/internal/config"
-	"hourglass/internal/target"
-	"hourglass/internal/traffic"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/theme"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestConsoleRunsOnTheEmbeddedDemo runs the real console, as `hourglass` does with no address,

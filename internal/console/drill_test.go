@@ -9,10 +9,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/internal/target"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // TestDrillDownDeletesOneTaskOnARealServer runs the real console against a real redis-server

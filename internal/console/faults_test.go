@@ -11,12 +11,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/internal/target"
-	"hourglass/store"
-	"hourglass/theme"
-	"hourglass/tui"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/theme"
+	"github.com/hourglass-dev/hourglass/tui"
 )
 
 // driver runs the console's model as the Bubble Tea runtime does, without a terminal: each Cmd

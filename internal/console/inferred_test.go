@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/internal/infer"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/tui"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/infer"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/tui"
 )
 
 // TestInferredSessionWritesAWholeConfig: a console with no config file counts the counter keys

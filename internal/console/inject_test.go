@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/target"
 )
 
 // TestInjectSaysWhatWasWritten: the console's i writes a burst and says how many events went in;

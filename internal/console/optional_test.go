@@ -1,8 +1,8 @@
 package console
 
 import (
-	"hourglass/internal/inspect"
-	"hourglass/tui"
+	"github.com/hourglass-dev/hourglass/internal/inspect"
+	"github.com/hourglass-dev/hourglass/tui"
 )
 
 // The drill-down's optional parts the console finds by asking its Inspector: pausing a queue

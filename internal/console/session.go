@@ -11,11 +11,11 @@ import (
 	"strings"
 	"sync"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/internal/infer"
-	"hourglass/scanner"
-	"hourglass/tui"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/infer"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/tui"
 )
 
 // session is the console's tui.Session: the Unclaimed view's groups added to the running

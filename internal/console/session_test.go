@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/tui"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/tui"
 )
 
 // TestSessionClaimsAndWritesTheProposal runs the console's session against a real server: the

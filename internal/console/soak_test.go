@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/target"
-	"hourglass/internal/traffic"
-	"hourglass/theme"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/target"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/theme"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // TestSoak runs the embedded demo's traffic (every kind) and the real console polling it, for

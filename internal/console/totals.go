@@ -3,9 +3,9 @@ package console
 import (
 	"context"
 	"fmt"
-	"hourglass/internal/format"
-	"hourglass/internal/traffic"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/store"
 	"io"
 	"math"
 	"strings"

@@ -3,7 +3,7 @@ package discover
 import (
 	"fmt"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Bloom filters among the keys no entry claims: hourglass's own by their metadata hash, whose

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Bloom filters among unclaimed keys: our metadata hashes (known by their layout field) and

@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/discover"
 )
 
 // blogFamilies writes keys the way the blog posts hourglass comes from do: plain commands, the

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // checkEntriesLoad renders every entry discover would propose active (high and medium

@@ -12,8 +12,8 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/hibiken/asynq"
 
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // storeTestdata is where the store's fixtures are, from this package.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/discover"
 )
 
 // lookalikeFamilies writes noise that looks like a structure at a glance: short-lived integers

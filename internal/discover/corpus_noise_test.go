@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/discover"
 )
 
 // noiseFamilies writes what most keyspaces mostly hold: caches, sessions, records, sets, rankings.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // ownFamilies writes hourglass's own structures through the store's writers, as a service that

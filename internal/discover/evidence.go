@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Sample is what the sweep read of one sampled key, at the server's clock Now.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // Result returns the groups found so far, largest first, each with its kind, evidence and

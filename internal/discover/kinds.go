@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/internal/format"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // infer decides what a group is from its pattern and its samples' evidence. g.mu is held.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Library is a job library or limiter library whose keys are recognised by their names, under

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Three job libraries put their keys under a prefix of the user's choosing: Sidekiq under

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // TOML renders the entry as one config.toml table, its keys in the order the config reference

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 func ptr[T any](v T) *T { return &v }

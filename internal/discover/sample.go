@@ -5,9 +5,9 @@ import (
 	"math"
 	"time"
 
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/format"
 
-	est "hourglass/internal/estimate"
+	est "github.com/hourglass-dev/hourglass/internal/estimate"
 )
 
 // A sweep stopped before its end (discover --sample, a sweep under way) has seen part of the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // segs spells name's tokens as "class:text" after their separator, for comparing.

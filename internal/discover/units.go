@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Writers differ in the unit they score due times in (Python's time.time() in seconds, Java's

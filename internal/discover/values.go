@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/internal/format"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // maxLockTTL is the longest TTL a lock is taken for, unless its name says lock: a holder keeps a

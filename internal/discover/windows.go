@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // windowLimiter reads integer strings whose names hold a time as a fixed-window limiter when

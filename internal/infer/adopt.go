@@ -6,11 +6,11 @@ import (
 	"strings"
 	"sync"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/internal/format"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Adopter is the scanner.Inferrer of a command run with no config: it adopts discover's entries

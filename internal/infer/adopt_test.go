@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 func bare(t *testing.T) *config.Config {

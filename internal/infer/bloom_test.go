@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestInferredBlooms: with no config, a sweep over filters written by store.Bloom (their

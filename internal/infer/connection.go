@@ -3,9 +3,9 @@ package infer
 import (
 	"strings"
 
-	"hourglass/internal/config"
-	"hourglass/internal/discover"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Connection is the [redis] table of the target: its addresses as given, with any URL's password

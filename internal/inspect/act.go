@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // The console's per-key actions: one task of a queue, one counter key's TTL, one lock. Each acts

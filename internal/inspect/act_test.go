@@ -11,9 +11,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // actWatcher watches a delay queue by key, a list queue pattern, Sidekiq's queues, a lock and

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/internal/journal"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/journal"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestBulkDeleteOfACeleryQueueThroughTheDrillDown: the console offers delete all on a Celery

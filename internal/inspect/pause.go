@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strings"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Pausing a job queue from the console: as the owning library pauses it (store.PauserOf), only on

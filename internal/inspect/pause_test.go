@@ -7,9 +7,9 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestPauseQueue: the drill-down pauses an asynq queue a Snapshot's row opens, asynq's own

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // searchStep is how long one step of a search reads (at least one page) before the console

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestSearchTasks: a search of a list queue a Snapshot's row opens, a step at a time, finds the

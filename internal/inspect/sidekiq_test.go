@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 // sidekiqDir holds the scripts that fill a server the way Sidekiq itself does and read it back

@@ -3,8 +3,8 @@ package inspect
 import (
 	"context"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TaskSections are the sections of ref's queue the drill-down lists, in the order it shows them:

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // DefaultLimit is the most bytes the journal file holds: 256 MiB.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 func open(t *testing.T, limit int64) *Journal {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestScrapePassesPromtool scrapes the handler after a sweep of keys of every kind and has

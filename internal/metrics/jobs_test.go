@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestJobQueueMetrics lets Sidekiq itself fill a server and checks its series: each queue's

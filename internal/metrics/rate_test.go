@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestFamilyRateSeries: a family's rate series is its rate, measured again at each poll of the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestSaturatedAndSkippedSeries: a gauge whose sum passed the int64 range comes with

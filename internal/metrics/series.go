@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // The series a Snapshot gives. Every metric is a gauge: each value is what the last complete sweep

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestServeFirstSweep runs Serve against a keyspace that takes a sweep about 1.5 s at its budget,

@@ -3,9 +3,9 @@ package metrics
 import (
 	"testing"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 
 	"github.com/prometheus/client_golang/prometheus"
 )

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // A family whose windows look cut in another zone than its own has

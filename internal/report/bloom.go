@@ -6,8 +6,8 @@ import (
 	"math"
 	"sort"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // writeBlooms prints each [[bloom]] entry's filters: a figure the sweep could not read is "?"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // A filter's figures read as the Snapshot has them: exact as they are, an estimate with "≈" and

@@ -5,10 +5,10 @@ import (
 	"io"
 	"strings"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/format"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // writeCurrentWindows prints a family's current window of each granularity: its total, keys and

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // writeInferred says, when no config was given, that the entries reported were inferred from the

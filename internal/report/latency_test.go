@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestQueueLatencies: the report's job and list queue tables have a LATENCY column, "?" where it

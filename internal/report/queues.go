@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // writeDelayQueues prints the delay queues, then a line for each whose numbers are missing or

@@ -5,9 +5,9 @@ import (
 	"io"
 	"time"
 
-	"hourglass/internal/format"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // repairExamples is how many keys a repair names for each reason it left keys.

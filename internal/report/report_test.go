@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestExamplesShowEscapedValuesOnce: a Snapshot's strings are escaped already, so the report

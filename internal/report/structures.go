@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // writeStructures prints the sections of the queues, limiters, uniques, locks and Bloom filters

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestJobsRun: the report lists what each job library counts of the jobs it ran, every queue of

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/discover"
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // maxUnclaimedGroups is how many of the largest unclaimed groups the report lists.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/discover"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // snapshotWith returns a complete Snapshot whose unclaimed keys are filled by fill.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"hourglass/internal/cells"
-	"hourglass/internal/format"
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/cells"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // writeJobWorkers prints a job library's live processes as the library records them, stale ones

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
 // TestJobWorkers: each job library's entry is followed by its processes: busy/concurrency, the

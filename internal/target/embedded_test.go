@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // TestEmbeddedExpiresOnWallClock checks keys in the embedded Redis expire as time passes, as in a

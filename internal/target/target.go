@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Target is the Redis a command runs against, connected and with the store on it.

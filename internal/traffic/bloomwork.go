@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // A Bloom filter in front of a lookup, the cache-penetration guard: each new record's id is

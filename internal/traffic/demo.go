@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // DemoTuples is how many dims tuples the demo spreads each family's traffic over.

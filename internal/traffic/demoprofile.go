@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // demoErrors counts the errors of one part of the demo profile and keeps the first; a permanent

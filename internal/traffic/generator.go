@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Generator draws dims tuples for a counter family the way real traffic hits them: a few tuples

@@ -2,10 +2,10 @@ package traffic
 
 import (
 	"fmt"
-	"hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/config"
 	"testing"
 
-	"hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
 func TestTrafficIsZipfAndStable(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // WriteDemoHistory fills an embedded Redis with what a day of traffic leaves, so a snapshot or a

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // InjectOptions say what Inject writes.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"hourglass/internal/config"
-	"hourglass/internal/redistest"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // realStore is a store over rdb in UTC, its clock measured.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // flusher flushes inject's writer until the generator is done and nothing is pending, or until it

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // profileResult counts what one entry of a profile did.

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hourglass/internal/config"
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // work is what one profile entry does per batch of n operations, and what it does at the end.

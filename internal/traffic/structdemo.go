@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hourglass/scanner"
-	"hourglass/store"
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // structDemo drives every configured queue, limiter, unique and lock the way live systems do, so
