@@ -1,0 +1,17 @@
+module example.com/pageviews
+
+go 1.26.0
+
+require (
+	github.com/hourglass-dev/hourglass v0.0.0
+	github.com/redis/go-redis/v9 v9.23.0
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
+
+replace github.com/hourglass-dev/hourglass => ../..
