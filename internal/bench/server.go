@@ -1,62 +1,30 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
+	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
-// startServer runs redis-server on a free loopback port and returns its address and a stop.
-func startServer() (string, func(), error) { return startServerWith() }
-
-// startServerWith is startServer with more arguments to redis-server.
-func startServerWith(extra ...string) (string, func(), error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return "", nil, fmt.Errorf("bench: no redis-server on PATH (Debian: apt-get install redis-server), and no --addr given")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// startServer runs redis-server on a free loopback port, as the tests do (internal/redistest),
+// and returns its address and a stop that ends it and removes its directory.
+func startServer() (string, func(), error) {
+	dir, err := os.MkdirTemp("", "hourglass-bench-")
 	if err != nil {
 		return "", nil, err
 	}
-	addr := l.Addr().String()
-	_, port, _ := net.SplitHostPort(addr)
-	l.Close()
-	args := append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"}, extra...)
-	cmd := exec.Command(bin, args...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("bench: start redis-server: %w", err)
+	s, err := redistest.Launch(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("bench: %w, and no --addr given", err)
 	}
-	stop := func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-	defer c.Close()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		// The port was free a moment ago; make sure the server answering is the one started.
-		if info, err := c.Info(context.Background(), "server").Result(); err == nil {
-			if strings.Contains(info, "process_id:"+strconv.Itoa(cmd.Process.Pid)+"\r\n") {
-				return addr, stop, nil
-			}
-			stop()
-			return "", nil, fmt.Errorf("bench: another server took port %s before redis-server did; run bench again", port)
-		}
-		if time.Now().After(deadline) {
-			stop()
-			return "", nil, fmt.Errorf("bench: redis-server did not answer: %s", log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return s.Addr, func() { s.Stop(); os.RemoveAll(dir) }, nil
 }
 
 // redisCPU is the CPU seconds the server has used, from INFO cpu.

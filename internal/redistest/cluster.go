@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,43 +30,67 @@ func StartCluster(t testing.TB, masters int) *Cluster {
 // StartClusterReplicas is StartCluster with replicas replicas of each master.
 func StartClusterReplicas(t testing.TB, masters, replicas int) *Cluster {
 	t.Helper()
-	bin := Binary(t)
-	cli, err := exec.LookPath("redis-cli")
-	if err != nil {
+	Binary(t)
+	if _, err := exec.LookPath("redis-cli"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("redis-cli is not installed, and CI needs it: %v", err)
 		}
 		t.Skip("redis-cli is not installed; install Debian's redis-tools to run this test")
 	}
+	c, err := LaunchCluster(t.TempDir(), masters, replicas)
+	if err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// LaunchCluster starts a cluster as StartClusterReplicas does, for a program rather than a test:
+// each node's files go in a directory of its own under dir, and the caller stops it.
+func LaunchCluster(dir string, masters, replicas int) (*Cluster, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("no redis-server on PATH (Debian: apt-get install redis-server): %w", err)
+	}
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		return nil, fmt.Errorf("no redis-cli on PATH (Debian: apt-get install redis-tools): %w", err)
+	}
 	c := &Cluster{}
-	for range masters * (1 + replicas) {
-		var s *Server
-		var lastErr error
-		for range 5 {
-			port, err := freePort()
-			if err != nil {
-				t.Fatalf("redistest: free port: %v", err)
-			}
-			if s, lastErr = start(bin, port, t.TempDir(), []string{"--cluster-enabled", "yes", "--cluster-node-timeout", "2000"}); lastErr == nil {
-				break
-			}
+	for i := range masters * (1 + replicas) {
+		nodeDir := filepath.Join(dir, fmt.Sprintf("node%d", i))
+		if err := os.MkdirAll(nodeDir, 0o700); err != nil {
+			c.Stop()
+			return nil, err
 		}
-		if s == nil {
-			t.Fatalf("redistest: start cluster node: %v", lastErr)
+		s, err := launch(bin, nodeDir, func() ([]string, error) {
+			return []string{"--cluster-enabled", "yes", "--cluster-node-timeout", "2000"}, nil
+		})
+		if err != nil {
+			c.Stop()
+			return nil, fmt.Errorf("start cluster node: %w", err)
 		}
-		t.Cleanup(s.Stop)
 		c.servers = append(c.servers, s)
 		c.Addrs = append(c.Addrs, s.Addr)
 	}
 	args := append([]string{"--cluster", "create"}, c.Addrs...)
 	args = append(args, "--cluster-replicas", fmt.Sprint(replicas), "--cluster-yes")
 	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
-		t.Fatalf("redistest: redis-cli --cluster create: %v: %s", err, out)
+		c.Stop()
+		return nil, fmt.Errorf("redis-cli --cluster create: %v: %s", err, out)
 	}
 	if err := c.waitOK(30 * time.Second); err != nil {
-		t.Fatalf("redistest: %v", err)
+		c.Stop()
+		return nil, err
 	}
-	return c
+	return c, nil
+}
+
+// Stop stops every node.
+func (c *Cluster) Stop() {
+	for _, s := range c.servers {
+		s.Stop()
+	}
 }
 
 // waitOK polls every node's CLUSTER INFO until all say cluster_state:ok, or the deadline passes.

@@ -1,7 +1,8 @@
-// Package redistest starts real Redis servers for tests: a redis-server from the system on a free
-// loopback port, stopped when the test ends. When redis-server is not installed the test is
-// skipped with a message, except under CI=true, where its absence fails the run. Of hourglass's
-// packages it imports none; only tests may import it.
+// Package redistest starts real Redis servers on free loopback ports: for tests (Start,
+// StartCluster, stopped when the test ends) and for bench, which measures a server of its own
+// (Launch, LaunchCluster). When redis-server is not installed a test is skipped with a message,
+// except under CI=true, where its absence fails the run. Of hourglass's packages it imports none;
+// only tests and internal/bench may import it.
 package redistest
 
 import (
@@ -67,30 +68,48 @@ func StartTLS(t testing.TB, certs Certs, authClients string) (*Server, string) {
 	return s, tlsAddr
 }
 
-// startWith starts a redis-server on a free port with the arguments args gives, picking the port
-// and asking for the arguments again each time a try fails.
+// startWith starts a redis-server on a free port with the arguments args gives, in the test's
+// temporary directory, and stops it when the test ends.
 func startWith(t testing.TB, args func() ([]string, error)) *Server {
 	t.Helper()
-	bin := Binary(t)
+	s, err := launch(Binary(t), t.TempDir(), args)
+	if err != nil {
+		t.Fatalf("redistest: start redis-server: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Launch runs a redis-server as Start does, for a program rather than a test (bench measures a
+// server of its own): its files go in dir, and the caller stops it.
+func Launch(dir string, args ...string) (*Server, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("no redis-server on PATH (Debian: apt-get install redis-server): %w", err)
+	}
+	return launch(bin, dir, func() ([]string, error) { return args, nil })
+}
+
+// launch picks a free port and asks args for the arguments, again on each try: a port picked free
+// can be taken before redis binds it.
+func launch(bin, dir string, args func() ([]string, error)) (*Server, error) {
 	var lastErr error
-	for range 5 { // a port picked free can be taken before redis binds it: try another
+	for range 5 {
 		port, err := freePort()
 		if err != nil {
-			t.Fatalf("redistest: free port: %v", err)
+			return nil, fmt.Errorf("free port: %w", err)
 		}
 		extra, err := args()
 		if err != nil {
-			t.Fatalf("redistest: free port: %v", err)
+			return nil, fmt.Errorf("free port: %w", err)
 		}
-		s, err := start(bin, port, t.TempDir(), extra)
+		s, err := start(bin, port, dir, extra)
 		if err == nil {
-			t.Cleanup(s.Stop)
-			return s
+			return s, nil
 		}
 		lastErr = err
 	}
-	t.Fatalf("redistest: start redis-server: %v", lastErr)
-	return nil
+	return nil, lastErr
 }
 
 func start(bin string, port int, dir string, extra []string) (*Server, error) {
