@@ -31,12 +31,9 @@ type ZoneMismatch struct {
 	Message string `json:"message"`
 }
 
-// zoneCheck returns the mismatch of family f's hour windows, whose starts (Unix seconds) hours
-// holds, with the zone f's windows are cut in (loc, f's own or the sweep's) at now; nil when the
-// data agrees or says nothing: no hour windows, the current one present, the newest more than a
-// day old (a family no longer written), or the previous hour newest within discover.ZoneGrace of
-// the boundary (the current hour has no key yet). host names this machine's zone (nil when
-// unknown).
+// zoneCheck compares family f's hour windows (their starts, in Unix seconds, from hours) with
+// the zone loc they are cut in, at now. It returns nil when the data agrees or says nothing; the
+// cases are in docs/configuration.md#time-zone. host names this machine's zone (nil: unknown).
 func zoneCheck(f *store.Family, loc *time.Location, now time.Time, hours func(yield func(int64) bool), host *time.Location) *ZoneMismatch {
 	if !f.Has(store.Hour) {
 		return nil

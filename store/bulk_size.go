@@ -7,13 +7,11 @@ import "time"
 // holds Redis well under one even when Redis waits for a core now and then.
 const BulkMaxCall = 500 * time.Microsecond
 
-// chunkSizer adapts a bulk run's chunk to a longest call, as a sweep's SCAN COUNT adapts to
-// [scan] max_call: Redis does not say how long one script took, so each chunk's round trip is
-// timed on the client, which holds Redis' own time and more (an upper bound), and the next chunk
-// is what would take 80% of the bound at the least time a task took over the last 4 chunks: at
-// once when smaller, growing by at most half a chunk, between 10 (or the first chunk, when
-// smaller) and BulkChunkMax. What a task costs differs by layout and payload (a Sidekiq retry is
-// three commands on a job of a few hundred bytes, a delete one), so no fixed size fits all.
+// chunkSizer sizes a bulk run's chunks to a longest call, as a sweep's SCAN COUNT adapts to
+// [scan] max_call. A task's cost differs by layout and payload, so no fixed size fits all. Each
+// chunk's round trip is timed on the client, an upper bound of Redis' own time. The next chunk
+// aims at 80% of the bound from the least time a task took over the last 4 chunks. It shrinks at
+// once, grows by at most half, and stays between 10 and BulkChunkMax.
 type chunkSizer struct {
 	maxCall time.Duration // 0 or less: the chunk stays as it is
 	size    int

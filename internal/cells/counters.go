@@ -23,12 +23,10 @@ func WindowTotal(f scanner.FamilyStats, g string, live *scanner.LiveFamily) stri
 	return "0"
 }
 
-// Rate is a counter family's events a second, followed by unit ("" in a table under RATE/S,
-// "/s" in a sentence): the slope of its current window's total over the last minute of reads
-// when the family has it (RateFrom "reads": a window whose every key the live reads read), else
-// the live estimate when live has one ("≈9,809/s ±3%"), else the growth between the last two
-// sweeps, else the current hour's average ("~0.06/s"), else "-" (a day-only family before its
-// reads span enough: the family's RateNote says why).
+// Rate is a counter family's events a second, followed by unit ("" under RATE/S, "/s" in a
+// sentence). It shows the best figure the family has: the slope of its reads, the live estimate
+// ("≈9,809/s ±3%"), the growth between sweeps, the hour's average ("~0.06/s"), else "-" (the
+// family's RateNote says why).
 func Rate(f scanner.FamilyStats, live *scanner.LiveFamily, unit string) string {
 	num := func(r float64) string { return format.Rate(r) + unit }
 	switch {
