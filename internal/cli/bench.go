@@ -72,7 +72,7 @@ Flags:
 `
 
 func cmdBench(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("bench", benchUsage, shipped, stdout)
+	fs, tf := commandFlags("bench", benchUsage, shipped, stdout)
 	opt := bench.Options{Log: stderr, Terminal: console.IsTerminal(stderr), Defaults: config.Builtin(shipped)}
 	asJSON := benchFlags(fs, &opt)
 	scale := scaleFlags(fs)
@@ -81,16 +81,16 @@ func cmdBench(ctx context.Context, shipped []byte, args []string, stdout, stderr
 	}
 	fullSizes(fs, &opt)
 	if scale.on {
-		return runScale(ctx, common, scale, opt, *asJSON, stdout)
+		return runScale(ctx, tf, scale, opt, *asJSON, stdout)
 	}
-	if len(common.addrs) > 0 {
-		if len(common.addrs) > 1 {
+	if len(tf.addrs) > 0 {
+		if len(tf.addrs) > 1 {
 			return config.Usagef("bench measures one server; give one standalone address")
 		}
-		if !common.allowWrites {
-			return config.Usagef("bench writes test keys: give --allow-writes to use %s", store.RedactAddrs(common.addrs))
+		if !tf.allowWrites {
+			return config.Usagef("bench writes test keys: give --allow-writes to use %s", store.RedactAddrs(tf.addrs))
 		}
-		cfg, err := common.load(stderr) // the [redis] user, password and TLS settings apply
+		cfg, err := tf.load(stderr) // the [redis] user, password and TLS settings apply
 		if err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func cmdBench(ctx context.Context, shipped []byte, args []string, stdout, stderr
 			return err
 		}
 	}
-	if err := parsed(ctx, common.fs, nil); err != nil {
+	if err := parsed(ctx, tf.fs, nil); err != nil {
 		return err
 	}
 	rep, err := bench.Run(ctx, opt)

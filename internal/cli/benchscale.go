@@ -28,11 +28,11 @@ func scaleFlags(fs *flag.FlagSet) *scaleArgs {
 }
 
 // runScale runs bench --scale on servers of its own and prints its report.
-func runScale(ctx context.Context, common *commonFlags, s *scaleArgs, opt bench.Options, asJSON bool, stdout io.Writer) error {
-	if len(common.addrs) > 0 {
+func runScale(ctx context.Context, tf *targetFlags, s *scaleArgs, opt bench.Options, asJSON bool, stdout io.Writer) error {
+	if len(tf.addrs) > 0 {
 		return config.Usagef("bench --scale writes millions of keys and runs on servers of its own: give no --addr")
 	}
-	if err := parsed(ctx, common.fs, nil); err != nil {
+	if err := parsed(ctx, tf.fs, nil); err != nil {
 		return err
 	}
 	rep, err := bench.RunScale(ctx, bench.ScaleOptions{Keys: s.keys, ClusterKeys: s.clusterKeys, ConsoleFor: 30 * time.Second,

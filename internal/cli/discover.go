@@ -61,7 +61,7 @@ const pollSlice = 500 * time.Millisecond
 
 // discoverRun is what the flags of one discover ask for.
 type discoverRun struct {
-	common *commonFlags
+	tf *targetFlags
 	asJSON bool
 	merge  string // --merge FILE
 	output string // -o PATH
@@ -69,13 +69,13 @@ type discoverRun struct {
 }
 
 func cmdDiscover(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("discover", discoverUsage, shipped, stdout)
-	run := &discoverRun{common: common}
+	fs, tf := commandFlags("discover", discoverUsage, shipped, stdout)
+	run := &discoverRun{tf: tf}
 	fs.BoolVar(&run.asJSON, "json", false, "print the finding as JSON, the config text among its fields")
 	fs.StringVar(&run.merge, "merge", "", "an existing config `FILE`: its entries claim their keys, and only what it does\nnot claim is added, in a section after its text (FILE is not changed)")
 	fs.StringVar(&run.output, "o", "", "write to `PATH`, a new file (an existing one is never overwritten)")
 	fs.StringVar(&run.output, "output", "", "the same as -o")
-	common.withBudget(fs)
+	tf.withBudget(fs)
 	run.sample.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -99,10 +99,10 @@ func (r *discoverRun) check(fs *flag.FlagSet) error {
 
 // discover loads the configs, opens the output and the target, sweeps and prints.
 func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) error {
-	if r.merge != "" && r.common.config == "" {
-		r.common.config = r.merge // the file merged into gives the connection too
+	if r.merge != "" && r.tf.config == "" {
+		r.tf.config = r.merge // the file merged into gives the connection too
 	}
-	cfg, err := r.common.load(stderr)
+	cfg, err := r.tf.load(stderr)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if err := parsed(ctx, r.common.fs, cfg); err != nil {
+	if err := parsed(ctx, r.tf.fs, cfg); err != nil {
 		return err
 	}
 	out, finish, err := r.openOutput(stdout)
@@ -124,7 +124,7 @@ func (r *discoverRun) discover(ctx context.Context, stdout, stderr io.Writer) er
 	}
 	defer t.Close()
 	if t.Mode == "cluster" {
-		_ = r.common.clusterCheck(base, stderr) // discover only reads: a warning at most
+		_ = r.tf.clusterCheck(base, stderr) // discover only reads: a warning at most
 	}
 	if t.Embedded != nil {
 		if err := embeddedDemo(ctx, t, cfg, stderr); err != nil {
@@ -167,7 +167,7 @@ func (r *discoverRun) mergeBase(cfg *config.Config) (*config.Config, string, err
 	if err != nil {
 		return nil, "", config.Usagef("discover: --merge: %v", err)
 	}
-	if r.common.config == r.merge {
+	if r.tf.config == r.merge {
 		return cfg, string(text), nil
 	}
 	base, err := config.Parse(r.merge, text, cfg.Redis.Addrs)
@@ -185,7 +185,7 @@ func (r *discoverRun) openOutput(stdout io.Writer) (io.Writer, func(ok bool) boo
 	if r.output == "" {
 		return stdout, func(bool) bool { return true }, nil
 	}
-	if r.output == r.merge || r.output == r.common.config {
+	if r.output == r.merge || r.output == r.tf.config {
 		return nil, nil, config.Usagef("discover: -o %s is the config read; discover never writes a config in place: give a new file", r.output)
 	}
 	f, err := os.OpenFile(r.output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -326,7 +326,7 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 	doc := &discover.Doc{
 		Target: label, TakenAt: f.takenAt, Elapsed: f.elapsed, KeysSeen: f.keysSeen,
 		Complete: f.complete, Sampled: f.sampled, Timezone: base.TimezoneName, Merge: r.merge, Before: before,
-		Redis:  infer.Connection(base.Redis, r.common.insecure, t.Embedded != nil),
+		Redis:  infer.Connection(base.Redis, r.tf.insecure, t.Embedded != nil),
 		Result: f.result.Avoiding(entryNames(before)),
 	}
 	text, err := checkedConfig(doc, t.Mode == "cluster", strings.Count(before, "\n")+2)

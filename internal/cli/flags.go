@@ -17,9 +17,9 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-// commonFlags are the flags every command that talks to Redis takes, and the sweep budget of
+// targetFlags are the flags every command that talks to Redis takes, and the sweep budget of
 // those that sweep.
-type commonFlags struct {
+type targetFlags struct {
 	command     string // for errors
 	config      string
 	addrs       stringList
@@ -40,25 +40,25 @@ type commonFlags struct {
 
 // commandFlags starts a command's flag set with the flags every command that talks to Redis
 // takes.
-func commandFlags(name, usage string, shipped []byte, stdout io.Writer) (*flag.FlagSet, *commonFlags) {
+func commandFlags(name, usage string, shipped []byte, stdout io.Writer) (*flag.FlagSet, *targetFlags) {
 	fs := newFlagSet(name, usage, stdout)
 	writer := name == "inject" || name == "repair"
-	common := &commonFlags{command: name, budget: -1, shipped: shipped, writes: func(*config.Config) bool { return writer },
+	tf := &targetFlags{command: name, budget: -1, shipped: shipped, writes: func(*config.Config) bool { return writer },
 		watches: name == "snapshot" || name == "serve" || name == "hourglass"}
-	common.register(fs)
-	return fs, common
+	tf.register(fs)
+	return fs, tf
 }
 
 // maxKeysPerSecond is the largest --keys-per-second, as for [scan] keys_per_second.
 const maxKeysPerSecond = 10_000_000
 
 // withBudget adds --keys-per-second, which load applies over [scan] keys_per_second.
-func (c *commonFlags) withBudget(fs *flag.FlagSet) {
+func (c *targetFlags) withBudget(fs *flag.FlagSet) {
 	numberVar(fs, &c.budget, "keys-per-second", -1, 0, maxKeysPerSecond,
 		"sweep budget in keys per second, `N` from 0 (no budget) to 10,000,000 (default: [scan] keys_per_second)")
 }
 
-func (c *commonFlags) register(fs *flag.FlagSet) {
+func (c *targetFlags) register(fs *flag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.config, "config", "", "config file (default ./config.toml when present, else the built-in defaults)")
 	fs.Var(&c.addrs, "addr", "Redis `address`: host:port, or a redis:// or rediss:// URL; repeat for a\ncluster's seeds (overrides [redis] addrs)")
@@ -68,7 +68,7 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 
 // load reads the config the flags name and applies the flags over it. The config's warnings (a
 // setting in its old place) go to stderr, one line each with its file:line.
-func (c *commonFlags) load(stderr io.Writer) (*config.Config, error) {
+func (c *targetFlags) load(stderr io.Writer) (*config.Config, error) {
 	if len(c.addrs) > 0 {
 		if _, err := store.ParseTarget(c.addrs, "", ""); err != nil {
 			return nil, config.Usagef("--addr: %v", err)
@@ -105,7 +105,7 @@ func (c *commonFlags) load(stderr io.Writer) (*config.Config, error) {
 // On a cluster the config's entries are checked for keys that would cross slots (see
 // clusterCheck): before anything connects when several addresses make it a cluster, else once
 // the one address turns out to be a cluster node.
-func (c *commonFlags) open(ctx context.Context, stderr io.Writer, check func(*config.Config) error) (*config.Config, *target.Target, error) {
+func (c *targetFlags) open(ctx context.Context, stderr io.Writer, check func(*config.Config) error) (*config.Config, *target.Target, error) {
 	cfg, err := c.load(stderr)
 	if err == nil && check != nil {
 		err = check(cfg)
@@ -140,7 +140,7 @@ func (c *commonFlags) open(ctx context.Context, stderr io.Writer, check func(*co
 // writes together; a unique's windows, which its unions read together). A command that only
 // reads goes on: a counter's keys read one by one, and a unique's unions show their error; it
 // warns, one line for each such entry.
-func (c *commonFlags) clusterCheck(cfg *config.Config, stderr io.Writer) error {
+func (c *targetFlags) clusterCheck(cfg *config.Config, stderr io.Writer) error {
 	problems := cfg.ClusterProblems()
 	if len(problems) == 0 {
 		return nil
@@ -155,7 +155,7 @@ func (c *commonFlags) clusterCheck(cfg *config.Config, stderr io.Writer) error {
 }
 
 // reader names the command in a warning.
-func (c *commonFlags) reader() string {
+func (c *targetFlags) reader() string {
 	if c.command == "hourglass" {
 		return "a read-only console"
 	}

@@ -31,7 +31,7 @@ Flags:
 `
 
 func cmdInject(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("inject", injectUsage, shipped, stdout)
+	fs, tf := commandFlags("inject", injectUsage, shipped, stdout)
 	family := fs.String("family", "", "counter family to write (default: the first in the config)")
 	var opt traffic.InjectOptions
 	numberVar(fs, &opt.Events, "events", 100000, 1, math.MaxInt64, "`N` events to write, at least 1 (no limit with --duration alone)")
@@ -48,13 +48,13 @@ func cmdInject(ctx context.Context, shipped []byte, args []string, stdout, stder
 		return err
 	}
 	if *profile != "" {
-		return injectProfile(ctx, common, *profile, opt, stdout, stderr)
+		return injectProfile(ctx, tf, *profile, opt, stdout, stderr)
 	}
 	if opt.Duration > 0 && !given["events"] {
 		opt.Events = 0 // the duration alone ends it
 	}
 	var f *store.Family
-	_, t, err := openInjectTarget(ctx, common, stderr, func(cfg *config.Config) (err error) {
+	_, t, err := openInjectTarget(ctx, tf, stderr, func(cfg *config.Config) (err error) {
 		f, err = cfg.Counter(*family)
 		return err
 	})
@@ -81,12 +81,12 @@ func checkInjectFlags(given map[string]bool, profile bool) error {
 }
 
 // injectProfile runs a profile for the duration.
-func injectProfile(ctx context.Context, common *commonFlags, name string, opt traffic.InjectOptions, stdout, stderr io.Writer) error {
+func injectProfile(ctx context.Context, tf *targetFlags, name string, opt traffic.InjectOptions, stdout, stderr io.Writer) error {
 	if opt.Duration == 0 {
 		opt.Duration = 10 * time.Second
 	}
 	var p *config.Profile
-	cfg, t, err := openInjectTarget(ctx, common, stderr, func(cfg *config.Config) (err error) {
+	cfg, t, err := openInjectTarget(ctx, tf, stderr, func(cfg *config.Config) (err error) {
 		p, err = cfg.ProfileNamed(name)
 		return err
 	})
@@ -103,8 +103,8 @@ func injectProfile(ctx context.Context, common *commonFlags, name string, opt tr
 // openInjectTarget loads the config, lets pick find what inject writes (a family, a profile)
 // before anything connects, and opens the target: a real Redis only with writes allowed, and the
 // embedded one with a word that its data goes when inject ends.
-func openInjectTarget(ctx context.Context, common *commonFlags, stderr io.Writer, pick func(*config.Config) error) (*config.Config, *target.Target, error) {
-	cfg, t, err := common.open(ctx, stderr, func(cfg *config.Config) error {
+func openInjectTarget(ctx context.Context, tf *targetFlags, stderr io.Writer, pick func(*config.Config) error) (*config.Config, *target.Target, error) {
+	cfg, t, err := tf.open(ctx, stderr, func(cfg *config.Config) error {
 		if err := pick(cfg); err != nil {
 			return err
 		}

@@ -34,17 +34,17 @@ Flags:
 `
 
 func cmdRepair(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("repair", repairUsage, shipped, stdout)
+	fs, tf := commandFlags("repair", repairUsage, shipped, stdout)
 	family := fs.String("family", "", "repair only this counter family (default: all)")
 	dryRun := fs.Bool("dry-run", false, "list what would be done; write nothing")
 	deleteExpired := fs.Bool("delete-expired", false, "delete keys with no TTL whose window is already past its retention")
-	common.withBudget(fs)
-	common.writes = func(*config.Config) bool { return !*dryRun }
+	tf.withBudget(fs)
+	tf.writes = func(*config.Config) bool { return !*dryRun }
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var only *store.Family
-	cfg, t, err := common.open(ctx, stderr, func(cfg *config.Config) (err error) {
+	cfg, t, err := tf.open(ctx, stderr, func(cfg *config.Config) (err error) {
 		if *family != "" {
 			if only, err = cfg.Counter(*family); err != nil {
 				return err

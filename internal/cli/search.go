@@ -35,8 +35,8 @@ Flags:
 `
 
 func cmdSearch(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("search", searchUsage, shipped, stdout)
-	common.withBudget(fs)
+	fs, tf := commandFlags("search", searchUsage, shipped, stdout)
+	tf.withBudget(fs)
 	layout := fs.String("layout", "", "the queue's job library: sidekiq, bullmq, rq, celery or asynq")
 	prefix := fs.String("prefix", "", "the library's prefix (default: the library's own)")
 	queue := fs.String("queue", "", "the queue's `name`")
@@ -67,7 +67,7 @@ func cmdSearch(ctx context.Context, shipped []byte, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
-	cfg, t, err := common.open(ctx, stderr, nil)
+	cfg, t, err := tf.open(ctx, stderr, nil)
 	if err != nil {
 		return err
 	}

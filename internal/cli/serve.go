@@ -28,12 +28,12 @@ Flags:
 `
 
 func cmdServe(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("serve", serveUsage, shipped, stdout)
+	fs, tf := commandFlags("serve", serveUsage, shipped, stdout)
 	listen := fs.String("listen", "127.0.0.1:9121", "address to serve /metrics on")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, t, err := common.open(ctx, stderr, nil)
+	cfg, t, err := tf.open(ctx, stderr, nil)
 	if err != nil {
 		return err
 	}

@@ -44,9 +44,9 @@ Flags:
 `
 
 func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("snapshot", snapshotUsage, shipped, stdout)
+	fs, tf := commandFlags("snapshot", snapshotUsage, shipped, stdout)
 	asJSON := fs.Bool("json", false, "print the snapshot as JSON")
-	common.withBudget(fs)
+	tf.withBudget(fs)
 	var sample sampleFlags
 	sample.register(fs)
 	var top, examples int
@@ -55,7 +55,7 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg, t, err := common.open(ctx, stderr, nil)
+	cfg, t, err := tf.open(ctx, stderr, nil)
 	if err != nil {
 		return err
 	}

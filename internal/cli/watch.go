@@ -29,17 +29,17 @@ Flags:
 const maxDemoRate = 100_000
 
 func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
-	fs, common := commandFlags("hourglass", mainUsage()+"\n"+watchUsage, shipped, stdout)
+	fs, tf := commandFlags("hourglass", mainUsage()+"\n"+watchUsage, shipped, stdout)
 	var rate float64
 	numberVar(fs, &rate, "demo-rate", 300, 0, maxDemoRate, "demo events per second per family, `R` from 0 to 100,000 (embedded Redis only)")
 	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")
 	// A console writes only when allowed to: test traffic, inject and repair from its keys.
-	common.writes = func(cfg *config.Config) bool { return cfg.Redis.AllowWrites }
+	tf.writes = func(cfg *config.Config) bool { return cfg.Redis.AllowWrites }
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var palette theme.Palette
-	cfg, t, err := common.open(ctx, stderr, func(cfg *config.Config) (err error) {
+	cfg, t, err := tf.open(ctx, stderr, func(cfg *config.Config) (err error) {
 		if *themeName == "" {
 			*themeName = cfg.UI.Theme
 		}
