@@ -99,6 +99,14 @@ func (c *targetFlags) load(stderr io.Writer) (*config.Config, error) {
 	return cfg, nil
 }
 
+// parseOpen parses the command's arguments, then opens its target as open does.
+func (c *targetFlags) parseOpen(ctx context.Context, args []string, stderr io.Writer, check func(*config.Config) error) (*config.Config, *target.Target, error) {
+	if err := parseFlags(c.fs, args); err != nil {
+		return nil, nil, err
+	}
+	return c.open(ctx, stderr, check)
+}
+
 // open loads the config, lets check refuse it (nil: no check) before anything connects, and
 // opens the target it names. The caller closes the target.
 //

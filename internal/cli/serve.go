@@ -30,10 +30,7 @@ Flags:
 func cmdServe(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
 	fs, tf := commandFlags("serve", serveUsage, shipped, stdout)
 	listen := fs.String("listen", "127.0.0.1:9121", "address to serve /metrics on")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, t, err := tf.open(ctx, stderr, nil)
+	cfg, t, err := tf.parseOpen(ctx, args, stderr, nil)
 	if err != nil {
 		return err
 	}

@@ -52,10 +52,7 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 	var top, examples int
 	numberVar(fs, &top, "top", 5, 1, 1000, "largest dims kept per window, `N` from 1 to 1,000")
 	numberVar(fs, &examples, "examples", 3, 1, 100, "example keys kept per problem and family, `N` from 1 to 100")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, t, err := tf.open(ctx, stderr, nil)
+	cfg, t, err := tf.parseOpen(ctx, args, stderr, nil)
 	if err != nil {
 		return err
 	}

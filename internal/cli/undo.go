@@ -36,10 +36,7 @@ func cmdUndo(ctx context.Context, shipped []byte, args []string, stdout, stderr 
 	fs, tf := commandFlags("undo", undoUsage, shipped, stdout)
 	tf.withBudget(fs)
 	tf.writes = func(*config.Config) bool { return true }
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	cfg, t, err := tf.open(ctx, stderr, func(cfg *config.Config) error {
+	cfg, t, err := tf.parseOpen(ctx, args, stderr, func(cfg *config.Config) error {
 		if len(cfg.Redis.Addrs) == 0 {
 			return config.Usagef("undo needs --addr: the embedded Redis is new each run, with nothing to undo")
 		}

@@ -35,11 +35,8 @@ func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr
 	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")
 	// A console writes only when allowed to: test traffic, inject and repair from its keys.
 	tf.writes = func(cfg *config.Config) bool { return cfg.Redis.AllowWrites }
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
 	var palette theme.Palette
-	cfg, t, err := tf.open(ctx, stderr, func(cfg *config.Config) (err error) {
+	cfg, t, err := tf.parseOpen(ctx, args, stderr, func(cfg *config.Config) (err error) {
 		if *themeName == "" {
 			*themeName = cfg.UI.Theme
 		}
