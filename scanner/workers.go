@@ -3,7 +3,7 @@ package scanner
 import (
 	"time"
 
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // JobWorkers are a job library's live processes as the library records them in Redis, read at
@@ -47,7 +47,7 @@ type JobWorker struct {
 }
 
 // jobWorkersOf renders what the sweep's last step read of a library's processes, at now.
-func jobWorkersOf(ws store.Workers, err error, now time.Time) *JobWorkers {
+func jobWorkersOf(ws jobs.Workers, err error, now time.Time) *JobWorkers {
 	out := &JobWorkers{List: []JobWorker{}, Notes: ws.Notes}
 	if out.Notes == nil {
 		out.Notes = []string{}
@@ -57,7 +57,7 @@ func jobWorkersOf(ws store.Workers, err error, now time.Time) *JobWorkers {
 		return out
 	}
 	kept := func(n int64) *int64 {
-		if n == store.Absent {
+		if n == jobs.Absent {
 			return nil
 		}
 		return &n

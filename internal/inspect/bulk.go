@@ -12,6 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // The console's bulk actions on a queue's section (store/bulk.go): the dry run, the run, each
@@ -44,7 +45,7 @@ func (in *Inspector) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a 
 	if ref.Open() == nil {
 		return errNoQueue
 	}
-	return store.BulkCheck(ref.Open(), sec, a)
+	return jobs.BulkCheck(ref.Open(), sec, a)
 }
 
 // PlanBulk is the dry run of a on every task of sec: the tasks, their bytes and the time the
@@ -54,7 +55,7 @@ func (in *Inspector) PlanBulk(ctx context.Context, ref scanner.QueueRef, sec sca
 		return scanner.BulkPlan{}, errNoQueue
 	}
 	in.w.Charge(2)
-	plan, err := store.PlanBulk(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now())
+	plan, err := jobs.PlanBulk(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now())
 	return plan, in.refusal(err, ref.Where())
 }
 
@@ -66,7 +67,7 @@ func (in *Inspector) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef,
 		return scanner.BulkPlan{}, errNoQueue
 	}
 	in.w.Charge(2)
-	plan, err := store.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
+	plan, err := jobs.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
 		in.w.Pace, progress)
 	return plan, in.refusal(err, ref.Where())
 }
@@ -91,7 +92,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	if err != nil {
 		return "", err
 	}
-	res, err := store.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, store.BulkOptions{
+	res, err := jobs.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, jobs.BulkOptions{
 		Limit: plan.Tasks, Wait: in.w.Pace, Record: entry.Record, Progress: progress,
 		Match: plan.Match, Newest: plan.Newest, Lists: plan.Lists,
 	})
@@ -177,7 +178,7 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 		}
 		return pace(ctx, n)
 	}
-	res, err := store.UndoWith(ctx, rdb, tasks, store.UndoOptions{Chunk: store.BulkChunkDefault, Wait: wait,
+	res, err := jobs.UndoWith(ctx, rdb, tasks, jobs.UndoOptions{Chunk: jobs.BulkChunkDefault, Wait: wait,
 		Done: func(n int64) { done = a.Resumed + n }})
 	if markErr != nil {
 		return "", fmt.Errorf("undo of %s on %s's %s section: recording how far it went: %w", a.Action, a.Queue, a.Section, markErr)
@@ -210,7 +211,7 @@ func (s stopped) Unwrap() error { return s.ctx }
 
 // undoLine says what an undo restored, in one line: the action's own count of the tasks it did
 // (from its end record; an action the process ended while it ran says so), then what came back.
-func undoLine(a journal.Action, res store.UndoResult) string {
+func undoLine(a journal.Action, res jobs.UndoResult) string {
 	did := "an action cut short (the process ended while it ran)"
 	if a.Result != nil {
 		did = fmt.Sprintf("%d %s tasks", a.Result.Done, a.Section)

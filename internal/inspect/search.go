@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // searchStep is how long one step of a search reads (at least one page) before the console
@@ -22,11 +22,11 @@ func (in *Inspector) StartSearch(ref scanner.QueueRef, secs []scanner.TaskSectio
 	if ref.Open() == nil {
 		return nil, errNoQueue
 	}
-	m, err := store.ParseMatch(query)
+	m, err := jobs.ParseMatch(query)
 	if err != nil {
 		return nil, err
 	}
-	s := store.NewSearcher(ref.Open(), secs, m, store.SearchOptions{KeysPerSecond: in.w.KeysPerSecond(), Charge: in.w.Charge, Now: in.w.Now})
+	s := jobs.NewSearcher(ref.Open(), secs, m, jobs.SearchOptions{KeysPerSecond: in.w.KeysPerSecond(), Charge: in.w.Charge, Now: in.w.Now})
 	return func(ctx context.Context) ([]scanner.Found, scanner.SearchProgress, error) {
 		found, prog, err := s.Step(ctx, in.rdb, searchStep)
 		return found, prog, in.refusal(err, ref.Where())

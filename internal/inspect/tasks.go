@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // TaskSections are the sections of ref's queue the drill-down lists, in the order it shows them:
@@ -46,7 +46,7 @@ func (in *Inspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec scanne
 // pageCount holds a page's count to 1..store.MaxTaskPage and to the sweep's keys per second.
 func (in *Inspector) pageCount(count int) int {
 	rate := in.w.KeysPerSecond()
-	most := store.MaxTaskPage
+	most := jobs.MaxTaskPage
 	if rate > 0 {
 		most = min(most, rate)
 	}
