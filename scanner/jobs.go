@@ -13,7 +13,7 @@ type jobAgg struct {
 	queues     map[string]bool
 	registries map[string]bool
 	more       int64 // queues found past maxJobQueues
-	// maybe are the queues found only by keys that may be another's (store.JobKey.Else), with
+	// maybe are the queues found only by keys that may be another's (jobs.Key.Else), with
 	// that other queue: taken for queues unless it is one.
 	maybe map[string]string
 }

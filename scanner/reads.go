@@ -126,7 +126,7 @@ type jobRead struct {
 	sharedErr error
 	tput      []jobs.Throughput // the library's counts of the jobs it ran
 	tputErr   error
-	// workers are the library's live processes (store.JobSource.Workers), workersErr why not.
+	// workers are the library's live processes (jobs.Source.Workers), workersErr why not.
 	workers    jobs.Workers
 	workersErr error
 }

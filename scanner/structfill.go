@@ -142,13 +142,7 @@ func libraryKind(layout limits.Layout, seen []string) string {
 	if len(seen) > 0 {
 		return strings.Join(seen, "+")
 	}
-	switch layout {
-	case limits.Limits:
-		return limits.KindFixed + " or " + limits.KindMoving
-	case limits.RedisRate:
-		return limits.KindGCRA
-	}
-	return limits.KindFixed
+	return layout.Kinds()
 }
 
 // uniqueStats renders each unique family's windows and, for a family with days, the unions of

@@ -42,7 +42,7 @@ type LimiterSpec struct {
 	Pattern *store.Pattern
 	Exclude store.Globs
 	// Layout is whose keys they are: hourglass's own (Kind says sliding or fixed) or a library's,
-	// read as that library answers (store.ReadLimitKeys). Burst is redis_rate's (0: Limit).
+	// read as that library answers (limits.ReadKeys). Burst is redis_rate's (0: Limit).
 	Layout limits.Layout
 	Burst  int64
 }

@@ -169,7 +169,7 @@ const maxExpected = 4096
 
 // Expect notes names that an entry in force claims once it reads its registries, which a sweep
 // cannot tell by their names: the list Celery names after an exchange whose bindings the entry's
-// sweep met (store.JobSource.NamedQueueKeys). A group of such keys alone proposes no entry: it
+// sweep met (jobs.Source.NamedQueueKeys). A group of such keys alone proposes no entry: it
 // would count the library's queue a second time.
 func (g *Groups) Expect(names ...string) {
 	if len(names) == 0 {

@@ -15,7 +15,7 @@ import (
 // prefix option ("<prefix>:<queue>:wait", "bull" by default) and Celery under kombu's
 // global_keyprefix ("<prefix>_kombu.binding.<exchange>", the prefix holding its own separator).
 // Their keys are found under any prefix by the names each library gives its keys alike in every
-// app (store.SidekiqKeyOf, store.BullMQQueueKeyOf, store.CeleryBindingOf), and a prefix is the
+// app (jobs.SidekiqKeyOf, jobs.BullMQQueueKeyOf, jobs.CeleryBindingOf), and a prefix is the
 // library's only once the evidence holds:
 //
 //   - Sidekiq: its queues set (a set when sampled) and at least one other of its marks that
@@ -52,10 +52,14 @@ var bullBits = map[string]uint8{"meta": bullMeta, "id": bullID, "events": bullEv
 // celeryBinding is Celery's one mark: an exchange's binding set.
 const celeryBinding uint8 = 1
 
+// strongMarks are the marks that start a prefix's evidence, by library: Sidekiq's queues set, a
+// BullMQ meta hash, a kombu binding set.
+var strongMarks = map[jobs.Layout]uint8{jobs.Sidekiq: uint8(jobs.SidekiqRegistry), jobs.BullMQ: bullMeta, jobs.Celery: celeryBinding}
+
 // candidate is a prefix under which a library's marks were seen.
 type candidate struct {
 	lib *Library // the library under the prefix; lib.cand is this candidate
-	// marks are the kinds of key seen by name (store.SidekiqMark bits, or bullMeta… for BullMQ),
+	// marks are the kinds of key seen by name (jobs.SidekiqMark bits, or bullMeta… for BullMQ),
 	// bad those a sample showed of a type the library never gives them.
 	marks, bad uint8
 	version    string // BullMQ: a meta hash's version field naming BullMQ
@@ -179,13 +183,7 @@ func (g *Groups) candidate(l jobs.Layout, prefix string, strong bool) *candidate
 
 // evictWeak drops a candidate of l not trusted and with no strong mark, if there is one.
 func (g *Groups) evictWeak(l jobs.Layout) bool {
-	strong := uint8(jobs.SidekiqRegistry)
-	switch l {
-	case jobs.BullMQ:
-		strong = bullMeta
-	case jobs.Celery:
-		strong = celeryBinding
-	}
+	strong := strongMarks[l]
 	for k, c := range g.learnt.cands {
 		if c.lib.Job == l && !c.confirmed && c.marks&strong == 0 {
 			delete(g.learnt.cands, k)
@@ -391,7 +389,7 @@ func (g *Groups) markWanted(name string) bool {
 }
 
 // HashField is the field of a sampled hash named name whose value the sweep reads into
-// Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); for other hashes, the
+// Sample.Field: a BullMQ meta hash's version (jobs.BullMQMetaField); for other hashes, the
 // field by which hourglass's Bloom filters' metadata is known (store.BloomLayoutField).
 func HashField(name string) string {
 	if f := markField(name); f != "" {

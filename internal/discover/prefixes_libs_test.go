@@ -41,14 +41,14 @@ func TestLibrariesUnderTheirUsersPrefixes(t *testing.T) {
 	rdb := srv.Client(t)
 	url := "redis://" + srv.Addr + "/0"
 	py := redistest.Interpreter(t, "python3", "celery", "kombu.transport.redis")
-	celery := filepath.Join(storeTestdata, "celery")
+	celery := filepath.Join(jobsTestdata, "celery")
 	var app1 celeryQueues
 	redistest.RunFixture(t, py, celery, &app1, "fixture.py", url, "app1:")
 	redistest.RunFixture(t, py, celery, nil, "fixture.py", url, "tenant.b_")
 	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
 	redistest.RunFixture(t, node, redistest.NodeDir(), nil, "bullmq.mjs", url, "app:bull")
 	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
-	redistest.RunFixture(t, ruby, filepath.Join(storeTestdata, "sidekiq"), nil, "fixture.rb", url, "a:b")
+	redistest.RunFixture(t, ruby, filepath.Join(jobsTestdata, "sidekiq"), nil, "fixture.rb", url, "a:b")
 	written := scanAll(t, rdb)
 	ctx := t.Context()
 	// Lookalikes: named as kombu names a binding, but not kombu's.

@@ -39,7 +39,7 @@ func (in *Inspector) OpenJournal(target string) error {
 // errNoJournal refuses a bulk action with nowhere to record what undoes it.
 var errNoJournal = errors.New("inspect: no journal to record the bulk action in, so it could not be undone: refused")
 
-// BulkCheck says whether ref's queue does a to every task of sec: nil, or store.ErrNotSupported
+// BulkCheck says whether ref's queue does a to every task of sec: nil, or jobs.ErrNotSupported
 // with the reason. It reads nothing.
 func (in *Inspector) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error {
 	if ref.Open() == nil {
@@ -147,7 +147,7 @@ func (in *Inspector) UndoLast(ctx context.Context, progress func(scanner.BulkRes
 }
 
 // UndoLast undoes the newest bulk action the journal j holds on target not undone yet: every
-// chunk recorded, the last first, each task checked against what is there now (store.Undo),
+// chunk recorded, the last first, each task checked against what is there now (jobs.Undo),
 // each chunk held to a budget by pace (Pacer, or the sweep's Pace). progress, when not
 // nil, is told before each chunk how many of the undo records are done (Done of Planned). When
 // ctx ends it stops between chunks, and undoing again finishes it. Once done, the action is
@@ -157,7 +157,7 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 	if err != nil {
 		return "", err
 	}
-	// done counts the undo records done (by an undo stopped before this one too), as store.Undo
+	// done counts the undo records done (by an undo stopped before this one too), as jobs.Undo
 	// tells after each chunk; marked counts those the journal holds.
 	total, done, marked := int64(len(tasks))+a.Resumed, a.Resumed, a.Resumed
 	mark := func() error {

@@ -9,7 +9,7 @@ import (
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
-// Pausing a job queue from the console: as the owning library pauses it (store.PauserOf), only on
+// Pausing a job queue from the console: as the owning library pauses it (jobs.PauserOf), only on
 // a queue a Snapshot's row opens. Whether writes are allowed is the console's to decide before it
 // calls SetQueuePaused; pausing moves no task, so it asks for no typed confirmation.
 

@@ -25,7 +25,7 @@ const (
 // LimiterKey reads one key of the limiter named limiter, as the sweep reads its layout: for
 // hourglass's sliding limiter its hits in the window (ZCOUNT) and their times, bucketed over the
 // window (at most the limit and one more, or limiterMembers, are read); for the fixed one its
-// count (GET); for a library's layout what the library would answer (store.ReadLimitKeys). The
+// count (GET); for a library's layout what the library would answer (limits.ReadKeys). The
 // key must be one the limiter's pattern covers. A key that is not there has no hits and TTLMS -2.
 func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error) {
 	specs := in.w.Watched().Structures.Limiters

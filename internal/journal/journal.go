@@ -71,7 +71,7 @@ type line struct {
 	N      int64            `json:"n,omitempty"`
 }
 
-// task is a store.UndoTask with its bytes kept exact (base64 in JSON).
+// task is a jobs.UndoTask with its bytes kept exact (base64 in JSON).
 type task struct {
 	Kind     string  `json:"k"`
 	Key      []byte  `json:"key"`

@@ -59,11 +59,11 @@ type bulkReader interface {
 	bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error)
 }
 
-func (q *jobQueue[R]) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
-	if b, ok := any(q.r).(bulkReader); ok {
+func (q *jobQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
+	if b, ok := q.r.(bulkReader); ok {
 		return b.bulkOp(q.queue, sec, a)
 	}
-	return bulkOp{}, bulkRefusal(string(q.layout), sec, a, "hourglass does not yet record "+string(q.layout)+"'s job hashes to undo a bulk action")
+	return bulkOp{}, bulkRefusal(string(q.lib.layout), sec, a, "hourglass does not yet record "+string(q.lib.layout)+"'s job hashes to undo a bulk action")
 }
 
 func (q *ownDelayQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
@@ -97,44 +97,6 @@ func (q *ownListQueue) bulkOp(sec TaskSection, a TaskAction) (bulkOp, error) {
 }
 
 func noKeys(string) []string { return nil }
-
-func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
-	switch {
-	case sec == SectionWaiting && a == ActionDelete: // Queue.empty
-		keys := func(id string) []string { return []string{j.key("job", id), j.key("job", id, "dependents")} }
-		return bulkOp{keysEach: 3, spans: "RQ's keys", list: &listOp{key: j.key("queue", queue), fromLeft: true, keys: keys}}, nil
-	case (sec == SectionDead || sec == SectionLater) && a == ActionDelete:
-		return bulkOp{key: j.key(rqSections[sec], queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
-	case sec == SectionDead && a == ActionRunNow:
-		return j.enqueueAll(queue, "failed", "requeue"), nil
-	case sec == SectionLater && a == ActionRunNow:
-		return j.enqueueAll(queue, "scheduled", "schedule"), nil
-	}
-	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes all of a queue, deletes and requeues RQ's failed jobs and deletes or runs now its scheduled ones in bulk, and acts on the others one at a time")
-}
-
-func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
-	set, isSet := sidekiqSets[sec]
-	switch {
-	case queue != "" && sec == SectionWaiting && a == ActionDelete: // Queue#clear
-		return bulkOp{keysEach: 1, spans: "Sidekiq's keys", list: &listOp{key: j.key("queue:" + queue), keys: noKeys,
-			registry: j.key("queues"), member: queue}}, nil
-	case queue != "" || !isSet:
-		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass deletes all of a queue's list, and acts in bulk on Sidekiq's schedule, retry and dead sets")
-	case a == ActionDelete:
-		return bulkOp{key: j.key(set), keysEach: 1}, nil
-	case a == ActionArchive && set == "retry":
-		return j.killAll(), nil
-	case a == ActionRunNow:
-		retry := set != "schedule"
-		move := func(member string, now time.Time) (string, string, string, error) {
-			job, queue, err := sidekiqPushed(member, retry, now)
-			return job, queue, j.key("queue:" + queue), err
-		}
-		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move, spans: "Sidekiq's keys"}, nil
-	}
-	return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
-}
 
 // bulkRefusal is ErrNotSupported for a on every task of a section, with why.
 func bulkRefusal(what string, sec TaskSection, a TaskAction, why string) error {

@@ -48,3 +48,19 @@ func (j rqJobs) enqueueAll(queue, registry, mode string) bulkOp {
 	}
 	return op
 }
+
+// bulkOp is how RQ does a on every task of a section (bulk_layouts.go has the table).
+func (j rqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
+	switch {
+	case sec == SectionWaiting && a == ActionDelete: // Queue.empty
+		keys := func(id string) []string { return []string{j.key("job", id), j.key("job", id, "dependents")} }
+		return bulkOp{keysEach: 3, spans: "RQ's keys", list: &listOp{key: j.key("queue", queue), fromLeft: true, keys: keys}}, nil
+	case (sec == SectionDead || sec == SectionLater) && a == ActionDelete:
+		return bulkOp{key: j.key(rqSections[sec], queue), keysEach: 4, keys: j.rqJobKeys, spans: "RQ's keys"}, nil
+	case sec == SectionDead && a == ActionRunNow:
+		return j.enqueueAll(queue, "failed", "requeue"), nil
+	case sec == SectionLater && a == ActionRunNow:
+		return j.enqueueAll(queue, "scheduled", "schedule"), nil
+	}
+	return bulkOp{}, bulkRefusal("RQ", sec, a, "hourglass deletes all of a queue, deletes and requeues RQ's failed jobs and deletes or runs now its scheduled ones in bulk, and acts on the others one at a time")
+}

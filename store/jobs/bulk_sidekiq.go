@@ -86,3 +86,27 @@ func ageText(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// bulkOp is how Sidekiq does a on every task of a section (bulk_layouts.go has the table).
+func (j sidekiqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
+	set, isSet := sidekiqSets[sec]
+	switch {
+	case queue != "" && sec == SectionWaiting && a == ActionDelete: // Queue#clear
+		return bulkOp{keysEach: 1, spans: "Sidekiq's keys", list: &listOp{key: j.key("queue:" + queue), keys: noKeys,
+			registry: j.key("queues"), member: queue}}, nil
+	case queue != "" || !isSet:
+		return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "hourglass deletes all of a queue's list, and acts in bulk on Sidekiq's schedule, retry and dead sets")
+	case a == ActionDelete:
+		return bulkOp{key: j.key(set), keysEach: 1}, nil
+	case a == ActionArchive && set == "retry":
+		return j.killAll(), nil
+	case a == ActionRunNow:
+		retry := set != "schedule"
+		move := func(member string, now time.Time) (string, string, string, error) {
+			job, queue, err := sidekiqPushed(member, retry, now)
+			return job, queue, j.key("queue:" + queue), err
+		}
+		return bulkOp{key: j.key(set), queues: j.key("queues"), keysEach: 2, move: move, spans: "Sidekiq's keys"}, nil
+	}
+	return bulkOp{}, bulkRefusal("Sidekiq", sec, a, "Sidekiq has no such action there")
+}

@@ -15,29 +15,22 @@ import (
 // queues in Redis its own way, and its readers in jobs_<library>.go spell that layout once.
 type Layout string
 
-// The job libraries hourglass reads.
-const (
-	Sidekiq Layout = "sidekiq"
-	BullMQ  Layout = "bullmq"
-	RQ      Layout = "rq"
-	Celery  Layout = "celery"
-	Asynq   Layout = "asynq"
-)
-
-// Layouts lists the layouts in the order the docs and the config name them.
-var Layouts = []Layout{Sidekiq, BullMQ, RQ, Celery, Asynq}
-
-// DefaultPrefix is the prefix or namespace the library uses when its user sets none.
-func (l Layout) DefaultPrefix() string {
-	switch l {
-	case BullMQ:
-		return "bull"
-	case RQ:
-		return "rq"
-	case Asynq:
-		return "asynq"
+// Layouts lists the layouts in the order the docs and the config name them: libraries' rows.
+var Layouts = func() []Layout {
+	out := make([]Layout, len(libraries))
+	for i, lib := range libraries {
+		out[i] = lib.layout
 	}
-	return "" // Sidekiq without redis-namespace; Celery (kombu) without global_keyprefix
+	return out
+}()
+
+// DefaultPrefix is the prefix or namespace the library uses when its user sets none ("" for
+// Sidekiq without redis-namespace and Celery (kombu) without global_keyprefix).
+func (l Layout) DefaultPrefix() string {
+	if lib := libraryOf(l); lib != nil {
+		return lib.prefix
+	}
+	return ""
 }
 
 // ParseLayout reads a layout's name.
@@ -47,7 +40,7 @@ func ParseLayout(s string) (Layout, error) {
 			return l, nil
 		}
 	}
-	return "", fmt.Errorf("unknown job library layout %q (want sidekiq, bullmq, rq, celery or asynq)", s)
+	return "", fmt.Errorf("unknown job library layout %q (want %s)", s, layoutNames())
 }
 
 // Source is one library's keys under one prefix (Sidekiq's redis-namespace, BullMQ's prefix,
@@ -144,21 +137,17 @@ type jobReader interface {
 	act(ctx context.Context, rdb redis.UniversalClient, queue string, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error)
 }
 
+// reader is the library's reader of s's keys, under its default prefix when s names none; nil
+// for a layout hourglass does not read.
 func (s Source) reader() jobReader {
-	p := s.Prefix
-	switch s.Layout {
-	case Sidekiq:
-		return newSidekiqJobs(p)
-	case BullMQ:
-		return newBullMQJobs(p)
-	case RQ:
-		return newRQJobs(p)
-	case Celery:
-		return newCeleryJobs(p)
-	case Asynq:
-		return newAsynqJobs(p)
+	lib := libraryOf(s.Layout)
+	if lib == nil {
+		return nil
 	}
-	return nil
+	if s.Prefix == "" {
+		s.Prefix = lib.prefix
+	}
+	return lib.open(s)
 }
 
 // Classify says whether key is one of the library's keys, and which queue it belongs to. The
@@ -202,8 +191,8 @@ func (s Source) Shared(ctx context.Context, rdb redis.Cmdable, now time.Time) (*
 // alone (Celery's list of a queue is named after the queue): a sweep that learns the queue's
 // name from a registry claims them. None for the other layouts, whose keys say whose they are.
 func (s Source) QueueKeys(queue string) []string {
-	if s.Layout == Celery {
-		return newCeleryJobs(s.Prefix).celeryListNames(queue)[:1] // the priority lists classify claims
+	if k, ok := s.reader().(keysReader); ok {
+		return k.queueKeys(queue)
 	}
 	return nil
 }
@@ -213,14 +202,14 @@ func (s Source) QueueKeys(queue string) []string {
 // (Celery declares its queues so), which QueueKeys claims once the registry is read. None for the
 // other layouts, and for registries whose name says no queue.
 func (s Source) NamedQueueKeys(registry string) []string {
-	if s.Layout != Celery {
+	k, ok := s.reader().(keysReader)
+	if !ok {
 		return nil
 	}
-	p, ex, task, ok := CeleryBindingOf(registry)
-	if !ok || !task || p != s.Prefix {
-		return nil
+	if queue, ok := k.namedQueue(registry); ok {
+		return k.queueKeys(queue)
 	}
-	return s.QueueKeys(ex)
+	return nil
 }
 
 // Notes say what the library keeps outside Redis, which no reading of Redis can count (Celery's

@@ -46,14 +46,10 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-type asynqJobs struct{ prefix string }
+// Asynq is the layout of Asynq's keys (jobs_asynq.go).
+const Asynq Layout = "asynq"
 
-func newAsynqJobs(prefix string) asynqJobs {
-	if prefix == "" {
-		prefix = Asynq.DefaultPrefix()
-	}
-	return asynqJobs{prefix: prefix}
-}
+type asynqJobs struct{ prefix string }
 
 // asynqStates are GetQueueInfo's task states kept in one key each, and their keys' suffixes.
 var asynqStates = []struct {
@@ -201,3 +197,35 @@ func (j asynqJobs) shared(context.Context, redis.Cmdable, time.Time) (*Stats, er
 }
 
 func (j asynqJobs) notes() []string { return nil }
+
+// throughput reads asynq's asynq:{<q>}:processed and :failed, and their :<date> keys as
+// Inspector.History does, per queue.
+func (j asynqJobs) throughput(ctx context.Context, rdb redis.Cmdable, queues []string, days int, now time.Time) ([]Throughput, error) {
+	ds := utcDays(now, days)
+	pipe := rdb.Pipeline()
+	all := make([][]*redis.StringCmd, len(queues))
+	cs := make([]counters, len(queues))
+	for i, q := range queues {
+		cs[i] = counters{
+			processed: func(d string) string { return j.queueKey(q, dated("processed", d)) },
+			failed:    func(d string) string { return j.queueKey(q, dated("failed", d)) },
+		}
+		all[i] = cs[i].queue(pipe, ctx, ds)
+	}
+	if len(queues) == 0 {
+		return nil, nil
+	}
+	if _, err := pipe.Exec(ctx); execErr(err) != nil {
+		return nil, err
+	}
+	out := make([]Throughput, len(queues))
+	for i, q := range queues {
+		out[i].Queue = q
+		if err := cs[i].read(&out[i], all[i], ds); err != nil {
+			if !unreadable(&out[i], err) {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}

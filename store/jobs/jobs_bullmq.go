@@ -43,14 +43,10 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-type bullmqJobs struct{ prefix string }
+// BullMQ is the layout of BullMQ's keys (jobs_bullmq.go).
+const BullMQ Layout = "bullmq"
 
-func newBullMQJobs(prefix string) bullmqJobs {
-	if prefix == "" {
-		prefix = BullMQ.DefaultPrefix()
-	}
-	return bullmqJobs{prefix: prefix}
-}
+type bullmqJobs struct{ prefix string }
 
 // bullmqStates are getJobCounts' states in its order, with the key each is counted from.
 var bullmqStates = []struct {

@@ -42,9 +42,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-type celeryJobs struct{ prefix string }
+// Celery is the layout of Celery's keys (jobs_celery.go).
+const Celery Layout = "celery"
 
-func newCeleryJobs(prefix string) celeryJobs { return celeryJobs{prefix: prefix} }
+type celeryJobs struct{ prefix string }
 
 const (
 	kombuSep      = "\x06\x16"
@@ -150,6 +151,16 @@ func (j celeryJobs) shared(ctx context.Context, rdb redis.Cmdable, _ time.Time) 
 		Waiting: Absent, Active: unacked.Val(), Scheduled: Absent, Retry: Absent, Dead: Absent, Completed: Absent,
 		States: map[string]int64{"unacked": unacked.Val(), "unacked_index": index.Val()},
 	}, nil
+}
+
+// queueKeys are the priority lists classify claims of queue: its list named after it.
+func (j celeryJobs) queueKeys(queue string) []string { return j.celeryListNames(queue)[:1] }
+
+// namedQueue is the queue named as the task exchange whose bindings registry holds under j's
+// prefix: Celery declares its queues so.
+func (j celeryJobs) namedQueue(registry string) (string, bool) {
+	p, ex, task, ok := CeleryBindingOf(registry)
+	return ex, ok && task && p == j.prefix
 }
 
 func (j celeryJobs) notes() []string {

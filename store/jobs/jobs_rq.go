@@ -48,14 +48,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-type rqJobs struct{ prefix string }
+// RQ is the layout of RQ's keys (jobs_rq.go).
+const RQ Layout = "rq"
 
-func newRQJobs(prefix string) rqJobs {
-	if prefix == "" {
-		prefix = RQ.DefaultPrefix()
-	}
-	return rqJobs{prefix: prefix}
-}
+type rqJobs struct{ prefix string }
 
 func (j rqJobs) key(parts ...string) string { return j.prefix + ":" + strings.Join(parts, ":") }
 
@@ -165,5 +161,40 @@ func (j rqJobs) notes() []string {
 		"RQ's started, finished and failed counts drop the entries expired by now, as RQ's own count does before it counts; hourglass does not move them (RQ moves an expired started job to failed or back to its queue when it next cleans up).",
 		"RQ schedules to the whole second, and a retry with an interval waits among the scheduled jobs: Retry is not kept apart.",
 		"Scheduled counts the deferred jobs too (waiting for a job they depend on); the schedule's depth is the scheduled ones alone.",
+	}
+}
+
+// throughput sums RQ's live workers' successful_job_count and failed_job_count, for all queues
+// together: RQ keeps no other count of the jobs it ran.
+func (j rqJobs) throughput(ctx context.Context, rdb redis.Cmdable, _ []string, _ int, _ time.Time) ([]Throughput, error) {
+	t := Throughput{}
+	var cursor uint64
+	for {
+		names, next, err := rdb.SScan(ctx, j.key("workers"), cursor, "", 200).Result()
+		if err != nil {
+			return nil, err
+		}
+		pipe := rdb.Pipeline()
+		cmds := make([]*redis.SliceCmd, len(names))
+		for i, n := range names {
+			cmds[i] = pipe.HMGet(ctx, n, "successful_job_count", "failed_job_count")
+		}
+		if len(names) > 0 {
+			if _, err := pipe.Exec(ctx); execErr(err) != nil {
+				return nil, err
+			}
+		}
+		for i, c := range cmds {
+			if err := cmdKeyError(names[i], c.Err()); err != nil {
+				return nil, err
+			}
+			v := c.Val()
+			ok, fail := hashCount(v[0]), hashCount(v[1])
+			t.Processed += ok + fail
+			t.Failed += fail
+		}
+		if cursor = next; cursor == 0 {
+			return []Throughput{t}, nil
+		}
 	}
 }

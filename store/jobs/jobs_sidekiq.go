@@ -44,14 +44,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// Sidekiq is the layout of Sidekiq's keys (jobs_sidekiq.go).
+const Sidekiq Layout = "sidekiq"
+
 type sidekiqJobs struct {
 	ns string
 	// deadMax and deadTimeout bound the dead set a kill trims (Source); 0: Sidekiq's defaults.
 	deadMax     int64
 	deadTimeout time.Duration
 }
-
-func newSidekiqJobs(prefix string) sidekiqJobs { return sidekiqJobs{ns: prefix} }
 
 // key is a Sidekiq key as redis-namespace spells it.
 func (j sidekiqJobs) key(k string) string {
@@ -254,4 +255,24 @@ func SidekiqPayload(payload string) (sidekiq, resque bool) {
 func IsSidekiqDailyStat(key string) bool {
 	_, mark, ok := SidekiqKeyOf(key)
 	return ok && mark == SidekiqStat && len(key) > 11 && key[len(key)-11] == ':' && isSidekiqDay(key[len(key)-10:])
+}
+
+// throughput reads Sidekiq's stat:processed and stat:failed, and stat:<stat>:<date> as
+// Stats::History does, for all queues together.
+func (j sidekiqJobs) throughput(ctx context.Context, rdb redis.Cmdable, _ []string, days int, now time.Time) ([]Throughput, error) {
+	c := counters{
+		processed: func(d string) string { return j.key(dated("stat:processed", d)) },
+		failed:    func(d string) string { return j.key(dated("stat:failed", d)) },
+	}
+	ds := utcDays(now, days)
+	pipe := rdb.Pipeline()
+	cmds := c.queue(pipe, ctx, ds)
+	if _, err := pipe.Exec(ctx); execErr(err) != nil {
+		return nil, err
+	}
+	t := Throughput{}
+	if err := c.read(&t, cmds, ds); err != nil && !unreadable(&t, err) {
+		return nil, err
+	}
+	return []Throughput{t}, nil
 }

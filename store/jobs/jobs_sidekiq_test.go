@@ -108,7 +108,7 @@ func TestSidekiqStatsMatchSidekiq(t *testing.T) {
 				if jobCountsOf(st) != want || st.States["size"] != rep.Queues[q] || st.Schedule != nil {
 					t.Errorf("%s: %v %v, want %v (Sidekiq::Queue#size %d)", q, jobCountsOf(st), st.States, want, rep.Sizes[q])
 				}
-				// The snapshot reads a queue through its store.Queue: the same figures, and the
+				// The snapshot reads a queue through its jobs.Queue: the same figures, and the
 				// latency Sidekiq's Queue#latency gives at the same instant.
 				qs, err := src.Queue(q).Stats(ctx, rdb, now)
 				if err != nil || qs.Job == nil || jobCountsOf(*qs.Job) != want {

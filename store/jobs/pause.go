@@ -39,28 +39,24 @@ var bullmqPause = luaScript("bullmq_pause")
 // PauserOf is q's Pauser, or ErrNotSupported wrapped with why its library has no pause. It reads
 // nothing.
 func PauserOf(q Queue) (Pauser, error) {
-	why := "hourglass's own queues are taken by your code, which keeps no paused state in Redis"
-	switch q := q.(type) {
-	case *bullmqQueue:
-		if !q.shared {
-			return bullmqPauser{j: q.r, queue: q.queue}, nil
+	why := ""
+	if jq, ok := q.(*jobQueue); ok {
+		if p, ok := jq.r.(pauseReader); ok && !jq.shared {
+			return p.pauser(jq.queue), nil
 		}
-	case *asynqQueue:
-		if !q.shared {
-			return asynqPauser{j: q.r, queue: q.queue}, nil
+		why = jq.lib.noPause
+		if jq.shared && jq.lib.noPauseShared != "" {
+			why = jq.lib.noPauseShared
 		}
-	case *sidekiqQueue:
-		why = "pausing a queue is Sidekiq Pro's (Queue#pause!), not open-source Sidekiq's, which keeps no paused state"
-		if q.shared {
-			why = "the scheduled, retry and dead sets are no queue: Sidekiq pauses none of them"
-		}
-	case *rqQueue:
-		why = "RQ keeps no paused state for a queue (`rq suspend` stops every worker, not one queue)"
-	case *celeryQueue:
-		why = "Celery keeps no paused state for a queue in Redis: a worker stops consuming one (cancel_consumer), which the broker does not hold"
+	}
+	if why == "" {
+		why = "hourglass's own queues are taken by your code, which keeps no paused state in Redis"
 	}
 	return nil, fmt.Errorf("store: no pause: %s: %w", why, ErrNotSupported)
 }
+
+// pauser is queue's pause, as Queue.pause() and resume() do it.
+func (j bullmqJobs) pauser(queue string) Pauser { return bullmqPauser{j: j, queue: queue} }
 
 // bullmqPauser is one BullMQ queue's pause.
 type bullmqPauser struct {
@@ -108,6 +104,9 @@ func (p bullmqPauser) run(ctx context.Context, rdb redis.UniversalClient, pause 
 	}
 	return "", actFail(rdb, "BullMQ pause script (EVALSHA)", keys[2], fmt.Errorf("unexpected reply %q", reply))
 }
+
+// pauser is queue's pause, as Inspector.PauseQueue and UnpauseQueue do it.
+func (j asynqJobs) pauser(queue string) Pauser { return asynqPauser{j: j, queue: queue} }
 
 // asynqPauser is one asynq queue's pause.
 type asynqPauser struct {

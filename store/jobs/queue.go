@@ -47,11 +47,7 @@ type QueueStats struct {
 var (
 	_ Queue = (*ownDelayQueue)(nil)
 	_ Queue = (*ownListQueue)(nil)
-	_ Queue = (*sidekiqQueue)(nil)
-	_ Queue = (*bullmqQueue)(nil)
-	_ Queue = (*rqQueue)(nil)
-	_ Queue = (*celeryQueue)(nil)
-	_ Queue = (*asynqQueue)(nil)
+	_ Queue = (*jobQueue)(nil)
 )
 
 // ownDelayQueue is a delay queue in hourglass's layout (tasks_own.go, act_own.go): key scored by
@@ -111,25 +107,16 @@ func (q *ownListQueue) Stats(ctx context.Context, rdb redis.Cmdable, now time.Ti
 	return QueueStats{List: &st}, err
 }
 
-// jobQueue is one queue of a job library, read and acted on by the library's reader R
-// (jobs_<library>.go, tasks_<library>.go, act_<library>.go), or, when shared is set, the
-// library's shared sets (Sidekiq's scheduled, retry and dead sets; Celery's unacked tasks),
-// which the readers list and act on as the queue "".
-type jobQueue[R jobReader] struct {
-	layout Layout
-	r      R
+// jobQueue is one queue of a job library, read and acted on by the library's reader r
+// (<library>.go, <library>_tasks.go, <library>_act.go), or, when shared is set, the library's
+// shared sets (Sidekiq's scheduled, retry and dead sets; Celery's unacked tasks), which the
+// readers list and act on as the queue "".
+type jobQueue struct {
+	lib    *library
+	r      jobReader
 	queue  string
 	shared bool
 }
-
-// One Queue type per job library.
-type (
-	sidekiqQueue = jobQueue[sidekiqJobs]
-	bullmqQueue  = jobQueue[bullmqJobs]
-	rqQueue      = jobQueue[rqJobs]
-	celeryQueue  = jobQueue[celeryJobs]
-	asynqQueue   = jobQueue[asynqJobs]
-)
 
 // Queue is the library's queue named queue. It reads nothing.
 func (s Source) Queue(queue string) Queue { return s.queue(queue, false) }
@@ -140,33 +127,22 @@ func (s Source) Queue(queue string) Queue { return s.queue(queue, false) }
 func (s Source) SharedQueue() Queue { return s.queue("", true) }
 
 func (s Source) queue(queue string, shared bool) Queue {
-	p := s.Prefix
-	switch s.Layout {
-	case Sidekiq:
-		r := newSidekiqJobs(p)
-		r.deadMax, r.deadTimeout = s.DeadMax, s.DeadTimeout
-		return &sidekiqQueue{layout: Sidekiq, r: r, queue: queue, shared: shared}
-	case BullMQ:
-		return &bullmqQueue{layout: BullMQ, r: newBullMQJobs(p), queue: queue, shared: shared}
-	case RQ:
-		return &rqQueue{layout: RQ, r: newRQJobs(p), queue: queue, shared: shared}
-	case Celery:
-		return &celeryQueue{layout: Celery, r: newCeleryJobs(p), queue: queue, shared: shared}
-	case Asynq:
-		return &asynqQueue{layout: Asynq, r: newAsynqJobs(p), queue: queue, shared: shared}
+	lib := libraryOf(s.Layout)
+	if lib == nil {
+		return nil
 	}
-	return nil
+	return &jobQueue{lib: lib, r: s.reader(), queue: queue, shared: shared}
 }
 
 // Sections are the sections the library keeps for the queue, as its reader maps its states.
-func (q *jobQueue[R]) Sections() []TaskSection { return q.r.taskSections(q.queue) }
+func (q *jobQueue) Sections() []TaskSection { return q.r.taskSections(q.queue) }
 
 // Stats reads the queue as Source.Stats does, or the shared sets as Source.Shared does.
-func (q *jobQueue[R]) Stats(ctx context.Context, rdb redis.Cmdable, now time.Time) (QueueStats, error) {
+func (q *jobQueue) Stats(ctx context.Context, rdb redis.Cmdable, now time.Time) (QueueStats, error) {
 	if q.shared {
 		sh, err := q.r.shared(ctx, rdb, nowOrZero(now))
 		if err != nil {
-			return QueueStats{}, fmt.Errorf("store: %s: %w", q.layout, err)
+			return QueueStats{}, fmt.Errorf("store: %s: %w", q.lib.layout, err)
 		}
 		if sh != nil { // the shared sets hold no waiting job: latency is each queue's
 			sh.Latency = -1
@@ -176,24 +152,20 @@ func (q *jobQueue[R]) Stats(ctx context.Context, rdb redis.Cmdable, now time.Tim
 	now = nowOrZero(now)
 	st, err := q.r.stats(ctx, rdb, q.queue, now)
 	if err == nil {
-		untimed := ""
-		if q.layout == Celery {
-			untimed = "Celery's messages carry no time they were sent"
-		}
-		st.Latency, st.LatencyNote, err = waitLatency(ctx, q, rdb, st.Waiting, untimed, now)
+		st.Latency, st.LatencyNote, err = waitLatency(ctx, q, rdb, st.Waiting, q.lib.untimed, now)
 	}
 	if err != nil {
-		err = fmt.Errorf("store: %s queue %s: %w", q.layout, q.queue, err)
+		err = fmt.Errorf("store: %s queue %s: %w", q.lib.layout, q.queue, err)
 	}
 	return QueueStats{Job: &st}, err
 }
 
 // Tasks reads one page of a section as the library's reader lays it out.
-func (q *jobQueue[R]) Tasks(ctx context.Context, rdb redis.Cmdable, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error) {
+func (q *jobQueue) Tasks(ctx context.Context, rdb redis.Cmdable, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error) {
 	return q.r.tasks(ctx, rdb, q.queue, sec, offset, min(max(count, 1), MaxTaskPage), now)
 }
 
 // Act does a to one task as the library itself would.
-func (q *jobQueue[R]) Act(ctx context.Context, rdb redis.UniversalClient, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error) {
+func (q *jobQueue) Act(ctx context.Context, rdb redis.UniversalClient, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error) {
 	return q.r.act(ctx, rdb, q.queue, sec, t, a, now)
 }

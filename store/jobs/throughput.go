@@ -55,23 +55,18 @@ const minutesPerRead = 1440
 // ThroughputKept says how the library counts the jobs it ran: per queue or for all together,
 // and, where it keeps no count in Redis, why (then Throughput reads nothing).
 func (s Source) ThroughputKept() (perQueue bool, none string) {
-	switch s.Layout {
-	case Sidekiq, RQ:
+	lib := libraryOf(s.Layout)
+	if lib == nil {
 		return false, ""
-	case BullMQ, Asynq:
-		return true, ""
 	}
-	return false, "Celery keeps no count of the tasks it ran in Redis: its workers send them as events, which a monitor such as Flower counts"
+	return lib.perQueue, lib.noThroughput
 }
 
 // ThroughputNote says what the figures mean where the library counts differently from the
 // others: "" where processed and failed are running totals kept in Redis.
 func (s Source) ThroughputNote() string {
-	switch s.Layout {
-	case RQ:
-		return "RQ keeps counts per worker, since each started, and none a day: these are its live workers' (a worker that exits takes its counts with it)"
-	case BullMQ:
-		return "BullMQ counts only while a Worker's metrics option is on, a point a minute for as long as it keeps"
+	if lib := libraryOf(s.Layout); lib != nil {
+		return lib.throughputNote
 	}
 	return ""
 }
@@ -81,19 +76,11 @@ func (s Source) ThroughputNote() string {
 // (the server's clock). It only reads, in one pipeline and, for BullMQ's days, a day's points a
 // call.
 func (s Source) Throughput(ctx context.Context, rdb redis.Cmdable, queues []string, days int, now time.Time) ([]Throughput, error) {
-	days = min(max(days, 0), MaxThroughputDays)
-	var out []Throughput
-	var err error
-	switch s.Layout {
-	case Sidekiq:
-		out, err = sidekiqThroughput(ctx, rdb, newSidekiqJobs(s.Prefix), days, now)
-	case Asynq:
-		out, err = asynqThroughput(ctx, rdb, newAsynqJobs(s.Prefix), queues, days, now)
-	case BullMQ:
-		out, err = bullmqThroughput(ctx, rdb, newBullMQJobs(s.Prefix), queues, min(days, bullmqMaxDays), now)
-	case RQ:
-		out, err = rqThroughput(ctx, rdb, newRQJobs(s.Prefix))
+	t, ok := s.reader().(throughputReader)
+	if !ok {
+		return nil, nil
 	}
+	out, err := t.throughput(ctx, rdb, queues, min(max(days, 0), MaxThroughputDays), now)
 	if err != nil {
 		return out, fmt.Errorf("store: %s throughput: %w", s.Layout, err)
 	}
@@ -181,64 +168,12 @@ func (c counters) read(t *Throughput, cmds []*redis.StringCmd, days []string) er
 	return nil
 }
 
-// sidekiqThroughput reads Sidekiq's stat:processed and stat:failed, and stat:<stat>:<date> as
-// Stats::History does, for all queues together.
-func sidekiqThroughput(ctx context.Context, rdb redis.Cmdable, j sidekiqJobs, days int, now time.Time) ([]Throughput, error) {
-	c := counters{
-		processed: func(d string) string { return j.key(dated("stat:processed", d)) },
-		failed:    func(d string) string { return j.key(dated("stat:failed", d)) },
-	}
-	ds := utcDays(now, days)
-	pipe := rdb.Pipeline()
-	cmds := c.queue(pipe, ctx, ds)
-	if _, err := pipe.Exec(ctx); execErr(err) != nil {
-		return nil, err
-	}
-	t := Throughput{}
-	if err := c.read(&t, cmds, ds); err != nil && !unreadable(&t, err) {
-		return nil, err
-	}
-	return []Throughput{t}, nil
-}
-
 // dated is key, or key:day for a day's.
 func dated(key, day string) string {
 	if day == "" {
 		return key
 	}
 	return key + ":" + day
-}
-
-// asynqThroughput reads asynq's asynq:{<q>}:processed and :failed, and their :<date> keys as
-// Inspector.History does, per queue.
-func asynqThroughput(ctx context.Context, rdb redis.Cmdable, j asynqJobs, queues []string, days int, now time.Time) ([]Throughput, error) {
-	ds := utcDays(now, days)
-	pipe := rdb.Pipeline()
-	all := make([][]*redis.StringCmd, len(queues))
-	cs := make([]counters, len(queues))
-	for i, q := range queues {
-		cs[i] = counters{
-			processed: func(d string) string { return j.queueKey(q, dated("processed", d)) },
-			failed:    func(d string) string { return j.queueKey(q, dated("failed", d)) },
-		}
-		all[i] = cs[i].queue(pipe, ctx, ds)
-	}
-	if len(queues) == 0 {
-		return nil, nil
-	}
-	if _, err := pipe.Exec(ctx); execErr(err) != nil {
-		return nil, err
-	}
-	out := make([]Throughput, len(queues))
-	for i, q := range queues {
-		out[i].Queue = q
-		if err := cs[i].read(&out[i], all[i], ds); err != nil {
-			if !unreadable(&out[i], err) {
-				return nil, err
-			}
-		}
-	}
-	return out, nil
 }
 
 // unreadable marks t's counts unread when err is a key's (a *KeyError), and reports whether it
@@ -250,41 +185,6 @@ func unreadable(t *Throughput, err error) bool {
 	}
 	*t = Throughput{Queue: t.Queue, Processed: Absent, Failed: Absent, Err: err}
 	return true
-}
-
-// rqThroughput sums RQ's live workers' successful_job_count and failed_job_count, for all queues
-// together: RQ keeps no other count of the jobs it ran.
-func rqThroughput(ctx context.Context, rdb redis.Cmdable, j rqJobs) ([]Throughput, error) {
-	t := Throughput{}
-	var cursor uint64
-	for {
-		names, next, err := rdb.SScan(ctx, j.key("workers"), cursor, "", 200).Result()
-		if err != nil {
-			return nil, err
-		}
-		pipe := rdb.Pipeline()
-		cmds := make([]*redis.SliceCmd, len(names))
-		for i, n := range names {
-			cmds[i] = pipe.HMGet(ctx, n, "successful_job_count", "failed_job_count")
-		}
-		if len(names) > 0 {
-			if _, err := pipe.Exec(ctx); execErr(err) != nil {
-				return nil, err
-			}
-		}
-		for i, c := range cmds {
-			if err := cmdKeyError(names[i], c.Err()); err != nil {
-				return nil, err
-			}
-			v := c.Val()
-			ok, fail := hashCount(v[0]), hashCount(v[1])
-			t.Processed += ok + fail
-			t.Failed += fail
-		}
-		if cursor = next; cursor == 0 {
-			return []Throughput{t}, nil
-		}
-	}
 }
 
 // hashCount is a hash field read as a count: absent (a worker that has run nothing yet) is 0.

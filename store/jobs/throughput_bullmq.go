@@ -31,10 +31,11 @@ func bullmqMetaOf(v []any) bullmqMeta {
 	return m
 }
 
-// bullmqThroughput reads each queue's completed and failed metrics: processed is the two counts
+// throughput reads each queue's completed and failed metrics: processed is the two counts
 // together (a job run either completes or fails), and the days are the per-minute points summed
 // by UTC day, the oldest day marked from its first point.
-func bullmqThroughput(ctx context.Context, rdb redis.Cmdable, j bullmqJobs, queues []string, days int, now time.Time) ([]Throughput, error) {
+func (j bullmqJobs) throughput(ctx context.Context, rdb redis.Cmdable, queues []string, days int, now time.Time) ([]Throughput, error) {
+	days = min(days, bullmqMaxDays)
 	if len(queues) == 0 {
 		return nil, nil
 	}

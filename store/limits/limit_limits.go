@@ -79,7 +79,7 @@ func limitsKeyLimit(key string) (int64, time.Duration, bool) {
 // name, which is what the library itself counts against; the config's limit and window serve a
 // name not in key_for's form.
 func readLimits(ctx context.Context, rdb redis.Cmdable, keys []string, limit int64, window time.Duration,
-	now time.Time) ([]State, error) {
+	_ int64, now time.Time) ([]State, error) {
 	reads, err := readCounterKeys(ctx, rdb, keys, true)
 	if err != nil {
 		return nil, err

@@ -37,6 +37,12 @@ const (
 // readRedisRate reads redis_rate keys against Rate limit per Period window with burst.
 func readRedisRate(ctx context.Context, rdb redis.Cmdable, keys []string, limit int64, window time.Duration,
 	burst int64, now time.Time) ([]State, error) {
+	if limit < 1 || window <= 0 {
+		return nil, fmt.Errorf("store: redis_rate keys need the limit's rate and period, got %d per %v", limit, window)
+	}
+	if burst <= 0 {
+		burst = limit
+	}
 	reads, err := readCounterKeys(ctx, rdb, keys, false) // the TAT says it all; the EX is its shadow
 	if err != nil {
 		return nil, err

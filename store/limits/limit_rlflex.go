@@ -23,6 +23,7 @@ package limits
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -32,7 +33,11 @@ const rlflexDefaultPrefix = "rlflx"
 
 // readRLFlex reads rate-limiter-flexible keys against the limiter's points (limit) and duration
 // (window, for the record: the expiry already says when a key resets).
-func readRLFlex(ctx context.Context, rdb redis.Cmdable, keys []string, limit int64, window time.Duration) ([]State, error) {
+func readRLFlex(ctx context.Context, rdb redis.Cmdable, keys []string, limit int64, window time.Duration,
+	_ int64, _ time.Time) ([]State, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("store: rate-limiter-flexible keys need the limiter's points (limit), got %d", limit)
+	}
 	reads, err := readCounterKeys(ctx, rdb, keys, true)
 	if err != nil {
 		return nil, err

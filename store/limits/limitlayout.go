@@ -40,17 +40,34 @@ const (
 	RedisRate
 )
 
-var layoutNames = [...]string{
-	Hourglass:           "hourglass",
-	Limits:              "limits",
-	RateLimiterFlexible: "rate-limiter-flexible",
-	RedisRate:           "redis_rate",
+// libraries is the table of the limiter layouts, one row a library, indexed by its Layout.
+// Adding a library is its file (limit_<library>.go, its layout documented at the top) and its
+// row here.
+var libraries = [...]library{
+	Hourglass: {name: "hourglass", kinds: KindFixed,
+		notRead: "hourglass's own limiter keys are read by their kind, not by ReadKeys"},
+	Limits:              {name: "limits", pattern: limitsDefaultPattern, kinds: KindFixed + " or " + KindMoving, read: readLimits},
+	RateLimiterFlexible: {name: "rate-limiter-flexible", pattern: rlflexDefaultPrefix + ":<key>", kinds: KindFixed, read: readRLFlex},
+	RedisRate:           {name: "redis_rate", pattern: redisRatePrefix + "<key>", kinds: KindGCRA, read: readRedisRate},
+}
+
+// library is one row of libraries.
+type library struct {
+	name string // as a config names it
+	// pattern is the key pattern (pattern.go's syntax) the library writes when its user sets no
+	// prefix of their own; "" for hourglass, whose limiters always name their pattern.
+	pattern string
+	// kinds are what the library's keys may hold, said when none was read.
+	kinds string
+	// read reads a page of the library's keys (ReadKeys); nil with notRead saying why.
+	read    func(ctx context.Context, rdb redis.Cmdable, keys []string, limit int64, window time.Duration, burst int64, now time.Time) ([]State, error)
+	notRead string
 }
 
 // ParseLayout reads a layout's name as a config gives it.
 func ParseLayout(s string) (Layout, error) {
-	for l, name := range layoutNames {
-		if s == name {
+	for l, lib := range libraries {
+		if s == lib.name {
 			return Layout(l), nil
 		}
 	}
@@ -58,8 +75,8 @@ func ParseLayout(s string) (Layout, error) {
 }
 
 func (l Layout) String() string {
-	if int(l) < len(layoutNames) {
-		return layoutNames[l]
+	if int(l) < len(libraries) {
+		return libraries[l].name
 	}
 	return "LimiterLayout(" + strconv.Itoa(int(l)) + ")"
 }
@@ -67,15 +84,19 @@ func (l Layout) String() string {
 // DefaultPattern is the key pattern (pattern.go's syntax) the library writes when its user sets
 // no prefix of their own; "" for hourglass, whose limiters always name their pattern.
 func (l Layout) DefaultPattern() string {
-	switch l {
-	case Limits:
-		return limitsDefaultPattern
-	case RateLimiterFlexible:
-		return rlflexDefaultPrefix + ":<key>"
-	case RedisRate:
-		return redisRatePrefix + "<key>"
+	if int(l) < len(libraries) {
+		return libraries[l].pattern
 	}
 	return ""
+}
+
+// Kinds says what the library's keys may hold (KindFixed, KindMoving, KindGCRA), for a limiter
+// none of whose keys was read.
+func (l Layout) Kinds() string {
+	if int(l) < len(libraries) {
+		return libraries[l].kinds
+	}
+	return KindFixed
 }
 
 // State is one key as the library itself would answer for it now.
@@ -131,28 +152,16 @@ func ReadKeys(ctx context.Context, rdb redis.Cmdable, layout Layout, keys []stri
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	switch layout {
-	case Limits:
-		return readLimits(ctx, rdb, keys, limit, window, now)
-	case RateLimiterFlexible:
-		if limit < 1 {
-			return nil, fmt.Errorf("store: rate-limiter-flexible keys need the limiter's points (limit), got %d", limit)
-		}
-		return readRLFlex(ctx, rdb, keys, limit, window)
-	case RedisRate:
-		if limit < 1 || window <= 0 {
-			return nil, fmt.Errorf("store: redis_rate keys need the limit's rate and period, got %d per %v", limit, window)
-		}
-		if burst <= 0 {
-			burst = limit
-		}
-		return readRedisRate(ctx, rdb, keys, limit, window, burst, now)
-	case Hourglass:
+	if int(layout) >= len(libraries) {
+		return nil, fmt.Errorf("store: unknown limiter layout %d", layout)
+	}
+	lib := libraries[layout]
+	if lib.read == nil {
 		// hourglass's own keys are read by kind (ZCOUNT over the window, or GET), where a count
 		// past the limit means a racy writer, which a State cannot say.
-		return nil, errors.New("store: hourglass's own limiter keys are read by their kind, not by ReadLimitKeys")
+		return nil, errors.New("store: " + lib.notRead)
 	}
-	return nil, fmt.Errorf("store: unknown limiter layout %d", layout)
+	return lib.read(ctx, rdb, keys, limit, window, burst, now)
 }
 
 // counterRead is one key's GET and PTTL.
