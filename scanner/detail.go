@@ -18,7 +18,7 @@ type (
 	TaskSection = jobs.TaskSection
 	TaskAction  = jobs.TaskAction
 
-	// A bulk action's dry run and what it did (store/bulk.go).
+	// A bulk action's dry run and what it did (store/jobs/bulk.go).
 	BulkPlan   = jobs.BulkPlan
 	BulkResult = jobs.BulkResult
 )

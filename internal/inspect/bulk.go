@@ -15,7 +15,7 @@ import (
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
-// The console's bulk actions on a queue's section (store/bulk.go): the dry run, the run, each
+// The console's bulk actions on a queue's section (store/jobs/bulk.go): the dry run, the run, each
 // chunk recorded in the journal before it runs and paced to the sweep's keys/s budget (and
 // charged to it), and the undo of the last action on this target, which `hourglass undo` does
 // too.

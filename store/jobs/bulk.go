@@ -92,7 +92,7 @@ type BulkPlan struct {
 	// pushed after them (bulk_list.go). Nil when the section is not a list or was empty.
 	Newest []string
 	// Lists, for a section of several lists (Celery's priority lists), is each list's own part
-	// of the plan, in the order the workers take them (bulk_celery.go); nil for the others.
+	// of the plan, in the order the workers take them (celery_bulk.go); nil for the others.
 	Lists []ListPlan
 }
 

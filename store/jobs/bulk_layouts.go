@@ -13,7 +13,7 @@ package jobs
 //	                         (SortedEntry#add_to_queue on each): the job as Sidekiq::Client#push
 //	                         pushes it (sidekiqPushed), moved in the chunk's script
 //	                         kill all of retry (RetrySet#kill_all: SortedEntry#kill on each,
-//	                         DeadSet#kill: into dead scored now, trimmed; bulk_sidekiq.go)
+//	                         DeadSet#kill: into dead scored now, trimmed; sidekiq_bulk.go)
 //	Sidekiq's queues         delete all of a queue's waiting list (Queue#clear: the list goes,
 //	                         its name leaves the queues set; bulk_list.go)
 //	RQ's queues              delete all of waiting (Queue.empty: each id out of the queue, its
@@ -25,22 +25,22 @@ package jobs
 //	                         (RQ never leaves it so) keeps that entry. requeue all of failed
 //	                         (`rq requeue --all`: FailedJobRegistry.requeue on each) and run all
 //	                         now of scheduled (what RQ's scheduler does to a due job, to each),
-//	                         as rq_enqueue.lua does one (bulk_rq.go)
+//	                         as rq_enqueue.lua does one (rq_bulk.go)
 //
 //	BullMQ 5                 retry all of dead (Queue.retryJobs) and promote all of later
-//	                         (Queue.promoteJobs), as its moveJobsToWait does (bulk_bullmq.go);
+//	                         (Queue.promoteJobs), as its moveJobsToWait does (bullmq_bulk.go);
 //	                         delete all of dead, later and waiting: Queue.clean(0, 0, state) of
 //	                         failed, delayed, wait, paused and prioritized, each job's keys
-//	                         and place recorded first (bulk_bullmq_clean.go); the last
+//	                         and place recorded first (bullmq_bulk_clean.go); the last
 //	                         pending child of a flow's parent is left
 //	asynq                    run all, archive all and delete all of a queue's scheduled, retry
-//	                         and archived sets, as its Inspector does (bulk_asynq.go); delete
+//	                         and archived sets, as its Inspector does (asynq_bulk.go); delete
 //	                         all and archive all of pending (DeleteAllPendingTasks,
 //	                         ArchiveAllPendingTasks; bulk_list.go)
 //	Celery (kombu)           delete all of a queue's waiting messages (`celery purge -Q`,
 //	                         queue_purge: the queue's list of each priority step deleted, unacked
 //	                         left): each list in turn, step 0 first, as a worker's BRPOP names
-//	                         them (bulk_celery.go)
+//	                         them (celery_bulk.go)
 //
 // A list section is taken in chunks from the end its workers take from, and undo puts its
 // elements back there in their old order (bulk_list.go). Everything else is refused with the

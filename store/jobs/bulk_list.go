@@ -12,7 +12,7 @@ package jobs
 //	                       (seconds), its hash's state archived, the set trimmed as asynq trims
 //	                       it (older than 90 days, beyond 10000 tasks)
 //	Celery    delete all   kombu's queue_purge: each of the queue's priority lists deleted, in
-//	                       turn (bulk_celery.go)
+//	                       turn (celery_bulk.go)
 //	hourglass delete all   a list queue's waiting list emptied, element by element
 //
 // The libraries' own actions take the whole list in one call; hourglass takes it in chunks from

@@ -12,7 +12,7 @@ import (
 )
 
 // Layout names a job library whose keys hourglass reads (never writes): each lays out its
-// queues in Redis its own way, and its readers in jobs_<library>.go spell that layout once.
+// queues in Redis its own way, and its readers in <library>.go spell that layout once.
 type Layout string
 
 // Layouts lists the layouts in the order the docs and the config name them: libraries' rows.
@@ -118,7 +118,7 @@ func nowOrZero(now time.Time) time.Time {
 }
 
 // jobReader is one library's layout: which keys are its, where its queues are registered, and how
-// a queue is counted. Each library's reader lives in jobs_<library>.go with its layout
+// a queue is counted. Each library's reader lives in <library>.go with its layout
 // documented at the top.
 type jobReader interface {
 	classify(key string) (Key, bool)
@@ -129,11 +129,11 @@ type jobReader interface {
 	notes() []string
 
 	// taskSections are the sections the layout keeps for queue ("" for its shared sets), in the
-	// order the console shows them (tasks_<library>.go).
+	// order the console shows them (<library>_tasks.go).
 	taskSections(queue string) []TaskSection
 	// tasks reads one page of a section, count already held to 1..MaxTaskPage.
 	tasks(ctx context.Context, rdb redis.Cmdable, queue string, sec TaskSection, offset int64, count int, now time.Time) (TaskPage, error)
-	// act does an action on one task as the library itself does it (act_<library>.go).
+	// act does an action on one task as the library itself does it (<library>_act.go).
 	act(ctx context.Context, rdb redis.UniversalClient, queue string, sec TaskSection, t Task, a TaskAction, now time.Time) (string, error)
 }
 

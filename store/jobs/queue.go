@@ -50,7 +50,7 @@ var (
 	_ Queue = (*jobQueue)(nil)
 )
 
-// ownDelayQueue is a delay queue in hourglass's layout (tasks_own.go, act_own.go): key scored by
+// ownDelayQueue is a delay queue in hourglass's layout (own_tasks.go, own_act.go): key scored by
 // due time in unit, beside the in-flight set inFlight ("" when the queue keeps none).
 type ownDelayQueue struct {
 	key, inFlight string

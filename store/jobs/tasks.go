@@ -7,8 +7,8 @@ import (
 
 // The console's drill-down into a queue lists its tasks a page at a time, section by section,
 // and acts on one task, through a Queue (queue.go). This file holds the types every queue layout
-// answers in: hourglass's own delay and list queues (tasks_own.go) and each job library's
-// (tasks_<library>.go).
+// answers in: hourglass's own delay and list queues (own_tasks.go) and each job library's
+// (<library>_tasks.go).
 
 // TaskSection is a part of a queue listed on its own.
 type TaskSection string

@@ -15,9 +15,9 @@ import (
 )
 
 // A job library's live processes, as the library itself records them in Redis: Sidekiq's
-// processes and their heartbeats (workers_sidekiq.go), RQ's workers (workers_rq.go), asynq's
-// servers (workers_asynq.go) and BullMQ's workers as the connections it names
-// (workers_bullmq.go). Celery records none in Redis. Each reader only reads, a bounded number of
+// processes and their heartbeats (sidekiq_workers.go), RQ's workers (rq_workers.go), asynq's
+// servers (asynq_workers.go) and BullMQ's workers as the connections it names
+// (bullmq_workers.go). Celery records none in Redis. Each reader only reads, a bounded number of
 // processes (maxWorkers), in pipelines of at most workerChunk commands.
 
 // Worker is one process of a job library as the library records it. A figure the library does

@@ -21,7 +21,7 @@ var bullmqBulkWait = luaScript("bullmq_bulk_wait")
 // score and its hash's DUMP (UndoQueued): undone, a job still in the list leaves it and returns
 // to its set with its hash as it was. The "waiting" events stay in the stream (its history), and
 // so does the marker (a worker woken by it finds nothing and waits again). Delete all of the
-// dead, later and waiting sections is Queue.clean (bulk_bullmq_clean.go).
+// dead, later and waiting sections is Queue.clean (bullmq_bulk_clean.go).
 func (j bullmqJobs) bulkOp(queue string, sec TaskSection, a TaskAction) (bulkOp, error) {
 	state := map[TaskSection]string{SectionDead: "failed", SectionLater: "delayed"}[sec]
 	switch {

@@ -1,6 +1,6 @@
 package jobs
 
-// Celery's tasks, page by page (the layout, kombu's redis transport, is in jobs_celery.go):
+// Celery's tasks, page by page (the layout, kombu's redis transport, is in celery.go):
 //
 //	waiting    <queue>, then <queue>\x06\x16<n> for n 1..9: lists, LPUSHed by a producer; a
 //	           worker's BRPOP names the lists priority step 0 first, so it takes from the tail

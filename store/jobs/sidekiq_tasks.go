@@ -1,6 +1,6 @@
 package jobs
 
-// Sidekiq's tasks, page by page (the layout is in jobs_sidekiq.go). Each entry is the job itself,
+// Sidekiq's tasks, page by page (the layout is in sidekiq.go). Each entry is the job itself,
 // the JSON Sidekiq pushed ({"class", "args", "jid", "queue", "created_at", "enqueued_at", ...}):
 //
 //	waiting  queue:<q>  list, LPUSHed by the client and BRPOPed by a process from the tail: the

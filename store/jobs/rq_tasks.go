@@ -1,6 +1,6 @@
 package jobs
 
-// RQ's tasks, page by page (the layout is in jobs_rq.go). Each entry is a job id; the job is the
+// RQ's tasks, page by page (the layout is in rq.go). Each entry is a job id; the job is the
 // hash rq:job:<id>, of which a page reads description, enqueued_at and created_at:
 //
 //	waiting    rq:queue:<q>      list, RPUSHed and LPOPed by a worker: the first element is

@@ -42,7 +42,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Celery is the layout of Celery's keys (jobs_celery.go).
+// Celery is the layout of Celery's keys (celery.go).
 const Celery Layout = "celery"
 
 type celeryJobs struct{ prefix string }

@@ -1,6 +1,6 @@
 package jobs
 
-// BullMQ's tasks, page by page (the layout is in jobs_bullmq.go). Each entry is a job id; the job
+// BullMQ's tasks, page by page (the layout is in bullmq.go). Each entry is a job id; the job
 // is the hash <prefix>:<queue>:<id>, of which a page reads name, data and timestamp:
 //
 //	waiting    wait, then paused, then prioritized, as a worker takes them (moveToActive pops

@@ -6,8 +6,8 @@ package limits
 // and rate-limiter-flexible count refused attempts in the same counter, so a key at its limit
 // holds more than the limit and the library still says "at the limit" (remaining 0), not "over";
 // limits' moving window keeps a list of timestamps; redis_rate keeps a GCRA theoretical arrival
-// time. Each library's layout is documented and read in its own file (limit_limits.go,
-// limit_rlflex.go, limit_redisrate.go); this file holds what they share. Reads only, pipelined.
+// time. Each library's layout is documented and read in its own file (limits.go,
+// rlflex.go, redisrate.go); this file holds what they share. Reads only, pipelined.
 
 import (
 	"context"
@@ -41,7 +41,7 @@ const (
 )
 
 // libraries is the table of the limiter layouts, one row a library, indexed by its Layout.
-// Adding a library is its file (limit_<library>.go, its layout documented at the top) and its
+// Adding a library is its file (<library>.go, its layout documented at the top) and its
 // row here.
 var libraries = [...]library{
 	Hourglass: {name: "hourglass", kinds: KindFixed,

@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkBulkBullMQClean measures delete all of BullMQ's failed, delayed and waiting sections
-// (Queue.clean, bulk_bullmq_clean.go) with the chunk adapting to BulkMaxCall, as the console runs
+// (Queue.clean, bullmq_bulk_clean.go) with the chunk adapting to BulkMaxCall, as the console runs
 // it, as Redis sees it (SLOWLOG, every call logged). Run it with
 //
 //	go test ./store -run '^$' -bench BulkBullMQClean -benchtime 1x

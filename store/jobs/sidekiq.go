@@ -44,7 +44,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Sidekiq is the layout of Sidekiq's keys (jobs_sidekiq.go).
+// Sidekiq is the layout of Sidekiq's keys (sidekiq.go).
 const Sidekiq Layout = "sidekiq"
 
 type sidekiqJobs struct {

@@ -1,6 +1,6 @@
 package jobs
 
-// asynq's layout (github.com/hibiken/asynq, checked against v0.26.0: store/jobs_asynq_test.go
+// asynq's layout (github.com/hibiken/asynq, checked against v0.26.0: store/jobs/asynq_test.go
 // writes it with asynq's own Client, Server and Inspector).
 //
 // The prefix is always "asynq". A queue's keys are asynq:{<queue>}:<suffix>, the braces a hash
@@ -46,7 +46,7 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-// Asynq is the layout of Asynq's keys (jobs_asynq.go).
+// Asynq is the layout of Asynq's keys (asynq.go).
 const Asynq Layout = "asynq"
 
 type asynqJobs struct{ prefix string }

@@ -43,7 +43,7 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-// BullMQ is the layout of BullMQ's keys (jobs_bullmq.go).
+// BullMQ is the layout of BullMQ's keys (bullmq.go).
 const BullMQ Layout = "bullmq"
 
 type bullmqJobs struct{ prefix string }

@@ -13,7 +13,7 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-// Helpers the job libraries' readers (jobs_<library>.go) share.
+// Helpers the job libraries' readers (<library>.go) share.
 
 // atoiOrZero reads a counter a library stores as a string: a missing one counts 0, as it does for
 // the library (Ruby's nil.to_i), and so does one that is not a number.

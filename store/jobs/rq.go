@@ -48,7 +48,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// RQ is the layout of RQ's keys (jobs_rq.go).
+// RQ is the layout of RQ's keys (rq.go).
 const RQ Layout = "rq"
 
 type rqJobs struct{ prefix string }

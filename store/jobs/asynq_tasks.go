@@ -1,6 +1,6 @@
 package jobs
 
-// asynq's tasks, page by page (the layout is in jobs_asynq.go). Each entry is a task id; the
+// asynq's tasks, page by page (the layout is in asynq.go). Each entry is a task id; the
 // task is the hash asynq:{<queue>}:t:<id>, of which a page reads msg (the protobuf TaskMessage)
 // and pending_since:
 //
