@@ -33,11 +33,9 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
+// taskSections are a queue's: asynq keeps its tasks by queue.
 func (j asynqJobs) taskSections(queue string) []TaskSection {
-	if queue == "" {
-		return nil // asynq keeps its tasks by queue
-	}
-	return []TaskSection{SectionWaiting, SectionLater, SectionRetry, SectionInFlight, SectionDead}
+	return byQueue(queue, SectionWaiting, SectionLater, SectionRetry, SectionInFlight, SectionDead)
 }
 
 // asynqParts are the sections' keys' suffixes and how each is read.

@@ -31,11 +31,9 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
+// taskSections are a queue's: BullMQ keeps everything by queue.
 func (j bullmqJobs) taskSections(queue string) []TaskSection {
-	if queue == "" {
-		return nil // BullMQ keeps everything by queue
-	}
-	return []TaskSection{SectionWaiting, SectionLater, SectionInFlight, SectionDead}
+	return byQueue(queue, SectionWaiting, SectionLater, SectionInFlight, SectionDead)
 }
 
 // bullmqParts are the keys a section is read from, in order.

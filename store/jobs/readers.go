@@ -231,6 +231,15 @@ func jobFields(cmd *redis.SliceCmd) ([]string, bool) {
 // deleted, or expired, since the entry was read): its body cannot be read.
 func jobGone(t *Task) { t.Payload, t.PayloadBytes, t.Note = "", -1, "job hash gone" }
 
+// byQueue are the sections secs of queue, for a layout that keeps every task by queue: none for
+// its shared sets (queue "").
+func byQueue(queue string, secs ...TaskSection) []TaskSection {
+	if queue == "" {
+		return nil
+	}
+	return secs
+}
+
 // noSection is the error of a section a layout does not keep for queue ("" its shared sets).
 func noSection(l Layout, queue string, sec TaskSection) error {
 	where := fmt.Sprintf("queue %q", queue)

@@ -32,11 +32,9 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
+// taskSections are a queue's: RQ keeps its jobs by queue.
 func (j rqJobs) taskSections(queue string) []TaskSection {
-	if queue == "" {
-		return nil // RQ keeps its jobs by queue
-	}
-	return []TaskSection{SectionWaiting, SectionLater, SectionInFlight, SectionDead}
+	return byQueue(queue, SectionWaiting, SectionLater, SectionInFlight, SectionDead)
 }
 
 // rqPart is the key a section is read from; expired is RQ's bound of expired registry entries.
