@@ -40,6 +40,8 @@ type importRule struct {
 const (
 	goRedis   = "github.com/redis/go-redis/v9"
 	miniredis = "github.com/alicebob/miniredis/v2"
+	asynq     = "github.com/hibiken/asynq"
+	protowire = "google.golang.org/protobuf/encoding/protowire"
 )
 
 // importRules is the import graph of the module, one line per package. A new package must be
@@ -48,10 +50,15 @@ var importRules = []importRule{
 	{pkg: module, may: []string{"internal/cli"},
 		why: "main only wires signals and exit codes; the commands live in internal/cli"},
 	{pkg: module + "/store", may: nil,
-		why: "store is the bottom layer: how services count in Redis"},
-	{pkg: module + "/scanner", may: []string{"store", "internal/discover", "internal/estimate"},
+		mustNot: []string{asynq, protowire},
+		why:     "store is the bottom layer: how services count in Redis; what only the job side needs stays out of it"},
+	{pkg: module + "/store/jobs", may: []string{"store"},
+		why: "other programs' job queues and our own queues as the console reads and acts on them, on store's keys and scripts"},
+	{pkg: module + "/store/limits", may: []string{"store"},
+		why: "other libraries' limiter layouts, read beside store's own limiter"},
+	{pkg: module + "/scanner", may: []string{"store", "store/jobs", "store/limits", "internal/discover", "internal/estimate"},
 		why: "the scanner reads what store writes, and hands the keys nothing claims to discover"},
-	{pkg: module + "/internal/discover", may: []string{"store", "internal/format", "internal/estimate"},
+	{pkg: module + "/internal/discover", may: []string{"store", "store/jobs", "store/limits", "internal/format", "internal/estimate"},
 		mustNot: []string{goRedis},
 		why:     "infers groups and kinds from names and samples the scanner reads; no Redis I/O"},
 	{pkg: module + "/theme", may: nil,
@@ -62,13 +69,13 @@ var importRules = []importRule{
 		mustNot: []string{goRedis},
 		why:     "the statistics of part of a sweep; no I/O"},
 	{pkg: module + "/tui", may: []string{"scanner", "theme", "internal/cells", "internal/format", "internal/discover"},
-		mustNot: []string{goRedis, miniredis, module + "/store"},
+		mustNot: []string{goRedis, miniredis, module + "/store", module + "/store/jobs", module + "/store/limits"},
 		why:     "the views render a Snapshot and never do Redis I/O; console wires their Redis work"},
-	{pkg: module + "/internal/config", may: []string{"store", "scanner"},
+	{pkg: module + "/internal/config", may: []string{"store", "store/jobs", "store/limits", "scanner"},
 		why: "the config builds store's families and the scanner's specs"},
 	{pkg: module + "/internal/target", may: []string{"internal/config", "store"},
 		why: "opens the Redis the config names"},
-	{pkg: module + "/internal/traffic", may: []string{"internal/config", "scanner", "store"},
+	{pkg: module + "/internal/traffic", may: []string{"internal/config", "scanner", "store", "store/limits"},
 		why: "writes test traffic through the store"},
 	{pkg: module + "/internal/cells", may: []string{"internal/format", "scanner"},
 		mustNot: []string{goRedis},
@@ -81,12 +88,12 @@ var importRules = []importRule{
 		why:     "exports a Snapshot; the scanner does the Redis work"},
 	{pkg: module + "/internal/bench", may: []string{"internal/config", "internal/format", "internal/redistest", "internal/report", "scanner", "store"},
 		why: "measures store and scanner on servers started as the tests start them, and prints with report"},
-	{pkg: module + "/internal/inspect", may: []string{"internal/journal", "scanner", "store"},
+	{pkg: module + "/internal/inspect", may: []string{"internal/journal", "scanner", "store", "store/jobs", "store/limits"},
 		why: "the drill-down reads one structure's keys within the Watcher's budget and writes one task or key, or a section in bulk, through the store"},
-	{pkg: module + "/internal/journal", may: []string{"store"},
+	{pkg: module + "/internal/journal", may: []string{"store/jobs"},
 		mustNot: []string{goRedis},
 		why:     "the file that undoes bulk actions; no Redis I/O"},
-	{pkg: module + "/internal/infer", may: []string{"internal/config", "internal/discover", "internal/format", "scanner", "store"},
+	{pkg: module + "/internal/infer", may: []string{"internal/config", "internal/discover", "internal/format", "scanner", "store", "store/jobs"},
 		mustNot: []string{goRedis},
 		why:     "adopts discover's trusted entries as the config would read them; the scanner does the Redis work"},
 	{pkg: module + "/internal/console", may: []string{"internal/config", "internal/discover", "internal/format", "internal/infer", "internal/inspect", "internal/target", "internal/traffic", "scanner", "store", "theme", "tui"},

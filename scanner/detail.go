@@ -3,7 +3,7 @@ package scanner
 import (
 	"time"
 
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // The console's drill-down reads one structure's keys on demand, in a tea.Cmd, never in a sweep:
@@ -13,29 +13,29 @@ import (
 
 // The task types are the store's: the tui reaches them through the scanner.
 type (
-	Task        = store.Task
-	TaskPage    = store.TaskPage
-	TaskSection = store.TaskSection
-	TaskAction  = store.TaskAction
+	Task        = jobs.Task
+	TaskPage    = jobs.TaskPage
+	TaskSection = jobs.TaskSection
+	TaskAction  = jobs.TaskAction
 
-	// A bulk action's dry run and what it did (store/bulk.go).
-	BulkPlan   = store.BulkPlan
-	BulkResult = store.BulkResult
+	// A bulk action's dry run and what it did (store/jobs/bulk.go).
+	BulkPlan   = jobs.BulkPlan
+	BulkResult = jobs.BulkResult
 )
 
 // The sections and actions, as the store names them.
 const (
-	SectionDue      = store.SectionDue
-	SectionLater    = store.SectionLater
-	SectionInFlight = store.SectionInFlight
-	SectionWaiting  = store.SectionWaiting
-	SectionRetry    = store.SectionRetry
-	SectionDead     = store.SectionDead
+	SectionDue      = jobs.SectionDue
+	SectionLater    = jobs.SectionLater
+	SectionInFlight = jobs.SectionInFlight
+	SectionWaiting  = jobs.SectionWaiting
+	SectionRetry    = jobs.SectionRetry
+	SectionDead     = jobs.SectionDead
 
-	ActionRunNow  = store.ActionRunNow
-	ActionReturn  = store.ActionReturn
-	ActionDelete  = store.ActionDelete
-	ActionArchive = store.ActionArchive
+	ActionRunNow  = jobs.ActionRunNow
+	ActionReturn  = jobs.ActionReturn
+	ActionDelete  = jobs.ActionDelete
+	ActionArchive = jobs.ActionArchive
 )
 
 // Queue kinds of a QueueRef.
@@ -59,12 +59,12 @@ type QueueRef struct {
 	// scheduled, retry and dead sets; Celery's unacked tasks).
 	Queue string
 
-	queue store.Queue
+	queue jobs.Queue
 	where string // what its reads and actions name in their errors: the key, or the job queue
 }
 
 // Open is the queue the ref stands for; nil for a ref no Snapshot made.
-func (r QueueRef) Open() store.Queue { return r.queue }
+func (r QueueRef) Open() jobs.Queue { return r.queue }
 
 // Where is what the ref's reads and actions name in their errors: a delay or list queue's key,
 // or a job library's queue.

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // jobAgg gathers what a sweep found of one job library: the names of its queues and its
@@ -13,7 +13,7 @@ type jobAgg struct {
 	queues     map[string]bool
 	registries map[string]bool
 	more       int64 // queues found past maxJobQueues
-	// maybe are the queues found only by keys that may be another's (store.JobKey.Else), with
+	// maybe are the queues found only by keys that may be another's (jobs.Key.Else), with
 	// that other queue: taken for queues unless it is one.
 	maybe map[string]string
 }
@@ -30,7 +30,7 @@ func newJobAgg() jobAgg {
 }
 
 // add notes the queue a key of the library belongs to, or the key itself when it is a registry.
-func (j *jobAgg) add(name string, k store.JobKey, spec JobQueueSpec) {
+func (j *jobAgg) add(name string, k jobs.Key, spec JobQueueSpec) {
 	switch {
 	case k.Registry:
 		if len(j.registries) < maxJobRegistries {
@@ -118,7 +118,7 @@ func mergeJobQueues(j jobWant, registered [][]string) (names []string, more int6
 }
 
 // jobQueueOf renders the stats of ref's queue; a count the library does not keep there is null.
-func jobQueueOf(ref QueueRef, st *store.JobStats, err error) JobQueue {
+func jobQueueOf(ref QueueRef, st *jobs.Stats, err error) JobQueue {
 	q := JobQueue{Queue: Escape(ref.Queue), RawQueue: ref.Queue, States: map[string]int64{}, Ref: ref}
 	if err != nil {
 		q.Error = err.Error()
@@ -128,7 +128,7 @@ func jobQueueOf(ref QueueRef, st *store.JobStats, err error) JobQueue {
 		return q
 	}
 	kept := func(n int64) *int64 {
-		if n == store.Absent {
+		if n == jobs.Absent {
 			return nil
 		}
 		return &n

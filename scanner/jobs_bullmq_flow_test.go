@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -25,7 +25,7 @@ func TestBullMQFlowParentIsNoQueue(t *testing.T) {
 	}
 	rdb.ZAdd(t.Context(), "bull:old:eu:failed", redis.Z{Score: 1, Member: "9"}) // a v4 queue "old:eu"
 	rdb.HSet(t.Context(), "bull:old:eu:meta", "opts.maxLenEvents", "10000")
-	spec := JobQueueSpec{Name: "bq", Source: store.JobSource{Layout: store.BullMQ, Prefix: "bull"}}
+	spec := JobQueueSpec{Name: "bq", Source: jobs.Source{Layout: jobs.BullMQ, Prefix: "bull"}}
 	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // A Snapshot needs a few reads past the keys a sweep's pages hold: the memory of the sampled
@@ -118,14 +120,14 @@ type jobRead struct {
 	names     []string
 	more      int64
 	err       error // reading a registry, or the shared counts
-	stats     []store.JobStats
+	stats     []jobs.Stats
 	errs      []error // by queue
-	shared    *store.JobStats
+	shared    *jobs.Stats
 	sharedErr error
-	tput      []store.Throughput // the library's counts of the jobs it ran
+	tput      []jobs.Throughput // the library's counts of the jobs it ran
 	tputErr   error
-	// workers are the library's live processes (store.JobSource.Workers), workersErr why not.
-	workers    store.Workers
+	// workers are the library's live processes (jobs.Source.Workers), workersErr why not.
+	workers    jobs.Workers
 	workersErr error
 }
 
@@ -154,7 +156,7 @@ func (a *Aggregator) Wants() Wants {
 		}
 	}
 	for i, l := range st.specs.Limiters {
-		if l.Layout == store.Hourglass {
+		if l.Layout == limits.Hourglass {
 			w.limits = append(w.limits, limitWant{i, l.Name})
 		}
 	}

@@ -1,10 +1,10 @@
 package scanner
 
-import "github.com/hourglass-dev/hourglass/store"
+import "github.com/hourglass-dev/hourglass/store/jobs"
 
-// A search of a queue's tasks (internal/inspect runs it through store.Searcher, a step at a time
+// A search of a queue's tasks (internal/inspect runs it through jobs.Searcher, a step at a time
 // for the console) answers in the store's types: the tui reaches them through the scanner.
 type (
-	Found          = store.Found
-	SearchProgress = store.SearchProgress
+	Found          = jobs.Found
+	SearchProgress = jobs.SearchProgress
 )

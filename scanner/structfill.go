@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // fill writes the structure sections into snap, with what the sweep's last step read past the
@@ -72,7 +74,7 @@ func (a *structAgg) listQueues(reads *Reads) []ListQueue {
 func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) ListQueue {
 	processing := q.Processing.Of(key, store.ProcessingKey)
 	lq := ListQueue{Name: q.Name, Key: Escape(key), RawKey: key, ProcessingKey: Escape(processing),
-		Ref: QueueRef{Kind: QueueList, Name: q.Name, Key: key, queue: store.ListQueueOf(key, processing), where: key}}
+		Ref: QueueRef{Kind: QueueList, Name: q.Name, Key: key, queue: jobs.ListQueueOf(key, processing), where: key}}
 	r, ok := reads.list(queueRef{i, key})
 	if !ok {
 		return lq
@@ -105,10 +107,10 @@ func (a *structAgg) limiterStats(reads *Reads, hour store.Window) []Limiter {
 		if lim.Top == nil {
 			lim.Top = []KeyCount{}
 		}
-		if spec.Layout != store.Hourglass {
+		if spec.Layout != limits.Hourglass {
 			// A library's decisions are not counted by hourglass, and its keys are never over.
 			lim.Kind = libraryKind(spec.Layout, l.kinds)
-			if l.refusedKeys > 0 || spec.Layout == store.RateLimiterFlexible {
+			if l.refusedKeys > 0 || spec.Layout == limits.RateLimiterFlexible {
 				n, saturated := l.refused.int64()
 				lim.RefusedInWindow, lim.RefusedSaturated, lim.RefusedKeys = &n, saturated, l.refusedKeys
 			}
@@ -136,17 +138,11 @@ func configured(n int64) *int64 {
 
 // libraryKind names how a library limiter's keys count: the kinds of the keys read, or what the
 // layout may hold when none was read.
-func libraryKind(layout store.LimiterLayout, seen []string) string {
+func libraryKind(layout limits.Layout, seen []string) string {
 	if len(seen) > 0 {
 		return strings.Join(seen, "+")
 	}
-	switch layout {
-	case store.Limits:
-		return store.KindFixed + " or " + store.KindMoving
-	case store.RedisRate:
-		return store.KindGCRA
-	}
-	return store.KindFixed
+	return layout.Kinds()
 }
 
 // uniqueStats renders each unique family's windows and, for a family with days, the unions of
@@ -200,7 +196,7 @@ func str(v any) string {
 func delayQueueOf(reads *Reads, i int, q DelayQueueSpec, key string) DelayQueue {
 	inflight := q.InFlight.Of(key, store.InFlightKey)
 	dq := DelayQueue{Name: q.Name, Key: Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{},
-		Ref: QueueRef{Kind: QueueDelay, Name: q.Name, Key: key, queue: store.DelayQueueOf(key, inflight, q.Unit), where: key}}
+		Ref: QueueRef{Kind: QueueDelay, Name: q.Name, Key: key, queue: jobs.DelayQueueOf(key, inflight, q.Unit), where: key}}
 	r, ok := reads.delayQueue(queueRef{i, key})
 	if !ok {
 		return dq

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // readsNothing reports whether a structure key needs no read: a job library's key (the sweep only
@@ -20,7 +21,7 @@ func readsNothing(k *Key) bool {
 // libraryLimiter reports whether a key is a limiter key in a library's layout, read by
 // readLibraryLimits rather than the page's pipeline.
 func (s *Sweep) libraryLimiter(k *Key) bool {
-	return k.kind == kindLimiter && s.structs.Limiters[k.spec].Layout != store.Hourglass
+	return k.kind == kindLimiter && s.structs.Limiters[k.spec].Layout != limits.Hourglass
 }
 
 // readLibraryLimits reads the library limiters' keys among keys (by index), one limiter at a
@@ -45,7 +46,7 @@ func (s *Sweep) readLibraryLimits(ctx context.Context, c redis.Cmdable, keys []K
 		for j, i := range ids {
 			names[j] = keys[i].Name
 		}
-		states, err := store.ReadLimitKeys(ctx, c, l.Layout, names, l.Limit, l.Window, l.Burst, now)
+		states, err := limits.ReadKeys(ctx, c, l.Layout, names, l.Limit, l.Window, l.Burst, now)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,8 @@ package scanner
 
 import (
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // Structures are the queues, limiters, uniques and locks a snapshot covers, beside the counter
@@ -40,8 +42,8 @@ type LimiterSpec struct {
 	Pattern *store.Pattern
 	Exclude store.Globs
 	// Layout is whose keys they are: hourglass's own (Kind says sliding or fixed) or a library's,
-	// read as that library answers (store.ReadLimitKeys). Burst is redis_rate's (0: Limit).
-	Layout store.LimiterLayout
+	// read as that library answers (limits.ReadKeys). Burst is redis_rate's (0: Limit).
+	Layout limits.Layout
 	Burst  int64
 }
 
@@ -49,7 +51,7 @@ type LimiterSpec struct {
 // the sweep finds, or those whose names Queues matches (none: all), less Exclude's.
 type JobQueueSpec struct {
 	Name    string
-	Source  store.JobSource
+	Source  jobs.Source
 	Queues  store.Globs // queue names, not keys
 	Exclude store.Globs // queue names
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // Key is what a sweep read about one key of a family (or, when Structure is not zero, of a
@@ -25,8 +27,8 @@ type Key struct {
 	kind   keyKind // counter, limiter, lock or unique
 	spec   int     // index of its spec in Structures, for the kinds other than counter
 	window store.Window
-	job    store.JobKey      // a job library's key: its queue
-	limit  *store.LimitState // a library limiter's key, as the library answers for it
+	job    jobs.Key      // a job library's key: its queue
+	limit  *limits.State // a library limiter's key, as the library answers for it
 	// also is 1 + the index in the sweep's matchers of a second entry that would claim the key
 	// too; 0 when none does.
 	also int

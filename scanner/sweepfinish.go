@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // Finish is the sweep's last step: after its pages, it reads what their aggregate wants past
@@ -150,7 +151,7 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 	}
 	jr.names, jr.more = mergeJobQueues(j, registered)
 	for _, q := range jr.names {
-		var job store.JobStats
+		var job jobs.Stats
 		st, err := src.Queue(q).Stats(ctx, s.rdb, w.at)
 		if st.Job != nil {
 			job = *st.Job
@@ -193,7 +194,7 @@ func (s *Sweep) readListQueue(ctx context.Context, q listWant, w Wants) listRead
 		st, err = store.ListQueueStatsOf(ctx, s.rdb, q.key, processing)
 	}
 	if err == nil && !st.Missing {
-		st.Latency, st.LatencyNote, err = store.ListLatency(ctx, s.rdb, q.key, st.Length, w.at)
+		st.Latency, st.LatencyNote, err = jobs.ListLatency(ctx, s.rdb, q.key, st.Length, w.at)
 	}
 	return listRead{st, err}
 }

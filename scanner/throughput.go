@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // JobThroughput is what a job library counts of the jobs it ran, for one queue or for all: its
@@ -59,7 +60,7 @@ func daysFor(scopes int) int {
 }
 
 // readThroughput reads src's counts for the queues named (a sweep's), with days days.
-func readThroughput(ctx context.Context, rdb redis.Cmdable, src store.JobSource, names []string, days int, now time.Time) ([]store.Throughput, error) {
+func readThroughput(ctx context.Context, rdb redis.Cmdable, src jobs.Source, names []string, days int, now time.Time) ([]jobs.Throughput, error) {
 	perQueue, none := src.ThroughputKept()
 	if none != "" {
 		return nil, nil
@@ -71,10 +72,10 @@ func readThroughput(ctx context.Context, rdb redis.Cmdable, src store.JobSource,
 }
 
 // throughputOf renders what a sweep read of a library's counts.
-func throughputOf(read []store.Throughput) []JobThroughput {
+func throughputOf(read []jobs.Throughput) []JobThroughput {
 	out := make([]JobThroughput, 0, len(read))
 	kept := func(n int64) *int64 {
-		if n == store.Absent {
+		if n == jobs.Absent {
 			return nil
 		}
 		return &n
@@ -103,7 +104,7 @@ func throughputOf(read []store.Throughput) []JobThroughput {
 
 // unreadThroughput are the rows of a library's counts whose read failed: one a queue (names)
 // where it counts per queue, else one for all, each unknown with why.
-func unreadThroughput(src store.JobSource, names []string, err error) []JobThroughput {
+func unreadThroughput(src jobs.Source, names []string, err error) []JobThroughput {
 	if perQueue, _ := src.ThroughputKept(); !perQueue {
 		names = []string{""}
 	}
@@ -183,7 +184,7 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 				failed bool
 				n      int64
 			}{{false, t.Processed}, {true, t.Failed}} {
-				if c.n == store.Absent {
+				if c.n == jobs.Absent {
 					continue
 				}
 				k := tputKey{e.Name, t.Queue, c.failed}
@@ -267,7 +268,7 @@ func newestDay(rows []JobThroughput) string {
 }
 
 // noteToday keeps the day a poll read of entry's row t, or forgets it once the sweep has that day.
-func (tt *tputTrack) noteToday(entry string, t store.Throughput) {
+func (tt *tputTrack) noteToday(entry string, t jobs.Throughput) {
 	k := [2]string{entry, t.Queue}
 	if len(t.Days) == 0 {
 		delete(tt.today, k)
@@ -301,7 +302,7 @@ func (tt *tputTrack) whyFailed(entry, queue string) string {
 
 // throughputNote says how src counts the jobs it ran, why it keeps no count, or why its counts
 // could not be read.
-func throughputNote(src store.JobSource, err error) string {
+func throughputNote(src jobs.Source, err error) string {
 	if err != nil {
 		return "the counts of jobs run could not be read: " + err.Error()
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // TestWatcherMeasuresAsynqsThroughput: while an asynq server processes tasks enqueued at a steady
@@ -55,7 +55,7 @@ func TestWatcherMeasuresAsynqsThroughput(t *testing.T) {
 			}
 		}
 	}()
-	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	spec := JobQueueSpec{Name: "tasks", Source: jobs.Source{Layout: jobs.Asynq}}
 	w := NewWatcher(srv.Client(t), nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
 	type point struct {
 		at                time.Time
@@ -113,7 +113,7 @@ func TestOneSnapshotSaysWhyItHasNoRate(t *testing.T) {
 	if err := rdb.SAdd(t.Context(), "queues", "default").Err(); err != nil {
 		t.Fatal(err)
 	}
-	specs := []JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}, {Name: "cel", Source: store.JobSource{Layout: store.Celery}}}
+	specs := []JobQueueSpec{{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}}, {Name: "cel", Source: jobs.Source{Layout: jobs.Celery}}}
 	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: specs}})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestAKeyOfTheWrongTypeDoesNotStopThePolls(t *testing.T) {
 	if _, err := pipe.Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	spec := JobQueueSpec{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}
+	spec := JobQueueSpec{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}}
 	w := NewWatcher(rdb, nil, Options{Location: time.UTC, KeysPerSecond: 5_000, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
 	redistest.Eventually(t, "a complete sweep", 60*time.Second, func() bool {
 		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
@@ -211,7 +211,7 @@ func TestOneBadCounterSpoilsOnlyItsQueue(t *testing.T) {
 	if err := rdb.Set(t.Context(), bad, "lots", 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	spec := JobQueueSpec{Name: "tasks", Source: jobs.Source{Layout: jobs.Asynq}}
 	check := func(how string, e JobQueues) {
 		t.Helper()
 		rows := map[string]JobThroughput{}
@@ -270,7 +270,7 @@ func TestThroughputUnreadSaysSo(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "secret"})
 	t.Cleanup(func() { rdb.Close() })
-	spec := JobQueueSpec{Name: "rq", Source: store.JobSource{Layout: store.RQ, Prefix: "rq"}}
+	spec := JobQueueSpec{Name: "rq", Source: jobs.Source{Layout: jobs.RQ, Prefix: "rq"}}
 	snap, err := Take(t.Context(), rdb, nil, Options{Location: time.UTC, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestTodayFollowsTheServersClock(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(day.Add(-10 * time.Second).UnixNano())
 	now := func() time.Time { return time.Unix(0, clock.Load()) }
-	spec := JobQueueSpec{Name: "tasks", Source: store.JobSource{Layout: store.Asynq}}
+	spec := JobQueueSpec{Name: "tasks", Source: jobs.Source{Layout: jobs.Asynq}}
 	w := NewWatcher(rdb, nil, Options{Location: time.UTC, Now: now, KeysPerSecond: 5_000, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
 	var before JobThroughput
 	redistest.Eventually(t, "a complete sweep", 60*time.Second, func() bool {

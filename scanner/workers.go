@@ -3,11 +3,11 @@ package scanner
 import (
 	"time"
 
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // JobWorkers are a job library's live processes as the library records them in Redis, read at
-// the sweep's end (store.JobSource.Workers).
+// the sweep's end (jobs.Source.Workers).
 type JobWorkers struct {
 	// Found counts the processes the library lists; above len(List) when there were more than
 	// a snapshot reports. Found and Live are null when the library records no processes in
@@ -47,7 +47,7 @@ type JobWorker struct {
 }
 
 // jobWorkersOf renders what the sweep's last step read of a library's processes, at now.
-func jobWorkersOf(ws store.Workers, err error, now time.Time) *JobWorkers {
+func jobWorkersOf(ws jobs.Workers, err error, now time.Time) *JobWorkers {
 	out := &JobWorkers{List: []JobWorker{}, Notes: ws.Notes}
 	if out.Notes == nil {
 		out.Notes = []string{}
@@ -57,7 +57,7 @@ func jobWorkersOf(ws store.Workers, err error, now time.Time) *JobWorkers {
 		return out
 	}
 	kept := func(n int64) *int64 {
-		if n == store.Absent {
+		if n == jobs.Absent {
 			return nil
 		}
 		return &n

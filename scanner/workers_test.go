@@ -11,7 +11,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // TestSnapshotCarriesWorkers: a sweep's Snapshot carries, on each job library's entry, the
@@ -35,8 +35,8 @@ func TestSnapshotCarriesWorkers(t *testing.T) {
 		return err == nil && len(servers) == 1
 	})
 	w := NewWatcher(srv.Client(t), nil, Options{Structures: Structures{JobQueues: []JobQueueSpec{
-		{Name: "aq", Source: store.JobSource{Layout: store.Asynq}},
-		{Name: "cel", Source: store.JobSource{Layout: store.Celery}},
+		{Name: "aq", Source: jobs.Source{Layout: jobs.Asynq}},
+		{Name: "cel", Source: jobs.Source{Layout: jobs.Celery}},
 	}}})
 	var snap *Snapshot
 	redistest.Eventually(t, "a sweep completes", 20*time.Second, func() bool {

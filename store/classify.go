@@ -75,6 +75,13 @@ func ClassOf(err error) ErrorClass {
 // saying no.
 func Permanent(err error) bool { return err != nil && ClassOf(err) == ClassPermanent }
 
+// TransientReply reports whether err carries a Redis reply (reply), and whether that reply is
+// one ClassOf takes as transient: a server loading, resharding or busy.
+func TransientReply(err error) (transient, reply bool) {
+	msg, ok := replyText(err)
+	return ok && transientReply.MatchString(msg), ok
+}
+
 // replyText is the text of the Redis reply in err, when err carries one. Replies may reach the
 // caller wrapped (in a *KeyError, in errors.Join, or as text inside another error), so the words
 // Redis starts its errors with are also looked for in the text.

@@ -152,7 +152,7 @@ func (s *Store) readValues(ctx context.Context, vals []Value) error {
 	for i := range vals {
 		cmds[i] = pipe.Get(ctx, vals[i].Key)
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !isKeyLevel(err) {
+	if _, err := pipe.Exec(ctx); err != nil && !KeyLevel(err) {
 		return fmt.Errorf("store: read counters: %w", err)
 	}
 	var errs []error
@@ -177,9 +177,9 @@ func (s *Store) readValues(ctx context.Context, vals []Value) error {
 	return errors.Join(errs...)
 }
 
-// isKeyLevel reports whether a pipeline error is about one key's reply (nil or a Redis error
+// KeyLevel reports whether a pipeline error is about one key's reply (nil or a Redis error
 // reply) rather than the connection, so the other replies are still good.
-func isKeyLevel(err error) bool {
+func KeyLevel(err error) bool {
 	var rerr redis.Error
 	return err == redis.Nil || errors.As(err, &rerr)
 }

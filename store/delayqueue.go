@@ -28,7 +28,7 @@ type DelayQueue struct {
 
 // DelayQueue returns the delay queue at key, scored in unit.
 func (s *Store) DelayQueue(key string, unit ScoreUnit) *DelayQueue {
-	return &DelayQueue{s: s, Key: key, InFlight: InFlightKey(key), Unit: unit.writeUnit()}
+	return &DelayQueue{s: s, Key: key, InFlight: InFlightKey(key), Unit: unit.WriteUnit()}
 }
 
 // Enqueue adds tasks due at due (the server's now when zero). A task already queued takes the
@@ -42,7 +42,7 @@ func (q *DelayQueue) Enqueue(ctx context.Context, due time.Time, tasks ...string
 	}
 	z := make([]redis.Z, len(tasks))
 	for i, t := range tasks {
-		z[i] = redis.Z{Score: q.Unit.score(due), Member: t}
+		z[i] = redis.Z{Score: q.Unit.Score(due), Member: t}
 	}
 	if err := q.s.rdb.ZAdd(ctx, q.Key, z...).Err(); err != nil {
 		return fmt.Errorf("store: enqueue %s: %w", q.Key, err)
@@ -101,7 +101,7 @@ func (q *DelayQueue) Ack(ctx context.Context, c Claim, tasks ...string) (int64, 
 // says how many it returned.
 func (q *DelayQueue) Reap(ctx context.Context, max int) (int64, error) {
 	now := q.s.serverNow(ctx)
-	n, err := dqReap.Run(ctx, q.s.rdb, []string{q.Key, q.InFlight}, now.UnixMilli(), max, q.Unit.score(now)).Int64()
+	n, err := dqReap.Run(ctx, q.s.rdb, []string{q.Key, q.InFlight}, now.UnixMilli(), max, q.Unit.Score(now)).Int64()
 	if err != nil {
 		return 0, fmt.Errorf("store: reap %s: %w", q.Key, err)
 	}

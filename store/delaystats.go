@@ -94,7 +94,7 @@ func delayQueueStats(ctx context.Context, rdb redis.Cmdable, key, inflight strin
 		return st, nil
 	}
 	first, last := oldest.Val()[0].Score, newest.Val()[0].Score
-	st.Unit, st.Timed, st.Warning = checkUnit(unit, first, last, now)
+	st.Unit, st.Timed, st.Warning = CheckUnit(unit, first, last, now)
 	if !st.Timed {
 		return st, nil
 	}
@@ -110,10 +110,10 @@ func delayQueueStats(ctx context.Context, rdb redis.Cmdable, key, inflight strin
 	return st, nil
 }
 
-// checkUnit settles the unit of a queue whose scores run from first to last: unit itself when
+// CheckUnit settles the unit of a queue whose scores run from first to last: unit itself when
 // both are plausible due times in it, the unit auto finds, or (timed false) a warning that says
 // which way the scores are off, by how much, and the unit that would make them due times.
-func checkUnit(unit ScoreUnit, first, last float64, now time.Time) (ScoreUnit, bool, string) {
+func CheckUnit(unit ScoreUnit, first, last float64, now time.Time) (ScoreUnit, bool, string) {
 	if unit == AutoUnit {
 		u, ok := GuessUnit(first, now)
 		if ok && u.Plausible(last, now) {
@@ -125,7 +125,7 @@ func checkUnit(unit ScoreUnit, first, last float64, now time.Time) (ScoreUnit, b
 		}
 		near := nearestUnit(bad, now)
 		return unit, false, fmt.Sprintf("scores %s..%s are not due times in any unit (s, ms, us, bullmq) within ten years of now (%s read in %s falls %s): not a delay queue?",
-			fmtScore(first), fmtScore(last), fmtScore(bad), near, offText(near, bad, now))
+			FormatScore(first), FormatScore(last), FormatScore(bad), near, offText(near, bad, now))
 	}
 	if unit.Plausible(first, now) && unit.Plausible(last, now) {
 		return unit, true, ""
@@ -136,10 +136,10 @@ func checkUnit(unit ScoreUnit, first, last float64, now time.Time) (ScoreUnit, b
 	}
 	if u, ok := GuessUnit(bad, now); ok {
 		return unit, false, fmt.Sprintf("score %s read in %s falls %s; in %s it falls %s: set score_unit = %q",
-			fmtScore(bad), unit, offText(unit, bad, now), u, offText(u, bad, now), u.String())
+			FormatScore(bad), unit, offText(unit, bad, now), u, offText(u, bad, now), u.String())
 	}
 	return unit, false, fmt.Sprintf("score %s read in %s falls %s, and is not a due time within ten years of now in any other unit",
-		fmtScore(bad), unit, offText(unit, bad, now))
+		FormatScore(bad), unit, offText(unit, bad, now))
 }
 
 // unitSeconds is how many of a unit's scores make a second.
@@ -179,8 +179,8 @@ func nearestUnit(score float64, now time.Time) ScoreUnit {
 	return best
 }
 
-// fmtScore spells a score as a writer wrote it: 1795000000.5, not 1.7950000005e+09.
-func fmtScore(f float64) string {
+// FormatScore spells a score as a writer wrote it: 1795000000.5, not 1.7950000005e+09.
+func FormatScore(f float64) string {
 	if math.Abs(f) < 1e21 {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}

@@ -32,8 +32,8 @@ func (e *KeyError) Error() string {
 
 func (e *KeyError) Unwrap() error { return e.Err }
 
-// redisKeyError classifies an error text Redis gave for one key.
-func redisKeyError(key, msg string) *KeyError {
+// KeyErrorOf classifies an error text Redis gave for one key.
+func KeyErrorOf(key, msg string) *KeyError {
 	switch {
 	case strings.HasPrefix(msg, "WRONGTYPE"):
 		return &KeyError{Key: key, Err: ErrWrongType}

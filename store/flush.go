@@ -297,9 +297,9 @@ func incrValues(reply any, keys []string) ([]int64, []error) {
 		case int64:
 			vals[i] = v
 		case string:
-			errs = append(errs, redisKeyError(keys[i], v))
+			errs = append(errs, KeyErrorOf(keys[i], v))
 		case error:
-			errs = append(errs, redisKeyError(keys[i], v.Error()))
+			errs = append(errs, KeyErrorOf(keys[i], v.Error()))
 		default:
 			errs = append(errs, &KeyError{Key: keys[i], Err: fmt.Errorf("unexpected reply %T", v)})
 		}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"math"
 	"testing"
 	"time"
 	_ "time/tzdata" // tests cut windows in Asia/Shanghai whatever the machine has
@@ -107,14 +106,4 @@ func luaSource(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(src)
-}
-
-// checkLatency holds a queue's latency to the library's own figure (seconds) read at the same
-// instant, within 100 ms for the moments between the two reads; none waiting is 0 in both.
-func checkLatency(t *testing.T, queue string, st JobStats, want float64) {
-	t.Helper()
-	t.Logf("%s: latency %v, the library's %.3fs", queue, st.Latency, want)
-	if st.Latency < 0 || math.Abs(st.Latency.Seconds()-want) > 0.1 || (want == 0) != (st.Latency == 0) {
-		t.Errorf("%s: latency %v (%s), the library's %.3fs", queue, st.Latency, st.LatencyNote, want)
-	}
 }

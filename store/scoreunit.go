@@ -48,18 +48,18 @@ func ParseScoreUnit(s string) (ScoreUnit, error) {
 	return 0, fmt.Errorf("want \"ms\", \"s\", \"us\", \"bullmq\" or \"auto\" (how the scores encode due times), got %q", s)
 }
 
-// writeUnit is the unit hourglass's own writer scores in: auto has no unit of its own, and a new
+// WriteUnit is the unit hourglass's own writer scores in: auto has no unit of its own, and a new
 // queue gets milliseconds.
-func (u ScoreUnit) writeUnit() ScoreUnit {
+func (u ScoreUnit) WriteUnit() ScoreUnit {
 	if u == AutoUnit {
 		return Milliseconds
 	}
 	return u
 }
 
-// score is the score hourglass writes for a task due at t.
-func (u ScoreUnit) score(t time.Time) float64 {
-	switch u.writeUnit() {
+// Score is the score hourglass writes for a task due at t.
+func (u ScoreUnit) Score(t time.Time) float64 {
+	switch u.WriteUnit() {
 	case Seconds:
 		return float64(t.Unix())
 	case Microseconds:

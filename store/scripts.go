@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"io/fs"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -14,10 +15,14 @@ import (
 //go:embed lua/*.lua
 var luaFiles embed.FS
 
-// luaScript is the script in lua/<name>.lua. The scripts are package-level variables, so a name
-// with no file panics when the package is initialised, before any test or program runs.
-func luaScript(name string) *redis.Script {
-	src, err := luaFiles.ReadFile("lua/" + name + ".lua")
+// luaScript is the script in lua/<name>.lua.
+func luaScript(name string) *redis.Script { return LuaScript(luaFiles, name) }
+
+// LuaScript is the script lua/<name>.lua of files, a package's embedded scripts. The scripts are
+// package-level variables, so a name with no file panics when the package is initialised,
+// before any test or program runs.
+func LuaScript(files fs.ReadFileFS, name string) *redis.Script {
+	src, err := files.ReadFile("lua/" + name + ".lua")
 	if err != nil {
 		panic(fmt.Sprintf("store: no script lua/%s.lua: %v", name, err))
 	}

@@ -25,7 +25,7 @@ func zeroStatuses(t *testing.T) map[string]scanner.Status {
 	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
 	out := map[string]scanner.Status{}
 	lim := redistest.Start(t)
-	redistest.RunFixture(t, py, "../store/testdata/limits", nil, "fixture.py", "redis://"+lim.Addr+"/0")
+	redistest.RunFixture(t, py, "../store/limits/testdata/limits", nil, "fixture.py", "redis://"+lim.Addr+"/0")
 	out["limits"] = sweptStatus(t, lim, "[[limiter]]\nname = \"py\"\nlayout = \"limits\"\n")
 	rl := redistest.Start(t)
 	redistest.RunFixture(t, node, redistest.NodeDir(), nil, "rlflex.mjs", "redis://"+rl.Addr)
@@ -42,8 +42,8 @@ func zeroStatuses(t *testing.T) map[string]scanner.Status {
 	}
 	out["redis_rate"] = sweptStatus(t, gr, "[[limiter]]\nname = \"go\"\nlayout = \"redis_rate\"\nlimit = 10\nwindow = \"1h\"\n")
 	jobs := redistest.Start(t)
-	redistest.RunFixture(t, ruby, "../store/testdata/sidekiq", nil, "fixture.rb", "redis://"+jobs.Addr+"/0", "")
-	redistest.RunFixture(t, py, "../store/testdata/rq", nil, "fixture.py", "redis://"+jobs.Addr+"/0")
+	redistest.RunFixture(t, ruby, "../store/jobs/testdata/sidekiq", nil, "fixture.rb", "redis://"+jobs.Addr+"/0", "")
+	redistest.RunFixture(t, py, "../store/jobs/testdata/rq", nil, "fixture.py", "redis://"+jobs.Addr+"/0")
 	out["jobs"] = sweptStatus(t, jobs, "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n[[job_queue]]\nname = \"rq\"\nlayout = \"rq\"\n")
 	out["bullmq, celery and asynq"] = queueLibrariesStatus(t, py)
 	out["bloom"] = sweptBloomStatus(t)
@@ -79,7 +79,7 @@ func queueLibrariesStatus(t *testing.T, py string) scanner.Status {
 	redistest.Interpreter(t, "python3", "celery")
 	srv := redistest.Start(t)
 	redistest.RunFixture(t, node, redistest.NodeDir(), nil, "bullmq.mjs", "redis://"+srv.Addr)
-	redistest.RunFixture(t, py, "../store/testdata/celery", nil, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, py, "../store/jobs/testdata/celery", nil, "fixture.py", "redis://"+srv.Addr+"/0")
 	client := asynq.NewClient(asynq.RedisClientOpt{Addr: srv.Addr})
 	defer client.Close()
 	for _, in := range []time.Duration{0, 0, time.Hour} {

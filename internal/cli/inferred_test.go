@@ -52,11 +52,11 @@ func TestSnapshotWithNoConfigInfersTheEntries(t *testing.T) {
 	var sk struct {
 		Sizes map[string]int64 `json:"sizes"`
 	}
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &sk, "fixture.rb", "redis://"+srv.Addr+"/0", "")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", &sk, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	var lim struct {
 		Keys map[string]json.RawMessage `json:"keys"`
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/limits", &lim, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, py, "../../store/limits/testdata/limits", &lim, "fixture.py", "redis://"+srv.Addr+"/0")
 	now := redistest.ClearOfHourEnd(t, time.Minute)
 	hour, day := writeSeedCounters(t, srv, now, time.UTC)
 

@@ -65,7 +65,7 @@ func TestSnapshotOfSidekiq(t *testing.T) {
 		ScheduledDue int64              `json:"scheduled_due"`
 		DueIn5s      int64              `json:"scheduled_due_in_5s"`
 	}
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	path := libraryConfig(t, srv.Addr, "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n")
 	snap := snapshotJSON(t, path)
 	if len(snap.JobQueues) != 1 {
@@ -121,7 +121,7 @@ func TestSnapshotOfLimits(t *testing.T) {
 			Test      bool   `json:"test"`
 		} `json:"keys"`
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/limits", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, py, "../../store/limits/testdata/limits", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
 	var atLimit, refused, keys int64
 	for _, k := range rep.Keys {
 		keys++
@@ -169,7 +169,7 @@ func TestSnapshotOfCelery(t *testing.T) {
 			MessageCount int64 `json:"message_count"`
 		} `json:"queues"`
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/celery", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, py, "../../store/jobs/testdata/celery", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
 	if rep.Queues["mail"].MessageCount == 0 || srv.Client(t).Exists(t.Context(), "mail").Val() != 1 {
 		t.Fatalf("the fixture left no mail list: %+v", rep)
 	}

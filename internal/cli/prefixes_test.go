@@ -40,7 +40,7 @@ func writePrefixed(t *testing.T, srv *redistest.Server) prefixedKeyspace {
 	var sk struct {
 		Sizes map[string]int64 `json:"sizes"`
 	}
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &sk, "fixture.rb", url, "myapp")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", &sk, "fixture.rb", url, "myapp")
 	out.sidekiq = sk.Sizes
 	out.bullmq = map[string]map[string]map[string]int64{}
 	for _, prefix := range []string{"acme", "{jobs}"} {
@@ -58,7 +58,7 @@ func writePrefixed(t *testing.T, srv *redistest.Server) prefixedKeyspace {
 	var rq struct {
 		Queues map[string]map[string]any `json:"queues"`
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/rq", &rq, "fixture.py", url)
+	redistest.RunFixture(t, py, "../../store/jobs/testdata/rq", &rq, "fixture.py", url)
 	out.rq = map[string]map[string]int64{}
 	for q, c := range rq.Queues {
 		out.rq[q] = map[string]int64{}
@@ -72,7 +72,7 @@ func writePrefixed(t *testing.T, srv *redistest.Server) prefixedKeyspace {
 			MessageCount int64 `json:"message_count"`
 		} `json:"queues"`
 	}
-	redistest.RunFixture(t, redistest.Interpreter(t, "python3", "celery", "kombu.transport.redis"), "../../store/testdata/celery", &cel, "fixture.py", url, "app1:")
+	redistest.RunFixture(t, redistest.Interpreter(t, "python3", "celery", "kombu.transport.redis"), "../../store/jobs/testdata/celery", &cel, "fixture.py", url, "app1:")
 	out.celery = map[string]int64{}
 	for q, c := range cel.Queues {
 		out.celery[q] = c.MessageCount

@@ -9,7 +9,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 const searchUsage = `hourglass search: search a job queue's tasks for a payload substring or a JSON field.
@@ -47,18 +47,18 @@ func cmdSearch(ctx context.Context, shipped []byte, args []string, stdout, stder
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	l, err := store.ParseJobLayout(*layout)
+	l, err := jobs.ParseLayout(*layout)
 	if err != nil {
 		return config.Usagef("search: --layout: %v", err)
 	}
-	m, err := store.ParseMatch(*match)
+	m, err := jobs.ParseMatch(*match)
 	if err != nil {
 		return config.Usagef("search: --match: %v", err)
 	}
 	if (*queue == "") == !*shared {
 		return config.Usagef("search: give --queue, or --shared")
 	}
-	src := store.JobSource{Layout: l, Prefix: *prefix}
+	src := jobs.Source{Layout: l, Prefix: *prefix}
 	q := src.Queue(*queue)
 	if *shared {
 		q = src.SharedQueue()
@@ -75,8 +75,8 @@ func cmdSearch(ctx context.Context, shipped []byte, args []string, stdout, stder
 	if t.Embedded != nil {
 		return config.Usagef("search: give --addr: the embedded Redis holds no job queue")
 	}
-	opt := store.SearchOptions{KeysPerSecond: cfg.Scan.KeysPerSecond, Now: t.Store.Now}
-	prog, err := store.Search(ctx, t.RDB, q, secs, m, opt, func(found []store.Found, _ store.SearchProgress) {
+	opt := jobs.SearchOptions{KeysPerSecond: cfg.Scan.KeysPerSecond, Now: t.Store.Now}
+	prog, err := jobs.Search(ctx, t.RDB, q, secs, m, opt, func(found []jobs.Found, _ jobs.SearchProgress) {
 		for _, f := range found {
 			id := f.Task.ID
 			if id == "" {
@@ -93,18 +93,18 @@ func cmdSearch(ctx context.Context, shipped []byte, args []string, stdout, stder
 }
 
 // searchSections are the sections asked for, in the queue's order; all of them when none is.
-func searchSections(have []store.TaskSection, asked []string) ([]store.TaskSection, error) {
+func searchSections(have []jobs.TaskSection, asked []string) ([]jobs.TaskSection, error) {
 	if len(asked) == 0 {
 		return have, nil
 	}
-	var out []store.TaskSection
+	var out []jobs.TaskSection
 	for _, s := range have {
 		if slices.Contains(asked, string(s)) {
 			out = append(out, s)
 		}
 	}
 	for _, a := range asked {
-		if !slices.Contains(have, store.TaskSection(a)) {
+		if !slices.Contains(have, jobs.TaskSection(a)) {
 			return nil, config.Usagef("search: --section %q: the queue keeps %v", a, have)
 		}
 	}
@@ -113,7 +113,7 @@ func searchSections(have []store.TaskSection, asked []string) ([]store.TaskSecti
 
 // searchSummary is the search's last line: what it found, over how much, and what it could not
 // test in full.
-func searchSummary(m store.Match, p store.SearchProgress) string {
+func searchSummary(m jobs.Match, p jobs.SearchProgress) string {
 	s := fmt.Sprintf("%s matches for %s in %s tasks, %s keys read", format.Commas(p.Matched), m, format.Commas(p.Scanned), format.Commas(p.Keys))
 	for _, n := range []struct {
 		n    int64

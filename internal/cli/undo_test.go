@@ -9,7 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // dumpAll is every key's DUMP and PTTL.
@@ -33,7 +33,7 @@ func TestUndoRestoresTheLastBulkAction(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	var filled struct{ Retry int }
-	redistest.RunFixture(t, redistest.Interpreter(t, "ruby", "sidekiq"), "../../store/testdata/sidekiq", &filled,
+	redistest.RunFixture(t, redistest.Interpreter(t, "ruby", "sidekiq"), "../../store/jobs/testdata/sidekiq", &filled,
 		"bulk.rb", "fill", "redis://"+srv.Addr+"/0", "250", "0")
 	before := dumpAll(t, rdb)
 
@@ -45,9 +45,9 @@ func TestUndoRestoresTheLastBulkAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := store.JobSource{Layout: store.Sidekiq}.SharedQueue()
-	res, err := store.RunBulk(t.Context(), rdb, q, store.SectionRetry, store.ActionDelete, rdb.Time(t.Context()).Val(),
-		store.BulkOptions{Record: entry.Record})
+	q := jobs.Source{Layout: jobs.Sidekiq}.SharedQueue()
+	res, err := jobs.RunBulk(t.Context(), rdb, q, jobs.SectionRetry, jobs.ActionDelete, rdb.Time(t.Context()).Val(),
+		jobs.BulkOptions{Record: entry.Record})
 	if err != nil || res.Done != 250 || rdb.Exists(t.Context(), "retry").Val() != 0 {
 		t.Fatalf("bulk delete: %+v, %v", res, err)
 	}

@@ -40,7 +40,7 @@ func limitsCase(t *testing.T) zeroCase {
 			Remaining int64  `json:"remaining"`
 		} `json:"keys"`
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/limits", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, py, "../../store/limits/testdata/limits", &rep, "fixture.py", "redis://"+srv.Addr+"/0")
 	c := zeroCase{name: "limits", path: libraryConfig(t, srv.Addr, "[[limiter]]\nname = \"py\"\nlayout = \"limits\"\n"),
 		limitKeys: map[string]limitFacts{}}
 	for key, k := range rep.Keys {
@@ -125,20 +125,20 @@ func jobsCase(t *testing.T) zeroCase {
 		ScheduledDue int64            `json:"scheduled_due"`
 		DueIn5s      int64            `json:"scheduled_due_in_5s"`
 	}
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &sk, "fixture.rb", "redis://"+srv.Addr+"/0", "")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", &sk, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	var rq struct {
 		Queues map[string]rqCounts `json:"queues"`
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/rq", &rq, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, py, "../../store/jobs/testdata/rq", &rq, "fixture.py", "redis://"+srv.Addr+"/0")
 	var skRun struct {
 		Processed, Failed int64
 		Days              struct{ Processed, Failed map[string]int64 }
 	}
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &skRun, "throughput.rb", "redis://"+srv.Addr+"/0", "30", "")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", &skRun, "throughput.rb", "redis://"+srv.Addr+"/0", "30", "")
 	var rqRun struct {
 		Workers map[string]struct{ Successful, Failed int64 }
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/rq", &rqRun, "throughput.py", "redis://"+srv.Addr+"/0", "read")
+	redistest.RunFixture(t, py, "../../store/jobs/testdata/rq", &rqRun, "throughput.py", "redis://"+srv.Addr+"/0", "read")
 	conf := "[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n[[job_queue]]\nname = \"rq\"\nlayout = \"rq\"\n"
 	c := zeroCase{name: "jobs", path: libraryConfig(t, srv.Addr, conf), keys: -1, jobCounts: map[[3]string][]int64{}}
 	add := func(layout, queue, field string, n ...int64) { c.jobCounts[[3]string{layout, queue, field}] = n }
@@ -197,7 +197,7 @@ func queueLibrariesCase(t *testing.T) zeroCase {
 		} `json:"queues"`
 		Unacked int64 `json:"unacked"`
 	}
-	redistest.RunFixture(t, py, "../../store/testdata/celery", &cel, "fixture.py", "redis://"+srv.Addr+"/0")
+	redistest.RunFixture(t, py, "../../store/jobs/testdata/celery", &cel, "fixture.py", "redis://"+srv.Addr+"/0")
 	conf := "[[job_queue]]\nname = \"bq\"\nlayout = \"bullmq\"\n\n[[job_queue]]\nname = \"cel\"\nlayout = \"celery\"\n\n" +
 		"[[job_queue]]\nname = \"aq\"\nlayout = \"asynq\"\n"
 	c := zeroCase{name: "bullmq, celery and asynq", path: libraryConfig(t, srv.Addr, conf), keys: -1, jobCounts: map[[3]string][]int64{}}
@@ -272,7 +272,7 @@ func writeAsynq(t *testing.T, srv *redistest.Server, add func(layout, queue, fie
 	}
 }
 
-// rqCounts is one queue as store/testdata/rq/fixture.py prints RQ's own counts: when it counted,
+// rqCounts is one queue as store/jobs/testdata/rq/fixture.py prints RQ's own counts: when it counted,
 // and with its clock 5 s on.
 type rqCounts struct {
 	Count, Started, Scheduled, Deferred, Finished, Failed, Canceled int64

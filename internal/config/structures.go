@@ -1,9 +1,12 @@
 package config
 
 import (
+	"time"
+
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
-	"time"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // structures builds the [[delay_queue]], [[list_queue]], [[limiter]], [[unique]], [[bitmap]] and
@@ -161,11 +164,11 @@ func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueue
 		name, _ := c.named(t, header, names)
 		spec := scanner.JobQueueSpec{Name: name, Exclude: c.excludes(t)}
 		if text, ok := c.required(t, header, "layout"); ok {
-			l, err := store.ParseJobLayout(text)
+			l, err := jobs.ParseLayout(text)
 			if err != nil {
 				c.fail(t.path+".layout", "%v", err)
 			}
-			spec.Source = store.JobSource{Layout: l, Prefix: l.DefaultPrefix()}
+			spec.Source = jobs.Source{Layout: l, Prefix: l.DefaultPrefix()}
 		}
 		if p, ok := c.str(t, "prefix"); ok {
 			spec.Source.Prefix = p
@@ -178,9 +181,9 @@ func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueue
 
 // deadBounds reads a Sidekiq entry's dead_max_jobs and dead_timeout (its app's Sidekiq options,
 // which bound the dead set a kill trims); other layouts keep no such bound.
-func (c *checker) deadBounds(t table, src *store.JobSource) {
+func (c *checker) deadBounds(t table, src *jobs.Source) {
 	for _, key := range []string{"dead_max_jobs", "dead_timeout"} {
-		if _, set := t.m[key]; set && src.Layout != store.Sidekiq {
+		if _, set := t.m[key]; set && src.Layout != jobs.Sidekiq {
 			c.fail(joinPath(t.path, key), "is Sidekiq's option: layout %q keeps no dead set bound", src.Layout)
 			return
 		}
@@ -199,7 +202,7 @@ func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSp
 		name, _ := c.named(t, header, names)
 		ls := scanner.LimiterSpec{LimiterSpec: store.LimiterSpec{Name: name, Kind: store.Sliding}, Exclude: c.excludes(t)}
 		if text, ok := c.str(t, "layout"); ok {
-			l, err := store.ParseLimiterLayout(text)
+			l, err := limits.ParseLayout(text)
 			if err != nil {
 				c.fail(t.path+".layout", "%v", err)
 			}
@@ -216,8 +219,8 @@ func (c *checker) limiters(root table, names map[string]int) []scanner.LimiterSp
 }
 
 // limiterPattern reads a limiter's pattern, which a library's layout may leave to its default.
-func (c *checker) limiterPattern(t table, layout store.LimiterLayout) *store.Pattern {
-	if _, present := t.m["pattern"]; !present && layout != store.Hourglass {
+func (c *checker) limiterPattern(t table, layout limits.Layout) *store.Pattern {
+	if _, present := t.m["pattern"]; !present && layout != limits.Hourglass {
 		p, err := store.ParseKeyPattern(layout.DefaultPattern())
 		if err != nil {
 			c.fail(t.path+".layout", "%v", err)
@@ -236,7 +239,7 @@ func (c *checker) limiterKind(t table, ls *scanner.LimiterSpec) {
 		return
 	}
 	switch {
-	case ls.Layout != store.Hourglass:
+	case ls.Layout != limits.Hourglass:
 		c.fail(t.path+".kind", "kind is for hourglass's own limiters; layout %q says how its keys count", ls.Layout)
 	case k == "fixed":
 		ls.Kind = store.Fixed
@@ -248,7 +251,7 @@ func (c *checker) limiterKind(t table, ls *scanner.LimiterSpec) {
 // limiterBounds reads window, limit and burst: required for hourglass's and the libraries' own
 // limiters, except limits, whose keys spell their own.
 func (c *checker) limiterBounds(t table, ls *scanner.LimiterSpec) {
-	required := ls.Layout != store.Limits
+	required := ls.Layout != limits.Limits
 	if d, ok := c.durationIn(t, "window", minLimiterWindow, maxLimiterWindow); ok {
 		ls.Window = d
 	} else if _, present := t.m["window"]; !present && required {
@@ -259,7 +262,7 @@ func (c *checker) limiterBounds(t table, ls *scanner.LimiterSpec) {
 	} else if _, present := t.m["limit"]; !present && required {
 		c.fail(t.path+".limit", "missing: every [[limiter]] needs a limit (hits allowed per window)")
 	}
-	if _, present := t.m["burst"]; present && ls.Layout != store.RedisRate {
+	if _, present := t.m["burst"]; present && ls.Layout != limits.RedisRate {
 		c.fail(t.path+".burst", "burst is redis_rate's (layout = \"redis_rate\")")
 	} else if n, ok := c.intIn(t, "burst", 1, maxLimiterLimit); ok {
 		ls.Burst = int64(n)

@@ -16,8 +16,12 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
-// storeTestdata is where the store's fixtures are, from this package.
-var storeTestdata = filepath.Join("..", "..", "store", "testdata")
+// jobsTestdata and limitsTestdata are where the job libraries' and the limiter libraries'
+// fixtures are, from this package.
+var (
+	jobsTestdata   = filepath.Join("..", "..", "store", "jobs", "testdata")
+	limitsTestdata = filepath.Join("..", "..", "store", "limits", "testdata")
+)
 
 // libraryFamilies lets each job library and limiter library write its own keys with the library
 // itself: the store's fixtures, and the Go libraries' own clients.
@@ -35,12 +39,12 @@ func libraryFamilies(c *corpus) {
 		}
 		return f
 	}
-	fixture(job("sidekiq"), "ruby", filepath.Join(storeTestdata, "sidekiq"), "fixture.rb", "sidekiq")
-	fixture(job("rq"), "python3", filepath.Join(storeTestdata, "rq"), "fixture.py", "rq")
-	fixture(job("celery"), "python3", filepath.Join(storeTestdata, "celery"), "fixture.py", "celery")
+	fixture(job("sidekiq"), "ruby", filepath.Join(jobsTestdata, "sidekiq"), "fixture.rb", "sidekiq")
+	fixture(job("rq"), "python3", filepath.Join(jobsTestdata, "rq"), "fixture.py", "rq")
+	fixture(job("celery"), "python3", filepath.Join(jobsTestdata, "celery"), "fixture.py", "celery")
 	fixture(job("bullmq"), "node", redistest.NodeDir(), "bullmq.mjs", "bullmq", "ioredis")
 	c.add(job("asynq"), func() { asynqKeys(c) })
-	fixture(limiter("limits"), "python3", filepath.Join(storeTestdata, "limits"), "fixture.py", "limits")
+	fixture(limiter("limits"), "python3", filepath.Join(limitsTestdata, "limits"), "fixture.py", "limits")
 	rlflex := fixture(limiter("rate-limiter-flexible"), "node", redistest.NodeDir(), "rlflex.mjs", "rate-limiter-flexible", "ioredis")
 	if len(rlflex.keys) > 0 {
 		// Its limiter with keyPrefix "login" is under no default prefix: a counter with a TTL.

@@ -16,6 +16,8 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // The corpus is one redis-server filled the ways real keyspaces are: hourglass's own structures
@@ -311,11 +313,11 @@ func (m *groupMatcher) groupsOf(names []string) []*discover.Group {
 // libraryClaims reports whether the library named layout writes keys named name under its
 // default prefix.
 func libraryClaims(layout, name string) bool {
-	if l, err := store.ParseJobLayout(layout); err == nil {
-		_, ok := store.JobSource{Layout: l, Prefix: l.DefaultPrefix()}.Classify(name)
+	if l, err := jobs.ParseLayout(layout); err == nil {
+		_, ok := jobs.Source{Layout: l, Prefix: l.DefaultPrefix()}.Classify(name)
 		return ok
 	}
-	l, err := store.ParseLimiterLayout(layout)
+	l, err := limits.ParseLayout(layout)
 	if err != nil {
 		return false
 	}

@@ -9,8 +9,9 @@
 //
 // What it holds is bounded by the number of groups, never by the number of keys. It does no Redis
 // I/O: the scanner feeds it the names a sweep leaves unclaimed and the samples it reads. Of
-// hourglass's packages it imports store, internal/format and internal/estimate: store's window
-// formats, score units and library layouts are what it reads keys with, internal/format writes
+// hourglass's packages it imports store, store/jobs, store/limits, internal/format and
+// internal/estimate: store's window formats and score units and the libraries' layouts and
+// marks (store/jobs, store/limits) are what it reads keys with, internal/format writes
 // numbers and bytes as every front end writes them, and internal/estimate scales each group's
 // keys seen to the whole keyspace when the sweep stopped before its end.
 package discover

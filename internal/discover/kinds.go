@@ -8,6 +8,8 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // infer decides what a group is from its pattern and its samples' evidence. g.mu is held.
@@ -178,7 +180,7 @@ func inferLibrary(sh *shape) Group {
 			if !lib.cand.trusted() {
 				gr.Confidence = Low
 			}
-		case sh.registry && lib.Job == store.BullMQ:
+		case sh.registry && lib.Job == jobs.BullMQ:
 			gr.Evidence = append(gr.Evidence, "names as bullmq writes them, the keys it keeps once per queue (meta, id, events) among them")
 		case sh.registry:
 			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them, its queue registry among them")
@@ -192,7 +194,7 @@ func inferLibrary(sh *shape) Group {
 	gr.Pattern = lib.Limiter.DefaultPattern()
 	gr.Entry = &Entry{Table: "limiter", Name: lib.Name, Layout: lib.Name}
 	gr.Evidence = append(gr.Evidence, "names under "+lib.Name+"'s default prefix "+lib.prefix)
-	if lib.Limiter != store.Limits {
+	if lib.Limiter != limits.Limits {
 		gr.Confidence = Medium
 		gr.Entry.Window = duration(niceWindow(sh.ev.ttlMax))
 		gr.Entry.Limit = max(1, sh.ev.intMax)

@@ -5,15 +5,17 @@ import (
 	"strings"
 
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // Library is a job library or limiter library whose keys are recognised by their names, under
 // the library's default prefix, or under a prefix found by its marks (prefixes.go).
 type Library struct {
 	Name    string
-	Job     store.JobLayout     // for a job library
-	Limiter store.LimiterLayout // for a limiter library (not Hourglass)
-	source  store.JobSource
+	Job     jobs.Layout   // for a job library
+	Limiter limits.Layout // for a limiter library (not Hourglass)
+	source  jobs.Source
 	prefix  string     // a limiter library's key prefix
 	cand    *candidate // for a prefix found by the library's marks
 }
@@ -26,10 +28,10 @@ func (l *Library) key() string { return l.Name + "\x00" + l.source.Prefix }
 // proved (prefixes.go), its default included.
 func Libraries() []Library {
 	var out []Library
-	for _, l := range []store.JobLayout{store.Sidekiq, store.BullMQ, store.RQ, store.Celery, store.Asynq} {
-		out = append(out, Library{Name: string(l), Job: l, source: store.JobSource{Layout: l, Prefix: l.DefaultPrefix()}})
+	for _, l := range []jobs.Layout{jobs.Sidekiq, jobs.BullMQ, jobs.RQ, jobs.Celery, jobs.Asynq} {
+		out = append(out, Library{Name: string(l), Job: l, source: jobs.Source{Layout: l, Prefix: l.DefaultPrefix()}})
 	}
-	for _, l := range []store.LimiterLayout{store.Limits, store.RateLimiterFlexible, store.RedisRate} {
+	for _, l := range []limits.Layout{limits.Limits, limits.RateLimiterFlexible, limits.RedisRate} {
 		p := l.DefaultPattern()
 		out = append(out, Library{Name: l.String(), Limiter: l, prefix: p[:strings.IndexByte(p, '<')]})
 	}
@@ -46,18 +48,18 @@ func (g *Groups) library(name string) (*Library, bool) {
 	}
 	for i := range g.opt.Sources {
 		l := &g.opt.Sources[i]
-		if l.Job == store.Sidekiq {
+		if l.Job == jobs.Sidekiq {
 			continue // found by its marks
 		}
 		if l.Job != "" {
 			// A prefix other than Celery's starts each of the library's keys as "<prefix>:":
 			// checking that costs far less than Classify, which every unclaimed key would pay.
-			if p := l.source.Prefix; p != "" && l.Job != store.Celery && !(len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p) {
+			if p := l.source.Prefix; p != "" && l.Job != jobs.Celery && !(len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p) {
 				continue
 			}
 			k, ok := l.source.Classify(name)
 			if ok && !ambiguous(l.Job, k) {
-				return l, k.Registry || l.Job == store.BullMQ && bullmqQueueKey(name)
+				return l, k.Registry || l.Job == jobs.BullMQ && bullmqQueueKey(name)
 			}
 			continue
 		}
@@ -89,7 +91,7 @@ func bullmqQueueKey(name string) bool {
 // Celery's default, a queue named as the exchange, whose list is named as the queue.
 func (sh *shape) register(name string) {
 	sh.registry = true
-	if sh.lib.Job == store.Celery {
+	if sh.lib.Job == jobs.Celery {
 		if ex, ok := strings.CutPrefix(name, sh.lib.source.Prefix+"_kombu.binding."); ok {
 			sh.addQueue(ex)
 		}
@@ -158,8 +160,8 @@ func companionOf(name string) companion {
 }
 
 // ambiguous reports whether a name a job library claims could as well be anyone's.
-func ambiguous(l store.JobLayout, k store.JobKey) bool {
-	return l == store.Celery && k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
+func ambiguous(l jobs.Layout, k jobs.Key) bool {
+	return l == jobs.Celery && k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
 }
 
 // maxExpected bounds the names Expect keeps.
@@ -167,7 +169,7 @@ const maxExpected = 4096
 
 // Expect notes names that an entry in force claims once it reads its registries, which a sweep
 // cannot tell by their names: the list Celery names after an exchange whose bindings the entry's
-// sweep met (store.JobSource.NamedQueueKeys). A group of such keys alone proposes no entry: it
+// sweep met (jobs.Source.NamedQueueKeys). A group of such keys alone proposes no entry: it
 // would count the library's queue a second time.
 func (g *Groups) Expect(names ...string) {
 	if len(names) == 0 {

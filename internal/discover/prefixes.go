@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // Three job libraries put their keys under a prefix of the user's choosing: Sidekiq under
@@ -14,7 +15,7 @@ import (
 // prefix option ("<prefix>:<queue>:wait", "bull" by default) and Celery under kombu's
 // global_keyprefix ("<prefix>_kombu.binding.<exchange>", the prefix holding its own separator).
 // Their keys are found under any prefix by the names each library gives its keys alike in every
-// app (store.SidekiqKeyOf, store.BullMQQueueKeyOf, store.CeleryBindingOf), and a prefix is the
+// app (jobs.SidekiqKeyOf, jobs.BullMQQueueKeyOf, jobs.CeleryBindingOf), and a prefix is the
 // library's only once the evidence holds:
 //
 //   - Sidekiq: its queues set (a set when sampled) and at least one other of its marks that
@@ -51,10 +52,14 @@ var bullBits = map[string]uint8{"meta": bullMeta, "id": bullID, "events": bullEv
 // celeryBinding is Celery's one mark: an exchange's binding set.
 const celeryBinding uint8 = 1
 
+// strongMarks are the marks that start a prefix's evidence, by library: Sidekiq's queues set, a
+// BullMQ meta hash, a kombu binding set.
+var strongMarks = map[jobs.Layout]uint8{jobs.Sidekiq: uint8(jobs.SidekiqRegistry), jobs.BullMQ: bullMeta, jobs.Celery: celeryBinding}
+
 // candidate is a prefix under which a library's marks were seen.
 type candidate struct {
 	lib *Library // the library under the prefix; lib.cand is this candidate
-	// marks are the kinds of key seen by name (store.SidekiqMark bits, or bullMeta… for BullMQ),
+	// marks are the kinds of key seen by name (jobs.SidekiqMark bits, or bullMeta… for BullMQ),
 	// bad those a sample showed of a type the library never gives them.
 	marks, bad uint8
 	version    string // BullMQ: a meta hash's version field naming BullMQ
@@ -75,29 +80,29 @@ type candidate struct {
 // longest prefix first, which claim names as they are added.
 type learning struct {
 	cands  map[string]*candidate // by layout and prefix
-	per    map[store.JobLayout]int
+	per    map[jobs.Layout]int
 	routes []*Library
 }
 
-func candKey(l store.JobLayout, prefix string) string { return string(l) + "\x00" + prefix }
+func candKey(l jobs.Layout, prefix string) string { return string(l) + "\x00" + prefix }
 
 // learn notes name as a mark of a library under its prefix. g.mu is held.
 func (g *Groups) learn(name string) {
-	if ns, mark, ok := store.SidekiqKeyOf(name); ok {
-		if c := g.candidate(store.Sidekiq, ns, mark == store.SidekiqRegistry); c != nil {
+	if ns, mark, ok := jobs.SidekiqKeyOf(name); ok {
+		if c := g.candidate(jobs.Sidekiq, ns, mark == jobs.SidekiqRegistry); c != nil {
 			c.marks |= uint8(mark)
-			c.daily = c.daily || mark == store.SidekiqStat && store.IsSidekiqDailyStat(name)
+			c.daily = c.daily || mark == jobs.SidekiqStat && jobs.IsSidekiqDailyStat(name)
 			g.check(c)
 		}
 	}
-	if p, _, suffix, _, ok := store.BullMQQueueKeyOf(name); ok && p != store.BullMQ.DefaultPrefix() {
-		if c := g.candidate(store.BullMQ, p, suffix == "meta"); c != nil {
+	if p, _, suffix, _, ok := jobs.BullMQQueueKeyOf(name); ok && p != jobs.BullMQ.DefaultPrefix() {
+		if c := g.candidate(jobs.BullMQ, p, suffix == "meta"); c != nil {
 			c.marks |= bullBits[suffix]
 			g.check(c)
 		}
 	}
-	if p, ex, task, ok := store.CeleryBindingOf(name); ok && p != "" {
-		if c := g.candidate(store.Celery, p, true); c != nil {
+	if p, ex, task, ok := jobs.CeleryBindingOf(name); ok && p != "" {
+		if c := g.candidate(jobs.Celery, p, true); c != nil {
 			c.marks |= celeryBinding
 			if task && len(c.queues) < maxDistinct && !slices.Contains(c.queues, ex) {
 				c.queues = append(c.queues, strings.Clone(ex))
@@ -113,36 +118,36 @@ func (g *Groups) learnSample(s Sample) {
 	if s.Type == "" || s.Type == "none" {
 		return
 	}
-	if ns, mark, ok := store.SidekiqKeyOf(s.Name); ok {
-		if c := g.learnt.cands[candKey(store.Sidekiq, ns)]; c != nil {
-			switch sidekiq, resque := store.SidekiqPayload(s.Member); {
+	if ns, mark, ok := jobs.SidekiqKeyOf(s.Name); ok {
+		if c := g.learnt.cands[candKey(jobs.Sidekiq, ns)]; c != nil {
+			switch sidekiq, resque := jobs.SidekiqPayload(s.Member); {
 			case s.Type != mark.Type():
 				c.bad |= uint8(mark)
-			case mark == store.SidekiqQueueList && sidekiq && !c.jid:
+			case mark == jobs.SidekiqQueueList && sidekiq && !c.jid:
 				c.jid = true
 				g.check(c)
-			case mark == store.SidekiqQueueList && resque:
+			case mark == jobs.SidekiqQueueList && resque:
 				c.resque = true
 			}
 		}
 	}
-	if p, _, suffix, typ, ok := store.BullMQQueueKeyOf(s.Name); ok {
-		if c := g.learnt.cands[candKey(store.BullMQ, p)]; c != nil {
+	if p, _, suffix, typ, ok := jobs.BullMQQueueKeyOf(s.Name); ok {
+		if c := g.learnt.cands[candKey(jobs.BullMQ, p)]; c != nil {
 			c.markRead = c.markRead || suffix == "meta"
 			if s.Type != typ {
 				c.bad |= bullBits[suffix]
-			} else if suffix == "meta" && store.IsBullMQVersion(s.Field) && c.version == "" {
+			} else if suffix == "meta" && jobs.IsBullMQVersion(s.Field) && c.version == "" {
 				c.version = strings.Clone(s.Field)
 				g.check(c)
 			}
 		}
 	}
-	if p, _, _, ok := store.CeleryBindingOf(s.Name); ok {
-		if c := g.learnt.cands[candKey(store.Celery, p)]; c != nil {
+	if p, _, _, ok := jobs.CeleryBindingOf(s.Name); ok {
+		if c := g.learnt.cands[candKey(jobs.Celery, p)]; c != nil {
 			c.markRead = true
 			if s.Type != "set" {
 				c.bad |= celeryBinding
-			} else if store.IsKombuBinding(s.Member) && !c.kombu {
+			} else if jobs.IsKombuBinding(s.Member) && !c.kombu {
 				c.kombu = true
 				g.check(c)
 			}
@@ -153,7 +158,7 @@ func (g *Groups) learnSample(s Sample) {
 // candidate returns the candidate of layout under prefix, made if there is room: strong says the
 // name is one that starts a prefix's evidence (Sidekiq's queues set, a BullMQ meta hash), which
 // may take the place of a candidate that has none. g.mu is held.
-func (g *Groups) candidate(l store.JobLayout, prefix string, strong bool) *candidate {
+func (g *Groups) candidate(l jobs.Layout, prefix string, strong bool) *candidate {
 	k := candKey(l, prefix)
 	if c := g.learnt.cands[k]; c != nil {
 		return c
@@ -162,7 +167,7 @@ func (g *Groups) candidate(l store.JobLayout, prefix string, strong bool) *candi
 		return nil
 	}
 	if g.learnt.cands == nil {
-		g.learnt.cands, g.learnt.per = map[string]*candidate{}, map[store.JobLayout]int{}
+		g.learnt.cands, g.learnt.per = map[string]*candidate{}, map[jobs.Layout]int{}
 	}
 	if g.learnt.per[l] >= maxCandidates {
 		if !strong || !g.evictWeak(l) {
@@ -170,21 +175,15 @@ func (g *Groups) candidate(l store.JobLayout, prefix string, strong bool) *candi
 		}
 	}
 	c := &candidate{}
-	c.lib = &Library{Name: string(l), Job: l, source: store.JobSource{Layout: l, Prefix: strings.Clone(prefix)}, cand: c}
+	c.lib = &Library{Name: string(l), Job: l, source: jobs.Source{Layout: l, Prefix: strings.Clone(prefix)}, cand: c}
 	g.learnt.cands[k] = c
 	g.learnt.per[l]++
 	return c
 }
 
 // evictWeak drops a candidate of l not trusted and with no strong mark, if there is one.
-func (g *Groups) evictWeak(l store.JobLayout) bool {
-	strong := uint8(store.SidekiqRegistry)
-	switch l {
-	case store.BullMQ:
-		strong = bullMeta
-	case store.Celery:
-		strong = celeryBinding
-	}
+func (g *Groups) evictWeak(l jobs.Layout) bool {
+	strong := strongMarks[l]
 	for k, c := range g.learnt.cands {
 		if c.lib.Job == l && !c.confirmed && c.marks&strong == 0 {
 			delete(g.learnt.cands, k)
@@ -224,14 +223,14 @@ func (g *Groups) check(c *candidate) {
 // trusted reports whether the evidence holds (see the rules above).
 func (c *candidate) trusted() bool {
 	good := c.marks &^ c.bad
-	if c.lib.Job == store.Sidekiq {
+	if c.lib.Job == jobs.Sidekiq {
 		// Marks Resque's keys never have: its queues set and lists, its stat totals are alike.
-		own := uint8(store.SidekiqJobSet | store.SidekiqProcesses)
-		daily := c.daily && good&uint8(store.SidekiqStat) != 0
-		jid := c.jid && good&uint8(store.SidekiqQueueList) != 0
-		return good&uint8(store.SidekiqRegistry) != 0 && (good&own != 0 || daily || jid)
+		own := uint8(jobs.SidekiqJobSet | jobs.SidekiqProcesses)
+		daily := c.daily && good&uint8(jobs.SidekiqStat) != 0
+		jid := c.jid && good&uint8(jobs.SidekiqQueueList) != 0
+		return good&uint8(jobs.SidekiqRegistry) != 0 && (good&own != 0 || daily || jid)
 	}
-	if c.lib.Job == store.Celery {
+	if c.lib.Job == jobs.Celery {
 		return c.kombu && c.bad&celeryBinding == 0
 	}
 	return c.version != "" && c.bad&bullMeta == 0
@@ -255,7 +254,7 @@ func (g *Groups) routed(name string) (*Library, bool) {
 // global_keyprefix holds its own separator, "<prefix>…".
 func underPrefix(l *Library, name string) bool {
 	p := l.source.Prefix
-	if p == "" || l.Job == store.Celery {
+	if p == "" || l.Job == jobs.Celery {
 		return strings.HasPrefix(name, p)
 	}
 	return len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p
@@ -276,7 +275,7 @@ func (g *Groups) learntShapes() []*shape {
 // evidence says what the candidate's prefix rests on, and why it is not trusted when it is not.
 func (c *candidate) evidence() []string {
 	p := c.lib.source.Prefix
-	if c.lib.Job == store.Sidekiq {
+	if c.lib.Job == jobs.Sidekiq {
 		where := fmt.Sprintf("under the namespace %q (redis-namespace)", p)
 		if p == "" {
 			where = "with no namespace"
@@ -296,7 +295,7 @@ func (c *candidate) evidence() []string {
 		}
 		return []string{line}
 	}
-	if c.lib.Job == store.Celery {
+	if c.lib.Job == jobs.Celery {
 		return []string{c.celeryEvidence()}
 	}
 	line := fmt.Sprintf("BullMQ's keys under the prefix %q", p)
@@ -324,11 +323,11 @@ func (c *candidate) celeryEvidence() string {
 func sidekiqMarksText(m uint8) string {
 	var parts []string
 	for _, x := range []struct {
-		m    store.SidekiqMark
+		m    jobs.SidekiqMark
 		text string
-	}{{store.SidekiqRegistry, "queues set"}, {store.SidekiqQueueList, "queue:<name> lists"},
-		{store.SidekiqJobSet, "schedule/retry/dead sets"}, {store.SidekiqProcesses, "processes set"},
-		{store.SidekiqStat, "stat:processed/failed counters"}} {
+	}{{jobs.SidekiqRegistry, "queues set"}, {jobs.SidekiqQueueList, "queue:<name> lists"},
+		{jobs.SidekiqJobSet, "schedule/retry/dead sets"}, {jobs.SidekiqProcesses, "processes set"},
+		{jobs.SidekiqStat, "stat:processed/failed counters"}} {
 		if m&uint8(x.m) != 0 {
 			parts = append(parts, x.text)
 		}
@@ -344,7 +343,7 @@ func sidekiqMarksText(m uint8) string {
 // a counter family, which would claim them before the library's entry could.
 func libraryCounters(sh *shape) bool {
 	for _, ex := range sh.examples {
-		if _, mark, ok := store.SidekiqKeyOf(ex); !ok || mark != store.SidekiqStat {
+		if _, mark, ok := jobs.SidekiqKeyOf(ex); !ok || mark != jobs.SidekiqStat {
 			return false
 		}
 	}
@@ -356,11 +355,11 @@ func libraryCounters(sh *shape) bool {
 // global_keyprefix (Celery's mark), a job of a list named as Sidekiq's queue:<name> (whose jid
 // tells Sidekiq's from Resque's).
 func MemberRead(name string) bool {
-	if p, _, _, ok := store.CeleryBindingOf(name); ok && p != "" {
+	if p, _, _, ok := jobs.CeleryBindingOf(name); ok && p != "" {
 		return true
 	}
-	_, mark, ok := store.SidekiqKeyOf(name)
-	return ok && mark == store.SidekiqQueueList
+	_, mark, ok := jobs.SidekiqKeyOf(name)
+	return ok && mark == jobs.SidekiqQueueList
 }
 
 // maxMarkReads bounds the marks sampled past their shapes' sampling in one sweep.
@@ -375,12 +374,12 @@ func (g *Groups) markWanted(name string) bool {
 		return false
 	}
 	var c *candidate
-	if p, _, _, _, ok := store.BullMQQueueKeyOf(name); ok {
-		c = g.learnt.cands[candKey(store.BullMQ, p)]
-	} else if p, _, _, ok := store.CeleryBindingOf(name); ok {
-		c = g.learnt.cands[candKey(store.Celery, p)]
-	} else if ns, _, ok := store.SidekiqKeyOf(name); ok {
-		c = g.learnt.cands[candKey(store.Sidekiq, ns)]
+	if p, _, _, _, ok := jobs.BullMQQueueKeyOf(name); ok {
+		c = g.learnt.cands[candKey(jobs.BullMQ, p)]
+	} else if p, _, _, ok := jobs.CeleryBindingOf(name); ok {
+		c = g.learnt.cands[candKey(jobs.Celery, p)]
+	} else if ns, _, ok := jobs.SidekiqKeyOf(name); ok {
+		c = g.learnt.cands[candKey(jobs.Sidekiq, ns)]
 	}
 	if c == nil || c.trusted() {
 		return false
@@ -390,7 +389,7 @@ func (g *Groups) markWanted(name string) bool {
 }
 
 // HashField is the field of a sampled hash named name whose value the sweep reads into
-// Sample.Field: a BullMQ meta hash's version (store.BullMQMetaField); for other hashes, the
+// Sample.Field: a BullMQ meta hash's version (jobs.BullMQMetaField); for other hashes, the
 // field by which hourglass's Bloom filters' metadata is known (store.BloomLayoutField).
 func HashField(name string) string {
 	if f := markField(name); f != "" {
@@ -401,8 +400,8 @@ func HashField(name string) string {
 
 // markField is the field of a library's mark among hashes (BullMQ's meta hash's version), or "".
 func markField(name string) string {
-	if _, _, suffix, _, ok := store.BullMQQueueKeyOf(name); ok && suffix == "meta" {
-		return store.BullMQMetaField
+	if _, _, suffix, _, ok := jobs.BullMQQueueKeyOf(name); ok && suffix == "meta" {
+		return jobs.BullMQMetaField
 	}
 	return ""
 }
@@ -417,7 +416,7 @@ func heldCounters(gr Group) Group {
 // libraryPattern is how a library's group is named: its prefix and the library.
 func libraryPattern(l *Library) string {
 	p := l.source.Prefix
-	if p != "" && l.Job != store.Celery { // kombu's global_keyprefix holds its own separator
+	if p != "" && l.Job != jobs.Celery { // kombu's global_keyprefix holds its own separator
 		p += ":"
 	}
 	return p + "… (" + l.Name + ")"
@@ -446,10 +445,10 @@ func nameWords(p string) string {
 // still come, and with them the library's entry, which the keys are.
 func mayBeLibrary(sh *shape) bool {
 	for _, ex := range sh.examples {
-		_, _, sk := store.SidekiqKeyOf(ex)
-		_, _, bq := store.BullMQKeyOf(ex)
-		_, _, _, cb := store.CeleryBindingOf(ex)
-		if !sk && !bq && !cb && !store.MayBeCelerys(ex) {
+		_, _, sk := jobs.SidekiqKeyOf(ex)
+		_, _, bq := jobs.BullMQKeyOf(ex)
+		_, _, _, cb := jobs.CeleryBindingOf(ex)
+		if !sk && !bq && !cb && !jobs.MayBeCelerys(ex) {
 			return false
 		}
 	}
@@ -462,8 +461,8 @@ func mayBeLibrary(sh *shape) bool {
 func (g *Groups) markPending(sh *shape) bool {
 	for _, ex := range sh.examples {
 		var c *candidate
-		if p, _, ok := store.BullMQKeyOf(ex); ok {
-			c = g.learnt.cands[candKey(store.BullMQ, p)]
+		if p, _, ok := jobs.BullMQKeyOf(ex); ok {
+			c = g.learnt.cands[candKey(jobs.BullMQ, p)]
 			if c != nil && c.marks&bullMeta == 0 {
 				c = nil
 			}

@@ -9,10 +9,10 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
-// celeryQueues is what store/testdata/celery/fixture.py prints of kombu's own counts.
+// celeryQueues is what store/jobs/testdata/celery/fixture.py prints of kombu's own counts.
 type celeryQueues struct {
 	Queues map[string]struct {
 		MessageCount int64 `json:"message_count"`
@@ -41,14 +41,14 @@ func TestLibrariesUnderTheirUsersPrefixes(t *testing.T) {
 	rdb := srv.Client(t)
 	url := "redis://" + srv.Addr + "/0"
 	py := redistest.Interpreter(t, "python3", "celery", "kombu.transport.redis")
-	celery := filepath.Join(storeTestdata, "celery")
+	celery := filepath.Join(jobsTestdata, "celery")
 	var app1 celeryQueues
 	redistest.RunFixture(t, py, celery, &app1, "fixture.py", url, "app1:")
 	redistest.RunFixture(t, py, celery, nil, "fixture.py", url, "tenant.b_")
 	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
 	redistest.RunFixture(t, node, redistest.NodeDir(), nil, "bullmq.mjs", url, "app:bull")
 	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
-	redistest.RunFixture(t, ruby, filepath.Join(storeTestdata, "sidekiq"), nil, "fixture.rb", url, "a:b")
+	redistest.RunFixture(t, ruby, filepath.Join(jobsTestdata, "sidekiq"), nil, "fixture.rb", url, "a:b")
 	written := scanAll(t, rdb)
 	ctx := t.Context()
 	// Lookalikes: named as kombu names a binding, but not kombu's.
@@ -65,12 +65,12 @@ func TestLibrariesUnderTheirUsersPrefixes(t *testing.T) {
 	for _, g := range snap.Unclaimed.Groups {
 		t.Logf("group %-40q %-12s %4d keys %-6s %v", g.Pattern, g.Kind, g.Keys, g.Confidence, g.Evidence)
 	}
-	jobs := jobGroups(snap.Unclaimed)
+	found := jobGroups(snap.Unclaimed)
 	want := map[string]string{ // entry -> the keys it should hold, by prefix
 		"celery app1:": "app1:", "celery tenant.b_": "tenant.b_", "bullmq app:bull": "app:bull:", "sidekiq a:b": "a:b:",
 	}
 	for entry, prefix := range want {
-		gr, ok := jobs[entry]
+		gr, ok := found[entry]
 		if !ok || gr.Confidence != discover.High {
 			t.Errorf("%s: %+v; want it found, high", entry, gr)
 			continue
@@ -85,16 +85,16 @@ func TestLibrariesUnderTheirUsersPrefixes(t *testing.T) {
 			t.Errorf("%s: %d keys in its group, the library wrote %d under %q", entry, gr.Keys, n, prefix)
 		}
 	}
-	if ev := strings.Join(jobs["celery app1:"].Evidence, "\n"); !strings.Contains(ev, `global_keyprefix "app1:"`) || !strings.Contains(ev, "as kombu writes one") {
+	if ev := strings.Join(found["celery app1:"].Evidence, "\n"); !strings.Contains(ev, `global_keyprefix "app1:"`) || !strings.Contains(ev, "as kombu writes one") {
 		t.Errorf("celery app1: evidence %q", ev)
 	}
-	if len(jobs) != len(want) {
-		t.Errorf("job entries %v; want only %v", keysOf(jobs), keysOf(want))
+	if len(found) != len(want) {
+		t.Errorf("job entries %v; want only %v", keysOf(found), keysOf(want))
 	}
 
 	// The entry found reads the queues kombu counts.
-	en := jobs["celery app1:"].Entry
-	spec := scanner.JobQueueSpec{Name: en.Name, Source: store.JobSource{Layout: store.Celery, Prefix: en.Prefix}}
+	en := found["celery app1:"].Entry
+	spec := scanner.JobQueueSpec{Name: en.Name, Source: jobs.Source{Layout: jobs.Celery, Prefix: en.Prefix}}
 	snap, err = scanner.Take(ctx, rdb, nil, scanner.Options{Structures: scanner.Structures{JobQueues: []scanner.JobQueueSpec{spec}}})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func keysOf[V any](m map[string]V) []string {
 // {"class":…,"args":[…]} to resque:queue:<name>, under redis-namespace "resque"; Resque::Stat
 // INCRBYs resque:stat:processed and resque:stat:failed) is not taken for Sidekiq, while Sidekiq
 // with its workers down and nothing failed (only what Sidekiq::Client.push wrote: its queues set
-// and queue lists) is found by its jobs' jid.
+// and queue lists) is found by its found' jid.
 func TestResqueKeyspaceIsNotSidekiq(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
@@ -155,9 +155,9 @@ func TestResqueKeyspaceIsNotSidekiq(t *testing.T) {
 	for _, g := range snap.Unclaimed.Groups {
 		t.Logf("group %-30q %-12s %3d keys %-6s %v", g.Pattern, g.Kind, g.Keys, g.Confidence, g.Evidence)
 	}
-	jobs := jobGroups(snap.Unclaimed)
-	if sk := jobs["sidekiq shop"]; sk.Confidence != discover.High || sk.Keys != int64(len(shop)) || !strings.Contains(strings.Join(sk.Evidence, " "), "jid") {
-		t.Errorf("sidekiq under shop: %+v; want it found by its jobs' jid, with the %d keys it wrote", sk, len(shop))
+	found := jobGroups(snap.Unclaimed)
+	if sk := found["sidekiq shop"]; sk.Confidence != discover.High || sk.Keys != int64(len(shop)) || !strings.Contains(strings.Join(sk.Evidence, " "), "jid") {
+		t.Errorf("sidekiq under shop: %+v; want it found by its found' jid, with the %d keys it wrote", sk, len(shop))
 	}
 	for _, g := range snap.Unclaimed.Groups {
 		if g.Entry != nil && g.Entry.Layout == "sidekiq" && g.Entry.Prefix != "shop" && g.Confidence != discover.Low {

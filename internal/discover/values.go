@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // maxLockTTL is the longest TTL a lock is taken for, unless its name says lock: a holder keeps a
@@ -233,7 +233,7 @@ func listQueue(gr *Group, sh *shape, l layout) {
 
 // redisRateNote is what redis_rate's keys cannot tell.
 func redisRateNote(lib *Library) string {
-	if lib.Limiter != store.RedisRate {
+	if lib.Limiter != limits.RedisRate {
 		return ""
 	}
 	return "redis_rate keeps a GCRA arrival time per key, not a count: its keys hold no limit; set your rate, period (window) and burst"

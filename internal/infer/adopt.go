@@ -10,7 +10,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // Adopter is the scanner.Inferrer of a command run with no config: it adopts discover's entries
@@ -81,12 +81,12 @@ func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 func (a *Adopter) celeryPrefixes(groups []discover.Group) []string {
 	var out []string
 	for _, j := range a.cfg.Structures.JobQueues {
-		if j.Source.Layout == store.Celery {
+		if j.Source.Layout == jobs.Celery {
 			out = append(out, j.Source.Prefix)
 		}
 	}
 	for _, g := range groups {
-		if g.Entry != nil && Trusted(g) && g.Entry.Table == "job_queue" && g.Entry.Layout == string(store.Celery) {
+		if g.Entry != nil && Trusted(g) && g.Entry.Table == "job_queue" && g.Entry.Layout == string(jobs.Celery) {
 			out = append(out, g.Entry.Prefix)
 		}
 	}

@@ -4,6 +4,6 @@
 // kept apart, their zones, a cluster's slots checked), and renders what was adopted, with what is
 // still only proposed, as a config file an operator can keep. It does no Redis I/O.
 //
-// Of hourglass's packages it imports internal/config, internal/discover, internal/format, scanner
-// and store.
+// Of hourglass's packages it imports internal/config, internal/discover, internal/format, scanner,
+// store and store/jobs.
 package infer

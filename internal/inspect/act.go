@@ -16,9 +16,9 @@ import (
 
 // ActOnTask does a to one task of section sec of ref's queue, as the page showed it, and says
 // what it did in one line: a delay or list queue of hourglass's layout as its scripts do, a job
-// library's as the library itself does (store.Queue.Act), due times against the server's clock.
-// store.ErrTaskGone: the task was no longer there and nothing was written;
-// store.ErrNotSupported: the queue offers no such action there (the error says why). A ref no
+// library's as the library itself does (jobs.Queue.Act), due times against the server's clock.
+// jobs.ErrTaskGone: the task was no longer there and nothing was written;
+// jobs.ErrNotSupported: the queue offers no such action there (the error says why). A ref no
 // Snapshot made is refused. A refusal names its command, key and user.
 func (in *Inspector) ActOnTask(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, t scanner.Task, a scanner.TaskAction) (string, error) {
 	if ref.Open() == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // actWatcher watches a delay queue by key, a list queue pattern, Sidekiq's queues, a lock and
@@ -22,7 +23,7 @@ func actWatcher(t *testing.T, rdb redis.UniversalClient, s *store.Store) drilled
 	return watch(rdb, families(t), scanner.Options{Location: shanghai, Structures: scanner.Structures{
 		DelayQueues: []scanner.DelayQueueSpec{{Name: "orders", Key: "dq:{orders}", Unit: store.AutoUnit}},
 		ListQueues:  []scanner.ListQueueSpec{{Name: "mail", Pattern: pattern(t, "lq:<box>")}},
-		JobQueues:   []scanner.JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
+		JobQueues:   []scanner.JobQueueSpec{{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}}},
 		Locks:       []scanner.LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>"), Exclude: globs(t, "lock:keep")}},
 	}, Now: s.Now})
 }
@@ -128,9 +129,9 @@ func TestActOnTaskGoesToEachLayout(t *testing.T) {
 		a    scanner.TaskAction
 		want error
 	}{
-		{delay, scanner.SectionLater, "later", scanner.ActionRunNow, store.ErrTaskGone},
-		{sk, scanner.SectionLater, job, scanner.ActionRunNow, store.ErrTaskGone},
-		{list, scanner.SectionWaiting, "m2", scanner.ActionRunNow, store.ErrNotSupported},
+		{delay, scanner.SectionLater, "later", scanner.ActionRunNow, jobs.ErrTaskGone},
+		{sk, scanner.SectionLater, job, scanner.ActionRunNow, jobs.ErrTaskGone},
+		{list, scanner.SectionWaiting, "m2", scanner.ActionRunNow, jobs.ErrNotSupported},
 		{scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "other:inbox"}, scanner.SectionWaiting, "m2", scanner.ActionDelete, nil},
 		{scanner.QueueRef{Kind: scanner.QueueDelay, Name: "nope", Key: "dq:{orders}"}, scanner.SectionLater, "later", scanner.ActionDelete, nil},
 	} {

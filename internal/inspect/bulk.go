@@ -12,9 +12,10 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
-// The console's bulk actions on a queue's section (store/bulk.go): the dry run, the run, each
+// The console's bulk actions on a queue's section (store/jobs/bulk.go): the dry run, the run, each
 // chunk recorded in the journal before it runs and paced to the sweep's keys/s budget (and
 // charged to it), and the undo of the last action on this target, which `hourglass undo` does
 // too.
@@ -38,13 +39,13 @@ func (in *Inspector) OpenJournal(target string) error {
 // errNoJournal refuses a bulk action with nowhere to record what undoes it.
 var errNoJournal = errors.New("inspect: no journal to record the bulk action in, so it could not be undone: refused")
 
-// BulkCheck says whether ref's queue does a to every task of sec: nil, or store.ErrNotSupported
+// BulkCheck says whether ref's queue does a to every task of sec: nil, or jobs.ErrNotSupported
 // with the reason. It reads nothing.
 func (in *Inspector) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error {
 	if ref.Open() == nil {
 		return errNoQueue
 	}
-	return store.BulkCheck(ref.Open(), sec, a)
+	return jobs.BulkCheck(ref.Open(), sec, a)
 }
 
 // PlanBulk is the dry run of a on every task of sec: the tasks, their bytes and the time the
@@ -54,7 +55,7 @@ func (in *Inspector) PlanBulk(ctx context.Context, ref scanner.QueueRef, sec sca
 		return scanner.BulkPlan{}, errNoQueue
 	}
 	in.w.Charge(2)
-	plan, err := store.PlanBulk(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now())
+	plan, err := jobs.PlanBulk(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now())
 	return plan, in.refusal(err, ref.Where())
 }
 
@@ -66,7 +67,7 @@ func (in *Inspector) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef,
 		return scanner.BulkPlan{}, errNoQueue
 	}
 	in.w.Charge(2)
-	plan, err := store.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
+	plan, err := jobs.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
 		in.w.Pace, progress)
 	return plan, in.refusal(err, ref.Where())
 }
@@ -91,7 +92,7 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	if err != nil {
 		return "", err
 	}
-	res, err := store.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, store.BulkOptions{
+	res, err := jobs.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, jobs.BulkOptions{
 		Limit: plan.Tasks, Wait: in.w.Pace, Record: entry.Record, Progress: progress,
 		Match: plan.Match, Newest: plan.Newest, Lists: plan.Lists,
 	})
@@ -146,7 +147,7 @@ func (in *Inspector) UndoLast(ctx context.Context, progress func(scanner.BulkRes
 }
 
 // UndoLast undoes the newest bulk action the journal j holds on target not undone yet: every
-// chunk recorded, the last first, each task checked against what is there now (store.Undo),
+// chunk recorded, the last first, each task checked against what is there now (jobs.Undo),
 // each chunk held to a budget by pace (Pacer, or the sweep's Pace). progress, when not
 // nil, is told before each chunk how many of the undo records are done (Done of Planned). When
 // ctx ends it stops between chunks, and undoing again finishes it. Once done, the action is
@@ -156,7 +157,7 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 	if err != nil {
 		return "", err
 	}
-	// done counts the undo records done (by an undo stopped before this one too), as store.Undo
+	// done counts the undo records done (by an undo stopped before this one too), as jobs.Undo
 	// tells after each chunk; marked counts those the journal holds.
 	total, done, marked := int64(len(tasks))+a.Resumed, a.Resumed, a.Resumed
 	mark := func() error {
@@ -177,7 +178,7 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 		}
 		return pace(ctx, n)
 	}
-	res, err := store.UndoWith(ctx, rdb, tasks, store.UndoOptions{Chunk: store.BulkChunkDefault, Wait: wait,
+	res, err := jobs.UndoWith(ctx, rdb, tasks, jobs.UndoOptions{Chunk: jobs.BulkChunkDefault, Wait: wait,
 		Done: func(n int64) { done = a.Resumed + n }})
 	if markErr != nil {
 		return "", fmt.Errorf("undo of %s on %s's %s section: recording how far it went: %w", a.Action, a.Queue, a.Section, markErr)
@@ -210,7 +211,7 @@ func (s stopped) Unwrap() error { return s.ctx }
 
 // undoLine says what an undo restored, in one line: the action's own count of the tasks it did
 // (from its end record; an action the process ended while it ran says so), then what came back.
-func undoLine(a journal.Action, res store.UndoResult) string {
+func undoLine(a journal.Action, res jobs.UndoResult) string {
 	did := "an action cut short (the process ended while it ran)"
 	if a.Result != nil {
 		did = fmt.Sprintf("%d %s tasks", a.Result.Done, a.Section)

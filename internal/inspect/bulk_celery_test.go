@@ -9,7 +9,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // TestBulkDeleteOfACeleryQueueThroughTheDrillDown: the console offers delete all on a Celery
@@ -21,12 +21,12 @@ func TestBulkDeleteOfACeleryQueueThroughTheDrillDown(t *testing.T) {
 	rdb := srv.Client(t)
 	py := redistest.Interpreter(t, "python3", "celery", "kombu.transport.redis")
 	send := func(n, first string) {
-		redistest.RunFixture(t, py, "../../store/testdata/celery", nil,
+		redistest.RunFixture(t, py, "../../store/jobs/testdata/celery", nil,
 			"purge.py", "redis://"+srv.Addr+"/0", "app1:", "send", "bulk", n, first)
 	}
 	send("40", "0")
 	w := watch(rdb, nil, scanner.Options{KeysPerSecond: 100_000, Structures: scanner.Structures{
-		JobQueues: []scanner.JobQueueSpec{{Name: "ck", Source: store.JobSource{Layout: store.Celery, Prefix: "app1:"}}},
+		JobQueues: []scanner.JobQueueSpec{{Name: "ck", Source: jobs.Source{Layout: jobs.Celery, Prefix: "app1:"}}},
 	}})
 	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 0)
 	if err != nil {
@@ -50,7 +50,7 @@ func TestBulkDeleteOfACeleryQueueThroughTheDrillDown(t *testing.T) {
 	if err != nil || !strings.HasPrefix(line, "40 of 40 waiting tasks") {
 		t.Fatalf("bulk: %q, %v", line, err)
 	}
-	st, err := store.JobSource{Layout: store.Celery, Prefix: "app1:"}.Stats(t.Context(), rdb, "bulk", rdb.Time(t.Context()).Val())
+	st, err := jobs.Source{Layout: jobs.Celery, Prefix: "app1:"}.Stats(t.Context(), rdb, "bulk", rdb.Time(t.Context()).Val())
 	if err != nil || st.Waiting != 10 {
 		t.Fatalf("after delete all: %d waiting (%v), want the 10 sent after the dry run", st.Waiting, err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // dumps is every key's DUMP and whether it has a TTL.
@@ -142,9 +142,9 @@ func TestUndoStoppedGoesOnWhereItStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := store.JobSource{Layout: store.Sidekiq, DeadMax: 200}.SharedQueue()
-	res, err := store.RunBulk(t.Context(), rdb, q, store.SectionRetry, store.ActionArchive, rdb.Time(t.Context()).Val(),
-		store.BulkOptions{Chunk: 50, MaxCall: -1, Record: entry.Record})
+	q := jobs.Source{Layout: jobs.Sidekiq, DeadMax: 200}.SharedQueue()
+	res, err := jobs.RunBulk(t.Context(), rdb, q, jobs.SectionRetry, jobs.ActionArchive, rdb.Time(t.Context()).Val(),
+		jobs.BulkOptions{Chunk: 50, MaxCall: -1, Record: entry.Record})
 	if err != nil || res.Done != 400 || rdb.ZCard(t.Context(), "dead").Val() != 199 {
 		t.Fatalf("kill all: %+v, %v; dead holds %d", res, err, rdb.ZCard(t.Context(), "dead").Val())
 	}

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
-// Pausing a job queue from the console: as the owning library pauses it (store.PauserOf), only on
+// Pausing a job queue from the console: as the owning library pauses it (jobs.PauserOf), only on
 // a queue a Snapshot's row opens. Whether writes are allowed is the console's to decide before it
 // calls SetQueuePaused; pausing moves no task, so it asks for no typed confirmation.
 
@@ -20,12 +20,12 @@ func (in *Inspector) PauseRefusal(ref scanner.QueueRef) string {
 	if ref.Open() == nil {
 		return errNoQueue.Error()
 	}
-	_, err := store.PauserOf(ref.Open())
+	_, err := jobs.PauserOf(ref.Open())
 	if err == nil {
 		return ""
 	}
 	why := strings.TrimPrefix(err.Error(), "store: ")
-	return strings.TrimSuffix(why, ": "+store.ErrNotSupported.Error())
+	return strings.TrimSuffix(why, ": "+jobs.ErrNotSupported.Error())
 }
 
 // QueuePaused reads whether ref's queue is paused now, as its library reads it.
@@ -58,11 +58,11 @@ func (in *Inspector) SetQueuePaused(ctx context.Context, ref scanner.QueueRef, p
 	return line, in.refusal(err, ref.Where())
 }
 
-func (in *Inspector) pauser(ref scanner.QueueRef) (store.Pauser, error) {
+func (in *Inspector) pauser(ref scanner.QueueRef) (jobs.Pauser, error) {
 	if ref.Open() == nil {
 		return nil, errNoQueue
 	}
-	p, err := store.PauserOf(ref.Open())
+	p, err := jobs.PauserOf(ref.Open())
 	if err != nil {
 		return nil, errors.New(in.PauseRefusal(ref))
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // TestPauseQueue: the drill-down pauses an asynq queue a Snapshot's row opens, asynq's own
@@ -30,8 +30,8 @@ func TestPauseQueue(t *testing.T) {
 	rdb.LPush(ctx, "queue:default", `{"class":"Job","args":[],"jid":"j1","enqueued_at":1}`)
 	rdb.SAdd(ctx, "queues", "default")
 	w := watch(rdb, nil, scanner.Options{Structures: scanner.Structures{JobQueues: []scanner.JobQueueSpec{
-		{Name: "aq", Source: store.JobSource{Layout: store.Asynq}},
-		{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}},
+		{Name: "aq", Source: jobs.Source{Layout: jobs.Asynq}},
+		{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}},
 	}}})
 	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "aq", Queue: "hq"})
 	if why := w.PauseRefusal(ref); why != "" {

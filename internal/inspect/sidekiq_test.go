@@ -11,7 +11,7 @@ import (
 
 // sidekiqDir holds the scripts that fill a server the way Sidekiq itself does and read it back
 // with Sidekiq's own API.
-const sidekiqDir = "../../store/testdata/sidekiq"
+const sidekiqDir = "../../store/jobs/testdata/sidekiq"
 
 // sidekiqFilled is what fixture.rb prints of what Sidekiq wrote: each queue's size and jids as
 // Sidekiq::Queue lists them (the newest first), and each set's [jid, score, enqueued_at or

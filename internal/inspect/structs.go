@@ -11,6 +11,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // limiterBuckets is how many buckets a sliding limiter key's window is cut into; limiterMembers
@@ -24,7 +25,7 @@ const (
 // LimiterKey reads one key of the limiter named limiter, as the sweep reads its layout: for
 // hourglass's sliding limiter its hits in the window (ZCOUNT) and their times, bucketed over the
 // window (at most the limit and one more, or limiterMembers, are read); for the fixed one its
-// count (GET); for a library's layout what the library would answer (store.ReadLimitKeys). The
+// count (GET); for a library's layout what the library would answer (limits.ReadKeys). The
 // key must be one the limiter's pattern covers. A key that is not there has no hits and TTLMS -2.
 func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error) {
 	specs := in.w.Watched().Structures.Limiters
@@ -41,7 +42,7 @@ func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (scann
 	d := scanner.LimiterKeyDetail{Limiter: limiter, Key: key, Limit: spec.Limit, ReadAt: now}
 	var err error
 	switch {
-	case spec.Layout != store.Hourglass:
+	case spec.Layout != limits.Hourglass:
 		err = in.libraryLimiterKey(ctx, *spec, &d)
 	case spec.Kind == store.Fixed:
 		d.Command = in.RedisCLI("GET", key)
@@ -104,7 +105,7 @@ func (in *Inspector) fixedLimiterKey(ctx context.Context, d *scanner.LimiterKeyD
 // its PTTL and type (for the command that reads it).
 func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.LimiterSpec, d *scanner.LimiterKeyDetail) error {
 	d.BucketsNote = fmt.Sprintf("the %s layout keeps one count per window", spec.Layout)
-	states, err := store.ReadLimitKeys(ctx, in.rdb, spec.Layout, []string{d.Key}, spec.Limit, spec.Window, spec.Burst, d.ReadAt)
+	states, err := limits.ReadKeys(ctx, in.rdb, spec.Layout, []string{d.Key}, spec.Limit, spec.Window, spec.Burst, d.ReadAt)
 	if err != nil {
 		return err
 	}

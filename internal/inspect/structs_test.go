@@ -11,6 +11,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // hostileUser is a limiter or lock key's dim with an escape sequence, a newline and binary.
@@ -26,7 +27,7 @@ func structWatcher(t *testing.T, rdb redis.UniversalClient, now func() time.Time
 		Limiters: []scanner.LimiterSpec{
 			{LimiterSpec: sliding, Pattern: pattern(t, sliding.Pattern), Exclude: globs(t, "rl:api:admin")},
 			{LimiterSpec: fixed, Pattern: pattern(t, fixed.Pattern)},
-			{LimiterSpec: flex, Pattern: pattern(t, flex.Pattern), Layout: store.RateLimiterFlexible},
+			{LimiterSpec: flex, Pattern: pattern(t, flex.Pattern), Layout: limits.RateLimiterFlexible},
 		},
 		Locks: []scanner.LockSpec{{Name: "jobs", Pattern: pattern(t, "lock:<job>")}},
 	}, Now: now})

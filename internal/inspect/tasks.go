@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // TaskSections are the sections of ref's queue the drill-down lists, in the order it shows them:
@@ -19,7 +19,7 @@ func (in *Inspector) TaskSections(ref scanner.QueueRef) []scanner.TaskSection {
 }
 
 // Tasks reads one page of a section of ref's queue: count tasks from offset, in the section's
-// order (see TaskSections), against the server's clock. count is held to 1..store.MaxTaskPage and
+// order (see TaskSections), against the server's clock. count is held to 1..jobs.MaxTaskPage and
 // to the sweep's keys per second, and what the page reads is charged to that budget. A refusal
 // names its command, key and user; a transient error is returned as it is.
 func (in *Inspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error) {
@@ -43,10 +43,10 @@ func (in *Inspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec scanne
 	return page, in.refusal(err, key)
 }
 
-// pageCount holds a page's count to 1..store.MaxTaskPage and to the sweep's keys per second.
+// pageCount holds a page's count to 1..jobs.MaxTaskPage and to the sweep's keys per second.
 func (in *Inspector) pageCount(count int) int {
 	rate := in.w.KeysPerSecond()
-	most := store.MaxTaskPage
+	most := jobs.MaxTaskPage
 	if rate > 0 {
 		most = min(most, rate)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // queueWatcher watches a delay queue by key, a delay queue pattern, a list queue without a
@@ -23,7 +24,7 @@ func queueWatcher(t *testing.T, rdb redis.UniversalClient, keysPerSecond int) dr
 			{Name: "tenants", Pattern: pattern(t, "dq:tenant:<id>"), Unit: store.AutoUnit},
 		},
 		ListQueues: []scanner.ListQueueSpec{{Name: "mail", Key: "lq:mail", Processing: store.ParseCompanion("")}},
-		JobQueues:  []scanner.JobQueueSpec{{Name: "sk", Source: store.JobSource{Layout: store.Sidekiq}}},
+		JobQueues:  []scanner.JobQueueSpec{{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}}},
 	}})
 }
 
@@ -81,7 +82,7 @@ func TestTasksOfOurQueues(t *testing.T) {
 	if p, err = w.Tasks(ctx, mail, scanner.SectionWaiting, 1, 10); err != nil || fmt.Sprint(pagePayloads(p)) != "[m2 m3]" || p.Total != 3 {
 		t.Errorf("mail waiting: %q %v", pagePayloads(p), err)
 	}
-	if _, err = w.Tasks(ctx, mail, scanner.SectionInFlight, 0, 10); !errors.Is(err, store.ErrNotSupported) {
+	if _, err = w.Tasks(ctx, mail, scanner.SectionInFlight, 0, 10); !errors.Is(err, jobs.ErrNotSupported) {
 		t.Errorf("mail has no processing list: %v", err)
 	}
 
@@ -127,7 +128,7 @@ func TestTasksOfAJobLibrary(t *testing.T) {
 			t.Errorf("%s: %s %v of %d (%v), want %v of Sidekiq::Queue#size %d", q, p.Key, taskIDs(p.Tasks), p.Total, err, want, rep.Sizes[q])
 		}
 		for _, sec := range []scanner.TaskSection{scanner.SectionDue, scanner.SectionLater, scanner.SectionInFlight} {
-			if _, err := w.Tasks(ctx, ref, sec, 0, 10); !errors.Is(err, store.ErrNotSupported) {
+			if _, err := w.Tasks(ctx, ref, sec, 0, 10); !errors.Is(err, jobs.ErrNotSupported) {
 				t.Errorf("%s %s: %v, want it not supported", q, sec, err)
 			}
 		}

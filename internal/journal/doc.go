@@ -6,6 +6,6 @@
 // chunk that would take the file past the bound is refused, which stops the action before that
 // chunk. `hourglass undo` and the console's `z` read the last action on a target from it.
 //
-// Of hourglass's packages it imports store (the undo data is store.UndoTask); it does no Redis
+// Of hourglass's packages it imports store/jobs (the undo data is jobs.UndoTask); it does no Redis
 // I/O.
 package journal

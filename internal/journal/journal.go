@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 // DefaultLimit is the most bytes the journal file holds: 256 MiB.
@@ -52,7 +52,7 @@ type Action struct {
 	Planned int64     `json:"planned"`
 	// Result is what the action did, from its end record; nil when it has none (the process
 	// ended while it ran). Last fills it in; it is not written with the action.
-	Result *store.BulkResult `json:"-"`
+	Result *jobs.BulkResult `json:"-"`
 	// Resumed counts the undo records an undo stopped part way (ctrl+c, a crash) put back
 	// already: Last leaves them out, so the next undo goes on from there. Not written with the
 	// action.
@@ -62,16 +62,16 @@ type Action struct {
 // line is one line of the file: Type "begin" (Action), "chunk" (Tasks), "end" (Result),
 // "undoing" (N: the undo records put back so far, the last recorded first) or "undone" (At).
 type line struct {
-	Type   string            `json:"t"`
-	ID     string            `json:"id"`
-	Action *Action           `json:"action,omitempty"`
-	Tasks  []task            `json:"tasks,omitempty"`
-	Result *store.BulkResult `json:"result,omitempty"`
-	At     *time.Time        `json:"at,omitempty"`
-	N      int64             `json:"n,omitempty"`
+	Type   string           `json:"t"`
+	ID     string           `json:"id"`
+	Action *Action          `json:"action,omitempty"`
+	Tasks  []task           `json:"tasks,omitempty"`
+	Result *jobs.BulkResult `json:"result,omitempty"`
+	At     *time.Time       `json:"at,omitempty"`
+	N      int64            `json:"n,omitempty"`
 }
 
-// task is a store.UndoTask with its bytes kept exact (base64 in JSON).
+// task is a jobs.UndoTask with its bytes kept exact (base64 in JSON).
 type task struct {
 	Kind     string  `json:"k"`
 	Key      []byte  `json:"key"`
@@ -88,7 +88,7 @@ type task struct {
 	Keys     []task  `json:"ks,omitempty"`
 }
 
-func taskOf(u store.UndoTask) task {
+func taskOf(u jobs.UndoTask) task {
 	return task{Kind: u.Kind, Key: []byte(u.Key), Member: []byte(u.Member), Score: u.Score, NewScore: u.NewScore,
 		List: []byte(u.List), Pushed: []byte(u.Pushed), Dump: []byte(u.Dump), ExpireAt: u.ExpireAt,
 		Hash: []byte(u.Hash), State: u.State, NewState: u.NewState, Keys: mapTasks(u.Keys, taskOf)}
@@ -102,8 +102,8 @@ func mapTasks[A, B any](in []A, f func(A) B) []B {
 	return out
 }
 
-func (t task) undo() store.UndoTask {
-	return store.UndoTask{Kind: t.Kind, Key: string(t.Key), Member: string(t.Member), Score: t.Score, NewScore: t.NewScore,
+func (t task) undo() jobs.UndoTask {
+	return jobs.UndoTask{Kind: t.Kind, Key: string(t.Key), Member: string(t.Member), Score: t.Score, NewScore: t.NewScore,
 		List: string(t.List), Pushed: string(t.Pushed), Dump: string(t.Dump), ExpireAt: t.ExpireAt,
 		Hash: string(t.Hash), State: t.State, NewState: t.NewState, Keys: mapTasks(t.Keys, task.undo)}
 }
@@ -159,7 +159,7 @@ func (j *Journal) Begin(a Action) (*Entry, error) {
 
 // Record appends what undoes one chunk, fsynced, before the chunk runs. ErrFull: the file would
 // pass its bound; nothing was written.
-func (e *Entry) Record(tasks []store.UndoTask) error {
+func (e *Entry) Record(tasks []jobs.UndoTask) error {
 	l := line{Type: "chunk", ID: e.id, Tasks: make([]task, len(tasks))}
 	for i, u := range tasks {
 		l.Tasks[i] = taskOf(u)
@@ -170,7 +170,7 @@ func (e *Entry) Record(tasks []store.UndoTask) error {
 }
 
 // End records what the action did.
-func (e *Entry) End(res store.BulkResult) error {
+func (e *Entry) End(res jobs.BulkResult) error {
 	e.j.mu.Lock()
 	defer e.j.mu.Unlock()
 	return e.j.append(line{Type: "end", ID: e.id, Result: &res})
@@ -218,7 +218,7 @@ func (j *Journal) append(l line) error {
 // they were recorded: once the newest is undone, the one before it, and so on back, as an
 // editor's undo goes. ErrNothing when there is none. The file is read twice (the action, then
 // its chunks) so only that action's data is held.
-func (j *Journal) Last(target string) (Action, []store.UndoTask, error) {
+func (j *Journal) Last(target string) (Action, []jobs.UndoTask, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var begun []Action
@@ -243,7 +243,7 @@ func (j *Journal) Last(target string) (Action, []store.UndoTask, error) {
 	if last.ID == "" {
 		return Action{}, nil, fmt.Errorf("journal: %s: %w on %s", j.Path, ErrNothing, target)
 	}
-	var tasks []store.UndoTask
+	var tasks []jobs.UndoTask
 	err = j.each(func(l line, _ []byte) {
 		switch {
 		case l.Type == "chunk" && l.ID == last.ID:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
 func open(t *testing.T, limit int64) *Journal {
@@ -25,16 +25,16 @@ func open(t *testing.T, limit int64) *Journal {
 // and an undone one are not offered, and a line cut short by a crash is skipped.
 func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	j := open(t, 0)
-	tasks := []store.UndoTask{
-		{Kind: store.UndoMember, Key: "retry", Member: "\xff\x00{\"jid\":1}", Score: 1732670000.1234567},
-		{Kind: store.UndoMove, Key: "dead", Member: "m", Score: -0.5, List: "queue:a", Pushed: "p\n"},
-		{Kind: store.UndoKey, Key: "job:1", Dump: "\x00\x01\xfe", ExpireAt: 1_900_000_000_000},
-		{Kind: store.UndoScore, Key: "dq", Member: "t", Score: 1.7e12 + 0.25, NewScore: 1764205200123},
-		{Kind: store.UndoToSet, Key: "asynq:{q}:retry", Member: "id", Score: 2, List: "asynq:{q}:archived", Hash: "asynq:{q}:t:id", State: "retry", NewState: "archived"},
-		{Kind: store.UndoQueued, Key: "rq:failed:q", Member: "id", Score: 3, List: "rq:queue:q", Keys: []store.UndoTask{
-			{Kind: store.UndoKey, Key: "rq:job:id", Dump: "\x00\xff", ExpireAt: 5}, {Kind: store.UndoKey, Key: "rq:job:id:dependents"}}},
-		{Kind: store.UndoCleaned, Key: "bull:q:wait", Member: "7", Score: 4, List: "bull:q:wait", Keys: []store.UndoTask{
-			{Kind: store.UndoKey, Key: "bull:q:7", Dump: "\x10\x00"}, {Kind: store.UndoKey, Key: "bull:q:7:logs", Dump: "\x0e"}}},
+	tasks := []jobs.UndoTask{
+		{Kind: jobs.UndoMember, Key: "retry", Member: "\xff\x00{\"jid\":1}", Score: 1732670000.1234567},
+		{Kind: jobs.UndoMove, Key: "dead", Member: "m", Score: -0.5, List: "queue:a", Pushed: "p\n"},
+		{Kind: jobs.UndoKey, Key: "job:1", Dump: "\x00\x01\xfe", ExpireAt: 1_900_000_000_000},
+		{Kind: jobs.UndoScore, Key: "dq", Member: "t", Score: 1.7e12 + 0.25, NewScore: 1764205200123},
+		{Kind: jobs.UndoToSet, Key: "asynq:{q}:retry", Member: "id", Score: 2, List: "asynq:{q}:archived", Hash: "asynq:{q}:t:id", State: "retry", NewState: "archived"},
+		{Kind: jobs.UndoQueued, Key: "rq:failed:q", Member: "id", Score: 3, List: "rq:queue:q", Keys: []jobs.UndoTask{
+			{Kind: jobs.UndoKey, Key: "rq:job:id", Dump: "\x00\xff", ExpireAt: 5}, {Kind: jobs.UndoKey, Key: "rq:job:id:dependents"}}},
+		{Kind: jobs.UndoCleaned, Key: "bull:q:wait", Member: "7", Score: 4, List: "bull:q:wait", Keys: []jobs.UndoTask{
+			{Kind: jobs.UndoKey, Key: "bull:q:7", Dump: "\x10\x00"}, {Kind: jobs.UndoKey, Key: "bull:q:7:logs", Dump: "\x0e"}}},
 	}
 	e, err := j.Begin(Action{Target: "a:1", Queue: "sidekiq", Section: "retry", Action: "delete", Planned: 3})
 	if err != nil {
@@ -48,7 +48,7 @@ func TestLastGivesBackTheBytesRecorded(t *testing.T) {
 	if err := e.Record(tasks[2:]); err != nil {
 		t.Fatal(err)
 	}
-	_ = e.End(store.BulkResult{Done: 3})
+	_ = e.End(jobs.BulkResult{Done: 3})
 	f, _ := os.OpenFile(j.Path, os.O_APPEND|os.O_WRONLY, 0)
 	_, _ = f.WriteString(`{"t":"chunk","id":"` + e.id + `","tasks":[{"k":"z"`) // cut short
 	f.Close()
@@ -83,7 +83,7 @@ func TestLastGoesBackOneActionAtATime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Record([]store.UndoTask{{Kind: store.UndoMember, Key: key, Member: key}}); err != nil {
+		if err := e.Record([]jobs.UndoTask{{Kind: jobs.UndoMember, Key: key, Member: key}}); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, e.id)
@@ -108,7 +108,7 @@ func TestLastGoesBackOneActionAtATime(t *testing.T) {
 func TestBounded(t *testing.T) {
 	const limit = 64 << 10
 	j := open(t, limit)
-	big := []store.UndoTask{{Kind: store.UndoMember, Key: "k", Member: strings.Repeat("x", 4000)}}
+	big := []jobs.UndoTask{{Kind: jobs.UndoMember, Key: "k", Member: strings.Repeat("x", 4000)}}
 	var full bool
 	for i := 0; i < 40 && !full; i++ {
 		e, err := j.Begin(Action{Target: "t", Queue: "q" + string(rune('a'+i))})
@@ -135,7 +135,7 @@ func TestBounded(t *testing.T) {
 		t.Fatalf("newest action after compactions: %+v, %d tasks, %v", a, len(got), err)
 	}
 	e, _ := j.Begin(Action{Target: "t"})
-	huge := []store.UndoTask{{Kind: store.UndoMember, Key: "k", Member: strings.Repeat("y", limit)}}
+	huge := []jobs.UndoTask{{Kind: jobs.UndoMember, Key: "k", Member: strings.Repeat("y", limit)}}
 	before, _ := os.Stat(j.Path)
 	if err := e.Record(huge); !errors.Is(err, ErrFull) {
 		t.Fatalf("a chunk past the bound: %v, want ErrFull", err)

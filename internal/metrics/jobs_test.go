@@ -33,7 +33,7 @@ func TestJobQueueMetrics(t *testing.T) {
 		Sizes     map[string]int64   `json:"sizes"`
 		Latencies map[string]float64 `json:"latencies"` // Queue#latency, seconds, at now
 	}
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", &rep, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	cfg, err := config.Parse("jobs.toml", []byte("[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n"+
 		"[[delay_queue]]\nname = \"gone\"\nkey = \"delay:gone\"\n"), []string{srv.Addr})
 	if err != nil {

@@ -16,11 +16,11 @@ import (
 func TestJobWorkerMetrics(t *testing.T) {
 	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
 	srv := redistest.Start(t)
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", nil, "fixture.rb", "redis://"+srv.Addr+"/0", "")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", nil, "fixture.rb", "redis://"+srv.Addr+"/0", "")
 	var procs []struct {
 		Identity string `json:"identity"`
 	}
-	redistest.RunFixture(t, ruby, "../../store/testdata/sidekiq", &procs, "processes.rb", "redis://"+srv.Addr+"/0", "")
+	redistest.RunFixture(t, ruby, "../../store/jobs/testdata/sidekiq", &procs, "processes.rb", "redis://"+srv.Addr+"/0", "")
 	cfg, err := config.Parse("jobs.toml", []byte("[[job_queue]]\nname = \"sk\"\nlayout = \"sidekiq\"\n\n"+
 		"[[job_queue]]\nname = \"cel\"\nlayout = \"celery\"\n"), []string{srv.Addr})
 	if err != nil {

@@ -3,5 +3,5 @@
 // (48 hours of history, live counter traffic, queues, limiters, uniques and locks in motion, and
 // the leaks TTL health should find). On a real Redis it keeps to test keys (store.TestQueueKey,
 // store.TestValue), never a real application's. Of hourglass's packages it imports
-// internal/config, scanner and store (scanner for the structure specs).
+// internal/config, scanner, store and store/limits (scanner for the structure specs).
 package traffic

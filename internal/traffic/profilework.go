@@ -11,6 +11,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // work is what one profile entry does per batch of n operations, and what it does at the end.
@@ -68,7 +69,7 @@ func profileWork(ctx context.Context, st *store.Store, cfg *config.Config, e con
 		}
 	case "limiter":
 		for _, l := range cfg.Structures.Limiters {
-			if l.Name == e.Name && l.Layout != store.Hourglass {
+			if l.Name == e.Name && l.Layout != limits.Hourglass {
 				return work{}, fmt.Errorf("limiter %s is %s's: hourglass writes only its own limiters' keys", l.Name, l.Layout)
 			}
 			if l.Name == e.Name {

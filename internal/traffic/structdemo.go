@@ -10,6 +10,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
+	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // structDemo drives every configured queue, limiter, unique and lock the way live systems do, so
@@ -65,7 +66,7 @@ func ownWritable(structs scanner.Structures) scanner.Structures {
 	out := structs
 	out.Limiters = nil
 	for _, l := range structs.Limiters {
-		if l.Layout == store.Hourglass {
+		if l.Layout == limits.Hourglass {
 			out.Limiters = append(out.Limiters, l)
 		}
 	}

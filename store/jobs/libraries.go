@@ -1,0 +1,94 @@
+package jobs
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// libraries is the table of the job libraries hourglass reads, one row a library, in the order
+// the docs and the config name them. Adding a library is its files (<library>.go with its
+// reader and the layout at the top, <library>_tasks.go, <library>_act.go, and where it has them
+// <library>_bulk.go, <library>_workers.go, <library>_throughput.go) and its row here.
+var libraries = []*library{
+	{layout: Sidekiq, open: func(s Source) jobReader {
+		return sidekiqJobs{ns: s.Prefix, deadMax: s.DeadMax, deadTimeout: s.DeadTimeout}
+	},
+		noPause:       "pausing a queue is Sidekiq Pro's (Queue#pause!), not open-source Sidekiq's, which keeps no paused state",
+		noPauseShared: "the scheduled, retry and dead sets are no queue: Sidekiq pauses none of them"},
+	{layout: BullMQ, prefix: "bull", open: func(s Source) jobReader { return bullmqJobs{prefix: s.Prefix} },
+		perQueue:       true,
+		throughputNote: "BullMQ counts only while a Worker's metrics option is on, a point a minute for as long as it keeps"},
+	{layout: RQ, prefix: "rq", open: func(s Source) jobReader { return rqJobs{prefix: s.Prefix} },
+		throughputNote: "RQ keeps counts per worker, since each started, and none a day: these are its live workers' (a worker that exits takes its counts with it)",
+		noPause:        "RQ keeps no paused state for a queue (`rq suspend` stops every worker, not one queue)"},
+	{layout: Celery, open: func(s Source) jobReader { return celeryJobs{prefix: s.Prefix} },
+		untimed:      "Celery's messages carry no time they were sent",
+		noThroughput: "Celery keeps no count of the tasks it ran in Redis: its workers send them as events, which a monitor such as Flower counts",
+		noPause:      "Celery keeps no paused state for a queue in Redis: a worker stops consuming one (cancel_consumer), which the broker does not hold"},
+	{layout: Asynq, prefix: "asynq", open: func(s Source) jobReader { return asynqJobs{prefix: s.Prefix} },
+		perQueue: true},
+}
+
+// library is one row of libraries: what hourglass knows of a job library beside its reader.
+// What only some libraries can do is a method its reader has or lacks (bulkReader,
+// pauseReader, throughputReader, keysReader); the row says why where it lacks one.
+type library struct {
+	layout Layout
+	// prefix is the prefix or namespace the library uses when its user sets none.
+	prefix string
+	// open is the library's reader of a Source's keys.
+	open func(s Source) jobReader
+	// untimed says why the library's waiting jobs carry no time they were sent, "" when they
+	// do: their queues' latency is then not known.
+	untimed string
+	// perQueue: the library counts the jobs it ran per queue, not for all queues together.
+	perQueue bool
+	// noThroughput says why the library keeps no count of the jobs it ran in Redis, and
+	// throughputNote what its counts mean where they are not running totals kept in Redis.
+	noThroughput, throughputNote string
+	// noPause says why the library pauses no queue ("": no pause is hourglass's to offer), and
+	// noPauseShared why it pauses none of its shared sets ("": noPause's reason).
+	noPause, noPauseShared string
+}
+
+// libraryOf is layout's row, or nil for a layout hourglass does not read.
+func libraryOf(l Layout) *library {
+	for _, lib := range libraries {
+		if lib.layout == l {
+			return lib
+		}
+	}
+	return nil
+}
+
+// layoutNames are the libraries' names as an error lists them: "a, b or c".
+func layoutNames() string {
+	names := make([]string, len(libraries))
+	for i, lib := range libraries {
+		names[i] = string(lib.layout)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// pauseReader is a library's reader that pauses a queue as the library does (pause.go).
+type pauseReader interface {
+	pauser(queue string) Pauser
+}
+
+// throughputReader is a library's reader that reads its counts of the jobs it ran
+// (throughput.go): for each of queues where it counts per queue, and days UTC days up to now.
+type throughputReader interface {
+	throughput(ctx context.Context, rdb redis.Cmdable, queues []string, days int, now time.Time) ([]Throughput, error)
+}
+
+// keysReader is a library's reader some of whose keys Classify cannot tell are the library's by
+// their name alone (Celery's list of a queue is named after the queue).
+type keysReader interface {
+	// queueKeys are such keys of queue.
+	queueKeys(queue string) []string
+	// namedQueue is the queue whose keys registry names by the queue's own name, if any.
+	namedQueue(registry string) (string, bool)
+}
