@@ -22,6 +22,8 @@ var consoleModules = []string{
 	"github.com/alicebob/miniredis/", // the embedded Redis
 	"github.com/prometheus/",         // metrics
 	"github.com/BurntSushi/toml",     // the config file
+	"github.com/hibiken/asynq",       // the job libraries' readers (store/jobs)
+	"google.golang.org/protobuf",     // asynq's worker records
 }
 
 // goTool runs the go command in dir, outside this module's workspace, and returns its stdout.
