@@ -8,8 +8,9 @@
 // its memory is bounded by families, windows and top-K dims, never by the number of keys. While a
 // sweep is under way its Snapshot scales what it has seen to the whole keyspace, as estimates with
 // their 95% intervals, and between sweeps a sample of each family's current-window keys read
-// again gives its live total and rate. Of hourglass's packages it imports store,
-// internal/discover and internal/estimate: it reads keys with store's layouts and parsers, hands
+// again gives its live total and rate. Of hourglass's packages it imports store, snapshot,
+// internal/discover, internal/estimate and internal/format: it fills snapshot's types, reads keys
+// with store's layouts and parsers, escapes what it reads with format, hands
 // discover the names of the keys no entry claims and the samples it reads of them, and has
 // estimate scale a sweep under way and put intervals on what it projects from a sample.
 package scanner

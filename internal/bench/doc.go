@@ -6,5 +6,5 @@
 // same keys configured, and the load a console and serve put on the server. It starts a
 // redis-server of its own unless given one, and on a given one writes and deletes only its own
 // keys (store.BenchKey) and changes none of its settings. Of hourglass's packages it imports
-// internal/config, internal/format, internal/report, scanner and store.
+// internal/config, internal/format, internal/report, scanner, snapshot and store.
 package bench

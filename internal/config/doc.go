@@ -2,6 +2,6 @@
 // at the module's root, where the root package embeds it and hands it down as the default and
 // the reference), read and validated with every problem named by file:line,
 // and the usage errors of a command line (UsageError, exit code 2). It turns the file into the
-// store's families and the scanner's structure specs: of hourglass's packages it imports store
-// and scanner. It does no Redis I/O.
+// store's families and the scanner's structure specs: of hourglass's packages it imports store,
+// scanner and snapshot (for the Watcher's shortest refresh). It does no Redis I/O.
 package config

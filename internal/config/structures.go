@@ -1,9 +1,10 @@
 package config
 
 import (
+	"time"
+
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
-	"time"
 )
 
 // structures builds the [[delay_queue]], [[list_queue]], [[limiter]], [[unique]], [[bitmap]] and

@@ -1,9 +1,9 @@
-package scanner
+package snapshot
 
 import "github.com/hourglass-dev/hourglass/store"
 
 // A search of a queue's tasks (internal/inspect runs it through store.Searcher, a step at a time
-// for the console) answers in the store's types: the tui reaches them through the scanner.
+// for the console) answers in the store's types: the tui reaches them through the snapshot.
 type (
 	Found          = store.Found
 	SearchProgress = store.SearchProgress
