@@ -67,7 +67,7 @@ var importRules = []importRule{
 	{pkg: module + "/tui", may: []string{"snapshot", "theme", "internal/cells", "internal/format", "internal/discover"},
 		mustNot: []string{goRedis, miniredis, module + "/store", module + "/scanner"},
 		why:     "the views render a Snapshot and never do Redis I/O; console wires their Redis work"},
-	{pkg: module + "/internal/config", may: []string{"store", "scanner", "snapshot"},
+	{pkg: module + "/internal/config", may: []string{"store", "scanner", "snapshot", "internal/format"},
 		why: "the config builds store's families and the scanner's specs"},
 	{pkg: module + "/internal/target", may: []string{"internal/config", "store"},
 		why: "opens the Redis the config names"},

@@ -465,28 +465,6 @@ func TestParseInteger(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain:key":      "plain:key",
-		"a\x1b[31mred":   `a\x1b[31mred`,
-		"tab\there\n":    `tab\there\n`,
-		`back\slash`:     `back\\slash`,
-		"\xff\xfe":       `\xff\xfe`,
-		"北京:ok":          "北京:ok",
-		"bidi\u202eevil": `bidi\u{202e}evil`,
-		"c1\u009bcsi":    `c1\u{009b}csi`,
-		"del\x7f":        `del\x7f`,
-	} {
-		if got := format.Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
-		}
-	}
-	long := strings.Repeat("k", 1<<20)
-	if got := format.Escape(long); len(got) > format.MaxEscaped+30 || !strings.HasSuffix(got, fmt.Sprintf("…(+%d bytes)", 1<<20-format.MaxEscaped)) {
-		t.Errorf("a 1 MB name escapes to %d bytes ending %q", len(got), got[len(got)-20:])
-	}
-}
-
 // TestSweepOf200kKeysIsBoundedAndBudgeted sweeps 200k family keys at a budget: what the sweep
 // holds stays far below what keeping the keys would take, and it takes at least as long as the
 // budget allows.

@@ -3,5 +3,6 @@
 // the reference), read and validated with every problem named by file:line,
 // and the usage errors of a command line (UsageError, exit code 2). It turns the file into the
 // store's families and the scanner's structure specs: of hourglass's packages it imports store,
-// scanner and snapshot (for the Watcher's shortest refresh). It does no Redis I/O.
+// scanner, snapshot and internal/format: snapshot for the Watcher's shortest refresh, format to
+// keep an error's text on one line. It does no Redis I/O.
 package config
