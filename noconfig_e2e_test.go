@@ -19,7 +19,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // liveCounters writes seed-style pv:<site>:<hour> and pv:<site>:<day> counters in UTC, as a
@@ -102,7 +102,7 @@ func TestNoConfigUnderAnotherZone(t *testing.T) {
 		t.Fatalf("snapshot: %v\n%s", err, stderr.String())
 	}
 	after := lc.hour(label)
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal(out, &snap); err != nil {
 		t.Fatalf("snapshot JSON: %v\n%s", err, out)
 	}
@@ -146,7 +146,7 @@ func TestNoConfigUnderAnotherZone(t *testing.T) {
 // checkInferredSnapshot holds a no-config snapshot to the keys: the entries inferred, the pv
 // family's current UTC hour (label) between the events acknowledged before and after it ran, and
 // no warning of a zone.
-func checkInferredSnapshot(t *testing.T, snap *scanner.Snapshot, label string, before, after int64) {
+func checkInferredSnapshot(t *testing.T, snap *snapshot.Snapshot, label string, before, after int64) {
 	t.Helper()
 	if snap.Inferred == nil {
 		t.Fatal("the snapshot does not say its entries are inferred")

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -30,7 +32,7 @@ type Aggregator struct {
 	opt     Options
 	fams    map[*store.Family]*famAgg
 	order   []*famAgg
-	scan    ScanStats
+	scan    snapshot.ScanStats
 	start   time.Time // when the first page arrived
 	structs *structAgg
 	masters map[string]int64 // keys seen by cluster master
@@ -42,7 +44,7 @@ type famAgg struct {
 	idx      int // its place in the Aggregator's order
 	f        *store.Family
 	keys     int64
-	ttl      TTLCounts
+	ttl      snapshot.TTLCounts
 	windows  map[winKey]*winAgg
 	problems [numProblems]probAgg
 	recon    *reconciler // nil unless the family has hour and day windows
@@ -55,8 +57,8 @@ type winKey struct {
 
 type winAgg struct {
 	w        store.Window
-	expireAt time.Time // the window's end plus retention
-	total    wide      // exact; the Snapshot clamps it to int64 and says when it saturated
+	expireAt time.Time     // the window's end plus retention
+	total    snapshot.Wide // exact; the Snapshot clamps it to int64 and says when it saturated
 	keys     int64
 	top      []topEntry // largest first
 }
@@ -69,8 +71,8 @@ type topEntry struct {
 
 type probAgg struct {
 	keys     int64
-	samples  []string  // raw names of the first keys, for MEMORY USAGE
-	examples []Example // the first keys, escaped
+	samples  []string           // raw names of the first keys, for MEMORY USAGE
+	examples []snapshot.Example // the first keys, escaped
 }
 
 // NewAggregator returns an Aggregator for families.
@@ -149,7 +151,7 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 		fa.windows[wk] = w
 	}
 	expireAt := w.expireAt
-	ex := Example{Family: f.Name(), TTLMS: -1, ExpireAt: expireAt}
+	ex := snapshot.Example{Family: f.Name(), TTLMS: -1, ExpireAt: expireAt}
 	switch {
 	case k.TTL == NoTTL:
 		fa.ttl.NoTTL++
@@ -176,11 +178,11 @@ func (a *Aggregator) add(k *Key, now time.Time) {
 	v, ok := ParseInteger(k.Value)
 	if !ok {
 		ex.TTLMS = ttlMS(k.TTL)
-		ex.Value = Escape(k.Value)
+		ex.Value = format.Escape(k.Value)
 		fa.note(probNotInteger, k, ex, a)
 		return
 	}
-	w.total.addInt(v)
+	w.total.AddInt(v)
 	a.est.note(figID{fam: fa.idx, what: figWinTotal, win: wk}, float64(v))
 	if now.Before(expireAt) {
 		w.push(k.Name, k.Dims, v, a.opt.TopK)
@@ -198,7 +200,7 @@ func ttlMS(d time.Duration) int64 {
 }
 
 // note counts k under problem p and keeps it as an example and a memory sample while there is room.
-func (fa *famAgg) note(p int, k *Key, ex Example, a *Aggregator) {
+func (fa *famAgg) note(p int, k *Key, ex snapshot.Example, a *Aggregator) {
 	opt := a.opt
 	pa := &fa.problems[p]
 	pa.keys++
@@ -207,7 +209,7 @@ func (fa *famAgg) note(p int, k *Key, ex Example, a *Aggregator) {
 		pa.samples = append(pa.samples, k.Name)
 	}
 	if len(pa.examples) < opt.Examples {
-		ex.Key = Escape(k.Name)
+		ex.Key = format.Escape(k.Name)
 		pa.examples = append(pa.examples, ex)
 	}
 }
@@ -272,17 +274,4 @@ func ParseInteger(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(u), true
-}
-
-// addSat adds without wrapping: a sum past the int64 range stays at its end. A job library's
-// counts are never negative, so one at the end is a bound (at least that many).
-func addSat(a, b int64) int64 {
-	s := a + b
-	if (b > 0 && s < a) || (b < 0 && s > a) {
-		if b > 0 {
-			return math.MaxInt64
-		}
-		return math.MinInt64
-	}
-	return s
 }

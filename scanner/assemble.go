@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -17,19 +18,19 @@ import (
 // sweep ran to its end. It reads nothing: before the sweep's last step is added (AddReads) the
 // queues, limiters' decisions, unions, job libraries and memory are left unread, and the
 // Snapshot is taken at the server time now rather than at the reads'.
-func (a *Aggregator) Snapshot(complete bool) *Snapshot {
+func (a *Aggregator) Snapshot(complete bool) *snapshot.Snapshot {
 	now := a.opt.Now()
 	if a.reads != nil {
 		now = a.reads.At
 	}
-	snap := &Snapshot{
+	snap := &snapshot.Snapshot{
 		TakenAt: now, Target: a.opt.Target, Mode: a.opt.Mode, Scan: a.scan,
-		Counters: make([]FamilyStats, 0, len(a.order)),
+		Counters: make([]snapshot.FamilyStats, 0, len(a.order)),
 	}
 	snap.Scan.Complete = complete
-	snap.Scan.Masters = []MasterKeys{}
+	snap.Scan.Masters = []snapshot.MasterKeys{}
 	for addr, n := range a.masters {
-		snap.Scan.Masters = append(snap.Scan.Masters, MasterKeys{Addr: addr, KeysSeen: n})
+		snap.Scan.Masters = append(snap.Scan.Masters, snapshot.MasterKeys{Addr: addr, KeysSeen: n})
 	}
 	sort.Slice(snap.Scan.Masters, func(i, j int) bool { return snap.Scan.Masters[i].Addr < snap.Scan.Masters[j].Addr })
 	if !a.start.IsZero() {
@@ -75,7 +76,7 @@ func (a *Aggregator) Snapshot(complete bool) *Snapshot {
 	}
 	for _, p := range snap.TTLHealth.Problems() {
 		if p.Examples == nil {
-			p.Examples = []Example{}
+			p.Examples = []snapshot.Example{}
 		}
 	}
 	return snap
@@ -91,7 +92,7 @@ const maxStartsOver = 3
 //
 // With opt.Infer, the entries it adopts while the sweep is young start the sweep over with them;
 // those adopted later, or at the end, are counted by one more sweep (see Inferrer).
-func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, opt Options) (*Snapshot, error) {
+func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, opt Options) (*snapshot.Snapshot, error) {
 	sweepCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	if opt.StopAfter > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -105,7 +106,7 @@ func TestUnionsKeepTheBudget(t *testing.T) {
 	yesterday, _ := fam.Key(store.WindowAt(store.Day, now.AddDate(0, 0, -1), time.UTC), []string{"s1"})
 	bitmapOf(t, rdb, today, size, 0)
 	bitmapOf(t, rdb, yesterday, size, 1)
-	take := func(rate int) (*Unique, time.Duration) {
+	take := func(rate int) (*snapshot.Unique, time.Duration) {
 		s := New(rdb, nil, Options{KeysPerSecond: rate, Location: time.UTC, Structures: structs})
 		a := NewAggregator(nil, Options{Location: time.UTC, Structures: structs})
 		if err := s.Run(ctx, a.Add); err != nil {
@@ -161,7 +162,7 @@ func TestWatcherPaysForUnionsBeforeTheNextSweep(t *testing.T) {
 	}
 	const rate = 2000 // a union may read 7.8 MiB; each of these reads 2.7 MiB, 700 keys' weight
 	w := NewWatcher(rdb, nil, Options{KeysPerSecond: rate, Location: time.UTC, Structures: structs})
-	var st Status
+	var st snapshot.Status
 	var err error
 	for !st.Sweep.Completed {
 		if st, err = w.Poll(t.Context(), time.Second, ""); err != nil {

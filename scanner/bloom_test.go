@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -85,7 +86,7 @@ func measuredFP(t *testing.T, b *store.Bloom, n int) float64 {
 	return float64(hits) / float64(n)
 }
 
-func filterOf(t *testing.T, b Bloom, key string) BloomFilter {
+func filterOf(t *testing.T, b snapshot.Bloom, key string) snapshot.BloomFilter {
 	t.Helper()
 	for _, f := range b.Filters {
 		if f.Raw == key {
@@ -93,7 +94,7 @@ func filterOf(t *testing.T, b Bloom, key string) BloomFilter {
 		}
 	}
 	t.Fatalf("no filter %s in %+v", key, b)
-	return BloomFilter{}
+	return snapshot.BloomFilter{}
 }
 
 // TestSnapshotOfBlooms writes filters through store.Bloom (a small one counted whole, a scaling
@@ -162,7 +163,7 @@ func TestSnapshotOfBlooms(t *testing.T) {
 // checkExactBloom checks a filter counted whole: its fill is the test's own BITCOUNT, its
 // elements near those added, its false-positive rate the formula at that fill and near the rate
 // measured (fp < 0: not measured), its memory MEMORY USAGE of its keys.
-func checkExactBloom(t *testing.T, rdb redis.UniversalClient, f BloomFilter, key string, added int, fp float64) {
+func checkExactBloom(t *testing.T, rdb redis.UniversalClient, f snapshot.BloomFilter, key string, added int, fp float64) {
 	t.Helper()
 	fill, fills, hashes := trueFill(t, rdb, key)
 	meta, _ := store.ReadBloomMeta(t.Context(), rdb, key)
@@ -201,7 +202,7 @@ func checkExactBloom(t *testing.T, rdb redis.UniversalClient, f BloomFilter, key
 // checkSampledBloom checks a filter past 1 MB: its coverage is the ranges counted (16 of 64 KB,
 // and the last, partial one), and its intervals hold the test's whole count and the elements
 // added.
-func checkSampledBloom(t *testing.T, rdb redis.UniversalClient, f BloomFilter, key string, added int) {
+func checkSampledBloom(t *testing.T, rdb redis.UniversalClient, f snapshot.BloomFilter, key string, added int) {
 	t.Helper()
 	fill, fills, hashes := trueFill(t, rdb, key)
 	meta, _ := store.ReadBloomMeta(t.Context(), rdb, key)
@@ -291,17 +292,17 @@ func TestBloomFiguresOverTarget(t *testing.T) {
 	part := func(set, lo, hi float64) partCount {
 		return partCount{bits: 1000, bytes: 125, covered: 125, hashes: 7, set: set, lo: lo, hi: hi}
 	}
-	f := BloomFilter{TargetRate: &target}
+	f := snapshot.BloomFilter{TargetRate: &target}
 	bloomFigures(&f, []partCount{part(600, 600, 600)}) // 0.6^7 ≈ 0.028
 	if !f.OverTarget || f.FalsePositive.Value < 0.027 || f.FalsePositive.Value > 0.029 {
 		t.Errorf("at fill 0.6: %+v, over target %v", *f.FalsePositive, f.OverTarget)
 	}
-	f = BloomFilter{TargetRate: &target}
+	f = snapshot.BloomFilter{TargetRate: &target}
 	bloomFigures(&f, []partCount{part(600, 400, 700)}) // its low end 0.4^7 is under 0.01
 	if f.OverTarget {
 		t.Errorf("over target with %+v", *f.FalsePositive)
 	}
-	f = BloomFilter{TargetRate: &target}
+	f = snapshot.BloomFilter{TargetRate: &target}
 	bloomFigures(&f, []partCount{part(995, 990, 1000)})
 	if f.Elements != nil || !strings.Contains(strings.Join(f.Notes, "\n"), "every bit") || !f.OverTarget {
 		t.Errorf("a sub-filter maybe full: elements %v, notes %q", f.Elements, f.Notes)

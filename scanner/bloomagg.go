@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -97,7 +99,7 @@ func (b *bloomAgg) want(spec int) bloomWant {
 // bloomRead is what the sweep's last step read of one entry's filters, in the want's order; a
 // filter not read is left out, counted under why in unreadable.
 type bloomRead struct {
-	filters    []BloomFilter
+	filters    []snapshot.BloomFilter
 	unreadable map[string]int64
 }
 
@@ -112,11 +114,11 @@ func (r *Reads) bloom(spec int) (bloomRead, bool) {
 // bloomStats renders each [[bloom]] entry: its filters as read, sorted by key, and the keys of
 // its pattern that are none. Before the sweep's last step has read them, a filter's figures are
 // null and its note says so.
-func (a *structAgg) bloomStats(reads *Reads) []Bloom {
-	out := make([]Bloom, 0, len(a.specs.Blooms))
+func (a *structAgg) bloomStats(reads *Reads) []snapshot.Bloom {
+	out := make([]snapshot.Bloom, 0, len(a.specs.Blooms))
 	for i, spec := range a.specs.Blooms {
 		agg := a.blooms[i]
-		b := Bloom{Name: spec.Name, Filters: []BloomFilter{}, Unreadable: map[string]int64{}, More: agg.more}
+		b := snapshot.Bloom{Name: spec.Name, Filters: []snapshot.BloomFilter{}, Unreadable: map[string]int64{}, More: agg.more}
 		for why, n := range agg.unreadable {
 			b.Unreadable[why] += n
 		}
@@ -127,7 +129,7 @@ func (a *structAgg) bloomStats(reads *Reads) []Bloom {
 			}
 		} else {
 			for _, f := range agg.filters {
-				b.Filters = append(b.Filters, BloomFilter{Key: Escape(f.key), Raw: f.key, Layout: bloomLayout(f.typ),
+				b.Filters = append(b.Filters, snapshot.BloomFilter{Key: format.Escape(f.key), Raw: f.key, Layout: bloomLayout(f.typ),
 					TTLMS: ttlMS(f.ttl), Notes: []string{"not read yet: its bits are read at the sweep's end"}})
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -112,7 +113,7 @@ func sampledSum(sample []float64, n float64) (mid, half float64) {
 // a filter with several sub-filters sums their ends for Elements and combines them for
 // FalsePositive, as if every sub-filter were at its low end together (or its high end), so its
 // interval is conservative: wider than 95% when more than one sub-filter is sampled.
-func bloomFigures(f *BloomFilter, parts []partCount) {
+func bloomFigures(f *snapshot.BloomFilter, parts []partCount) {
 	var set, lo, hi, bits, bytes, covered float64
 	vals, lows, highs := make([]float64, len(parts)), make([]float64, len(parts)), make([]float64, len(parts))
 	hashes := make([]int, len(parts))
@@ -134,13 +135,13 @@ func bloomFigures(f *BloomFilter, parts []partCount) {
 		return
 	}
 	coverage := covered / bytes
-	f.Fill = &BloomFigure{Value: set / bits, Low: lo / bits, High: hi / bits, Coverage: coverage}
-	f.FalsePositive = &BloomFigure{Value: store.BloomFalsePositive(vals, hashes), Low: store.BloomFalsePositive(lows, hashes),
+	f.Fill = &snapshot.BloomFigure{Value: set / bits, Low: lo / bits, High: hi / bits, Coverage: coverage}
+	f.FalsePositive = &snapshot.BloomFigure{Value: store.BloomFalsePositive(vals, hashes), Low: store.BloomFalsePositive(lows, hashes),
 		High: store.BloomFalsePositive(highs, hashes), Coverage: coverage}
 	if full >= 0 {
 		f.Notes = append(f.Notes, fmt.Sprintf("sub-filter %d may have every bit set: the elements it holds cannot be told", full))
 	} else {
-		f.Elements = &BloomFigure{Value: elems[0], Low: elems[1], High: elems[2], Coverage: coverage}
+		f.Elements = &snapshot.BloomFigure{Value: elems[0], Low: elems[1], High: elems[2], Coverage: coverage}
 	}
 	if f.TargetRate != nil {
 		f.OverTarget = f.FalsePositive.Low > *f.TargetRate

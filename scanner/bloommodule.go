@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -104,7 +106,7 @@ func parseBFDebug(reply any) ([]bfPart, error) {
 // moduleFigures fills what BF.INFO gives, and what BF.DEBUG's parts give when it answered.
 // BF.INFO's Capacity is its sub-filters' together: the first's is capacity/(1+e+…+e^(n−1)), each
 // sub-filter e times the last (src/sb.c), which BF.DEBUG gives as it is.
-func moduleFigures(bf *BloomFilter, info bfInfo, parts []bfPart) {
+func moduleFigures(bf *snapshot.BloomFilter, info bfInfo, parts []bfPart) {
 	subs, expansion, capacity := int(info.filters), int(info.expansion), info.capacity
 	if sum, grow := int64(0), int64(1); info.expansion > 0 && info.filters > 1 {
 		for i := int64(0); i < info.filters && grow <= info.capacity; i++ {
@@ -134,15 +136,15 @@ func moduleFigures(bf *BloomFilter, info bfInfo, parts []bfPart) {
 		set, bits = set+fills[i]*float64(p.bits), bits+float64(p.bits)
 	}
 	fp := store.BloomFalsePositive(fills, hashes)
-	bf.Fill = &BloomFigure{Value: set / bits, Low: set / bits, High: set / bits, From: "items"}
-	bf.FalsePositive = &BloomFigure{Value: fp, Low: fp, High: fp, From: "items"}
+	bf.Fill = &snapshot.BloomFigure{Value: set / bits, Low: set / bits, High: set / bits, From: "items"}
+	bf.FalsePositive = &snapshot.BloomFigure{Value: fp, Low: fp, High: fp, From: "items"}
 	bf.OverTarget = fp > target
 	bf.Notes = append(bf.Notes, "fill and false-positive rate expected from BF.DEBUG's items per sub-filter, not read from its bits; elements not estimated: Added is the module's count")
 }
 
 // readModuleBloom reads one of RedisBloom's filters. nil when BF.INFO is refused (counted in
 // un) or the filter is gone.
-func (s *Sweep) readModuleBloom(ctx context.Context, f bloomFound, un *bloomUnread) *BloomFilter {
+func (s *Sweep) readModuleBloom(ctx context.Context, f bloomFound, un *bloomUnread) *snapshot.BloomFilter {
 	var reply any
 	if err := s.call(ctx, 1, func() (err error) { reply, err = s.rdb.Do(ctx, "BF.INFO", f.key).Result(); return err }); err != nil {
 		if !strings.Contains(err.Error(), "not found") { // gone since its page
@@ -155,10 +157,10 @@ func (s *Sweep) readModuleBloom(ctx context.Context, f bloomFound, un *bloomUnre
 		un.refused("BF.INFO", f.key, err)
 		return nil
 	}
-	bf := &BloomFilter{Key: Escape(f.key), Raw: f.key, Layout: "redisbloom", TTLMS: ttlMS(f.ttl)}
+	bf := &snapshot.BloomFilter{Key: format.Escape(f.key), Raw: f.key, Layout: "redisbloom", TTLMS: ttlMS(f.ttl)}
 	var parts []bfPart
 	if err := s.call(ctx, 1, func() (err error) { reply, err = s.rdb.Do(ctx, "BF.DEBUG", f.key).Result(); return err }); err != nil {
-		bf.Notes = append(bf.Notes, "BF.DEBUG "+Escape(f.key)+": "+strings.TrimSpace(err.Error()))
+		bf.Notes = append(bf.Notes, "BF.DEBUG "+format.Escape(f.key)+": "+strings.TrimSpace(err.Error()))
 	} else if parts, err = parseBFDebug(reply); err != nil {
 		bf.Notes = append(bf.Notes, err.Error())
 	}

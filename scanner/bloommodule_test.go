@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // moduleReplies reads the RedisBloom replies captured from the module (testdata/redisbloom),
@@ -112,7 +114,7 @@ func TestModuleRepliesCaptured(t *testing.T) {
 			if err != nil || len(parts) != c.filters {
 				t.Fatalf("%s: BF.DEBUG %+v, %v", c.f, parts, err)
 			}
-			var bf, bare BloomFilter
+			var bf, bare snapshot.BloomFilter
 			moduleFigures(&bf, info, parts)
 			moduleFigures(&bare, info, nil)
 			if *bf.Capacity != c.capacity || *bare.Capacity != c.capacity || *bf.Added != c.added || *bf.MemoryBytes != c.size ||

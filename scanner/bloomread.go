@@ -9,6 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -31,13 +33,13 @@ func (s *Sweep) readBlooms(ctx context.Context, wants []bloomWant) map[int]bloom
 	rng := bloomRand()
 	for _, w := range wants {
 		un := bloomUnread{counts: map[string]int64{}, labels: map[string]string{}}
-		r := bloomRead{filters: []BloomFilter{}}
+		r := bloomRead{filters: []snapshot.BloomFilter{}}
 		for _, f := range w.filters {
 			if ctx.Err() != nil {
 				un.add("not read: the sweep ended first", "not read: the sweep ended first")
 				continue
 			}
-			var bf *BloomFilter
+			var bf *snapshot.BloomFilter
 			if f.typ == bloomModule {
 				bf = s.readModuleBloom(ctx, f, &un)
 			} else {
@@ -73,7 +75,7 @@ func (u *bloomUnread) add(cause, line string) {
 // cause.
 func (u *bloomUnread) refused(cmd, key string, err error) {
 	cause := strings.TrimSpace(err.Error())
-	u.add(cmd+": "+cause, fmt.Sprintf("%s %s: %s", cmd, Escape(key), cause))
+	u.add(cmd+": "+cause, fmt.Sprintf("%s %s: %s", cmd, format.Escape(key), cause))
 }
 
 // call runs one command (or pipeline) once the budget allows it, charging cost keys, and sends
@@ -100,7 +102,7 @@ func (s *Sweep) call(ctx context.Context, cost int, fn func() error) error {
 
 // readOwnBloom reads one of our filters: its metadata, its sub-filters' sizes and memory, and
 // their bits. nil when it is not one (counted in un) or is gone.
-func (s *Sweep) readOwnBloom(ctx context.Context, f bloomFound, rng *rand.Rand, un *bloomUnread) *BloomFilter {
+func (s *Sweep) readOwnBloom(ctx context.Context, f bloomFound, rng *rand.Rand, un *bloomUnread) *snapshot.BloomFilter {
 	var h map[string]string
 	if err := s.call(ctx, 1, func() (err error) { h, err = s.rdb.HGetAll(ctx, f.key).Result(); return err }); err != nil {
 		un.refused("HGETALL", f.key, err)
@@ -112,12 +114,12 @@ func (s *Sweep) readOwnBloom(ctx context.Context, f bloomFound, rng *rand.Rand, 
 	meta, err := store.ParseBloomMeta(f.key, h)
 	if err != nil {
 		why := strings.TrimPrefix(err.Error(), "store: bloom "+f.key+": ")
-		un.add("meta: "+why, "a hash without a filter's metadata ("+Escape(f.key)+": "+Escape(why)+")")
+		un.add("meta: "+why, "a hash without a filter's metadata ("+format.Escape(f.key)+": "+format.Escape(why)+")")
 		return nil
 	}
 	target := meta.ErrorRate
 	subs := len(meta.Parts)
-	bf := &BloomFilter{Key: Escape(f.key), Raw: f.key, Layout: "hourglass", Capacity: &meta.Capacity, Expansion: &meta.Expansion,
+	bf := &snapshot.BloomFilter{Key: format.Escape(f.key), Raw: f.key, Layout: "hourglass", Capacity: &meta.Capacity, Expansion: &meta.Expansion,
 		SubFilters: &subs, TargetRate: &target, Added: &meta.Added, TTLMS: ttlMS(f.ttl)}
 	strlens, ok := s.bloomSizes(ctx, bf, meta, un)
 	if !ok {
@@ -129,7 +131,7 @@ func (s *Sweep) readOwnBloom(ctx context.Context, f bloomFound, rng *rand.Rand, 
 			return nil
 		}
 		if strlens[i] == 0 {
-			bf.Notes = append(bf.Notes, fmt.Sprintf("sub-filter %d's bitmap %s is absent: read as all zeros", i, Escape(p.Key)))
+			bf.Notes = append(bf.Notes, fmt.Sprintf("sub-filter %d's bitmap %s is absent: read as all zeros", i, format.Escape(p.Key)))
 		}
 		pc, err := countPart(p.Bits, strlens[i], p.Hashes, rng, func(from, to int64) (n int64, err error) {
 			err = s.call(ctx, bitmapCost(to-from+1), func() error {
@@ -160,7 +162,7 @@ func unwrapStore(err error) error {
 // bloomSizes reads, in one pipeline, each sub-filter's STRLEN and MEMORY USAGE of the metadata
 // hash and each sub-filter, setting bf.MemoryBytes (nil, with a note, when refused). ok is false
 // when the filter cannot be read (counted in un); a sub-filter's key of another type is -1.
-func (s *Sweep) bloomSizes(ctx context.Context, bf *BloomFilter, meta store.BloomMeta, un *bloomUnread) ([]int64, bool) {
+func (s *Sweep) bloomSizes(ctx context.Context, bf *snapshot.BloomFilter, meta store.BloomMeta, un *bloomUnread) ([]int64, bool) {
 	var lens, mem []*redis.IntCmd
 	err := s.call(ctx, 2*len(meta.Parts)+1, func() error {
 		pipe := s.rdb.Pipeline()
@@ -194,7 +196,7 @@ func (s *Sweep) bloomSizes(ctx context.Context, bf *BloomFilter, meta store.Bloo
 		switch {
 		case err == redis.Nil: // an absent sub-filter holds nothing
 		case err != nil:
-			bf.Notes = append(bf.Notes, "memory unknown: MEMORY USAGE "+Escape(c.Args()[2].(string))+": "+strings.TrimSpace(err.Error()))
+			bf.Notes = append(bf.Notes, "memory unknown: MEMORY USAGE "+format.Escape(c.Args()[2].(string))+": "+strings.TrimSpace(err.Error()))
 			return out, true
 		default:
 			total += n

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -75,7 +76,7 @@ func TestBloomReadRidesOutLostReplies(t *testing.T) {
 	}
 }
 
-func readOne(t *testing.T, s *Sweep) BloomFilter {
+func readOne(t *testing.T, s *Sweep) snapshot.BloomFilter {
 	t.Helper()
 	r := s.readBlooms(t.Context(), []bloomWant{{spec: 0, filters: []bloomFound{{key: "bf:a", typ: bloomHash}}}})[0]
 	if len(r.filters) != 1 {

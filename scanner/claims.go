@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -44,7 +45,7 @@ func (c *claimAgg) add(k *Key, st Structures) {
 		if len(c.pairs) >= maxClaimPairs {
 			return
 		}
-		p = &claimPair{example: Escape(k.Name)}
+		p = &claimPair{example: format.Escape(k.Name)}
 		c.pairs[pair] = p
 	}
 	p.keys++

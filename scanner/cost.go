@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -24,24 +25,6 @@ import (
 // a script's EVALSHA counts with all its script does, and commandstats holds the time Redis spent
 // executing commands, not reading requests and writing replies (with pipelines that is small:
 // see docs/configuration.md for how the figure compares with the server's CPU).
-
-// Cost is what the Watcher's commands cost Redis over the last interval between two Polls.
-type Cost struct {
-	// Interval is the time between the two readings; zero until a Poll has a reading before it
-	// (then nothing else here is known).
-	Interval time.Duration
-	// KeysPerSecond is the keys the sweep visited a second over the interval, on all masters.
-	KeysPerSecond float64
-	// Share is hourglass' share of one core of Redis over the interval (0.01 is 1%), of the
-	// master it cost most on a cluster; ShareKnown is false when Err says why not.
-	Share      float64
-	ShareKnown bool
-	// Masters is how many masters Share is the largest of.
-	Masters int
-	// Err says why Share is unknown: "INFO commandstats refused: …", or a master whose
-	// commandstats could not be read.
-	Err string
-}
 
 // cmdStat is one line of INFO commandstats.
 type cmdStat = store.CommandStat
@@ -161,7 +144,7 @@ func (m *costMeter) takeSent(addr string) map[string]int64 {
 
 // read reads every master's INFO commandstats and returns the Cost over the interval since the
 // last read. A refusal or a failure is said in Cost.Err; the sweep's rate is known regardless.
-func (m *costMeter) read(ctx context.Context, rdb redis.UniversalClient) Cost {
+func (m *costMeter) read(ctx context.Context, rdb redis.UniversalClient) snapshot.Cost {
 	now := time.Now()
 	var mu sync.Mutex
 	readings := map[string]costReading{}
@@ -190,7 +173,7 @@ func (m *costMeter) read(ctx context.Context, rdb redis.UniversalClient) Cost {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var cost Cost
+	var cost snapshot.Cost
 	if !m.lastAt.IsZero() {
 		cost.Interval = now.Sub(m.lastAt)
 		// Over the last few polls, as the Redis time is: a sweep that completed early and waits

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -63,7 +64,7 @@ func TestWatcherPutsDownRedisTimeToItsCommands(t *testing.T) {
 	fams := families(t)
 	fillKeys(t, admin, fams[0], 4000)
 	w := NewWatcher(srv.Client(t), fams, Options{Count: 200, Location: shanghai})
-	poll := func() Status {
+	poll := func() snapshot.Status {
 		t.Helper()
 		st, err := w.Poll(t.Context(), time.Minute, "") // no budget: each poll sweeps all 5,000 keys
 		if err != nil {
@@ -116,7 +117,7 @@ func TestWatcherSaysWhyRedisTimeIsUnknown(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "pw"})
 	t.Cleanup(func() { _ = rdb.Close() })
 	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
-	poll := func() Cost {
+	poll := func() snapshot.Cost {
 		t.Helper()
 		st, err := w.Poll(t.Context(), time.Minute, "")
 		if err != nil {
@@ -150,7 +151,7 @@ func TestWatcherPutsDownRedisTimePerMaster(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
-	var cost Cost
+	var cost snapshot.Cost
 	for range 2 {
 		st, err := w.Poll(t.Context(), time.Minute, "")
 		if err != nil {

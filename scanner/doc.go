@@ -9,8 +9,9 @@
 // sweep is under way its Snapshot scales what it has seen to the whole keyspace, as estimates with
 // their 95% intervals, and between sweeps a sample of each family's current-window keys read
 // again gives its live total and rate. Of hourglass's packages it imports store,
-// store/jobs, store/limits, internal/discover and internal/estimate: it reads keys with store's
-// layouts and parsers and other programs' with store/jobs' and store/limits', hands
+// store/jobs, store/limits, snapshot, internal/discover, internal/estimate and internal/format: it
+// fills snapshot's types, reads keys with store's layouts and parsers and other programs' with
+// store/jobs' and store/limits', escapes what it reads with format, hands
 // discover the names of the keys no entry claims and the samples it reads of them, and has
 // estimate scale a sweep under way and put intervals on what it projects from a sample.
 package scanner

@@ -3,6 +3,7 @@ package scanner
 import (
 	"time"
 
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -23,22 +24,22 @@ func (fa *famAgg) noteEst(e *estAgg, what int, y float64) {
 // every count and total becomes an estimate, with its Estimate
 // beside it; what cannot be scaled (a top list, a maximum) stays what was seen so far, and the
 // reconciliation, which needs every hour and day of a tuple, waits for a complete sweep.
-func (a *Aggregator) fillEstimates(snap *Snapshot, now time.Time) {
+func (a *Aggregator) fillEstimates(snap *snapshot.Snapshot, now time.Time) {
 	e := a.est
 	for _, fa := range a.order {
 		fs := &snap.Counters[fa.idx]
 		fs.Keys, fs.KeysEstimate = e.count(figID{fam: fa.idx, what: figKeys})
-		var te TTLEstimates
+		var te snapshot.TTLEstimates
 		for _, c := range []struct {
 			what int
 			n    *int64
-			est  *Estimate
+			est  *snapshot.Estimate
 		}{
 			{figTTLOK, &fs.TTL.OK, &te.OK}, {figNoTTL, &fs.TTL.NoTTL, &te.NoTTL},
 			{figOverRetention, &fs.TTL.OverRetention, &te.OverRetention},
 			{figExpired, &fs.TTL.ExpiredButPresent, &te.ExpiredButPresent},
 		} {
-			var est *Estimate
+			var est *snapshot.Estimate
 			*c.n, est = e.count(figID{fam: fa.idx, what: c.what})
 			*c.est = *est
 		}
@@ -57,7 +58,7 @@ func (a *Aggregator) fillEstimates(snap *Snapshot, now time.Time) {
 		}
 		loc := fa.f.Zone(a.opt.Location)
 		fs.Series = fa.seriesOf(now, loc, func(wk winKey, w *winAgg) (int64, bool) {
-			t, sat := w.total.int64()
+			t, sat := w.total.Int64()
 			if est, ok := totals[wk]; ok && !sat {
 				t = est
 			}
@@ -65,7 +66,7 @@ func (a *Aggregator) fillEstimates(snap *Snapshot, now time.Time) {
 		})
 		fs.Series.Estimated = true
 		if cur := fs.CurrentWindow("hour"); cur != nil {
-			fs.setHourAvg(true, float64(cur.Total), now.Sub(cur.Start).Seconds())
+			setHourAvg(fs, true, float64(cur.Total), now.Sub(cur.Start).Seconds())
 		}
 		fs.Reconciliation, fs.MismatchedDims = nil, 0
 	}
@@ -73,7 +74,7 @@ func (a *Aggregator) fillEstimates(snap *Snapshot, now time.Time) {
 
 // fillProblems scales the health's problem counts of family fam (-1: all), and the memory they
 // hold with them.
-func fillProblems(h *Health, e *estAgg, fam int) {
+func fillProblems(h *snapshot.Health, e *estAgg, fam int) {
 	for i, p := range h.Problems()[:numProblems] {
 		seen := p.Keys
 		p.Keys, p.KeysEstimate = e.count(figID{fam: fam, what: problemFig[i]})

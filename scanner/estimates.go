@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // What a sweep under way scales, per family (and per window): each is one figure of the
@@ -115,7 +116,7 @@ func (st *stratum) close() {
 }
 
 // figure estimates one figure over every master, with the open clusters counted as closed.
-func (e *estAgg) figure(id figID) Estimate {
+func (e *estAgg) figure(id figID) snapshot.Estimate {
 	var strata []estimate.Stratum
 	for addr, st := range e.strata {
 		fr := st.frame
@@ -135,13 +136,13 @@ func (e *estAgg) figure(id figID) Estimate {
 
 // count is figure's estimate of a count of keys: never below what was seen, and the rounded
 // figure to show beside it.
-func (e *estAgg) count(id figID) (int64, *Estimate) {
+func (e *estAgg) count(id figID) (int64, *snapshot.Estimate) {
 	est := e.figure(id).AtLeastSeen()
 	return clampInt64(est.Estimate), &est
 }
 
 // total is figure's estimate of a sum of values, and the rounded figure to show beside it.
-func (e *estAgg) total(id figID) (int64, *Estimate) {
+func (e *estAgg) total(id figID) (int64, *snapshot.Estimate) {
 	est := e.figure(id)
 	return clampInt64(est.Estimate), &est
 }
@@ -182,7 +183,7 @@ func clampInt64(v float64) int64 {
 func (a *Aggregator) SetProgress(p Progress) { a.est.prog = p }
 
 // scanProgress fills the scan's coverage, its masters' and its ETA for a sweep under way.
-func (a *Aggregator) scanProgress(sc *ScanStats, now time.Time) {
+func (a *Aggregator) scanProgress(sc *snapshot.ScanStats, now time.Time) {
 	sc.DBSizeNote = a.est.prog.Note
 	var pop int64
 	known := len(a.est.prog.Masters) > 0

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -57,7 +58,7 @@ func fillEstimated(t *testing.T, rdb redis.UniversalClient, f *store.Family, n, 
 
 // sweepTo runs s in slices until it has seen share of the keys the servers hold, folding its
 // pages into a, and returns a's Snapshot of the sweep under way.
-func sweepTo(t *testing.T, s *Sweep, a *Aggregator, share float64) *Snapshot {
+func sweepTo(t *testing.T, s *Sweep, a *Aggregator, share float64) *snapshot.Snapshot {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -83,7 +84,7 @@ func sweepTo(t *testing.T, s *Sweep, a *Aggregator, share float64) *Snapshot {
 // 30,000, so the test does not fail by chance, and it still fails when the estimate is not scaled
 // (a tenth of the truth at 10% coverage) or the interval is far too narrow. The interval must
 // also be useful: narrower than maxRel of the estimate on each side.
-func within(t *testing.T, what string, e *Estimate, want int64, maxRel float64) {
+func within(t *testing.T, what string, e *snapshot.Estimate, want int64, maxRel float64) {
 	t.Helper()
 	if e == nil || e.SoFar || e.High == nil {
 		t.Fatalf("%s: no estimate (%+v), want one near %d", what, e, want)

@@ -4,18 +4,20 @@ import (
 	"sort"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
 // stats renders one family's aggregate.
-func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, types map[string]string, note string) FamilyStats {
+func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, types map[string]string, note string) snapshot.FamilyStats {
 	f := fa.f
-	fs := FamilyStats{
+	fs := snapshot.FamilyStats{
 		Family: f.Name(), Dims: f.Dims(), Keys: fa.keys, TTL: fa.ttl,
 		WrongType:  fa.problems[probWrongType].keys,
 		NotInteger: fa.problems[probNotInteger].keys,
-		Windows:    make([]WindowStats, 0, len(fa.windows)),
-		Series:     Series{Hours: []int64{}, Days: []int64{}},
+		Windows:    make([]snapshot.WindowStats, 0, len(fa.windows)),
+		Series:     snapshot.Series{Hours: []int64{}, Days: []int64{}},
 	}
 	for _, g := range f.Granularities() {
 		fs.Granularities = append(fs.Granularities, g.String())
@@ -23,15 +25,15 @@ func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, type
 	dimNames := f.Dims()
 	for _, w := range sortedWindows(fa.windows) {
 		wf, _ := f.Format(w.w.Granularity)
-		ws := WindowStats{
+		ws := snapshot.WindowStats{
 			Granularity: w.w.Granularity.String(), Window: wf.Format(w.w), Start: w.w.Start,
 			Keys:    w.keys,
 			Current: w.w.Contains(now),
 			Expired: !now.Before(w.expireAt),
 		}
-		ws.Total, ws.Saturated = w.total.int64()
+		ws.Total, ws.Saturated = w.total.Int64()
 		for _, t := range w.top {
-			ws.Top = append(ws.Top, DimsValue{Dims: dimsMap(dimNames, t.dims), Value: t.value, key: t.name})
+			ws.Top = append(ws.Top, snapshot.DimsValue{Dims: dimsMap(dimNames, t.dims), Value: t.value, Raw: t.name})
 		}
 		fs.Windows = append(fs.Windows, ws)
 	}
@@ -42,9 +44,9 @@ func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, type
 	var hourTotal float64 // 0 when no key is in the current hour
 	cur := store.WindowAt(store.Hour, now, loc)
 	if w := fa.windows[winKey{store.Hour, cur.Start.Unix()}]; w != nil {
-		hourTotal = w.total.float() // exact even when the total saturated
+		hourTotal = w.total.Float() // exact even when the total saturated
 	}
-	fs.setHourAvg(f.Has(store.Hour), hourTotal, now.Sub(cur.Start).Seconds())
+	setHourAvg(&fs, f.Has(store.Hour), hourTotal, now.Sub(cur.Start).Seconds())
 	fa.problemStats(&fs.Health, sizes, types)
 	fs.Health.MemoryNote = note
 	if fa.recon != nil {
@@ -57,11 +59,11 @@ func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, type
 
 // problemStats fills h's problems: their counts, their examples with the bytes and type read of
 // each, and the memory of all their keys estimated from the sampled ones.
-func (fa *famAgg) problemStats(h *Health, sizes map[string]int64, types map[string]string) {
+func (fa *famAgg) problemStats(h *snapshot.Health, sizes map[string]int64, types map[string]string) {
 	for i, p := range h.Problems()[:numProblems] {
 		pa := &fa.problems[i]
 		p.Keys = pa.keys
-		p.Examples = make([]Example, 0, len(pa.examples))
+		p.Examples = make([]snapshot.Example, 0, len(pa.examples))
 		var sum int64
 		for j, name := range pa.samples {
 			n, ok := sizes[name]
@@ -87,17 +89,17 @@ func (fa *famAgg) problemStats(h *Health, sizes map[string]int64, types map[stri
 }
 
 // series returns the totals of the last SeriesHours hours and SeriesDays days, oldest first.
-func (fa *famAgg) series(now time.Time, loc *time.Location) Series {
-	return fa.seriesOf(now, loc, func(_ winKey, w *winAgg) (int64, bool) { return w.total.int64() })
+func (fa *famAgg) series(now time.Time, loc *time.Location) snapshot.Series {
+	return fa.seriesOf(now, loc, func(_ winKey, w *winAgg) (int64, bool) { return w.total.Int64() })
 }
 
 // seriesOf is series with each window's total (and whether it saturated) given by total.
-func (fa *famAgg) seriesOf(now time.Time, loc *time.Location, total func(winKey, *winAgg) (int64, bool)) Series {
-	s := Series{Hours: []int64{}, Days: []int64{}}
+func (fa *famAgg) seriesOf(now time.Time, loc *time.Location, total func(winKey, *winAgg) (int64, bool)) snapshot.Series {
+	s := snapshot.Series{Hours: []int64{}, Days: []int64{}}
 	for _, g := range fa.f.Granularities() {
-		n := SeriesHours
+		n := snapshot.SeriesHours
 		if g == store.Day {
-			n = SeriesDays
+			n = snapshot.SeriesDays
 		}
 		out := make([]int64, n)
 		w := store.WindowAt(g, now, loc)
@@ -124,7 +126,7 @@ func dimsMap(names, dims []string) map[string]string {
 	m := make(map[string]string, len(names))
 	for i, n := range names {
 		if i < len(dims) {
-			m[n] = Escape(dims[i])
+			m[n] = format.Escape(dims[i])
 		}
 	}
 	return m
@@ -150,9 +152,9 @@ func sortedWindows[T any](m map[winKey]T) []T {
 	return wins
 }
 
-// setHourAvg sets the hour's average: total, the current hour's, over secs, the seconds gone in
+// setHourAvg sets fs's hour average: total, the current hour's, over secs, the seconds gone in
 // it; nil with the reason for a family without hour windows, or in the hour's first second.
-func (fs *FamilyStats) setHourAvg(hasHours bool, total, secs float64) {
+func setHourAvg(fs *snapshot.FamilyStats, hasHours bool, total, secs float64) {
 	switch {
 	case !hasHours:
 		fs.HourAvgPerSec, fs.HourAvgNote = nil, "no hour windows: the family is written in day windows (rate_per_sec is the day's growth)"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -26,21 +27,21 @@ func TestWideAddsExactly(t *testing.T) {
 		{[]int64{math.MinInt64, math.MaxInt64}, -1, false},
 		{[]int64{-5, 3}, -2, false},
 	} {
-		var w wide
+		var w snapshot.Wide
 		for _, v := range c.vals {
-			w.addInt(v)
+			w.AddInt(v)
 		}
-		if n, sat := w.int64(); n != c.want || sat != c.sat {
+		if n, sat := w.Int64(); n != c.want || sat != c.sat {
 			t.Errorf("%v: %d (saturated %v), want %d (%v)", c.vals, n, sat, c.want, c.sat)
 		}
-		if d := w.sub(w); d != (wide{}) {
+		if d := w.Sub(w); d != (snapshot.Wide{}) {
 			t.Errorf("%v minus itself is %+v", c.vals, d)
 		}
 	}
-	var big wide
-	big.addInt(math.MaxInt64)
-	big.addInt(math.MaxInt64)
-	if f := big.float(); f != 2*float64(math.MaxInt64) || big.neg().float() != -f || !big.greater(wideOf(math.MaxInt64)) {
+	var big snapshot.Wide
+	big.AddInt(math.MaxInt64)
+	big.AddInt(math.MaxInt64)
+	if f := big.Float(); f != 2*float64(math.MaxInt64) || big.Neg().Float() != -f || !big.Greater(snapshot.WideOf(math.MaxInt64)) {
 		t.Errorf("2·MaxInt64 as a float: %v", f)
 	}
 }
@@ -64,7 +65,7 @@ func TestSumOfFiguresSaysWhenItIsABound(t *testing.T) {
 		{[]fig{{math.MaxInt64, true}, {math.MinInt64, true}}, 0, false, false},
 		{[]fig{{math.MinInt64, true}, {-1, false}}, math.MinInt64, true, true},
 	} {
-		var s Sum
+		var s snapshot.Sum
 		for _, f := range c.figs {
 			s.Add(f.n, f.sat)
 		}
@@ -169,17 +170,17 @@ func TestSaturatedTotalsAreMarked(t *testing.T) {
 // the rate is left nil (the console then shows the hour's average), never 0.
 func TestRateOfASaturatedTotalIsUnknown(t *testing.T) {
 	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	snapAt := func(at time.Time, total int64, sat bool) *Snapshot {
-		return &Snapshot{TakenAt: at, Counters: []FamilyStats{{Family: "f", Granularities: []string{"hour"},
-			Windows: []WindowStats{{Granularity: "hour", Start: start, Total: total, Saturated: sat, Current: true}}}}}
+	snapAt := func(at time.Time, total int64, sat bool) *snapshot.Snapshot {
+		return &snapshot.Snapshot{TakenAt: at, Counters: []snapshot.FamilyStats{{Family: "f", Granularities: []string{"hour"},
+			Windows: []snapshot.WindowStats{{Granularity: "hour", Start: start, Total: total, Saturated: sat, Current: true}}}}}
 	}
 	s := snapAt(start.Add(20*time.Minute), math.MaxInt64, true)
-	s.SetRate(snapAt(start.Add(10*time.Minute), math.MaxInt64, true))
+	SetRate(s, snapAt(start.Add(10*time.Minute), math.MaxInt64, true))
 	if r := s.Counters[0].RatePerSec; r != nil {
 		t.Errorf("rate %v of a saturated total, want nil", *r)
 	}
 	s = snapAt(start.Add(20*time.Minute), 1200, false)
-	s.SetRate(snapAt(start.Add(10*time.Minute), 600, false))
+	SetRate(s, snapAt(start.Add(10*time.Minute), 600, false))
 	if r := s.Counters[0].RatePerSec; r == nil || *r != 1 {
 		t.Errorf("rate %v, want 1/s", r)
 	}

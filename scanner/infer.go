@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -34,15 +35,6 @@ type Adoption struct {
 
 // empty reports whether a adopts nothing.
 func (a Adoption) empty() bool { return len(a.Entries) == 0 }
-
-// Inferred is what a Snapshot or a Status says of entries inferred from the keys: those adopted,
-// in the order they were, and how many of them count only from the next sweep.
-type Inferred struct {
-	Entries []discover.Entry `json:"entries"`
-	// Pending is how many of Entries the figures shown do not count yet (adopted when the sweep
-	// was too far on to start over, or at its end): the next sweep does.
-	Pending int `json:"pending"`
-}
 
 // The schedule of the Inferrer's turns: first once the sweep has seen minInferKeys keys (or
 // all there are), then each time the keys it has seen double, and at its end. Discover's groups
@@ -134,7 +126,7 @@ func (in *inferring) takePending() Adoption {
 }
 
 // state is what the front ends are told: nil without an Inferrer.
-func (in *inferring) state() *Inferred {
+func (in *inferring) state() *snapshot.Inferred {
 	if in == nil {
 		return nil
 	}
@@ -142,7 +134,7 @@ func (in *inferring) state() *Inferred {
 	if in.shown >= 0 {
 		counted = in.shown
 	}
-	return &Inferred{Entries: slices.Clone(in.adopted), Pending: len(in.adopted) - counted}
+	return &snapshot.Inferred{Entries: slices.Clone(in.adopted), Pending: len(in.adopted) - counted}
 }
 
 // with returns a and b together, in new slices.

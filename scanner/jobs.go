@@ -4,6 +4,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -40,7 +42,7 @@ func (j *jobAgg) add(name string, k jobs.Key, spec JobQueueSpec) {
 		if len(j.maybe) < maxJobQueues {
 			j.maybe[k.Queue] = k.Else
 		}
-	case k.Queue != "" && spec.wants(k.Queue) && !j.queues[k.Queue]:
+	case k.Queue != "" && spec.Covers(k.Queue) && !j.queues[k.Queue]:
 		if len(j.queues) >= maxJobQueues {
 			j.more++
 			return
@@ -52,12 +54,12 @@ func (j *jobAgg) add(name string, k jobs.Key, spec JobQueueSpec) {
 // jobQueues renders each [[job_queue]] entry: the queues the sweep found and the library's
 // registries name, each with the library's own counts, and what it keeps for all queues, as the
 // sweep's last step read them (none when it has not run).
-func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
-	out := []JobQueues{}
+func (a *structAgg) jobQueues(reads *Reads) []snapshot.JobQueues {
+	out := []snapshot.JobQueues{}
 	for i, spec := range a.specs.JobQueues {
 		src := spec.Source
-		jq := JobQueues{Name: spec.Name, Layout: string(src.Layout), Prefix: src.Prefix, Queues: []JobQueue{}, Notes: src.Notes(),
-			Throughput: []JobThroughput{}}
+		jq := snapshot.JobQueues{Name: spec.Name, Layout: string(src.Layout), Prefix: src.Prefix, Queues: []snapshot.JobQueue{}, Notes: src.Notes(),
+			Throughput: []snapshot.JobThroughput{}}
 		if jq.Notes == nil {
 			jq.Notes = []string{}
 		}
@@ -71,7 +73,7 @@ func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 		}
 		jq.QueuesFound = int64(len(r.names)) + r.more
 		for k, q := range r.names {
-			ref := QueueRef{Kind: QueueJob, Name: spec.Name, Queue: q, queue: src.Queue(q), where: q}
+			ref := snapshot.QueueRef{Kind: snapshot.QueueJob, Name: spec.Name, Queue: q}
 			jq.Queues = append(jq.Queues, jobQueueOf(ref, &r.stats[k], r.errs[k]))
 		}
 		jq.Throughput, jq.ThroughputNote = throughputOf(r.tput), throughputNote(src, r.tputErr)
@@ -81,7 +83,7 @@ func (a *structAgg) jobQueues(reads *Reads) []JobQueues {
 		if r.sharedErr != nil {
 			jq.Error = r.sharedErr.Error()
 		} else if r.shared != nil {
-			row := jobQueueOf(QueueRef{Kind: QueueJob, Name: spec.Name, queue: src.SharedQueue()}, r.shared, nil)
+			row := jobQueueOf(snapshot.QueueRef{Kind: snapshot.QueueJob, Name: spec.Name}, r.shared, nil)
 			jq.Shared = &row
 		}
 		jq.Workers = jobWorkersOf(r.workers, r.workersErr, reads.At)
@@ -101,7 +103,7 @@ func mergeJobQueues(j jobWant, registered [][]string) (names []string, more int6
 	for _, regNames := range registered {
 		for _, q := range regNames {
 			switch {
-			case seen[q] || !j.src.wants(q):
+			case seen[q] || !j.src.Covers(q):
 			case len(seen) >= maxJobQueues:
 				more++
 			default:
@@ -118,8 +120,8 @@ func mergeJobQueues(j jobWant, registered [][]string) (names []string, more int6
 }
 
 // jobQueueOf renders the stats of ref's queue; a count the library does not keep there is null.
-func jobQueueOf(ref QueueRef, st *jobs.Stats, err error) JobQueue {
-	q := JobQueue{Queue: Escape(ref.Queue), RawQueue: ref.Queue, States: map[string]int64{}, Ref: ref}
+func jobQueueOf(ref snapshot.QueueRef, st *jobs.Stats, err error) snapshot.JobQueue {
+	q := snapshot.JobQueue{Queue: format.Escape(ref.Queue), RawQueue: ref.Queue, States: map[string]int64{}, Ref: ref}
 	if err != nil {
 		q.Error = err.Error()
 		return q

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -33,44 +33,6 @@ const liveExact = 20
 // sweep's, so a full sweep still ends however many families are read live.
 const liveShare = 0.5
 
-// LiveFamily is one counter family's current window as its live sample says it is now, read at
-// this Poll: the window's total and how fast it grows, each an estimate with its 95% interval.
-// The keys with the largest values are read exactly; the others are a priority sample, each
-// weighted by its chance to be drawn (docs/estimates.md, "Live rates").
-type LiveFamily struct {
-	Family      string
-	Granularity string // "hour", or "day" for a family without hour windows
-	Window      string // as the family formats it
-	WindowStart time.Time
-	// Keys is the number of the window's keys, and KeysFrom where it comes from: "snapshot" (the
-	// last complete sweep, in this window) or "sweep" (the keys the sweep under way has visited
-	// so far, when it has seen more). Top+Sampled over Keys is the figures' Coverage.
-	Keys     int64
-	KeysFrom string
-	// Partial is set when no complete sweep has counted this window's keys: the figures count
-	// only the keys seen so far, and the window may hold more. They are then lower bounds.
-	Partial bool
-	Top     int // keys read exactly: the window's largest values
-	Sampled int // other keys read: the sample
-	// Total is the window's total now; RatePerSec how fast it grew between RateSince and ReadAt.
-	// Either is nil when it cannot be estimated, with the reason in Note.
-	Total      *estimate.Figure
-	RatePerSec *estimate.Figure
-	RateSince  time.Time
-	ReadAt     time.Time
-	Note       string
-}
-
-// LiveFamily returns the live read of the counter family named name at this Poll, or nil.
-func (s Status) LiveFamily(name string) *LiveFamily {
-	for i := range s.Families {
-		if s.Families[i].Family == name {
-			return &s.Families[i]
-		}
-	}
-	return nil
-}
-
 // liveSampler keeps, for each counter family, the keys of its current window that the Watcher
 // reads again at every Poll: the largest values seen, and a priority sample of the others (each
 // key's priority is its value over a uniform draw made from its name's hash). It is fed by every
@@ -86,7 +48,7 @@ type liveSampler struct {
 	lastRead   time.Time
 	// lastFigures are each family's last figures, returned again by a Poll whose budget cannot
 	// read it; turn is the family a read on a tight budget begins with (inTurn).
-	lastFigures []LiveFamily
+	lastFigures []snapshot.LiveFamily
 	turn        int
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -105,7 +106,7 @@ func checkLiveRate(t *testing.T, rdb redis.UniversalClient, n int) {
 	}()
 	defer func() { stop(); wg.Wait() }()
 
-	var got *LiveFamily
+	var got *snapshot.LiveFamily
 	var reads, charged int64
 	redistest.Eventually(t, "a live rate over 8s", 60*time.Second, func() bool {
 		before := w.sweep.pace.spent

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // read reads every family's live keys again (MGET, in chunks of at most valueChunk keys of one
@@ -20,7 +21,7 @@ import (
 // and the part of its sample of the highest priorities that fits, a priority sample too. last is
 // the last complete Snapshot (nil before the first), whose window counts say how many keys the
 // window holds.
-func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace *pacer, last *Snapshot) ([]LiveFamily, int, error) {
+func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace *pacer, last *snapshot.Snapshot) ([]snapshot.LiveFamily, int, error) {
 	now := s.now()
 	var fams []*famSample
 	for _, fs := range s.order {
@@ -55,7 +56,7 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 	at := time.Now()
 	s.lastRead = at
 	pace.spend(len(names))
-	out := make([]LiveFamily, 0, len(fams))
+	out := make([]snapshot.LiveFamily, 0, len(fams))
 	j := 0
 	for i, fs := range fams {
 		got := vals[j : j+len(keys[i])]
@@ -93,15 +94,15 @@ func (s *liveSampler) inTurn(fams []*famSample, allow int) []*famSample {
 
 // keep is this read's figures with, for the families it did not read, their last ones while
 // they are still of the family's current window, in the families' order.
-func (s *liveSampler) keep(read []LiveFamily) []LiveFamily {
-	byName := map[string]LiveFamily{}
+func (s *liveSampler) keep(read []snapshot.LiveFamily) []snapshot.LiveFamily {
+	byName := map[string]snapshot.LiveFamily{}
 	for _, lf := range s.lastFigures {
 		byName[lf.Family] = lf
 	}
 	for _, lf := range read {
 		byName[lf.Family] = lf
 	}
-	var out []LiveFamily
+	var out []snapshot.LiveFamily
 	for _, fs := range s.order {
 		if lf, ok := byName[fs.f.Name()]; ok && lf.WindowStart.Equal(fs.win.Start) {
 			out = append(out, lf)
@@ -198,8 +199,8 @@ func parseLive(s string) (int64, bool) {
 
 // figures takes a family's live reads in (keys and their values, read at at; tau the threshold
 // of the sample's keys read) and estimates its window's total and rate.
-func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at time.Time, last *Snapshot) LiveFamily {
-	lf := LiveFamily{Family: fs.f.Name(), Granularity: fs.g.String(), WindowStart: fs.win.Start, ReadAt: at}
+func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at time.Time, last *snapshot.Snapshot) snapshot.LiveFamily {
+	lf := snapshot.LiveFamily{Family: fs.f.Name(), Granularity: fs.g.String(), WindowStart: fs.win.Start, ReadAt: at}
 	if wf, ok := fs.f.Format(fs.g); ok {
 		lf.Window = wf.Format(fs.win)
 	}
@@ -325,7 +326,7 @@ func (h *htSum) figure(cover float64, leftOut bool) (estimate.Figure, bool) {
 // sweep's count when it was taken in this window, or the sweep under way's when it has seen
 // more; read is the keys read now, at least that many. partial is set unless the last complete sweep began in the window,
 // when it saw every key the window had then.
-func (fs *famSample) population(last *Snapshot, read int64) (n int64, from string, partial bool) {
+func (fs *famSample) population(last *snapshot.Snapshot, read int64) (n int64, from string, partial bool) {
 	n, from, partial = fs.swept, "sweep", true
 	if last != nil {
 		began := last.TakenAt.Add(-time.Duration(last.Scan.DurationMS) * time.Millisecond)

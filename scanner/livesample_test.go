@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -19,8 +20,8 @@ func TestLiveFiguresCover(t *testing.T) {
 	flow := families(t)[0]
 	now := time.Date(2026, 3, 1, 12, 30, 0, 0, shanghai)
 	win := store.WindowAt(store.Hour, now, shanghai)
-	last := &Snapshot{TakenAt: now, Counters: []FamilyStats{{Family: "flow",
-		Windows: []WindowStats{{Granularity: "hour", Start: win.Start, Keys: n}}}}}
+	last := &snapshot.Snapshot{TakenAt: now, Counters: []snapshot.FamilyStats{{Family: "flow",
+		Windows: []snapshot.WindowStats{{Granularity: "hour", Start: win.Start, Keys: n}}}}}
 	rng := rand.New(rand.NewPCG(7, 8))
 	var rateIn, totalIn int
 	var rateWidth, totalWidth float64

@@ -2,11 +2,12 @@ package scanner
 
 import (
 	"context"
-	"github.com/hourglass-dev/hourglass/store"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // pacer holds a sweep to a keys-per-second budget: after a step visits n keys, the next step may

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -60,7 +61,7 @@ func TestQueuesAsConfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string][]DelayQueue{}
+	byName := map[string][]snapshot.DelayQueue{}
 	for _, q := range snap.DelayQueues {
 		byName[q.Name] = append(byName[q.Name], q)
 	}
@@ -81,7 +82,7 @@ func TestQueuesAsConfigured(t *testing.T) {
 		!strings.Contains(snap.Warnings[0], "celeryish:eta") {
 		t.Errorf("warnings %q: want one about the key both eta and everything claim", snap.Warnings)
 	}
-	lists := map[string]ListQueue{}
+	lists := map[string]snapshot.ListQueue{}
 	for _, q := range snap.ListQueues {
 		lists[q.Key] = q
 	}

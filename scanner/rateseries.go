@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // rateSpan is how far back a family's rate looks: the points of the last minute, so the rate
@@ -25,12 +27,6 @@ const maxRatePoints = 480
 // maxSweepPointDur is the longest sweep whose total is taken as a point: its keys were read
 // within this of the time the point is put at, little against minRateSpan.
 const maxSweepPointDur = time.Second
-
-// How a family's RatePerSec was measured (FamilyStats.RateFrom).
-const (
-	RateFromReads  = "reads"  // the slope of the window's total read over the last minute
-	RateFromSweeps = "sweeps" // the growth between the last two sweeps
-)
 
 // ratePoint is one read of a family's current window: when (the local clock, monotonic) and
 // its total.
@@ -156,7 +152,7 @@ func (r *rateTrack) series(family string) *rateSeries {
 // read), and, for a family with none this Poll, the total of a complete sweep the Poll ended at
 // done, when it took at most maxSweepPointDur (its reads are then of one moment, put at its
 // middle).
-func (r *rateTrack) observe(live []LiveFamily, snap *Snapshot, done time.Time) {
+func (r *rateTrack) observe(live []snapshot.LiveFamily, snap *snapshot.Snapshot, done time.Time) {
 	read := map[string]bool{}
 	for _, lf := range live {
 		if lf.Total == nil || !lf.Total.Exact() || lf.Partial {
@@ -186,7 +182,7 @@ func (r *rateTrack) observe(live []LiveFamily, snap *Snapshot, done time.Time) {
 // (RateFrom "reads"), where the points span enough; elsewhere the sweeps' rate stands, or the
 // reason there is none. current gives a family's current window's start, so that the points of a
 // window that has ended give no rate.
-func (r *rateTrack) fill(snap *Snapshot, now time.Time, current func(family string) (time.Time, bool)) *Snapshot {
+func (r *rateTrack) fill(snap *snapshot.Snapshot, now time.Time, current func(family string) (time.Time, bool)) *snapshot.Snapshot {
 	if snap == nil || len(r.fams) == 0 {
 		return snap
 	}
@@ -204,7 +200,7 @@ func (r *rateTrack) fill(snap *Snapshot, now time.Time, current func(family stri
 		}
 		switch {
 		case ok:
-			f.RatePerSec, f.RateFrom, f.RateSpanSec, f.RateNote = &rate, RateFromReads, span, ""
+			f.RatePerSec, f.RateFrom, f.RateSpanSec, f.RateNote = &rate, snapshot.RateFromReads, span, ""
 		case f.RatePerSec == nil && note != "":
 			f.RateNote = note
 		}

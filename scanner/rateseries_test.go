@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // hourAvg is a family's hour average, NaN when it has none.
-func hourAvg(f *FamilyStats) float64 {
+func hourAvg(f *snapshot.FamilyStats) float64 {
 	if f == nil || f.HourAvgPerSec == nil {
 		return math.NaN()
 	}

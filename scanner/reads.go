@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 	"github.com/hourglass-dev/hourglass/store/limits"
@@ -110,7 +111,7 @@ type limitRead struct{ allowed, rejected int64 }
 // the last union's failure.
 type unionRead struct {
 	n7, n30       *int64
-	skip7, skip30 *UnionSkip
+	skip7, skip30 *snapshot.UnionSkip
 	err           string
 }
 
@@ -218,7 +219,7 @@ func (j *jobAgg) want(i int, spec JobQueueSpec) jobWant {
 		w.found = append(w.found, q)
 	}
 	for q, other := range j.maybe {
-		if !j.queues[q] && !j.queues[other] && spec.wants(q) && len(w.found) < maxJobQueues {
+		if !j.queues[q] && !j.queues[other] && spec.Covers(q) && len(w.found) < maxJobQueues {
 			w.found = append(w.found, q)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -30,8 +31,8 @@ type reconciler struct {
 type pair struct {
 	day      store.Window
 	dims     []string
-	hours    wide // exact: the Snapshot clamps them and says when they saturated
-	dayValue wide
+	hours    snapshot.Wide // exact: the Snapshot clamps them and says when they saturated
+	dayValue snapshot.Wide
 }
 
 func newReconciler(max int) *reconciler {
@@ -78,9 +79,9 @@ func (r *reconciler) add(f *store.Family, w store.Window, dims []string, v int64
 		r.pairs[h] = p
 	}
 	if w.Granularity == store.Hour {
-		p.hours.addInt(v)
+		p.hours.AddInt(v)
 	} else {
-		p.dayValue.addInt(v)
+		p.dayValue.AddInt(v)
 	}
 }
 
@@ -105,28 +106,28 @@ func (r *reconciler) hash(day store.Window, dims []string) uint64 {
 // maxMismatchExamples is how many disagreeing pairs a reconciliation shows.
 const maxMismatchExamples = 3
 
-func (r *reconciler) result(f *store.Family, dimNames []string) Reconciliation {
-	res := Reconciliation{Days: len(r.used), Sampled: 1 / float64(uint64(1)<<r.level), Examples: []Mismatch{}}
+func (r *reconciler) result(f *store.Family, dimNames []string) snapshot.Reconciliation {
+	res := snapshot.Reconciliation{Days: len(r.used), Sampled: 1 / float64(uint64(1)<<r.level), Examples: []snapshot.Mismatch{}}
 	var bad []*pair
-	var diff wide
+	var diff snapshot.Wide
 	for _, p := range r.pairs {
 		res.Dims++
 		if p.hours != p.dayValue {
 			res.Mismatched++
-			diff = diff.add(p.hours.sub(p.dayValue).abs())
+			diff = diff.Add(p.hours.Sub(p.dayValue).Abs())
 			bad = append(bad, p)
 		}
 	}
 	res.Dims <<= r.level
 	res.Mismatched <<= r.level
-	res.Difference, res.Saturated = diff.int64()
+	res.Difference, res.Saturated = diff.Int64()
 	if r.level > 0 {
-		res.Difference, res.Saturated = scaled(diff.float(), res.Sampled)
+		res.Difference, res.Saturated = scaled(diff.Float(), res.Sampled)
 	}
 	sort.Slice(bad, func(i, j int) bool {
-		di, dj := bad[i].hours.sub(bad[i].dayValue).abs(), bad[j].hours.sub(bad[j].dayValue).abs()
+		di, dj := bad[i].hours.Sub(bad[i].dayValue).Abs(), bad[j].hours.Sub(bad[j].dayValue).Abs()
 		if di != dj {
-			return di.greater(dj)
+			return di.Greater(dj)
 		}
 		if !bad[i].day.Start.Equal(bad[j].day.Start) {
 			return bad[i].day.Start.Before(bad[j].day.Start)
@@ -135,10 +136,10 @@ func (r *reconciler) result(f *store.Family, dimNames []string) Reconciliation {
 	})
 	wf, _ := f.Format(store.Day)
 	for _, p := range bad[:min(len(bad), maxMismatchExamples)] {
-		m := Mismatch{Day: wf.Format(p.day), Dims: dimsMap(dimNames, p.dims)}
+		m := snapshot.Mismatch{Day: wf.Format(p.day), Dims: dimsMap(dimNames, p.dims)}
 		var hs, ds bool
-		m.Hours, hs = p.hours.int64()
-		m.DayValue, ds = p.dayValue.int64()
+		m.Hours, hs = p.hours.Int64()
+		m.DayValue, ds = p.dayValue.Int64()
 		m.Saturated = hs || ds
 		res.Examples = append(res.Examples, m)
 	}

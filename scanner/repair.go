@@ -7,6 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -22,41 +24,6 @@ type RepairOptions struct {
 	DeleteExpired bool
 }
 
-// RepairAction is what a repair did, or would do, to one key.
-type RepairAction struct {
-	Key      string // escaped for display
-	Family   string
-	Kind     RepairKind
-	ExpireAt time.Time // the window's end plus retention
-	// Value is, for RepairSkipNotInteger, the string the key holds, escaped.
-	Value string
-	// Changed is, for RepairSkipChanged, what the repair found at write time: a TTL, another
-	// type or a value that is not an integer (store.RepairHasTTL, RepairWrongType,
-	// RepairNotInteger).
-	Changed store.RepairOutcome
-}
-
-// RepairKind says what became of a key.
-type RepairKind int
-
-// What a repair does to a key without a TTL.
-const (
-	RepairExpire         RepairKind = iota // given EXPIREAT its window end plus retention
-	RepairDelete                           // past that instant, deleted (DeleteExpired)
-	RepairSkipExpired                      // past that instant, left (no DeleteExpired)
-	RepairSkipWrongType                    // not a string, so not a counter: left
-	RepairSkipNotInteger                   // a string but not a 64-bit integer, so not a counter hourglass writes: left
-	RepairSkipChanged                      // changed between the sweep and the write (RepairAction.Changed): left as it is
-)
-
-// RepairCounts add up a repair.
-type RepairCounts struct {
-	KeysSeen, NoTTL, Expired, Deleted, SkippedPastExpiry, SkippedWrongType, Gone int64
-	// SkippedNotInteger are strings of a family's shape that hold no 64-bit integer;
-	// SkippedChanged, keys found changed when they were to be written.
-	SkippedNotInteger, SkippedChanged int64
-}
-
 // Repair sweeps rdb (budgeted, and judged by the server clock, as sweep says) and gives every
 // family key that has no TTL its window-aligned expiry, one pipeline per page; report, when not
 // nil, hears of each key acted on (or, in a dry run, that would be) and of each key left, with
@@ -67,9 +34,9 @@ type RepairCounts struct {
 // 64-bit integer. Text, a number past the int64 range and other types are left. Each key is
 // checked again in the script that writes it (store.RepairKeys), so one rewritten, given a TTL or
 // deleted since the sweep read it is left as it now is.
-func Repair(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, sweep Options, opt RepairOptions, report func(RepairAction)) (RepairCounts, error) {
+func Repair(ctx context.Context, rdb redis.UniversalClient, families []*store.Family, sweep Options, opt RepairOptions, report func(snapshot.RepairAction)) (snapshot.RepairCounts, error) {
 	if report == nil {
-		report = func(RepairAction) {}
+		report = func(snapshot.RepairAction) {}
 	}
 	now := sweep.Now
 	if now == nil {
@@ -98,8 +65,8 @@ type repairer struct {
 	rdb    redis.UniversalClient
 	opt    RepairOptions
 	now    func() time.Time // the server clock (the sweep's Options.Now)
-	report func(RepairAction)
-	n      RepairCounts
+	report func(snapshot.RepairAction)
+	n      snapshot.RepairCounts
 }
 
 // apply repairs one page's keys with one pipeline.
@@ -124,7 +91,7 @@ func (r *repairer) apply(ctx context.Context, p Page) error {
 		case store.RepairGone:
 			r.n.Gone++ // expired or deleted since the sweep read it
 		default:
-			a.Kind, a.Changed = RepairSkipChanged, o
+			a.Kind, a.Changed = snapshot.RepairSkipChanged, o
 			r.n.SkippedChanged++
 			r.report(a)
 		}
@@ -138,8 +105,8 @@ func (r *repairer) apply(ctx context.Context, p Page) error {
 // plan decides, from what the sweep read, what to do to each of the page's keys with no TTL:
 // the actions, and the keys to hand the repair script. Keys left are counted and reported here.
 // The clock is read once, when the page has a key to judge by it.
-func (r *repairer) plan(p Page) ([]RepairAction, []store.RepairKey) {
-	var acts []RepairAction
+func (r *repairer) plan(p Page) ([]snapshot.RepairAction, []store.RepairKey) {
+	var acts []snapshot.RepairAction
 	var todo []store.RepairKey
 	var now time.Time
 	for _, k := range p.Keys {
@@ -147,38 +114,38 @@ func (r *repairer) plan(p Page) ([]RepairAction, []store.RepairKey) {
 			continue // repair knows counter windows only: a structure's keys have no window to expire by
 		}
 		r.n.NoTTL++
-		a := RepairAction{Key: Escape(k.Name), Family: k.Family.Name(), ExpireAt: k.Family.ExpireAt(k.Window)}
+		a := snapshot.RepairAction{Key: format.Escape(k.Name), Family: k.Family.Name(), ExpireAt: k.Family.ExpireAt(k.Window)}
 		_, isInt := ParseInteger(k.Value)
 		if now.IsZero() {
 			now = r.now()
 		}
 		switch {
 		case k.WrongType:
-			a.Kind = RepairSkipWrongType
+			a.Kind = snapshot.RepairSkipWrongType
 			r.n.SkippedWrongType++
 		case !isInt:
-			a.Kind, a.Value = RepairSkipNotInteger, Escape(k.Value)
+			a.Kind, a.Value = snapshot.RepairSkipNotInteger, format.Escape(k.Value)
 			r.n.SkippedNotInteger++
 		case a.ExpireAt.After(now):
-			a.Kind = RepairExpire
+			a.Kind = snapshot.RepairExpire
 		case r.opt.DeleteExpired:
-			a.Kind = RepairDelete
+			a.Kind = snapshot.RepairDelete
 		default:
-			a.Kind = RepairSkipExpired
+			a.Kind = snapshot.RepairSkipExpired
 			r.n.SkippedPastExpiry++
 		}
-		if a.Kind != RepairExpire && a.Kind != RepairDelete {
+		if a.Kind != snapshot.RepairExpire && a.Kind != snapshot.RepairDelete {
 			r.report(a)
 			continue
 		}
 		acts = append(acts, a)
-		todo = append(todo, store.RepairKey{Key: k.Name, ExpireAt: a.ExpireAt, Delete: a.Kind == RepairDelete})
+		todo = append(todo, store.RepairKey{Key: k.Name, ExpireAt: a.ExpireAt, Delete: a.Kind == snapshot.RepairDelete})
 	}
 	return acts, todo
 }
 
-func (r *repairer) count(a RepairAction) {
-	if a.Kind == RepairDelete {
+func (r *repairer) count(a snapshot.RepairAction) {
+	if a.Kind == snapshot.RepairDelete {
 		r.n.Deleted++
 	} else {
 		r.n.Expired++

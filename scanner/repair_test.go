@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -31,7 +33,7 @@ func TestRepairLeavesStructureKeys(t *testing.T) {
 	}
 	sweep := Options{Location: shanghai, Structures: Structures{Locks: []LockSpec{{Name: "jobs", Pattern: lock}}}}
 	var acted []string
-	n, err := Repair(ctx, rdb, families(t), sweep, RepairOptions{}, func(a RepairAction) { acted = append(acted, a.Key) })
+	n, err := Repair(ctx, rdb, families(t), sweep, RepairOptions{}, func(a snapshot.RepairAction) { acted = append(acted, a.Key) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +80,8 @@ func TestRepairLeavesWhatNoCounterWrites(t *testing.T) {
 	for _, dryRun := range []bool{true, false} {
 		var acted []string
 		reported := map[string]string{}
-		n, err := Repair(ctx, rdb, families(t), Options{Location: shanghai}, RepairOptions{DryRun: dryRun}, func(a RepairAction) {
-			if a.Kind == RepairSkipNotInteger {
+		n, err := Repair(ctx, rdb, families(t), Options{Location: shanghai}, RepairOptions{DryRun: dryRun}, func(a snapshot.RepairAction) {
+			if a.Kind == snapshot.RepairSkipNotInteger {
 				reported[a.Key] = a.Value
 			} else {
 				acted = append(acted, a.Key)
@@ -92,8 +94,8 @@ func TestRepairLeavesWhatNoCounterWrites(t *testing.T) {
 			t.Fatalf("dry run %v: counts %+v, acted on %q; want the counter alone, 3 left as not integers", dryRun, n, acted)
 		}
 		for k, v := range left {
-			if reported[Escape(k)] != Escape(v) {
-				t.Errorf("dry run %v: %s reported with %q, want %q", dryRun, k, reported[Escape(k)], Escape(v))
+			if reported[format.Escape(k)] != format.Escape(v) {
+				t.Errorf("dry run %v: %s reported with %q, want %q", dryRun, k, reported[format.Escape(k)], format.Escape(v))
 			}
 		}
 	}
@@ -133,8 +135,8 @@ func TestRepairChecksAgainWhenItWrites(t *testing.T) {
 		return time.Now()
 	}
 	changed := map[string]store.RepairOutcome{}
-	n, err := Repair(ctx, rdb, families(t), Options{Location: shanghai, Now: clock}, RepairOptions{}, func(a RepairAction) {
-		if a.Kind == RepairSkipChanged {
+	n, err := Repair(ctx, rdb, families(t), Options{Location: shanghai, Now: clock}, RepairOptions{}, func(a snapshot.RepairAction) {
+		if a.Kind == snapshot.RepairSkipChanged {
 			changed[a.Key] = a.Changed
 		}
 	})

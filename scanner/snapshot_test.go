@@ -12,7 +12,9 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -105,7 +107,7 @@ func writeLegacyWorld(t *testing.T, ctx context.Context, rdb redis.UniversalClie
 	w.flowHour[hour(now)]++
 	w.flowKeys++
 	w.noTTL++
-	w.escapedKey = Escape(raced)
+	w.escapedKey = format.Escape(raced)
 	// And the same done right: SET NX EX, INCR while it lives.
 	fine := key(t, w.flow, store.Hour, now, "app4", "ios", "10.3.0.2")
 	must(rdb.SetArgs(ctx, fine, "0", redis.SetArgs{Mode: "NX", TTL: time.Hour}).Err())
@@ -254,7 +256,7 @@ func TestSnapshotWithoutMemoryPermission(t *testing.T) {
 	}
 }
 
-func checkLegacySnapshot(t *testing.T, w *legacyWorld, snap *Snapshot) {
+func checkLegacySnapshot(t *testing.T, w *legacyWorld, snap *snapshot.Snapshot) {
 	t.Helper()
 	if !snap.Scan.Complete {
 		t.Error("sweep not complete")
@@ -269,7 +271,7 @@ func checkLegacySnapshot(t *testing.T, w *legacyWorld, snap *Snapshot) {
 	if flow.Keys != w.flowKeys || ad.Keys != w.adKeys {
 		t.Errorf("keys flow=%d ad=%d, want %d and %d", flow.Keys, ad.Keys, w.flowKeys, w.adKeys)
 	}
-	checkTotals := func(f *FamilyStats, g string, want map[time.Time]int64) {
+	checkTotals := func(f *snapshot.FamilyStats, g string, want map[time.Time]int64) {
 		t.Helper()
 		n := 0
 		for _, ws := range f.Windows {
@@ -294,7 +296,7 @@ func checkLegacySnapshot(t *testing.T, w *legacyWorld, snap *Snapshot) {
 	ttl.NoTTL += ad.TTL.NoTTL
 	ttl.OverRetention += ad.TTL.OverRetention
 	ttl.ExpiredButPresent += ad.TTL.ExpiredButPresent
-	if want := (TTLCounts{OK: w.ok, NoTTL: w.noTTL, OverRetention: w.over, ExpiredButPresent: w.expired}); ttl != want {
+	if want := (snapshot.TTLCounts{OK: w.ok, NoTTL: w.noTTL, OverRetention: w.over, ExpiredButPresent: w.expired}); ttl != want {
 		t.Errorf("ttl = %+v, want %+v", ttl, want)
 	}
 	h := snap.TTLHealth
@@ -321,11 +323,11 @@ func checkLegacySnapshot(t *testing.T, w *legacyWorld, snap *Snapshot) {
 
 	// The current hour: its series point, its top dims, its average rate.
 	cur := store.WindowAt(store.Hour, w.now, shanghai).Start
-	if got := flow.Series.Hours; len(got) != SeriesHours || got[SeriesHours-1] != w.flowHour[cur] ||
-		got[SeriesHours-2] != w.flowHour[cur.Add(-time.Hour)] {
+	if got := flow.Series.Hours; len(got) != snapshot.SeriesHours || got[snapshot.SeriesHours-1] != w.flowHour[cur] ||
+		got[snapshot.SeriesHours-2] != w.flowHour[cur.Add(-time.Hour)] {
 		t.Errorf("flow hour series ends %v, want …%d %d", got[len(got)-2:], w.flowHour[cur.Add(-time.Hour)], w.flowHour[cur])
 	}
-	if len(ad.Series.Days) != SeriesDays || ad.Series.Days[SeriesDays-2] != w.adDay[store.WindowAt(store.Day, w.now, shanghai).Prev().Start] {
+	if len(ad.Series.Days) != snapshot.SeriesDays || ad.Series.Days[snapshot.SeriesDays-2] != w.adDay[store.WindowAt(store.Day, w.now, shanghai).Prev().Start] {
 		t.Errorf("ad day series = %v", ad.Series.Days)
 	}
 	cw := flow.CurrentWindow("hour")
@@ -379,7 +381,7 @@ func TestRateBetweenSnapshots(t *testing.T) {
 	// Just before an hour ends, and 25 seconds later, in the next hour.
 	t0 := store.WindowAt(store.Hour, time.Now(), shanghai).Start.Add(-5 * time.Second)
 	t1 := t0.Add(25 * time.Second)
-	take := func(at time.Time) *Snapshot {
+	take := func(at time.Time) *snapshot.Snapshot {
 		snap, err := Take(ctx, rdb, fams, Options{Location: shanghai, Now: func() time.Time { return at }})
 		if err != nil {
 			t.Fatal(err)
@@ -395,8 +397,8 @@ func TestRateBetweenSnapshots(t *testing.T) {
 	if f := s1.Family("flow"); f.RatePerSec != nil || !strings.HasPrefix(f.RateNote, "one sweep: ") {
 		t.Errorf("one sweep's rate %v, note %q; want none, and why", f.RatePerSec, f.RateNote)
 	}
-	s1.SetRate(s0)
-	if f := s1.Family("flow"); f.RatePerSec == nil || *f.RatePerSec != 4 || f.RateFrom != RateFromSweeps || f.RateSpanSec != 25 || f.RateNote != "" {
+	SetRate(s1, s0)
+	if f := s1.Family("flow"); f.RatePerSec == nil || *f.RatePerSec != 4 || f.RateFrom != snapshot.RateFromSweeps || f.RateSpanSec != 25 || f.RateNote != "" {
 		t.Errorf("rate = %v from %q over %vs (note %q), want (30+70)/25s = 4 from sweeps over 25s", f.RatePerSec, f.RateFrom, f.RateSpanSec, f.RateNote)
 	}
 	if s0.Family("flow").RatePerSec != nil {
@@ -405,7 +407,7 @@ func TestRateBetweenSnapshots(t *testing.T) {
 	// Sweeps closer than minRateSpan give none: a bursty writer's growth between them is a burst
 	// or nothing.
 	s2 := take(t1.Add(5 * time.Second))
-	s2.SetRate(s1)
+	SetRate(s2, s1)
 	if f := s2.Family("flow"); f.RatePerSec != nil || !strings.Contains(f.RateNote, "a rate needs 20s") {
 		t.Errorf("rate of sweeps 5s apart %v, note %q; want none, and why", f.RatePerSec, f.RateNote)
 	}
@@ -460,28 +462,6 @@ func TestParseInteger(t *testing.T) {
 		if _, ok := ParseInteger(s); ok {
 			t.Errorf("ParseInteger(%q) accepted", s)
 		}
-	}
-}
-
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain:key":      "plain:key",
-		"a\x1b[31mred":   `a\x1b[31mred`,
-		"tab\there\n":    `tab\there\n`,
-		`back\slash`:     `back\\slash`,
-		"\xff\xfe":       `\xff\xfe`,
-		"北京:ok":          "北京:ok",
-		"bidi\u202eevil": `bidi\u{202e}evil`,
-		"c1\u009bcsi":    `c1\u{009b}csi`,
-		"del\x7f":        `del\x7f`,
-	} {
-		if got := Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
-		}
-	}
-	long := strings.Repeat("k", 1<<20)
-	if got := Escape(long); len(got) > MaxEscaped+30 || !strings.HasSuffix(got, fmt.Sprintf("…(+%d bytes)", 1<<20-MaxEscaped)) {
-		t.Errorf("a 1 MB name escapes to %d bytes ending %q", len(got), got[len(got)-20:])
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -16,9 +18,9 @@ type structAgg struct {
 	locks     []lockAgg
 	uniques   []uniqAgg
 	lockNoTTL probAgg
-	queues    [][]KeyCount // per delay queue pattern: the deepest queues found, deepest first
-	queuesN   []int64      // per pattern: how many queues were found
-	lists     [][]KeyCount // per list queue pattern: the longest lists found
+	queues    [][]snapshot.KeyCount // per delay queue pattern: the deepest queues found, deepest first
+	queuesN   []int64               // per pattern: how many queues were found
+	lists     [][]snapshot.KeyCount // per list queue pattern: the longest lists found
 	listsN    []int64
 	jobs      []jobAgg
 	blooms    []bloomAgg
@@ -27,11 +29,11 @@ type structAgg struct {
 
 type limAgg struct {
 	keys, atLimit, overLimit, wrongType int64
-	hits                                wide       // exact; the Snapshot says when it saturated
-	top                                 []KeyCount // largest first
+	hits                                snapshot.Wide       // exact; the Snapshot says when it saturated
+	top                                 []snapshot.KeyCount // largest first
 	// refused sums the refused attempts a library's keys count beside their hits; unknown
 	// counts keys its layout cannot read, with the first reason.
-	refused    wide
+	refused    snapshot.Wide
 	unknown    int64
 	unknownWhy string
 	// refusedKeys counts the keys whose value counts what they refuse (refused covers them);
@@ -42,7 +44,7 @@ type limAgg struct {
 
 type lockAgg struct {
 	held, noTTL, wrongType int64
-	examples               []LockHolder
+	examples               []snapshot.LockHolder
 }
 
 type uniqAgg struct {
@@ -53,7 +55,7 @@ type uniqAgg struct {
 type uniqWin struct {
 	w     store.Window
 	keys  int64
-	count wide // exact; the Snapshot says when it saturated
+	count snapshot.Wide // exact; the Snapshot says when it saturated
 	// best is the dims tuple with the largest count, for the unions.
 	best      []string
 	bestCount int64
@@ -69,8 +71,8 @@ const (
 
 func newStructAgg(s Structures, loc *time.Location) *structAgg {
 	a := &structAgg{specs: s, limiters: make([]limAgg, len(s.Limiters)), locks: make([]lockAgg, len(s.Locks)),
-		uniques: make([]uniqAgg, len(s.Uniques)), queues: make([][]KeyCount, len(s.DelayQueues)), queuesN: make([]int64, len(s.DelayQueues)),
-		lists: make([][]KeyCount, len(s.ListQueues)), listsN: make([]int64, len(s.ListQueues)), jobs: make([]jobAgg, len(s.JobQueues)),
+		uniques: make([]uniqAgg, len(s.Uniques)), queues: make([][]snapshot.KeyCount, len(s.DelayQueues)), queuesN: make([]int64, len(s.DelayQueues)),
+		lists: make([][]snapshot.KeyCount, len(s.ListQueues)), listsN: make([]int64, len(s.ListQueues)), jobs: make([]jobAgg, len(s.JobQueues)),
 		blooms: make([]bloomAgg, len(s.Blooms)), claims: newClaimAgg(s, loc)}
 	for i := range a.jobs {
 		a.jobs[i] = newJobAgg()
@@ -116,7 +118,7 @@ func (a *structAgg) addLimiter(k *Key) {
 		return
 	}
 	l.keys++
-	l.hits.addInt(n)
+	l.hits.AddInt(n)
 	switch {
 	case n > spec.Limit:
 		l.overLimit++
@@ -125,7 +127,7 @@ func (a *structAgg) addLimiter(k *Key) {
 	}
 	var i int
 	if l.top, i = topSlot(l.top, n, maxTopKeys, keyCount); i >= 0 {
-		l.top[i] = KeyCount{Key: Escape(k.Name), Raw: k.Name, Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: n, TTLMS: ttlMS(k.TTL)}
+		l.top[i] = snapshot.KeyCount{Key: format.Escape(k.Name), Raw: k.Name, Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: n, TTLMS: ttlMS(k.TTL)}
 	}
 }
 
@@ -136,15 +138,15 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 	if st.Unknown != "" {
 		l.unknown++
 		if l.unknownWhy == "" {
-			l.unknownWhy = Escape(k.Name) + ": " + st.Unknown
+			l.unknownWhy = format.Escape(k.Name) + ": " + st.Unknown
 		}
 		return
 	}
 	l.keys++
-	l.hits.addInt(st.Used)
+	l.hits.AddInt(st.Used)
 	var refused *int64
 	if st.KeepsRejected() {
-		l.refused.addInt(st.Rejected)
+		l.refused.AddInt(st.Rejected)
 		l.refusedKeys++
 		refused = &st.Rejected
 	}
@@ -157,7 +159,7 @@ func (l *limAgg) addLibraryKey(k *Key, spec LimiterSpec) {
 	var i int
 	if l.top, i = topSlot(l.top, st.Used, maxTopKeys, keyCount); i >= 0 {
 		rem, lim := st.Remaining, st.Limit
-		kc := KeyCount{Key: Escape(k.Name), Raw: k.Name, Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: st.Used, TTLMS: -1,
+		kc := snapshot.KeyCount{Key: format.Escape(k.Name), Raw: k.Name, Dims: dimsMap(spec.Pattern.Dims(), k.Dims), Count: st.Used, TTLMS: -1,
 			Remaining: &rem, Limit: &lim, Refused: refused}
 		if st.ResetIn >= 0 {
 			kc.TTLMS = st.ResetIn.Milliseconds()
@@ -176,7 +178,7 @@ func (a *structAgg) addLock(k *Key, now time.Time, opt Options) {
 		return
 	}
 	l.held++
-	ex := LockHolder{Key: Escape(k.Name), Raw: k.Name, Token: Escape(k.Value), TTLMS: ttlMS(k.TTL), AgeMS: -1}
+	ex := snapshot.LockHolder{Key: format.Escape(k.Name), Raw: k.Name, Token: format.Escape(k.Value), TTLMS: ttlMS(k.TTL), AgeMS: -1}
 	if ms, ok := store.LockTokenTime(k.Value); ok {
 		ex.AgeMS = max(now.UnixMilli()-ms, 0)
 	}
@@ -184,7 +186,7 @@ func (a *structAgg) addLock(k *Key, now time.Time, opt Options) {
 		l.noTTL++
 		a.lockNoTTL.keys++
 		if len(a.lockNoTTL.examples) < opt.Examples {
-			a.lockNoTTL.examples = append(a.lockNoTTL.examples, Example{Family: "lock:" + a.specs.Locks[k.spec].Name,
+			a.lockNoTTL.examples = append(a.lockNoTTL.examples, snapshot.Example{Family: "lock:" + a.specs.Locks[k.spec].Name,
 				Key: ex.Key, TTLMS: -1, Value: ex.Token})
 		}
 	}
@@ -203,7 +205,7 @@ func (a *structAgg) addLock(k *Key, now time.Time, opt Options) {
 
 // addQueue counts a queue a pattern found and keeps it among the pattern's deepest (tops and ns
 // are the delay queues' or the list queues').
-func (a *structAgg) addQueue(k *Key, tops [][]KeyCount, ns []int64) {
+func (a *structAgg) addQueue(k *Key, tops [][]snapshot.KeyCount, ns []int64) {
 	if k.WrongType {
 		return
 	}
@@ -211,7 +213,7 @@ func (a *structAgg) addQueue(k *Key, tops [][]KeyCount, ns []int64) {
 	n, _ := strconv.ParseInt(k.Value, 10, 64)
 	var i int
 	if tops[k.spec], i = topSlot(tops[k.spec], n, maxPatternQueues, keyCount); i >= 0 {
-		tops[k.spec][i] = KeyCount{Key: k.Name, Count: n} // the raw name: fill reads it, then escapes it
+		tops[k.spec][i] = snapshot.KeyCount{Key: k.Name, Count: n} // the raw name: fill reads it, then escapes it
 	}
 }
 
@@ -231,11 +233,11 @@ func (a *structAgg) addUnique(k *Key) {
 	}
 	n, _ := strconv.ParseInt(k.Value, 10, 64)
 	w.keys++
-	w.count.addInt(n)
+	w.count.AddInt(n)
 	if w.best == nil || n > w.bestCount {
 		w.best, w.bestCount = k.Dims, n
 	}
 }
 
 // keyCount ranks a KeyCount for topSlot.
-func keyCount(kc KeyCount) int64 { return kc.Count }
+func keyCount(kc snapshot.KeyCount) int64 { return kc.Count }

@@ -4,15 +4,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
-	"github.com/hourglass-dev/hourglass/store/jobs"
 	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
 // fill writes the structure sections into snap, with what the sweep's last step read past the
 // pages (reads; nil before it ran): the queues by their keys, the limiters' hourly counters, the
 // unions and the job libraries.
-func (a *structAgg) fill(snap *Snapshot, now time.Time, opt Options, reads *Reads) {
+func (a *structAgg) fill(snap *snapshot.Snapshot, now time.Time, opt Options, reads *Reads) {
 	snap.DelayQueues = a.delayQueues(reads)
 	snap.ListQueues = a.listQueues(reads)
 	snap.JobQueues = a.jobQueues(reads)
@@ -28,20 +29,20 @@ func (a *structAgg) fill(snap *Snapshot, now time.Time, opt Options, reads *Read
 
 // delayQueues renders each delay queue: a spec's one key, or the deepest queues its pattern found
 // (a pattern that found none gives one row that says so).
-func (a *structAgg) delayQueues(reads *Reads) []DelayQueue {
-	out := []DelayQueue{}
+func (a *structAgg) delayQueues(reads *Reads) []snapshot.DelayQueue {
+	out := []snapshot.DelayQueue{}
 	for i, q := range a.specs.DelayQueues {
 		if q.Pattern == nil {
 			out = append(out, delayQueueOf(reads, i, q, q.Key))
 			continue
 		}
 		if len(a.queues[i]) == 0 {
-			out = append(out, DelayQueue{Name: q.Name, Pattern: Escape(q.Pattern.String()), Missing: true, Unit: q.Unit.String(),
+			out = append(out, snapshot.DelayQueue{Name: q.Name, Pattern: format.Escape(q.Pattern.String()), Missing: true, Unit: q.Unit.String(),
 				Schedule: map[string]int64{}, Warning: "no key matches the pattern"})
 		}
 		for _, kc := range a.queues[i] {
 			dq := delayQueueOf(reads, i, q, kc.Key)
-			dq.Pattern = Escape(q.Pattern.String())
+			dq.Pattern = format.Escape(q.Pattern.String())
 			out = append(out, dq)
 		}
 	}
@@ -50,20 +51,20 @@ func (a *structAgg) delayQueues(reads *Reads) []DelayQueue {
 
 // listQueues renders each list queue's length and the tasks it has in processing: a spec's one
 // key, or the longest lists its pattern found.
-func (a *structAgg) listQueues(reads *Reads) []ListQueue {
-	out := []ListQueue{}
+func (a *structAgg) listQueues(reads *Reads) []snapshot.ListQueue {
+	out := []snapshot.ListQueue{}
 	for i, q := range a.specs.ListQueues {
 		if q.Pattern == nil {
 			out = append(out, listQueueOf(reads, i, q, q.Key))
 			continue
 		}
 		if len(a.lists[i]) == 0 {
-			out = append(out, ListQueue{Name: q.Name, Pattern: Escape(q.Pattern.String()), Missing: true,
+			out = append(out, snapshot.ListQueue{Name: q.Name, Pattern: format.Escape(q.Pattern.String()), Missing: true,
 				Error: "no key matches the pattern"})
 		}
 		for _, kc := range a.lists[i] {
 			lq := listQueueOf(reads, i, q, kc.Key)
-			lq.Pattern = Escape(q.Pattern.String())
+			lq.Pattern = format.Escape(q.Pattern.String())
 			out = append(out, lq)
 		}
 	}
@@ -71,10 +72,10 @@ func (a *structAgg) listQueues(reads *Reads) []ListQueue {
 }
 
 // listQueueOf renders one list queue of spec i, as read.
-func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) ListQueue {
+func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) snapshot.ListQueue {
 	processing := q.Processing.Of(key, store.ProcessingKey)
-	lq := ListQueue{Name: q.Name, Key: Escape(key), RawKey: key, ProcessingKey: Escape(processing),
-		Ref: QueueRef{Kind: QueueList, Name: q.Name, Key: key, queue: jobs.ListQueueOf(key, processing), where: key}}
+	lq := snapshot.ListQueue{Name: q.Name, Key: format.Escape(key), RawKey: key, ProcessingKey: format.Escape(processing),
+		Ref: snapshot.QueueRef{Kind: snapshot.QueueList, Name: q.Name, Key: key}}
 	r, ok := reads.list(queueRef{i, key})
 	if !ok {
 		return lq
@@ -96,22 +97,22 @@ func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) ListQueue {
 
 // limiterStats renders each limiter's aggregate with the decisions hourglass's limiter counted
 // in hour, as read. A figure the limiter's keys do not keep stays null.
-func (a *structAgg) limiterStats(reads *Reads, hour store.Window) []Limiter {
-	out := []Limiter{}
+func (a *structAgg) limiterStats(reads *Reads, hour store.Window) []snapshot.Limiter {
+	out := []snapshot.Limiter{}
 	for i, spec := range a.specs.Limiters {
 		l := a.limiters[i]
-		lim := Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(),
+		lim := snapshot.Limiter{Name: spec.Name, Layout: spec.Layout.String(), Kind: spec.Kind.String(),
 			WindowMS: configured(spec.Window.Milliseconds()), Limit: configured(spec.Limit), Keys: l.keys, AtLimit: l.atLimit, WrongType: l.wrongType, Top: l.top,
-			Unknown: l.unknown, UnknownNote: l.unknownWhy, hour: hour.Start.Unix()}
-		lim.Hits, lim.HitsSaturated = l.hits.int64()
+			Unknown: l.unknown, UnknownNote: l.unknownWhy, Hour: hour.Start.Unix()}
+		lim.Hits, lim.HitsSaturated = l.hits.Int64()
 		if lim.Top == nil {
-			lim.Top = []KeyCount{}
+			lim.Top = []snapshot.KeyCount{}
 		}
 		if spec.Layout != limits.Hourglass {
 			// A library's decisions are not counted by hourglass, and its keys are never over.
 			lim.Kind = libraryKind(spec.Layout, l.kinds)
 			if l.refusedKeys > 0 || spec.Layout == limits.RateLimiterFlexible {
-				n, saturated := l.refused.int64()
+				n, saturated := l.refused.Int64()
 				lim.RefusedInWindow, lim.RefusedSaturated, lim.RefusedKeys = &n, saturated, l.refusedKeys
 			}
 			out = append(out, lim)
@@ -147,17 +148,17 @@ func libraryKind(layout limits.Layout, seen []string) string {
 
 // uniqueStats renders each unique family's windows and, for a family with days, the unions of
 // its busiest dims today, as read.
-func (a *structAgg) uniqueStats(reads *Reads, now time.Time, loc *time.Location) []Unique {
-	out := []Unique{}
+func (a *structAgg) uniqueStats(reads *Reads, now time.Time, loc *time.Location) []snapshot.Unique {
+	out := []snapshot.Unique{}
 	for i, spec := range a.specs.Uniques {
 		u := a.uniques[i]
 		f := spec.Family
-		uq := Unique{Name: f.Name(), Kind: spec.Kind.String(), Windows: []UniqueWindow{}, UnionDims: map[string]string{},
+		uq := snapshot.Unique{Name: f.Name(), Kind: spec.Kind.String(), Windows: []snapshot.UniqueWindow{}, UnionDims: map[string]string{},
 			WrongType: u.wrongType}
 		for _, w := range sortedWindows(u.windows) {
 			wf, _ := f.Format(w.w.Granularity)
-			uw := UniqueWindow{Granularity: w.w.Granularity.String(), Window: wf.Format(w.w), Keys: w.keys, Current: w.w.Contains(now)}
-			uw.Count, uw.Saturated = w.count.int64()
+			uw := snapshot.UniqueWindow{Granularity: w.w.Granularity.String(), Window: wf.Format(w.w), Keys: w.keys, Current: w.w.Contains(now)}
+			uw.Count, uw.Saturated = w.count.Int64()
 			uq.Windows = append(uq.Windows, uw)
 		}
 		if r, ok := reads.union(i); ok {
@@ -173,13 +174,13 @@ func (a *structAgg) uniqueStats(reads *Reads, now time.Time, loc *time.Location)
 }
 
 // lockStats renders each lock pattern's aggregate.
-func (a *structAgg) lockStats() []Lock {
-	out := []Lock{}
+func (a *structAgg) lockStats() []snapshot.Lock {
+	out := []snapshot.Lock{}
 	for i, spec := range a.specs.Locks {
 		l := a.locks[i]
-		lk := Lock{Name: spec.Name, Held: l.held, NoTTL: l.noTTL, WrongType: l.wrongType, Examples: l.examples}
+		lk := snapshot.Lock{Name: spec.Name, Held: l.held, NoTTL: l.noTTL, WrongType: l.wrongType, Examples: l.examples}
 		if lk.Examples == nil {
-			lk.Examples = []LockHolder{}
+			lk.Examples = []snapshot.LockHolder{}
 		}
 		out = append(out, lk)
 	}
@@ -193,10 +194,10 @@ func str(v any) string {
 }
 
 // delayQueueOf renders one delay queue of spec i, as read.
-func delayQueueOf(reads *Reads, i int, q DelayQueueSpec, key string) DelayQueue {
+func delayQueueOf(reads *Reads, i int, q DelayQueueSpec, key string) snapshot.DelayQueue {
 	inflight := q.InFlight.Of(key, store.InFlightKey)
-	dq := DelayQueue{Name: q.Name, Key: Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: Escape(inflight), Schedule: map[string]int64{},
-		Ref: QueueRef{Kind: QueueDelay, Name: q.Name, Key: key, queue: jobs.DelayQueueOf(key, inflight, q.Unit), where: key}}
+	dq := snapshot.DelayQueue{Name: q.Name, Key: format.Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: format.Escape(inflight), Schedule: map[string]int64{},
+		Ref: snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: q.Name, Key: key}}
 	r, ok := reads.delayQueue(queueRef{i, key})
 	if !ok {
 		return dq

@@ -28,12 +28,32 @@ type DelayQueueSpec struct {
 	Exclude   store.Globs
 }
 
+// Covers reports whether the entry covers the queue at key: its own key, or a key its pattern
+// matches and its exclusions leave, as the sweep classifies it (a queue's in-flight set is not
+// a queue).
+func (q DelayQueueSpec) Covers(key string) bool {
+	return covers(key, q.Key, q.Pattern, q.Exclude) && (q.Pattern == nil || !store.IsCompanionKey(key))
+}
+
 // ListQueueSpec is a list queue by its key, or a family of them by a pattern.
 type ListQueueSpec struct {
 	Name, Key  string
 	Pattern    *store.Pattern // instead of Key; nil for a single queue
 	Processing store.Companion
 	Exclude    store.Globs
+}
+
+// Covers reports whether the entry covers the queue at key, as DelayQueueSpec.Covers.
+func (q ListQueueSpec) Covers(key string) bool { return covers(key, q.Key, q.Pattern, q.Exclude) }
+
+// covers reports whether key is own, or, for an entry with a pattern, a key p matches and
+// exclude leaves.
+func covers(key, own string, p *store.Pattern, exclude store.Globs) bool {
+	if p == nil {
+		return key == own
+	}
+	_, ok := p.Match(key)
+	return ok && !exclude.Match(key)
 }
 
 // LimiterSpec is a limiter whose keys a sweep finds by pattern, ours or not.
@@ -56,8 +76,8 @@ type JobQueueSpec struct {
 	Exclude store.Globs // queue names
 }
 
-// wants reports whether the spec covers the queue named queue.
-func (j JobQueueSpec) wants(queue string) bool {
+// Covers reports whether the spec covers the queue named queue.
+func (j JobQueueSpec) Covers(queue string) bool {
 	return (j.Queues.Empty() || j.Queues.Match(queue)) && !j.Exclude.Match(queue)
 }
 

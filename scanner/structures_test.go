@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -139,7 +140,7 @@ func TestSnapshotOfStructures(t *testing.T) {
 		t.Errorf("a limiter with no decision counters: allowed %v, rejected %v; want unknown", fx.Allowed, fx.Rejected)
 	}
 	u := snap.Uniques[0]
-	var today UniqueWindow
+	var today snapshot.UniqueWindow
 	for _, w := range u.Windows {
 		if w.Current {
 			today = w

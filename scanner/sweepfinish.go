@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
@@ -40,7 +41,7 @@ func (s *Sweep) Finish(ctx context.Context, w Wants) Reads {
 		r.jobs[j.spec] = s.readJobs(ctx, j, w)
 		for _, q := range r.jobs[j.spec].names {
 			for _, k := range j.src.Source.QueueKeys(q) {
-				claimed[Escape(k)] = true
+				claimed[format.Escape(k)] = true
 			}
 		}
 	}

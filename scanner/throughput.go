@@ -8,44 +8,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
-
-// JobThroughput is what a job library counts of the jobs it ran, for one queue or for all: its
-// running totals, how fast they grow now, and its daily counts. A figure the library does not
-// keep is null, never 0.
-type JobThroughput struct {
-	Queue    string `json:"queue"` // escaped; "" when the library counts all its queues together
-	RawQueue string `json:"-"`     // the queue's own name
-	// ProcessedTotal counts the jobs run, failed or not; FailedTotal those that failed: the
-	// library's own running totals.
-	ProcessedTotal *int64 `json:"processed_total"`
-	FailedTotal    *int64 `json:"failed_total"`
-	// ProcessedPerSec and FailedPerSec are the totals' growth a second, the slope of the last
-	// minute of reads (a watcher's; a one-off snapshot has none); null while not known, RateNote
-	// says why.
-	ProcessedPerSec *float64 `json:"processed_per_sec"`
-	FailedPerSec    *float64 `json:"failed_per_sec"`
-	RateNote        string   `json:"rate_note,omitempty"`
-	// Days are the library's daily counts by UTC day, newest (today) first; empty where it keeps
-	// none.
-	Days []JobDay `json:"days"`
-	Note string   `json:"note,omitempty"` // what the library does not keep here
-	// Error is why this row's counts could not be read (a key of it holds what the library never
-	// writes there): its figures are then unknown, not absent; the other rows keep theirs.
-	Error string `json:"error,omitempty"`
-}
-
-// JobDay is one UTC day of a library's daily counts.
-type JobDay struct {
-	Day       string `json:"day"` // 2006-01-02
-	Processed int64  `json:"processed"`
-	Failed    int64  `json:"failed"`
-	// From is when the day's counts begin where the library kept only part of it; null for a
-	// whole day.
-	From *time.Time `json:"from,omitempty"`
-}
 
 // throughputDays is how many days of daily counts a sweep reads; maxDayKeys bounds the keys
 // that makes for a library counting per queue (asynq: two a day a queue), fewer days then.
@@ -72,8 +39,8 @@ func readThroughput(ctx context.Context, rdb redis.Cmdable, src jobs.Source, nam
 }
 
 // throughputOf renders what a sweep read of a library's counts.
-func throughputOf(read []jobs.Throughput) []JobThroughput {
-	out := make([]JobThroughput, 0, len(read))
+func throughputOf(read []jobs.Throughput) []snapshot.JobThroughput {
+	out := make([]snapshot.JobThroughput, 0, len(read))
 	kept := func(n int64) *int64 {
 		if n == jobs.Absent {
 			return nil
@@ -81,8 +48,8 @@ func throughputOf(read []jobs.Throughput) []JobThroughput {
 		return &n
 	}
 	for _, t := range read {
-		jt := JobThroughput{Queue: Escape(t.Queue), RawQueue: t.Queue, ProcessedTotal: kept(t.Processed), FailedTotal: kept(t.Failed),
-			Days: []JobDay{}, Note: t.Note, RateNote: "a rate needs a minute of reads: the console and serve measure it"}
+		jt := snapshot.JobThroughput{Queue: format.Escape(t.Queue), RawQueue: t.Queue, ProcessedTotal: kept(t.Processed), FailedTotal: kept(t.Failed),
+			Days: []snapshot.JobDay{}, Note: t.Note, RateNote: "a rate needs a minute of reads: the console and serve measure it"}
 		if t.Note != "" {
 			jt.RateNote = ""
 		}
@@ -90,7 +57,7 @@ func throughputOf(read []jobs.Throughput) []JobThroughput {
 			jt.Error, jt.RateNote = t.Err.Error(), "the counts could not be read: "+t.Err.Error()
 		}
 		for _, d := range t.Days {
-			day := JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
+			day := snapshot.JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
 			if !d.From.IsZero() {
 				from := d.From
 				day.From = &from
@@ -104,13 +71,13 @@ func throughputOf(read []jobs.Throughput) []JobThroughput {
 
 // unreadThroughput are the rows of a library's counts whose read failed: one a queue (names)
 // where it counts per queue, else one for all, each unknown with why.
-func unreadThroughput(src jobs.Source, names []string, err error) []JobThroughput {
+func unreadThroughput(src jobs.Source, names []string, err error) []snapshot.JobThroughput {
 	if perQueue, _ := src.ThroughputKept(); !perQueue {
 		names = []string{""}
 	}
-	out := make([]JobThroughput, 0, len(names))
+	out := make([]snapshot.JobThroughput, 0, len(names))
 	for _, q := range names {
-		out = append(out, JobThroughput{Queue: Escape(q), RawQueue: q, Days: []JobDay{}, Error: err.Error(),
+		out = append(out, snapshot.JobThroughput{Queue: format.Escape(q), RawQueue: q, Days: []snapshot.JobDay{}, Error: err.Error(),
 			RateNote: "the counts could not be read: " + err.Error()})
 	}
 	return out
@@ -127,7 +94,7 @@ type tputTrack struct {
 	rowFailed map[[2]string]string
 	// today is, by entry and queue, the day the server's clock is in, read by a poll once that day
 	// is past the newest the last sweep read (after UTC midnight, until the next sweep reads it).
-	today map[[2]string]JobDay
+	today map[[2]string]snapshot.JobDay
 }
 
 type tputKey struct {
@@ -141,13 +108,13 @@ var epoch = time.Unix(0, 0)
 // poll reads the running totals of every job entry of snap (its queues as the sweep found them)
 // and adds them to their series, at the local time they were read; and, once the server's clock
 // (now) is in a UTC day past the newest day the sweep read, that day's counts.
-func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot, specs []JobQueueSpec, now time.Time) error {
+func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *snapshot.Snapshot, specs []JobQueueSpec, now time.Time) error {
 	if snap == nil {
 		return nil
 	}
 	if tt.series == nil {
 		tt.series, tt.read, tt.failed = map[tputKey]*rateSeries{}, map[tputKey]int64{}, map[string]string{}
-		tt.rowFailed, tt.today = map[[2]string]string{}, map[[2]string]JobDay{}
+		tt.rowFailed, tt.today = map[[2]string]string{}, map[[2]string]snapshot.JobDay{}
 	}
 	for _, e := range snap.JobQueues {
 		i := slices.IndexFunc(specs, func(s JobQueueSpec) bool { return s.Name == e.Name })
@@ -203,7 +170,7 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *Snapshot
 
 // fill returns a copy of snap whose job entries' throughput holds the totals last read and their
 // rates at now.
-func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
+func (tt *tputTrack) fill(snap *snapshot.Snapshot, now time.Time) *snapshot.Snapshot {
 	if snap == nil || len(tt.series) == 0 {
 		return snap
 	}
@@ -257,7 +224,7 @@ func (tt *tputTrack) fill(snap *Snapshot, now time.Time) *Snapshot {
 }
 
 // newestDay is the newest day of rows' daily counts, "" when they have none.
-func newestDay(rows []JobThroughput) string {
+func newestDay(rows []snapshot.JobThroughput) string {
 	newest := ""
 	for _, r := range rows {
 		if len(r.Days) > 0 && r.Days[0].Day > newest {
@@ -275,7 +242,7 @@ func (tt *tputTrack) noteToday(entry string, t jobs.Throughput) {
 		return
 	}
 	d := t.Days[0]
-	day := JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
+	day := snapshot.JobDay{Day: d.Day, Processed: d.Processed, Failed: d.Failed}
 	if !d.From.IsZero() {
 		from := d.From
 		day.From = &from
@@ -285,11 +252,11 @@ func (tt *tputTrack) noteToday(entry string, t jobs.Throughput) {
 
 // withToday is days (newest first) with the day a poll read in front, the oldest dropped, when
 // that day is past days' newest; days as they are otherwise.
-func withToday(days []JobDay, today JobDay, ok bool) []JobDay {
+func withToday(days []snapshot.JobDay, today snapshot.JobDay, ok bool) []snapshot.JobDay {
 	if !ok || len(days) == 0 || today.Day <= days[0].Day {
 		return days
 	}
-	return append([]JobDay{today}, days[:len(days)-1]...)
+	return append([]snapshot.JobDay{today}, days[:len(days)-1]...)
 }
 
 // whyFailed is why the last poll could not read the counts of entry's row of queue, or "".

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -62,7 +63,7 @@ func TestWatcherMeasuresAsynqsThroughput(t *testing.T) {
 		processed, failed float64
 	}
 	var pts []point
-	var got *JobThroughput
+	var got *snapshot.JobThroughput
 	redistest.Eventually(t, "a rate of the tasks run", 90*time.Second, func() bool {
 		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
 		if err != nil {
@@ -212,9 +213,9 @@ func TestOneBadCounterSpoilsOnlyItsQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := JobQueueSpec{Name: "tasks", Source: jobs.Source{Layout: jobs.Asynq}}
-	check := func(how string, e JobQueues) {
+	check := func(how string, e snapshot.JobQueues) {
 		t.Helper()
-		rows := map[string]JobThroughput{}
+		rows := map[string]snapshot.JobThroughput{}
 		for _, tp := range e.Throughput {
 			rows[tp.Queue] = tp
 		}
@@ -328,7 +329,7 @@ func TestTodayFollowsTheServersClock(t *testing.T) {
 	now := func() time.Time { return time.Unix(0, clock.Load()) }
 	spec := JobQueueSpec{Name: "tasks", Source: jobs.Source{Layout: jobs.Asynq}}
 	w := NewWatcher(rdb, nil, Options{Location: time.UTC, Now: now, KeysPerSecond: 5_000, Structures: Structures{JobQueues: []JobQueueSpec{spec}}})
-	var before JobThroughput
+	var before snapshot.JobThroughput
 	redistest.Eventually(t, "a complete sweep", 60*time.Second, func() bool {
 		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
 		if err != nil {
@@ -365,12 +366,12 @@ func TestTodayFollowsTheServersClock(t *testing.T) {
 // polls cannot read it either, and shows the counts once a poll has read them.
 func TestPollReadsWhatTheSweepCouldNot(t *testing.T) {
 	why := "store: key asynq:{a}:processed: not an integer"
-	snap := &Snapshot{JobQueues: []JobQueues{{Name: "tasks", Throughput: []JobThroughput{
-		{Queue: "a", RawQueue: "a", Days: []JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
-		{Queue: "b", RawQueue: "b", Days: []JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
+	snap := &snapshot.Snapshot{JobQueues: []snapshot.JobQueues{{Name: "tasks", Throughput: []snapshot.JobThroughput{
+		{Queue: "a", RawQueue: "a", Days: []snapshot.JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
+		{Queue: "b", RawQueue: "b", Days: []snapshot.JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
 	}}}}
 	tt := tputTrack{series: map[tputKey]*rateSeries{}, read: map[tputKey]int64{}, failed: map[string]string{},
-		rowFailed: map[[2]string]string{{"tasks", "b"}: why}, today: map[[2]string]JobDay{}}
+		rowFailed: map[[2]string]string{{"tasks", "b"}: why}, today: map[[2]string]snapshot.JobDay{}}
 	at := time.Now()
 	for _, q := range []string{"a", "b"} {
 		for _, failed := range []bool{false, true} {

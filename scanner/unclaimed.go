@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // Keys that no family or structure claims are never dropped silently: the sweep counts each into
@@ -225,7 +226,7 @@ func (s *Sweep) unclaimedResult() discover.Result {
 	}
 	for i := range r.Groups {
 		for j, ex := range r.Groups[i].Examples {
-			r.Groups[i].Examples[j] = Escape(ex)
+			r.Groups[i].Examples[j] = format.Escape(ex)
 		}
 	}
 	return r

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // writeUnclaimed writes 20 hourly counters, 10 cache strings and 5 hashes, none of which the
@@ -35,7 +36,7 @@ func writeUnclaimed(t *testing.T, rdb *redis.Client) int64 {
 }
 
 // sweepAs takes a snapshot of srv as an ACL user allowed everything but the commands given.
-func sweepAs(t *testing.T, srv *redistest.Server, without ...string) *Snapshot {
+func sweepAs(t *testing.T, srv *redistest.Server, without ...string) *snapshot.Snapshot {
 	t.Helper()
 	user := "u" + strings.Join(without, "_")
 	args := []any{"ACL", "SETUSER", user, "on", ">pw", "~*", "+@all"}

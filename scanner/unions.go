@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -67,7 +68,7 @@ func readUnions(ctx context.Context, rdb redis.UniversalClient, u unionWant, pac
 
 // readUnion counts the distinct members of keys, or says why it did not: skipped when a bitmap
 // union would read more than its budget.
-func readUnion(ctx context.Context, rdb redis.UniversalClient, kind store.UniqueKind, keys []string, pace *pacer) (*int64, *UnionSkip, error) {
+func readUnion(ctx context.Context, rdb redis.UniversalClient, kind store.UniqueKind, keys []string, pace *pacer) (*int64, *snapshot.UnionSkip, error) {
 	cost := len(keys)
 	if kind == store.Bitmap {
 		size, err := store.BitmapBytes(ctx, rdb, keys)
@@ -80,7 +81,7 @@ func readUnion(ctx context.Context, rdb redis.UniversalClient, kind store.Unique
 			if budget == store.MaxUnionBytes {
 				why = skipOverMemory
 			}
-			return nil, &UnionSkip{Bytes: size, BudgetBytes: budget, Reason: why}, nil
+			return nil, &snapshot.UnionSkip{Bytes: size, BudgetBytes: budget, Reason: why}, nil
 		}
 		cost += bitmapCost(size)
 	}

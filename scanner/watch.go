@@ -14,13 +14,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
-
-// MinRefresh is the shortest interval between two Polls the console, serve and the config allow:
-// faster than a person can read, and each Poll costs the watched Redis a round of reads.
-const MinRefresh = 250 * time.Millisecond
 
 // Watcher keeps a Snapshot current for a console: each Poll sweeps on for a slice of time within
 // the budget, and when a sweep completes its Snapshot replaces the last one and a new sweep
@@ -43,7 +39,7 @@ type Watcher struct {
 	pace    atomic.Pointer[pacer]
 	sweep   *Sweep
 	agg     *Aggregator
-	last    *Snapshot
+	last    *snapshot.Snapshot
 	started time.Time
 	restart bool
 	conn    connTrack
@@ -55,79 +51,8 @@ type Watcher struct {
 	// held is, after a first sweep started over with entries it adopted, the last figures of
 	// the sweep dropped, shown until the new one has seen as many keys (heldSeen): its first
 	// pages alone would make estimates that jump.
-	held     *Snapshot
+	held     *snapshot.Snapshot
 	heldSeen int64
-}
-
-// Status is what a Poll returns: the last complete Snapshot and the state of things now.
-type Status struct {
-	Snapshot *Snapshot // the last complete sweep's; nil until the first completes
-	// Partial is, until the first sweep completes, what the sweep under way has seen so far,
-	// scaled to the keyspace: its figures are estimates (Scan.Complete is false). Front ends
-	// that must not show an estimate (metrics) ignore it.
-	Partial *Snapshot
-	Sweep   SweepProgress
-	Server  ServerInfo
-	// Live holds, for the family in focus, its current windows' top dims read again at this Poll
-	// (a sweep of a big keyspace takes a while; these are what the screen shows meanwhile).
-	Live []LiveWindow
-	// Families holds each counter family's current window as its live sample read at this Poll
-	// says it is (its total and rate, estimated), so the figures move between sweeps; LiveReads
-	// is how many keys those reads took from the sweep's budget.
-	Families  []LiveFamily
-	LiveReads int
-	// Unclaimed is what the sweep under way has found of the keys no entry claims so far (its
-	// groups grow as it goes; Snapshot.Unclaimed is the last complete sweep's).
-	Unclaimed discover.Result
-	// Conn says how Redis answered this Poll: connected, the sweep late, unreachable, or a
-	// refusal, with its class and since when. A Poll that fails fills it too.
-	Conn ConnState
-	// Cost is what watching cost Redis since the last Poll: the keys swept a second and the
-	// share of Redis' time hourglass' commands took.
-	Cost Cost
-	// Inferred, when the watcher runs on entries inferred from the keys (Options.Infer), lists
-	// them; nil when they come from a config.
-	Inferred *Inferred
-}
-
-// LiveWindow is a current window's top dims with values read now, largest first.
-type LiveWindow struct {
-	Family      string
-	Granularity string
-	Window      string
-	Top         []DimsValue
-	ReadAt      time.Time
-	// Moved is, in Top's order, how far each value moved since the sweep that completed at
-	// SweptAt: the last one completed before this Poll began. (A sweep this Poll completed read
-	// its values a moment ago, and counting from it would show nothing moving.)
-	Moved   []Moved
-	SweptAt time.Time
-}
-
-// Moved is how far a live value moved since a sweep; Known is false when that sweep's top list
-// did not hold the dims, or had another window, so the value then is not known.
-type Moved struct {
-	By    int64
-	Known bool
-}
-
-// SweepProgress describes the sweep under way.
-type SweepProgress struct {
-	KeysSeen int64
-	Started  time.Time
-	// Completed is set when this Poll finished a sweep (its Snapshot is the new one).
-	Completed bool
-}
-
-// ServerInfo is what INFO says, summed over a cluster's masters.
-type ServerInfo struct {
-	Version    string
-	OpsPerSec  int64
-	UsedMemory int64
-	Masters    int
-	// Err says why INFO could not be read (a user without the permission): the console shows
-	// the rest and says so in that panel.
-	Err string
 }
 
 // NewWatcher returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
@@ -147,7 +72,7 @@ func NewWatcher(rdb redis.UniversalClient, families []*store.Family, opt Options
 //
 // focus names the family on screen: its current windows' top dims are read again (a GET each, one
 // pipeline), so the numbers an operator looks at move between sweeps. "" reads none.
-func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (Status, error) {
+func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (snapshot.Status, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
@@ -156,8 +81,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	}
 	w.holdRedisTime()
 	base := w.last // what the live reads' moves count from
-	var st Status
-	var swept *Snapshot // the sweep this Poll completed, and when
+	var st snapshot.Status
+	var swept *snapshot.Snapshot // the sweep this Poll completed, and when
 	var sweptAt time.Time
 	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
 		w.agg.Add(p)
@@ -178,7 +103,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if err == nil && w.sweep.Done() && !w.restart {
 		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
 		snap := w.agg.Snapshot(true)
-		snap.SetRate(w.last)
+		SetRate(snap, w.last)
 		w.last, swept, sweptAt = snap, snap, time.Now()
 		w.infer.completed()
 		st.Sweep.Completed = true
@@ -238,7 +163,7 @@ func (w *Watcher) spent(start time.Time) time.Duration {
 
 // readLive reads the current windows' top dims of family again, and how far each moved since
 // base (nil: not known).
-func (w *Watcher) readLive(ctx context.Context, family string, base *Snapshot) ([]LiveWindow, error) {
+func (w *Watcher) readLive(ctx context.Context, family string, base *snapshot.Snapshot) ([]snapshot.LiveWindow, error) {
 	f := w.last.Family(family)
 	if f == nil {
 		return nil, nil
@@ -248,17 +173,17 @@ func (w *Watcher) readLive(ctx context.Context, family string, base *Snapshot) (
 		now = time.Now
 	}
 	pipe := w.rdb.Pipeline()
-	var live []LiveWindow
+	var live []snapshot.LiveWindow
 	var cmds [][]*redis.StringCmd
 	for _, win := range f.Windows {
 		if !win.Current || len(win.Top) == 0 {
 			continue
 		}
-		lw := LiveWindow{Family: family, Granularity: win.Granularity, Window: win.Window}
+		lw := snapshot.LiveWindow{Family: family, Granularity: win.Granularity, Window: win.Window}
 		var wc []*redis.StringCmd
 		for _, t := range win.Top {
-			lw.Top = append(lw.Top, DimsValue{Dims: t.Dims, Value: t.Value, key: t.key})
-			wc = append(wc, pipe.Get(ctx, t.key))
+			lw.Top = append(lw.Top, snapshot.DimsValue{Dims: t.Dims, Value: t.Value, Raw: t.Raw})
+			wc = append(wc, pipe.Get(ctx, t.Raw))
 		}
 		live = append(live, lw)
 		cmds = append(cmds, wc)
@@ -289,8 +214,8 @@ func (w *Watcher) readLive(ctx context.Context, family string, base *Snapshot) (
 }
 
 // moved is how far each of lw's values moved since base's sweep, and when that sweep completed.
-func moved(base *Snapshot, lw *LiveWindow) ([]Moved, time.Time) {
-	out := make([]Moved, len(lw.Top))
+func moved(base *snapshot.Snapshot, lw *snapshot.LiveWindow) ([]snapshot.Moved, time.Time) {
+	out := make([]snapshot.Moved, len(lw.Top))
 	if base == nil {
 		return out, time.Time{}
 	}
@@ -299,14 +224,14 @@ func moved(base *Snapshot, lw *LiveWindow) ([]Moved, time.Time) {
 		for _, win := range f.Windows {
 			if win.Granularity == lw.Granularity && win.Window == lw.Window {
 				for _, t := range win.Top {
-					then[t.key] = t.Value
+					then[t.Raw] = t.Value
 				}
 			}
 		}
 	}
 	for i, t := range lw.Top {
-		if v, ok := then[t.key]; ok {
-			out[i] = Moved{By: t.Value - v, Known: true}
+		if v, ok := then[t.Raw]; ok {
+			out[i] = snapshot.Moved{By: t.Value - v, Known: true}
 		}
 	}
 	return out, base.TakenAt
@@ -416,8 +341,8 @@ func (w *Watcher) begin() {
 
 // readInfo reads INFO from every master. A refusal (NOPERM) is reported in ServerInfo.Err, not
 // as an error; a connection failure is an error.
-func readInfo(ctx context.Context, rdb redis.UniversalClient) (ServerInfo, error) {
-	var info ServerInfo
+func readInfo(ctx context.Context, rdb redis.UniversalClient) (snapshot.ServerInfo, error) {
+	var info snapshot.ServerInfo
 	var mu sync.Mutex
 	read := func(ctx context.Context, c redis.Cmdable) error {
 		text, err := c.Info(ctx).Result() // the default sections: server, stats and memory among them

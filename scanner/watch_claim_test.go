@@ -9,6 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -34,7 +35,7 @@ func TestWatcherClaimCountsUnclaimedKeysFromTheNextSweep(t *testing.T) {
 	// 24 keys at 60 a second: a sweep spans several Polls, so the one under way at the claim is
 	// dropped, not finished without the new entries.
 	w := NewWatcher(rdb, families(t), Options{Count: 5, KeysPerSecond: 60, Location: shanghai})
-	pollUntilSweep := func() Status {
+	pollUntilSweep := func() snapshot.Status {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {

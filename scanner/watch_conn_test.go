@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -26,7 +27,7 @@ func TestWatcherTellsFaultsApart(t *testing.T) {
 	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai})
 
 	st, err := w.Poll(ctx, 50*time.Millisecond, "")
-	if err != nil || !st.Sweep.Completed || st.Conn.Condition != Connected || st.Conn.LastSweep.IsZero() {
+	if err != nil || !st.Sweep.Completed || st.Conn.Condition != snapshot.Connected || st.Conn.LastSweep.IsZero() {
 		t.Fatalf("first poll: %v, conn %+v", err, st.Conn)
 	}
 	swept := st.Conn.LastSweep
@@ -36,7 +37,7 @@ func TestWatcherTellsFaultsApart(t *testing.T) {
 	}
 	st, err = w.Poll(ctx, 50*time.Millisecond, "")
 	c := st.Conn
-	if err == nil || c.Condition != Denied || c.Refused != "scan" || c.Class != store.ClassPermanent || c.Err == nil {
+	if err == nil || c.Condition != snapshot.Denied || c.Refused != "scan" || c.Class != store.ClassPermanent || c.Err == nil {
 		t.Fatalf("a refused SCAN: %v, conn %+v", err, c)
 	}
 	if c.Since.IsZero() || !c.LastSweep.Equal(swept) {
@@ -49,13 +50,13 @@ func TestWatcherTellsFaultsApart(t *testing.T) {
 	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "+scan").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if st, err = w.Poll(ctx, 50*time.Millisecond, ""); err != nil || st.Conn.Condition != Connected || st.Conn.Err != nil {
+	if st, err = w.Poll(ctx, 50*time.Millisecond, ""); err != nil || st.Conn.Condition != snapshot.Connected || st.Conn.Err != nil {
 		t.Fatalf("the right given back: %v, conn %+v", err, st.Conn)
 	}
 
 	srv.Stop()
 	st, err = w.Poll(ctx, 50*time.Millisecond, "")
-	if c := st.Conn; err == nil || c.Condition != Unreachable || c.Class != store.ClassTransient || c.Since.IsZero() {
+	if c := st.Conn; err == nil || c.Condition != snapshot.Unreachable || c.Class != store.ClassTransient || c.Since.IsZero() {
 		t.Fatalf("a stopped server: %v, conn %+v", err, c)
 	}
 }
@@ -72,7 +73,7 @@ func TestWatcherPollOutOfTimeIsUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	st, err := w.Poll(ctx, 10*time.Millisecond, "")
-	if c := st.Conn; err == nil || c.Condition != Unreachable || c.Class != store.ClassTransient {
+	if c := st.Conn; err == nil || c.Condition != snapshot.Unreachable || c.Class != store.ClassTransient {
 		t.Fatalf("a poll out of time: %v, conn %+v", err, c)
 	}
 }
@@ -83,7 +84,7 @@ func TestWatcherPollOutOfTimeIsUnreachable(t *testing.T) {
 func TestSweepLateRule(t *testing.T) {
 	now := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 	h := &connTrack{now: func() time.Time { return now }}
-	late := func() bool { return h.status(context.Background(), nil).Condition == Late }
+	late := func() bool { return h.status(context.Background(), nil).Condition == snapshot.Late }
 
 	h.began()
 	for i := range 19 { // a first sweep that sees keys is never late, however long it takes
@@ -102,11 +103,11 @@ func TestSweepLateRule(t *testing.T) {
 	h.began()
 	now = now.Add(time.Hour) // a pause: no poll, no sweeping
 	h.polled(80*time.Second, 10)
-	if c := h.status(context.Background(), nil); c.Condition != Connected || c.LateAfter != 90*time.Second {
+	if c := h.status(context.Background(), nil); c.Condition != snapshot.Connected || c.LateAfter != 90*time.Second {
 		t.Errorf("80 s into a sweep whose last took 30 s: %+v", c)
 	}
 	h.polled(11*time.Second, 20)
-	if c := h.status(context.Background(), nil); c.Condition != Late || !c.Since.Equal(now) {
+	if c := h.status(context.Background(), nil); c.Condition != snapshot.Late || !c.Since.Equal(now) {
 		t.Errorf("91 s into a sweep whose last took 30 s: %+v", c)
 	}
 
@@ -148,11 +149,11 @@ func TestLiveMovesCountFromTheSweepBefore(t *testing.T) {
 		t.Fatalf("second poll: %v, completed %v", err, st.Sweep.Completed)
 	}
 	lw := st.Live[0]
-	if lw.Top[0].Value != 400 || lw.Moved[0] != (Moved{By: 300, Known: true}) || !lw.SweptAt.Equal(first) {
+	if lw.Top[0].Value != 400 || lw.Moved[0] != (snapshot.Moved{By: 300, Known: true}) || !lw.SweptAt.Equal(first) {
 		t.Errorf("after +300 between two sweeps: value %d, moved %+v since %v (want since %v)", lw.Top[0].Value, lw.Moved[0], lw.SweptAt, first)
 	}
 	st, _ = w.Poll(ctx, time.Second, "flow")
-	if m := st.Live[0].Moved[0]; m != (Moved{By: 0, Known: true}) {
+	if m := st.Live[0].Moved[0]; m != (snapshot.Moved{By: 0, Known: true}) {
 		t.Errorf("nothing moved since the last sweep, yet %+v", m)
 	}
 }

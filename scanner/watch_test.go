@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -28,7 +29,7 @@ func TestWatcherKeepsASnapshotCurrent(t *testing.T) {
 	rdb.Set(ctx, k, 100, time.Hour)
 	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
 
-	pollUntilSweep := func() Status {
+	pollUntilSweep := func() snapshot.Status {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {

@@ -11,6 +11,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -38,7 +39,7 @@ func TestSnapshotCarriesWorkers(t *testing.T) {
 		{Name: "aq", Source: jobs.Source{Layout: jobs.Asynq}},
 		{Name: "cel", Source: jobs.Source{Layout: jobs.Celery}},
 	}}})
-	var snap *Snapshot
+	var snap *snapshot.Snapshot
 	redistest.Eventually(t, "a sweep completes", 20*time.Second, func() bool {
 		st, err := w.Poll(t.Context(), time.Second, "")
 		snap = st.Snapshot

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -13,28 +15,13 @@ import (
 // the newest written, and every figure of the hour reads 0. The sweep notes each windowed
 // family's newest hour window and says when the data contradicts the zone configured.
 
-// ZoneMismatch says a family's hour windows look cut in another zone than the one configured: the
-// current hour (in the configured zone) has no key, while the newest hour window is the current
-// hour at another offset.
-type ZoneMismatch struct {
-	// Configured is the zone configured and its offset now: "Asia/Shanghai (+08:00)", or for
-	// Local this machine's zone when known, "Local (Asia/Shanghai, +08:00)".
-	Configured string `json:"configured"`
-	// Data is the zone the windows look cut in, as a config's timezone takes it: "UTC",
-	// this machine's zone by name, or an offset such as "+08:00".
-	Data   string `json:"data"`
-	Offset string `json:"offset"` // the data's offset from UTC: "+00:00"
-	Newest string `json:"newest_window"`
-	// Hours is how far the newest window lies from the current one in the configured zone
-	// (negative: behind).
-	Hours   int    `json:"hours"`
-	Message string `json:"message"`
-}
-
-// zoneCheck compares family f's hour windows (their starts, in Unix seconds, from hours) with
-// the zone loc they are cut in, at now. It returns nil when the data agrees or says nothing; the
-// cases are in docs/configuration.md#time-zone. host names this machine's zone (nil: unknown).
-func zoneCheck(f *store.Family, loc *time.Location, now time.Time, hours func(yield func(int64) bool), host *time.Location) *ZoneMismatch {
+// zoneCheck returns the mismatch of family f's hour windows, whose starts (Unix seconds) hours
+// holds, with the zone f's windows are cut in (loc, f's own or the sweep's) at now; nil when the
+// data agrees or says nothing: no hour windows, the current one present, the newest more than a
+// day old (a family no longer written), or the previous hour newest within discover.ZoneGrace of
+// the boundary (the current hour has no key yet). host names this machine's zone (nil when
+// unknown).
+func zoneCheck(f *store.Family, loc *time.Location, now time.Time, hours func(yield func(int64) bool), host *time.Location) *snapshot.ZoneMismatch {
 	if !f.Has(store.Hour) {
 		return nil
 	}
@@ -70,11 +57,11 @@ func zoneCheck(f *store.Family, loc *time.Location, now time.Time, hours func(yi
 	if loc.String() == "Local" && host != nil { // say which zone this machine's is
 		configured = fmt.Sprintf("Local (%s, %s)", host, discover.OffsetText(cfgOff))
 	}
-	z := &ZoneMismatch{
+	z := &snapshot.ZoneMismatch{
 		Configured: configured,
 		Data:       discover.ZoneName(off, host, now),
 		Offset:     discover.OffsetText(off),
-		Newest:     Escape(wf.Format(nw)),
+		Newest:     format.Escape(wf.Format(nw)),
 		Hours:      n,
 	}
 	z.Message = fmt.Sprintf("windows look cut in UTC%s, not in %s: the newest hour window %s is the current hour at UTC%s; set timezone = %q",
@@ -103,7 +90,7 @@ func hourStarts[T any](m map[winKey]T) func(yield func(int64) bool) {
 // zoneChecks sets each windowed family's ZoneMismatch (counters, uniques and bitmaps) and adds its
 // message to the Snapshot's warnings. Only a complete sweep's windows are checked: one under way
 // may not have met the current hour's keys yet.
-func (a *Aggregator) zoneChecks(snap *Snapshot, now time.Time) {
+func (a *Aggregator) zoneChecks(snap *snapshot.Snapshot, now time.Time) {
 	for i, fa := range a.order {
 		z := zoneCheck(fa.f, fa.f.Zone(a.opt.Location), now, hourStarts(fa.windows), a.opt.HostZone)
 		if z != nil && i < len(snap.Counters) {

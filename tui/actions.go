@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // injectBurst is how many events `i` writes.
@@ -27,7 +27,7 @@ type actionMsg struct {
 // repairPreviewMsg is a dry run's count, for the repair overlay.
 type repairPreviewMsg struct {
 	id     int
-	counts scanner.RepairCounts
+	counts snapshot.RepairCounts
 	err    error
 }
 
@@ -35,7 +35,7 @@ type repairPreviewMsg struct {
 type modal struct {
 	id      int
 	stage   modalStage
-	counts  scanner.RepairCounts
+	counts  snapshot.RepairCounts
 	err     error
 	typed   string // what the operator typed, when the target's name is asked for
 	wrong   bool   // the last name typed was not the target's

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 func rate(r float64) *float64 { return &r }
@@ -16,33 +16,33 @@ func rate(r float64) *float64 { return &r }
 func iptr(n int) *int { return &n }
 
 // exactFigure is a figure every bit was counted for.
-func exactFigure(v float64) *scanner.BloomFigure {
-	return &scanner.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
+func exactFigure(v float64) *snapshot.BloomFigure {
+	return &snapshot.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
 }
 
 // withBlooms adds two [[bloom]] entries to snap, as a sweep reports them: "seen" with an exact
 // small filter, a large one estimated from 6.0% of its bits and one past its target, more filters
 // than were read and keys it could not read; "legacy" with a RedisBloom filter whose bits BF.INFO
 // does not give.
-func withBlooms(snap *scanner.Snapshot) *scanner.Snapshot {
-	snap.Blooms = []scanner.Bloom{{Name: "seen", More: true,
+func withBlooms(snap *snapshot.Snapshot) *snapshot.Snapshot {
+	snap.Blooms = []snapshot.Bloom{{Name: "seen", More: true,
 		Unreadable: map[string]int64{"another type": 2, "a hash without hourglass's metadata": 1},
-		Filters: []scanner.BloomFilter{
+		Filters: []snapshot.BloomFilter{
 			{Key: "seen:small", Raw: "seen:small", Layout: "hourglass", Capacity: ptr(1_000), Expansion: iptr(2), SubFilters: iptr(1), TargetRate: rate(0.01),
 				Added: ptr(820), Elements: exactFigure(818), Fill: exactFigure(0.3), FalsePositive: exactFigure(0.000066), MemoryBytes: ptr(1_360), TTLMS: -1},
 			{Key: "seen:big", Raw: "seen:big", Layout: "hourglass", Capacity: ptr(10_000), Expansion: iptr(2), SubFilters: iptr(3), TargetRate: rate(0.01), Added: ptr(12_500),
-				Elements:      &scanner.BloomFigure{Value: 12_340, Low: 12_100, High: 12_580, Coverage: 0.06},
-				Fill:          &scanner.BloomFigure{Value: 0.482, Low: 0.479, High: 0.485, Coverage: 0.06},
-				FalsePositive: &scanner.BloomFigure{Value: 0.0052, Low: 0.0049, High: 0.0055, Coverage: 0.06},
+				Elements:      &snapshot.BloomFigure{Value: 12_340, Low: 12_100, High: 12_580, Coverage: 0.06},
+				Fill:          &snapshot.BloomFigure{Value: 0.482, Low: 0.479, High: 0.485, Coverage: 0.06},
+				FalsePositive: &snapshot.BloomFigure{Value: 0.0052, Low: 0.0049, High: 0.0055, Coverage: 0.06},
 				MemoryBytes:   ptr(87_000), TTLMS: 3 * 3600_000,
 				Notes: []string{"bits sampled: 6% of its 1,245,000 bytes, in 64 ranges"}},
 			{Key: "seen:hot", Raw: "seen:hot", Layout: "hourglass", Capacity: ptr(1_000), SubFilters: iptr(1), TargetRate: rate(0.01), Added: ptr(4_800),
 				Elements: exactFigure(4_731), Fill: exactFigure(0.94), FalsePositive: exactFigure(0.024), OverTarget: true, MemoryBytes: ptr(1_360), TTLMS: -1,
 				Notes: []string{"it does not scale (expansion 0) and holds 4.7 times its capacity"}},
 		}},
-		{Name: "legacy", Filters: []scanner.BloomFilter{
+		{Name: "legacy", Filters: []snapshot.BloomFilter{
 			{Key: "legacy:bf", Raw: "legacy:bf", Layout: "redisbloom", Capacity: ptr(100_000), Expansion: iptr(2), SubFilters: iptr(2), TargetRate: rate(0.001),
-				Added: ptr(150_000), Elements: &scanner.BloomFigure{Value: 150_000, Low: 150_000, High: 150_000, Coverage: 1, From: "items"},
+				Added: ptr(150_000), Elements: &snapshot.BloomFigure{Value: 150_000, Low: 150_000, High: 150_000, Coverage: 1, From: "items"},
 				MemoryBytes: ptr(262_000), TTLMS: -1,
 				Notes: []string{"RedisBloom's type: BF.INFO gives its items and size, not its bits, so its fill and false-positive rate are not read",
 					"its capacity and error rate are BF.RESERVE's, from BF.INFO"}},
@@ -51,7 +51,7 @@ func withBlooms(snap *scanner.Snapshot) *scanner.Snapshot {
 	return snap
 }
 
-func bloomStatus(t testing.TB) scanner.Status {
+func bloomStatus(t testing.TB) snapshot.Status {
 	st := testStatus(t)
 	withBlooms(st.Snapshot)
 	return st
@@ -76,7 +76,7 @@ func TestBloomGolden(t *testing.T) {
 			press(m, c.keys...)
 			golden(t, fmt.Sprintf("%s_%dx%d", c.name, size[0], size[1]), screen(m))
 		}
-		m := newTestModel(t, &fakeSource{status: scanner.Status{Snapshot: testSnapshot(t)}}, nil, size[0], size[1])
+		m := newTestModel(t, &fakeSource{status: snapshot.Status{Snapshot: testSnapshot(t)}}, nil, size[0], size[1])
 		poll(t, m)
 		press(m, "6")
 		golden(t, fmt.Sprintf("uniques_none_%dx%d", size[0], size[1]), screen(m))
@@ -192,7 +192,7 @@ func TestManyBloomFiltersScroll(t *testing.T) {
 	st := bloomStatus(t)
 	for i := range 40 {
 		st.Snapshot.Blooms[1].Filters = append(st.Snapshot.Blooms[1].Filters,
-			scanner.BloomFilter{Key: fmt.Sprintf("legacy:%02d", i), Raw: fmt.Sprintf("legacy:%02d", i), Layout: "redisbloom", TTLMS: -1})
+			snapshot.BloomFilter{Key: fmt.Sprintf("legacy:%02d", i), Raw: fmt.Sprintf("legacy:%02d", i), Layout: "redisbloom", TTLMS: -1})
 	}
 	m := newTestModel(t, &fakeSource{status: st}, nil, 80, 24)
 	poll(t, m)
@@ -237,7 +237,7 @@ func TestBloomFilterText(t *testing.T) {
 // only when the view has filters, as the footer does.
 func TestBloomHelpComesFromTheBindings(t *testing.T) {
 	for _, c := range []struct {
-		st   scanner.Status
+		st   snapshot.Status
 		want bool
 	}{{bloomStatus(t), true}, {testStatus(t), false}} {
 		m := newTestModel(t, &fakeSource{status: c.st}, nil, 120, 36)
@@ -263,20 +263,20 @@ func TestBloomHelpComesFromTheBindings(t *testing.T) {
 func TestOverviewBloomLine(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		edit func(s *scanner.Snapshot)
+		edit func(s *snapshot.Snapshot)
 		want string
 	}{
-		{"one over", func(*scanner.Snapshot) {}, "4+ · 1 over target"},
-		{"rate unknown", func(s *scanner.Snapshot) { s.Blooms[0].Filters = s.Blooms[0].Filters[:2] }, "3+ · 1 rate unknown"},
-		{"keys unread", func(s *scanner.Snapshot) {
+		{"one over", func(*snapshot.Snapshot) {}, "4+ · 1 over target"},
+		{"rate unknown", func(s *snapshot.Snapshot) { s.Blooms[0].Filters = s.Blooms[0].Filters[:2] }, "3+ · 1 rate unknown"},
+		{"keys unread", func(s *snapshot.Snapshot) {
 			s.Blooms[0].Filters, s.Blooms[0].More, s.Blooms = s.Blooms[0].Filters[:2], false, s.Blooms[:1]
 		}, "2 · 3 keys unread"},
-		{"fine", func(s *scanner.Snapshot) {
+		{"fine", func(s *snapshot.Snapshot) {
 			s.Blooms[0].Filters, s.Blooms[0].More, s.Blooms[0].Unreadable, s.Blooms = s.Blooms[0].Filters[:2], false, nil, s.Blooms[:1]
 		}, "2 · none over target"},
-		{"none", func(s *scanner.Snapshot) { s.Blooms = []scanner.Bloom{{Name: "seen"}} }, "none found"},
-		{"none read", func(s *scanner.Snapshot) {
-			s.Limiters, s.Blooms = nil, []scanner.Bloom{{Name: "seen", Unreadable: map[string]int64{"another type": 5}}}
+		{"none", func(s *snapshot.Snapshot) { s.Blooms = []snapshot.Bloom{{Name: "seen"}} }, "none found"},
+		{"none read", func(s *snapshot.Snapshot) {
+			s.Limiters, s.Blooms = nil, []snapshot.Bloom{{Name: "seen", Unreadable: map[string]int64{"another type": 5}}}
 		}, "none · 5 keys unread"},
 	} {
 		st := bloomStatus(t)
@@ -298,7 +298,7 @@ func TestOverviewBloomLine(t *testing.T) {
 func TestBloomFiguresShowNoZeroThatIsNotKnown(t *testing.T) {
 	st := bloomStatus(t)
 	zero := exactFigure(0)
-	st.Snapshot.Blooms = append(st.Snapshot.Blooms, scanner.Bloom{Name: "fresh", Filters: []scanner.BloomFilter{
+	st.Snapshot.Blooms = append(st.Snapshot.Blooms, snapshot.Bloom{Name: "fresh", Filters: []snapshot.BloomFilter{
 		{Key: "fresh:empty", Layout: "hourglass", Capacity: ptr(100), Expansion: iptr(2), SubFilters: iptr(1), TargetRate: rate(0.01), Added: ptr(0),
 			Elements: zero, Fill: zero, FalsePositive: zero, MemoryBytes: ptr(200), TTLMS: -1},
 		{Key: "fresh:unread", Layout: "hourglass", TTLMS: -1, Notes: []string{"its metadata hash vanished mid-sweep"}},
@@ -341,14 +341,14 @@ func lineWith(s, text string) string {
 // found among the keys.
 func TestNoBloomEntrySaysHowToConfigure(t *testing.T) {
 	inferred := testStatus(t)
-	inferred.Inferred = &scanner.Inferred{}
+	inferred.Inferred = &snapshot.Inferred{}
 	for _, c := range []struct {
 		name string
-		st   scanner.Status
+		st   snapshot.Status
 		want string
 	}{
 		{"uniques, no filters", testStatus(t), "Bloom filters: none configured"},
-		{"neither", scanner.Status{Snapshot: testSnapshot(t)}, "Bloom filters: none configured"},
+		{"neither", snapshot.Status{Snapshot: testSnapshot(t)}, "Bloom filters: none configured"},
 		{"inferred", inferred, "Bloom filters: none found among the keys"},
 	} {
 		m := newTestModel(t, &fakeSource{status: c.st}, nil, 80, 24)
@@ -366,8 +366,8 @@ func TestNoBloomEntrySaysHowToConfigure(t *testing.T) {
 // TestBloomEntryWithNoFilter: an entry whose pattern matched no filter says so, and what it
 // could not read, rather than a table of nothing or a filter text's "no match".
 func TestBloomEntryWithNoFilter(t *testing.T) {
-	st := scanner.Status{Snapshot: testSnapshot(t)}
-	st.Snapshot.Blooms = []scanner.Bloom{{Name: "seen", Unreadable: map[string]int64{"another type": 5}}}
+	st := snapshot.Status{Snapshot: testSnapshot(t)}
+	st.Snapshot.Blooms = []snapshot.Bloom{{Name: "seen", Unreadable: map[string]int64{"another type": 5}}}
 	m := newTestModel(t, &fakeSource{status: st}, nil, 80, 24)
 	poll(t, m)
 	press(m, "6")

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // The text of a Bloom filter's figures: an exact figure plainly; an estimate with ≈ and, where
@@ -30,12 +30,12 @@ func bloomLayout(layout string) string {
 
 // estimated reports whether f is an estimate from part of the bits (or from the bits' share
 // set, whose elements are a statistic), not a count and not a figure computed from items.
-func estimated(f *scanner.BloomFigure) bool { return f != nil && !f.Exact() && f.From == "" }
+func estimated(f *snapshot.BloomFigure) bool { return f != nil && !f.Exact() && f.From == "" }
 
 // elementsCell is the ELEMENTS cell: exact, "≈12,340 (12,100–12,580, 6.0% of bits)" when wide,
 // format.Approx's "≈12.3k ±1.9%" when the table is short of room; "≈150,000 from items" ("≈150k
 // from items").
-func elementsCell(f *scanner.BloomFigure, wide bool) string {
+func elementsCell(f *snapshot.BloomFigure, wide bool) string {
 	switch {
 	case f == nil:
 		return format.NotKept
@@ -56,7 +56,7 @@ func elementsCell(f *scanner.BloomFigure, wide bool) string {
 }
 
 // shareCell is a share (the fill, a false-positive rate) as a percentage, ≈ when estimated.
-func shareCell(f *scanner.BloomFigure) string {
+func shareCell(f *snapshot.BloomFigure) string {
 	switch {
 	case f == nil:
 		return format.NotKept
@@ -68,7 +68,7 @@ func shareCell(f *scanner.BloomFigure) string {
 
 // falsePosCell is the false-positive rate now against the target: "≈0.52% / 1.0%", "over" added
 // when it is past the target, so a screen without colours says it too.
-func falsePosCell(f scanner.BloomFilter) string {
+func falsePosCell(f snapshot.BloomFilter) string {
 	target := format.NotKept
 	if f.TargetRate != nil {
 		target = percent(*f.TargetRate)
@@ -101,7 +101,7 @@ func percent(x float64) string {
 
 // figureText is a figure in full, for the filter's level: "≈12,340, 95% interval 12,100–12,580,
 // from 6% of its bits"; "12,340, every bit counted"; "—: not read (see the notes)".
-func figureText(f *scanner.BloomFigure, num func(float64) string) string {
+func figureText(f *snapshot.BloomFigure, num func(float64) string) string {
 	switch {
 	case f == nil:
 		return format.NotKept + ": not read (the notes say why)"
@@ -127,12 +127,12 @@ func bitsText(coverage float64) string {
 
 // intervalsText is the detail line of a filter's estimated figures: their 95% intervals and the
 // bits they rest on ("" when none is estimated).
-func intervalsText(f scanner.BloomFilter) string {
+func intervalsText(f snapshot.BloomFilter) string {
 	var parts []string
 	coverage := 1.0
 	for _, fig := range []struct {
 		name string
-		f    *scanner.BloomFigure
+		f    *snapshot.BloomFigure
 		num  func(float64) string
 	}{{"elements", f.Elements, whole}, {"fill", f.Fill, percent}, {"false pos.", f.FalsePositive, percent}} {
 		if estimated(fig.f) {
@@ -147,7 +147,7 @@ func intervalsText(f scanner.BloomFilter) string {
 }
 
 // unreadableText says the keys of an entry no filter's reading explains, per reason, most first.
-func unreadableText(b scanner.Bloom) string {
+func unreadableText(b snapshot.Bloom) string {
 	var total int64
 	reasons := make([]string, 0, len(b.Unreadable))
 	for r, n := range b.Unreadable {

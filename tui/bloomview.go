@@ -9,7 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // The Uniques view's Bloom filters: one table of every [[bloom]] entry's filters below the
@@ -19,9 +19,9 @@ import (
 
 // uniqRow is a unique family's row or a Bloom filter's, with the entry it belongs to.
 type uniqRow struct {
-	u     *scanner.Unique
-	bloom *scanner.Bloom
-	f     *scanner.BloomFilter
+	u     *snapshot.Unique
+	bloom *snapshot.Bloom
+	f     *snapshot.BloomFilter
 }
 
 func (r uniqRow) name() string {
@@ -32,7 +32,7 @@ func (r uniqRow) name() string {
 }
 
 // bloomRows are the Bloom filters of s the filter text keeps (by entry or key), entry by entry.
-func bloomRows(s *scanner.Snapshot, filter string) []uniqRow {
+func bloomRows(s *snapshot.Snapshot, filter string) []uniqRow {
 	var rows []uniqRow
 	for i := range s.Blooms {
 		b := &s.Blooms[i]
@@ -48,7 +48,7 @@ func bloomRows(s *scanner.Snapshot, filter string) []uniqRow {
 // bloomLines are the Bloom filters' section in h lines: its title, the table (a window of its
 // rows that keeps the selection in view), what each entry could not read, the selected filter's
 // detail and the hint. first is the row where the filters start.
-func (v *uniques) bloomLines(s *scanner.Snapshot, first, w, h int) []string {
+func (v *uniques) bloomLines(s *snapshot.Snapshot, first, w, h int) []string {
 	st := v.c.styles
 	rows, sel := v.rows.rows[first:], v.rows.sel-first
 	var tail []string
@@ -92,7 +92,7 @@ func (v *uniques) bloomLines(s *scanner.Snapshot, first, w, h int) []string {
 }
 
 // hasRowOf reports whether rows hold a filter of b.
-func hasRowOf(rows []uniqRow, b *scanner.Bloom) bool {
+func hasRowOf(rows []uniqRow, b *snapshot.Bloom) bool {
 	for _, r := range rows {
 		if r.bloom.Name == b.Name {
 			return true
@@ -136,7 +136,7 @@ func bytesOf(n *int64) string {
 
 // bloomDetail are the lines under the table for the selected filter: its estimates' intervals
 // and the bits they rest on, why a figure is "—" (its first note), and its target passed.
-func (v *uniques) bloomDetail(f scanner.BloomFilter, w int) []string {
+func (v *uniques) bloomDetail(f snapshot.BloomFilter, w int) []string {
 	st := v.c.styles
 	var lines []string
 	if t := intervalsText(f); t != "" {
@@ -171,7 +171,7 @@ func wrapStyled(style lipgloss.Style, text string, w int) []string {
 }
 
 // overTargetText says how far a filter's false-positive rate is past its target.
-func overTargetText(f scanner.BloomFilter) string {
+func overTargetText(f snapshot.BloomFilter) string {
 	if f.FalsePositive == nil || f.TargetRate == nil { // the scanner sets OverTarget from both
 		return "its false-positive rate is past the rate it was sized for"
 	}
@@ -184,10 +184,10 @@ func overTargetText(f scanner.BloomFilter) string {
 type bloomLevel struct {
 	c               *common
 	entry, key, raw string
-	f               *scanner.BloomFilter // nil when the last Snapshot has it no more
+	f               *snapshot.BloomFilter // nil when the last Snapshot has it no more
 }
 
-func newBloomLevel(c *common, entry string, f scanner.BloomFilter) *bloomLevel {
+func newBloomLevel(c *common, entry string, f snapshot.BloomFilter) *bloomLevel {
 	l := &bloomLevel{c: c, entry: entry, key: f.Key, raw: f.Raw, f: &f}
 	l.sync()
 	return l
@@ -207,7 +207,7 @@ func (l *bloomLevel) sync() {
 	if s == nil {
 		return
 	}
-	if b := named(s.Blooms, l.entry, func(b scanner.Bloom) string { return b.Name }); b != nil {
+	if b := named(s.Blooms, l.entry, func(b snapshot.Bloom) string { return b.Name }); b != nil {
 		for i, f := range b.Filters {
 			if f.Key == l.key && f.Raw == l.raw {
 				l.f = &b.Filters[i]
@@ -246,7 +246,7 @@ func (l *bloomLevel) render(w, h int) string {
 }
 
 // bloomFields are a filter's labels and values, every figure in full.
-func bloomFields(f scanner.BloomFilter) [][2]string {
+func bloomFields(f snapshot.BloomFilter) [][2]string {
 	layout := bloomLayout(f.Layout)
 	switch f.Layout {
 	case "hourglass":

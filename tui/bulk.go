@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // The drill-down's bulk actions on a queue's section: N runs every task now (retry all, run all
@@ -26,16 +26,16 @@ import (
 type BulkActions interface {
 	// BulkCheck says whether ref's queue does a to every task of sec (nil), or why not. It reads
 	// nothing.
-	BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error
+	BulkCheck(ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction) error
 	// PlanBulk is the dry run: the tasks, their bytes and the estimated time.
-	PlanBulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) (scanner.BulkPlan, error)
+	PlanBulk(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction) (snapshot.BulkPlan, error)
 	// Bulk does it, chunk by chunk, recording what undoes each before it runs; progress is
 	// called after each chunk; when ctx ends it stops between chunks. It says what it did.
-	Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, plan scanner.BulkPlan, progress func(scanner.BulkResult)) (string, error)
+	Bulk(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction, plan snapshot.BulkPlan, progress func(snapshot.BulkResult)) (string, error)
 	// UndoLast undoes the newest bulk action on this target not undone yet, and says what it
 	// restored; progress is called after each chunk (Done of Planned undo records); when ctx
 	// ends it stops between chunks, and undoing again finishes it.
-	UndoLast(ctx context.Context, progress func(scanner.BulkResult)) (string, error)
+	UndoLast(ctx context.Context, progress func(snapshot.BulkResult)) (string, error)
 }
 
 // FilteredBulk is a BulkActions that also acts on a filter's selection: the dry run counts the
@@ -43,7 +43,7 @@ type BulkActions interface {
 // told after each page: Done tasks read of Planned), and the run of that plan acts on those
 // alone.
 type FilteredBulk interface {
-	PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool, progress func(scanner.BulkResult)) (scanner.BulkPlan, error)
+	PlanBulkMatching(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction, match func(snapshot.Task) bool, progress func(snapshot.BulkResult)) (snapshot.BulkPlan, error)
 }
 
 // bulkRun is a bulk action under way: its progress, written by the run and read by the footer's
@@ -52,20 +52,20 @@ type bulkRun struct {
 	title  string
 	cancel context.CancelFunc
 	mu     sync.Mutex
-	res    scanner.BulkResult
+	res    snapshot.BulkResult
 }
 
-func (b *bulkRun) set(r scanner.BulkResult) { b.mu.Lock(); b.res = r; b.mu.Unlock() }
-func (b *bulkRun) get() scanner.BulkResult  { b.mu.Lock(); defer b.mu.Unlock(); return b.res }
+func (b *bulkRun) set(r snapshot.BulkResult) { b.mu.Lock(); b.res = r; b.mu.Unlock() }
+func (b *bulkRun) get() snapshot.BulkResult  { b.mu.Lock(); defer b.mu.Unlock(); return b.res }
 
 // bulkPlanMsg is a dry run's answer; bulkTickMsg redraws the progress; bulkDoneMsg ends a run.
 type (
 	bulkPlanMsg struct {
 		title string
-		ref   scanner.QueueRef
-		sec   scanner.TaskSection
-		a     scanner.TaskAction
-		plan  scanner.BulkPlan
+		ref   snapshot.QueueRef
+		sec   snapshot.TaskSection
+		a     snapshot.TaskAction
+		plan  snapshot.BulkPlan
 		err   error
 		after level
 		// filter is the tasks view's filter the plan counted the matches of ("" none)
@@ -83,23 +83,23 @@ type (
 )
 
 // bulkTitle names a bulk action on a section.
-func bulkTitle(a scanner.TaskAction, sec scanner.TaskSection) string {
+func bulkTitle(a snapshot.TaskAction, sec snapshot.TaskSection) string {
 	switch {
-	case a == scanner.ActionDelete:
+	case a == snapshot.ActionDelete:
 		return "Delete every " + sectionName(sec) + " task"
-	case a == scanner.ActionArchive:
+	case a == snapshot.ActionArchive:
 		return "Archive every " + sectionName(sec) + " task"
-	case sec == scanner.SectionRetry || sec == scanner.SectionDead:
+	case sec == snapshot.SectionRetry || sec == snapshot.SectionDead:
 		return "Retry every " + sectionName(sec) + " task"
 	}
 	return "Run every " + sectionName(sec) + " task now"
 }
 
 // bulk asks for the dry run of a on every task of the section on screen.
-func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
+func (l *taskLevel) bulk(a snapshot.TaskAction) tea.Cmd {
 	c, sec, ref := l.c, l.section(), l.ref
 	title := bulkTitle(a, sec)
-	if a == scanner.ActionArchive && l.layout() == "sidekiq" {
+	if a == snapshot.ActionArchive && l.layout() == "sidekiq" {
 		title = "Kill every " + sectionName(sec) + " task" // Sidekiq's word for it
 	}
 	switch {
@@ -115,7 +115,7 @@ func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
 		return nil
 	}
 	bulk, ctx, filter := c.opt.Bulk, c.ctx, l.filter
-	var match func(scanner.Task) bool
+	var match func(snapshot.Task) bool
 	if filter != "" {
 		fb, ok := bulk.(FilteredBulk)
 		if !ok {
@@ -123,7 +123,7 @@ func (l *taskLevel) bulk(a scanner.TaskAction) tea.Cmd {
 			return nil
 		}
 		title += " matching " + strconv.Quote(filter)
-		match = func(t scanner.Task) bool { return matches(filter, scanner.Escape(t.ID), preview(t.Payload)) }
+		match = func(t snapshot.Task) bool { return matches(filter, format.Escape(t.ID), preview(t.Payload)) }
 		// The whole section is read at the budget, which can take minutes: it runs as a bulk
 		// action does, its progress in the footer, ctrl+c or esc ending it.
 		ctx, cancel := context.WithCancel(ctx)
@@ -166,7 +166,7 @@ func (l *taskLevel) undo() tea.Cmd {
 		"ctrl+c stops between chunks; z again finishes it. Once it is undone, z takes the action before it.",
 	}}
 	kc.start = func() tea.Cmd {
-		return c.startRun(title, 0, l, func(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
+		return c.startRun(title, 0, l, func(ctx context.Context, progress func(snapshot.BulkResult)) (string, error) {
 			return bulk.UndoLast(ctx, progress)
 		})
 	}
@@ -181,7 +181,7 @@ func (l *taskLevel) undo() tea.Cmd {
 
 // layout is the job library of the queue on screen, as its Snapshot row names it ("" when none).
 func (l *taskLevel) layout() string {
-	if s := l.c.status.Snapshot; s != nil && l.ref.Kind == scanner.QueueJob {
+	if s := l.c.status.Snapshot; s != nil && l.ref.Kind == snapshot.QueueJob {
 		for _, e := range s.JobQueues {
 			if e.Name == l.ref.Name {
 				return e.Layout
@@ -256,16 +256,16 @@ func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
 // startBulk runs a confirmed bulk action off the Update loop, and ticks its progress.
 func (m *Model) startBulk(msg bulkPlanMsg) tea.Cmd {
 	bulk := m.c.opt.Bulk
-	return m.c.startRun(msg.title, msg.plan.Tasks, msg.after, func(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
+	return m.c.startRun(msg.title, msg.plan.Tasks, msg.after, func(ctx context.Context, progress func(snapshot.BulkResult)) (string, error) {
 		return bulk.Bulk(ctx, msg.ref, msg.sec, msg.a, msg.plan, progress)
 	})
 }
 
 // startRun runs do (a bulk action or an undo) off the Update loop as the run under way, and
 // ticks its progress; ctrl+c or esc ends its context, which stops it between chunks.
-func (c *common) startRun(title string, planned int64, after level, do func(ctx context.Context, progress func(scanner.BulkResult)) (string, error)) tea.Cmd {
+func (c *common) startRun(title string, planned int64, after level, do func(ctx context.Context, progress func(snapshot.BulkResult)) (string, error)) tea.Cmd {
 	ctx, cancel := context.WithCancel(c.ctx)
-	run := &bulkRun{title: title, cancel: cancel, res: scanner.BulkResult{Planned: planned}}
+	run := &bulkRun{title: title, cancel: cancel, res: snapshot.BulkResult{Planned: planned}}
 	c.bulk = run
 	c.flash(title + "…")
 	work := func() tea.Msg {

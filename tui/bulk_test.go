@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // fakeBulk answers the dry run with fixed figures; its Bulk does one chunk, reports it, and
@@ -19,34 +19,34 @@ type fakeBulk struct {
 	mu      sync.Mutex
 	started chan struct{}
 	undone  int
-	matched func(scanner.Task) bool
+	matched func(snapshot.Task) bool
 	// slowCount: the filtered dry run waits for its context to end
 	slowCount bool
 }
 
-func (f *fakeBulk) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error {
-	if sec == scanner.SectionInFlight {
+func (f *fakeBulk) BulkCheck(ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction) error {
+	if sec == snapshot.SectionInFlight {
 		return fmt.Errorf("no bulk action on in flight tasks here")
 	}
 	return nil
 }
 
-func (f *fakeBulk) PlanBulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) (scanner.BulkPlan, error) {
-	return scanner.BulkPlan{Tasks: 60_000, Bytes: 3 << 20, BytesNote: "MEMORY USAGE, sampled", KeysEach: 1, Estimate: 12 * time.Second}, nil
+func (f *fakeBulk) PlanBulk(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction) (snapshot.BulkPlan, error) {
+	return snapshot.BulkPlan{Tasks: 60_000, Bytes: 3 << 20, BytesNote: "MEMORY USAGE, sampled", KeysEach: 1, Estimate: 12 * time.Second}, nil
 }
 
-func (f *fakeBulk) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, plan scanner.BulkPlan, progress func(scanner.BulkResult)) (string, error) {
-	progress(scanner.BulkResult{Planned: plan.Tasks, Done: 100, Chunks: 1})
+func (f *fakeBulk) Bulk(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction, plan snapshot.BulkPlan, progress func(snapshot.BulkResult)) (string, error) {
+	progress(snapshot.BulkResult{Planned: plan.Tasks, Done: 100, Chunks: 1})
 	close(f.started)
 	<-ctx.Done()
 	return "100 of 60000 deleted; stopped", nil
 }
 
-func (f *fakeBulk) UndoLast(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
+func (f *fakeBulk) UndoLast(ctx context.Context, progress func(snapshot.BulkResult)) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.undone++
-	progress(scanner.BulkResult{Planned: 200, Done: 100})
+	progress(snapshot.BulkResult{Planned: 200, Done: 100})
 	return "undid delete of 100 due tasks: 100 tasks restored", nil
 }
 
@@ -134,16 +134,16 @@ func TestBulkDeleteShowsItsDryRunAndStopsOnCtrlC(t *testing.T) {
 	}
 }
 
-func (f *fakeBulk) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool, progress func(scanner.BulkResult)) (scanner.BulkPlan, error) {
+func (f *fakeBulk) PlanBulkMatching(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction, match func(snapshot.Task) bool, progress func(snapshot.BulkResult)) (snapshot.BulkPlan, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.matched = match
-	progress(scanner.BulkResult{Planned: 60_000, Done: 20_000})
+	progress(snapshot.BulkResult{Planned: 60_000, Done: 20_000})
 	if f.slowCount {
 		<-ctx.Done()
-		return scanner.BulkPlan{}, ctx.Err()
+		return snapshot.BulkPlan{}, ctx.Err()
 	}
-	return scanner.BulkPlan{Tasks: 3, Scanned: 60_000, Bytes: 3 << 10, BytesNote: "MEMORY USAGE, sampled", KeysEach: 1, Match: match}, nil
+	return snapshot.BulkPlan{Tasks: 3, Scanned: 60_000, Bytes: 3 << 10, BytesNote: "MEMORY USAGE, sampled", KeysEach: 1, Match: match}, nil
 }
 
 // TestBulkOnAFiltersSelection: with a filter on, X's dry run counts the section's tasks the
@@ -173,7 +173,7 @@ func TestBulkOnAFiltersSelection(t *testing.T) {
 			t.Fatalf("the confirmation does not say %q:\n%s", want, screen(m))
 		}
 	}
-	if !bulk.matched(scanner.Task{ID: "job-zz-1"}) || bulk.matched(scanner.Task{ID: "job-1"}) {
+	if !bulk.matched(snapshot.Task{ID: "job-zz-1"}) || bulk.matched(snapshot.Task{ID: "job-1"}) {
 		t.Fatal("the dry run's test is not the filter's")
 	}
 
@@ -204,14 +204,14 @@ func TestBulkKillIsSidekiqsWord(t *testing.T) {
 	m, _ := drillModel(t, &fakeKeyActions{}, 120, 36)
 	m.c.opt.Bulk = &fakeBulk{started: make(chan struct{})}
 	for _, c := range []struct {
-		ref  scanner.QueueRef
+		ref  snapshot.QueueRef
 		want string
 	}{
-		{scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs"}, "Kill every"},
-		{scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders"}, "Archive every"},
+		{snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "jobs"}, "Kill every"},
+		{snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "orders"}, "Archive every"},
 	} {
 		l := newTaskLevel(m.c, c.ref, c.ref.Name)
-		cmd := l.bulk(scanner.ActionArchive)
+		cmd := l.bulk(snapshot.ActionArchive)
 		msg, ok := cmd().(bulkPlanMsg)
 		if !ok || !strings.HasPrefix(msg.title, c.want) {
 			t.Errorf("K on %s: %+v, want a title starting %q", c.ref.Name, msg, c.want)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // connState is what the header says of the connection, from the watcher's word on the last poll:
@@ -12,9 +12,9 @@ import (
 func (m *Model) connState() string {
 	st, cs := m.c.styles, m.conn
 	switch {
-	case m.err != nil && cs.Condition == scanner.Denied:
+	case m.err != nil && cs.Condition == snapshot.Denied:
 		return st.Bad.Render("● permission denied: " + cs.Refused)
-	case m.err != nil && cs.Condition == scanner.Failing:
+	case m.err != nil && cs.Condition == snapshot.Failing:
 		return st.Bad.Render("● " + oneLine(m.err.Error()))
 	case m.err != nil:
 		return st.Bad.Render("● unreachable")
@@ -22,7 +22,7 @@ func (m *Model) connState() string {
 		return st.Muted.Render("○ connecting")
 	case m.paused:
 		return st.Warn.Render("‖ paused")
-	case cs.Condition == scanner.Late:
+	case cs.Condition == snapshot.Late:
 		from := cs.LastSweep
 		if from.IsZero() {
 			from = m.c.status.Sweep.Started
@@ -36,9 +36,9 @@ func (m *Model) connState() string {
 func (m *Model) banner(w int) string {
 	what := "Redis unreachable"
 	switch m.conn.Condition {
-	case scanner.Denied:
+	case snapshot.Denied:
 		what = "permission denied: " + m.conn.Refused
-	case scanner.Failing:
+	case snapshot.Failing:
 		what = "Redis refused the sweep"
 	}
 	wait := m.retryAt.Sub(m.c.now())

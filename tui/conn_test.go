@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -25,28 +25,28 @@ func TestHeaderTellsFaultsApart(t *testing.T) {
 		}
 		return ""
 	}
-	fail := func(err error, cs scanner.ConnState) {
+	fail := func(err error, cs snapshot.ConnState) {
 		t.Helper()
-		src.err, src.status = err, scanner.Status{Conn: cs}
+		src.err, src.status = err, snapshot.Status{Conn: cs}
 		poll(t, m)
 	}
 	for _, c := range []struct {
 		name   string
 		err    error
-		cs     scanner.ConnState
+		cs     snapshot.ConnState
 		header string
 		banner string
 	}{
 		{"refused connection", errors.New("dial tcp 10.0.0.5:6379: connect: connection refused"),
-			scanner.ConnState{Condition: scanner.Unreachable, Class: store.ClassTransient},
+			snapshot.ConnState{Condition: snapshot.Unreachable, Class: store.ClassTransient},
 			"● unreachable", "Redis unreachable · retry in"},
-		{"a source that does not say", errors.New("i/o timeout"), scanner.ConnState{},
+		{"a source that does not say", errors.New("i/o timeout"), snapshot.ConnState{},
 			"● unreachable", "Redis unreachable · retry in"},
 		{"scan refused", errors.New("SCAN as user \"noscan\": NOPERM User noscan has no permissions to run the 'scan' command"),
-			scanner.ConnState{Condition: scanner.Denied, Class: store.ClassPermanent, Refused: "scan"},
+			snapshot.ConnState{Condition: snapshot.Denied, Class: store.ClassPermanent, Refused: "scan"},
 			"● permission denied: scan", "permission denied: scan · retry in"},
 		{"another permanent error", errors.New("WRONGPASS invalid username-password pair or user is disabled."),
-			scanner.ConnState{Condition: scanner.Failing, Class: store.ClassPermanent},
+			snapshot.ConnState{Condition: snapshot.Failing, Class: store.ClassPermanent},
 			"● WRONGPASS invalid username-password pair", "Redis refused the sweep"},
 	} {
 		fail(c.err, c.cs)
@@ -60,7 +60,7 @@ func TestHeaderTellsFaultsApart(t *testing.T) {
 
 	// Redis answers, but the sweep has not completed for 14 s past its usual time.
 	late := testStatus(t)
-	late.Conn = scanner.ConnState{Condition: scanner.Late, LastSweep: clock.Add(-14 * time.Second), LateAfter: 10 * time.Second}
+	late.Conn = snapshot.ConnState{Condition: snapshot.Late, LastSweep: clock.Add(-14 * time.Second), LateAfter: 10 * time.Second}
 	src.err, src.status = nil, late
 	poll(t, m)
 	if h := header(); !strings.Contains(h, "● connected but the sweep is late (stalled 14s)") {

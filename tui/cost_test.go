@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // The header says what watching costs: the keys swept a second and the share of Redis' time
@@ -13,15 +13,15 @@ import (
 // commandstats is refused, that the share is unknown and why, never a 0.
 func TestHeaderSaysWhatWatchingCosts(t *testing.T) {
 	for _, c := range []struct {
-		cost      scanner.Cost
+		cost      snapshot.Cost
 		want, not string
 	}{
-		{scanner.Cost{}, "sweep 0s ago  ", "keys/s"}, // a first poll: nothing measured yet
-		{scanner.Cost{Interval: time.Second, KeysPerSecond: 19812.4, Share: 0.0412, ShareKnown: true, Masters: 1},
+		{snapshot.Cost{}, "sweep 0s ago  ", "keys/s"}, // a first poll: nothing measured yet
+		{snapshot.Cost{Interval: time.Second, KeysPerSecond: 19812.4, Share: 0.0412, ShareKnown: true, Masters: 1},
 			"sweep 0s ago, 19,812 keys/s  ·  Redis time ≈4.1%", "busiest"},
-		{scanner.Cost{Interval: time.Second, KeysPerSecond: 3300, Share: 0.0071, ShareKnown: true, Masters: 3},
+		{snapshot.Cost{Interval: time.Second, KeysPerSecond: 3300, Share: 0.0071, ShareKnown: true, Masters: 3},
 			"3,300 keys/s  ·  Redis time ≈0.71% (busiest master)", ""},
-		{scanner.Cost{Interval: time.Second, KeysPerSecond: 3300, Err: "INFO commandstats refused: NOPERM User watcher has no permissions to run the 'info' command"},
+		{snapshot.Cost{Interval: time.Second, KeysPerSecond: 3300, Err: "INFO commandstats refused: NOPERM User watcher has no permissions to run the 'info' command"},
 			"3,300 keys/s  ·  Redis time unknown: INFO commandstats refused", "≈"},
 	} {
 		st := testStatus(t)

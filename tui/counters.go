@@ -8,7 +8,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // counters is the table of families; enter opens one family (a familyLevel), and enter on one
@@ -82,7 +82,7 @@ func (v *counters) render(w, h int) string {
 	return v.table(snap, w, h)
 }
 
-func (v *counters) table(snap *scanner.Snapshot, w, h int) string {
+func (v *counters) table(snap *snapshot.Snapshot, w, h int) string {
 	st := v.c.styles
 	t := &table{styles: v.c, cols: []column{
 		{title: "FAMILY", flex: true}, {title: "KEYS", right: true}, {title: "THIS HOUR", right: true},

@@ -10,7 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // dimLevel is one dims tuple of a counter family: its hours and days as sparklines, and each
@@ -21,15 +21,15 @@ type dimLevel struct {
 	rawKey string // the tuple's current key
 	title  string // the dims, as the family's table shows them
 	fetch
-	d       *scanner.DimDetail
-	rows    list[scanner.WindowValue] // hours then days, each newest first, after the filter
+	d       *snapshot.DimDetail
+	rows    list[snapshot.WindowValue] // hours then days, each newest first, after the filter
 	filter  string
 	showCmd bool // y: the selected key's redis-cli command is shown
 }
 
 func newDimLevel(c *common, family, key, title string) *dimLevel {
 	return &dimLevel{c: c, family: family, rawKey: key, title: title,
-		rows: list[scanner.WindowValue]{id: func(w scanner.WindowValue) string { return w.Key }}}
+		rows: list[snapshot.WindowValue]{id: func(w snapshot.WindowValue) string { return w.Key }}}
 }
 
 func (l *dimLevel) crumb() string { return crumbText(l.title) }
@@ -43,7 +43,7 @@ func (l *dimLevel) loaded(seq int, val any, err error) {
 	if !l.end(seq, err, l.c.now()) || err != nil {
 		return
 	}
-	d := val.(scanner.DimDetail)
+	d := val.(snapshot.DimDetail)
 	l.d = &d
 	l.build()
 }
@@ -73,11 +73,11 @@ func (l *dimLevel) build() {
 		l.rows.set(nil)
 		return
 	}
-	var out []scanner.WindowValue
+	var out []snapshot.WindowValue
 	for _, g := range []string{"hour", "day"} {
 		ws := windowsOf(l.d, g)
 		for i := len(ws) - 1; i >= 0; i-- {
-			if matches(l.filter, ws[i].Window, scanner.Escape(ws[i].Key)) {
+			if matches(l.filter, ws[i].Window, format.Escape(ws[i].Key)) {
 				out = append(out, ws[i])
 			}
 		}
@@ -86,8 +86,8 @@ func (l *dimLevel) build() {
 }
 
 // windowsOf are d's windows of granularity g, oldest first.
-func windowsOf(d *scanner.DimDetail, g string) []scanner.WindowValue {
-	var out []scanner.WindowValue
+func windowsOf(d *snapshot.DimDetail, g string) []snapshot.WindowValue {
+	var out []snapshot.WindowValue
 	for _, w := range d.Windows {
 		if w.Granularity == g {
 			out = append(out, w)
@@ -123,14 +123,14 @@ func (l *dimLevel) copyCommand() tea.Cmd {
 }
 
 // repair asks to give the selected key its expiry, when it has none.
-func (l *dimLevel) repair(w scanner.WindowValue) tea.Cmd {
+func (l *dimLevel) repair(w snapshot.WindowValue) tea.Cmd {
 	if w.TTLMS != -1 || w.Value == nil {
-		l.c.flash(fmt.Sprintf("repair: %s has a TTL or holds no counter: nothing to repair", scanner.Escape(w.Key)))
+		l.c.flash(fmt.Sprintf("repair: %s has a TTL or holds no counter: nothing to repair", format.Escape(w.Key)))
 		return nil
 	}
 	fam, k := l.family, w.Key
 	return l.c.ask("Repair one key's TTL", []string{
-		"Give " + scanner.Escape(w.Key),
+		"Give " + format.Escape(w.Key),
 		"its window-aligned expiry: " + l.c.stamp(w.WantExpiresAt) + ".",
 		"The key is checked again where it is written: a key given a TTL, rewritten or gone meanwhile is left as it is.",
 	}, l, func(ctx context.Context, a KeyActions) (string, error) { return a.RepairKey(ctx, fam, k) })
@@ -166,7 +166,7 @@ func (l *dimLevel) render(w, h int) string {
 }
 
 // cells are one window's row.
-func (l *dimLevel) cells(r scanner.WindowValue) []string {
+func (l *dimLevel) cells(r snapshot.WindowValue) []string {
 	value, ttl, expires, mem := "-", "-", "-", "-"
 	switch {
 	case r.Missing:
@@ -191,7 +191,7 @@ func (l *dimLevel) cells(r scanner.WindowValue) []string {
 	} else if !r.Missing {
 		mem = format.Unknown
 	}
-	return []string{r.Granularity[:1] + " " + r.Window, value, ttl, expires, mem, scanner.Escape(r.Key)}
+	return []string{r.Granularity[:1] + " " + r.Window, value, ttl, expires, mem, format.Escape(r.Key)}
 }
 
 // seriesLines are the hours and days as sparklines, with the peak, the current window and the
@@ -247,7 +247,7 @@ func (l *dimLevel) footLines(w int) []string {
 }
 
 // valueText is a window's value, or why there is none.
-func valueText(x scanner.WindowValue) string {
+func valueText(x snapshot.WindowValue) string {
 	switch {
 	case x.Value != nil:
 		return format.Commas(*x.Value)
@@ -277,7 +277,7 @@ func wrapPlain(s string, w int) []string {
 
 // sameHourYesterday is the value of the hour a day before the current one by the wall clock of
 // the family's zone (25 or 23 windows back across a change of the clocks), or why it is not shown.
-func sameHourYesterday(hours []scanner.WindowValue) string {
+func sameHourYesterday(hours []snapshot.WindowValue) string {
 	cur := hours[len(hours)-1]
 	want := cur.Start.AddDate(0, 0, -1)
 	for _, h := range hours {

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // The drill-down: below a view's table, enter opens levels that read one structure's keys on
@@ -295,7 +295,7 @@ type snapLevel[E, R any] struct {
 	entry  *E // in the last Snapshot; nil when it has none of that name
 	rows   list[R]
 	filter string
-	find   func(s *scanner.Snapshot, name string) *E
+	find   func(s *snapshot.Snapshot, name string) *E
 	keep   func(e *E, filter string) []R
 }
 

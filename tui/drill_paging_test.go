@@ -9,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
 )
 
@@ -20,7 +20,7 @@ type cappedInspector struct {
 	most int
 }
 
-func (c cappedInspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error) {
+func (c cappedInspector) Tasks(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, offset int64, count int) (snapshot.TaskPage, error) {
 	return c.fakeInspector.Tasks(ctx, ref, sec, offset, min(count, c.most))
 }
 
@@ -52,7 +52,7 @@ func TestEmptyPagePastTheEndSaysTheSectionShrank(t *testing.T) {
 	m, in := drillModel(t, nil, 120, 36)
 	drive(m, "4", "enter", "]")
 	in.mu.Lock()
-	in.pages[scanner.SectionDue] = in.pages[scanner.SectionDue][:30] // workers took 30 meanwhile
+	in.pages[snapshot.SectionDue] = in.pages[snapshot.SectionDue][:30] // workers took 30 meanwhile
 	in.mu.Unlock()
 	run(m, m.views[m.active].refresh())
 	s := screen(m)
@@ -160,7 +160,7 @@ func TestTaskSelectionFollowsTheTask(t *testing.T) {
 		t.Fatalf("five down selects %+v", r.task)
 	}
 	in.mu.Lock()
-	in.pages[scanner.SectionDue] = in.pages[scanner.SectionDue][3:] // workers took the three oldest
+	in.pages[snapshot.SectionDue] = in.pages[snapshot.SectionDue][3:] // workers took the three oldest
 	in.mu.Unlock()
 	run(m, m.views[m.active].refresh())
 	if r, ok := l.rows.selected(); !ok || r.task.Member != "task-5" {

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
 )
 
@@ -19,9 +19,9 @@ import (
 type fakeInspector struct {
 	mu    sync.Mutex
 	asked []string
-	pages map[scanner.TaskSection][]scanner.Task
+	pages map[snapshot.TaskSection][]snapshot.Task
 	// limKey, when set, is the answer for every limiter key (a library's, say).
-	limKey *scanner.LimiterKeyDetail
+	limKey *snapshot.LimiterKeyDetail
 }
 
 func (f *fakeInspector) note(s string) {
@@ -39,12 +39,12 @@ func (f *fakeInspector) last() string {
 	return f.asked[len(f.asked)-1]
 }
 
-func (f *fakeInspector) Dim(ctx context.Context, family, key string) (scanner.DimDetail, error) {
+func (f *fakeInspector) Dim(ctx context.Context, family, key string) (snapshot.DimDetail, error) {
 	f.note("dim " + family)
-	d := scanner.DimDetail{Family: family, ReadAt: clock}
+	d := snapshot.DimDetail{Family: family, ReadAt: clock}
 	for h := 29; h >= 0; h-- {
 		at := clock.Truncate(time.Hour).Add(-time.Duration(h) * time.Hour)
-		w := scanner.WindowValue{Granularity: "hour", Window: at.Format("2006010215"), Start: at, Key: "flow:count:app0:ios:10.0.0.0:" + at.Format("2006010215"),
+		w := snapshot.WindowValue{Granularity: "hour", Window: at.Format("2006010215"), Start: at, Key: "flow:count:app0:ios:10.0.0.0:" + at.Format("2006010215"),
 			TTLMS: int64(47 * time.Hour / time.Millisecond), MemoryBytes: ptr(56)}
 		w.ExpiresAt = clock.Add(47 * time.Hour)
 		w.WantExpiresAt = w.ExpiresAt
@@ -58,40 +58,40 @@ func (f *fakeInspector) Dim(ctx context.Context, family, key string) (scanner.Di
 		}
 		d.Windows = append(d.Windows, w)
 	}
-	d.Windows = append(d.Windows, scanner.WindowValue{Granularity: "day", Window: "20261122", Key: "flow:count:app0:ios:10.0.0.0:20261122",
+	d.Windows = append(d.Windows, snapshot.WindowValue{Granularity: "day", Window: "20261122", Key: "flow:count:app0:ios:10.0.0.0:20261122",
 		Value: ptr(1234), TTLMS: 3_600_000, ExpiresAt: clock.Add(time.Hour), WantExpiresAt: clock.Add(2 * time.Hour), MemoryBytes: ptr(56)})
 	return d, nil
 }
 
-func (f *fakeInspector) TaskSections(ref scanner.QueueRef) []scanner.TaskSection {
-	if ref.Kind == scanner.QueueJob {
-		return []scanner.TaskSection{scanner.SectionWaiting}
+func (f *fakeInspector) TaskSections(ref snapshot.QueueRef) []snapshot.TaskSection {
+	if ref.Kind == snapshot.QueueJob {
+		return []snapshot.TaskSection{snapshot.SectionWaiting}
 	}
-	return []scanner.TaskSection{scanner.SectionDue, scanner.SectionLater, scanner.SectionInFlight}
+	return []snapshot.TaskSection{snapshot.SectionDue, snapshot.SectionLater, snapshot.SectionInFlight}
 }
 
-func (f *fakeInspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error) {
+func (f *fakeInspector) Tasks(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, offset int64, count int) (snapshot.TaskPage, error) {
 	f.note(fmt.Sprintf("tasks %s %s %s %d %d", ref.Kind, ref.Key+ref.Queue, sec, offset, count))
 	all := f.pages[sec]
-	p := scanner.TaskPage{Section: sec, Key: ref.Key + ref.Queue, Offset: offset, Total: int64(len(all)), ReadAt: clock}
+	p := snapshot.TaskPage{Section: sec, Key: ref.Key + ref.Queue, Offset: offset, Total: int64(len(all)), ReadAt: clock}
 	if offset < int64(len(all)) {
 		p.Tasks = all[offset:min(int(offset)+count, len(all))]
 	}
 	return p, nil
 }
 
-func (f *fakeInspector) LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error) {
+func (f *fakeInspector) LimiterKey(ctx context.Context, limiter, key string) (snapshot.LimiterKeyDetail, error) {
 	f.note("limiter " + limiter + " " + key)
 	if f.limKey != nil {
 		return *f.limKey, nil
 	}
-	return scanner.LimiterKeyDetail{Limiter: limiter, Key: key, Hits: 104, Limit: 100, TTLMS: 59_000, BucketMS: 2_000,
+	return snapshot.LimiterKeyDetail{Limiter: limiter, Key: key, Hits: 104, Limit: 100, TTLMS: 59_000, BucketMS: 2_000,
 		Buckets: []int64{1, 3, 5, 2, 8, 13, 4, 2, 1, 0, 6, 9}, ReadAt: clock, Command: "redis-cli -h 10.0.0.5 -p 6379 ZRANGE " + key + " 0 -1"}, nil
 }
 
-func (f *fakeInspector) LockHolder(ctx context.Context, lock, key string) (scanner.LockDetail, error) {
+func (f *fakeInspector) LockHolder(ctx context.Context, lock, key string) (snapshot.LockDetail, error) {
 	f.note("lock " + lock + " " + key)
-	return scanner.LockDetail{Lock: lock, Key: key, Holder: "pid-4711", PTTLMS: -1, HeldMS: -1, ReadAt: clock,
+	return snapshot.LockDetail{Lock: lock, Key: key, Holder: "pid-4711", PTTLMS: -1, HeldMS: -1, ReadAt: clock,
 		Command: "redis-cli -h 10.0.0.5 -p 6379 GET " + key}, nil
 }
 
@@ -112,7 +112,7 @@ func (a *fakeKeyActions) record(s string) (string, error) {
 	return "did " + s, nil
 }
 
-func (a *fakeKeyActions) ActOnTask(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, t scanner.Task, act scanner.TaskAction) (string, error) {
+func (a *fakeKeyActions) ActOnTask(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, t snapshot.Task, act snapshot.TaskAction) (string, error) {
 	return a.record(fmt.Sprintf("%s %s %s %q", act, ref.Key+ref.Queue, sec, t.Member))
 }
 
@@ -126,19 +126,19 @@ func (a *fakeKeyActions) ReleaseLock(ctx context.Context, lock, key, holder stri
 
 // hostilePages are a delay queue's sections: plain and JSON tasks, escape sequences, binary, and
 // the preview of a 1 MB payload.
-func hostilePages() map[scanner.TaskSection][]scanner.Task {
-	var due []scanner.Task
+func hostilePages() map[snapshot.TaskSection][]snapshot.Task {
+	var due []snapshot.Task
 	for i := range 60 {
-		due = append(due, scanner.Task{Member: fmt.Sprint("task-", i), Payload: fmt.Sprintf(`{ "order": %d,  "items": [1, 2] }`, i),
+		due = append(due, snapshot.Task{Member: fmt.Sprint("task-", i), Payload: fmt.Sprintf(`{ "order": %d,  "items": [1, 2] }`, i),
 			PayloadBytes: 30, Due: clock.Add(-time.Duration(60-i) * time.Minute)})
 	}
 	big := strings.Repeat("x", 4096)
-	due[1] = scanner.Task{Member: "evil\x1b[2J\x1b[31m", Payload: "red\x1b[31m\x07bell\x00nul\xff", PayloadBytes: 14, Due: clock.Add(-59 * time.Minute)}
-	due[2] = scanner.Task{Member: "big", Payload: big, PayloadBytes: 1 << 20, Due: clock.Add(-58 * time.Minute)}
-	later := []scanner.Task{{Member: "soon", Payload: "soon", PayloadBytes: 4, Due: clock.Add(90 * time.Second)}}
-	inflight := []scanner.Task{{Member: "c1|job-9", Payload: "job-9", PayloadBytes: 5, Deadline: clock.Add(-5 * time.Second)}}
-	return map[scanner.TaskSection][]scanner.Task{scanner.SectionDue: due, scanner.SectionLater: later, scanner.SectionInFlight: inflight,
-		scanner.SectionWaiting: {{Member: `{"class":"HardJob","args":[1],"jid":"b4a5"}`, ID: "b4a5", Payload: `{"class":"HardJob","args":[1],"jid":"b4a5"}`,
+	due[1] = snapshot.Task{Member: "evil\x1b[2J\x1b[31m", Payload: "red\x1b[31m\x07bell\x00nul\xff", PayloadBytes: 14, Due: clock.Add(-59 * time.Minute)}
+	due[2] = snapshot.Task{Member: "big", Payload: big, PayloadBytes: 1 << 20, Due: clock.Add(-58 * time.Minute)}
+	later := []snapshot.Task{{Member: "soon", Payload: "soon", PayloadBytes: 4, Due: clock.Add(90 * time.Second)}}
+	inflight := []snapshot.Task{{Member: "c1|job-9", Payload: "job-9", PayloadBytes: 5, Deadline: clock.Add(-5 * time.Second)}}
+	return map[snapshot.TaskSection][]snapshot.Task{snapshot.SectionDue: due, snapshot.SectionLater: later, snapshot.SectionInFlight: inflight,
+		snapshot.SectionWaiting: {{Member: `{"class":"HardJob","args":[1],"jid":"b4a5"}`, ID: "b4a5", Payload: `{"class":"HardJob","args":[1],"jid":"b4a5"}`,
 			PayloadBytes: 42, Enqueued: clock.Add(-3 * time.Minute)}}}
 }
 
@@ -360,9 +360,9 @@ func TestSameHourYesterdayAcrossAClockChange(t *testing.T) {
 		{time.Date(2026, 3, 8, 12, 0, 0, 0, ny), 23},  // 02:00 never happens
 		{time.Date(2026, 6, 8, 12, 0, 0, 0, ny), 24},
 	} {
-		var hours []scanner.WindowValue
+		var hours []snapshot.WindowValue
 		for i := 30; i >= 0; i-- {
-			hours = append(hours, scanner.WindowValue{Granularity: "hour", Start: c.now.Add(-time.Duration(i) * time.Hour), Value: ptr(int64(i))})
+			hours = append(hours, snapshot.WindowValue{Granularity: "hour", Start: c.now.Add(-time.Duration(i) * time.Hour), Value: ptr(int64(i))})
 		}
 		if got := sameHourYesterday(hours); got != fmt.Sprint(c.back) {
 			t.Errorf("%v: the same hour yesterday is %s windows back, want %d", c.now, got, c.back)

@@ -6,13 +6,13 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // partialStatus is the test status as a first sweep under way would give it: no complete
 // Snapshot, and the test's Snapshot as the partial one, flow's keys and current hour estimated
 // and its keys without a TTL too rare to scale.
-func partialStatus(t *testing.T) scanner.Status {
+func partialStatus(t *testing.T) snapshot.Status {
 	st := testStatus(t)
 	st.Families = nil // no live reads yet: the sweep's estimates are what shows
 	s := st.Snapshot
@@ -22,16 +22,16 @@ func partialStatus(t *testing.T) scanner.Status {
 	s.Scan.ETASeconds = &eta
 	f := s.Family("flow")
 	high := float64(f.Keys) * 1.023
-	f.KeysEstimate = &scanner.Estimate{Estimate: float64(f.Keys), Low: float64(f.Keys) * 0.977, High: &high, Coverage: 0.12}
+	f.KeysEstimate = &snapshot.Estimate{Estimate: float64(f.Keys), Low: float64(f.Keys) * 0.977, High: &high, Coverage: 0.12}
 	for i := range f.Windows {
 		if w := &f.Windows[i]; w.Current && w.Granularity == "hour" {
 			w.Total = 19_700_000
 			h := 20_190_000.0
-			w.TotalEstimate = &scanner.Estimate{Estimate: 19_700_000, Low: 19_210_000, High: &h, Coverage: 0.12}
+			w.TotalEstimate = &snapshot.Estimate{Estimate: 19_700_000, Low: 19_210_000, High: &h, Coverage: 0.12}
 		}
 	}
 	n := float64(f.TTL.NoTTL)
-	f.TTLEstimate = &scanner.TTLEstimates{NoTTL: scanner.Estimate{Estimate: n, Low: n, Seen: n, SoFar: true}}
+	f.TTLEstimate = &snapshot.TTLEstimates{NoTTL: snapshot.Estimate{Estimate: n, Low: n, Seen: n, SoFar: true}}
 	f.Health.NoTTL.KeysEstimate = &f.TTLEstimate.NoTTL
 	return st
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // familyLevel is one counter family below the Counters table: its current windows, rate,
@@ -24,10 +24,10 @@ type familyLevel struct {
 	filter string
 	// From the last Snapshot: the family (nil when it has none of that name), the granularity
 	// of its top dims (hour when it has hours), that window, and its live read if any.
-	f    *scanner.FamilyStats
+	f    *snapshot.FamilyStats
 	g    string
-	cw   *scanner.WindowStats
-	live *scanner.LiveWindow
+	cw   *snapshot.WindowStats
+	live *snapshot.LiveWindow
 	rows list[topRow] // the top dims the filter keeps
 }
 
@@ -35,11 +35,11 @@ type familyLevel struct {
 // movement is by that place).
 type topRow struct {
 	at int
-	dv scanner.DimsValue
+	dv snapshot.DimsValue
 }
 
 func newFamilyLevel(c *common, d *drill, name string) *familyLevel {
-	l := &familyLevel{c: c, d: d, name: name, rows: list[topRow]{id: func(r topRow) string { return r.dv.RawKey() }}}
+	l := &familyLevel{c: c, d: d, name: name, rows: list[topRow]{id: func(r topRow) string { return r.dv.Raw }}}
 	l.sync()
 	return l
 }
@@ -80,7 +80,7 @@ func (l *familyLevel) sync() {
 }
 
 // liveRead is the live read of the family's current window, when the last poll made one.
-func (l *familyLevel) liveRead() *scanner.LiveWindow {
+func (l *familyLevel) liveRead() *snapshot.LiveWindow {
 	for i, lw := range l.c.status.Live {
 		if lw.Family == l.name && lw.Granularity == l.g && lw.Window == l.cw.Window {
 			return &l.c.status.Live[i]
@@ -95,7 +95,7 @@ func (l *familyLevel) bindings() []binding {
 		if !ok || l.d == nil {
 			return nil
 		}
-		return l.d.push(newDimLevel(l.c, l.name, r.dv.RawKey(), format.DimsText(l.f.Dims, r.dv.Dims)))
+		return l.d.push(newDimLevel(l.c, l.name, r.dv.Raw, format.DimsText(l.f.Dims, r.dv.Dims)))
 	}})
 }
 
@@ -150,7 +150,7 @@ func (l *familyLevel) detail(w, h int) string {
 
 // summaryLines head a family's detail: its pattern, current totals, rate and key count, its
 // series (the days only when h leaves room for their chart) and its reconciliation.
-func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
+func (l *familyLevel) summaryLines(f *snapshot.FamilyStats, w, h int) []string {
 	st := l.c.styles
 	var pattern string
 	for _, fi := range l.c.opt.Families {
@@ -211,7 +211,7 @@ func (l *familyLevel) summaryLines(f *scanner.FamilyStats, w, h int) []string {
 	return lines
 }
 
-func reconcileText(good, bad func(...string) string, dims []string, r *scanner.Reconciliation) string {
+func reconcileText(good, bad func(...string) string, dims []string, r *snapshot.Reconciliation) string {
 	switch {
 	case r.Days == 0:
 		return "reconcile: nothing to check yet (no keys in an ended day with every hour retained)"
@@ -231,7 +231,7 @@ func reconcileText(good, bad func(...string) string, dims []string, r *scanner.R
 }
 
 // peakText is a series' largest total, an estimate while the sweep is under way.
-func peakText(s scanner.Series, v []int64) string {
+func peakText(s snapshot.Series, v []int64) string {
 	if s.Estimated && !s.Saturated {
 		return "≈" + format.Short(float64(format.MaxOf(v)))
 	}
@@ -243,15 +243,15 @@ func peakText(s scanner.Series, v []int64) string {
 // is missing.
 // rateSpan says what the family's own rate was measured over: the last seconds of reads, or the
 // time between the last two sweeps.
-func rateSpan(f *scanner.FamilyStats) string {
+func rateSpan(f *snapshot.FamilyStats) string {
 	span := format.Age(time.Duration(math.Round(f.RateSpanSec)) * time.Second)
-	if f.RateFrom == scanner.RateFromReads {
+	if f.RateFrom == snapshot.RateFromReads {
 		return "last " + span + " of reads"
 	}
 	return "between sweeps " + span + " apart"
 }
 
-func liveLine(l *scanner.LiveFamily) string {
+func liveLine(l *snapshot.LiveFamily) string {
 	from := "last sweep"
 	if l.KeysFrom == "sweep" {
 		from = "sweep so far"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 const ceiling = "≥9,223,372,036,854,775,807"
@@ -15,7 +15,7 @@ const ceiling = "≥9,223,372,036,854,775,807"
 // saturatedStatus is the test status with flow's current hour, page_uv's current day and the
 // api limiter's hits summed past the int64 range, and no live read (whose estimates would show
 // in place of flow's sweep totals).
-func saturatedStatus(t *testing.T) scanner.Status {
+func saturatedStatus(t *testing.T) snapshot.Status {
 	st := testStatus(t)
 	st.Families = nil
 	s := st.Snapshot
@@ -73,8 +73,8 @@ func TestSkippedUnionSaysHowMuch(t *testing.T) {
 	st := testStatus(t)
 	u := &st.Snapshot.Uniques[0]
 	u.Kind, u.Union7d, u.Union30d = "bitmap", nil, nil
-	u.Union7dSkipped = &scanner.UnionSkip{Bytes: 300 << 20, BudgetBytes: 80 << 20, Reason: "a bitmap union may read what one second of the sweep's budget allows"}
-	u.Union30dSkipped = &scanner.UnionSkip{Bytes: 900 << 20, BudgetBytes: 80 << 20, Reason: "a bitmap union may read what one second of the sweep's budget allows"}
+	u.Union7dSkipped = &snapshot.UnionSkip{Bytes: 300 << 20, BudgetBytes: 80 << 20, Reason: "a bitmap union may read what one second of the sweep's budget allows"}
+	u.Union30dSkipped = &snapshot.UnionSkip{Bytes: 900 << 20, BudgetBytes: 80 << 20, Reason: "a bitmap union may read what one second of the sweep's budget allows"}
 	for _, w := range []int{80, 120, 160} {
 		m := newTestModel(t, &fakeSource{status: st}, nil, w, 40)
 		poll(t, m)
@@ -100,7 +100,7 @@ func TestOverviewQueueSumsNeverWrap(t *testing.T) {
 	st := testStatus(t)
 	s := st.Snapshot
 	s.JobQueues[0].Shared.Active = ptr(math.MaxInt64)
-	s.DelayQueues = append(s.DelayQueues, scanner.DelayQueue{Name: "topics", Key: "delay:topic:late", Pattern: "delay:topic:<topic>",
+	s.DelayQueues = append(s.DelayQueues, snapshot.DelayQueue{Name: "topics", Key: "delay:topic:late", Pattern: "delay:topic:<topic>",
 		Depth: 1, Due: ptr(1), OldestDueAgeMS: ptr(3_600_000), NextDueInMS: ptr(-1), Unit: "s", Schedule: map[string]int64{}})
 	for _, w := range []int{80, 120} {
 		m := newTestModel(t, &fakeSource{status: st}, nil, w, 40)

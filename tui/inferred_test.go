@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestInferredEntriesInTheHeader: with no config file the header says how many entries were
@@ -13,7 +13,7 @@ import (
 // panels and views say none was found among the keys, not that none is configured.
 func TestInferredEntriesInTheHeader(t *testing.T) {
 	st := testStatus(t)
-	st.Inferred = &scanner.Inferred{Entries: []discover.Entry{{Table: "counter", Name: "hits"}, {Table: "lock", Name: "mutex"}}, Pending: 1}
+	st.Inferred = &snapshot.Inferred{Entries: []discover.Entry{{Table: "counter", Name: "hits"}, {Table: "lock", Name: "mutex"}}, Pending: 1}
 	st.Snapshot.Limiters, st.Snapshot.Uniques = nil, nil
 	acts := &fakeActions{}
 	m := newTestModel(t, &fakeSource{status: st}, acts, 140, 40)
@@ -51,7 +51,7 @@ func TestInferredEntriesInTheHeader(t *testing.T) {
 // none was found; beside counted limiters it is named as one more not counted.
 func TestInferredLimitersThatWaitForTheirLimit(t *testing.T) {
 	st := testStatus(t)
-	st.Inferred = &scanner.Inferred{Entries: []discover.Entry{{Table: "counter", Name: "hits"}}}
+	st.Inferred = &snapshot.Inferred{Entries: []discover.Entry{{Table: "counter", Name: "hits"}}}
 	snap := *st.Snapshot
 	snap.Limiters = nil
 	snap.Unclaimed.Groups = append(snap.Unclaimed.Groups, discover.Group{Pattern: "rlflx:<key>", Kind: discover.KindLimiterLibrary, Keys: 4,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestLongestWait: the Overview's longest wait is the longest of every queue's latency and every
@@ -16,9 +16,9 @@ func TestLongestWait(t *testing.T) {
 	st := testStatus(t)
 	snap := *st.Snapshot
 	jobs := snap.JobQueues[0]
-	jobs.Queues = append([]scanner.JobQueue(nil), jobs.Queues...)
+	jobs.Queues = append([]snapshot.JobQueue(nil), jobs.Queues...)
 	jobs.Queues[1].LatencyMS = ptr(300_000) // default: five minutes, longer than the orders' lag
-	snap.JobQueues = []scanner.JobQueues{jobs}
+	snap.JobQueues = []snapshot.JobQueues{jobs}
 	st.Snapshot = &snap
 	m := newTestModel(t, &fakeSource{status: st}, nil, 140, 40)
 	poll(t, m)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // limiters shows each limiter and the busiest keys of the selected one, then the lock patterns;
@@ -22,8 +22,8 @@ type limiters struct {
 // limRow is a limiter's row or a lock pattern's: the selection runs over the limiters, then on
 // over the locks.
 type limRow struct {
-	lim  *scanner.Limiter
-	lock *scanner.Lock
+	lim  *snapshot.Limiter
+	lock *snapshot.Lock
 }
 
 func (r limRow) name() string {
@@ -58,9 +58,9 @@ func (v *limiters) build() {
 }
 
 // shown are the rows' limiters and lock patterns, in the order of the rows.
-func (v *limiters) shown() ([]scanner.Limiter, []scanner.Lock) {
-	var ls []scanner.Limiter
-	var ks []scanner.Lock
+func (v *limiters) shown() ([]snapshot.Limiter, []snapshot.Lock) {
+	var ls []snapshot.Limiter
+	var ks []snapshot.Lock
 	for _, r := range v.rows.rows {
 		if r.lim != nil {
 			ls = append(ls, *r.lim)
@@ -115,7 +115,7 @@ func (v *limiters) render(w, h int) string {
 }
 
 // limiterLines are the limiters' table, and the notes and busiest keys of the one selected.
-func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w int) []string {
+func (v *limiters) limiterLines(s *snapshot.Snapshot, shown []snapshot.Limiter, w int) []string {
 	st := v.c.styles
 	// Most telling first: a narrow terminal drops columns from the right.
 	t := &table{styles: v.c, cols: []column{
@@ -182,7 +182,7 @@ func (v *limiters) limiterLines(s *scanner.Snapshot, shown []scanner.Limiter, w 
 }
 
 // limitOf is the limiter's configured limit, 0 when the keys spell their own.
-func limitOf(l scanner.Limiter) int64 {
+func limitOf(l snapshot.Limiter) int64 {
 	if l.Limit == nil {
 		return 0
 	}
@@ -190,7 +190,7 @@ func limitOf(l scanner.Limiter) int64 {
 }
 
 // refusedNote says what a library's keys count of the attempts they refused.
-func refusedNote(l scanner.Limiter) string {
+func refusedNote(l snapshot.Limiter) string {
 	if l.RefusedInWindow == nil {
 		return fmt.Sprintf("refused attempts: %s (%s keys of kind %s keep no count of what they refuse)", format.NotKept, l.Layout, l.Kind)
 	}
@@ -203,7 +203,7 @@ func refusedNote(l scanner.Limiter) string {
 }
 
 // lockLines are the lock patterns' table; the selection runs on from the limiters' rows.
-func (v *limiters) lockLines(ks []scanner.Lock, first, w int) []string {
+func (v *limiters) lockLines(ks []snapshot.Lock, first, w int) []string {
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "LOCK", flex: true}, {title: "HELD", right: true}, {title: "NO TTL", right: true}, {title: "WRONG TYPE", right: true},
 	}}

@@ -9,23 +9,23 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // limKeysLevel is a limiter's busiest keys from the last sweep, each with its hits over the
 // sweeps as a sparkline; enter reads one key.
 type limKeysLevel struct {
-	snapLevel[scanner.Limiter, scanner.KeyCount]
+	snapLevel[snapshot.Limiter, snapshot.KeyCount]
 }
 
 func newLimKeysLevel(c *common, d *drill, name string) *limKeysLevel {
-	l := &limKeysLevel{snapLevel[scanner.Limiter, scanner.KeyCount]{c: c, d: d, name: name,
-		rows: list[scanner.KeyCount]{id: func(k scanner.KeyCount) string { return k.Raw }},
-		find: func(s *scanner.Snapshot, name string) *scanner.Limiter {
-			return named(s.Limiters, name, func(l scanner.Limiter) string { return l.Name })
+	l := &limKeysLevel{snapLevel[snapshot.Limiter, snapshot.KeyCount]{c: c, d: d, name: name,
+		rows: list[snapshot.KeyCount]{id: func(k snapshot.KeyCount) string { return k.Raw }},
+		find: func(s *snapshot.Snapshot, name string) *snapshot.Limiter {
+			return named(s.Limiters, name, func(l snapshot.Limiter) string { return l.Name })
 		},
-		keep: func(lim *scanner.Limiter, filter string) []scanner.KeyCount {
-			return kept(lim.Top, func(k scanner.KeyCount) bool { return matches(filter, k.Key) })
+		keep: func(lim *snapshot.Limiter, filter string) []snapshot.KeyCount {
+			return kept(lim.Top, func(k snapshot.KeyCount) bool { return matches(filter, k.Key) })
 		},
 	}}
 	l.sync()
@@ -89,15 +89,15 @@ func (l *limKeysLevel) render(w, h int) string {
 type limKeyLevel struct {
 	oneKey[limiterKeyDetail]
 	limiter string
-	kc      scanner.KeyCount
+	kc      snapshot.KeyCount
 }
 
 // limiterKeyDetail is a limiter key's read, with the command that reads it.
-type limiterKeyDetail struct{ scanner.LimiterKeyDetail }
+type limiterKeyDetail struct{ snapshot.LimiterKeyDetail }
 
 func (d limiterKeyDetail) command() string { return d.Command }
 
-func newLimKeyLevel(c *common, limiter string, kc scanner.KeyCount) *limKeyLevel {
+func newLimKeyLevel(c *common, limiter string, kc snapshot.KeyCount) *limKeyLevel {
 	read := func(ctx context.Context, in Inspector) (limiterKeyDetail, error) {
 		d, err := in.LimiterKey(ctx, limiter, kc.Raw)
 		return limiterKeyDetail{d}, err
@@ -154,7 +154,7 @@ func (l *limKeyLevel) render(w, h int) string {
 // shows that time for a library's limiter (ALLOWED IN), and its TTL for hourglass's own.
 
 // ttlTitle is the title of the keys' table's time column.
-func ttlTitle(lim scanner.Limiter) string {
+func ttlTitle(lim snapshot.Limiter) string {
 	if lim.KeepsDecisions() {
 		return "TTL"
 	}
@@ -163,7 +163,7 @@ func ttlTitle(lim scanner.Limiter) string {
 
 // ttlCell is a key's time: its TTL for hourglass's own limiter; for a library's, when the next
 // hit is allowed.
-func ttlCell(lim scanner.Limiter, k scanner.KeyCount) string {
+func ttlCell(lim snapshot.Limiter, k snapshot.KeyCount) string {
 	if lim.KeepsDecisions() {
 		return format.Millis(k.TTLMS)
 	}

@@ -8,23 +8,23 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // lockListLevel is a lock pattern's held locks from the last sweep (those without a TTL first);
 // enter reads one.
 type lockListLevel struct {
-	snapLevel[scanner.Lock, scanner.LockHolder]
+	snapLevel[snapshot.Lock, snapshot.LockHolder]
 }
 
 func newLockListLevel(c *common, d *drill, name string) *lockListLevel {
-	l := &lockListLevel{snapLevel[scanner.Lock, scanner.LockHolder]{c: c, d: d, name: name,
-		rows: list[scanner.LockHolder]{id: func(h scanner.LockHolder) string { return h.Raw }},
-		find: func(s *scanner.Snapshot, name string) *scanner.Lock {
-			return named(s.Locks, name, func(l scanner.Lock) string { return l.Name })
+	l := &lockListLevel{snapLevel[snapshot.Lock, snapshot.LockHolder]{c: c, d: d, name: name,
+		rows: list[snapshot.LockHolder]{id: func(h snapshot.LockHolder) string { return h.Raw }},
+		find: func(s *snapshot.Snapshot, name string) *snapshot.Lock {
+			return named(s.Locks, name, func(l snapshot.Lock) string { return l.Name })
 		},
-		keep: func(k *scanner.Lock, filter string) []scanner.LockHolder {
-			return kept(k.Examples, func(ex scanner.LockHolder) bool { return matches(filter, ex.Key, ex.Token) })
+		keep: func(k *snapshot.Lock, filter string) []snapshot.LockHolder {
+			return kept(k.Examples, func(ex snapshot.LockHolder) bool { return matches(filter, ex.Key, ex.Token) })
 		},
 	}}
 	l.sync()
@@ -85,15 +85,15 @@ func heldText(ms int64) string {
 type lockLevel struct {
 	oneKey[lockDetail]
 	lock string
-	ex   scanner.LockHolder
+	ex   snapshot.LockHolder
 }
 
 // lockDetail is a lock's read, with the command that reads it.
-type lockDetail struct{ scanner.LockDetail }
+type lockDetail struct{ snapshot.LockDetail }
 
 func (d lockDetail) command() string { return d.Command }
 
-func newLockLevel(c *common, lock string, ex scanner.LockHolder) *lockLevel {
+func newLockLevel(c *common, lock string, ex snapshot.LockHolder) *lockLevel {
 	read := func(ctx context.Context, in Inspector) (lockDetail, error) {
 		d, err := in.LockHolder(ctx, lock, ex.Raw)
 		return lockDetail{d}, err
@@ -128,8 +128,8 @@ func (l *lockLevel) release() tea.Cmd {
 	}
 	lock, k, holder := l.lock, d.Key, d.Holder
 	return l.c.ask("Release a lock without a TTL", []string{
-		"Delete " + scanner.Escape(d.Key),
-		"held by " + truncate(scanner.Escape(d.Holder), 200) + ", with no TTL: nobody releases it by waiting.",
+		"Delete " + format.Escape(d.Key),
+		"held by " + truncate(format.Escape(d.Holder), 200) + ", with no TTL: nobody releases it by waiting.",
 		"It is deleted only if that holder still holds it and it still has no TTL.",
 	}, l, func(ctx context.Context, a KeyActions) (string, error) { return a.ReleaseLock(ctx, lock, k, holder) })
 }
@@ -155,7 +155,7 @@ func (l *lockLevel) render(w, h int) string {
 	if d.PTTLMS == -1 {
 		ttl = st.Bad.Render("none: held until someone deletes it")
 	}
-	lines = append(lines, "", field("holder", truncate(scanner.Escape(d.Holder), max(w-24, 8))), field("PTTL", ttl), field("held for", heldText(d.HeldMS)))
+	lines = append(lines, "", field("holder", truncate(format.Escape(d.Holder), max(w-24, 8))), field("PTTL", ttl), field("held for", heldText(d.HeldMS)))
 	if d.HeldMS < 0 {
 		lines = append(lines, st.Muted.Render(fit("the holder's value does not say when it was taken", w)))
 	}

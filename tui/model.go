@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
 )
 
@@ -24,9 +24,9 @@ type common struct {
 	opt           Options
 	now           func() time.Time
 
-	status   scanner.Status // from the last poll that succeeded
-	polledAt time.Time      // when that was (server clock)
-	stale    bool           // Redis is unreachable: the data is greyed, with its age
+	status   snapshot.Status // from the last poll that succeeded
+	polledAt time.Time       // when that was (server clock)
+	stale    bool            // Redis is unreachable: the data is greyed, with its age
 
 	// history keeps the last historyLen values of the queue and limiter numbers, one per new
 	// snapshot, for their sparklines.
@@ -47,7 +47,7 @@ type common struct {
 
 // snapshot is what the counter views show: the last complete sweep's Snapshot, or until the
 // first completes, the sweep under way's, its figures estimates.
-func (c *common) snapshot() *scanner.Snapshot {
+func (c *common) snapshot() *snapshot.Snapshot {
 	if c.status.Snapshot != nil {
 		return c.status.Snapshot
 	}
@@ -137,11 +137,11 @@ type Model struct {
 	polling bool // a poll is under way; ticks meanwhile are dropped
 	paused  bool
 
-	redrawing bool              // a chain of redrawMsgs is running
-	err       error             // the last poll's failure, nil when connected
-	conn      scanner.ConnState // the source's word on the last poll: connected, late, a fault
-	failures  int               // consecutive failed polls
-	retryAt   time.Time         // when the next attempt runs (server clock)
+	redrawing bool               // a chain of redrawMsgs is running
+	err       error              // the last poll's failure, nil when connected
+	conn      snapshot.ConnState // the source's word on the last poll: connected, late, a fault
+	failures  int                // consecutive failed polls
+	retryAt   time.Time          // when the next attempt runs (server clock)
 
 	showHelp     bool
 	filtering    bool   // the filter line has the keyboard
@@ -164,8 +164,8 @@ func New(opt Options, styles theme.Styles) *Model {
 	if opt.WaitWarning <= 0 {
 		opt.WaitWarning = time.Minute
 	}
-	if opt.Refresh < scanner.MinRefresh {
-		opt.Refresh = scanner.MinRefresh
+	if opt.Refresh < snapshot.MinRefresh {
+		opt.Refresh = snapshot.MinRefresh
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now

@@ -19,6 +19,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/estimate"
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/theme"
 )
@@ -31,12 +32,12 @@ var clock = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 // fakeSource answers polls with a fixed status or error, and counts them.
 type fakeSource struct {
 	mu     sync.Mutex
-	status scanner.Status
+	status snapshot.Status
 	err    error
 	polls  int
 }
 
-func (f *fakeSource) Poll(ctx context.Context, slice time.Duration, focus string) (scanner.Status, error) {
+func (f *fakeSource) Poll(ctx context.Context, slice time.Duration, focus string) (snapshot.Status, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.polls++
@@ -49,7 +50,7 @@ type fakeActions struct {
 	injected []string
 	traffic  map[string]bool
 	repairs  []bool // dryRun of each call
-	counts   scanner.RepairCounts
+	counts   snapshot.RepairCounts
 	// trafficErr, when set, is what SetTraffic answers: the traffic did not start.
 	trafficErr error
 	// The Session's calls: the entries claimed and the paths written; claimErr and writeErr
@@ -80,7 +81,7 @@ func (a *fakeActions) SetTraffic(family string, on bool) (string, error) {
 	return fmt.Sprintf("traffic %s %v", family, on), nil
 }
 
-func (a *fakeActions) Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error) {
+func (a *fakeActions) Repair(ctx context.Context, dryRun bool) (snapshot.RepairCounts, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.repairs = append(a.repairs, dryRun)
@@ -106,7 +107,7 @@ func testFamilies(t testing.TB) []*store.Family {
 
 // testSnapshot folds a fixed set of keys through the real aggregator, so the console renders
 // exactly what a sweep produces, escaping included.
-func testSnapshot(t testing.TB) *scanner.Snapshot {
+func testSnapshot(t testing.TB) *snapshot.Snapshot {
 	t.Helper()
 	fams := testFamilies(t)
 	flow, ad := fams[0], fams[1]
@@ -165,41 +166,41 @@ func testSnapshot(t testing.TB) *scanner.Snapshot {
 }
 
 // withStructures adds queues, a limiter, uniques and locks to snap, as a sweep reports them.
-func withStructures(snap *scanner.Snapshot) *scanner.Snapshot {
+func withStructures(snap *snapshot.Snapshot) *snapshot.Snapshot {
 	rej, acc := 3.5, 41.0
-	snap.DelayQueues = []scanner.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "delay:orders"}, Depth: 1250, Due: ptr(340), InFlight: ptr(12),
+	snap.DelayQueues = []snapshot.DelayQueue{{Name: "orders", Key: "delay:orders", RawKey: "delay:orders", Ref: snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "orders", Key: "delay:orders"}, Depth: 1250, Due: ptr(340), InFlight: ptr(12),
 		OldestDueAgeMS: ptr(95_000), NextDueInMS: ptr(4_000), Unit: "ms", Schedule: map[string]int64{"1m": 20, "10m": 300, "1h": 500, "later": 90}},
-		{Name: "legacy", Key: "legacy:delay", Ref: scanner.QueueRef{Kind: scanner.QueueDelay, Name: "legacy"}, Depth: 4, Unit: "ms", Schedule: map[string]int64{},
+		{Name: "legacy", Key: "legacy:delay", Ref: snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "legacy"}, Depth: 4, Unit: "ms", Schedule: map[string]int64{},
 			Warning: `score 1795000000.5 read in ms falls 56.9 years in the past; in s it falls 6m40s in the future: set score_unit = "s"`}}
 	snap.Warnings = []string{"1 key(s) fit both delay_queue orders and job_queue jobs (e.g. schedule): counted once, under delay_queue orders"}
-	snap.JobQueues = []scanner.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
-		Queues: []scanner.JobQueue{{Queue: "critical", RawQueue: "critical", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "critical"}, Waiting: ptr(12), LatencyMS: ptr(1_500)}, {Queue: "default", RawQueue: "default", Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs", Queue: "default"}, Waiting: ptr(1_040), LatencyMS: ptr(95_000)}},
-		Shared: &scanner.JobQueue{Ref: scanner.QueueRef{Kind: scanner.QueueJob, Name: "jobs"}, Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
-	snap.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Ref: scanner.QueueRef{Kind: scanner.QueueList, Name: "emails"}, Length: 42, Processing: ptr(3),
+	snap.JobQueues = []snapshot.JobQueues{{Name: "jobs", Layout: "sidekiq", QueuesFound: 2, Notes: []string{},
+		Queues: []snapshot.JobQueue{{Queue: "critical", RawQueue: "critical", Ref: snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "jobs", Queue: "critical"}, Waiting: ptr(12), LatencyMS: ptr(1_500)}, {Queue: "default", RawQueue: "default", Ref: snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "jobs", Queue: "default"}, Waiting: ptr(1_040), LatencyMS: ptr(95_000)}},
+		Shared: &snapshot.JobQueue{Ref: snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "jobs"}, Scheduled: ptr(7), Due: ptr(2), OldestDueAgeMS: ptr(3_200), NextDueInMS: ptr(800), Retry: ptr(3), Dead: ptr(1), Active: ptr(4)}}}
+	snap.ListQueues = []snapshot.ListQueue{{Name: "emails", Key: "queue:emails", Ref: snapshot.QueueRef{Kind: snapshot.QueueList, Name: "emails"}, Length: 42, Processing: ptr(3),
 		LatencyNote: "its oldest task's payload holds no time"}}
-	snap.Limiters = []scanner.Limiter{{Name: "api", Kind: "sliding", WindowMS: ptr(60_000), Limit: ptr(100), Keys: 212, Hits: 5230,
+	snap.Limiters = []snapshot.Limiter{{Name: "api", Kind: "sliding", WindowMS: ptr(60_000), Limit: ptr(100), Keys: 212, Hits: 5230,
 		AtLimit: 3, OverLimit: ptr(1), Allowed: ptr(90_000), Rejected: ptr(4_100), AllowedPerSec: &acc, RejectedPerSec: &rej,
-		Top: []scanner.KeyCount{{Key: "rl:api:user0", Raw: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Raw: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
-	snap.Uniques = []scanner.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: ptr(81_200), Union30d: ptr(240_551),
-		Windows: []scanner.UniqueWindow{{Granularity: "day", Window: "20261121", Keys: 12, Count: 30_100}, {Granularity: "day", Window: "20261122", Keys: 12, Count: 12_040, Current: true}}}}
-	snap.Locks = []scanner.Lock{{Name: "jobs", Held: 4, NoTTL: 1, Examples: []scanner.LockHolder{
+		Top: []snapshot.KeyCount{{Key: "rl:api:user0", Raw: "rl:api:user0", Count: 104, TTLMS: 59_000}, {Key: "rl:api:user1", Raw: "rl:api:user1", Count: 100, TTLMS: 58_000}}}}
+	snap.Uniques = []snapshot.Unique{{Name: "page_uv", Kind: "hll", UnionDims: map[string]string{"page": "home"}, Union7d: ptr(81_200), Union30d: ptr(240_551),
+		Windows: []snapshot.UniqueWindow{{Granularity: "day", Window: "20261121", Keys: 12, Count: 30_100}, {Granularity: "day", Window: "20261122", Keys: 12, Count: 12_040, Current: true}}}}
+	snap.Locks = []snapshot.Lock{{Name: "jobs", Held: 4, NoTTL: 1, Examples: []snapshot.LockHolder{
 		{Key: "lock:job:7", Raw: "lock:job:7", Token: "1795312342035-28fd214c", TTLMS: 9_000, AgeMS: 8_000},
 		{Key: "lock:job:stuck", Raw: "lock:job:stuck", Token: "pid-4711", TTLMS: -1, AgeMS: -1}}}}
-	snap.TTLHealth.LockNoTTL = scanner.Problem{Keys: 1, Examples: []scanner.Example{{Family: "lock:jobs", Key: "lock:job:stuck", TTLMS: -1, Value: "pid-4711"}}}
+	snap.TTLHealth.LockNoTTL = snapshot.Problem{Keys: 1, Examples: []snapshot.Example{{Family: "lock:jobs", Key: "lock:job:stuck", TTLMS: -1, Value: "pid-4711"}}}
 	return snap
 }
 
-func testStatus(t testing.TB) scanner.Status {
-	return scanner.Status{
+func testStatus(t testing.TB) snapshot.Status {
+	return snapshot.Status{
 		Snapshot:  withUnclaimed(withStructures(testSnapshot(t))),
-		Sweep:     scanner.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
-		Server:    scanner.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
+		Sweep:     snapshot.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
+		Server:    snapshot.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
 		Unclaimed: sweepUnderWay(),
 		// flow's current hour read live: its total and rate estimated from a sample.
-		Families: []scanner.LiveFamily{{Family: "flow", Granularity: "hour", Window: "2026112209", Keys: 363, KeysFrom: "snapshot",
+		Families: []snapshot.LiveFamily{{Family: "flow", Granularity: "hour", Window: "2026112209", Keys: 363, KeysFrom: "snapshot",
 			Top: 20, Sampled: 200, Total: &estimate.Figure{Estimate: 812, Low: 796, High: 828, Coverage: 0.61, Seen: 640},
 			RatePerSec: &estimate.Figure{Estimate: 14.2, Low: 13.1, High: 15.3, Coverage: 0.61, Seen: 9}, ReadAt: clock}},
-		Cost: scanner.Cost{Interval: time.Second, KeysPerSecond: 3320.4, Share: 0.0093, ShareKnown: true, Masters: 1},
+		Cost: snapshot.Cost{Interval: time.Second, KeysPerSecond: 3320.4, Share: 0.0093, ShareKnown: true, Masters: 1},
 	}
 }
 
@@ -346,7 +347,7 @@ func TestDisconnectShowsBannerKeepsDataAndReconnects(t *testing.T) {
 	m := newTestModel(t, src, nil, 120, 36)
 	poll(t, m)
 	src.err = errors.New("dial tcp 10.0.0.5:6379: connect: connection refused")
-	src.status = scanner.Status{}
+	src.status = snapshot.Status{}
 	poll(t, m)
 	poll(t, m)
 	s := screen(m)
@@ -421,7 +422,7 @@ func TestReadOnlyRefusesWrites(t *testing.T) {
 }
 
 func TestInjectTrafficAndRepair(t *testing.T) {
-	acts := &fakeActions{counts: scanner.RepairCounts{KeysSeen: 400, NoTTL: 3, Expired: 2, SkippedPastExpiry: 1}}
+	acts := &fakeActions{counts: snapshot.RepairCounts{KeysSeen: 400, NoTTL: 3, Expired: 2, SkippedPastExpiry: 1}}
 	m := newTestModel(t, &fakeSource{status: testStatus(t)}, acts, 120, 36)
 	poll(t, m)
 	press(m, "2", "down")
@@ -515,7 +516,7 @@ func golden(t *testing.T, name, got string) {
 // TestTypingIsNotAKey: while the filter line or the repair overlay has the keyboard, letters are
 // text (q does not quit, 3 does not switch views); ctrl+c still quits.
 func TestTypingIsNotAKey(t *testing.T) {
-	m := newTestModel(t, &fakeSource{status: testStatus(t)}, &fakeActions{counts: scanner.RepairCounts{Expired: 1}}, 120, 36)
+	m := newTestModel(t, &fakeSource{status: testStatus(t)}, &fakeActions{counts: snapshot.RepairCounts{Expired: 1}}, 120, 36)
 	poll(t, m)
 	press(m, "2", "/")
 	if cmd := press(m, "q", "3"); cmd != nil || m.active != 1 || m.filter != "q3" {
@@ -572,7 +573,7 @@ func TestNarrowTerminalsDoNotPanic(t *testing.T) {
 // TestUnconfiguredViewsSayHowToConfigure: with no queues, limiters or uniques the views say what
 // they will show and the config to add, not a blank.
 func TestUnconfiguredViewsSayHowToConfigure(t *testing.T) {
-	m := newTestModel(t, &fakeSource{status: scanner.Status{Snapshot: testSnapshot(t)}}, nil, 120, 36)
+	m := newTestModel(t, &fakeSource{status: snapshot.Status{Snapshot: testSnapshot(t)}}, nil, 120, 36)
 	poll(t, m)
 	for tab, want := range map[string]string{"4": "[[delay_queue]]", "5": "[[limiter]]", "6": "[[unique]]"} {
 		press(m, tab)
@@ -586,7 +587,7 @@ func TestUnconfiguredViewsSayHowToConfigure(t *testing.T) {
 // server's numbers would be.
 func TestMissingInfoDegradesOnePanel(t *testing.T) {
 	st := testStatus(t)
-	st.Server = scanner.ServerInfo{Err: "INFO refused: NOPERM this user has no permissions to run the 'info' command"}
+	st.Server = snapshot.ServerInfo{Err: "INFO refused: NOPERM this user has no permissions to run the 'info' command"}
 	m := newTestModel(t, &fakeSource{status: st}, nil, 120, 36)
 	poll(t, m)
 	s := screen(m)
@@ -599,7 +600,7 @@ func TestMissingInfoDegradesOnePanel(t *testing.T) {
 // delivers the first overlay's dry run, and a cancelled real repair's failure, late: neither
 // touches the overlay now open, which still waits for its own dry run.
 func TestCancelledRepairsAnswerLate(t *testing.T) {
-	acts := &fakeActions{counts: scanner.RepairCounts{NoTTL: 3, Expired: 2}}
+	acts := &fakeActions{counts: snapshot.RepairCounts{NoTTL: 3, Expired: 2}}
 	m := newTestModel(t, &fakeSource{status: testStatus(t)}, acts, 120, 36)
 	poll(t, m)
 	first := press(m, "r")
@@ -646,7 +647,7 @@ func TestEscapedValuesAreShownOnce(t *testing.T) {
 			v = tv
 		}
 	}
-	note := v.exampleNote("not_integer", scanner.Example{Value: scanner.Escape("12\x1babc")})
+	note := v.exampleNote("not_integer", snapshot.Example{Value: format.Escape("12\x1babc")})
 	if want := `value "12\x1babc"`; note != want {
 		t.Fatalf("note %q, want %q", note, want)
 	}

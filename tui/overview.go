@@ -13,7 +13,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
 )
 
@@ -124,14 +124,14 @@ func (o *overview) waiting() string {
 	return st.Muted.Render("Connecting and starting the first sweep…")
 }
 
-func (o *overview) counters(snap *scanner.Snapshot) []string {
+func (o *overview) counters(snap *snapshot.Snapshot) []string {
 	if len(snap.Counters) == 0 { // no family: no figure to add up, not figures of 0
 		st := o.c.styles
 		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[counter]]: events/s, this hour,"), st.Muted.Render("today")}
 	}
 	var keys int64
 	var now float64
-	var hour, today scanner.Sum // the families' totals may be saturated: the sum says so
+	var hour, today snapshot.Sum // the families' totals may be saturated: the sum says so
 	var anyRate bool
 	// est marks a sum that holds a live estimate; bound one that holds a live lower bound; kept
 	// a sum some family is written in windows of (none: no figure, not one of 0).
@@ -196,7 +196,7 @@ func (o *overview) counters(snap *scanner.Snapshot) []string {
 
 // firstSweepText says how far the first sweep has come while its estimates stand in for the
 // figures: the share of the keyspace swept, the keys, and when it should end.
-func firstSweepText(sc scanner.ScanStats) string {
+func firstSweepText(sc snapshot.ScanStats) string {
 	text := fmt.Sprintf("first sweep under way: %s keys swept, %s of the keyspace", format.Commas(sc.KeysSeen), coverageText(sc.Coverage))
 	if sc.ETASeconds != nil {
 		text += ", done in about " + format.Age(time.Duration(*sc.ETASeconds*float64(time.Second)))
@@ -229,7 +229,7 @@ func wholeRate(r float64) string {
 
 // sumText is a sum of totals as a figure: ≥ when it is a bound, ? when the totals bound it from
 // no one side.
-func sumText(s scanner.Sum) string {
+func sumText(s snapshot.Sum) string {
 	n, saturated, known := s.Value()
 	if !known {
 		return format.Unknown
@@ -237,13 +237,13 @@ func sumText(s scanner.Sum) string {
 	return format.Total(n, saturated)
 }
 
-func (o *overview) health(snap *scanner.Snapshot) []string {
+func (o *overview) health(snap *snapshot.Snapshot) []string {
 	st := o.c.styles
 	if len(snap.Counters) == 0 && len(snap.Locks) == 0 { // nothing whose TTLs it checks
 		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[counter]], [[lock]]: keys leaking"), st.Muted.Render("(no TTL), over retention")}
 	}
 	h := snap.TTLHealth
-	mem := func(p scanner.Problem) string {
+	mem := func(p snapshot.Problem) string {
 		if p.Sampled == 0 {
 			return ""
 		}
@@ -281,7 +281,7 @@ func (o *overview) noneYet() string {
 	return "none configured yet"
 }
 
-func (o *overview) limiters(snap *scanner.Snapshot) []string {
+func (o *overview) limiters(snap *snapshot.Snapshot) []string {
 	st := o.c.styles
 	waiting := 0 // limiters found among the keys but not counted: only their limit is guessed
 	if o.c.status.Inferred != nil {
@@ -295,7 +295,7 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[limiter]]: keys at their limit,"), st.Muted.Render("rejected/s, top rejected keys")}
 	}
 	var keys, atLimit int64
-	var over, refused scanner.Sum
+	var over, refused snapshot.Sum
 	var rejected float64
 	var own, refusing, libraries int // limiters that keep their decisions; libraries that count refusals
 	approx, unread := false, false   // a rate is an hour's average; an hour's counters were not read
@@ -360,7 +360,7 @@ func (o *overview) limiters(snap *scanner.Snapshot) []string {
 
 // refusedRows are the refused attempts the libraries' limiter keys count in their windows: "—"
 // when none of them does, and by how many of them when only some do.
-func refusedRows(st theme.Styles, refused scanner.Sum, refusing, libraries int) []string {
+func refusedRows(st theme.Styles, refused snapshot.Sum, refusing, libraries int) []string {
 	if refusing == 0 {
 		return []string{row("refused in windows", format.NotKept)}
 	}
@@ -374,7 +374,7 @@ func refusedRows(st theme.Styles, refused scanner.Sum, refusing, libraries int) 
 // rejectedPerSec is a limiter of hourglass's own's rejections a second: between two snapshots,
 // or before a second one (estimated) this hour's average; known is false when this hour's
 // counters were not read.
-func rejectedPerSec(l scanner.Limiter, taken time.Time) (r float64, estimated, known bool) {
+func rejectedPerSec(l snapshot.Limiter, taken time.Time) (r float64, estimated, known bool) {
 	switch {
 	case l.RejectedPerSec != nil:
 		return *l.RejectedPerSec, false, true
@@ -386,11 +386,13 @@ func rejectedPerSec(l scanner.Limiter, taken time.Time) (r float64, estimated, k
 
 // soFar reports whether a sweep under way scaled nothing (the keys the servers hold are
 // unknown: DBSIZE refused), so its figures are what it has seen so far.
-func soFar(snap *scanner.Snapshot) bool { return snap.Scan.Coverage <= 0 || snap.Scan.DBSizeNote != "" }
+func soFar(snap *snapshot.Snapshot) bool {
+	return snap.Scan.Coverage <= 0 || snap.Scan.DBSizeNote != ""
+}
 
 // partialMark is the mark of a sum of a sweep under way's figures: ≈ when they are estimates, ≥
 // when they are only what was seen so far.
-func partialMark(snap *scanner.Snapshot) string {
+func partialMark(snap *snapshot.Snapshot) string {
 	if soFar(snap) {
 		return "≥"
 	}
@@ -399,7 +401,7 @@ func partialMark(snap *scanner.Snapshot) string {
 
 // blooms is the Bloom filters' line: how many, and how many are past their target error rate; it
 // never reads as fine while one is past it, or while one's rate or some keys were not read.
-func (o *overview) blooms(snap *scanner.Snapshot) []string {
+func (o *overview) blooms(snap *snapshot.Snapshot) []string {
 	if len(snap.Blooms) == 0 {
 		return nil
 	}

@@ -6,14 +6,14 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // tally is a total over the queues that keep a figure: of counts the queues it is asked of,
 // kept those that keep it, unknown those that keep it but could not be read. A total of queues
 // none of which keeps the figure is "—", never 0.
 type tally struct {
-	sum               scanner.Sum
+	sum               snapshot.Sum
 	of, kept, unknown int
 }
 
@@ -116,7 +116,7 @@ func (q *queueTallies) addLag(ms *int64, name string) {
 	}
 }
 
-func (o *overview) queues(snap *scanner.Snapshot) []string {
+func (o *overview) queues(snap *snapshot.Snapshot) []string {
 	st := o.c.styles
 	if len(snap.DelayQueues)+len(snap.ListQueues)+len(snap.JobQueues) == 0 {
 		return []string{st.Muted.Render(o.noneYet()), st.Muted.Render("[[delay_queue]], [[list_queue]]:"), st.Muted.Render("depth, due, in flight, longest wait")}

@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // Pausing a job queue from its tasks: P reads whether the queue is paused now and asks y to pause
@@ -18,15 +18,15 @@ import (
 // Inspector has it; a console whose Inspector has not answers P with that.
 type QueuePauseReader interface {
 	// PauseRefusal says why the queue cannot be paused, "" when it can (no Redis I/O).
-	PauseRefusal(ref scanner.QueueRef) string
+	PauseRefusal(ref snapshot.QueueRef) string
 	// QueuePaused reads whether the queue is paused now.
-	QueuePaused(ctx context.Context, ref scanner.QueueRef) (bool, error)
+	QueuePaused(ctx context.Context, ref snapshot.QueueRef) (bool, error)
 }
 
 // QueuePauser is the part of KeyActions that pauses (pause) or resumes a queue and says what it
 // did in one line.
 type QueuePauser interface {
-	SetQueuePaused(ctx context.Context, ref scanner.QueueRef, pause bool) (string, error)
+	SetQueuePaused(ctx context.Context, ref snapshot.QueueRef, pause bool) (string, error)
 }
 
 // togglePause reads whether the queue is paused and asks to pause or resume it.
@@ -71,7 +71,7 @@ func (l *taskLevel) togglePause() tea.Cmd {
 // pausedMark is " paused" when the last Snapshot's row of the queue says it is paused.
 func (l *taskLevel) pausedMark() string {
 	s := l.c.status.Snapshot
-	if s == nil || l.ref.Kind != scanner.QueueJob {
+	if s == nil || l.ref.Kind != snapshot.QueueJob {
 		return ""
 	}
 	for _, e := range s.JobQueues {

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
 )
 
@@ -19,8 +19,8 @@ type pausingInspector struct {
 	paused  bool
 }
 
-func (p *pausingInspector) PauseRefusal(scanner.QueueRef) string { return p.refusal }
-func (p *pausingInspector) QueuePaused(context.Context, scanner.QueueRef) (bool, error) {
+func (p *pausingInspector) PauseRefusal(snapshot.QueueRef) string { return p.refusal }
+func (p *pausingInspector) QueuePaused(context.Context, snapshot.QueueRef) (bool, error) {
 	return p.paused, nil
 }
 
@@ -30,7 +30,7 @@ type pausingActions struct {
 	in *pausingInspector
 }
 
-func (a *pausingActions) SetQueuePaused(_ context.Context, ref scanner.QueueRef, pause bool) (string, error) {
+func (a *pausingActions) SetQueuePaused(_ context.Context, ref snapshot.QueueRef, pause bool) (string, error) {
 	a.in.paused = pause
 	return a.record(map[bool]string{true: "pause ", false: "resume "}[pause] + ref.Key + ref.Queue)
 }

@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // tickMsg asks for a poll; gen is the generation it was scheduled in.
@@ -15,7 +15,7 @@ type tickMsg struct{ gen int }
 // pollMsg is a poll's outcome, and how long it took.
 type pollMsg struct {
 	gen    int
-	status scanner.Status
+	status snapshot.Status
 	err    error
 	took   time.Duration
 }
@@ -64,8 +64,8 @@ func (m *Model) handlePoll(msg pollMsg) tea.Cmd {
 	// The next poll is scheduled here whatever generation this one was: a tick sent while it ran
 	// (a resume, say) was dropped, and only this can start polling again.
 	if msg.err != nil {
-		if c := m.conn.Condition; c == scanner.Connected || c == scanner.Late { // a source that does not say: a fault that may pass
-			m.conn.Condition = scanner.Unreachable
+		if c := m.conn.Condition; c == snapshot.Connected || c == snapshot.Late { // a source that does not say: a fault that may pass
+			m.conn.Condition = snapshot.Unreachable
 		}
 		m.err = msg.err
 		m.failures++

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // queues shows the delay and list queues and the job libraries' queues; enter lists the
@@ -23,13 +23,13 @@ type queues struct {
 // queueRow is one row the selection runs over, in the order the tables show them: delay queues,
 // list queues, then each job library's queues (and its shared counts).
 type queueRow struct {
-	ref   scanner.QueueRef
+	ref   snapshot.QueueRef
 	title string
 	why   string // why the row opens nothing (a pattern that found no key, a queue not read)
 	entry int    // the job library's place in the Snapshot; -1 for a delay or list queue
-	dq    *scanner.DelayQueue
-	lq    *scanner.ListQueue
-	jq    *scanner.JobQueue
+	dq    *snapshot.DelayQueue
+	lq    *snapshot.ListQueue
+	jq    *snapshot.JobQueue
 }
 
 func newQueues(c *common) *queues {
@@ -70,12 +70,12 @@ func (v *queues) build() {
 }
 
 // jobRows are a job library's queues, and its shared counts as a last row when it keeps any.
-func jobRows(e scanner.JobQueues) []scanner.JobQueue {
+func jobRows(e snapshot.JobQueues) []snapshot.JobQueue {
 	rows := e.Queues
 	if e.Shared != nil && e.Shared.HasCounts() {
 		shared := *e.Shared
 		shared.Queue = "(all queues)"
-		rows = append(append([]scanner.JobQueue(nil), rows...), shared)
+		rows = append(append([]snapshot.JobQueue(nil), rows...), shared)
 	}
 	return rows
 }
@@ -149,7 +149,7 @@ func (v *queues) delayQueues(w, h int) ([]string, []string) {
 		{title: "≤1M", right: true, optional: true}, {title: "≤10M", right: true, optional: true},
 		{title: "≤1H", right: true, optional: true}, {title: "LATER", right: true, optional: true},
 	}}
-	var shown []scanner.DelayQueue
+	var shown []snapshot.DelayQueue
 	var notes []string
 	u := format.Unknown
 	for i, r := range v.rows.rows {
@@ -216,7 +216,7 @@ func (v *queues) listQueues(w int) ([]string, []string) {
 
 // jobQueues renders one job library's queues as the library counts them, with its warnings, and
 // its notes when the selection is on one of its rows.
-func (v *queues) jobQueues(ei int, e scanner.JobQueues, w int) ([]string, []string) {
+func (v *queues) jobQueues(ei int, e snapshot.JobQueues, w int) ([]string, []string) {
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: strings.ToUpper(e.Layout) + " " + e.Name, flex: true}, {title: "WAITING", right: true}, {title: "LATENCY", right: true}, {title: "ACTIVE", right: true},
 		{title: "SCHEDULED", right: true}, {title: "DUE", right: true}, {title: "LAG", right: true}, {title: "NEXT IN", right: true},
@@ -268,7 +268,7 @@ const maxThroughputRows = 5
 
 // throughput renders what the library counts of the jobs it ran: a row a queue (the busiest
 // few) or one for all, and, when the entry is selected, how it counts and why a rate is unknown.
-func (v *queues) throughput(e scanner.JobQueues, selected bool, w int) ([]string, []string) {
+func (v *queues) throughput(e snapshot.JobQueues, selected bool, w int) ([]string, []string) {
 	var notes []string
 	if selected && e.ThroughputNote != "" {
 		notes = append(notes, e.Name+": "+e.ThroughputNote)
@@ -311,12 +311,12 @@ func (v *queues) throughput(e scanner.JobQueues, selected bool, w int) ([]string
 }
 
 // isSilent reports whether a row is of a queue whose library keeps no count of its jobs run.
-func isSilent(r scanner.JobThroughput) bool {
+func isSilent(r snapshot.JobThroughput) bool {
 	return r.ProcessedTotal == nil && r.FailedTotal == nil && r.Note != ""
 }
 
 // splitSilent parts rows into those with a count and the names of the queues with none.
-func splitSilent(rows []scanner.JobThroughput) (counted []scanner.JobThroughput, silent []string) {
+func splitSilent(rows []snapshot.JobThroughput) (counted []snapshot.JobThroughput, silent []string) {
 	for _, r := range rows {
 		if isSilent(r) {
 			silent = append(silent, r.Queue)
@@ -329,9 +329,9 @@ func splitSilent(rows []scanner.JobThroughput) (counted []scanner.JobThroughput,
 
 // busiest is at most n of rows, the busiest first: by processed a second where known, else by
 // the running total.
-func busiest(rows []scanner.JobThroughput, n int) []scanner.JobThroughput {
+func busiest(rows []snapshot.JobThroughput, n int) []snapshot.JobThroughput {
 	out := slices.Clone(rows)
-	key := func(r scanner.JobThroughput) (float64, int64) {
+	key := func(r snapshot.JobThroughput) (float64, int64) {
 		rate, total := -1.0, int64(-1)
 		if r.ProcessedPerSec != nil {
 			rate = *r.ProcessedPerSec
@@ -341,7 +341,7 @@ func busiest(rows []scanner.JobThroughput, n int) []scanner.JobThroughput {
 		}
 		return rate, total
 	}
-	slices.SortStableFunc(out, func(a, b scanner.JobThroughput) int {
+	slices.SortStableFunc(out, func(a, b snapshot.JobThroughput) int {
 		ra, ta := key(a)
 		rb, tb := key(b)
 		if c := cmp.Compare(rb, ra); c != 0 {

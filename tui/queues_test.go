@@ -5,16 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestEveryQueueRowNamesItsKey: the queues a [[delay_queue]] pattern finds share the entry's
 // name; each row names its own key, at 80 columns too (escaped, as the sweep gave it).
 func TestEveryQueueRowNamesItsKey(t *testing.T) {
 	st := testStatus(t)
-	keys := []string{"delay:topic:alpha", "delay:topic:beta", scanner.Escape("delay:topic:\x1b[2J")}
+	keys := []string{"delay:topic:alpha", "delay:topic:beta", format.Escape("delay:topic:\x1b[2J")}
 	for i, k := range keys {
-		st.Snapshot.DelayQueues = append(st.Snapshot.DelayQueues, scanner.DelayQueue{Name: "topics", Key: k, Pattern: "delay:topic:<topic>",
+		st.Snapshot.DelayQueues = append(st.Snapshot.DelayQueues, snapshot.DelayQueue{Name: "topics", Key: k, Pattern: "delay:topic:<topic>",
 			Depth: int64(10 - i), Due: ptr(1), InFlight: ptr(0), OldestDueAgeMS: ptr(1000), NextDueInMS: ptr(-1), Unit: "s",
 			Schedule: map[string]int64{"1m": 0, "10m": 0, "1h": 0, "later": 0}})
 	}

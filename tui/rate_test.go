@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/hourglass-dev/hourglass/internal/estimate"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestRateFromReads: a family whose every key the live reads read takes its rate from the slope
 // of its reads over the last minute, and its detail says over how long; before the reads span
 // enough it shows no figure for the rate and its detail says why, not a jumpy live one.
 func TestRateFromReads(t *testing.T) {
-	exact := func(st *scanner.Status) {
+	exact := func(st *snapshot.Status) {
 		lf := &st.Families[0]
 		lf.Sampled, lf.Keys = 343, 363
 		lf.Total = &estimate.Figure{Estimate: 812, Low: 812, High: 812, Coverage: 1, Seen: 812}
@@ -22,7 +22,7 @@ func TestRateFromReads(t *testing.T) {
 	exact(&st)
 	f := st.Snapshot.Family("flow")
 	r := 12.5
-	f.RatePerSec, f.RateFrom, f.RateSpanSec = &r, scanner.RateFromReads, 45.2
+	f.RatePerSec, f.RateFrom, f.RateSpanSec = &r, snapshot.RateFromReads, 45.2
 	m := newTestModel(t, &fakeSource{status: st}, nil, 120, 40)
 	poll(t, m)
 	press(m, "2", "enter")

@@ -10,7 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // View draws the whole screen: header, banner when disconnected, tabs, the view, footer.
@@ -129,7 +129,7 @@ func (m *Model) header(w int) []string {
 
 // inferredText says, in the header, that the entries watched were inferred from the keys (no
 // config was given), how many, and that w writes them to a file.
-func inferredText(in *scanner.Inferred) string {
+func inferredText(in *snapshot.Inferred) string {
 	n := len(in.Entries)
 	text := fmt.Sprintf("no config: %d entries inferred", n)
 	if n == 1 {

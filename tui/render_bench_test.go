@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // bigStatus is a snapshot of 50 families holding 10k dims between them (200 top dims each), with
 // 48 hours and 30 days of series.
-func bigStatus() scanner.Status {
-	snap := &scanner.Snapshot{TakenAt: clock, Target: "10.0.0.5:6379", Mode: "cluster"}
+func bigStatus() snapshot.Status {
+	snap := &snapshot.Snapshot{TakenAt: clock, Target: "10.0.0.5:6379", Mode: "cluster"}
 	for f := range 50 {
-		fs := scanner.FamilyStats{Family: fmt.Sprintf("family_%02d", f), Dims: []string{"app", "ip"},
+		fs := snapshot.FamilyStats{Family: fmt.Sprintf("family_%02d", f), Dims: []string{"app", "ip"},
 			Granularities: []string{"hour", "day"}, Keys: 20_000,
-			Series: scanner.Series{Hours: make([]int64, scanner.SeriesHours), Days: make([]int64, scanner.SeriesDays)}}
+			Series: snapshot.Series{Hours: make([]int64, snapshot.SeriesHours), Days: make([]int64, snapshot.SeriesDays)}}
 		for i := range fs.Series.Hours {
 			fs.Series.Hours[i] = int64(i * 1000)
 		}
@@ -22,16 +22,16 @@ func bigStatus() scanner.Status {
 			fs.Series.Days[i] = int64(i * 24000)
 		}
 		for _, g := range []string{"hour", "day"} {
-			w := scanner.WindowStats{Granularity: g, Window: "2026112209", Start: clock, Total: 1_000_000, Keys: 10_000, Current: true}
+			w := snapshot.WindowStats{Granularity: g, Window: "2026112209", Start: clock, Total: 1_000_000, Keys: 10_000, Current: true}
 			for d := range 100 {
-				w.Top = append(w.Top, scanner.DimsValue{Dims: map[string]string{"app": fmt.Sprint("app", d), "ip": fmt.Sprint("10.0.0.", d)}, Value: int64(10_000 - d)})
+				w.Top = append(w.Top, snapshot.DimsValue{Dims: map[string]string{"app": fmt.Sprint("app", d), "ip": fmt.Sprint("10.0.0.", d)}, Value: int64(10_000 - d)})
 			}
 			fs.Windows = append(fs.Windows, w)
 		}
-		fs.Reconciliation = &scanner.Reconciliation{Days: 1, Dims: 100, Sampled: 1}
+		fs.Reconciliation = &snapshot.Reconciliation{Days: 1, Dims: 100, Sampled: 1}
 		snap.Counters = append(snap.Counters, fs)
 	}
-	return scanner.Status{Snapshot: snap, Server: scanner.ServerInfo{Version: "7.0.15", Masters: 3}}
+	return snapshot.Status{Snapshot: snap, Server: snapshot.ServerInfo{Version: "7.0.15", Masters: 3}}
 }
 
 // BenchmarkRender draws each view of a 160x48 console over 50 families and 10k dims. A frame at

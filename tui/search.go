@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // Searching a queue's tasks: on a queue's tasks, / types what to look for (a substring of the
@@ -25,7 +25,7 @@ import (
 type TaskSearcher interface {
 	// StartSearch is a search of sections secs of ref's queue for query, run a step at a time by
 	// the function it returns (calls never overlap); no Redis I/O. An error refuses the query.
-	StartSearch(ref scanner.QueueRef, secs []scanner.TaskSection, query string) (func(context.Context) ([]scanner.Found, scanner.SearchProgress, error), error)
+	StartSearch(ref snapshot.QueueRef, secs []snapshot.TaskSection, query string) (func(context.Context) ([]snapshot.Found, snapshot.SearchProgress, error), error)
 }
 
 // searchKept is how many matches the search level keeps; it counts the others.
@@ -34,8 +34,8 @@ const searchKept = 1000
 // searchMsg is a search step's answer, for the level that asked.
 type searchMsg struct {
 	to    *searchLevel
-	found []scanner.Found
-	prog  scanner.SearchProgress
+	found []snapshot.Found
+	prog  snapshot.SearchProgress
 	err   error
 }
 
@@ -45,16 +45,16 @@ type searchLevel struct {
 	d       *drill // the view's: the search goes on while it is the level on screen
 	title   string
 	query   string
-	step    func(context.Context) ([]scanner.Found, scanner.SearchProgress, error)
+	step    func(context.Context) ([]snapshot.Found, snapshot.SearchProgress, error)
 	started bool
 	running bool // a step is under way
 	stopped bool // s stopped it
 	closed  bool // esc left it
 	cancel  context.CancelFunc
-	prog    scanner.SearchProgress
+	prog    snapshot.SearchProgress
 	err     error
-	kept    []scanner.Found
-	rows    list[scanner.Found]
+	kept    []snapshot.Found
+	rows    list[snapshot.Found]
 	filter  string
 }
 
@@ -78,7 +78,7 @@ func (l *taskLevel) search() tea.Cmd {
 		return nil
 	}
 	sl := &searchLevel{c: c, d: l.d, title: l.title, query: l.filter, step: step,
-		rows: list[scanner.Found]{id: func(f scanner.Found) string { return string(f.Section) + "\x00" + f.Task.Member }}}
+		rows: list[snapshot.Found]{id: func(f snapshot.Found) string { return string(f.Section) + "\x00" + f.Task.Member }}}
 	return l.d.push(sl)
 }
 
@@ -164,8 +164,8 @@ func (l *searchLevel) toggle() tea.Cmd {
 }
 
 func (l *searchLevel) build() {
-	l.rows.set(kept(l.kept, func(f scanner.Found) bool {
-		return matches(l.filter, scanner.Escape(f.Task.ID), preview(f.Task.Payload))
+	l.rows.set(kept(l.kept, func(f snapshot.Found) bool {
+		return matches(l.filter, format.Escape(f.Task.ID), preview(f.Task.Payload))
 	}))
 }
 
@@ -176,7 +176,7 @@ func (l *searchLevel) bindings() []binding {
 
 func (l *searchLevel) render(w, h int) string {
 	st := l.c.styles
-	lines := []string{st.Title.Render(l.title) + "  search: " + scanner.Escape(l.query), fit(l.progressLine(), w)}
+	lines := []string{st.Title.Render(l.title) + "  search: " + format.Escape(l.query), fit(l.progressLine(), w)}
 	if s := l.stateLine(); s != "" {
 		lines = append(lines, s)
 	}

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // searchingInspector is the fake Inspector that also searches: a section of 1,000 tasks read 100
@@ -19,16 +19,16 @@ type searchingInspector struct {
 	steps int
 }
 
-func (s *searchingInspector) StartSearch(ref scanner.QueueRef, secs []scanner.TaskSection, query string) (func(context.Context) ([]scanner.Found, scanner.SearchProgress, error), error) {
+func (s *searchingInspector) StartSearch(ref snapshot.QueueRef, secs []snapshot.TaskSection, query string) (func(context.Context) ([]snapshot.Found, snapshot.SearchProgress, error), error) {
 	s.query = query
-	var prog scanner.SearchProgress
-	return func(ctx context.Context) ([]scanner.Found, scanner.SearchProgress, error) {
+	var prog snapshot.SearchProgress
+	return func(ctx context.Context) ([]snapshot.Found, snapshot.SearchProgress, error) {
 		s.steps++
-		var found []scanner.Found
+		var found []snapshot.Found
 		for range 100 {
 			if prog.Scanned%50 == 0 {
-				found = append(found, scanner.Found{Section: secs[0], At: prog.Scanned,
-					Task: scanner.Task{Member: fmt.Sprint("m", prog.Scanned), Payload: fmt.Sprintf(`{"needle":%d}`, prog.Scanned), PayloadBytes: 12}})
+				found = append(found, snapshot.Found{Section: secs[0], At: prog.Scanned,
+					Task: snapshot.Task{Member: fmt.Sprint("m", prog.Scanned), Payload: fmt.Sprintf(`{"needle":%d}`, prog.Scanned), PayloadBytes: 12}})
 				prog.Matched++
 			}
 			prog.Scanned++

@@ -5,15 +5,15 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // Source is the console's only way to the data: polled in a tea.Cmd, never from Update or View.
-// scanner.Watcher is the real one; tests give a fake.
+// The Watcher (internal/watch) is the real one; tests give a fake.
 type Source interface {
 	// Poll sweeps on for slice and reads the status; focus is the family on screen ("" none),
 	// whose current windows the source reads again live.
-	Poll(ctx context.Context, slice time.Duration, focus string) (scanner.Status, error)
+	Poll(ctx context.Context, slice time.Duration, focus string) (snapshot.Status, error)
 }
 
 // Actions are the console's writes. A read-only console has none (Options.Actions nil).
@@ -25,7 +25,7 @@ type Actions interface {
 	// runs on goroutines of its own.
 	SetTraffic(family string, on bool) (string, error)
 	// Repair gives family keys without a TTL their window-aligned expiry (DryRun: only counts).
-	Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error)
+	Repair(ctx context.Context, dryRun bool) (snapshot.RepairCounts, error)
 	// TrafficNews waits until the steady test traffic has news (a write failed and is being
 	// retried, writes go through again, or a traffic ended by itself) or ctx ends, and returns
 	// what happened since the last call (nil once ctx has ended). It runs in a tea.Cmd, which the
@@ -47,14 +47,14 @@ type TrafficNews struct {
 // called in tea.Cmds, never in Update. internal/inspect's Inspector is the real one.
 type Inspector interface {
 	// Dim reads every retained window of the dims tuple whose current key is key.
-	Dim(ctx context.Context, family, key string) (scanner.DimDetail, error)
+	Dim(ctx context.Context, family, key string) (snapshot.DimDetail, error)
 	// TaskSections are the sections the queue keeps, in the order shown (no Redis I/O). ref is
 	// the one the queue's row of the Snapshot carries.
-	TaskSections(ref scanner.QueueRef) []scanner.TaskSection
+	TaskSections(ref snapshot.QueueRef) []snapshot.TaskSection
 	// Tasks reads one page of a queue's section.
-	Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error)
-	LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error)
-	LockHolder(ctx context.Context, lock, key string) (scanner.LockDetail, error)
+	Tasks(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, offset int64, count int) (snapshot.TaskPage, error)
+	LimiterKey(ctx context.Context, limiter, key string) (snapshot.LimiterKeyDetail, error)
+	LockHolder(ctx context.Context, lock, key string) (snapshot.LockDetail, error)
 	// RedisCLI is the redis-cli command line that runs args against the target, quoted for a
 	// shell (no Redis I/O).
 	RedisCLI(args ...string) string
@@ -63,7 +63,7 @@ type Inspector interface {
 // KeyActions are the drill-down's writes, each on one task or key. A read-only console has none
 // (Options.KeyActions nil). Each says in one line what it did.
 type KeyActions interface {
-	ActOnTask(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, t scanner.Task, a scanner.TaskAction) (string, error)
+	ActOnTask(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, t snapshot.Task, a snapshot.TaskAction) (string, error)
 	// RepairKey gives one counter key without a TTL its window-aligned expiry.
 	RepairKey(ctx context.Context, family, key string) (string, error)
 	// ReleaseLock deletes a lock that has no TTL, if holder still holds it.
@@ -113,7 +113,7 @@ type Options struct {
 	Bulk BulkActions
 	// ReadOnlyWhy says why writes are off, shown where a write key is pressed.
 	ReadOnlyWhy string
-	Refresh     time.Duration // poll interval (at least scanner.MinRefresh)
+	Refresh     time.Duration // poll interval (at least snapshot.MinRefresh)
 	// WaitWarning is how long a queue's oldest ready task may wait before the Overview warns (a
 	// minute when 0).
 	WaitWarning time.Duration

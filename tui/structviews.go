@@ -9,7 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // spark is the history of k as a sparkline of at most w cells.
@@ -52,8 +52,8 @@ func (v *uniques) build() {
 }
 
 // shown are the rows' unique families (the Bloom filters' rows come after them).
-func (v *uniques) shown() []scanner.Unique {
-	var us []scanner.Unique
+func (v *uniques) shown() []snapshot.Unique {
+	var us []snapshot.Unique
 	for _, r := range v.rows.rows {
 		if r.u != nil {
 			us = append(us, *r.u)
@@ -110,7 +110,7 @@ func (v *uniques) render(w, h int) string {
 }
 
 // uniqueLines are the unique families' table and its notes.
-func (v *uniques) uniqueLines(shown []scanner.Unique, w int) []string {
+func (v *uniques) uniqueLines(shown []snapshot.Unique, w int) []string {
 	st := v.c.styles
 	t := &table{styles: v.c, selected: -1, cols: []column{
 		{title: "UNIQUES", flex: true}, {title: "KIND"}, {title: "CURRENT WINDOW"}, {title: "KEYS", right: true},
@@ -167,15 +167,15 @@ func (v *uniques) uniqueLines(shown []scanner.Unique, w int) []string {
 // skippedCell is a union's cell when the sweep's budget left it unread: just "skipped", as the
 // column is narrow (the lines below the table say what it would have read). The other cells are
 // cells.Union's.
-func skippedCell(*scanner.UnionSkip) string { return "skipped" }
+func skippedCell(*snapshot.UnionSkip) string { return "skipped" }
 
 // unionSkips are the lines that say, for each of u's unions the budget left unread, what it
 // would have read and what a union may.
-func unionSkips(u scanner.Unique) []string {
+func unionSkips(u snapshot.Unique) []string {
 	var out []string
 	for _, s := range []struct {
 		days string
-		skip *scanner.UnionSkip
+		skip *snapshot.UnionSkip
 	}{{"7-day", u.Union7dSkipped}, {"30-day", u.Union30dSkipped}} {
 		if s.skip != nil {
 			out = append(out, fmt.Sprintf("%s %s union %s (a union may read %s: %s)", u.Name, s.days,

@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // taskPageSize is how many tasks a page asks for; the Inspector bounds it by the sweep's budget.
@@ -22,17 +22,17 @@ const taskPageSize = 50
 // own states) and a page at a time, and acts on the selected task.
 type taskLevel struct {
 	c        *common
-	ref      scanner.QueueRef
+	ref      snapshot.QueueRef
 	title    string
-	sections []scanner.TaskSection
+	sections []snapshot.TaskSection
 	sec      int
 	offset   int64
 	// back are the offsets of the pages ] left, so [ returns to each: a page may hold fewer than
 	// taskPageSize tasks (the Inspector holds it to the sweep's budget).
 	back   []int64
-	totals map[scanner.TaskSection]int64 // each section's size when last read
+	totals map[snapshot.TaskSection]int64 // each section's size when last read
 	fetch
-	page   *scanner.TaskPage
+	page   *snapshot.TaskPage
 	rows   list[taskRow] // the page's tasks the filter keeps
 	filter string
 	d      *drill // the view's, where s opens a search
@@ -42,11 +42,11 @@ type taskLevel struct {
 // page's offset plus that place).
 type taskRow struct {
 	at   int
-	task scanner.Task
+	task snapshot.Task
 }
 
-func newTaskLevel(c *common, ref scanner.QueueRef, title string) *taskLevel {
-	l := &taskLevel{c: c, ref: ref, title: title, totals: map[scanner.TaskSection]int64{},
+func newTaskLevel(c *common, ref snapshot.QueueRef, title string) *taskLevel {
+	l := &taskLevel{c: c, ref: ref, title: title, totals: map[snapshot.TaskSection]int64{},
 		// The selection follows the task as the page is read again and tasks move under it.
 		rows: list[taskRow]{id: func(r taskRow) string { return r.task.Member }}}
 	if c.opt.Inspector != nil {
@@ -63,7 +63,7 @@ func (l *taskLevel) setFilter(text string) {
 }
 func (l *taskLevel) filterText() string { return l.filter }
 
-func (l *taskLevel) section() scanner.TaskSection {
+func (l *taskLevel) section() snapshot.TaskSection {
 	if l.sec < len(l.sections) {
 		return l.sections[l.sec]
 	}
@@ -74,7 +74,7 @@ func (l *taskLevel) loaded(seq int, val any, err error) {
 	if !l.end(seq, err, l.c.now()) || err != nil {
 		return
 	}
-	p := val.(scanner.TaskPage)
+	p := val.(snapshot.TaskPage)
 	if p.Section != l.section() {
 		return
 	}
@@ -99,7 +99,7 @@ func (l *taskLevel) build() {
 	var rows []taskRow
 	if l.page != nil {
 		for i, t := range l.page.Tasks {
-			if matches(l.filter, scanner.Escape(t.ID), preview(t.Payload)) {
+			if matches(l.filter, format.Escape(t.ID), preview(t.Payload)) {
 				rows = append(rows, taskRow{at: i, task: t})
 			}
 		}
@@ -132,9 +132,9 @@ func (l *taskLevel) bindings() []binding {
 		binding{Binding: k.RunNow, short: true, write: off, do: act(k.RunNow)},
 		binding{Binding: k.Return, short: true, write: off, do: act(k.Return)},
 		binding{Binding: k.DeleteTask, short: true, write: off, do: act(k.DeleteTask)},
-		binding{Binding: k.BulkRunNow, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionRunNow) }},
-		binding{Binding: k.BulkDelete, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionDelete) }},
-		binding{Binding: k.BulkArchive, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(scanner.ActionArchive) }},
+		binding{Binding: k.BulkRunNow, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(snapshot.ActionRunNow) }},
+		binding{Binding: k.BulkDelete, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(snapshot.ActionDelete) }},
+		binding{Binding: k.BulkArchive, write: l.c.opt.Bulk == nil, do: func() tea.Cmd { return l.bulk(snapshot.ActionArchive) }},
 		binding{Binding: k.Undo, write: l.c.opt.Bulk == nil, do: l.undo},
 		binding{Binding: k.PauseQueue, write: off, do: l.togglePause},
 		binding{Binding: k.Search, do: l.search},
@@ -175,22 +175,22 @@ func (l *taskLevel) prevPage() tea.Cmd {
 }
 
 // act asks to run the selected task now, return it, or delete it.
-func (l *taskLevel) act(b key.Binding, t scanner.Task) tea.Cmd {
+func (l *taskLevel) act(b key.Binding, t snapshot.Task) tea.Cmd {
 	k, sec := l.c.keys, l.section()
-	a, title := scanner.ActionDelete, "Delete one task"
+	a, title := snapshot.ActionDelete, "Delete one task"
 	switch b.Help().Key {
 	case k.RunNow.Help().Key:
-		if sec == scanner.SectionDue || sec == scanner.SectionWaiting || sec == scanner.SectionInFlight {
+		if sec == snapshot.SectionDue || sec == snapshot.SectionWaiting || sec == snapshot.SectionInFlight {
 			l.c.flash("n runs a task that is not yet due (later, retry or dead); this one is " + sectionName(sec))
 			return nil
 		}
-		a, title = scanner.ActionRunNow, "Run one task now"
+		a, title = snapshot.ActionRunNow, "Run one task now"
 	case k.Return.Help().Key:
-		if sec != scanner.SectionInFlight {
+		if sec != snapshot.SectionInFlight {
 			l.c.flash("b returns an in-flight task to its queue; this one is " + sectionName(sec))
 			return nil
 		}
-		a, title = scanner.ActionReturn, "Return one in-flight task to its queue"
+		a, title = snapshot.ActionReturn, "Return one in-flight task to its queue"
 	}
 	lines := []string{
 		fmt.Sprintf("%s, %s section:", l.title, sectionName(sec)),
@@ -205,15 +205,15 @@ func (l *taskLevel) act(b key.Binding, t scanner.Task) tea.Cmd {
 }
 
 // taskName is a task's id, or its entry when the entry is the task.
-func taskName(t scanner.Task) string {
+func taskName(t snapshot.Task) string {
 	if t.ID != "" {
-		return scanner.Escape(t.ID)
+		return format.Escape(t.ID)
 	}
-	return truncate(scanner.Escape(t.Member), 120)
+	return truncate(format.Escape(t.Member), 120)
 }
 
 // sectionName is a section as the screen names it.
-func sectionName(s scanner.TaskSection) string { return strings.ReplaceAll(string(s), "_", " ") }
+func sectionName(s snapshot.TaskSection) string { return strings.ReplaceAll(string(s), "_", " ") }
 
 // preview is a payload as one line: JSON compacted, everything escaped.
 func preview(payload string) string {
@@ -221,7 +221,7 @@ func preview(payload string) string {
 	if len(payload) > 0 && (payload[0] == '{' || payload[0] == '[') && json.Compact(&b, []byte(payload)) == nil {
 		payload = b.String()
 	}
-	return scanner.Escape(payload)
+	return format.Escape(payload)
 }
 
 func (l *taskLevel) render(w, h int) string {
@@ -270,11 +270,11 @@ func (l *taskLevel) table() *table {
 	sec := l.section()
 	when, rel := "DUE", "WHEN"
 	switch sec {
-	case scanner.SectionInFlight:
+	case snapshot.SectionInFlight:
 		when = "DEADLINE"
-	case scanner.SectionWaiting:
+	case snapshot.SectionWaiting:
 		when = "QUEUED"
-	case scanner.SectionDead: // when it failed for good where the layout keeps it, else when it was queued
+	case snapshot.SectionDead: // when it failed for good where the layout keeps it, else when it was queued
 		when = "AT"
 	}
 	t := &table{styles: l.c, selected: l.rows.sel, cols: []column{
@@ -286,9 +286,9 @@ func (l *taskLevel) table() *table {
 		task := r.task
 		at := task.Due
 		switch {
-		case sec == scanner.SectionInFlight:
+		case sec == snapshot.SectionInFlight:
 			at = task.Deadline
-		case sec == scanner.SectionWaiting || at.IsZero():
+		case sec == snapshot.SectionWaiting || at.IsZero():
 			at = task.Enqueued
 		}
 		body := preview(task.Payload)
@@ -317,7 +317,7 @@ func (l *taskLevel) footLines(w int) []string {
 		out = append(out, st.Muted.Render("no "+sectionName(p.Section)+" tasks"))
 	default:
 		out = append(out, st.Muted.Render(fit(fmt.Sprintf("tasks %s–%s of %s in %s", format.Commas(p.Offset+1),
-			format.Commas(p.Offset+int64(len(p.Tasks))), format.Commas(p.Total), scanner.Escape(p.Key)), w)))
+			format.Commas(p.Offset+int64(len(p.Tasks))), format.Commas(p.Total), format.Escape(p.Key)), w)))
 	}
 	if r, ok := l.rows.selected(); ok && r.task.Note != "" {
 		out = append(out, st.Warn.Render(fit(r.task.Note, w)))

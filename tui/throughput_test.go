@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestJobsRunTable: under a job library's table the Queues view shows what it counts of the jobs
@@ -20,18 +20,18 @@ func TestJobsRunTable(t *testing.T) {
 	snap := *st.Snapshot
 	jobs := snap.JobQueues[0]
 	rate := 19.5
-	jobs.Throughput = []scanner.JobThroughput{{Queue: "", ProcessedTotal: ptr(123_456), FailedTotal: ptr(78), ProcessedPerSec: &rate,
-		RateNote: "measuring: 8s of reads so far; a rate needs 20s", Days: []scanner.JobDay{{Day: "2026-11-27", Processed: 4_321, Failed: 9}, {Day: "2026-11-26", Processed: 9_000}}}}
-	bq := scanner.JobQueues{Name: "bq", Layout: "bullmq", Queues: []scanner.JobQueue{}, ThroughputNote: "BullMQ counts only while a Worker's metrics option is on"}
+	jobs.Throughput = []snapshot.JobThroughput{{Queue: "", ProcessedTotal: ptr(123_456), FailedTotal: ptr(78), ProcessedPerSec: &rate,
+		RateNote: "measuring: 8s of reads so far; a rate needs 20s", Days: []snapshot.JobDay{{Day: "2026-11-27", Processed: 4_321, Failed: 9}, {Day: "2026-11-26", Processed: 9_000}}}}
+	bq := snapshot.JobQueues{Name: "bq", Layout: "bullmq", Queues: []snapshot.JobQueue{}, ThroughputNote: "BullMQ counts only while a Worker's metrics option is on"}
 	for i := range 7 {
 		n := int64(i * 10)
 		r := float64(i)
-		bq.Throughput = append(bq.Throughput, scanner.JobThroughput{Queue: fmt.Sprintf("q%d", i), ProcessedTotal: &n, FailedTotal: ptr(0),
-			ProcessedPerSec: &r, FailedPerSec: new(float64), Days: []scanner.JobDay{}})
+		bq.Throughput = append(bq.Throughput, snapshot.JobThroughput{Queue: fmt.Sprintf("q%d", i), ProcessedTotal: &n, FailedTotal: ptr(0),
+			ProcessedPerSec: &r, FailedPerSec: new(float64), Days: []snapshot.JobDay{}})
 	}
-	bq.Throughput[6] = scanner.JobThroughput{Queue: "silent", Days: []scanner.JobDay{}, Note: "BullMQ's metrics are off for this queue"}
+	bq.Throughput[6] = snapshot.JobThroughput{Queue: "silent", Days: []snapshot.JobDay{}, Note: "BullMQ's metrics are off for this queue"}
 	bq.Throughput[2].ProcessedPerSec = nil // not measured yet: after those measured
-	snap.JobQueues = []scanner.JobQueues{jobs, bq}
+	snap.JobQueues = []snapshot.JobQueues{jobs, bq}
 	st.Snapshot = &snap
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
 	poll(t, m)
@@ -70,11 +70,11 @@ func TestJobsRunUnread(t *testing.T) {
 	snap := *st.Snapshot
 	jobs := snap.JobQueues[0]
 	why := "store: rq throughput: NOPERM this user has no permissions to run the 'sscan' command"
-	jobs.Throughput = []scanner.JobThroughput{{Queue: "", Days: []scanner.JobDay{}, Error: why, RateNote: "the counts could not be read: " + why}}
+	jobs.Throughput = []snapshot.JobThroughput{{Queue: "", Days: []snapshot.JobDay{}, Error: why, RateNote: "the counts could not be read: " + why}}
 	rate := 2.5
-	bq := scanner.JobQueues{Name: "bq", Layout: "bullmq", Queues: []scanner.JobQueue{}, Throughput: []scanner.JobThroughput{
-		{Queue: "mail", ProcessedTotal: ptr(10), FailedTotal: ptr(1), ProcessedPerSec: &rate, FailedPerSec: new(float64), Days: []scanner.JobDay{}}}}
-	snap.JobQueues = []scanner.JobQueues{jobs, bq}
+	bq := snapshot.JobQueues{Name: "bq", Layout: "bullmq", Queues: []snapshot.JobQueue{}, Throughput: []snapshot.JobThroughput{
+		{Queue: "mail", ProcessedTotal: ptr(10), FailedTotal: ptr(1), ProcessedPerSec: &rate, FailedPerSec: new(float64), Days: []snapshot.JobDay{}}}}
+	snap.JobQueues = []snapshot.JobQueues{jobs, bq}
 	st.Snapshot = &snap
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
 	poll(t, m)
@@ -83,7 +83,7 @@ func TestJobsRunUnread(t *testing.T) {
 		t.Errorf("the Overview's jobs run does not say which count could not be read, and why:\n%s", s)
 	}
 	only := snap
-	only.JobQueues = []scanner.JobQueues{jobs}
+	only.JobQueues = []snapshot.JobQueues{jobs}
 	st.Snapshot = &only
 	m = newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
 	poll(t, m)

@@ -8,21 +8,21 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
 )
 
 // limitsStatus is testStatus with one python limits limiter, whose keys spell their own limit
 // and window: a moving window at its limit whose hits were spread over the minute (the next hit
 // is allowed in 10 s, while the key lives 55 s more), and a fixed window below its limit.
-func limitsStatus(t *testing.T) scanner.Status {
+func limitsStatus(t *testing.T) snapshot.Status {
 	st := testStatus(t)
 	snap := *st.Snapshot
 	rem0, rem3, lim3, lim5, none := int64(0), int64(3), int64(3), int64(5), int64(0)
 	// Only the fixed window's key counts what it refuses; the moving window's keeps no such count.
-	snap.Limiters = []scanner.Limiter{{Name: "flask", Layout: "limits", Kind: "fixed+moving", Keys: 2, Hits: 5, AtLimit: 1,
+	snap.Limiters = []snapshot.Limiter{{Name: "flask", Layout: "limits", Kind: "fixed+moving", Keys: 2, Hits: 5, AtLimit: 1,
 		RefusedInWindow: &none, RefusedKeys: 1,
-		Top: []scanner.KeyCount{
+		Top: []snapshot.KeyCount{
 			{Key: "LIMITER/moving/spread/3/1/minute", Raw: "LIMITER/moving/spread/3/1/minute", Count: 3, TTLMS: 10_000, AtLimit: true, Remaining: &rem0, Limit: &lim3},
 			{Key: "LIMITER/fixed/under/5/1/minute", Raw: "LIMITER/fixed/under/5/1/minute", Count: 2, TTLMS: 55_000, Remaining: &rem3, Limit: &lim5, Refused: &none}}}}
 	snap.Locks = nil
@@ -35,7 +35,7 @@ func limitsStatus(t *testing.T) scanner.Status {
 // not its TTL), against the files under testdata/.
 func TestGoldenLimitsDrillDown(t *testing.T) {
 	rem := int64(0)
-	detail := scanner.LimiterKeyDetail{Limiter: "flask", Key: "LIMITER/moving/spread/3/1/minute", Hits: 3, Limit: 3, Remaining: &rem,
+	detail := snapshot.LimiterKeyDetail{Limiter: "flask", Key: "LIMITER/moving/spread/3/1/minute", Hits: 3, Limit: 3, Remaining: &rem,
 		TTLMS: 55_000, AtLimit: true, AllowedInMS: 10_000, BucketsNote: "the limits layout keeps one count per window", ReadAt: clock,
 		Command: "redis-cli -h 10.0.0.5 -p 6379 LRANGE LIMITER/moving/spread/3/1/minute 0 -1"}
 	for _, size := range [][2]int{{80, 24}, {120, 36}} {

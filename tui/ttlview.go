@@ -6,7 +6,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // ttlView lists each family's unhealthy keys, with examples of the selected one.
@@ -74,7 +74,7 @@ func (v *ttlView) render(w, h int) string {
 
 // healthTable has a row of problem counts for each visible family, the selected one marked, and
 // a last row that adds up all families.
-func (v *ttlView) healthTable(snap *scanner.Snapshot, visible []string) *table {
+func (v *ttlView) healthTable(snap *snapshot.Snapshot, visible []string) *table {
 	t := &table{styles: v.c, cols: []column{
 		{title: "FAMILY", flex: true}, {title: "KEYS", right: true}, {title: "NO TTL", right: true},
 		{title: "OVER RET", right: true}, {title: "EXPIRED", right: true}, {title: "WRONG TYPE", right: true},
@@ -112,11 +112,11 @@ func (v *ttlView) healthTable(snap *scanner.Snapshot, visible []string) *table {
 }
 
 // problemCell is a problem's count of keys, an estimate while the sweep is under way.
-func problemCell(p scanner.Problem) string { return cells.Count(p.Keys, p.KeysEstimate) }
+func problemCell(p snapshot.Problem) string { return cells.Count(p.Keys, p.KeysEstimate) }
 
 // exampleLines lists the examples of f's problems that match the filter, under a title, or says
 // there are none.
-func (v *ttlView) exampleLines(f *scanner.FamilyStats, w int) []string {
+func (v *ttlView) exampleLines(f *snapshot.FamilyStats, w int) []string {
 	st := v.c.styles
 	lines := []string{"", st.Title.Render("Examples in "+f.Family) + st.Muted.Render("  (names escaped; ↑/↓ picks the family)")}
 	any := false
@@ -142,7 +142,7 @@ func (v *ttlView) exampleLines(f *scanner.FamilyStats, w int) []string {
 
 // lockLines says how many locks of each pattern are held and how many have no TTL, warning of
 // those, with a few holders.
-func (v *ttlView) lockLines(locks []scanner.Lock, w int) []string {
+func (v *ttlView) lockLines(locks []snapshot.Lock, w int) []string {
 	st := v.c.styles
 	var lines []string
 	for _, l := range locks {
@@ -163,7 +163,7 @@ func (v *ttlView) lockLines(locks []scanner.Lock, w int) []string {
 	return lines
 }
 
-func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
+func (v *ttlView) exampleNote(problem string, ex snapshot.Example) string {
 	due := ex.ExpireAt.In(v.c.opt.Location).Format("01-02 15:04")
 	var s string
 	switch problem {
@@ -184,7 +184,7 @@ func (v *ttlView) exampleNote(problem string, ex scanner.Example) string {
 	return s
 }
 
-func anyExample(f scanner.FamilyStats, filter string) bool {
+func anyExample(f snapshot.FamilyStats, filter string) bool {
 	if filter == "" {
 		return true
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 func (a *fakeActions) Claim(ctx context.Context, e discover.Entry) (string, error) {
@@ -57,7 +58,7 @@ func testGroups() []discover.Group {
 				"values: 14 of 20 sampled are not integers: \"\x1b]0;pwned\x07\""},
 			Entry: &discover.Entry{Table: "limiter", Name: "rl", Pattern: "rl:<user>", LimiterKind: "fixed", Window: "1m", Limit: 30}},
 		{Pattern: "evil:<part>", Kind: discover.KindUndecided, Keys: 3, Sampled: 3, Confidence: discover.Low,
-			Examples: []string{scanner.Escape("evil:\x1b[2J\x1b[31mred"), scanner.Escape("evil:\u202eabc")},
+			Examples: []string{format.Escape("evil:\x1b[2J\x1b[31mred"), format.Escape("evil:\u202eabc")},
 			Evidence: []string{"the sampled keys are of different types: not one structure"}},
 		{Pattern: "jobs:delayed", Kind: discover.KindDelayQueue, Keys: 1, Bytes: bytesPtr(4_096), Sampled: 1, Confidence: discover.Medium,
 			Examples: []string{"jobs:delayed"},
@@ -67,7 +68,7 @@ func testGroups() []discover.Group {
 }
 
 // withUnclaimed gives snap the unclaimed keys of its last sweep.
-func withUnclaimed(snap *scanner.Snapshot) *scanner.Snapshot {
+func withUnclaimed(snap *snapshot.Snapshot) *snapshot.Snapshot {
 	snap.Unclaimed = discover.Result{Keys: 49_866, Bytes: bytesPtr(61<<20 + 113_216), Sampled: 96, Groups: testGroups(),
 		BytesNote: "estimated: each group's sampled keys' mean MEMORY USAGE times its keys; 3 keys in groups with no sample are left out"}
 	return snap

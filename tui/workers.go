@@ -8,7 +8,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // workersLevel lists each job library's live processes as the library records them (Sidekiq's
@@ -24,7 +24,7 @@ type workersLevel struct {
 type workerRow struct {
 	entry string // the [[job_queue]] entry's name
 	lib   string // its layout
-	w     *scanner.JobWorker
+	w     *snapshot.JobWorker
 	kept  bool // the library records its processes in Redis
 }
 
@@ -110,7 +110,7 @@ func (l *workersLevel) render(w, h int) string {
 }
 
 // summary counts the processes listed, live and stale, over every entry.
-func (l *workersLevel) summary(s *scanner.Snapshot) string {
+func (l *workersLevel) summary(s *snapshot.Snapshot) string {
 	var live, stale tally // "—" where no library records the figure, never 0
 	for _, e := range s.JobQueues {
 		if e.Workers == nil {
@@ -133,7 +133,7 @@ func (l *workersLevel) summary(s *scanner.Snapshot) string {
 
 // entryNotes are what each entry cannot show (the library's notes), what it left out, and why
 // it could not be read.
-func (l *workersLevel) entryNotes(s *scanner.Snapshot) []string {
+func (l *workersLevel) entryNotes(s *snapshot.Snapshot) []string {
 	var notes []string
 	for _, e := range s.JobQueues {
 		ws := e.Workers

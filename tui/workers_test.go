@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // withWorkers gives the test snapshot's Sidekiq entry a live and a stale process, and adds an RQ
 // worker, a BullMQ worker connection and a Celery entry, which records none.
-func withWorkers(s *scanner.Snapshot) *scanner.Snapshot {
-	s.JobQueues[0].Workers = &scanner.JobWorkers{Found: ptr(2), Live: ptr(1), Stale: ptr(1), Notes: []string{}, List: []scanner.JobWorker{
+func withWorkers(s *snapshot.Snapshot) *snapshot.Snapshot {
+	s.JobQueues[0].Workers = &snapshot.JobWorkers{Found: ptr(2), Live: ptr(1), Stale: ptr(1), Notes: []string{}, List: []snapshot.JobWorker{
 		{Identity: "web-1:4242:0a1b2c3d4e5f", Host: "web-1", PID: ptr(4242), Queues: []string{"critical", "default"}, Busy: ptr(3), Concurrency: ptr(10),
 			State: "running", StartedAgeMS: ptr(3_600_000), LastBeatAgeMS: ptr(2_000), ExpiresInMS: ptr(58_000)},
 		{Identity: "web-2:77:ffeeddccbbaa", Host: "web-2", PID: ptr(77), Queues: []string{"default"}, Busy: ptr(1), Concurrency: ptr(5),
@@ -20,14 +20,14 @@ func withWorkers(s *scanner.Snapshot) *scanner.Snapshot {
 			Stale: true, StaleWhy: "no heartbeat for 60 s (its hash expires then)"},
 	}}
 	s.JobQueues = append(s.JobQueues,
-		scanner.JobQueues{Name: "py", Layout: "rq", Queues: []scanner.JobQueue{}, Notes: []string{}, Workers: &scanner.JobWorkers{Found: ptr(1), Live: ptr(1),
-			Notes: []string{}, List: []scanner.JobWorker{{Identity: "box-1", Host: "box", PID: ptr(311), Queues: []string{"high", "low"},
+		snapshot.JobQueues{Name: "py", Layout: "rq", Queues: []snapshot.JobQueue{}, Notes: []string{}, Workers: &snapshot.JobWorkers{Found: ptr(1), Live: ptr(1),
+			Notes: []string{}, List: []snapshot.JobWorker{{Identity: "box-1", Host: "box", PID: ptr(311), Queues: []string{"high", "low"},
 				State: "busy", CurrentJob: "5f0c", StartedAgeMS: ptr(600_000), LastBeatAgeMS: ptr(4_000), ExpiresInMS: ptr(476_000), Done: ptr(12), Failed: ptr(1)}}}},
-		scanner.JobQueues{Name: "node", Layout: "bullmq", Queues: []scanner.JobQueue{}, Notes: []string{}, Workers: &scanner.JobWorkers{Found: ptr(1), Live: ptr(1),
+		snapshot.JobQueues{Name: "node", Layout: "bullmq", Queues: []snapshot.JobQueue{}, Notes: []string{}, Workers: &snapshot.JobWorkers{Found: ptr(1), Live: ptr(1),
 			Notes: []string{"BullMQ records no heartbeat: a worker is listed while its connection is open (CLIENT LIST), idle since its last command."},
-			List: []scanner.JobWorker{{Identity: "bull:d29yaw==:w:box-1", Host: "10.0.0.9:51234", Queues: []string{"work"}, State: "connected",
+			List: []snapshot.JobWorker{{Identity: "bull:d29yaw==:w:box-1", Host: "10.0.0.9:51234", Queues: []string{"work"}, State: "connected",
 				StartedAgeMS: ptr(120_000), IdleMS: ptr(3_000)}}}},
-		scanner.JobQueues{Name: "cel", Layout: "celery", Queues: []scanner.JobQueue{}, Notes: []string{}, Workers: &scanner.JobWorkers{List: []scanner.JobWorker{},
+		snapshot.JobQueues{Name: "cel", Layout: "celery", Queues: []snapshot.JobQueue{}, Notes: []string{}, Workers: &snapshot.JobWorkers{List: []snapshot.JobWorker{},
 			Notes: []string{"Celery records no workers in Redis: they answer `celery inspect` over the broadcast (pidbox) exchange, which hourglass does not send."}}})
 	return s
 }
@@ -79,8 +79,8 @@ func TestWorkersLevel(t *testing.T) {
 func TestWorkersSummaryWithNoneRecorded(t *testing.T) {
 	st := testStatus(t)
 	snap := *st.Snapshot
-	snap.JobQueues = []scanner.JobQueues{{Name: "cel", Layout: "celery", Queues: []scanner.JobQueue{}, Notes: []string{},
-		Workers: &scanner.JobWorkers{List: []scanner.JobWorker{}, Notes: []string{"Celery records no workers in Redis"}}}}
+	snap.JobQueues = []snapshot.JobQueues{{Name: "cel", Layout: "celery", Queues: []snapshot.JobQueue{}, Notes: []string{},
+		Workers: &snapshot.JobWorkers{List: []snapshot.JobWorker{}, Notes: []string{"Celery records no workers in Redis"}}}}
 	st.Snapshot = &snap
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 40)
 	poll(t, m)

@@ -12,6 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/theme"
 )
@@ -19,11 +20,11 @@ import (
 // zeroStatuses fills a server for each config (limits only, rate-limiter-flexible only, redis_rate
 // only, job libraries only), each library writing its own keys, and returns each one's status
 // after a complete sweep.
-func zeroStatuses(t *testing.T) map[string]scanner.Status {
+func zeroStatuses(t *testing.T) map[string]snapshot.Status {
 	py := redistest.Interpreter(t, "python3", "limits", "redis", "rq")
 	node := redistest.Interpreter(t, "node", "rate-limiter-flexible", "ioredis")
 	ruby := redistest.Interpreter(t, "ruby", "sidekiq")
-	out := map[string]scanner.Status{}
+	out := map[string]snapshot.Status{}
 	lim := redistest.Start(t)
 	redistest.RunFixture(t, py, "../store/limits/testdata/limits", nil, "fixture.py", "redis://"+lim.Addr+"/0")
 	out["limits"] = sweptStatus(t, lim, "[[limiter]]\nname = \"py\"\nlayout = \"limits\"\n")
@@ -52,7 +53,7 @@ func zeroStatuses(t *testing.T) map[string]scanner.Status {
 
 // sweptBloomStatus is a swept server holding a Bloom filter that scaled twice, written by the store,
 // and a hash under its pattern that is not one.
-func sweptBloomStatus(t *testing.T) scanner.Status {
+func sweptBloomStatus(t *testing.T) snapshot.Status {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	f, err := store.New(rdb, store.Options{}).Bloom("bf:ids", store.BloomOptions{Capacity: 100})
@@ -74,7 +75,7 @@ func sweptBloomStatus(t *testing.T) scanner.Status {
 
 // queueLibrariesStatus lets BullMQ, Celery and asynq each write their queues on one server, and
 // sweeps it with a config of the three.
-func queueLibrariesStatus(t *testing.T, py string) scanner.Status {
+func queueLibrariesStatus(t *testing.T, py string) snapshot.Status {
 	node := redistest.Interpreter(t, "node", "bullmq", "ioredis")
 	redistest.Interpreter(t, "python3", "celery")
 	srv := redistest.Start(t)
@@ -92,14 +93,14 @@ func queueLibrariesStatus(t *testing.T, py string) scanner.Status {
 }
 
 // sweptStatus sweeps srv with conf until a sweep completes, and returns that poll's status.
-func sweptStatus(t *testing.T, srv *redistest.Server, conf string) scanner.Status {
+func sweptStatus(t *testing.T, srv *redistest.Server, conf string) snapshot.Status {
 	t.Helper()
 	cfg, err := config.Parse("zero.toml", []byte(conf), []string{srv.Addr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := scanner.NewWatcher(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
-	var st scanner.Status
+	var st snapshot.Status
 	if !redistest.Until(20*time.Second, func() bool {
 		var err error
 		st, err = w.Poll(t.Context(), time.Second, "")

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // snapshotDoc is the Snapshot as `snapshot --json` has it, decoded generically.
-func snapshotDoc(t *testing.T, s *scanner.Snapshot) map[string]any {
+func snapshotDoc(t *testing.T, s *snapshot.Snapshot) map[string]any {
 	t.Helper()
 	b, err := json.Marshal(s)
 	if err != nil {

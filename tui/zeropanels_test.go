@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // checkPanels finds the Overview's panel rows ("label  value", or "a / b  x / y") and fails on
 // a 0 that the Snapshot does not make 0: one no structure keeps, or one whose structures' sum is
 // not 0.
-func checkPanels(t *testing.T, where, screen string, s *scanner.Snapshot) {
+func checkPanels(t *testing.T, where, screen string, s *snapshot.Snapshot) {
 	t.Helper()
 	for _, line := range strings.Split(screen, "\n") {
 		if !strings.Contains(line, "│") {
@@ -36,7 +36,7 @@ func checkPanels(t *testing.T, where, screen string, s *scanner.Snapshot) {
 
 // overviewZero reports whether the Snapshot makes an Overview figure 0: some structure keeps it
 // and the figures kept add up to 0.
-func overviewZero(label string, s *scanner.Snapshot) bool {
+func overviewZero(label string, s *snapshot.Snapshot) bool {
 	var kept []*int64
 	for i := range s.Limiters {
 		l := &s.Limiters[i]
@@ -87,7 +87,7 @@ func overviewZero(label string, s *scanner.Snapshot) bool {
 }
 
 // rejectedKept is a limiter's rejections as a 0 or not: nil when it keeps none.
-func rejectedKept(l *scanner.Limiter) *int64 {
+func rejectedKept(l *snapshot.Limiter) *int64 {
 	var n int64
 	switch {
 	case l.RejectedPerSec != nil:
@@ -106,12 +106,12 @@ func rejectedKept(l *scanner.Limiter) *int64 {
 // total, so the Overview's "today" is "—", not 0, with the sweep complete and while a first
 // sweep's estimates stand in.
 func TestOverviewTodayOfHourOnlyFamilies(t *testing.T) {
-	fam := scanner.FamilyStats{Family: "ctr", Granularities: []string{"hour"}, Keys: 10,
-		Windows: []scanner.WindowStats{{Granularity: "hour", Window: "2026112209", Total: 42, Keys: 10, Current: true}}}
+	fam := snapshot.FamilyStats{Family: "ctr", Granularities: []string{"hour"}, Keys: 10,
+		Windows: []snapshot.WindowStats{{Granularity: "hour", Window: "2026112209", Total: 42, Keys: 10, Current: true}}}
 	for _, complete := range []bool{true, false} {
 		snap := testSnapshot(t)
-		snap.Counters, snap.Scan.Complete = []scanner.FamilyStats{fam}, complete
-		m := newTestModel(t, &fakeSource{status: scanner.Status{Snapshot: snap}}, nil, 120, 36)
+		snap.Counters, snap.Scan.Complete = []snapshot.FamilyStats{fam}, complete
+		m := newTestModel(t, &fakeSource{status: snapshot.Status{Snapshot: snap}}, nil, 120, 36)
 		poll(t, m)
 		var hour, today string
 		for _, line := range strings.Split(screen(m), "\n") {

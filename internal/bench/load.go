@@ -2,9 +2,11 @@ package bench
 
 import (
 	"context"
-	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // loadCases measures, on the sweep's keys, what a console and serve cost the server at the
@@ -46,7 +48,7 @@ func (b *bencher) loadCases(rep *Report) error {
 }
 
 // poll is one poll of w as the console and serve make it: a sweep for the refresh.
-func (b *bencher) poll(w *scanner.Watcher, refresh time.Duration, focus string) (scanner.Status, error) {
+func (b *bencher) poll(w *scanner.Watcher, refresh time.Duration, focus string) (snapshot.Status, error) {
 	ctx, cancel := context.WithTimeout(b.ctx, refresh+5*time.Second)
 	defer cancel()
 	return w.Poll(ctx, refresh, focus)

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"github.com/hourglass-dev/hourglass/store"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // compareRedisBenchmark runs redis-benchmark on fresh keys and on keys that are all there, on one

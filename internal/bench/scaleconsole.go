@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -87,7 +88,7 @@ type consolePoll struct {
 	refresh time.Duration
 }
 
-func (cp *consolePoll) poll(ctx context.Context) (scanner.Status, error) {
+func (cp *consolePoll) poll(ctx context.Context) (snapshot.Status, error) {
 	pctx, cancel := context.WithTimeout(ctx, cp.refresh+5*time.Second)
 	defer cancel()
 	return cp.w.Poll(pctx, cp.refresh, "")
@@ -95,7 +96,7 @@ func (cp *consolePoll) poll(ctx context.Context) (scanner.Status, error) {
 
 // hasFigures says whether every main family's keys (with all, every family's) are an estimate
 // with an interval in snap, or exact.
-func hasFigures(snap *scanner.Snapshot, fams []*scaleFam, all bool) bool {
+func hasFigures(snap *snapshot.Snapshot, fams []*scaleFam, all bool) bool {
 	if snap == nil {
 		return false
 	}

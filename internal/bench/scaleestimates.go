@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -56,7 +57,7 @@ func coverageRuns(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClie
 }
 
 // evaluate sets the main families' figures and the trials' of snap against the exact values.
-func (run *CoverageRun) evaluate(snap *scanner.Snapshot, fams []*scaleFam, exacts []*exact) {
+func (run *CoverageRun) evaluate(snap *snapshot.Snapshot, fams []*scaleFam, exacts []*exact) {
 	var keys, totals, tagged, plain []ScaleFigure
 	for i, sf := range fams {
 		figs := familyFigures(snap, sf, exacts[i])
@@ -77,7 +78,7 @@ func (run *CoverageRun) evaluate(snap *scanner.Snapshot, fams []*scaleFam, exact
 
 // familyFigures is a family's keys, then each of its current windows' total, as estimated in
 // snap beside the exact values.
-func familyFigures(snap *scanner.Snapshot, sf *scaleFam, ex *exact) []ScaleFigure {
+func familyFigures(snap *snapshot.Snapshot, sf *scaleFam, ex *exact) []ScaleFigure {
 	name := sf.fam.Name()
 	fs := snap.Family(name)
 	out := []ScaleFigure{figureOf(name, "keys", ex.Keys, fs.Keys, fs.KeysEstimate)}
@@ -87,7 +88,7 @@ func familyFigures(snap *scanner.Snapshot, sf *scaleFam, ex *exact) []ScaleFigur
 		}
 		label := w.w.Granularity.String() + " " + w.name + " total"
 		var got int64
-		var est *scanner.Estimate
+		var est *snapshot.Estimate
 		for _, ws := range fs.Windows {
 			if ws.Window == w.name && ws.Granularity == w.w.Granularity.String() {
 				got, est = ws.Total, ws.TotalEstimate
@@ -100,7 +101,7 @@ func familyFigures(snap *scanner.Snapshot, sf *scaleFam, ex *exact) []ScaleFigur
 
 // figureOf sets an estimate beside the exact value; with no estimate (a window not seen), the
 // figure is what was seen, with no interval.
-func figureOf(family, figure string, exact, shown int64, est *scanner.Estimate) ScaleFigure {
+func figureOf(family, figure string, exact, shown int64, est *snapshot.Estimate) ScaleFigure {
 	f := ScaleFigure{Family: family, Figure: figure, Exact: exact, Estimate: float64(shown), Low: float64(shown)}
 	if est != nil {
 		f.Estimate, f.Low, f.High = est.Estimate, est.Low, est.High

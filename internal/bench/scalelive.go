@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -130,8 +130,8 @@ func liveRateAtDefaults(ctx context.Context, opt ScaleOptions, cp *consolePoll, 
 // is back, or when the refresh has passed if it ended early), until to,
 // and returns liveFamily's live reads of the polls from from on; nil when the family's current
 // window is no longer the one starting at window.
-func pollLive(ctx context.Context, cp *consolePoll, from, to, window time.Time) ([]scanner.LiveFamily, error) {
-	polls := []scanner.LiveFamily{}
+func pollLive(ctx context.Context, cp *consolePoll, from, to, window time.Time) ([]snapshot.LiveFamily, error) {
+	polls := []snapshot.LiveFamily{}
 	for time.Now().Before(to) {
 		began := time.Now()
 		st, err := cp.poll(ctx)
@@ -153,7 +153,7 @@ func pollLive(ctx context.Context, cp *consolePoll, from, to, window time.Time) 
 
 // settle sets the polls' rates beside the writer's count: over the span measured, from to end,
 // and over each poll's own span.
-func (c *LiveRateCheck) settle(lw *liveWriter, polls []scanner.LiveFamily, from, end time.Time) {
+func (c *LiveRateCheck) settle(lw *liveWriter, polls []snapshot.LiveFamily, from, end time.Time) {
 	c.Seconds = end.Sub(from).Seconds()
 	lo, hi := lw.between(from, end)
 	c.Events = int64(math.Round((lo + hi) / 2))

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/estimate"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestLiveRateSettle sets polls' rates beside a writer's count kept flush by flush: the true rate
@@ -22,14 +22,14 @@ func TestLiveRateSettle(t *testing.T) {
 		lw.start, lw.end, lw.events = append(lw.start, start), append(lw.end, start.Add(5*time.Millisecond)), append(lw.events, int64(100*(i+1)))
 	}
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s*1000) * time.Millisecond) }
-	poll := func(since, read float64, est, half float64) scanner.LiveFamily {
-		lf := scanner.LiveFamily{Family: liveFamily, RateSince: at(since), ReadAt: at(read), Top: 20, Sampled: 180}
+	poll := func(since, read float64, est, half float64) snapshot.LiveFamily {
+		lf := snapshot.LiveFamily{Family: liveFamily, RateSince: at(since), ReadAt: at(read), Top: 20, Sampled: 180}
 		if est > 0 {
 			lf.RatePerSec = &estimate.Figure{Estimate: est, Low: est - half, High: est + half}
 		}
 		return lf
 	}
-	polls := []scanner.LiveFamily{
+	polls := []snapshot.LiveFamily{
 		poll(10.01, 20.01, 4900, 300), // holds 5,000
 		poll(10.01, 21.51, 5600, 300), // misses it
 		poll(21.51, 23.01, 0, 0),      // a new base: no rate

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -90,7 +90,7 @@ func (lw *liveWriter) between(t0, t1 time.Time) (lo, hi float64) {
 
 // sweptSoFar is how many keys the console's sweep had returned on each of addrs' masters: all of
 // them when a sweep has completed (every key written before it began was seen).
-func sweptSoFar(st scanner.Status, addrs []string) []int64 {
+func sweptSoFar(st snapshot.Status, addrs []string) []int64 {
 	out := make([]int64, len(addrs))
 	if st.Partial == nil {
 		if st.Snapshot != nil {

@@ -1,11 +1,12 @@
 package bench
 
 import (
-	"github.com/hourglass-dev/hourglass/store"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // structures measures the sliding limiter, the delay queue and the Bloom filter, with what Redis

@@ -2,11 +2,12 @@ package bench
 
 import (
 	"fmt"
-	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // sweepFamily is the family of the sweep's keys.

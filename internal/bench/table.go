@@ -2,10 +2,11 @@ package bench
 
 import (
 	"fmt"
+	"io"
+
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/report"
 	"github.com/hourglass-dev/hourglass/store"
-	"io"
 )
 
 // Cells of the tables: a figure, or "unknown" when it was not measured (the reason is printed

@@ -3,12 +3,13 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"github.com/hourglass-dev/hourglass/store"
 	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // writerCase is one shape the writer is measured at.

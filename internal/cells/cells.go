@@ -2,12 +2,12 @@
 // the console (tui) and the text report (report) draw a counter family's live total and rate, a
 // job queue's row, a union's count, a delay queue's schedule and a queue's key from the same
 // functions here, so the two can never say a figure differently. It does no I/O and holds no
-// state. Of hourglass's packages it imports internal/format and scanner.
+// state. Of hourglass's packages it imports internal/format and snapshot.
 package cells
 
 import (
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // JobQueue is one job queue's cells: its name, waiting, active, scheduled, due, lag, next in,
@@ -15,7 +15,7 @@ import (
 // library keeps no such number for the queue, "?" (format.Unknown) where it could not be read.
 // The due, lag and next-in cells are not kept where the library keeps no scheduled set for the
 // queue.
-func JobQueue(q scanner.JobQueue) []string {
+func JobQueue(q snapshot.JobQueue) []string {
 	nk, timed := format.NotKept, format.Unknown
 	if q.Scheduled == nil {
 		timed = nk
@@ -41,7 +41,7 @@ func Latency(ms *int64, why string) string {
 // Union is a union's distinct count (a unique family's 7 or 30 days): the count; when the budget
 // left it unread, skipped (the report says how much it would have read, the console's narrow
 // column just "skipped"); "?" when it failed; "—" when the family keeps no such union.
-func Union(n *int64, skip *scanner.UnionSkip, failed string, skipped func(*scanner.UnionSkip) string) string {
+func Union(n *int64, skip *snapshot.UnionSkip, failed string, skipped func(*snapshot.UnionSkip) string) string {
 	switch {
 	case n != nil:
 		return format.Commas(*n)
@@ -64,7 +64,7 @@ func KeyOrPattern(key, pattern string) string {
 
 // Schedule is one of a delay queue's schedule buckets ("1m", "10m", "1h", "later": how many
 // tasks fall due within it), "?" when the queue's due times could not be read.
-func Schedule(q scanner.DelayQueue, bucket string) string {
+func Schedule(q snapshot.DelayQueue, bucket string) string {
 	if q.Due == nil {
 		return format.Unknown
 	}
@@ -76,7 +76,7 @@ func Schedule(q scanner.DelayQueue, bucket string) string {
 // processed and failed, the running totals, and the days' processed as a sparkline, oldest
 // first. "—" where the library keeps no such count, "?" for a rate not measured yet and for
 // every figure of a row whose keys could not be read (its Error).
-func Throughput(t scanner.JobThroughput) []string {
+func Throughput(t snapshot.JobThroughput) []string {
 	scope := t.Queue
 	if scope == "" {
 		scope = "all queues"

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 func ptr(n int64) *int64 { return &n }
@@ -18,16 +18,16 @@ func TestJobQueue(t *testing.T) {
 	nk, unk := format.NotKept, format.Unknown
 	cases := []struct {
 		name string
-		q    scanner.JobQueue
+		q    snapshot.JobQueue
 		want []string
 	}{
-		{"no scheduled set", scanner.JobQueue{Queue: "mail", Waiting: ptr(1234), LatencyMS: ptr(2500), Active: ptr(0)},
+		{"no scheduled set", snapshot.JobQueue{Queue: "mail", Waiting: ptr(1234), LatencyMS: ptr(2500), Active: ptr(0)},
 			[]string{"mail", "1,234", format.Millis(2500), "0", nk, nk, nk, nk, nk, nk, nk}},
-		{"scheduled, due times unread", scanner.JobQueue{Queue: "mail", Scheduled: ptr(5), Paused: true},
+		{"scheduled, due times unread", snapshot.JobQueue{Queue: "mail", Scheduled: ptr(5), Paused: true},
 			[]string{"mail (paused)", nk, nk, nk, "5", unk, unk, unk, nk, nk, nk}},
-		{"latency unknown", scanner.JobQueue{Queue: "c", Waiting: ptr(3), LatencyNote: "no time"},
+		{"latency unknown", snapshot.JobQueue{Queue: "c", Waiting: ptr(3), LatencyNote: "no time"},
 			[]string{"c", "3", unk, nk, nk, nk, nk, nk, nk, nk, nk}},
-		{"every count", scanner.JobQueue{Queue: "q", Waiting: ptr(1), LatencyMS: ptr(0), Active: ptr(2), Scheduled: ptr(3), Due: ptr(4),
+		{"every count", snapshot.JobQueue{Queue: "q", Waiting: ptr(1), LatencyMS: ptr(0), Active: ptr(2), Scheduled: ptr(3), Due: ptr(4),
 			OldestDueAgeMS: ptr(1500), NextDueInMS: ptr(60000), Retry: ptr(5), Dead: ptr(6), Completed: ptr(7)},
 			[]string{"q", "1", format.Millis(0), "2", "3", "4", format.Millis(1500), format.Millis(60000), "5", "6", "7"}},
 	}
@@ -41,15 +41,15 @@ func TestJobQueue(t *testing.T) {
 // TestUnion: a count, a union the budget skipped (in the caller's words), one that failed, and
 // one the family does not keep each read differently.
 func TestUnion(t *testing.T) {
-	skipped := func(s *scanner.UnionSkip) string { return "skipped " + format.Commas(s.Bytes) }
+	skipped := func(s *snapshot.UnionSkip) string { return "skipped " + format.Commas(s.Bytes) }
 	for _, c := range []struct {
 		n      *int64
-		skip   *scanner.UnionSkip
+		skip   *snapshot.UnionSkip
 		failed string
 		want   string
 	}{
 		{ptr(12345), nil, "", "12,345"},
-		{nil, &scanner.UnionSkip{Bytes: 2048}, "", "skipped 2,048"},
+		{nil, &snapshot.UnionSkip{Bytes: 2048}, "", "skipped 2,048"},
 		{nil, nil, "NOPERM", format.Unknown},
 		{nil, nil, "", format.NotKept},
 	} {
@@ -61,7 +61,7 @@ func TestUnion(t *testing.T) {
 
 // TestSchedule: a bucket's count, or "?" when the queue's scores could not be read as due times.
 func TestSchedule(t *testing.T) {
-	q := scanner.DelayQueue{Due: ptr(3), Schedule: map[string]int64{"1m": 1500}}
+	q := snapshot.DelayQueue{Due: ptr(3), Schedule: map[string]int64{"1m": 1500}}
 	if got := Schedule(q, "1m"); got != "1,500" {
 		t.Errorf("Schedule 1m = %q, want 1,500", got)
 	}

@@ -2,14 +2,14 @@ package cells
 
 import (
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // WindowTotal is a counter family's total in its current window of granularity g ("hour" or
 // "day"): the live estimate when live (the Watcher's live read of the family, nil when none) is
 // of that window and has one, else the last sweep's total, "0" when that sweep found no key in
 // the window, "-" when the family keeps no such windows.
-func WindowTotal(f scanner.FamilyStats, g string, live *scanner.LiveFamily) string {
+func WindowTotal(f snapshot.FamilyStats, g string, live *snapshot.LiveFamily) string {
 	if !f.Has(g) {
 		return "-"
 	}
@@ -23,14 +23,16 @@ func WindowTotal(f scanner.FamilyStats, g string, live *scanner.LiveFamily) stri
 	return "0"
 }
 
-// Rate is a counter family's events a second, followed by unit ("" under RATE/S, "/s" in a
-// sentence). It shows the best figure the family has: the slope of its reads, the live estimate
-// ("≈9,809/s ±3%"), the growth between sweeps, the hour's average ("~0.06/s"), else "-" (the
-// family's RateNote says why).
-func Rate(f scanner.FamilyStats, live *scanner.LiveFamily, unit string) string {
+// Rate is a counter family's events a second, followed by unit ("" in a table under RATE/S,
+// "/s" in a sentence): the slope of its current window's total over the last minute of reads
+// when the family has it (RateFrom "reads": a window whose every key the live reads read), else
+// the live estimate when live has one ("≈9,809/s ±3%"), else the growth between the last two
+// sweeps, else the current hour's average ("~0.06/s"), else "-" (a day-only family before its
+// reads span enough: the family's RateNote says why).
+func Rate(f snapshot.FamilyStats, live *snapshot.LiveFamily, unit string) string {
 	num := func(r float64) string { return format.Rate(r) + unit }
 	switch {
-	case f.RatePerSec != nil && f.RateFrom == scanner.RateFromReads:
+	case f.RatePerSec != nil && f.RateFrom == snapshot.RateFromReads:
 		return num(*f.RatePerSec)
 	case LiveRate(f, live):
 		r := live.RatePerSec
@@ -47,9 +49,9 @@ func Rate(f scanner.FamilyStats, live *scanner.LiveFamily, unit string) string {
 // family's own is not measured from its reads, nor soon will be. A live read that read every key
 // of the window exactly makes the family's points, and a family written in bursts would show the
 // live rate's first seconds jumping with each burst before its reads span enough for a steady
-// one (see scanner.FamilyStats.RateFrom).
-func LiveRate(f scanner.FamilyStats, live *scanner.LiveFamily) bool {
-	if live == nil || live.RatePerSec == nil || f.RateFrom == scanner.RateFromReads {
+// one (see snapshot.FamilyStats.RateFrom).
+func LiveRate(f snapshot.FamilyStats, live *snapshot.LiveFamily) bool {
+	if live == nil || live.RatePerSec == nil || f.RateFrom == snapshot.RateFromReads {
 		return false
 	}
 	return live.Total == nil || !live.Total.Exact() || live.Partial
@@ -72,7 +74,7 @@ func Estimate(est, low, high float64, exact, partial bool, num func(float64) str
 // UseLive reports whether the window's total is live's: when live read the family's window of
 // granularity g, unless live could count only part of the window (a lower bound) while the sweep
 // under way has an estimate of the whole of it, which says more.
-func UseLive(f scanner.FamilyStats, g string, live *scanner.LiveFamily) bool {
+func UseLive(f snapshot.FamilyStats, g string, live *snapshot.LiveFamily) bool {
 	if live == nil || live.Granularity != g || live.Total == nil {
 		return false
 	}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // Refused is a limiter's refused attempts counted in its keys' current windows: "—" when none
 // of its keys counts them (hourglass's own, limits' moving window, redis_rate), and when only
 // some do (limits' fixed-window keys beside moving-window ones), how many keys the sum covers.
-func Refused(l scanner.Limiter) string {
+func Refused(l snapshot.Limiter) string {
 	if l.RefusedInWindow == nil {
 		return format.NotKept
 	}
@@ -23,11 +23,11 @@ func Refused(l scanner.Limiter) string {
 
 // Over is a limiter's keys past their limit: "—" for a library's, whose keys count what they
 // refuse and are never over.
-func Over(l scanner.Limiter) string { return format.CommasOf(l.OverLimit, format.NotKept) }
+func Over(l snapshot.Limiter) string { return format.CommasOf(l.OverLimit, format.NotKept) }
 
 // LimiterKind is what the console and the report name a limiter's keys by: hourglass's own by
 // their kind (sliding, fixed), a library's by the library and how its keys count.
-func LimiterKind(l scanner.Limiter) string {
+func LimiterKind(l snapshot.Limiter) string {
 	if l.KeepsDecisions() {
 		return l.Kind
 	}

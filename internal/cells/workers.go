@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // WorkerColumns are the titles of Worker's cells, in order.
@@ -18,7 +18,7 @@ const Stale = "STALE"
 // state with RQ's current job or BullMQ's idle time, how long ago it last beat, until it expires
 // ("3s ago" once past), and how long ago it started; "—" where the library records no such
 // figure.
-func Worker(w scanner.JobWorker) []string {
+func Worker(w snapshot.JobWorker) []string {
 	health := "live"
 	if w.Stale {
 		health = Stale

@@ -11,9 +11,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -68,7 +69,7 @@ func TestHostileKeys(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07\x00") {
 		t.Fatal("a control character from a key reached the output")
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestHostileKeys(t *testing.T) {
 		t.Errorf("the hour total saturates at the int64 limit rather than wrap: %+v", w)
 	}
 	for _, ex := range flow.Health.NotInteger.Examples {
-		if len(ex.Key) > scanner.MaxEscaped+40 {
+		if len(ex.Key) > format.MaxEscaped+40 {
 			t.Errorf("an example key of %d bytes: names are cut", len(ex.Key))
 		}
 	}

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
+	"time"
+
 	"github.com/hourglass-dev/hourglass/internal/bench"
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/console"
 	"github.com/hourglass-dev/hourglass/store"
-	"io"
-	"time"
 )
 
 const benchUsage = `hourglass bench: measure hourglass's writers and sweep against a Redis, side by side with

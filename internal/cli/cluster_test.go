@@ -12,7 +12,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -61,7 +61,7 @@ func TestClusterHashTagRefusesOnlyWrites(t *testing.T) {
 		if c.args[0] != "snapshot" {
 			continue
 		}
-		var snap scanner.Snapshot
+		var snap snapshot.Snapshot
 		if err := json.Unmarshal([]byte(out), &snap); err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 const discoverUsage = `hourglass discover: sweep the keyspace and propose a config.toml for what is in it.
@@ -61,7 +62,7 @@ const pollSlice = 500 * time.Millisecond
 
 // discoverRun is what the flags of one discover ask for.
 type discoverRun struct {
-	tf *targetFlags
+	tf     *targetFlags
 	asJSON bool
 	merge  string // --merge FILE
 	output string // -o PATH
@@ -243,7 +244,7 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 	w := scanner.NewWatcher(t.RDB, base.Counters, opt)
 	start := time.Now()
 	faults := newFaultWait(stderr, "discover", t.Label)
-	var last scanner.Status
+	var last snapshot.Status
 	for {
 		slice := sample.slice(time.Since(start), last.Unclaimed.Coverage, last.Unclaimed.DBSize, opt.KeysPerSecond)
 		until := time.Now().Add(slice)
@@ -288,7 +289,7 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 }
 
 // showProgress writes the sweep's progress over the last line of a terminal.
-func showProgress(w io.Writer, label string, st scanner.Status, elapsed time.Duration) {
+func showProgress(w io.Writer, label string, st snapshot.Status, elapsed time.Duration) {
 	if w == nil {
 		return
 	}

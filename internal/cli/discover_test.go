@@ -18,7 +18,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -89,13 +89,13 @@ func writeConfig(t *testing.T, name, body string) string {
 }
 
 // snapshotWith runs snapshot --json with the config at path and returns the Snapshot.
-func snapshotWith(t *testing.T, path string) *scanner.Snapshot {
+func snapshotWith(t *testing.T, path string) *snapshot.Snapshot {
 	t.Helper()
 	code, out, errOut := hg(t, "snapshot", "--json", "--config", path)
 	if code != exitOK {
 		t.Fatalf("snapshot with the discovered config: exit %d, %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatalf("snapshot output: %v", err)
 	}

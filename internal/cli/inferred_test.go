@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // writeSeedCounters writes pv:<site>:<hour> and pv:<site>:<day> counters for 40 sites, as the
@@ -64,7 +64,7 @@ func TestSnapshotWithNoConfigInfersTheEntries(t *testing.T) {
 	if code != exitOK || !strings.Contains(errOut, "no config file: the entries are inferred") {
 		t.Fatalf("snapshot: exit %d: %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatalf("snapshot JSON: %v\n%s", err, out)
 	}
@@ -78,7 +78,7 @@ func TestSnapshotWithNoConfigInfersTheEntries(t *testing.T) {
 	if tables["counter"] == "" || tables["job_queue"] == "" || tables["limiter"] == "" {
 		t.Fatalf("inferred entries by table %v; want a counter, a job queue and a limiter", tables)
 	}
-	var pv *scanner.FamilyStats
+	var pv *snapshot.FamilyStats
 	for i := range snap.Counters {
 		if strings.HasPrefix(snap.Counters[i].Family, "pv") {
 			pv = &snap.Counters[i]

@@ -4,13 +4,14 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"math"
+	"time"
+
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
 	"github.com/hourglass-dev/hourglass/store"
-	"io"
-	"math"
-	"time"
 )
 
 const injectUsage = `hourglass inject: write counter test traffic through the batch writer.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // libraryConfig writes a config of the given sections that points at addr.
@@ -25,13 +25,13 @@ func libraryConfig(t *testing.T, addr string, sections ...string) string {
 }
 
 // snapshotJSON runs `snapshot --json` and decodes it.
-func snapshotJSON(t *testing.T, path string) scanner.Snapshot {
+func snapshotJSON(t *testing.T, path string) snapshot.Snapshot {
 	t.Helper()
 	code, out, errOut := hg(t, "snapshot", "--json", "--config", path)
 	if code != exitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatalf("snapshot JSON: %v\n%s", err, out)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -426,7 +426,7 @@ func TestOneAddressOfAClusterIsACluster(t *testing.T) {
 	}
 	// The snapshot, merged from every master's sweep, says the same.
 	code, out, errOut = hg(t, "snapshot", "--json", "--addr", cl.Addrs[2], "--keys-per-second", "0")
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if code != exitOK || json.Unmarshal([]byte(out), &snap) != nil {
 		t.Fatalf("snapshot of the cluster: exit %d, %q", code, errOut)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // prefixedKeyspace is what the libraries wrote under their prefixes, as their own APIs counted it.
@@ -203,7 +203,7 @@ func TestNoConfigFindsLibrariesUnderTheirPrefixes(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatalf("snapshot JSON: %v\n%s", err, out)
 	}
@@ -244,9 +244,9 @@ func TestNoConfigFindsLibrariesUnderTheirPrefixes(t *testing.T) {
 }
 
 // checkPrefixedCounts holds each adopted library's queues to what the library's own API counted.
-func checkPrefixedCounts(t *testing.T, snap scanner.Snapshot, want prefixedKeyspace) {
+func checkPrefixedCounts(t *testing.T, snap snapshot.Snapshot, want prefixedKeyspace) {
 	t.Helper()
-	byEntry := map[string]scanner.JobQueues{}
+	byEntry := map[string]snapshot.JobQueues{}
 	for _, jq := range snap.JobQueues {
 		byEntry[jq.Layout+" "+jq.Prefix] = jq
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // sampleKeyspace writes about 200,000 keys of a few shapes, and returns how many each group
@@ -83,7 +83,7 @@ func TestSampleScalesToTheKeyspace(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("snapshot --sample 10%%: exit %d, %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatal(err)
 	}

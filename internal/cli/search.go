@@ -8,7 +8,6 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -82,7 +81,7 @@ func cmdSearch(ctx context.Context, shipped []byte, args []string, stdout, stder
 			if id == "" {
 				id = "-"
 			}
-			fmt.Fprintf(stdout, "%s\t#%d\t%s\t%s\n", f.Section, f.At+1, scanner.Escape(id), scanner.Escape(cut(f.Task.Payload, 200)))
+			fmt.Fprintf(stdout, "%s\t#%d\t%s\t%s\n", f.Section, f.At+1, format.Escape(id), format.Escape(cut(f.Task.Payload, 200)))
 		}
 	})
 	fmt.Fprintln(stderr, "hourglass: "+searchSummary(m, prog))

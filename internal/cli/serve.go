@@ -3,12 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"net"
+
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/infer"
 	"github.com/hourglass-dev/hourglass/internal/metrics"
 	"github.com/hourglass-dev/hourglass/scanner"
-	"io"
-	"net"
 )
 
 const serveUsage = `hourglass serve: keep sweeping within the [scan] budget and export the Snapshot to Prometheus.

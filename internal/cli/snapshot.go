@@ -14,6 +14,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 const snapshotUsage = `hourglass snapshot: sweep the keyspace once and report every counter family.
@@ -96,7 +97,7 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 // each window keeping its top largest values and each problem its examples keys. When the sweep stops early it returns the partial
 // snapshot (Complete false) with the reason. Faults that pass are waited out, each shown on
 // stderr while it lasts.
-func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, adopter *infer.Adopter, top, examples int, sample sampleFlags, stderr io.Writer) (*scanner.Snapshot, error) {
+func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, adopter *infer.Adopter, top, examples int, sample sampleFlags, stderr io.Writer) (*snapshot.Snapshot, error) {
 	loc := cfg.Timezone
 	opt := cfg.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode, opt.TopK, opt.Examples = t.Store.Now, t.Label, t.Mode, top, examples

@@ -15,8 +15,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/config"
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -77,7 +79,7 @@ func TestSnapshotCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("snapshot --json: exit %d, %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatalf("output is not a snapshot: %v\n%s", err, out)
 	}
@@ -92,7 +94,7 @@ func TestSnapshotCommand(t *testing.T) {
 	if flow.TTL.NoTTL != 1 || flow.TTL.OK != 10 || snap.TTLHealth.NoTTL.Keys != 2 || snap.TTLHealth.WrongType.Keys != 1 {
 		t.Errorf("flow ttl %+v, health %+v", flow.TTL, snap.TTLHealth)
 	}
-	if ex := flow.Health.NoTTL.Examples; len(ex) != 1 || ex[0].Key != scanner.Escape(leak) || strings.ContainsRune(out, 0x1b) {
+	if ex := flow.Health.NoTTL.Examples; len(ex) != 1 || ex[0].Key != format.Escape(leak) || strings.ContainsRune(out, 0x1b) {
 		t.Errorf("no_ttl examples %+v; want the leak escaped, no raw escape in the output", ex)
 	}
 	if cw := snap.Family("ad_revenue").CurrentWindow("day"); cw == nil || cw.Total != 300 {
@@ -146,7 +148,7 @@ func TestSnapshotOfTheEmbeddedDemo(t *testing.T) {
 	if code != exitOK || !strings.Contains(errOut, "demo data") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +288,7 @@ func TestInjectProfile(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +456,7 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	ro := setUser("watcher", aclReadOnly)
 	code, out, errOut := hg(t, "snapshot", "--json", "--config", path, "--addr", ro, "--keys-per-second", "0")
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if code != exitOK || json.Unmarshal([]byte(out), &snap) != nil {
 		t.Fatalf("snapshot as the read-only user: exit %d, %s", code, errOut)
 	}

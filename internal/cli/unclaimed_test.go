@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -51,7 +51,7 @@ func TestSnapshotUnclaimed(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("snapshot --json: exit %d, %s", code, errOut)
 	}
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
 		t.Fatalf("output is not a snapshot: %v", err)
 	}
@@ -154,7 +154,7 @@ func writeEveryType(t *testing.T, rdb *redis.Client) {
 
 // checkSampled fails the test unless every unclaimed group was sampled, with nothing refused and
 // the memory known: what a user with docs/production.md's read-only rule must get.
-func checkSampled(t *testing.T, snap *scanner.Snapshot) {
+func checkSampled(t *testing.T, snap *snapshot.Snapshot) {
 	t.Helper()
 	u := snap.Unclaimed
 	if u.Keys == 0 || u.Bytes == nil || strings.Contains(u.BytesNote, "refused") {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // zoneChildArgs, in the environment of this test binary run again, is the command TestZoneChild
@@ -100,7 +100,7 @@ func TestZoneUnderAnotherTZ(t *testing.T) {
 		t.Errorf("snapshot under TZ=Asia/Shanghai: pv's current hour is not shown as unknown:\n%s", out)
 	}
 	code, out, errOut = underTZ(t, "Asia/Shanghai", "snapshot", "--json", "--config", path)
-	var snap scanner.Snapshot
+	var snap snapshot.Snapshot
 	if err := json.Unmarshal([]byte(out), &snap); code != exitOK || err != nil {
 		t.Fatalf("snapshot --json: exit %d, %v: %s%s", code, err, out, errOut)
 	}

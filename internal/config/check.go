@@ -3,14 +3,16 @@ package config
 import (
 	"errors"
 	"fmt"
-	"github.com/hourglass-dev/hourglass/scanner"
-	"github.com/hourglass-dev/hourglass/store"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // checker walks the decoded file, collecting every problem with its line.
@@ -143,7 +145,7 @@ func checkAddr(a string) string {
 func (c *checker) ui(t table, cfg *Config, topLevelZone bool) {
 	ui := &cfg.UI
 	c.onlyKeys(t, "[ui]", "refresh", "theme", "timezone", "wait_warning")
-	if d, ok := c.durationIn(t, "refresh", scanner.MinRefresh, maxRefresh); ok {
+	if d, ok := c.durationIn(t, "refresh", snapshot.MinRefresh, maxRefresh); ok {
 		ui.Refresh = d
 	}
 	if d, ok := c.durationIn(t, "wait_warning", time.Second, maxWaitWarning); ok {

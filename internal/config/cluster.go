@@ -2,8 +2,9 @@ package config
 
 import (
 	"fmt"
-	"github.com/hourglass-dev/hourglass/store"
 	"strings"
+
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // CheckCluster refuses, for a Redis Cluster, a family whose hour and day keys can land in

@@ -93,7 +93,7 @@ func (r RedisConfig) Password() (string, error) {
 
 // UIConfig shapes the terminal console.
 type UIConfig struct {
-	Refresh time.Duration // poll interval, at least scanner.MinRefresh
+	Refresh time.Duration // poll interval, at least snapshot.MinRefresh
 	Theme   string        // "dark", "light" or "none"
 	// WaitWarning is how long a queue's oldest ready task may wait (a job's latency, a due task's
 	// lag) before the Overview warns of it.

@@ -2,10 +2,11 @@ package config
 
 import (
 	"errors"
-	"github.com/hourglass-dev/hourglass/store"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // counters builds the [[counter]] families.

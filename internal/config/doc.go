@@ -3,5 +3,7 @@
 // the reference), read and validated with every problem named by file:line,
 // and the usage errors of a command line (UsageError, exit code 2). It turns the file into the
 // store's families and the scanner's structure specs: of hourglass's packages it imports store,
-// store/jobs, store/limits and scanner. It does no Redis I/O.
+// store/jobs, store/limits, scanner, snapshot and internal/format: the job and limiter libraries'
+// layouts by name, snapshot for the Watcher's shortest refresh, format to
+// keep an error's text on one line. It does no Redis I/O.
 package config

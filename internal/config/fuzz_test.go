@@ -12,7 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
@@ -132,7 +132,7 @@ func checkRefusal(data []byte, err error) error {
 
 // checkLoaded holds a loaded config to the bounds every command relies on.
 func checkLoaded(cfg *Config) error {
-	if cfg.Scan.Count < 1 || cfg.Scan.KeysPerSecond < 1 || cfg.UI.Refresh < scanner.MinRefresh ||
+	if cfg.Scan.Count < 1 || cfg.Scan.KeysPerSecond < 1 || cfg.UI.Refresh < snapshot.MinRefresh ||
 		!slices.Contains(themes, cfg.UI.Theme) || cfg.Timezone == nil {
 		return fmt.Errorf("loaded out of bounds: scan %+v, ui %+v, zone %v", cfg.Scan, cfg.UI, cfg.Timezone)
 	}

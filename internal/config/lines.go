@@ -4,6 +4,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/hourglass-dev/hourglass/internal/format"
 )
 
 // oneLine writes the control characters and line separators in s (a newline the TOML decoder
@@ -11,18 +14,18 @@ import (
 func oneLine(s string) string {
 	breaks := func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) }
 	if !strings.ContainsFunc(s, breaks) {
-		return s
+		return s // bytes that are not UTF-8 stay as they are here
 	}
-	var b strings.Builder
-	for _, r := range s {
-		if breaks(r) {
+	return format.EscapeFunc(s, 0, func(r rune, raw string) (string, bool) {
+		switch {
+		case r == utf8.RuneError && len(raw) == 1:
+			return "\uFFFD", true // as ranging over s reads it
+		case breaks(r):
 			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		} else {
-			b.WriteRune(r)
+			return q[1 : len(q)-1], true
 		}
-	}
-	return b.String()
+		return "", false
+	})
 }
 
 // lineIndex maps a key path to the line (1-based) that declares it. Paths name array-of-tables

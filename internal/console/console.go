@@ -18,6 +18,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
 	"github.com/hourglass-dev/hourglass/tui"
 )
@@ -229,7 +230,7 @@ func (a *consoleActions) TrafficNews(ctx context.Context) []tui.TrafficNews {
 }
 
 // Repair runs scanner.Repair over every family at the scan budget.
-func (a *consoleActions) Repair(ctx context.Context, dryRun bool) (scanner.RepairCounts, error) {
+func (a *consoleActions) Repair(ctx context.Context, dryRun bool) (snapshot.RepairCounts, error) {
 	cfg := a.cfg()
 	sweep := cfg.SweepOptions(false)
 	sweep.Now = a.t.Store.Now

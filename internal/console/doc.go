@@ -8,5 +8,5 @@
 // no terminal it prints a line of live totals instead (PrintTotals). The views themselves never
 // touch Redis; this package is where their Redis work is wired. Of hourglass's packages it
 // imports internal/config, internal/discover, internal/format, internal/infer, internal/inspect,
-// internal/target, internal/traffic, scanner, store, theme and tui.
+// internal/target, internal/traffic, scanner, snapshot, store, theme and tui.
 package console

@@ -13,6 +13,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/infer"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/tui"
 )
 
@@ -47,7 +48,7 @@ func TestInferredSessionWritesAWholeConfig(t *testing.T) {
 	opt.Infer = adopter
 	w := scanner.NewWatcher(rdb, cfg.Counters, opt)
 	sess := newSession(w, cfg, false, srv.Addr).inferring(adopter, infer.Connection(cfg.Redis, false, false))
-	var st scanner.Status
+	var st snapshot.Status
 	redistest.Eventually(t, "the inferred hits family is counted", 20*time.Second, func() bool {
 		st = pollUntilSweep(t, w)
 		f := st.Snapshot.Family("hits")

@@ -12,6 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/tui"
 )
 
@@ -124,7 +125,7 @@ hour_retention = "48h"
 	}
 }
 
-func pollUntilSweep(t *testing.T, w *scanner.Watcher) scanner.Status {
+func pollUntilSweep(t *testing.T, w *scanner.Watcher) snapshot.Status {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

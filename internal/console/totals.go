@@ -3,13 +3,14 @@ package console
 import (
 	"context"
 	"fmt"
-	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/internal/traffic"
-	"github.com/hourglass-dev/hourglass/store"
 	"io"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // PrintTotals prints, once a second, each family's current hour and day totals over the demo's

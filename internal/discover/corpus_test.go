@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
@@ -278,7 +279,7 @@ func (m *groupMatcher) groupOf(name string) *discover.Group {
 		name = q
 	}
 	for i, g := range m.groups { // a group's own example is its, whatever other patterns fit it
-		if slices.Contains(g.Examples, scanner.Escape(name)) {
+		if slices.Contains(g.Examples, format.Escape(name)) {
 			return &m.groups[i]
 		}
 	}

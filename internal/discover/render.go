@@ -374,50 +374,44 @@ func commentOut(text string) string {
 
 // tomlString quotes s as a TOML basic string, escaping what TOML requires.
 func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\u%04X", r)
-		default:
-			b.WriteRune(r)
-		}
+	return `"` + format.EscapeFunc(strings.ToValidUTF8(s, "\uFFFD"), 0, tomlRune) + `"`
+}
+
+// tomlRune is tomlString's rule for one rune: a quote and a backslash escaped with a backslash,
+// control characters as \uXXXX.
+func tomlRune(r rune, _ string) (string, bool) {
+	switch {
+	case r == '"' || r == '\\':
+		return `\` + string(r), true
+	case r < 0x20 || r == 0x7f:
+		return fmt.Sprintf("\\u%04X", r), true
 	}
-	b.WriteByte('"')
-	return b.String()
+	return "", false
 }
 
 // Printable makes text safe in a comment and on a terminal: control and format characters
 // (bidi overrides among them), line and paragraph separators and bytes that are not UTF-8 are
 // written as \n, \xNN or \u{NNNN}. Everything else, backslashes included, is left as it is, so
 // text already escaped reads the same.
-func Printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\x%02x", r)
-		case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
-			fmt.Fprintf(&b, "\\u{%x}", r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
+func Printable(s string) string { return format.EscapeFunc(s, 0, printableRune) }
+
+// printableRune is Printable's rule for one rune.
+func printableRune(r rune, raw string) (string, bool) {
+	switch {
+	case r == utf8.RuneError && len(raw) == 1:
+		return fmt.Sprintf("\\x%02x", raw[0]), true
+	case r == '\n':
+		return `\n`, true
+	case r == '\t':
+		return `\t`, true
+	case r == '\r':
+		return `\r`, true
+	case r < 0x20 || r == 0x7f:
+		return fmt.Sprintf("\\x%02x", r), true
+	case unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+		return fmt.Sprintf("\\u{%x}", r), true
 	}
-	return b.String()
+	return "", false
 }
 
 // Loader loads a rendered config as hourglass would. On a refusal it returns the line the refusal

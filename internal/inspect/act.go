@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -20,16 +21,17 @@ import (
 // jobs.ErrTaskGone: the task was no longer there and nothing was written;
 // jobs.ErrNotSupported: the queue offers no such action there (the error says why). A ref no
 // Snapshot made is refused. A refusal names its command, key and user.
-func (in *Inspector) ActOnTask(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, t scanner.Task, a scanner.TaskAction) (string, error) {
-	if ref.Open() == nil {
+func (in *Inspector) ActOnTask(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, t snapshot.Task, a snapshot.TaskAction) (string, error) {
+	q := in.open(ref)
+	if q == nil {
 		return "", errNoQueue
 	}
 	now, err := in.w.ServerTime(ctx)
 	if err != nil {
 		return "", err
 	}
-	line, err := ref.Open().Act(ctx, in.rdb, sec, t, a, now)
-	return line, in.refusal(err, ref.Where())
+	line, err := q.Act(ctx, in.rdb, sec, t, a, now)
+	return line, in.refusal(err, where(ref))
 }
 
 // RepairKey gives one key of the counter family named family its window-aligned expiry (its
@@ -43,7 +45,7 @@ func (in *Inspector) RepairKey(ctx context.Context, family, key string) (string,
 	families, loc := watched.Families, watched.Location
 	c, ok := store.Classify(families, key, loc)
 	if !ok || c.Family.Name() != family {
-		return "", fmt.Errorf("inspect: %s is not a key of the counter family %q", scanner.Escape(key), family)
+		return "", fmt.Errorf("inspect: %s is not a key of the counter family %q", format.Escape(key), family)
 	}
 	now, err := in.w.ServerTime(ctx)
 	if err != nil {
@@ -58,9 +60,9 @@ func (in *Inspector) RepairKey(ctx context.Context, family, key string) (string,
 	when := at.Format("2006-01-02 15:04:05 MST")
 	switch outcomes[0] {
 	case store.RepairExpired:
-		return fmt.Sprintf("%s expires at %s (its %s window's end plus retention)", scanner.Escape(key), when, c.Window.Granularity), nil
+		return fmt.Sprintf("%s expires at %s (its %s window's end plus retention)", format.Escape(key), when, c.Window.Granularity), nil
 	case store.RepairDeleted:
-		return fmt.Sprintf("%s deleted: its %s window's retention ended at %s", scanner.Escape(key), c.Window.Granularity, when), nil
+		return fmt.Sprintf("%s deleted: its %s window's retention ended at %s", format.Escape(key), c.Window.Granularity, when), nil
 	}
 	why := map[store.RepairOutcome]string{
 		store.RepairGone:       "it is gone (expired or deleted since it was read)",
@@ -68,7 +70,7 @@ func (in *Inspector) RepairKey(ctx context.Context, family, key string) (string,
 		store.RepairWrongType:  "it holds another type now, not a counter",
 		store.RepairNotInteger: "it holds a value that is not a 64-bit integer, not a counter",
 	}[outcomes[0]]
-	return "", fmt.Errorf("inspect: %s left as it is: %s", scanner.Escape(key), why)
+	return "", fmt.Errorf("inspect: %s left as it is: %s", format.Escape(key), why)
 }
 
 // ReleaseLock deletes one key of the lock named lock whose TTL is gone (held until someone
@@ -83,14 +85,14 @@ func (in *Inspector) ReleaseLock(ctx context.Context, lock, key, holder string) 
 		found = found || l.Name == lock && keyCovered(l.Pattern, l.Exclude, key)
 	}
 	if !found {
-		return "", fmt.Errorf("inspect: no lock %q covers %s", lock, scanner.Escape(key))
+		return "", fmt.Errorf("inspect: no lock %q covers %s", lock, format.Escape(key))
 	}
 	if _, err := store.ReleaseStaleLock(ctx, in.rdb, key, holder); err != nil {
 		var ce *store.CommandError
 		if errors.As(err, &ce) {
 			return "", err
 		}
-		return "", fmt.Errorf("inspect: lock %s not released: %w", scanner.Escape(key), errors.Unwrap(err))
+		return "", fmt.Errorf("inspect: lock %s not released: %w", format.Escape(key), errors.Unwrap(err))
 	}
-	return fmt.Sprintf("lock %s released (held by %s with no TTL)", scanner.Escape(key), scanner.Escape(holder)), nil
+	return fmt.Sprintf("lock %s released (held by %s with no TTL)", format.Escape(key), format.Escape(holder)), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
@@ -95,22 +96,22 @@ func TestActOnTaskGoesToEachLayout(t *testing.T) {
 	fillSidekiq(t, srv)
 	job, jid := sidekiqScheduled(t, rdb, `["later"]`) // Mailer.perform_in(90, "later")
 
-	delay := opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:{orders}"})
-	if line, err := w.ActOnTask(ctx, delay, scanner.SectionLater, scanner.Task{Member: "later"}, scanner.ActionRunNow); err != nil || !strings.Contains(line, "due now") {
+	delay := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "orders", Key: "dq:{orders}"})
+	if line, err := w.ActOnTask(ctx, delay, snapshot.SectionLater, snapshot.Task{Member: "later"}, snapshot.ActionRunNow); err != nil || !strings.Contains(line, "due now") {
 		t.Fatalf("delay run now: %q %v", line, err)
 	}
 	if c, _ := dq.Claim(ctx, 5, time.Minute); len(c.Tasks) != 1 || c.Tasks[0] != "later" {
 		t.Fatalf("the task run now was not due to the queue's claim: %v", c.Tasks)
 	}
-	list := opened(t, w, scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "lq:inbox"})
-	if line, err := w.ActOnTask(ctx, list, scanner.SectionInFlight, scanner.Task{Member: "m1"}, scanner.ActionReturn); err != nil || !strings.Contains(line, "back in") {
+	list := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueList, Name: "mail", Key: "lq:inbox"})
+	if line, err := w.ActOnTask(ctx, list, snapshot.SectionInFlight, snapshot.Task{Member: "m1"}, snapshot.ActionReturn); err != nil || !strings.Contains(line, "back in") {
 		t.Fatalf("list return: %q %v", line, err)
 	}
 	if task, _, _ := lq.Pop(ctx, 0); task != "m1" {
 		t.Fatalf("the next pop took %q, want the returned m1", task)
 	}
-	sk := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
-	if line, err := w.ActOnTask(ctx, sk, scanner.SectionLater, scanner.Task{Member: job}, scanner.ActionRunNow); err != nil {
+	sk := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "sk"})
+	if line, err := w.ActOnTask(ctx, sk, snapshot.SectionLater, snapshot.Task{Member: job}, snapshot.ActionRunNow); err != nil {
 		t.Fatalf("sidekiq run now: %q %v", line, err)
 	}
 	// Sidekiq's own API sees the job where its add_to_queue leaves it: in mail, after the two
@@ -123,19 +124,19 @@ func TestActOnTaskGoesToEachLayout(t *testing.T) {
 
 	before := keysOf(t, rdb)
 	for _, c := range []struct {
-		ref  scanner.QueueRef
-		sec  scanner.TaskSection
+		ref  snapshot.QueueRef
+		sec  snapshot.TaskSection
 		task string
-		a    scanner.TaskAction
+		a    snapshot.TaskAction
 		want error
 	}{
-		{delay, scanner.SectionLater, "later", scanner.ActionRunNow, jobs.ErrTaskGone},
-		{sk, scanner.SectionLater, job, scanner.ActionRunNow, jobs.ErrTaskGone},
-		{list, scanner.SectionWaiting, "m2", scanner.ActionRunNow, jobs.ErrNotSupported},
-		{scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "other:inbox"}, scanner.SectionWaiting, "m2", scanner.ActionDelete, nil},
-		{scanner.QueueRef{Kind: scanner.QueueDelay, Name: "nope", Key: "dq:{orders}"}, scanner.SectionLater, "later", scanner.ActionDelete, nil},
+		{delay, snapshot.SectionLater, "later", snapshot.ActionRunNow, jobs.ErrTaskGone},
+		{sk, snapshot.SectionLater, job, snapshot.ActionRunNow, jobs.ErrTaskGone},
+		{list, snapshot.SectionWaiting, "m2", snapshot.ActionRunNow, jobs.ErrNotSupported},
+		{snapshot.QueueRef{Kind: snapshot.QueueList, Name: "mail", Key: "other:inbox"}, snapshot.SectionWaiting, "m2", snapshot.ActionDelete, nil},
+		{snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "nope", Key: "dq:{orders}"}, snapshot.SectionLater, "later", snapshot.ActionDelete, nil},
 	} {
-		_, err := w.ActOnTask(ctx, c.ref, c.sec, scanner.Task{Member: c.task}, c.a)
+		_, err := w.ActOnTask(ctx, c.ref, c.sec, snapshot.Task{Member: c.task}, c.a)
 		if err == nil || c.want != nil && !errors.Is(err, c.want) {
 			t.Errorf("%s %s on %+v: %v, want %v", c.a, c.sec, c.ref, err, c.want)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/journal"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
@@ -41,43 +41,47 @@ var errNoJournal = errors.New("inspect: no journal to record the bulk action in,
 
 // BulkCheck says whether ref's queue does a to every task of sec: nil, or jobs.ErrNotSupported
 // with the reason. It reads nothing.
-func (in *Inspector) BulkCheck(ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) error {
-	if ref.Open() == nil {
+func (in *Inspector) BulkCheck(ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction) error {
+	q := in.open(ref)
+	if q == nil {
 		return errNoQueue
 	}
-	return jobs.BulkCheck(ref.Open(), sec, a)
+	return jobs.BulkCheck(q, sec, a)
 }
 
 // PlanBulk is the dry run of a on every task of sec: the tasks, their bytes and the time the
 // sweep's budget makes it take. It writes nothing.
-func (in *Inspector) PlanBulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction) (scanner.BulkPlan, error) {
-	if ref.Open() == nil {
-		return scanner.BulkPlan{}, errNoQueue
+func (in *Inspector) PlanBulk(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction) (snapshot.BulkPlan, error) {
+	q := in.open(ref)
+	if q == nil {
+		return snapshot.BulkPlan{}, errNoQueue
 	}
 	in.w.Charge(2)
-	plan, err := jobs.PlanBulk(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now())
-	return plan, in.refusal(err, ref.Where())
+	plan, err := jobs.PlanBulk(ctx, in.rdb, q, sec, a, in.w.KeysPerSecond(), in.w.Now())
+	return plan, in.refusal(err, where(ref))
 }
 
 // PlanBulkMatching is PlanBulk of the tasks of sec match keeps (a filter's selection): the whole
 // section is read to count them, page by page at the sweep's budget (and charged to it), progress
 // told after each page; when ctx ends it stops.
-func (in *Inspector) PlanBulkMatching(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, match func(scanner.Task) bool, progress func(scanner.BulkResult)) (scanner.BulkPlan, error) {
-	if ref.Open() == nil {
-		return scanner.BulkPlan{}, errNoQueue
+func (in *Inspector) PlanBulkMatching(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction, match func(snapshot.Task) bool, progress func(snapshot.BulkResult)) (snapshot.BulkPlan, error) {
+	q := in.open(ref)
+	if q == nil {
+		return snapshot.BulkPlan{}, errNoQueue
 	}
 	in.w.Charge(2)
-	plan, err := jobs.PlanBulkMatching(ctx, in.rdb, ref.Open(), sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
+	plan, err := jobs.PlanBulkMatching(ctx, in.rdb, q, sec, a, in.w.KeysPerSecond(), in.w.Now(), match,
 		in.w.Pace, progress)
-	return plan, in.refusal(err, ref.Where())
+	return plan, in.refusal(err, where(ref))
 }
 
 // Bulk does a to the tasks of sec the dry run counted (plan.Tasks at most), chunk by chunk, each
 // chunk's undo data recorded in the journal (fsynced) before it runs, paced to the sweep's
 // budget. progress is called after each chunk. When ctx ends it stops between chunks; the
 // journal then holds exactly what was done. It says what it did in one line.
-func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, a scanner.TaskAction, plan scanner.BulkPlan, progress func(scanner.BulkResult)) (string, error) {
-	if ref.Open() == nil {
+func (in *Inspector) Bulk(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction, plan snapshot.BulkPlan, progress func(snapshot.BulkResult)) (string, error) {
+	q := in.open(ref)
+	if q == nil {
 		return "", errNoQueue
 	}
 	if in.journal == nil {
@@ -92,29 +96,29 @@ func (in *Inspector) Bulk(ctx context.Context, ref scanner.QueueRef, sec scanner
 	if err != nil {
 		return "", err
 	}
-	res, err := jobs.RunBulk(ctx, in.rdb, ref.Open(), sec, a, now, jobs.BulkOptions{
+	res, err := jobs.RunBulk(ctx, in.rdb, q, sec, a, now, jobs.BulkOptions{
 		Limit: plan.Tasks, Wait: in.w.Pace, Record: entry.Record, Progress: progress,
 		Match: plan.Match, Newest: plan.Newest, Lists: plan.Lists,
 	})
 	if eerr := entry.End(res); err == nil {
 		err = eerr
 	}
-	return BulkLine(a, sec, refName(ref), res), in.refusal(err, ref.Where())
+	return BulkLine(a, sec, refName(ref), res), in.refusal(err, where(ref))
 }
 
 // refName names a queue in a bulk action's line and its journal record: its key or queue, or a
 // library's shared sets by its entry's name.
-func refName(ref scanner.QueueRef) string {
-	if w := ref.Where(); w != "" {
+func refName(ref snapshot.QueueRef) string {
+	if w := where(ref); w != "" {
 		return w
 	}
 	return ref.Name + " (all queues)"
 }
 
 // BulkLine says what a bulk run did, in one line.
-func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res scanner.BulkResult) string {
-	verb := map[scanner.TaskAction]string{scanner.ActionDelete: "deleted", scanner.ActionRunNow: "run now", scanner.ActionArchive: "archived"}[a]
-	if a == scanner.ActionRunNow && (sec == scanner.SectionRetry || sec == scanner.SectionDead) {
+func BulkLine(a snapshot.TaskAction, sec snapshot.TaskSection, where string, res snapshot.BulkResult) string {
+	verb := map[snapshot.TaskAction]string{snapshot.ActionDelete: "deleted", snapshot.ActionRunNow: "run now", snapshot.ActionArchive: "archived"}[a]
+	if a == snapshot.ActionRunNow && (sec == snapshot.SectionRetry || sec == snapshot.SectionDead) {
 		verb = "retried"
 	}
 	line := fmt.Sprintf("%d of %d %s tasks of %s %s", res.Done, res.Planned, sec, where, verb)
@@ -139,7 +143,7 @@ func BulkLine(a scanner.TaskAction, sec scanner.TaskSection, where string, res s
 
 // UndoLast undoes the newest bulk action on this target the journal holds not undone yet
 // (UndoLast), paced to the sweep's budget, and says what it restored.
-func (in *Inspector) UndoLast(ctx context.Context, progress func(scanner.BulkResult)) (string, error) {
+func (in *Inspector) UndoLast(ctx context.Context, progress func(snapshot.BulkResult)) (string, error) {
 	if in.journal == nil {
 		return "", errNoJournal
 	}
@@ -152,7 +156,7 @@ func (in *Inspector) UndoLast(ctx context.Context, progress func(scanner.BulkRes
 // nil, is told before each chunk how many of the undo records are done (Done of Planned). When
 // ctx ends it stops between chunks, and undoing again finishes it. Once done, the action is
 // marked undone in the journal. It says what it restored in one line.
-func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal, target string, pace func(ctx context.Context, keys int) error, progress func(scanner.BulkResult)) (string, error) {
+func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal, target string, pace func(ctx context.Context, keys int) error, progress func(snapshot.BulkResult)) (string, error) {
 	a, tasks, err := j.Last(target)
 	if err != nil {
 		return "", err
@@ -174,7 +178,7 @@ func UndoLast(ctx context.Context, rdb redis.UniversalClient, j *journal.Journal
 			return err
 		}
 		if progress != nil {
-			progress(scanner.BulkResult{Planned: total, Done: done})
+			progress(snapshot.BulkResult{Planned: total, Done: done})
 		}
 		return pace(ctx, n)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -33,11 +34,11 @@ func TestBulkDeleteOfACeleryQueueThroughTheDrillDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.SetJournal(j, srv.Addr)
-	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "ck", Queue: "bulk"})
-	if err := w.BulkCheck(ref, scanner.SectionWaiting, scanner.ActionDelete); err != nil {
+	ref := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "ck", Queue: "bulk"})
+	if err := w.BulkCheck(ref, snapshot.SectionWaiting, snapshot.ActionDelete); err != nil {
 		t.Fatalf("delete all of a Celery queue: %v", err)
 	}
-	plan, err := w.PlanBulk(t.Context(), ref, scanner.SectionWaiting, scanner.ActionDelete)
+	plan, err := w.PlanBulk(t.Context(), ref, snapshot.SectionWaiting, snapshot.ActionDelete)
 	if err != nil || plan.Tasks != 40 || len(plan.Lists) != 4 {
 		t.Fatalf("plan: %+v, %v", plan, err)
 	}
@@ -46,7 +47,7 @@ func TestBulkDeleteOfACeleryQueueThroughTheDrillDown(t *testing.T) {
 	for _, p := range plan.Lists {
 		lists[p.Key] = rdb.LRange(t.Context(), p.Key, 0, -1).Val()
 	}
-	line, err := w.Bulk(t.Context(), ref, scanner.SectionWaiting, scanner.ActionDelete, plan, nil)
+	line, err := w.Bulk(t.Context(), ref, snapshot.SectionWaiting, snapshot.ActionDelete, plan, nil)
 	if err != nil || !strings.HasPrefix(line, "40 of 40 waiting tasks") {
 		t.Fatalf("bulk: %q, %v", line, err)
 	}

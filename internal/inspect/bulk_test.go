@@ -13,7 +13,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -52,8 +52,8 @@ func TestBulkRetryThroughTheDrillDown(t *testing.T) {
 		"bulk.rb", "fill", "redis://"+srv.Addr+"/0", "400", "0")
 	before := dumps(t, rdb)
 	w := queueWatcher(t, rdb, 100_000)
-	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
-	if _, err := w.Bulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionRunNow, scanner.BulkPlan{Tasks: 400}, nil); err == nil {
+	ref := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "sk"})
+	if _, err := w.Bulk(t.Context(), ref, snapshot.SectionRetry, snapshot.ActionRunNow, snapshot.BulkPlan{Tasks: 400}, nil); err == nil {
 		t.Fatal("a bulk action with no journal ran")
 	}
 	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 0)
@@ -63,12 +63,12 @@ func TestBulkRetryThroughTheDrillDown(t *testing.T) {
 	w.SetJournal(j, srv.Addr)
 	ch := &charged{watched: w.Inspector.w}
 	w.Inspector.w = ch
-	plan, err := w.PlanBulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionRunNow)
+	plan, err := w.PlanBulk(t.Context(), ref, snapshot.SectionRetry, snapshot.ActionRunNow)
 	if err != nil || plan.Tasks != 400 || plan.KeysEach != 2 || plan.Bytes <= 0 {
 		t.Fatalf("plan: %+v, %v", plan, err)
 	}
 	var chunks int
-	line, err := w.Bulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionRunNow, plan, func(scanner.BulkResult) { chunks++ })
+	line, err := w.Bulk(t.Context(), ref, snapshot.SectionRetry, snapshot.ActionRunNow, plan, func(snapshot.BulkResult) { chunks++ })
 	if err != nil || !strings.HasPrefix(line, "400 of 400 retry tasks") || chunks < 2 {
 		t.Fatalf("bulk: %q, %v, %d chunks", line, err, chunks)
 	}
@@ -78,8 +78,8 @@ func TestBulkRetryThroughTheDrillDown(t *testing.T) {
 	if v := readSidekiq(t, srv); len(v.Retry) != 0 || len(v.Queues["default"])+len(v.Queues["mail"]) != 400 {
 		t.Fatalf("after retry all Sidekiq sees %d retries, %d+%d queued", len(v.Retry), len(v.Queues["default"]), len(v.Queues["mail"]))
 	}
-	var undoing []scanner.BulkResult
-	line, err = w.UndoLast(t.Context(), func(r scanner.BulkResult) { undoing = append(undoing, r) })
+	var undoing []snapshot.BulkResult
+	line, err = w.UndoLast(t.Context(), func(r snapshot.BulkResult) { undoing = append(undoing, r) })
 	if err != nil || !strings.Contains(line, "of 400 retry tasks") || !strings.Contains(line, "400 tasks restored") {
 		t.Fatalf("undo: %q, %v", line, err)
 	}
@@ -102,18 +102,18 @@ func TestBulkStopsWhenTheJournalIsFull(t *testing.T) {
 		"bulk.rb", "fill", "redis://"+srv.Addr+"/0", "400", "0")
 	before := dumps(t, rdb)
 	w := queueWatcher(t, rdb, 0)
-	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
+	ref := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "sk"})
 	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 64<<10) // about a third of the jobs
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.SetJournal(j, srv.Addr)
-	plan, err := w.PlanBulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionDelete)
+	plan, err := w.PlanBulk(t.Context(), ref, snapshot.SectionRetry, snapshot.ActionDelete)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last scanner.BulkResult
-	_, err = w.Bulk(t.Context(), ref, scanner.SectionRetry, scanner.ActionDelete, plan, func(r scanner.BulkResult) { last = r })
+	var last snapshot.BulkResult
+	_, err = w.Bulk(t.Context(), ref, snapshot.SectionRetry, snapshot.ActionDelete, plan, func(r snapshot.BulkResult) { last = r })
 	left := rdb.ZCard(t.Context(), "retry").Val()
 	if !errors.Is(err, journal.ErrFull) || last.Done == 0 || left != 400-last.Done {
 		t.Fatalf("bulk past the bound: %v; done %d, %d left in the set", err, last.Done, left)
@@ -194,19 +194,19 @@ func TestBulkDeleteOfAWaitingListThroughTheDrillDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.SetJournal(j, srv.Addr)
-	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk", Queue: "mail"})
-	own := opened(t, w, scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "lq:mail"})
-	if err := w.BulkCheck(own, scanner.SectionWaiting, scanner.ActionDelete); err != nil {
+	ref := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "sk", Queue: "mail"})
+	own := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueList, Name: "mail", Key: "lq:mail"})
+	if err := w.BulkCheck(own, snapshot.SectionWaiting, snapshot.ActionDelete); err != nil {
 		t.Fatalf("delete all of a list queue's waiting list: %v", err)
 	}
-	if err := w.BulkCheck(ref, scanner.SectionWaiting, scanner.ActionDelete); err != nil {
+	if err := w.BulkCheck(ref, snapshot.SectionWaiting, snapshot.ActionDelete); err != nil {
 		t.Fatalf("delete all of a Sidekiq queue: %v", err)
 	}
-	plan, err := w.PlanBulk(t.Context(), ref, scanner.SectionWaiting, scanner.ActionDelete)
+	plan, err := w.PlanBulk(t.Context(), ref, snapshot.SectionWaiting, snapshot.ActionDelete)
 	if err != nil || plan.Tasks != 40 || plan.Newest == nil {
 		t.Fatalf("plan: %+v, %v", plan, err)
 	}
-	line, err := w.Bulk(t.Context(), ref, scanner.SectionWaiting, scanner.ActionDelete, plan, nil)
+	line, err := w.Bulk(t.Context(), ref, snapshot.SectionWaiting, snapshot.ActionDelete, plan, nil)
 	if err != nil || !strings.HasPrefix(line, "40 of 40 waiting tasks") {
 		t.Fatalf("bulk: %q, %v", line, err)
 	}

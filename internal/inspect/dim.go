@@ -9,7 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -30,7 +32,7 @@ const (
 // a MEMORY USAGE the user may not run leaves MemoryBytes nil with a Note and the rest shown. A
 // GET or PTTL Redis refuses ends the read with an error naming the command, the key and the user;
 // a transient error is returned as it is. The keys read count against the sweep's budget.
-func (in *Inspector) Dim(ctx context.Context, family, key string) (scanner.DimDetail, error) {
+func (in *Inspector) Dim(ctx context.Context, family, key string) (snapshot.DimDetail, error) {
 	watched := in.w.Watched()
 	fams, def := watched.Families, watched.Location
 	var f *store.Family
@@ -40,7 +42,7 @@ func (in *Inspector) Dim(ctx context.Context, family, key string) (scanner.DimDe
 		}
 	}
 	if f == nil {
-		return scanner.DimDetail{}, fmt.Errorf("inspect: no counter family %q", family)
+		return snapshot.DimDetail{}, fmt.Errorf("inspect: no counter family %q", family)
 	}
 	if def == nil {
 		def = time.Local
@@ -48,10 +50,10 @@ func (in *Inspector) Dim(ctx context.Context, family, key string) (scanner.DimDe
 	loc := f.Zone(def)
 	dims, ok := tupleOf(f, key, loc)
 	if !ok {
-		return scanner.DimDetail{}, fmt.Errorf("inspect: %s is not a key of the counter family %s", scanner.Escape(key), family)
+		return snapshot.DimDetail{}, fmt.Errorf("inspect: %s is not a key of the counter family %s", format.Escape(key), family)
 	}
 	now := in.w.Now()
-	d := scanner.DimDetail{Family: family, Dims: dimsOf(f.Dims(), dims), ReadAt: now}
+	d := snapshot.DimDetail{Family: family, Dims: dimsOf(f.Dims(), dims), ReadAt: now}
 	pipe := in.rdb.Pipeline()
 	var reads []windowReads
 	var current string // the current hour's key, or the current day's for a family without hours
@@ -70,7 +72,7 @@ func (in *Inspector) Dim(ctx context.Context, family, key string) (scanner.DimDe
 			continue // the hour the clocks go back over twice names one key
 		}
 		wf, _ := f.Format(win.Granularity)
-		d.Windows = append(d.Windows, scanner.WindowValue{Granularity: win.Granularity.String(), Window: wf.Format(win), Start: win.Start, Key: k,
+		d.Windows = append(d.Windows, snapshot.WindowValue{Granularity: win.Granularity.String(), Window: wf.Format(win), Start: win.Start, Key: k,
 			WantExpiresAt: f.ExpireAt(win)})
 		reads = append(reads, windowReads{pipe.Get(ctx, k), pipe.PTTL(ctx, k), pipe.MemoryUsage(ctx, k, 0)})
 		if win.Contains(now) && (current == "" || win.Granularity == store.Hour) {
@@ -136,7 +138,7 @@ type windowReads struct {
 }
 
 // fill puts the replies into v; a GET or PTTL Redis refused is returned, named.
-func (r windowReads) fill(v *scanner.WindowValue, now time.Time) error {
+func (r windowReads) fill(v *snapshot.WindowValue, now time.Time) error {
 	var notes []string
 	s, err := r.get.Result()
 	switch {
@@ -150,7 +152,7 @@ func (r windowReads) fill(v *scanner.WindowValue, now time.Time) error {
 		if n, ok := scanner.ParseInteger(s); ok {
 			v.Value = &n
 		} else {
-			notes = append(notes, "not a 64-bit integer: "+scanner.Escape(s))
+			notes = append(notes, "not a 64-bit integer: "+format.Escape(s))
 		}
 	}
 	ttl, err := r.ttl.Result()
@@ -174,7 +176,7 @@ func (r windowReads) fill(v *scanner.WindowValue, now time.Time) error {
 		if !strings.HasPrefix(err.Error(), "NOPERM") {
 			why = "memory not read: MEMORY USAGE answered "
 		}
-		notes = append(notes, why+scanner.Escape(err.Error()))
+		notes = append(notes, why+format.Escape(err.Error()))
 	}
 	v.Note = strings.Join(notes, "; ")
 	return nil

@@ -9,8 +9,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -58,7 +60,7 @@ func TestDimReadsEveryRetainedWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Family != "ad_revenue" || d.Dims["channel"] != scanner.Escape(hostileDims[0]) || d.Dims["ad"] != scanner.Escape(hostileDims[1]) {
+	if d.Family != "ad_revenue" || d.Dims["channel"] != format.Escape(hostileDims[0]) || d.Dims["ad"] != format.Escape(hostileDims[1]) {
 		t.Errorf("dims %q", d.Dims)
 	}
 	// 48 hours' retention keeps the current hour and the 48 before it; 30 days' the current day
@@ -174,7 +176,7 @@ func TestDimCountsAgainstTheBudget(t *testing.T) {
 	// At 20 keys a second only the newest 40 of its 80 windows are read, each granularity ending
 	// at its current window.
 	now := time.Now()
-	var hours, days []scanner.WindowValue
+	var hours, days []snapshot.WindowValue
 	for _, v := range d.Windows {
 		if v.Granularity == "day" {
 			days = append(days, v)

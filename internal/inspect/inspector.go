@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/journal"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
@@ -87,7 +88,7 @@ func dimsOf(names, dims []string) map[string]string {
 	m := make(map[string]string, len(names))
 	for i, n := range names {
 		if i < len(dims) {
-			m[n] = scanner.Escape(dims[i])
+			m[n] = format.Escape(dims[i])
 		}
 	}
 	return m

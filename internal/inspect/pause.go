@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -16,11 +16,12 @@ import (
 // PauseRefusal says in one line why ref's queue cannot be paused ("" when its library pauses
 // it): Sidekiq without Pro, RQ, Celery and hourglass's own queues have no pause. It reads
 // nothing.
-func (in *Inspector) PauseRefusal(ref scanner.QueueRef) string {
-	if ref.Open() == nil {
+func (in *Inspector) PauseRefusal(ref snapshot.QueueRef) string {
+	q := in.open(ref)
+	if q == nil {
 		return errNoQueue.Error()
 	}
-	_, err := jobs.PauserOf(ref.Open())
+	_, err := jobs.PauserOf(q)
 	if err == nil {
 		return ""
 	}
@@ -29,40 +30,41 @@ func (in *Inspector) PauseRefusal(ref scanner.QueueRef) string {
 }
 
 // QueuePaused reads whether ref's queue is paused now, as its library reads it.
-func (in *Inspector) QueuePaused(ctx context.Context, ref scanner.QueueRef) (bool, error) {
+func (in *Inspector) QueuePaused(ctx context.Context, ref snapshot.QueueRef) (bool, error) {
 	p, err := in.pauser(ref)
 	if err != nil {
 		return false, err
 	}
 	in.w.Charge(1)
 	paused, err := p.Paused(ctx, in.rdb)
-	return paused, in.refusal(err, ref.Where())
+	return paused, in.refusal(err, where(ref))
 }
 
 // SetQueuePaused pauses (pause) or resumes ref's queue as its library does, at the server's
 // clock, and says what it did in one line.
-func (in *Inspector) SetQueuePaused(ctx context.Context, ref scanner.QueueRef, pause bool) (string, error) {
+func (in *Inspector) SetQueuePaused(ctx context.Context, ref snapshot.QueueRef, pause bool) (string, error) {
 	p, err := in.pauser(ref)
 	if err != nil {
 		return "", err
 	}
 	if !pause {
 		line, err := p.Resume(ctx, in.rdb)
-		return line, in.refusal(err, ref.Where())
+		return line, in.refusal(err, where(ref))
 	}
 	now, err := in.w.ServerTime(ctx)
 	if err != nil {
 		return "", err
 	}
 	line, err := p.Pause(ctx, in.rdb, now)
-	return line, in.refusal(err, ref.Where())
+	return line, in.refusal(err, where(ref))
 }
 
-func (in *Inspector) pauser(ref scanner.QueueRef) (jobs.Pauser, error) {
-	if ref.Open() == nil {
+func (in *Inspector) pauser(ref snapshot.QueueRef) (jobs.Pauser, error) {
+	q := in.open(ref)
+	if q == nil {
 		return nil, errNoQueue
 	}
-	p, err := jobs.PauserOf(ref.Open())
+	p, err := jobs.PauserOf(q)
 	if err != nil {
 		return nil, errors.New(in.PauseRefusal(ref))
 	}

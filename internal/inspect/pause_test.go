@@ -9,6 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -33,7 +34,7 @@ func TestPauseQueue(t *testing.T) {
 		{Name: "aq", Source: jobs.Source{Layout: jobs.Asynq}},
 		{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}},
 	}}})
-	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "aq", Queue: "hq"})
+	ref := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "aq", Queue: "hq"})
 	if why := w.PauseRefusal(ref); why != "" {
 		t.Fatalf("asynq refused: %s", why)
 	}
@@ -54,7 +55,7 @@ func TestPauseQueue(t *testing.T) {
 	if info, err := insp.GetQueueInfo("hq"); err != nil || info.Paused {
 		t.Fatalf("asynq after the resume: %+v %v", info, err)
 	}
-	sk := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk", Queue: "default"})
+	sk := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "sk", Queue: "default"})
 	before := keysOf(t, rdb)
 	why := w.PauseRefusal(sk)
 	if _, err := w.SetQueuePaused(ctx, sk, true); err == nil || !strings.Contains(why, "Sidekiq Pro") || err.Error() != why {

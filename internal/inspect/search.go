@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -17,18 +17,19 @@ const searchStep = 250 * time.Millisecond
 // it returns: each call reads on for about a quarter second (at least a page), within the sweep's
 // keys per second, charged to the sweep's budget so the sweep waits for it, and returns the new
 // matches and where the search is. Calls must not overlap; stopping is calling no more. It reads
-// nothing itself; a query jobs.ParseMatch refuses is an error.
-func (in *Inspector) StartSearch(ref scanner.QueueRef, secs []scanner.TaskSection, query string) (func(context.Context) ([]scanner.Found, scanner.SearchProgress, error), error) {
-	if ref.Open() == nil {
+// nothing itself; a query store.ParseMatch refuses is an error.
+func (in *Inspector) StartSearch(ref snapshot.QueueRef, secs []snapshot.TaskSection, query string) (func(context.Context) ([]snapshot.Found, snapshot.SearchProgress, error), error) {
+	q := in.open(ref)
+	if q == nil {
 		return nil, errNoQueue
 	}
 	m, err := jobs.ParseMatch(query)
 	if err != nil {
 		return nil, err
 	}
-	s := jobs.NewSearcher(ref.Open(), secs, m, jobs.SearchOptions{KeysPerSecond: in.w.KeysPerSecond(), Charge: in.w.Charge, Now: in.w.Now})
-	return func(ctx context.Context) ([]scanner.Found, scanner.SearchProgress, error) {
+	s := jobs.NewSearcher(q, secs, m, jobs.SearchOptions{KeysPerSecond: in.w.KeysPerSecond(), Charge: in.w.Charge, Now: in.w.Now})
+	return func(ctx context.Context) ([]snapshot.Found, snapshot.SearchProgress, error) {
 		found, prog, err := s.Step(ctx, in.rdb, searchStep)
-		return found, prog, in.refusal(err, ref.Where())
+		return found, prog, in.refusal(err, where(ref))
 	}, nil
 }

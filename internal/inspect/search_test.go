@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -24,17 +24,17 @@ func TestSearchTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := queueWatcher(t, rdb, 20_000)
-	ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "lq:mail"})
+	ref := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueList, Name: "mail", Key: "lq:mail"})
 	c := &charged{watched: w.Inspector.w}
 	in := &Inspector{w: c, rdb: w.Inspector.rdb}
 	step, err := in.StartSearch(ref, in.TaskSections(ref), "user_id=42")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found []scanner.Found
-	var prog scanner.SearchProgress
+	var found []snapshot.Found
+	var prog snapshot.SearchProgress
 	for steps := 0; !prog.Done; steps++ {
-		var f []scanner.Found
+		var f []snapshot.Found
 		if f, prog, err = step(ctx); err != nil || steps > 1000 {
 			t.Fatalf("step %d: %v", steps, err)
 		}
@@ -49,7 +49,7 @@ func TestSearchTasks(t *testing.T) {
 	if _, err := in.StartSearch(ref, nil, `""`); err == nil {
 		t.Error("an empty query was taken")
 	}
-	if _, err := in.StartSearch(scanner.QueueRef{}, nil, "x"); err == nil {
+	if _, err := in.StartSearch(snapshot.QueueRef{}, nil, "x"); err == nil {
 		t.Error("a ref no Snapshot made was searched")
 	}
 }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/limits"
 )
@@ -27,7 +29,7 @@ const (
 // window (at most the limit and one more, or limiterMembers, are read); for the fixed one its
 // count (GET); for a library's layout what the library would answer (limits.ReadKeys). The
 // key must be one the limiter's pattern covers. A key that is not there has no hits and TTLMS -2.
-func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (scanner.LimiterKeyDetail, error) {
+func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (snapshot.LimiterKeyDetail, error) {
 	specs := in.w.Watched().Structures.Limiters
 	var spec *scanner.LimiterSpec
 	for i := range specs {
@@ -36,10 +38,10 @@ func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (scann
 		}
 	}
 	if spec == nil {
-		return scanner.LimiterKeyDetail{}, fmt.Errorf("inspect: no limiter %q covers %s", limiter, scanner.Escape(key))
+		return snapshot.LimiterKeyDetail{}, fmt.Errorf("inspect: no limiter %q covers %s", limiter, format.Escape(key))
 	}
 	now := in.w.Now()
-	d := scanner.LimiterKeyDetail{Limiter: limiter, Key: key, Limit: spec.Limit, ReadAt: now}
+	d := snapshot.LimiterKeyDetail{Limiter: limiter, Key: key, Limit: spec.Limit, ReadAt: now}
 	var err error
 	switch {
 	case spec.Layout != limits.Hourglass:
@@ -58,7 +60,7 @@ func (in *Inspector) LimiterKey(ctx context.Context, limiter, key string) (scann
 
 // slidingLimiterKey reads a sliding limiter's key: its hits since now less the window (the hits
 // its script still counts) and their times, bucketed.
-func (in *Inspector) slidingLimiterKey(ctx context.Context, window time.Duration, d *scanner.LimiterKeyDetail) error {
+func (in *Inspector) slidingLimiterKey(ctx context.Context, window time.Duration, d *snapshot.LimiterKeyDetail) error {
 	nowMS := d.ReadAt.UnixMilli()
 	from := "(" + strconv.FormatInt(nowMS-window.Milliseconds(), 10)
 	pipe := in.rdb.Pipeline()
@@ -83,7 +85,7 @@ func (in *Inspector) slidingLimiterKey(ctx context.Context, window time.Duration
 }
 
 // fixedLimiterKey reads a fixed limiter's key: its count in the current window.
-func (in *Inspector) fixedLimiterKey(ctx context.Context, d *scanner.LimiterKeyDetail) error {
+func (in *Inspector) fixedLimiterKey(ctx context.Context, d *snapshot.LimiterKeyDetail) error {
 	pipe := in.rdb.Pipeline()
 	ttl := pipe.PTTL(ctx, d.Key)
 	get := pipe.Get(ctx, d.Key)
@@ -94,7 +96,7 @@ func (in *Inspector) fixedLimiterKey(ctx context.Context, d *scanner.LimiterKeyD
 	if v, err := get.Result(); err == nil {
 		n, ok := scanner.ParseInteger(v)
 		if !ok {
-			return fmt.Errorf("inspect: the limiter key %s holds %s, not a count", scanner.Escape(d.Key), scanner.Escape(v))
+			return fmt.Errorf("inspect: the limiter key %s holds %s, not a count", format.Escape(d.Key), format.Escape(v))
 		}
 		d.Hits = n
 	}
@@ -103,7 +105,7 @@ func (in *Inspector) fixedLimiterKey(ctx context.Context, d *scanner.LimiterKeyD
 
 // libraryLimiterKey reads a key in a library's layout as the library would answer for it, and
 // its PTTL and type (for the command that reads it).
-func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.LimiterSpec, d *scanner.LimiterKeyDetail) error {
+func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.LimiterSpec, d *snapshot.LimiterKeyDetail) error {
 	d.BucketsNote = fmt.Sprintf("the %s layout keeps one count per window", spec.Layout)
 	states, err := limits.ReadKeys(ctx, in.rdb, spec.Layout, []string{d.Key}, spec.Limit, spec.Window, spec.Burst, d.ReadAt)
 	if err != nil {
@@ -116,7 +118,7 @@ func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.Limiter
 	}
 	st := states[0]
 	if st.Unknown != "" {
-		return fmt.Errorf("inspect: the limiter key %s cannot be read as %s's: %s", scanner.Escape(d.Key), spec.Layout, st.Unknown)
+		return fmt.Errorf("inspect: the limiter key %s cannot be read as %s's: %s", format.Escape(d.Key), spec.Layout, st.Unknown)
 	}
 	d.Hits, d.Limit, d.Remaining = st.Used, st.Limit, &st.Remaining
 	if st.KeepsRejected() {
@@ -139,17 +141,17 @@ func (in *Inspector) libraryLimiterKey(ctx context.Context, spec scanner.Limiter
 // long it has been held when the token says when it was taken (hourglass's own "<unix ms>-<hex>").
 // A lock released or expired since the sweep is Gone. The key must be one the lock's pattern
 // covers.
-func (in *Inspector) LockHolder(ctx context.Context, lock, key string) (scanner.LockDetail, error) {
+func (in *Inspector) LockHolder(ctx context.Context, lock, key string) (snapshot.LockDetail, error) {
 	specs := in.w.Watched().Structures.Locks
 	found := false
 	for _, l := range specs {
 		found = found || l.Name == lock && keyCovered(l.Pattern, l.Exclude, key)
 	}
 	if !found {
-		return scanner.LockDetail{}, fmt.Errorf("inspect: no lock %q covers %s", lock, scanner.Escape(key))
+		return snapshot.LockDetail{}, fmt.Errorf("inspect: no lock %q covers %s", lock, format.Escape(key))
 	}
 	now := in.w.Now()
-	d := scanner.LockDetail{Lock: lock, Key: key, ReadAt: now, HeldMS: -1, Command: in.RedisCLI("GET", key)}
+	d := snapshot.LockDetail{Lock: lock, Key: key, ReadAt: now, HeldMS: -1, Command: in.RedisCLI("GET", key)}
 	pipe := in.rdb.Pipeline()
 	get, ttl := pipe.Get(ctx, key), pipe.PTTL(ctx, key)
 	_, err := pipe.Exec(ctx)

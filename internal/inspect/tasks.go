@@ -3,7 +3,8 @@ package inspect
 import (
 	"context"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
+	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -11,23 +12,25 @@ import (
 // a delay queue's due, later and in-flight tasks, a list queue's waiting and in-flight ones (in
 // flight only where the queue keeps a companion key), a job library's as its layout keeps them.
 // None for a ref no Snapshot made. It reads nothing.
-func (in *Inspector) TaskSections(ref scanner.QueueRef) []scanner.TaskSection {
-	if ref.Open() == nil {
+func (in *Inspector) TaskSections(ref snapshot.QueueRef) []snapshot.TaskSection {
+	q := in.open(ref)
+	if q == nil {
 		return nil
 	}
-	return ref.Open().Sections()
+	return q.Sections()
 }
 
 // Tasks reads one page of a section of ref's queue: count tasks from offset, in the section's
 // order (see TaskSections), against the server's clock. count is held to 1..jobs.MaxTaskPage and
 // to the sweep's keys per second, and what the page reads is charged to that budget. A refusal
 // names its command, key and user; a transient error is returned as it is.
-func (in *Inspector) Tasks(ctx context.Context, ref scanner.QueueRef, sec scanner.TaskSection, offset int64, count int) (scanner.TaskPage, error) {
-	if ref.Open() == nil {
-		return scanner.TaskPage{}, errNoQueue
+func (in *Inspector) Tasks(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, offset int64, count int) (snapshot.TaskPage, error) {
+	q := in.open(ref)
+	if q == nil {
+		return snapshot.TaskPage{}, errNoQueue
 	}
-	page, err := ref.Open().Tasks(ctx, in.rdb, sec, offset, in.pageCount(count), in.w.Now())
-	key := ref.Where()
+	page, err := q.Tasks(ctx, in.rdb, sec, offset, in.pageCount(count), in.w.Now())
+	key := where(ref)
 	if page.Key != "" {
 		key = page.Key
 	}
@@ -51,4 +54,45 @@ func (in *Inspector) pageCount(count int) int {
 		most = min(most, rate)
 	}
 	return min(max(count, 1), most)
+}
+
+// open is the store queue ref names, opened through the entry of ref's name among the entries
+// watched now; nil when none of them covers it (a ref no Snapshot made, or one of an entry since
+// gone). So the drill-down reads and acts only on queues the watched entries cover.
+func (in *Inspector) open(ref snapshot.QueueRef) jobs.Queue {
+	st := in.w.Watched().Structures
+	switch ref.Kind {
+	case snapshot.QueueDelay:
+		for _, q := range st.DelayQueues {
+			if q.Name == ref.Name && q.Covers(ref.Key) {
+				return jobs.DelayQueueOf(ref.Key, q.InFlight.Of(ref.Key, store.InFlightKey), q.Unit)
+			}
+		}
+	case snapshot.QueueList:
+		for _, q := range st.ListQueues {
+			if q.Name == ref.Name && q.Covers(ref.Key) {
+				return jobs.ListQueueOf(ref.Key, q.Processing.Of(ref.Key, store.ProcessingKey))
+			}
+		}
+	case snapshot.QueueJob:
+		for _, j := range st.JobQueues {
+			switch {
+			case j.Name != ref.Name:
+			case ref.Queue == "":
+				return j.Source.SharedQueue()
+			case j.Covers(ref.Queue):
+				return j.Source.Queue(ref.Queue)
+			}
+		}
+	}
+	return nil
+}
+
+// where is what ref's reads and actions name in their errors: a delay or list queue's key, or a
+// job library's queue.
+func where(ref snapshot.QueueRef) string {
+	if ref.Kind == snapshot.QueueJob {
+		return ref.Queue
+	}
+	return ref.Key
 }

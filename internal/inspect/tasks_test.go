@@ -11,6 +11,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
@@ -59,39 +60,39 @@ func TestTasksOfOurQueues(t *testing.T) {
 	}
 	w := queueWatcher(t, rdb, 0)
 
-	ordersRef := opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:orders"})
-	if got := w.TaskSections(ordersRef); !slices.Equal(got, []scanner.TaskSection{scanner.SectionDue, scanner.SectionLater, scanner.SectionInFlight}) {
+	ordersRef := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "orders", Key: "dq:orders"})
+	if got := w.TaskSections(ordersRef); !slices.Equal(got, []snapshot.TaskSection{snapshot.SectionDue, snapshot.SectionLater, snapshot.SectionInFlight}) {
 		t.Errorf("orders' sections %v", got)
 	}
-	p, err := w.Tasks(ctx, ordersRef, scanner.SectionDue, 0, 10)
+	p, err := w.Tasks(ctx, ordersRef, snapshot.SectionDue, 0, 10)
 	if err != nil || fmt.Sprint(pagePayloads(p)) != "[b c]" || p.Total != 2 {
 		t.Errorf("orders due: %q %v", pagePayloads(p), err)
 	}
-	p, err = w.Tasks(ctx, ordersRef, scanner.SectionInFlight, 0, 10)
+	p, err = w.Tasks(ctx, ordersRef, snapshot.SectionInFlight, 0, 10)
 	if err != nil || len(p.Tasks) != 1 || p.Tasks[0].Payload != hostile || p.Tasks[0].Deadline.IsZero() || p.Key != orders.InFlight {
 		t.Errorf("orders in flight: %+v %v", p, err)
 	}
-	p, err = w.Tasks(ctx, opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "tenants", Key: "dq:tenant:7"}), scanner.SectionDue, 0, 10)
+	p, err = w.Tasks(ctx, opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "tenants", Key: "dq:tenant:7"}), snapshot.SectionDue, 0, 10)
 	if err != nil || fmt.Sprint(pagePayloads(p)) != "[t1]" || p.Tasks[0].Due.IsZero() {
 		t.Errorf("a tenant's queue, its unit found: %+v %v", p, err)
 	}
-	mail := opened(t, w, scanner.QueueRef{Kind: scanner.QueueList, Name: "mail", Key: "lq:mail"})
-	if got := w.TaskSections(mail); !slices.Equal(got, []scanner.TaskSection{scanner.SectionWaiting}) {
+	mail := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueList, Name: "mail", Key: "lq:mail"})
+	if got := w.TaskSections(mail); !slices.Equal(got, []snapshot.TaskSection{snapshot.SectionWaiting}) {
 		t.Errorf("mail's sections %v", got)
 	}
-	if p, err = w.Tasks(ctx, mail, scanner.SectionWaiting, 1, 10); err != nil || fmt.Sprint(pagePayloads(p)) != "[m2 m3]" || p.Total != 3 {
+	if p, err = w.Tasks(ctx, mail, snapshot.SectionWaiting, 1, 10); err != nil || fmt.Sprint(pagePayloads(p)) != "[m2 m3]" || p.Total != 3 {
 		t.Errorf("mail waiting: %q %v", pagePayloads(p), err)
 	}
-	if _, err = w.Tasks(ctx, mail, scanner.SectionInFlight, 0, 10); !errors.Is(err, jobs.ErrNotSupported) {
+	if _, err = w.Tasks(ctx, mail, snapshot.SectionInFlight, 0, 10); !errors.Is(err, jobs.ErrNotSupported) {
 		t.Errorf("mail has no processing list: %v", err)
 	}
 
-	for _, ref := range []scanner.QueueRef{
-		{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:other"},
-		{Kind: scanner.QueueDelay, Name: "tenants", Key: "dq:tenant:7:inflight"},
-		{Kind: scanner.QueueList, Name: "orders", Key: "dq:orders"},
+	for _, ref := range []snapshot.QueueRef{
+		{Kind: snapshot.QueueDelay, Name: "orders", Key: "dq:other"},
+		{Kind: snapshot.QueueDelay, Name: "tenants", Key: "dq:tenant:7:inflight"},
+		{Kind: snapshot.QueueList, Name: "orders", Key: "dq:orders"},
 	} {
-		if _, err := w.Tasks(ctx, ref, scanner.SectionDue, 0, 10); err == nil || w.TaskSections(ref) != nil {
+		if _, err := w.Tasks(ctx, ref, snapshot.SectionDue, 0, 10); err == nil || w.TaskSections(ref) != nil {
 			t.Errorf("%+v was read", ref)
 		}
 	}
@@ -101,7 +102,7 @@ func TestTasksOfOurQueues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if p, err := queueWatcher(t, rdb, 5).Tasks(ctx, mail, scanner.SectionWaiting, 0, 100); err != nil || len(p.Tasks) != 5 {
+	if p, err := queueWatcher(t, rdb, 5).Tasks(ctx, mail, snapshot.SectionWaiting, 0, 100); err != nil || len(p.Tasks) != 5 {
 		t.Errorf("at 5 keys a second a page holds %d tasks (%v), want 5", len(p.Tasks), err)
 	}
 }
@@ -117,37 +118,37 @@ func TestTasksOfAJobLibrary(t *testing.T) {
 	rep := fillSidekiq(t, srv)
 	w := queueWatcher(t, rdb, 0)
 	for q, jids := range rep.Jobs.Queues {
-		ref := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk", Queue: q})
-		if got := w.TaskSections(ref); !slices.Equal(got, []scanner.TaskSection{scanner.SectionWaiting}) {
+		ref := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "sk", Queue: q})
+		if got := w.TaskSections(ref); !slices.Equal(got, []snapshot.TaskSection{snapshot.SectionWaiting}) {
 			t.Errorf("%s's sections %v, want waiting alone", q, got)
 		}
 		want := slices.Clone(jids)
 		slices.Reverse(want)
-		p, err := w.Tasks(ctx, ref, scanner.SectionWaiting, 0, 10)
+		p, err := w.Tasks(ctx, ref, snapshot.SectionWaiting, 0, 10)
 		if err != nil || !slices.Equal(taskIDs(p.Tasks), want) || p.Total != rep.Sizes[q] || p.Key != "queue:"+q {
 			t.Errorf("%s: %s %v of %d (%v), want %v of Sidekiq::Queue#size %d", q, p.Key, taskIDs(p.Tasks), p.Total, err, want, rep.Sizes[q])
 		}
-		for _, sec := range []scanner.TaskSection{scanner.SectionDue, scanner.SectionLater, scanner.SectionInFlight} {
+		for _, sec := range []snapshot.TaskSection{snapshot.SectionDue, snapshot.SectionLater, snapshot.SectionInFlight} {
 			if _, err := w.Tasks(ctx, ref, sec, 0, 10); !errors.Is(err, jobs.ErrNotSupported) {
 				t.Errorf("%s %s: %v, want it not supported", q, sec, err)
 			}
 		}
 	}
-	shared := opened(t, w, scanner.QueueRef{Kind: scanner.QueueJob, Name: "sk"})
-	if got, want := w.TaskSections(shared), []scanner.TaskSection{scanner.SectionLater, scanner.SectionRetry, scanner.SectionDead}; !slices.Equal(got, want) {
+	shared := opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueJob, Name: "sk"})
+	if got, want := w.TaskSections(shared), []snapshot.TaskSection{snapshot.SectionLater, snapshot.SectionRetry, snapshot.SectionDead}; !slices.Equal(got, want) {
 		t.Errorf("the shared sections %v, want %v", got, want)
 	}
 	for _, c := range []struct {
-		sec    scanner.TaskSection
+		sec    snapshot.TaskSection
 		key    string
 		listed [][3]any
 	}{
-		{scanner.SectionLater, "schedule", rep.Jobs.Schedule},
-		{scanner.SectionRetry, "retry", rep.Jobs.Retry},
-		{scanner.SectionDead, "dead", rep.Jobs.Dead},
+		{snapshot.SectionLater, "schedule", rep.Jobs.Schedule},
+		{snapshot.SectionRetry, "retry", rep.Jobs.Retry},
+		{snapshot.SectionDead, "dead", rep.Jobs.Dead},
 	} {
 		want := slices.Clone(c.listed)
-		if c.sec != scanner.SectionDead { // the next due first
+		if c.sec != snapshot.SectionDead { // the next due first
 			slices.Reverse(want)
 		}
 		p, err := w.Tasks(ctx, shared, c.sec, 0, 10)
@@ -159,7 +160,7 @@ func TestTasksOfAJobLibrary(t *testing.T) {
 			jid, _ := want[i][0].(string)
 			score, _ := want[i][1].(float64)
 			due := unixSeconds(score)
-			if c.sec == scanner.SectionDead {
+			if c.sec == snapshot.SectionDead {
 				due = time.Time{}
 			}
 			if task.ID != jid || !task.Due.Equal(due) {
@@ -170,7 +171,7 @@ func TestTasksOfAJobLibrary(t *testing.T) {
 }
 
 // taskIDs are the tasks' IDs in order.
-func taskIDs(ts []scanner.Task) []string {
+func taskIDs(ts []snapshot.Task) []string {
 	ids := make([]string, len(ts))
 	for i, t := range ts {
 		ids[i] = t.ID
@@ -191,7 +192,7 @@ func TestTasksRefusedNamesCommandKeyAndUser(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "norange", Password: "pw"})
 	t.Cleanup(func() { _ = c.Close() })
 	w := queueWatcher(t, c, 0)
-	_, err := w.Tasks(ctx, opened(t, w, scanner.QueueRef{Kind: scanner.QueueDelay, Name: "orders", Key: "dq:orders"}), scanner.SectionDue, 0, 10)
+	_, err := w.Tasks(ctx, opened(t, w, snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: "orders", Key: "dq:orders"}), snapshot.SectionDue, 0, 10)
 	var ce *store.CommandError
 	if !errors.As(err, &ce) || ce.Command != "ZRANGEBYSCORE" || ce.Key != "dq:orders" || ce.User != "norange" || !store.Permanent(err) {
 		t.Fatalf("refused: %v", err)
@@ -199,7 +200,7 @@ func TestTasksRefusedNamesCommandKeyAndUser(t *testing.T) {
 }
 
 // pagePayloads are a page's payloads, in order.
-func pagePayloads(p scanner.TaskPage) []string {
+func pagePayloads(p snapshot.TaskPage) []string {
 	out := make([]string, len(p.Tasks))
 	for i, t := range p.Tasks {
 		out[i] = t.Payload
@@ -209,9 +210,9 @@ func pagePayloads(p scanner.TaskPage) []string {
 
 // opened is the ref that the row for ref's queue carries in a Snapshot of w, after a sweep: the
 // only refs the drill-down opens (ref itself opens nothing).
-func opened(t *testing.T, w drilled, ref scanner.QueueRef) scanner.QueueRef {
+func opened(t *testing.T, w drilled, ref snapshot.QueueRef) snapshot.QueueRef {
 	t.Helper()
-	var snap *scanner.Snapshot
+	var snap *snapshot.Snapshot
 	for deadline := time.Now().Add(10 * time.Second); snap == nil; {
 		st, err := w.Poll(t.Context(), 50*time.Millisecond, "")
 		if err != nil {
@@ -223,7 +224,7 @@ func opened(t *testing.T, w drilled, ref scanner.QueueRef) scanner.QueueRef {
 			t.Fatal("no sweep completed")
 		}
 	}
-	var refs []scanner.QueueRef
+	var refs []snapshot.QueueRef
 	for _, q := range snap.DelayQueues {
 		refs = append(refs, q.Ref)
 	}

@@ -3,7 +3,7 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // A Bloom filter's figures, one series per filter ([[bloom]] entry and key). A figure the sweep
@@ -22,7 +22,7 @@ var (
 )
 
 // collectBlooms writes each filter's figures, those known.
-func collectBlooms(gauge gaugeFunc, blooms []scanner.Bloom) {
+func collectBlooms(gauge gaugeFunc, blooms []snapshot.Bloom) {
 	for _, b := range blooms {
 		var unreadable int64
 		for _, n := range b.Unreadable {
@@ -31,7 +31,7 @@ func collectBlooms(gauge gaugeFunc, blooms []scanner.Bloom) {
 		gauge(descBloomFilters, float64(len(b.Filters)), b.Name, "read")
 		gauge(descBloomFilters, float64(unreadable), b.Name, "unreadable")
 		for _, f := range b.Filters {
-			figure := func(d *prometheus.Desc, fig *scanner.BloomFigure) {
+			figure := func(d *prometheus.Desc, fig *snapshot.BloomFigure) {
 				if fig != nil {
 					gauge(d, fig.Value, b.Name, f.Key)
 				}

@@ -5,17 +5,17 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // A filter's figures are series only where the Snapshot knows them: RedisBloom's without
 // BF.DEBUG has no false-positive rate, fill, elements, target nor over_target series, not 0.
 func TestBloomSeriesOnlyWhereKnown(t *testing.T) {
 	rate, added, mem := 0.01, int64(900), int64(4096)
-	fig := func(v float64) *scanner.BloomFigure {
-		return &scanner.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
+	fig := func(v float64) *snapshot.BloomFigure {
+		return &snapshot.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
 	}
-	snap := []scanner.Bloom{{Name: "seen", Unreadable: map[string]int64{"a string": 2}, Filters: []scanner.BloomFilter{
+	snap := []snapshot.Bloom{{Name: "seen", Unreadable: map[string]int64{"a string": 2}, Filters: []snapshot.BloomFilter{
 		{Key: "bf:ours", TargetRate: &rate, Added: &added, MemoryBytes: &mem, Fill: fig(0.4), Elements: fig(880), FalsePositive: fig(0.02), OverTarget: true},
 		{Key: "bf:module", Layout: "redisbloom", Added: &added, MemoryBytes: &mem},
 	}}}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // collector exports the latest status on every scrape. It holds a pointer to a Snapshot no one
@@ -21,11 +21,11 @@ type collector struct {
 	now func() time.Time
 
 	mu     sync.Mutex
-	status scanner.Status
+	status snapshot.Status
 	err    error
-	snap   *scanner.Snapshot // the snapshot series was made from
-	series []series          // snap's series, then those of the one before that snap lacks, at 0
-	own    int               // how many of series are snap's own
+	snap   *snapshot.Snapshot // the snapshot series was made from
+	series []series           // snap's series, then those of the one before that snap lacks, at 0
+	own    int                // how many of series are snap's own
 }
 
 // newCollector returns a collector that ages snapshots by now (the server's clock).
@@ -37,7 +37,7 @@ func newCollector(now func() time.Time) *collector {
 }
 
 // set keeps the latest poll: its status, or only its error when it brought no snapshot.
-func (c *collector) set(st scanner.Status, err error) {
+func (c *collector) set(st snapshot.Status, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err == nil || st.Snapshot != nil {

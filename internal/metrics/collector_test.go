@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestScrapePassesPromtool scrapes the handler after a sweep of keys of every kind and has
@@ -185,9 +185,9 @@ func TestMetricsDocumented(t *testing.T) {
 // completes and the family series come.
 func TestFirstSweepShowsOnlyItsProgress(t *testing.T) {
 	col := newCollector(nil)
-	partial := &scanner.Snapshot{Scan: scanner.ScanStats{KeysSeen: 500, Coverage: 0.25},
-		Counters: []scanner.FamilyStats{{Family: "pv", Keys: 2000}}}
-	col.set(scanner.Status{Partial: partial}, nil)
+	partial := &snapshot.Snapshot{Scan: snapshot.ScanStats{KeysSeen: 500, Coverage: 0.25},
+		Counters: []snapshot.FamilyStats{{Family: "pv", Keys: 2000}}}
+	col.set(snapshot.Status{Partial: partial}, nil)
 	samples := parse(t, scrapeHandler(t, col))
 	if got := find(samples, "hourglass_first_sweep_coverage"); len(got) != 1 || got[0].value != 0.25 {
 		t.Errorf("coverage %v, want one series at 0.25", got)
@@ -195,9 +195,9 @@ func TestFirstSweepShowsOnlyItsProgress(t *testing.T) {
 	if got := find(samples, "hourglass_family_keys"); len(got) != 0 {
 		t.Errorf("an estimate exported: %v", got)
 	}
-	full := &scanner.Snapshot{Scan: scanner.ScanStats{KeysSeen: 2000, Complete: true, Coverage: 1},
-		Counters: []scanner.FamilyStats{{Family: "pv", Keys: 2000}}}
-	col.set(scanner.Status{Snapshot: full}, nil)
+	full := &snapshot.Snapshot{Scan: snapshot.ScanStats{KeysSeen: 2000, Complete: true, Coverage: 1},
+		Counters: []snapshot.FamilyStats{{Family: "pv", Keys: 2000}}}
+	col.set(snapshot.Status{Snapshot: full}, nil)
 	samples = parse(t, scrapeHandler(t, col))
 	if got := find(samples, "hourglass_first_sweep_coverage"); len(got) != 0 {
 		t.Errorf("coverage %v after the first sweep completed", got)

@@ -16,6 +16,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -180,7 +181,7 @@ func (f *fixture) writeStructures(t *testing.T) {
 }
 
 // sweep polls w until a sweep completes and returns that poll's status.
-func sweep(t *testing.T, w *scanner.Watcher) scanner.Status {
+func sweep(t *testing.T, w *scanner.Watcher) snapshot.Status {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestSaturatedAndSkippedSeries: a gauge whose sum passed the int64 range comes with
@@ -13,22 +13,22 @@ import (
 // skipped has no series, not 0, even the sweep after one that read it.
 func TestSaturatedAndSkippedSeries(t *testing.T) {
 	n := int64(41)
-	snap := func(skipped bool) *scanner.Snapshot {
-		s := &scanner.Snapshot{TakenAt: time.Now()}
-		s.Counters = []scanner.FamilyStats{{Family: "hits", Granularities: []string{"hour"}, Windows: []scanner.WindowStats{
+	snap := func(skipped bool) *snapshot.Snapshot {
+		s := &snapshot.Snapshot{TakenAt: time.Now()}
+		s.Counters = []snapshot.FamilyStats{{Family: "hits", Granularities: []string{"hour"}, Windows: []snapshot.WindowStats{
 			{Granularity: "hour", Total: math.MaxInt64, Saturated: true, Current: true}}}}
-		s.Limiters = []scanner.Limiter{{Name: "fx", Layout: "hourglass", Hits: math.MaxInt64, HitsSaturated: true},
+		s.Limiters = []snapshot.Limiter{{Name: "fx", Layout: "hourglass", Hits: math.MaxInt64, HitsSaturated: true},
 			{Name: "calm", Layout: "hourglass", Hits: 5}}
-		u := scanner.Unique{Name: "dau", Kind: "bitmap", Windows: []scanner.UniqueWindow{{Granularity: "day", Count: 3, Current: true}}, Union7d: &n}
+		u := snapshot.Unique{Name: "dau", Kind: "bitmap", Windows: []snapshot.UniqueWindow{{Granularity: "day", Count: 3, Current: true}}, Union7d: &n}
 		if skipped {
 			u.Union7d = nil
-			u.Union7dSkipped = &scanner.UnionSkip{Bytes: 300 << 20, BudgetBytes: 80 << 20, Reason: "over budget"}
+			u.Union7dSkipped = &snapshot.UnionSkip{Bytes: 300 << 20, BudgetBytes: 80 << 20, Reason: "over budget"}
 		}
-		s.Uniques = []scanner.Unique{u}
+		s.Uniques = []snapshot.Unique{u}
 		return s
 	}
 	col := newCollector(nil)
-	col.set(scanner.Status{Snapshot: snap(false)}, nil)
+	col.set(snapshot.Status{Snapshot: snap(false)}, nil)
 	samples := parse(t, scrapeHandler(t, col))
 	sat := find(samples, "hourglass_saturated")
 	want := map[string]bool{"hourglass_family_window_value/hits/hour": true, "hourglass_limiter_hits/fx/": true}
@@ -43,7 +43,7 @@ func TestSaturatedAndSkippedSeries(t *testing.T) {
 	if v := values(samples, "hourglass_unique_union", "days", "name", "dau"); v["7"] != 41 {
 		t.Errorf("union before the skip: %v", v)
 	}
-	col.set(scanner.Status{Snapshot: snap(true)}, nil)
+	col.set(snapshot.Status{Snapshot: snap(true)}, nil)
 	if v := values(parse(t, scrapeHandler(t, col)), "hourglass_unique_union", "days", "name", "dau"); len(v) != 0 {
 		t.Errorf("a skipped union is exported as %v, want no series", v)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // The series a Snapshot gives. Every metric is a gauge: each value is what the last complete sweep
@@ -77,7 +77,7 @@ type seriesID struct {
 type gaugeFunc func(d *prometheus.Desc, v float64, labels ...string)
 
 // snapshotSeries returns the series a snapshot gives, in a stable order.
-func snapshotSeries(s *scanner.Snapshot) []series {
+func snapshotSeries(s *snapshot.Snapshot) []series {
 	var out []series
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		out = append(out, series{desc: d, value: v, labels: labels})
@@ -102,7 +102,7 @@ func snapshotSeries(s *scanner.Snapshot) []series {
 
 // collectCounters writes each counter family's keys, current windows, rate, health and
 // reconciliation.
-func collectCounters(gauge gaugeFunc, counters []scanner.FamilyStats) {
+func collectCounters(gauge gaugeFunc, counters []snapshot.FamilyStats) {
 	for _, f := range counters {
 		gauge(descFamilyKeys, float64(f.Keys), f.Family)
 		for _, g := range f.Granularities {
@@ -142,7 +142,7 @@ func flag(b bool) float64 {
 // collectHealth writes a family's keys by expiry and by value, each set of states adding up to
 // the family's keys, and the estimated memory of the unhealthy ones: for each problem with keys
 // whose memory was sampled, and 0 for a problem with none.
-func collectHealth(gauge gaugeFunc, f *scanner.FamilyStats) {
+func collectHealth(gauge gaugeFunc, f *snapshot.FamilyStats) {
 	h := &f.Health
 	gauge(descTTL, float64(f.TTL.OK), f.Family, "ok")
 	gauge(descTTL, float64(f.TTL.NoTTL), f.Family, "no_ttl")
@@ -151,7 +151,7 @@ func collectHealth(gauge gaugeFunc, f *scanner.FamilyStats) {
 	gauge(descValue, float64(f.Keys-f.WrongType-f.NotInteger), f.Family, "integer")
 	gauge(descValue, float64(f.NotInteger), f.Family, "not_integer")
 	gauge(descValue, float64(f.WrongType), f.Family, "wrong_type")
-	bytes := func(d *prometheus.Desc, p *scanner.Problem, state string) {
+	bytes := func(d *prometheus.Desc, p *snapshot.Problem, state string) {
 		if p.Keys == 0 || p.Sampled > 0 {
 			gauge(d, float64(p.Bytes), f.Family, state)
 		}
@@ -165,7 +165,7 @@ func collectHealth(gauge gaugeFunc, f *scanner.FamilyStats) {
 
 // collectQueues writes each delay queue's and list queue's tasks by state, or its error. A
 // pattern that found no queue gives no series (its queues' series go to 0, then away).
-func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.ListQueue) {
+func collectQueues(gauge gaugeFunc, delay []snapshot.DelayQueue, list []snapshot.ListQueue) {
 	for _, q := range delay {
 		switch {
 		case queueTrouble(gauge, "delay_queue", q.Name, q.Key, q.Pattern, q.Error, q.Missing):
@@ -197,7 +197,7 @@ func collectQueues(gauge gaugeFunc, delay []scanner.DelayQueue, list []scanner.L
 }
 
 // inFlight writes a delay queue's claimed tasks: no series for a queue that keeps none.
-func inFlight(gauge gaugeFunc, q scanner.DelayQueue) {
+func inFlight(gauge gaugeFunc, q snapshot.DelayQueue) {
 	if q.InFlight != nil {
 		gauge(descDQ, float64(*q.InFlight), q.Name, q.Key, "in_flight")
 	}
@@ -220,7 +220,7 @@ func queueTrouble(gauge gaugeFunc, kind, name, key, pattern, failed string, miss
 }
 
 // collectLimiters writes each limiter's keys by state, its hits and this hour's decisions.
-func collectLimiters(gauge gaugeFunc, limiters []scanner.Limiter) {
+func collectLimiters(gauge gaugeFunc, limiters []snapshot.Limiter) {
 	for _, l := range limiters {
 		over := int64(0)
 		if l.OverLimit != nil { // a library's keys are never over: no series
@@ -248,7 +248,7 @@ func collectLimiters(gauge gaugeFunc, limiters []scanner.Limiter) {
 
 // collectJobQueues writes each job library's queues by state; the shared row ("_all") only with
 // the states no queue keeps, so a sum over queues counts nothing twice.
-func collectJobQueues(gauge gaugeFunc, entries []scanner.JobQueues) {
+func collectJobQueues(gauge gaugeFunc, entries []snapshot.JobQueues) {
 	for _, e := range entries {
 		kept := map[string]bool{}
 		for _, q := range e.Queues {
@@ -285,7 +285,7 @@ type jobState struct {
 }
 
 // jobStates are a job queue's counts the library keeps, by state, in a stable order.
-func jobStates(q scanner.JobQueue) []jobState {
+func jobStates(q snapshot.JobQueue) []jobState {
 	var out []jobState
 	for _, s := range []struct {
 		state string
@@ -299,7 +299,7 @@ func jobStates(q scanner.JobQueue) []jobState {
 }
 
 // jobDue writes a queue's due scheduled jobs and their lag, when they could be read.
-func jobDue(gauge gaugeFunc, e scanner.JobQueues, q scanner.JobQueue, queue string) {
+func jobDue(gauge gaugeFunc, e snapshot.JobQueues, q snapshot.JobQueue, queue string) {
 	if q.Due == nil {
 		return
 	}
@@ -310,7 +310,7 @@ func jobDue(gauge gaugeFunc, e scanner.JobQueues, q scanner.JobQueue, queue stri
 }
 
 // collectUniques writes each unique family's current counts and unions, or its error.
-func collectUniques(gauge gaugeFunc, uniques []scanner.Unique) {
+func collectUniques(gauge gaugeFunc, uniques []snapshot.Unique) {
 	for _, u := range uniques {
 		if u.Error != "" {
 			gauge(descStructErr, 1, u.Kind, u.Name, "")
@@ -336,7 +336,7 @@ func collectUniques(gauge gaugeFunc, uniques []scanner.Unique) {
 }
 
 // collectLocks writes each lock pattern's locks held, and those held with no expiry.
-func collectLocks(gauge gaugeFunc, locks []scanner.Lock) {
+func collectLocks(gauge gaugeFunc, locks []snapshot.Lock) {
 	for _, l := range locks {
 		gauge(descLocksHeld, float64(l.Held), l.Name)
 		gauge(descLockNoTTL, float64(l.NoTTL), l.Name)
@@ -344,7 +344,7 @@ func collectLocks(gauge gaugeFunc, locks []scanner.Lock) {
 }
 
 // hasHours reports whether a unique family has hour windows present.
-func hasHours(ws []scanner.UniqueWindow) bool {
+func hasHours(ws []snapshot.UniqueWindow) bool {
 	for _, w := range ws {
 		if w.Granularity == "hour" {
 			return true

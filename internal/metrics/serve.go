@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // Options say how Serve polls and labels.
@@ -26,11 +26,16 @@ type Options struct {
 	Log     io.Writer        // a line for each poll that fails
 }
 
+// Poller is what Serve polls for its status: the Watcher, or a fake in tests.
+type Poller interface {
+	Poll(ctx context.Context, slice time.Duration, focus string) (snapshot.Status, error)
+}
+
 // Serve answers GET /metrics on l with the latest status w polled, polling until ctx ends; then it
 // shuts the server down and returns nil. Each poll sweeps for opt.Refresh and the next begins
 // when it is back, as the console does, so a sweep runs at its full budget; a poll whose sweep
 // completed early waits out the rest of the interval.
-func Serve(ctx context.Context, l net.Listener, w *scanner.Watcher, opt Options) error {
+func Serve(ctx context.Context, l net.Listener, w Poller, opt Options) error {
 	col := newCollector(opt.Now)
 	srv := &http.Server{Handler: handler(col, opt.Target), ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)

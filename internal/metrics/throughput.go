@@ -3,7 +3,7 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 var (
@@ -12,7 +12,7 @@ var (
 )
 
 // collectThroughput writes each job library's running counts of the jobs it ran, as counters.
-func collectThroughput(counter gaugeFunc, entries []scanner.JobQueues) {
+func collectThroughput(counter gaugeFunc, entries []snapshot.JobQueues) {
 	for _, e := range entries {
 		for _, t := range e.Throughput {
 			queue := t.Queue

@@ -5,7 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // The keys no entry of the config claims. The groups' series are bounded: only the largest
@@ -27,7 +28,7 @@ type unclaimedGroup struct {
 
 // collectUnclaimed writes the unclaimed keys, their estimated memory when it is known (0 with no
 // keys), and the keys of the largest groups.
-func collectUnclaimed(gauge gaugeFunc, s *scanner.Snapshot) {
+func collectUnclaimed(gauge gaugeFunc, s *snapshot.Snapshot) {
 	u := &s.Unclaimed
 	gauge(descUnclaimedKeys, float64(u.Keys))
 	switch {
@@ -45,11 +46,11 @@ func collectUnclaimed(gauge gaugeFunc, s *scanner.Snapshot) {
 // unclaimedGroups returns the snapshot's groups by their labels, largest first. Groups that share
 // a pattern and a kind are one series, so their keys are added up. Patterns are safe ASCII from
 // discover; escaping them is a guard (a label must be UTF-8), a no-op on those.
-func unclaimedGroups(s *scanner.Snapshot) []unclaimedGroup {
+func unclaimedGroups(s *snapshot.Snapshot) []unclaimedGroup {
 	var out []unclaimedGroup
 	at := map[[2]string]int{}
 	for _, g := range s.Unclaimed.Groups {
-		k := [2]string{scanner.Escape(g.Pattern), string(g.Kind)}
+		k := [2]string{format.Escape(g.Pattern), string(g.Kind)}
 		if i, ok := at[k]; ok {
 			out[i].keys += g.Keys
 			continue
@@ -67,7 +68,7 @@ func unclaimedGroups(s *scanner.Snapshot) []unclaimedGroup {
 // but still has keys is exported with them, so it does not read as emptied; and the unclaimed
 // memory and a union, absent only when they are unknown (a union skipped over the sweep's
 // budget, or with no key today), are not exported at 0, which would read as known.
-func emptiedValue(s *scanner.Snapshot) func(series) (float64, bool) {
+func emptiedValue(s *snapshot.Snapshot) func(series) (float64, bool) {
 	var groups map[[2]string]int64
 	return func(old series) (float64, bool) {
 		switch old.desc {

@@ -12,6 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // unclaimedConfig claims only flow's keys: every other key of these tests is unclaimed.
@@ -58,7 +59,7 @@ func unclaimedWatcher(t *testing.T, srv *redistest.Server, user string) *scanner
 
 // groupSeries maps each hourglass_unclaimed_group_keys series to its value, by the first segment
 // of its pattern, checking that its kind is the one the snapshot gives the group.
-func groupSeries(t *testing.T, samples []sample, snap *scanner.Snapshot) map[string]float64 {
+func groupSeries(t *testing.T, samples []sample, snap *snapshot.Snapshot) map[string]float64 {
 	t.Helper()
 	kinds := map[string]string{}
 	for _, g := range snap.Unclaimed.Groups {
@@ -89,7 +90,7 @@ func TestUnclaimedSeries(t *testing.T) {
 	rdb.Set(t.Context(), "flow:web:2026112312", 1, 0) // claimed: not counted
 	w := unclaimedWatcher(t, srv, "")
 	col := newCollector(nil)
-	scrape := func() ([]sample, *scanner.Snapshot) {
+	scrape := func() ([]sample, *snapshot.Snapshot) {
 		st := sweep(t, w)
 		col.set(st, nil)
 		return parse(t, scrapeHandler(t, col)), st.Snapshot
@@ -194,7 +195,7 @@ func TestUnclaimedNone(t *testing.T) {
 // added up (a second series of the same labels would fail the scrape), and a pattern that is not
 // UTF-8 is escaped into a label instead of failing it.
 func TestUnclaimedGroupLabels(t *testing.T) {
-	s := &scanner.Snapshot{}
+	s := &snapshot.Snapshot{}
 	s.Unclaimed = discover.Result{Keys: 10, Groups: []discover.Group{
 		{Pattern: "a:<id>", Kind: discover.KindOther, Keys: 4},
 		{Pattern: "b:<id>", Kind: discover.KindCounter, Keys: 3},
@@ -202,7 +203,7 @@ func TestUnclaimedGroupLabels(t *testing.T) {
 		{Pattern: "bad\xff", Kind: discover.KindUndecided, Keys: 1},
 	}}
 	col := newCollector(nil)
-	col.set(scanner.Status{Snapshot: s}, nil)
+	col.set(snapshot.Status{Snapshot: s}, nil)
 	body := scrapeHandler(t, col)
 	got := map[string]float64{}
 	for _, g := range find(parse(t, body), "hourglass_unclaimed_group_keys") {

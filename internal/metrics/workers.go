@@ -3,7 +3,7 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 var descWorkers = prometheus.NewDesc("hourglass_job_workers",
@@ -11,7 +11,7 @@ var descWorkers = prometheus.NewDesc("hourglass_job_workers",
 	[]string{"entry", "layout", "state"}, nil)
 
 // collectJobWorkers writes each job library's live and stale processes, where it records them.
-func collectJobWorkers(gauge gaugeFunc, entries []scanner.JobQueues) {
+func collectJobWorkers(gauge gaugeFunc, entries []snapshot.JobQueues) {
 	for _, e := range entries {
 		ws := e.Workers
 		if ws == nil || ws.Error != "" {

@@ -6,6 +6,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -44,10 +45,10 @@ func TestJobWorkerMetrics(t *testing.T) {
 // taken for all of them.
 func TestJobWorkersBeyondThoseRead(t *testing.T) {
 	found, live, stale := int64(620), int64(499), int64(1)
-	ws := &scanner.JobWorkers{Found: &found, Live: &live, Stale: &stale, List: make([]scanner.JobWorker, 500)}
+	ws := &snapshot.JobWorkers{Found: &found, Live: &live, Stale: &stale, List: make([]snapshot.JobWorker, 500)}
 	got := map[string]float64{}
 	collectJobWorkers(func(_ *prometheus.Desc, v float64, labels ...string) { got[labels[2]] = v },
-		[]scanner.JobQueues{{Name: "sk", Layout: "sidekiq", Workers: ws}})
+		[]snapshot.JobQueues{{Name: "sk", Layout: "sidekiq", Workers: ws}})
 	if got["live"] != 499 || got["stale"] != 1 || got["unread"] != 120 || len(got) != 3 {
 		t.Fatalf("workers %v, want 499 live, 1 stale, 120 unread", got)
 	}

@@ -7,13 +7,13 @@ import (
 	"sort"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // writeBlooms prints each [[bloom]] entry's filters: a figure the sweep could not read is "?"
 // (the filter's notes below the table say why), an estimate reads with "≈" and its interval,
 // and the keys of the pattern that are no filter are counted under their reason.
-func writeBlooms(out io.Writer, blooms []scanner.Bloom) {
+func writeBlooms(out io.Writer, blooms []snapshot.Bloom) {
 	if len(blooms) == 0 {
 		return
 	}
@@ -52,7 +52,7 @@ func writeBlooms(out io.Writer, blooms []scanner.Bloom) {
 
 // bloomFigure renders a filter's figure: exact as it is, an estimate with "≈" and its 95%
 // interval, one expected from RedisBloom's items with "≈" and where it is from; "?" unknown.
-func bloomFigure(f *scanner.BloomFigure, text func(float64) string) string {
+func bloomFigure(f *snapshot.BloomFigure, text func(float64) string) string {
 	switch {
 	case f == nil:
 		return format.Unknown
@@ -76,7 +76,7 @@ func rateOf(r *float64) string {
 	return percent(*r)
 }
 
-func overText(f scanner.BloomFilter) string {
+func overText(f snapshot.BloomFilter) string {
 	switch {
 	case f.FalsePositive == nil || f.TargetRate == nil:
 		return format.Unknown

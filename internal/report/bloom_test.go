@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // A filter's figures read as the Snapshot has them: exact as they are, an estimate with "≈" and
@@ -13,15 +13,15 @@ import (
 // 0; its notes and the keys not read as filters are lines below the table.
 func TestBloomReport(t *testing.T) {
 	rate, added, mem := 0.01, int64(800), int64(2048)
-	exact := func(v float64) *scanner.BloomFigure {
-		return &scanner.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
+	exact := func(v float64) *snapshot.BloomFigure {
+		return &snapshot.BloomFigure{Value: v, Low: v, High: v, Coverage: 1}
 	}
-	s := &scanner.Snapshot{Blooms: []scanner.Bloom{{Name: "seen", More: true, Unreadable: map[string]int64{"a string, not a filter": 3},
-		Filters: []scanner.BloomFilter{
+	s := &snapshot.Snapshot{Blooms: []snapshot.Bloom{{Name: "seen", More: true, Unreadable: map[string]int64{"a string, not a filter": 3},
+		Filters: []snapshot.BloomFilter{
 			{Key: "bf:small", Layout: "hourglass", Capacity: i64(1000), SubFilters: intp(1), TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
 				Elements: exact(801.4), Fill: exact(0.4321), FalsePositive: exact(0.0123), OverTarget: true},
 			{Key: "bf:big", Layout: "hourglass", Capacity: i64(1e6), SubFilters: intp(1), TargetRate: &rate, Added: &added, MemoryBytes: &mem, TTLMS: -1,
-				Fill: &scanner.BloomFigure{Value: 0.05, Low: 0.049, High: 0.051, Coverage: 0.34}, Notes: []string{"estimated from 34.0% of its bits"}},
+				Fill: &snapshot.BloomFigure{Value: 0.05, Low: 0.049, High: 0.051, Coverage: 0.34}, Notes: []string{"estimated from 34.0% of its bits"}},
 			{Key: "rb", Layout: "redisbloom", Capacity: i64(100), SubFilters: intp(2), Added: &added, MemoryBytes: &mem, TTLMS: -1,
 				Notes: []string{"BF.INFO gives neither the bits set nor the error rate"}},
 		}}}}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
 // writeCurrentWindows prints a family's current window of each granularity: its total, keys and
 // top dims.
-func writeCurrentWindows(out io.Writer, f *scanner.FamilyStats) {
+func writeCurrentWindows(out io.Writer, f *snapshot.FamilyStats) {
 	tb := NewTable("  WINDOW", ">TOTAL", ">KEYS", "TOP DIMS")
 	for _, g := range f.Granularities {
 		if w := f.CurrentWindow(g); w != nil {
@@ -30,7 +30,7 @@ func writeCurrentWindows(out io.Writer, f *scanner.FamilyStats) {
 }
 
 // writeFamily prints one family's windows, series, health and reconciliation.
-func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family) {
+func writeFamily(out io.Writer, f *snapshot.FamilyStats, families []*store.Family) {
 	var fam *store.Family
 	for _, c := range families {
 		if c.Name() == f.Family {
@@ -100,7 +100,7 @@ func writeFamily(out io.Writer, f *scanner.FamilyStats, families []*store.Family
 	}
 }
 
-func topText(f *scanner.FamilyStats, w *scanner.WindowStats) string {
+func topText(f *snapshot.FamilyStats, w *snapshot.WindowStats) string {
 	var parts []string
 	for _, t := range w.Top[:min(3, len(w.Top))] {
 		parts = append(parts, format.DimsText(f.Dims, t.Dims)+" "+format.Commas(t.Value))
@@ -110,7 +110,7 @@ func topText(f *scanner.FamilyStats, w *scanner.WindowStats) string {
 
 // ttlCells are the cells of a family's TTL counts (ok, no TTL, over retention, expired but
 // present): their estimates while they are estimates.
-func ttlCells(f *scanner.FamilyStats) [4]string {
+func ttlCells(f *snapshot.FamilyStats) [4]string {
 	t, te := f.TTL, f.TTLEstimate
 	if te == nil {
 		return [4]string{cells.Count(t.OK, nil), cells.Count(t.NoTTL, nil), cells.Count(t.OverRetention, nil), cells.Count(t.ExpiredButPresent, nil)}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
@@ -108,8 +109,8 @@ func TestReportMarksWhatItCouldNotCount(t *testing.T) {
 		t.Fatalf("%d topics rows, want %d:\n%s", len(rows), len(queues), text)
 	}
 	for i, k := range queues {
-		if !strings.Contains(rows[i], "  "+scanner.Escape(k)+"  ") {
-			t.Errorf("topics row %d %q does not name its key %s", i, rows[i], scanner.Escape(k))
+		if !strings.Contains(rows[i], "  "+format.Escape(k)+"  ") {
+			t.Errorf("topics row %d %q does not name its key %s", i, rows[i], format.Escape(k))
 		}
 	}
 	if strings.Contains(text, "\x1b") {

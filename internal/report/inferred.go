@@ -5,13 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // writeInferred says, when no config was given, that the entries reported were inferred from the
 // keys, and lists them: what each is and what it matches, and which count only from the next
 // sweep. The low-confidence groups are left for the unclaimed section, which lists them unused.
-func writeInferred(out io.Writer, s *scanner.Snapshot) {
+func writeInferred(out io.Writer, s *snapshot.Snapshot) {
 	in := s.Inferred
 	if in == nil {
 		return
@@ -44,7 +44,7 @@ func writeInferred(out io.Writer, s *scanner.Snapshot) {
 
 // writeWaiting names the limiters found among the keys but not counted: their keys do not hold
 // their limit, which discover could only guess.
-func writeWaiting(out io.Writer, s *scanner.Snapshot) {
+func writeWaiting(out io.Writer, s *snapshot.Snapshot) {
 	var waiting []string
 	for _, g := range s.Unclaimed.Guessing() {
 		waiting = append(waiting, g.Pattern)

@@ -5,20 +5,20 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestQueueLatencies: the report's job and list queue tables have a LATENCY column, "?" where it
 // is unknown with a line saying why, and "—" on a library's shared row.
 func TestQueueLatencies(t *testing.T) {
-	s := snapshotWith(func(s *scanner.Snapshot) {
-		s.JobQueues = []scanner.JobQueues{{Name: "sk", Layout: "sidekiq",
-			Queues: []scanner.JobQueue{{Queue: "mail", Waiting: ptr(12), LatencyMS: ptr(95_000)}},
-			Shared: &scanner.JobQueue{Retry: ptr(3)}},
-			{Name: "cel", Layout: "celery", Queues: []scanner.JobQueue{
+	s := snapshotWith(func(s *snapshot.Snapshot) {
+		s.JobQueues = []snapshot.JobQueues{{Name: "sk", Layout: "sidekiq",
+			Queues: []snapshot.JobQueue{{Queue: "mail", Waiting: ptr(12), LatencyMS: ptr(95_000)}},
+			Shared: &snapshot.JobQueue{Retry: ptr(3)}},
+			{Name: "cel", Layout: "celery", Queues: []snapshot.JobQueue{
 				{Queue: "celery", Waiting: ptr(4), LatencyNote: "Celery's messages carry no time they were sent"},
 				{Queue: "mail", Waiting: ptr(2), LatencyNote: "Celery's messages carry no time they were sent"}}}}
-		s.ListQueues = []scanner.ListQueue{{Name: "emails", Key: "queue:emails", Length: 3, LatencyNote: "its oldest task's payload holds no time"}}
+		s.ListQueues = []snapshot.ListQueue{{Name: "emails", Key: "queue:emails", Length: 3, LatencyNote: "its oldest task's payload holds no time"}}
 	})
 	var out bytes.Buffer
 	Snapshot(&out, s, nil)

@@ -6,12 +6,12 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // writeDelayQueues prints the delay queues, then a line for each whose numbers are missing or
 // suspect: a key that is not there, scores that are not times in the unit.
-func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
+func writeDelayQueues(out io.Writer, queues []snapshot.DelayQueue) {
 	if len(queues) == 0 {
 		return
 	}
@@ -39,7 +39,7 @@ func writeDelayQueues(out io.Writer, queues []scanner.DelayQueue) {
 	}
 }
 
-func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
+func writeListQueues(out io.Writer, queues []snapshot.ListQueue) {
 	if len(queues) == 0 {
 		return
 	}
@@ -68,7 +68,7 @@ func writeListQueues(out io.Writer, queues []scanner.ListQueue) {
 
 // latencyNote says why a library's queues' latency is unknown: the first queue's reason, and how
 // many queues share it.
-func latencyNote(queues []scanner.JobQueue) string {
+func latencyNote(queues []snapshot.JobQueue) string {
 	first, n := "", 0
 	for _, q := range queues {
 		if q.LatencyNote != "" {
@@ -86,7 +86,7 @@ func latencyNote(queues []scanner.JobQueue) string {
 
 // writeJobQueues prints each job library's queues as the library counts them: "—" where the
 // library keeps no such number for the queue, "?" where it could not be read.
-func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
+func writeJobQueues(out io.Writer, entries []snapshot.JobQueues) {
 	for _, e := range entries {
 		fmt.Fprintln(out)
 		tb := NewTable(fmt.Sprintf("JOBS %s (%s)", e.Name, e.Layout), ">WAITING", ">LATENCY", ">ACTIVE", ">SCHEDULED", ">DUE", ">LAG", ">NEXT IN",
@@ -95,7 +95,7 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 		if e.Shared != nil && e.Shared.HasCounts() {
 			shared := *e.Shared
 			shared.Queue = "(all queues)"
-			rows = append(append([]scanner.JobQueue(nil), rows...), shared)
+			rows = append(append([]snapshot.JobQueue(nil), rows...), shared)
 		}
 		for _, q := range rows {
 			if q.Error != "" {
@@ -132,7 +132,7 @@ func writeJobQueues(out io.Writer, entries []scanner.JobQueues) {
 
 // writeThroughput prints what a job library counts of the jobs it ran, a row a queue (or one for
 // all), and why a rate or a count is missing; or why the library keeps no count.
-func writeThroughput(out io.Writer, e scanner.JobQueues) {
+func writeThroughput(out io.Writer, e snapshot.JobQueues) {
 	if len(e.Throughput) > 0 {
 		fmt.Fprintln(out)
 		tb := NewTable("JOBS RUN "+e.Name, ">RUN/S", ">FAILED/S", ">TODAY", ">FAILED", ">TOTAL", ">FAILED TOTAL", "DAYS (UTC, OLDEST FIRST)")

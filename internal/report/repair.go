@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -37,7 +37,7 @@ func NewRepairLog(out io.Writer, dryRun bool, loc *time.Location, now func() tim
 
 // Action hears of one key: an expiry or a deletion is printed at once, a key left is kept for
 // Finish.
-func (l *RepairLog) Action(a scanner.RepairAction) {
+func (l *RepairLog) Action(a snapshot.RepairAction) {
 	due := a.ExpireAt.In(l.loc).Format("2006-01-02 15:04")
 	now := l.now()
 	would := ""
@@ -46,15 +46,15 @@ func (l *RepairLog) Action(a scanner.RepairAction) {
 	}
 	example := a.Key
 	switch a.Kind {
-	case scanner.RepairExpire:
+	case snapshot.RepairExpire:
 		fmt.Fprintf(l.out, "%sexpire  %s  at %s (in %s)\n", would, a.Key, due, format.Age(a.ExpireAt.Sub(now)))
 		return
-	case scanner.RepairDelete:
+	case snapshot.RepairDelete:
 		fmt.Fprintf(l.out, "%sdelete  %s  (past its expiry %s, %s ago)\n", would, a.Key, due, format.Age(now.Sub(a.ExpireAt)))
 		return
-	case scanner.RepairSkipExpired:
+	case snapshot.RepairSkipExpired:
 		example += fmt.Sprintf("  (expiry %s, %s ago)", due, format.Age(now.Sub(a.ExpireAt)))
-	case scanner.RepairSkipNotInteger:
+	case snapshot.RepairSkipNotInteger:
 		example += "  (holds \"" + a.Value + "\")" // escaped already
 	}
 	reason := skipReason(a)
@@ -70,13 +70,13 @@ func (l *RepairLog) Action(a scanner.RepairAction) {
 }
 
 // skipReason names why a key was left, as the summary's counts are named.
-func skipReason(a scanner.RepairAction) string {
+func skipReason(a snapshot.RepairAction) string {
 	switch a.Kind {
-	case scanner.RepairSkipExpired:
+	case snapshot.RepairSkipExpired:
 		return "past_expiry"
-	case scanner.RepairSkipWrongType:
+	case snapshot.RepairSkipWrongType:
 		return "wrong_type"
-	case scanner.RepairSkipNotInteger:
+	case snapshot.RepairSkipNotInteger:
 		return "not_integer"
 	}
 	return "changed:" + string(a.Changed)
@@ -97,7 +97,7 @@ var (
 )
 
 // Finish prints the keys left, by reason, and the summary line.
-func (l *RepairLog) Finish(n scanner.RepairCounts) {
+func (l *RepairLog) Finish(n snapshot.RepairCounts) {
 	var left int64
 	for _, s := range l.skips {
 		left += s.keys
@@ -119,7 +119,7 @@ func (l *RepairLog) Finish(n scanner.RepairCounts) {
 }
 
 // RepairSummary is repair's last line.
-func RepairSummary(n scanner.RepairCounts, dryRun bool) string {
+func RepairSummary(n snapshot.RepairCounts, dryRun bool) string {
 	prefix := "repair"
 	if dryRun {
 		prefix = "repair (dry run: nothing written)"

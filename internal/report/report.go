@@ -8,14 +8,14 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
 // Snapshot prints a snapshot as an aligned text report; families are the counter families swept,
 // for their patterns and retentions. Every string in a Snapshot that came from Redis is already
 // escaped.
-func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
+func Snapshot(out io.Writer, s *snapshot.Snapshot, families []*store.Family) {
 	writeScan(out, s)
 	writeInferred(out, s)
 	for _, w := range s.Warnings {
@@ -39,7 +39,7 @@ func Snapshot(out io.Writer, s *scanner.Snapshot, families []*store.Family) {
 }
 
 // hasProblems reports whether h counts any key.
-func hasProblems(h *scanner.Health) bool {
+func hasProblems(h *snapshot.Health) bool {
 	for _, p := range h.Problems() {
 		if p.Keys > 0 {
 			return true
@@ -50,7 +50,7 @@ func hasProblems(h *scanner.Health) bool {
 
 // writeScan prints the report's head: the target, and how much of the keyspace the sweep saw,
 // how fast, and on which masters.
-func writeScan(out io.Writer, s *scanner.Snapshot) {
+func writeScan(out io.Writer, s *snapshot.Snapshot) {
 	state := "complete"
 	if !s.Scan.Complete {
 		state = "PARTIAL (the sweep did not finish)"
@@ -83,7 +83,7 @@ func writeScan(out io.Writer, s *scanner.Snapshot) {
 }
 
 // writeCounters prints one row a counter family: its current totals, rate and problem counts.
-func writeCounters(out io.Writer, s *scanner.Snapshot) {
+func writeCounters(out io.Writer, s *snapshot.Snapshot) {
 	tb := NewTable("FAMILY", ">KEYS", ">THIS HOUR", ">AVG/S", ">TODAY", ">NO TTL", ">OVER RET", ">EXPIRED", ">WRONG TYPE", ">NOT INT", ">MISMATCHED")
 	for _, f := range s.Counters {
 		hour, today, avg, mism := "-", "-", "-", "-"
@@ -118,7 +118,7 @@ func writeCounters(out io.Writer, s *scanner.Snapshot) {
 
 // writeTTLHealth prints the problems of all families added up, with their examples, and what
 // to do about keys with no TTL.
-func writeTTLHealth(out io.Writer, s *scanner.Snapshot) {
+func writeTTLHealth(out io.Writer, s *snapshot.Snapshot) {
 	h := s.TTLHealth
 	tb := NewTable("TTL HEALTH", ">KEYS", ">MEMORY", "EXAMPLES")
 	for _, p := range h.Problems() {
@@ -146,24 +146,24 @@ func writeTTLHealth(out io.Writer, s *scanner.Snapshot) {
 
 // problemNotes say what is wrong with an example key of each problem; due is its expiry as the
 // window sets it.
-var problemNotes = map[string]func(ex scanner.Example, due string, takenAt time.Time) string{
-	"no_ttl": func(_ scanner.Example, due string, _ time.Time) string { return "no TTL; due " + due },
-	"over_retention": func(ex scanner.Example, due string, _ time.Time) string {
+var problemNotes = map[string]func(ex snapshot.Example, due string, takenAt time.Time) string{
+	"no_ttl": func(_ snapshot.Example, due string, _ time.Time) string { return "no TTL; due " + due },
+	"over_retention": func(ex snapshot.Example, due string, _ time.Time) string {
 		return "expires in " + format.Millis(ex.TTLMS) + "; due " + due
 	},
-	"expired_but_present": func(ex scanner.Example, due string, takenAt time.Time) string {
+	"expired_but_present": func(ex snapshot.Example, due string, takenAt time.Time) string {
 		return fmt.Sprintf("due %s, %s ago; expires in %s", due, format.Age(takenAt.Sub(ex.ExpireAt)), format.Millis(ex.TTLMS))
 	},
-	"wrong_type": func(ex scanner.Example, _ string, _ time.Time) string { return "a " + orUnknown(ex.Type) },
+	"wrong_type": func(ex snapshot.Example, _ string, _ time.Time) string { return "a " + orUnknown(ex.Type) },
 	// The value is escaped already: %q would escape it a second time.
-	"not_integer": func(ex scanner.Example, _ string, _ time.Time) string { return `value "` + ex.Value + `"` },
-	"lock_no_ttl": func(ex scanner.Example, _ string, _ time.Time) string {
+	"not_integer": func(ex snapshot.Example, _ string, _ time.Time) string { return `value "` + ex.Value + `"` },
+	"lock_no_ttl": func(ex snapshot.Example, _ string, _ time.Time) string {
 		return "held by " + ex.Value + " with no TTL: nothing will free it"
 	},
 }
 
 // exampleText describes one unhealthy key.
-func exampleText(problem string, ex scanner.Example, s *scanner.Snapshot) string {
+func exampleText(problem string, ex snapshot.Example, s *snapshot.Snapshot) string {
 	var what string
 	if note := problemNotes[problem]; note != nil {
 		what = note(ex, ex.ExpireAt.In(s.TakenAt.Location()).Format("2006-01-02 15:04"), s.TakenAt)

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestExamplesShowEscapedValuesOnce: a Snapshot's strings are escaped already, so the report
@@ -14,10 +15,10 @@ import (
 // problem's example with its own note.
 func TestExamplesShowEscapedValuesOnce(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	value := scanner.Escape("12\x1b[31m\"abc")
-	s := &scanner.Snapshot{Target: "t", Mode: "standalone", TakenAt: now, Scan: scanner.ScanStats{Complete: true}}
-	s.TTLHealth.NotInteger = scanner.Problem{Keys: 1, Examples: []scanner.Example{{Key: "k:1", Value: value}}}
-	s.TTLHealth.NoTTL = scanner.Problem{Keys: 1, Examples: []scanner.Example{{Key: "k:2", TTLMS: -1, ExpireAt: now.Add(time.Hour)}}}
+	value := format.Escape("12\x1b[31m\"abc")
+	s := &snapshot.Snapshot{Target: "t", Mode: "standalone", TakenAt: now, Scan: snapshot.ScanStats{Complete: true}}
+	s.TTLHealth.NotInteger = snapshot.Problem{Keys: 1, Examples: []snapshot.Example{{Key: "k:1", Value: value}}}
+	s.TTLHealth.NoTTL = snapshot.Problem{Keys: 1, Examples: []snapshot.Example{{Key: "k:2", TTLMS: -1, ExpireAt: now.Add(time.Hour)}}}
 	var out bytes.Buffer
 	Snapshot(&out, s, nil)
 	text := out.String()

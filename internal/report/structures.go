@@ -6,12 +6,12 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // writeStructures prints the sections of the queues, limiters, uniques, locks and Bloom filters
 // configured.
-func writeStructures(out io.Writer, s *scanner.Snapshot) {
+func writeStructures(out io.Writer, s *snapshot.Snapshot) {
 	writeDelayQueues(out, s.DelayQueues)
 	writeListQueues(out, s.ListQueues)
 	writeJobQueues(out, s.JobQueues)
@@ -62,7 +62,7 @@ func writeStructures(out io.Writer, s *scanner.Snapshot) {
 
 // writeUniques prints the unique and bitmap families: the current window's count and the unions,
 // then a line for each union not read (skipped over the sweep's budget, or failed).
-func writeUniques(out io.Writer, uniques []scanner.Unique) {
+func writeUniques(out io.Writer, uniques []snapshot.Unique) {
 	if len(uniques) == 0 {
 		return
 	}
@@ -89,15 +89,15 @@ func writeUniques(out io.Writer, uniques []scanner.Unique) {
 
 // skippedText is a union's cell when the sweep's budget left it out: what it would have read
 // ("skipped: 12.0 MiB over budget"). The other cells are cells.Union's.
-func skippedText(skip *scanner.UnionSkip) string { return format.Skipped(skip.Bytes) }
+func skippedText(skip *snapshot.UnionSkip) string { return format.Skipped(skip.Bytes) }
 
 // UnionNotes say why a family's unions were not read: each skipped one with its budget and
 // reason, and the family's error.
-func unionNotes(u scanner.Unique) []string {
+func unionNotes(u snapshot.Unique) []string {
 	var notes []string
 	for _, s := range []struct {
 		days string
-		skip *scanner.UnionSkip
+		skip *snapshot.UnionSkip
 	}{{"7-day", u.Union7dSkipped}, {"30-day", u.Union30dSkipped}} {
 		if s.skip != nil {
 			notes = append(notes, fmt.Sprintf("%s union %s (it may read %s: %s)",

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestJobsRun: the report lists what each job library counts of the jobs it ran, every queue of
@@ -13,14 +13,14 @@ import (
 // for a library keeping none, why.
 func TestJobsRun(t *testing.T) {
 	rate := 12.5
-	s := snapshotWith(func(s *scanner.Snapshot) {
-		s.JobQueues = []scanner.JobQueues{{Name: "sk", Layout: "sidekiq", Queues: []scanner.JobQueue{},
-			Throughput: []scanner.JobThroughput{{ProcessedTotal: ptr(5_000), FailedTotal: ptr(12), ProcessedPerSec: &rate,
+	s := snapshotWith(func(s *snapshot.Snapshot) {
+		s.JobQueues = []snapshot.JobQueues{{Name: "sk", Layout: "sidekiq", Queues: []snapshot.JobQueue{},
+			Throughput: []snapshot.JobThroughput{{ProcessedTotal: ptr(5_000), FailedTotal: ptr(12), ProcessedPerSec: &rate,
 				RateNote: "measuring: 8s of reads so far; a rate needs 20s",
-				Days:     []scanner.JobDay{{Day: "2026-11-27", Processed: 700, Failed: 2}, {Day: "2026-11-26", Processed: 1_400, Failed: 3}}}}},
-			{Name: "bq", Layout: "bullmq", Queues: []scanner.JobQueue{}, Throughput: []scanner.JobThroughput{
-				{Queue: "mail", Note: "BullMQ's metrics are off for this queue (a Worker's metrics option turns them on)", Days: []scanner.JobDay{}}}},
-			{Name: "cel", Layout: "celery", Queues: []scanner.JobQueue{}, Throughput: []scanner.JobThroughput{},
+				Days:     []snapshot.JobDay{{Day: "2026-11-27", Processed: 700, Failed: 2}, {Day: "2026-11-26", Processed: 1_400, Failed: 3}}}}},
+			{Name: "bq", Layout: "bullmq", Queues: []snapshot.JobQueue{}, Throughput: []snapshot.JobThroughput{
+				{Queue: "mail", Note: "BullMQ's metrics are off for this queue (a Worker's metrics option turns them on)", Days: []snapshot.JobDay{}}}},
+			{Name: "cel", Layout: "celery", Queues: []snapshot.JobQueue{}, Throughput: []snapshot.JobThroughput{},
 				ThroughputNote: "Celery keeps no count of the tasks it ran in Redis"}}
 	})
 	var out bytes.Buffer

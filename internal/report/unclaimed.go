@@ -7,7 +7,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // maxUnclaimedGroups is how many of the largest unclaimed groups the report lists.
@@ -16,7 +16,7 @@ const maxUnclaimedGroups = 10
 // writeUnclaimed prints the keys no entry of the config claims: how many, their estimated memory
 // (or why it is unknown), their largest groups with the kind discover takes each to be, and where
 // to turn them into config. With none it says so, so a reader knows they were counted.
-func writeUnclaimed(out io.Writer, s *scanner.Snapshot) {
+func writeUnclaimed(out io.Writer, s *snapshot.Snapshot) {
 	u := &s.Unclaimed
 	fmt.Fprintln(out)
 	if u.Keys == 0 {
@@ -51,7 +51,7 @@ func writeUnclaimed(out io.Writer, s *scanner.Snapshot) {
 			mem = "~" + format.BytesIEC(*g.Bytes)
 		}
 		// discover builds patterns of safe ASCII; escaping is a guard, a no-op on those.
-		tb.Row(scanner.Escape(g.Pattern), string(g.Kind), scaled(g.Keys, g.KeysEstimate), mem, string(g.Confidence))
+		tb.Row(format.Escape(g.Pattern), string(g.Kind), scaled(g.Keys, g.KeysEstimate), mem, string(g.Confidence))
 	}
 	if len(shown) > 0 {
 		tb.Write(out, "  ")
@@ -72,5 +72,5 @@ func scaled(n int64, e *discover.Estimate) string {
 	if e == nil {
 		return cells.Count(n, nil)
 	}
-	return cells.Count(int64(e.Estimate+0.5), e) // discover.Estimate is scanner.Estimate: estimate.Shown
+	return cells.Count(int64(e.Estimate+0.5), e) // discover.Estimate is snapshot.Estimate: estimate.Shown
 }

@@ -9,19 +9,19 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // snapshotWith returns a complete Snapshot whose unclaimed keys are filled by fill.
-func snapshotWith(fill func(s *scanner.Snapshot)) *scanner.Snapshot {
-	s := &scanner.Snapshot{Target: "t", Mode: "standalone", TakenAt: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC),
-		Scan: scanner.ScanStats{Complete: true}}
+func snapshotWith(fill func(s *snapshot.Snapshot)) *snapshot.Snapshot {
+	s := &snapshot.Snapshot{Target: "t", Mode: "standalone", TakenAt: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC),
+		Scan: snapshot.ScanStats{Complete: true}}
 	fill(s)
 	return s
 }
 
 // unclaimedSection returns the report's Unclaimed keys section: from its head line to the end.
-func unclaimedSection(t *testing.T, s *scanner.Snapshot) string {
+func unclaimedSection(t *testing.T, s *snapshot.Snapshot) string {
 	t.Helper()
 	var out bytes.Buffer
 	Snapshot(&out, s, nil)
@@ -37,7 +37,7 @@ func ptr(n int64) *int64 { return &n }
 
 // TestUnclaimedNone: a sweep that found every key claimed says so in one line.
 func TestUnclaimedNone(t *testing.T) {
-	got := unclaimedSection(t, snapshotWith(func(*scanner.Snapshot) {}))
+	got := unclaimedSection(t, snapshotWith(func(*snapshot.Snapshot) {}))
 	if want := "Unclaimed keys: none (every key seen belongs to an entry of the config)\n"; got != want {
 		t.Errorf("section %q, want %q", got, want)
 	}
@@ -46,7 +46,7 @@ func TestUnclaimedNone(t *testing.T) {
 // TestUnclaimedGroups: the count, the memory with its note, the ten largest groups as an aligned
 // table (a group with no sampled memory shows ?), the rest summed, and the pointer to discover.
 func TestUnclaimedGroups(t *testing.T) {
-	s := snapshotWith(func(s *scanner.Snapshot) {
+	s := snapshotWith(func(s *snapshot.Snapshot) {
 		u := &s.Unclaimed
 		u.Keys, u.Bytes, u.Sampled = 1500, ptr(3<<20), 60
 		u.BytesNote = "estimated: each group's sampled keys' mean MEMORY USAGE times its keys"
@@ -95,7 +95,7 @@ func TestUnclaimedGroups(t *testing.T) {
 // the sweep's reason, and the groups' cells say ?.
 func TestUnclaimedMemoryUnknown(t *testing.T) {
 	note := "TYPE refused: NOPERM this user has no permissions to run the 'type' command; groups are by name only"
-	s := snapshotWith(func(s *scanner.Snapshot) {
+	s := snapshotWith(func(s *snapshot.Snapshot) {
 		u := &s.Unclaimed
 		u.Keys, u.BytesNote = 7, note
 		u.Groups = []discover.Group{groupOf("sess:<sess>", "undecided", 7, nil, "low")}
@@ -130,8 +130,8 @@ func at(lines []string, i int) string {
 // TestInferredNamesTheLimitersNotCounted: with no config, the entries section lists what was
 // adopted and names the limiters left uncounted because their keys do not hold their limit.
 func TestInferredNamesTheLimitersNotCounted(t *testing.T) {
-	s := snapshotWith(func(s *scanner.Snapshot) {
-		s.Inferred = &scanner.Inferred{Entries: []discover.Entry{{Table: "limiter", Name: "limits", Layout: "limits"}}}
+	s := snapshotWith(func(s *snapshot.Snapshot) {
+		s.Inferred = &snapshot.Inferred{Entries: []discover.Entry{{Table: "limiter", Name: "limits", Layout: "limits"}}}
 		s.Unclaimed = discover.Result{Keys: 5, Groups: []discover.Group{
 			{Pattern: "rlflx:<key>", Kind: discover.KindLimiterLibrary, Keys: 4, Confidence: discover.Medium,
 				Entry: &discover.Entry{Table: "limiter", Name: "rate-limiter-flexible", Layout: "rate-limiter-flexible", Window: "1m", Limit: 8, Guessed: []string{"window", "limit"}}},

@@ -6,12 +6,12 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // writeJobWorkers prints a job library's live processes as the library records them, stale ones
 // marked STALE with why, and what the library does not record.
-func writeJobWorkers(out io.Writer, e scanner.JobQueues) {
+func writeJobWorkers(out io.Writer, e snapshot.JobQueues) {
 	ws := e.Workers
 	if ws == nil {
 		return

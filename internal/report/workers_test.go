@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
 // TestJobWorkers: each job library's entry is followed by its processes: busy/concurrency, the
@@ -13,19 +13,19 @@ import (
 // stale one marked STALE with why, the live and stale counts, and a library that records none
 // says so in a note rather than listing a made-up process.
 func TestJobWorkers(t *testing.T) {
-	s := snapshotWith(func(s *scanner.Snapshot) {
-		s.JobQueues = []scanner.JobQueues{{Name: "sk", Layout: "sidekiq", Queues: []scanner.JobQueue{}, Workers: &scanner.JobWorkers{
-			Found: ptr(2), Live: ptr(1), Stale: ptr(1), List: []scanner.JobWorker{
+	s := snapshotWith(func(s *snapshot.Snapshot) {
+		s.JobQueues = []snapshot.JobQueues{{Name: "sk", Layout: "sidekiq", Queues: []snapshot.JobQueue{}, Workers: &snapshot.JobWorkers{
+			Found: ptr(2), Live: ptr(1), Stale: ptr(1), List: []snapshot.JobWorker{
 				{Identity: "web-1:42:0a1b2c3d4e5f", Host: "web-1", PID: ptr(42), Queues: []string{"default", "mail"}, Busy: ptr(3), Concurrency: ptr(10),
 					State: "running", LastBeatAgeMS: ptr(2_000), ExpiresInMS: ptr(58_000), StartedAgeMS: ptr(3_600_000)},
 				{Identity: "web-2:7:ffeeddccbbaa", Host: "web-2", PID: ptr(7), Queues: []string{"default"}, Busy: ptr(0), Concurrency: ptr(5),
 					State: "quiet", LastBeatAgeMS: ptr(95_000), ExpiresInMS: ptr(-35_000), StartedAgeMS: ptr(7_200_000),
 					Stale: true, StaleWhy: "no heartbeat for 60 s (its hash expires then)"}}}},
-			{Name: "aq", Layout: "asynq", Queues: []scanner.JobQueue{}, Workers: &scanner.JobWorkers{Found: ptr(1), Live: ptr(1),
+			{Name: "aq", Layout: "asynq", Queues: []snapshot.JobQueue{}, Workers: &snapshot.JobWorkers{Found: ptr(1), Live: ptr(1),
 				Notes: []string{"asynq records when a server's beat expires, not when it beat: the last beat is not known."},
-				List: []scanner.JobWorker{{Identity: "box:9:abc", Host: "box", PID: ptr(9), Queues: []string{"work"}, Busy: ptr(0), Concurrency: ptr(2),
+				List: []snapshot.JobWorker{{Identity: "box:9:abc", Host: "box", PID: ptr(9), Queues: []string{"work"}, Busy: ptr(0), Concurrency: ptr(2),
 					State: "active", ExpiresInMS: ptr(8_000), StartedAgeMS: ptr(60_000)}}}},
-			{Name: "cel", Layout: "celery", Queues: []scanner.JobQueue{}, Workers: &scanner.JobWorkers{List: []scanner.JobWorker{},
+			{Name: "cel", Layout: "celery", Queues: []snapshot.JobQueue{}, Workers: &snapshot.JobWorkers{List: []snapshot.JobWorker{},
 				Notes: []string{"Celery records no workers in Redis."}}}}
 	})
 	var out bytes.Buffer

@@ -2,8 +2,9 @@ package traffic
 
 import (
 	"fmt"
-	"github.com/hourglass-dev/hourglass/internal/config"
 	"testing"
+
+	"github.com/hourglass-dev/hourglass/internal/config"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 )

@@ -1,4 +1,4 @@
-package scanner
+package snapshot
 
 import (
 	"time"
@@ -9,9 +9,9 @@ import (
 // The console's drill-down reads one structure's keys on demand, in a tea.Cmd, never in a sweep:
 // a dims tuple's windows, a page of a queue's tasks, a limiter key, a lock. internal/inspect
 // answers, reading within the Watcher's budget (watched.go); these are the types it answers in,
-// kept here beside the Snapshot so the tui renders them without importing the package that reads.
+// kept beside the Snapshot so the tui renders them without importing the package that reads.
 
-// The task types are the store's: the tui reaches them through the scanner.
+// The task types are the store's: the tui reaches them through the snapshot.
 type (
 	Task        = jobs.Task
 	TaskPage    = jobs.TaskPage
@@ -47,10 +47,9 @@ const (
 
 // QueueRef is one queue of the Snapshot as the drill-down opens it: each queue row carries its
 // own (DelayQueue.Ref, ListQueue.Ref, JobQueue.Ref), and the console hands it back to read a
-// page or act on a task. Its exported fields say which queue it is, for what the console shows;
-// the queue itself is unexported, so only the scanner, filling a Snapshot from the watched
-// entries, makes a ref that opens anything, and the drill-down reads and acts only on queues a
-// Snapshot showed.
+// page or act on a task. It is data only: the drill-down (internal/inspect) finds the entry it
+// names among the entries watched now and opens the queue through it, so it reads and acts only
+// on queues those entries cover.
 type QueueRef struct {
 	Kind string // QueueDelay, QueueList or QueueJob
 	Name string // the entry's name ([[delay_queue]], [[list_queue]] or [[job_queue]])
@@ -58,17 +57,7 @@ type QueueRef struct {
 	// Queue is a job library's queue (raw); "" for the library's shared sets (Sidekiq's
 	// scheduled, retry and dead sets; Celery's unacked tasks).
 	Queue string
-
-	queue jobs.Queue
-	where string // what its reads and actions name in their errors: the key, or the job queue
 }
-
-// Open is the queue the ref stands for; nil for a ref no Snapshot made.
-func (r QueueRef) Open() jobs.Queue { return r.queue }
-
-// Where is what the ref's reads and actions name in their errors: a delay or list queue's key,
-// or a job library's queue.
-func (r QueueRef) Where() string { return r.where }
 
 // DimDetail is one dims tuple of a counter family, window by window, read on demand.
 type DimDetail struct {
@@ -142,7 +131,3 @@ type LockDetail struct {
 	ReadAt  time.Time
 	Command string // redis-cli command that reads the key
 }
-
-// RawKey is the tuple's key in the window it was read from, as stored: what the drill-down
-// passes to its Dim read.
-func (d DimsValue) RawKey() string { return d.key }

@@ -1,4 +1,4 @@
-package scanner
+package snapshot
 
 // The Snapshot's section for Bloom filters ([[bloom]] entries): each filter's health, read from
 // its own metadata and bits (store/bloom.go) or, for RedisBloom's module type, from BF.INFO.

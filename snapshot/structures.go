@@ -1,4 +1,6 @@
-package scanner
+package snapshot
+
+import "math"
 
 // The Snapshot's sections for queues, limiters, uniques and locks. A structure that is not
 // configured gives an empty list; one that could not be read says why in Error.
@@ -106,7 +108,7 @@ type Limiter struct {
 	AllowedPerSec  *float64   `json:"allowed_per_sec"`
 	RejectedPerSec *float64   `json:"rejected_per_sec"`
 	Top            []KeyCount `json:"top"` // the most used keys
-	hour           int64      // the hour window of Allowed and Rejected (Unix), for rates
+	Hour           int64      `json:"-"`   // the hour window of Allowed and Rejected (Unix), for rates
 }
 
 // KeepsDecisions reports whether the limiter's keys are hourglass's own, whose decisions
@@ -326,4 +328,17 @@ func soonest(p, q *int64) *int64 {
 		return q
 	}
 	return p
+}
+
+// addSat adds without wrapping: a sum past the int64 range stays at its end. A job library's
+// counts are never negative, so one at the end is a bound (at least that many).
+func addSat(a, b int64) int64 {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		if b > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return s
 }

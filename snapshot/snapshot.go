@@ -1,7 +1,6 @@
-package scanner
+package snapshot
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 // Snapshot is what one complete sweep found: every counter family's windows, rates, series, TTL
 // health and reconciliation. It is the data every front end renders (the console, the JSON of
 // `hourglass snapshot`, metrics), so its field names are stable. Every string in it that was
-// read from Redis (key names, dims, values) is escaped with Escape and safe to print.
+// read from Redis (key names, dims, values) is escaped with format.Escape and safe to print.
 type Snapshot struct {
 	TakenAt   time.Time     `json:"taken_at"` // the server time the sweep ended
 	Target    string        `json:"target"`   // the address(es), passwords redacted
@@ -148,7 +147,7 @@ type WindowStats struct {
 type DimsValue struct {
 	Dims  map[string]string `json:"dims"`
 	Value int64             `json:"value"`
-	key   string            // the raw key name, for a Watcher's live reads
+	Raw   string            `json:"-"` // the raw key name, for a Watcher's live reads
 }
 
 // Series holds window totals for sparklines, oldest first, ending at the current window; a
@@ -297,70 +296,17 @@ func (f *FamilyStats) CurrentWindow(g string) *WindowStats {
 	return nil
 }
 
-// SetRate fills each family's RatePerSec from prev, an earlier snapshot of the same target: the
-// growth of the hour windows (day windows for a family without hours) from prev's current window
-// on, over the time between the two, when that is at least minRateSpan (RateFrom "sweeps").
-// Sweeps closer together leave the rate nil with a note: a window written in bursts grows by a
-// burst or by nothing between two quick sweeps, and the rate would jump from one to the other.
-func (s *Snapshot) SetRate(prev *Snapshot) {
-	if prev == nil {
-		return
-	}
-	dt := s.TakenAt.Sub(prev.TakenAt).Seconds()
-	if dt <= 0 {
-		return
-	}
-	for i := range s.Limiters {
-		l := &s.Limiters[i]
-		for _, pl := range prev.Limiters {
-			if pl.Name == l.Name && pl.hour == l.hour && l.Allowed != nil && pl.Allowed != nil && l.Rejected != nil && pl.Rejected != nil {
-				a, r := float64(*l.Allowed-*pl.Allowed)/dt, float64(*l.Rejected-*pl.Rejected)/dt
-				l.AllowedPerSec, l.RejectedPerSec = &a, &r
-			}
-		}
-	}
-	for i := range s.Counters {
-		f := &s.Counters[i]
-		if pf := prev.Family(f.Family); pf != nil && len(f.Granularities) > 0 {
-			f.setSweepRate(pf, dt)
-		}
-	}
+// Inferred is what a Snapshot or a Status says of entries inferred from the keys: those adopted,
+// in the order they were, and how many of them count only from the next sweep.
+type Inferred struct {
+	Entries []discover.Entry `json:"entries"`
+	// Pending is how many of Entries the figures shown do not count yet (adopted when the sweep
+	// was too far on to start over, or at its end): the next sweep does.
+	Pending int `json:"pending"`
 }
 
-// setSweepRate sets the family's rate from its growth since pf, the same family dt seconds
-// before.
-func (f *FamilyStats) setSweepRate(pf *FamilyStats, dt float64) {
-	g := f.Granularities[0] // hour when the family has hours
-	var from time.Time
-	if pcur := pf.CurrentWindow(g); pcur != nil {
-		from = pcur.Start
-	} else if cur := f.CurrentWindow(g); cur != nil {
-		from = cur.Start
-	} else {
-		f.RateNote = "no key in the current window at either of the last two sweeps"
-		return
-	}
-	if dt < minRateSpan.Seconds() {
-		f.RateNote = fmt.Sprintf("the last two sweeps are %s apart; a rate needs %s", spanText(dt), spanText(minRateSpan.Seconds()))
-		return
-	}
-	var delta wide
-	known := true // a saturated total's growth is unknown: the rate stays nil
-	for _, w := range f.Windows {
-		if w.Granularity != g || w.Start.Before(from) {
-			continue
-		}
-		delta.addInt(w.Total)
-		known = known && !w.Saturated
-		if pw := pf.Window(g, w.Start); pw != nil {
-			delta = delta.sub(wideOf(pw.Total))
-			known = known && !pw.Saturated
-		}
-	}
-	if !known {
-		f.RateNote = "a total past the int64 range: its growth is unknown"
-		return
-	}
-	rate := delta.float() / dt
-	f.RatePerSec, f.RateFrom, f.RateSpanSec, f.RateNote = &rate, RateFromSweeps, dt, ""
-}
+// How a family's RatePerSec was measured (FamilyStats.RateFrom).
+const (
+	RateFromReads  = "reads"  // the slope of the window's total read over the last minute
+	RateFromSweeps = "sweeps" // the growth between the last two sweeps
+)

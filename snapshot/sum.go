@@ -1,43 +1,49 @@
-package scanner
+package snapshot
 
 import (
 	"math"
 	"math/bits"
 )
 
-// wide is a 128-bit two's complement integer: the sweep adds values up in it, so a total is
+// Wide is a 128-bit two's complement integer: the sweep adds values up in it, so a total is
 // exact however many keys hold values near the int64 ends, and only the figure a Snapshot
 // reports is clamped to int64 (and then marked saturated).
-type wide struct {
+type Wide struct {
 	hi int64
 	lo uint64
 }
 
-func wideOf(n int64) wide { return wide{hi: n >> 63, lo: uint64(n)} }
+// WideOf is n as a Wide.
+func WideOf(n int64) Wide { return Wide{hi: n >> 63, lo: uint64(n)} }
 
-func (a wide) add(b wide) wide {
+// Add is a + b.
+func (a Wide) Add(b Wide) Wide {
 	lo, carry := bits.Add64(a.lo, b.lo, 0)
-	return wide{hi: a.hi + b.hi + int64(carry), lo: lo}
+	return Wide{hi: a.hi + b.hi + int64(carry), lo: lo}
 }
 
-func (a *wide) addInt(n int64) { *a = a.add(wideOf(n)) }
+// AddInt adds n to a.
+func (a *Wide) AddInt(n int64) { *a = a.Add(WideOf(n)) }
 
-func (a wide) neg() wide {
+// Neg is -a.
+func (a Wide) Neg() Wide {
 	lo, carry := bits.Add64(^a.lo, 1, 0)
-	return wide{hi: ^a.hi + int64(carry), lo: lo}
+	return Wide{hi: ^a.hi + int64(carry), lo: lo}
 }
 
-func (a wide) sub(b wide) wide { return a.add(b.neg()) }
+// Sub is a - b.
+func (a Wide) Sub(b Wide) Wide { return a.Add(b.Neg()) }
 
-func (a wide) abs() wide {
+// Abs is |a|.
+func (a Wide) Abs() Wide {
 	if a.hi < 0 {
-		return a.neg()
+		return a.Neg()
 	}
 	return a
 }
 
-// int64 is a clamped to the int64 range; saturated says it did not fit.
-func (a wide) int64() (n int64, saturated bool) {
+// Int64 is a clamped to the int64 range; saturated says it did not fit.
+func (a Wide) Int64() (n int64, saturated bool) {
 	switch {
 	case a.hi == 0 && a.lo <= math.MaxInt64, a.hi == -1 && a.lo > math.MaxInt64:
 		return int64(a.lo), false
@@ -48,10 +54,10 @@ func (a wide) int64() (n int64, saturated bool) {
 	}
 }
 
-// float is a as the nearest float64.
-func (a wide) float() float64 {
+// Float is a as the nearest float64.
+func (a Wide) Float() float64 {
 	if a.hi < 0 {
-		return -a.neg().float()
+		return -a.Neg().Float()
 	}
 	return float64(a.hi)*(1<<64) + float64(a.lo)
 }
@@ -60,13 +66,13 @@ func (a wide) float() float64 {
 // least math.MaxInt64, or at most math.MinInt64), the way a front end totals them across
 // families. The zero value is an empty sum.
 type Sum struct {
-	v        wide
+	v        Wide
 	up, down bool // some figure added was a bound upwards, downwards
 }
 
 // Add adds n; saturated says n is a bound (upwards when positive, downwards when negative).
 func (s *Sum) Add(n int64, saturated bool) {
-	s.v.addInt(n)
+	s.v.AddInt(n)
 	switch {
 	case saturated && n > 0:
 		s.up = true
@@ -79,7 +85,7 @@ func (s *Sum) Add(n int64, saturated bool) {
 // beyond it. known is false when the figures added cannot bound it from one side (a bound
 // upwards and one downwards, or a bound whose side the exact rest moved off the int64 end).
 func (s Sum) Value() (n int64, saturated, known bool) {
-	n, saturated = s.v.int64()
+	n, saturated = s.v.Int64()
 	switch {
 	case s.up && s.down:
 		return 0, false, false
@@ -91,8 +97,8 @@ func (s Sum) Value() (n int64, saturated, known bool) {
 	return n, saturated, true
 }
 
-// greater reports whether a > b.
-func (a wide) greater(b wide) bool {
+// Greater reports whether a > b.
+func (a Wide) Greater(b Wide) bool {
 	if a.hi != b.hi {
 		return a.hi > b.hi
 	}
