@@ -57,8 +57,8 @@ type winKey struct {
 
 type winAgg struct {
 	w        store.Window
-	expireAt time.Time     // the window's end plus retention
-	total    snapshot.Wide // exact; the Snapshot clamps it to int64 and says when it saturated
+	expireAt time.Time       // the window's end plus retention
+	total    snapshot.Int128 // exact; the Snapshot clamps it to int64 and says when it saturated
 	keys     int64
 	top      []topEntry // largest first
 }

@@ -27,21 +27,21 @@ func TestWideAddsExactly(t *testing.T) {
 		{[]int64{math.MinInt64, math.MaxInt64}, -1, false},
 		{[]int64{-5, 3}, -2, false},
 	} {
-		var w snapshot.Wide
+		var w snapshot.Int128
 		for _, v := range c.vals {
 			w.AddInt(v)
 		}
 		if n, sat := w.Int64(); n != c.want || sat != c.sat {
 			t.Errorf("%v: %d (saturated %v), want %d (%v)", c.vals, n, sat, c.want, c.sat)
 		}
-		if d := w.Sub(w); d != (snapshot.Wide{}) {
+		if d := w.Sub(w); d != (snapshot.Int128{}) {
 			t.Errorf("%v minus itself is %+v", c.vals, d)
 		}
 	}
-	var big snapshot.Wide
+	var big snapshot.Int128
 	big.AddInt(math.MaxInt64)
 	big.AddInt(math.MaxInt64)
-	if f := big.Float(); f != 2*float64(math.MaxInt64) || big.Neg().Float() != -f || !big.Greater(snapshot.WideOf(math.MaxInt64)) {
+	if f := big.Float(); f != 2*float64(math.MaxInt64) || big.Neg().Float() != -f || !big.Greater(snapshot.Int128Of(math.MaxInt64)) {
 		t.Errorf("2·MaxInt64 as a float: %v", f)
 	}
 }

@@ -31,8 +31,8 @@ type reconciler struct {
 type pair struct {
 	day      store.Window
 	dims     []string
-	hours    snapshot.Wide // exact: the Snapshot clamps them and says when they saturated
-	dayValue snapshot.Wide
+	hours    snapshot.Int128 // exact: the Snapshot clamps them and says when they saturated
+	dayValue snapshot.Int128
 }
 
 func newReconciler(max int) *reconciler {
@@ -109,7 +109,7 @@ const maxMismatchExamples = 3
 func (r *reconciler) result(f *store.Family, dimNames []string) snapshot.Reconciliation {
 	res := snapshot.Reconciliation{Days: len(r.used), Sampled: 1 / float64(uint64(1)<<r.level), Examples: []snapshot.Mismatch{}}
 	var bad []*pair
-	var diff snapshot.Wide
+	var diff snapshot.Int128
 	for _, p := range r.pairs {
 		res.Dims++
 		if p.hours != p.dayValue {

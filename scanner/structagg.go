@@ -29,11 +29,11 @@ type structAgg struct {
 
 type limAgg struct {
 	keys, atLimit, overLimit, wrongType int64
-	hits                                snapshot.Wide       // exact; the Snapshot says when it saturated
+	hits                                snapshot.Int128     // exact; the Snapshot says when it saturated
 	top                                 []snapshot.KeyCount // largest first
 	// refused sums the refused attempts a library's keys count beside their hits; unknown
 	// counts keys its layout cannot read, with the first reason.
-	refused    snapshot.Wide
+	refused    snapshot.Int128
 	unknown    int64
 	unknownWhy string
 	// refusedKeys counts the keys whose value counts what they refuse (refused covers them);
@@ -55,7 +55,7 @@ type uniqAgg struct {
 type uniqWin struct {
 	w     store.Window
 	keys  int64
-	count snapshot.Wide // exact; the Snapshot says when it saturated
+	count snapshot.Int128 // exact; the Snapshot says when it saturated
 	// best is the dims tuple with the largest count, for the unions.
 	best      []string
 	bestCount int64

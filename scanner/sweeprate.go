@@ -54,7 +54,7 @@ func setSweepRate(f, pf *snapshot.FamilyStats, dt float64) {
 		f.RateNote = fmt.Sprintf("the last two sweeps are %s apart; a rate needs %s", spanText(dt), spanText(minRateSpan.Seconds()))
 		return
 	}
-	var delta snapshot.Wide
+	var delta snapshot.Int128
 	known := true // a saturated total's growth is unknown: the rate stays nil
 	for _, w := range f.Windows {
 		if w.Granularity != g || w.Start.Before(from) {
@@ -63,7 +63,7 @@ func setSweepRate(f, pf *snapshot.FamilyStats, dt float64) {
 		delta.AddInt(w.Total)
 		known = known && !w.Saturated
 		if pw := pf.Window(g, w.Start); pw != nil {
-			delta = delta.Sub(snapshot.WideOf(pw.Total))
+			delta = delta.Sub(snapshot.Int128Of(pw.Total))
 			known = known && !pw.Saturated
 		}
 	}

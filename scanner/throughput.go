@@ -83,9 +83,9 @@ func unreadThroughput(src jobs.Source, names []string, err error) []snapshot.Job
 	return out
 }
 
-// tputTrack is a Watcher's reads of the job libraries' running totals, at every Poll, for their
+// throughputTracker is a Watcher's reads of the job libraries' running totals, at every Poll, for their
 // rates: one series a total, by entry, queue and count.
-type tputTrack struct {
+type throughputTracker struct {
 	series map[tputKey]*rateSeries
 	read   map[tputKey]int64 // the last total read
 	failed map[string]string // by entry: why its last read failed
@@ -108,7 +108,7 @@ var epoch = time.Unix(0, 0)
 // poll reads the running totals of every job entry of snap (its queues as the sweep found them)
 // and adds them to their series, at the local time they were read; and, once the server's clock
 // (now) is in a UTC day past the newest day the sweep read, that day's counts.
-func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *snapshot.Snapshot, specs []JobQueueSpec, now time.Time) error {
+func (tt *throughputTracker) poll(ctx context.Context, rdb redis.Cmdable, snap *snapshot.Snapshot, specs []JobQueueSpec, now time.Time) error {
 	if snap == nil {
 		return nil
 	}
@@ -170,7 +170,7 @@ func (tt *tputTrack) poll(ctx context.Context, rdb redis.Cmdable, snap *snapshot
 
 // fill returns a copy of snap whose job entries' throughput holds the totals last read and their
 // rates at now.
-func (tt *tputTrack) fill(snap *snapshot.Snapshot, now time.Time) *snapshot.Snapshot {
+func (tt *throughputTracker) fill(snap *snapshot.Snapshot, now time.Time) *snapshot.Snapshot {
 	if snap == nil || len(tt.series) == 0 {
 		return snap
 	}
@@ -235,7 +235,7 @@ func newestDay(rows []snapshot.JobThroughput) string {
 }
 
 // noteToday keeps the day a poll read of entry's row t, or forgets it once the sweep has that day.
-func (tt *tputTrack) noteToday(entry string, t jobs.Throughput) {
+func (tt *throughputTracker) noteToday(entry string, t jobs.Throughput) {
 	k := [2]string{entry, t.Queue}
 	if len(t.Days) == 0 {
 		delete(tt.today, k)
@@ -260,7 +260,7 @@ func withToday(days []snapshot.JobDay, today snapshot.JobDay, ok bool) []snapsho
 }
 
 // whyFailed is why the last poll could not read the counts of entry's row of queue, or "".
-func (tt *tputTrack) whyFailed(entry, queue string) string {
+func (tt *throughputTracker) whyFailed(entry, queue string) string {
 	if why := tt.failed[entry]; why != "" {
 		return why
 	}

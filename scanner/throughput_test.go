@@ -370,7 +370,7 @@ func TestPollReadsWhatTheSweepCouldNot(t *testing.T) {
 		{Queue: "a", RawQueue: "a", Days: []snapshot.JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
 		{Queue: "b", RawQueue: "b", Days: []snapshot.JobDay{}, Error: why, RateNote: "the counts could not be read: " + why},
 	}}}}
-	tt := tputTrack{series: map[tputKey]*rateSeries{}, read: map[tputKey]int64{}, failed: map[string]string{},
+	tt := throughputTracker{series: map[tputKey]*rateSeries{}, read: map[tputKey]int64{}, failed: map[string]string{},
 		rowFailed: map[[2]string]string{{"tasks", "b"}: why}, today: map[[2]string]snapshot.JobDay{}}
 	at := time.Now()
 	for _, q := range []string{"a", "b"} {

@@ -43,9 +43,9 @@ type Watcher struct {
 	started time.Time
 	restart bool
 	conn    connTrack
-	live    *liveSampler // the counter families' keys read again at every Poll
-	rates   rateTrack    // the families' current windows' totals read, for their rates
-	tput    tputTrack    // the job libraries' counts of the jobs they ran, for their rates
+	live    *liveSampler      // the counter families' keys read again at every Poll
+	rates   rateTrack         // the families' current windows' totals read, for their rates
+	tput    throughputTracker // the job libraries' counts of the jobs they ran, for their rates
 	cost    *costMeter
 	infer   *inferring // nil unless opt.Infer: the entries adopted from the keys
 	// held is, after a first sweep started over with entries it adopted, the last figures of

@@ -5,37 +5,37 @@ import (
 	"math/bits"
 )
 
-// Wide is a 128-bit two's complement integer: the sweep adds values up in it, so a total is
+// Int128 is a 128-bit two's complement integer: the sweep adds values up in it, so a total is
 // exact however many keys hold values near the int64 ends, and only the figure a Snapshot
 // reports is clamped to int64 (and then marked saturated).
-type Wide struct {
+type Int128 struct {
 	hi int64
 	lo uint64
 }
 
-// WideOf is n as a Wide.
-func WideOf(n int64) Wide { return Wide{hi: n >> 63, lo: uint64(n)} }
+// Int128Of is n as an Int128.
+func Int128Of(n int64) Int128 { return Int128{hi: n >> 63, lo: uint64(n)} }
 
 // Add is a + b.
-func (a Wide) Add(b Wide) Wide {
+func (a Int128) Add(b Int128) Int128 {
 	lo, carry := bits.Add64(a.lo, b.lo, 0)
-	return Wide{hi: a.hi + b.hi + int64(carry), lo: lo}
+	return Int128{hi: a.hi + b.hi + int64(carry), lo: lo}
 }
 
 // AddInt adds n to a.
-func (a *Wide) AddInt(n int64) { *a = a.Add(WideOf(n)) }
+func (a *Int128) AddInt(n int64) { *a = a.Add(Int128Of(n)) }
 
 // Neg is -a.
-func (a Wide) Neg() Wide {
+func (a Int128) Neg() Int128 {
 	lo, carry := bits.Add64(^a.lo, 1, 0)
-	return Wide{hi: ^a.hi + int64(carry), lo: lo}
+	return Int128{hi: ^a.hi + int64(carry), lo: lo}
 }
 
 // Sub is a - b.
-func (a Wide) Sub(b Wide) Wide { return a.Add(b.Neg()) }
+func (a Int128) Sub(b Int128) Int128 { return a.Add(b.Neg()) }
 
 // Abs is |a|.
-func (a Wide) Abs() Wide {
+func (a Int128) Abs() Int128 {
 	if a.hi < 0 {
 		return a.Neg()
 	}
@@ -43,7 +43,7 @@ func (a Wide) Abs() Wide {
 }
 
 // Int64 is a clamped to the int64 range; saturated says it did not fit.
-func (a Wide) Int64() (n int64, saturated bool) {
+func (a Int128) Int64() (n int64, saturated bool) {
 	switch {
 	case a.hi == 0 && a.lo <= math.MaxInt64, a.hi == -1 && a.lo > math.MaxInt64:
 		return int64(a.lo), false
@@ -55,7 +55,7 @@ func (a Wide) Int64() (n int64, saturated bool) {
 }
 
 // Float is a as the nearest float64.
-func (a Wide) Float() float64 {
+func (a Int128) Float() float64 {
 	if a.hi < 0 {
 		return -a.Neg().Float()
 	}
@@ -66,7 +66,7 @@ func (a Wide) Float() float64 {
 // least math.MaxInt64, or at most math.MinInt64), the way a front end totals them across
 // families. The zero value is an empty sum.
 type Sum struct {
-	v        Wide
+	v        Int128
 	up, down bool // some figure added was a bound upwards, downwards
 }
 
@@ -98,7 +98,7 @@ func (s Sum) Value() (n int64, saturated, known bool) {
 }
 
 // Greater reports whether a > b.
-func (a Wide) Greater(b Wide) bool {
+func (a Int128) Greater(b Int128) bool {
 	if a.hi != b.hi {
 		return a.hi > b.hi
 	}

@@ -191,7 +191,7 @@ func (l *taskLevel) layout() string {
 	return ""
 }
 
-func readOnlyWhy(c *common) string {
+func readOnlyWhy(c *console) string {
 	if c.opt.ReadOnlyWhy != "" {
 		return c.opt.ReadOnlyWhy
 	}
@@ -263,7 +263,7 @@ func (m *Model) startBulk(msg bulkPlanMsg) tea.Cmd {
 
 // startRun runs do (a bulk action or an undo) off the Update loop as the run under way, and
 // ticks its progress; ctrl+c or esc ends its context, which stops it between chunks.
-func (c *common) startRun(title string, planned int64, after level, do func(ctx context.Context, progress func(snapshot.BulkResult)) (string, error)) tea.Cmd {
+func (c *console) startRun(title string, planned int64, after level, do func(ctx context.Context, progress func(snapshot.BulkResult)) (string, error)) tea.Cmd {
 	ctx, cancel := context.WithCancel(c.ctx)
 	run := &bulkRun{title: title, cancel: cancel, res: snapshot.BulkResult{Planned: planned}}
 	c.bulk = run

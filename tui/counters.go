@@ -20,7 +20,7 @@ type counters struct {
 	preview *familyLevel
 }
 
-func newCounters(c *common) *counters {
+func newCounters(c *console) *counters {
 	v := &counters{rows: list[string]{id: func(name string) string { return name }}}
 	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
 	return v

@@ -121,7 +121,7 @@ func (f *fetch) end(seq int, err error, now time.Time) bool {
 
 // status is the line that says a level is reading, or why its last read failed (the last
 // answer stays on screen under it).
-func (f *fetch) status(c *common) string {
+func (f *fetch) status(c *console) string {
 	switch {
 	case f.err != nil:
 		return c.styles.Bad.Render("read failed: " + format.OneLine(f.err))
@@ -154,7 +154,7 @@ func (d *drill) sync() {
 // drill-down below it; the table keeps its selection and filter while a level is open, and each
 // level its own. Each view builds its rows in build.
 type drillView struct {
-	c      *common
+	c      *console
 	filter string
 	d      drill
 	build  func() // sets the view's own rows from the Snapshot and the filter
@@ -246,7 +246,7 @@ func wrapWords(s string, w int) []string {
 // oneKey is what a level showing one key read now holds: the key's name for the breadcrumb, the
 // read's state and answer, and whether y's command is shown. It takes no filter.
 type oneKey[T interface{ command() string }] struct {
-	c    *common
+	c    *console
 	name string // escaped
 	// read reads the key through the Inspector; refresh runs it in a tea.Cmd.
 	read func(ctx context.Context, in Inspector) (T, error)
@@ -289,7 +289,7 @@ func (o *oneKey[T]) toggleCommand() tea.Cmd {
 // keys, a lock pattern's held locks): each poll brings them, so it reads nothing itself. find
 // picks the entry by name; keep gives the rows of it the filter keeps.
 type snapLevel[E, R any] struct {
-	c      *common
+	c      *console
 	d      *drill // the view's, where enter opens a row
 	name   string
 	entry  *E // in the last Snapshot; nil when it has none of that name

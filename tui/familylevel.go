@@ -18,7 +18,7 @@ import (
 // poll did); enter opens the selected tuple's windows (a dimLevel). Its rows are the
 // Snapshot's, set again at each poll.
 type familyLevel struct {
-	c      *common
+	c      *console
 	d      *drill // the view's, where enter opens a tuple; nil for the table's preview
 	name   string
 	filter string
@@ -38,7 +38,7 @@ type topRow struct {
 	dv snapshot.DimsValue
 }
 
-func newFamilyLevel(c *common, d *drill, name string) *familyLevel {
+func newFamilyLevel(c *console, d *drill, name string) *familyLevel {
 	l := &familyLevel{c: c, d: d, name: name, rows: list[topRow]{id: func(r topRow) string { return r.dv.Raw }}}
 	l.sync()
 	return l

@@ -136,7 +136,7 @@ func (m *Model) helpLines(w int) []string {
 	k, st := m.c.keys, m.c.styles
 	g := m.globalBindings()
 	views := append(k.Tabs[:len(viewNames):len(viewNames)], k.Next, k.Prev)
-	var screen, console []key.Binding
+	var screen, global []key.Binding
 	var off, screenOff []string // the write keys that are off: the console's, then the screen's
 	for _, b := range m.views[m.active].bindings() {
 		if !b.hidden {
@@ -148,7 +148,7 @@ func (m *Model) helpLines(w int) []string {
 	}
 	for _, b := range []key.Binding{k.Back, k.Filter, k.Pause, k.Help, k.Quit, k.Inject, k.Traffic, k.Repair, k.Claim, k.Propose} {
 		if gb, ok := helpOf(g, b); ok && !gb.hidden {
-			console = append(console, b)
+			global = append(global, b)
 			if gb.write {
 				off = append(off, b.Help().Key)
 			}
@@ -158,7 +158,7 @@ func (m *Model) helpLines(w int) []string {
 	h := m.help
 	h.SetWidth(0)
 	var blocks []string
-	for _, col := range [][]key.Binding{views, screen, console} {
+	for _, col := range [][]key.Binding{views, screen, global} {
 		if len(col) > 0 {
 			blocks = append(blocks, h.FullHelpView([][]key.Binding{col}))
 		}

@@ -33,7 +33,7 @@ type keyActionMsg struct {
 }
 
 // ask opens the confirmation of a write, or says why writes are off.
-func (c *common) ask(title string, lines []string, after level, run func(context.Context, KeyActions) (string, error)) tea.Cmd {
+func (c *console) ask(title string, lines []string, after level, run func(context.Context, KeyActions) (string, error)) tea.Cmd {
 	if c.opt.KeyActions == nil {
 		why := c.opt.ReadOnlyWhy
 		if why == "" {
@@ -53,7 +53,7 @@ func (c *common) ask(title string, lines []string, after level, run func(context
 }
 
 // stamp is an instant as the drill-down shows it, to the second, in the console's zone.
-func (c *common) stamp(t time.Time) string {
+func (c *console) stamp(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}

@@ -16,8 +16,8 @@ import (
 // viewNames are the tabs, in order; keys 1 to 7 pick them.
 var viewNames = []string{"Overview", "Counters", "TTL health", "Queues", "Limiters", "Uniques", "Unclaimed"}
 
-// common is what every view reads: the size, styles and keys, the options, and the data.
-type common struct {
+// console is what every view reads: the size, styles and keys, the options, and the data.
+type console struct {
 	width, height int
 	styles        theme.Styles
 	keys          KeyMap
@@ -47,7 +47,7 @@ type common struct {
 
 // snapshot is what the counter views show: the last complete sweep's Snapshot, or until the
 // first completes, the sweep under way's, its figures estimates.
-func (c *common) snapshot() *snapshot.Snapshot {
+func (c *console) snapshot() *snapshot.Snapshot {
 	if c.status.Snapshot != nil {
 		return c.status.Snapshot
 	}
@@ -58,7 +58,7 @@ func (c *common) snapshot() *snapshot.Snapshot {
 const historyLen = 60
 
 // record appends the new snapshot's queue and limiter numbers to the history.
-func (c *common) record() {
+func (c *console) record() {
 	s := c.status.Snapshot
 	if s == nil || s.TakenAt.Equal(c.lastSnap) {
 		return
@@ -127,7 +127,7 @@ type view interface {
 // Model is the console's root model: it owns polling, the header, tabs, footer and overlays, and
 // hands keys it does not use to the active view.
 type Model struct {
-	c      *common
+	c      *console
 	views  []view
 	active int
 	help   help.Model
@@ -177,7 +177,7 @@ func New(opt Options, styles theme.Styles) *Model {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &common{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24, claims: map[string]claim{}, ctx: ctx}
+	c := &console{styles: styles, keys: DefaultKeyMap(), opt: opt, now: opt.Now, width: 80, height: 24, claims: map[string]claim{}, ctx: ctx}
 	h := help.New()
 	h.Styles = styles.Help
 	m := &Model{c: c, help: h, ctx: ctx, traffic: map[string]bool{}, trafficFaults: map[string]TrafficNews{}}

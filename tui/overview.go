@@ -18,9 +18,9 @@ import (
 )
 
 // overview is one panel per area with its headline numbers.
-type overview struct{ c *common }
+type overview struct{ c *console }
 
-func newOverview(c *common) *overview { return &overview{c: c} }
+func newOverview(c *console) *overview { return &overview{c: c} }
 
 // The overview has no rows to select and no keys of its own.
 func (o *overview) bindings() []binding { return nil }

@@ -5,11 +5,11 @@ import "strings"
 // placeholder is a view whose structures are not configured: it says what it will show and how
 // to configure it, rather than showing a blank.
 type placeholder struct {
-	c    *common
+	c    *console
 	text []string
 }
 
-func newPlaceholder(c *common, text []string) *placeholder { return &placeholder{c: c, text: text} }
+func newPlaceholder(c *console, text []string) *placeholder { return &placeholder{c: c, text: text} }
 
 func (p *placeholder) render(w, h int) string {
 	lines := []string{p.c.styles.Title.Render(p.title()), ""}

@@ -32,7 +32,7 @@ type queueRow struct {
 	jq    *snapshot.JobQueue
 }
 
-func newQueues(c *common) *queues {
+func newQueues(c *console) *queues {
 	v := &queues{rows: list[queueRow]{id: func(r queueRow) string { return r.title }}}
 	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
 	return v

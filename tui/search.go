@@ -41,7 +41,7 @@ type searchMsg struct {
 
 // searchLevel is one search of a queue's tasks and its matches so far.
 type searchLevel struct {
-	c       *common
+	c       *console
 	d       *drill // the view's: the search goes on while it is the level on screen
 	title   string
 	query   string

@@ -20,7 +20,7 @@ type table struct {
 	cols     []column
 	rows     [][]string
 	selected int // -1 for none
-	styles   *common
+	styles   *console
 }
 
 func (t *table) render(width int) []string {

@@ -15,7 +15,7 @@ type ttlView struct {
 	rows list[string] // the families shown: those whose name or an example matches the filter
 }
 
-func newTTLView(c *common) *ttlView {
+func newTTLView(c *console) *ttlView {
 	v := &ttlView{rows: list[string]{id: func(name string) string { return name }}}
 	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
 	return v

@@ -23,7 +23,7 @@ type unclaimed struct {
 	rows list[discover.Group]
 }
 
-func newUnclaimed(c *common) *unclaimed {
+func newUnclaimed(c *console) *unclaimed {
 	v := &unclaimed{rows: list[discover.Group]{id: func(g discover.Group) string { return g.Pattern }}}
 	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
 	return v

@@ -15,7 +15,7 @@ import (
 // processes, RQ's workers, asynq's servers, BullMQ's worker connections), from the last sweep,
 // stale ones marked; a library that records none, or no beat, says so. The Queues view opens it.
 type workersLevel struct {
-	c      *common
+	c      *console
 	rows   list[workerRow]
 	filter string
 }
@@ -28,7 +28,7 @@ type workerRow struct {
 	kept  bool // the library records its processes in Redis
 }
 
-func newWorkersLevel(c *common) *workersLevel {
+func newWorkersLevel(c *console) *workersLevel {
 	l := &workersLevel{c: c, rows: list[workerRow]{id: func(r workerRow) string {
 		if r.w == nil {
 			return r.entry

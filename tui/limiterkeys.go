@@ -18,7 +18,7 @@ type limKeysLevel struct {
 	snapLevel[snapshot.Limiter, snapshot.KeyCount]
 }
 
-func newLimKeysLevel(c *common, d *drill, name string) *limKeysLevel {
+func newLimKeysLevel(c *console, d *drill, name string) *limKeysLevel {
 	l := &limKeysLevel{snapLevel[snapshot.Limiter, snapshot.KeyCount]{c: c, d: d, name: name,
 		rows: list[snapshot.KeyCount]{id: func(k snapshot.KeyCount) string { return k.Raw }},
 		find: func(s *snapshot.Snapshot, name string) *snapshot.Limiter {
@@ -97,7 +97,7 @@ type limiterKeyDetail struct{ snapshot.LimiterKeyDetail }
 
 func (d limiterKeyDetail) command() string { return d.Command }
 
-func newLimKeyLevel(c *common, limiter string, kc snapshot.KeyCount) *limKeyLevel {
+func newLimKeyLevel(c *console, limiter string, kc snapshot.KeyCount) *limKeyLevel {
 	read := func(ctx context.Context, in Inspector) (limiterKeyDetail, error) {
 		d, err := in.LimiterKey(ctx, limiter, kc.Raw)
 		return limiterKeyDetail{d}, err

@@ -16,7 +16,7 @@ import (
 // dimLevel is one dims tuple of a counter family: its hours and days as sparklines, and each
 // window's key, value, TTL, expiry and memory, read on demand.
 type dimLevel struct {
-	c      *common
+	c      *console
 	family string
 	rawKey string // the tuple's current key
 	title  string // the dims, as the family's table shows them
@@ -27,7 +27,7 @@ type dimLevel struct {
 	showCmd bool // y: the selected key's redis-cli command is shown
 }
 
-func newDimLevel(c *common, family, key, title string) *dimLevel {
+func newDimLevel(c *console, family, key, title string) *dimLevel {
 	return &dimLevel{c: c, family: family, rawKey: key, title: title,
 		rows: list[snapshot.WindowValue]{id: func(w snapshot.WindowValue) string { return w.Key }}}
 }

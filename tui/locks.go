@@ -17,7 +17,7 @@ type lockListLevel struct {
 	snapLevel[snapshot.Lock, snapshot.LockHolder]
 }
 
-func newLockListLevel(c *common, d *drill, name string) *lockListLevel {
+func newLockListLevel(c *console, d *drill, name string) *lockListLevel {
 	l := &lockListLevel{snapLevel[snapshot.Lock, snapshot.LockHolder]{c: c, d: d, name: name,
 		rows: list[snapshot.LockHolder]{id: func(h snapshot.LockHolder) string { return h.Raw }},
 		find: func(s *snapshot.Snapshot, name string) *snapshot.Lock {
@@ -93,7 +93,7 @@ type lockDetail struct{ snapshot.LockDetail }
 
 func (d lockDetail) command() string { return d.Command }
 
-func newLockLevel(c *common, lock string, ex snapshot.LockHolder) *lockLevel {
+func newLockLevel(c *console, lock string, ex snapshot.LockHolder) *lockLevel {
 	read := func(ctx context.Context, in Inspector) (lockDetail, error) {
 		d, err := in.LockHolder(ctx, lock, ex.Raw)
 		return lockDetail{d}, err

@@ -33,7 +33,7 @@ func (r limRow) name() string {
 	return "lock " + r.lock.Name
 }
 
-func newLimiters(c *common) *limiters {
+func newLimiters(c *console) *limiters {
 	v := &limiters{rows: list[limRow]{id: limRow.name}}
 	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
 	return v

@@ -21,7 +21,7 @@ const taskPageSize = 50
 // taskLevel lists one queue's tasks, a section at a time (due, later, in flight; a library's
 // own states) and a page at a time, and acts on the selected task.
 type taskLevel struct {
-	c        *common
+	c        *console
 	ref      snapshot.QueueRef
 	title    string
 	sections []snapshot.TaskSection
@@ -45,7 +45,7 @@ type taskRow struct {
 	task snapshot.Task
 }
 
-func newTaskLevel(c *common, ref snapshot.QueueRef, title string) *taskLevel {
+func newTaskLevel(c *console, ref snapshot.QueueRef, title string) *taskLevel {
 	l := &taskLevel{c: c, ref: ref, title: title, totals: map[snapshot.TaskSection]int64{},
 		// The selection follows the task as the page is read again and tasks move under it.
 		rows: list[taskRow]{id: func(r taskRow) string { return r.task.Member }}}
@@ -326,7 +326,7 @@ func (l *taskLevel) footLines(w int) []string {
 }
 
 // clock is an instant to the second: the time alone today, with the date otherwise.
-func (c *common) clock(t time.Time) string {
+func (c *console) clock(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}

@@ -182,12 +182,12 @@ func overTargetText(f snapshot.BloomFilter) string {
 // bloomLevel is one Bloom filter of the last Snapshot with every figure in full and its notes;
 // each poll brings it again, so it reads nothing itself.
 type bloomLevel struct {
-	c               *common
+	c               *console
 	entry, key, raw string
 	f               *snapshot.BloomFilter // nil when the last Snapshot has it no more
 }
 
-func newBloomLevel(c *common, entry string, f snapshot.BloomFilter) *bloomLevel {
+func newBloomLevel(c *console, entry string, f snapshot.BloomFilter) *bloomLevel {
 	l := &bloomLevel{c: c, entry: entry, key: f.Key, raw: f.Raw, f: &f}
 	l.sync()
 	return l

@@ -13,7 +13,7 @@ import (
 )
 
 // spark is the history of k as a sparkline of at most w cells.
-func (c *common) spark(k string, w int) string {
+func (c *console) spark(k string, w int) string {
 	h := c.history[k]
 	if len(h) > w {
 		h = h[len(h)-w:]
@@ -24,14 +24,14 @@ func (c *common) spark(k string, w int) string {
 	return c.styles.Spark.Render(format.Sparkline(h))
 }
 
-// uniques shows HyperLogLog and bitmap families, then the Bloom filters (bloomview.go); enter
+// uniques shows HyperLogLog and bitmap families, then the Bloom filters (bloomlevel.go); enter
 // opens a filter's figures.
 type uniques struct {
 	drillView
 	rows list[uniqRow]
 }
 
-func newUniques(c *common) *uniques {
+func newUniques(c *console) *uniques {
 	v := &uniques{rows: list[uniqRow]{id: uniqRow.name}}
 	v.drillView = drillView{c: c, build: v.build, reset: v.rows.reset}
 	return v
