@@ -245,11 +245,13 @@ func wrapWords(s string, w int) []string {
 
 // oneKey is what a level showing one key read now holds: the key's name for the breadcrumb, the
 // read's state and answer, and whether y's command is shown. It takes no filter.
-type oneKey[T interface{ command() string }] struct {
+type oneKey[T any] struct {
 	c    *console
 	name string // escaped
 	// read reads the key through the Inspector; refresh runs it in a tea.Cmd.
 	read func(ctx context.Context, in Inspector) (T, error)
+	// command is the redis-cli command line of a read's answer, which y copies.
+	command func(*T) string
 	fetch
 	d       *T
 	showCmd bool
@@ -280,7 +282,7 @@ func (o *oneKey[T]) loaded(seq int, val any, err error) {
 func (o *oneKey[T]) toggleCommand() tea.Cmd {
 	o.showCmd = !o.showCmd
 	if o.showCmd && o.d != nil {
-		return tea.SetClipboard((*o.d).command())
+		return tea.SetClipboard(o.command(o.d))
 	}
 	return nil
 }

@@ -87,22 +87,18 @@ func (l *limKeysLevel) render(w, h int) string {
 // limKeyLevel is one limiter key read now: its hits over the window as a sparkline (from a
 // sliding log's entries), its limit, what remains, and the redis-cli command that reads it.
 type limKeyLevel struct {
-	oneKey[limiterKeyDetail]
+	oneKey[snapshot.LimiterKeyDetail]
 	limiter string
 	kc      snapshot.KeyCount
 }
 
-// limiterKeyDetail is a limiter key's read, with the command that reads it.
-type limiterKeyDetail struct{ snapshot.LimiterKeyDetail }
-
-func (d limiterKeyDetail) command() string { return d.Command }
-
 func newLimKeyLevel(c *console, limiter string, kc snapshot.KeyCount) *limKeyLevel {
-	read := func(ctx context.Context, in Inspector) (limiterKeyDetail, error) {
-		d, err := in.LimiterKey(ctx, limiter, kc.Raw)
-		return limiterKeyDetail{d}, err
+	read := func(ctx context.Context, in Inspector) (snapshot.LimiterKeyDetail, error) {
+		return in.LimiterKey(ctx, limiter, kc.Raw)
 	}
-	return &limKeyLevel{oneKey: oneKey[limiterKeyDetail]{c: c, name: kc.Key, read: read}, limiter: limiter, kc: kc}
+	one := oneKey[snapshot.LimiterKeyDetail]{c: c, name: kc.Key, read: read,
+		command: func(d *snapshot.LimiterKeyDetail) string { return d.Command }}
+	return &limKeyLevel{oneKey: one, limiter: limiter, kc: kc}
 }
 
 func (l *limKeyLevel) bindings() []binding {

@@ -83,22 +83,18 @@ func heldText(ms int64) string {
 // lockLevel is one lock read now: its holder, PTTL and how long it has been held; u releases it
 // when its TTL is gone.
 type lockLevel struct {
-	oneKey[lockDetail]
+	oneKey[snapshot.LockDetail]
 	lock string
 	ex   snapshot.LockHolder
 }
 
-// lockDetail is a lock's read, with the command that reads it.
-type lockDetail struct{ snapshot.LockDetail }
-
-func (d lockDetail) command() string { return d.Command }
-
 func newLockLevel(c *console, lock string, ex snapshot.LockHolder) *lockLevel {
-	read := func(ctx context.Context, in Inspector) (lockDetail, error) {
-		d, err := in.LockHolder(ctx, lock, ex.Raw)
-		return lockDetail{d}, err
-	}
-	return &lockLevel{oneKey: oneKey[lockDetail]{c: c, name: ex.Key, read: read}, lock: lock, ex: ex}
+	one := oneKey[snapshot.LockDetail]{c: c, name: ex.Key,
+		read: func(ctx context.Context, in Inspector) (snapshot.LockDetail, error) {
+			return in.LockHolder(ctx, lock, ex.Raw)
+		},
+		command: func(d *snapshot.LockDetail) string { return d.Command }}
+	return &lockLevel{oneKey: one, lock: lock, ex: ex}
 }
 
 // bindings: u is in the help only while the lock on screen has no TTL, the one case it acts on.
