@@ -114,6 +114,14 @@ func (s Source) Recognize(key string) (registry, ok bool) {
 	return k.Registry, true
 }
 
+// ListsNamedAfterQueues reports whether the library names a queue's list after the queue alone
+// under its prefix (kombu does): such a list is anyone's by its name, and the library's entry,
+// which learns its queues from its registries, reads it.
+func (l Layout) ListsNamedAfterQueues() bool {
+	_, ok := Source{Layout: l}.reader().(keysReader)
+	return ok
+}
+
 // NamedQueue is the queue whose lists registry, one of the library's registry keys, names by
 // the queue's own name (Celery's queue named as the exchange), if any.
 func (s Source) NamedQueue(registry string) (string, bool) {
