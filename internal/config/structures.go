@@ -183,7 +183,7 @@ func (c *checker) jobQueues(root table, names map[string]int) []scanner.JobQueue
 // which bound the dead set a kill trims); other layouts keep no such bound.
 func (c *checker) deadBounds(t table, src *jobs.Source) {
 	for _, key := range []string{"dead_max_jobs", "dead_timeout"} {
-		if _, set := t.m[key]; set && src.Layout != jobs.Sidekiq {
+		if _, set := t.m[key]; set && !src.Layout.HasDeadBounds() {
 			c.fail(joinPath(t.path, key), "is Sidekiq's option: layout %q keeps no dead set bound", src.Layout)
 			return
 		}

@@ -4,7 +4,8 @@
 // scores) decides the kind of each group (counter, delay queue, limiter, unique, bitmap, lock,
 // list queue, a job library's or a limiter library's keys) with its evidence and how confident it
 // is; a job library whose users choose its prefix (Sidekiq's namespace, BullMQ's prefix) is found
-// under any prefix by the keys it names alike in every app. It renders what it found as
+// under any prefix by the keys it names alike in every app, its marks, which its row in
+// store/jobs gives: discover names no library. It renders what it found as
 // config.toml entries.
 //
 // What it holds is bounded by the number of groups, never by the number of keys. It does no Redis

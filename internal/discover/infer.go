@@ -39,8 +39,8 @@ func (g *Groups) Scaled(strata map[string]Stratum) Result {
 				lib.merge(sh)
 				continue
 			}
-			if libraryCounters(sh) {
-				groups = append(groups, heldCounters(g.inferPart(sh)))
+			if why := libraryCounters(sh); why != "" {
+				groups = append(groups, heldCounters(g.inferPart(sh), why))
 				continue
 			}
 			if g.allExpected(sh) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/store"
-	"github.com/hourglass-dev/hourglass/store/jobs"
 	"github.com/hourglass-dev/hourglass/store/limits"
 )
 
@@ -176,14 +175,12 @@ func inferLibrary(sh *shape) Group {
 		}
 		switch {
 		case lib.cand != nil:
-			gr.Evidence = append(gr.Evidence, lib.cand.evidence()...)
-			if !lib.cand.trusted() {
+			gr.Evidence = append(gr.Evidence, lib.cand.proof.Evidence())
+			if !lib.cand.proof.Trusted() {
 				gr.Confidence = Low
 			}
-		case sh.registry && lib.Job == jobs.BullMQ:
-			gr.Evidence = append(gr.Evidence, "names as bullmq writes them, the keys it keeps once per queue (meta, id, events) among them")
 		case sh.registry:
-			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them, its queue registry among them")
+			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them, "+lib.Job.RegistryText()+" among them")
 		default:
 			gr.Confidence = Medium
 			gr.Evidence = append(gr.Evidence, "names as "+lib.Name+" writes them; its queue registry was not seen")

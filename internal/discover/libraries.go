@@ -18,18 +18,25 @@ type Library struct {
 	source  jobs.Source
 	prefix  string     // a limiter library's key prefix
 	cand    *candidate // for a prefix found by the library's marks
+	// keyPrefix is what each of a job library's keys starts with (jobs.Source.KeyPrefix).
+	keyPrefix string
+}
+
+// newLibrary is the job library of src.
+func newLibrary(src jobs.Source) *Library {
+	return &Library{Name: string(src.Layout), Job: src.Layout, source: src, keyPrefix: src.KeyPrefix()}
 }
 
 // key tells a library under one prefix from the same library under another.
 func (l *Library) key() string { return l.Name + "\x00" + l.source.Prefix }
 
 // Libraries are the job and limiter libraries hourglass reads, with their default prefixes.
-// Sidekiq's keys, bare names anyone could have, are its only under a namespace its marks
-// proved (prefixes.go), its default included.
+// A job library whose keys are bare names anyone could have (Sidekiq's) is one only under a
+// prefix its marks proved (prefixes.go), its default included (jobs.Layout.ByMarksOnly).
 func Libraries() []Library {
 	var out []Library
-	for _, l := range []jobs.Layout{jobs.Sidekiq, jobs.BullMQ, jobs.RQ, jobs.Celery, jobs.Asynq} {
-		out = append(out, Library{Name: string(l), Job: l, source: jobs.Source{Layout: l, Prefix: l.DefaultPrefix()}})
+	for _, l := range jobs.Layouts {
+		out = append(out, *newLibrary(jobs.Source{Layout: l, Prefix: l.DefaultPrefix()}))
 	}
 	for _, l := range []limits.Layout{limits.Limits, limits.RateLimiterFlexible, limits.RedisRate} {
 		p := l.DefaultPattern()
@@ -48,18 +55,9 @@ func (g *Groups) library(name string) (*Library, bool) {
 	}
 	for i := range g.opt.Sources {
 		l := &g.opt.Sources[i]
-		if l.Job == jobs.Sidekiq {
-			continue // found by its marks
-		}
 		if l.Job != "" {
-			// A prefix other than Celery's starts each of the library's keys as "<prefix>:":
-			// checking that costs far less than Classify, which every unclaimed key would pay.
-			if p := l.source.Prefix; p != "" && l.Job != jobs.Celery && !(len(name) > len(p) && name[len(p)] == ':' && name[:len(p)] == p) {
-				continue
-			}
-			k, ok := l.source.Classify(name)
-			if ok && !ambiguous(l.Job, k) {
-				return l, k.Registry || l.Job == jobs.BullMQ && bullmqQueueKey(name)
+			if registry, ok := l.source.Recognize(name); ok {
+				return l, registry
 			}
 			continue
 		}
@@ -79,22 +77,13 @@ func (l *Library) claims(name string) bool {
 	return strings.HasPrefix(name, l.prefix)
 }
 
-// bullmqQueueKey reports whether name is one of the keys BullMQ keeps once per queue (its meta
-// hash, its id counter, its event stream): BullMQ has no registry of queues, and these stand for
-// one.
-func bullmqQueueKey(name string) bool {
-	return strings.HasSuffix(name, ":meta") || strings.HasSuffix(name, ":id") || strings.HasSuffix(name, ":events")
-}
-
 // register notes that the library's registry key name was seen, and the queue it names when the
 // library names its queue lists after it: kombu's "_kombu.binding.<exchange>" set binds, by
 // Celery's default, a queue named as the exchange, whose list is named as the queue.
 func (sh *shape) register(name string) {
 	sh.registry = true
-	if sh.lib.Job == jobs.Celery {
-		if ex, ok := strings.CutPrefix(name, sh.lib.source.Prefix+"_kombu.binding."); ok {
-			sh.addQueue(ex)
-		}
+	if q, ok := sh.lib.source.NamedQueue(name); ok {
+		sh.addQueue(q)
 	}
 }
 
@@ -117,7 +106,7 @@ func (sh *shape) knows(name string) bool {
 	if !ok {
 		return false
 	}
-	if c := sh.lib.cand; c != nil && slices.Contains(c.queues, q) {
+	if c := sh.lib.cand; c != nil && slices.Contains(c.proof.Queues(), q) {
 		return true
 	}
 	return slices.Contains(sh.queues, q)
@@ -157,11 +146,6 @@ func companionOf(name string) companion {
 		}
 	}
 	return companion{}
-}
-
-// ambiguous reports whether a name a job library claims could as well be anyone's.
-func ambiguous(l jobs.Layout, k jobs.Key) bool {
-	return l == jobs.Celery && k.Queue != "" // a queue's list is named after the queue: "celery", "emails"
 }
 
 // maxExpected bounds the names Expect keeps.

@@ -52,12 +52,12 @@ func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 	defer a.mu.Unlock()
 	var out scanner.Adoption
 	groups := r.Avoiding(a.cfg.Names()).Groups
-	celery := a.celeryPrefixes(groups)
+	listed := a.listPrefixes(groups)
 	for _, g := range groups {
 		if !Trusted(g) || a.seen(g) || g.AwaitsMark() || !complete && (mayWiden(*g.Entry) || g.MayBeLibrary() || oneList(*g.Entry)) {
 			continue
 		}
-		if underCelery(*g.Entry, celery) {
+		if underListPrefix(*g.Entry, listed) {
 			a.refused[g.Pattern] = "a list under the global_keyprefix of a Celery entry: kombu names its queues' lists there, and that entry reads them"
 			continue
 		}
@@ -76,27 +76,28 @@ func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 	return out
 }
 
-// celeryPrefixes are the global_keyprefixes of the Celery entries in force and of those groups
-// propose. a.mu is held.
-func (a *Adopter) celeryPrefixes(groups []discover.Group) []string {
+// listPrefixes are the prefixes of the entries in force, and of those groups propose, of a
+// library that names its queues' lists after the queue alone (Celery's global_keyprefixes).
+// a.mu is held.
+func (a *Adopter) listPrefixes(groups []discover.Group) []string {
 	var out []string
 	for _, j := range a.cfg.Structures.JobQueues {
-		if j.Source.Layout == jobs.Celery {
+		if j.Source.Layout.ListsNamedAfterQueues() {
 			out = append(out, j.Source.Prefix)
 		}
 	}
 	for _, g := range groups {
-		if g.Entry != nil && Trusted(g) && g.Entry.Table == "job_queue" && g.Entry.Layout == string(jobs.Celery) {
+		if g.Entry != nil && Trusted(g) && g.Entry.Table == "job_queue" && jobs.Layout(g.Entry.Layout).ListsNamedAfterQueues() {
 			out = append(out, g.Entry.Prefix)
 		}
 	}
 	return out
 }
 
-// underCelery reports whether e is a list queue of one key under one of the Celery prefixes
-// (a global_keyprefix, not the default none): kombu names its queues' lists there, and the Celery
+// underListPrefix reports whether e is a list queue of one key under one of those prefixes (a
+// global_keyprefix, not the default none): kombu names its queues' lists there, and the Celery
 // entry reads them, so the list's entry would count a Celery queue a second time.
-func underCelery(e discover.Entry, prefixes []string) bool {
+func underListPrefix(e discover.Entry, prefixes []string) bool {
 	return e.Table == "list_queue" && e.Key != "" &&
 		slices.ContainsFunc(prefixes, func(p string) bool { return p != "" && strings.HasPrefix(e.Key, p) })
 }

@@ -170,35 +170,3 @@ func (j celeryJobs) notes() []string {
 		"Celery keeps finished tasks only in a result backend (celery-task-meta-<id>), not by queue.",
 	}
 }
-
-// CeleryBindingOf reads key as one of kombu's exchange bindings, "<prefix>_kombu.binding.<exchange>"
-// (a set), under any global_keyprefix: the prefix is all before "_kombu.binding.", "" for none.
-// task says whether the exchange's queues hold tasks (not Celery's celeryev or pidbox fanouts).
-func CeleryBindingOf(key string) (prefix, exchange string, task, ok bool) {
-	i := strings.Index(key, kombuBinding)
-	if i < 0 || i+len(kombuBinding) == len(key) {
-		return "", "", false, false
-	}
-	ex := key[i+len(kombuBinding):]
-	return key[:i], ex, !celeryNotTaskExchanges[ex], true
-}
-
-// IsKombuBinding reports whether member, one of a binding set's members, is as kombu writes it:
-// "<routing key>\x06\x16<pattern>\x06\x16<queue>".
-func IsKombuBinding(member string) bool {
-	parts := strings.Split(member, kombuSep)
-	return len(parts) == 3 && parts[2] != ""
-}
-
-// MayBeCelerys reports whether key is named as a key kombu keeps under some global_keyprefix
-// whatever the queues are called: the default queue's list (…celery), a priority list
-// (…\x06\x16<n>), or the unacked hash, index and mutex.
-func MayBeCelerys(key string) bool {
-	for _, s := range []string{celeryDefault, "unacked", "unacked_index", "unacked_mutex"} {
-		if strings.HasSuffix(key, s) {
-			return true
-		}
-	}
-	n := len(key)
-	return n > 3 && key[n-3:n-1] == kombuSep && key[n-1] >= '1' && key[n-1] <= '9'
-}

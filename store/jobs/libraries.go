@@ -11,20 +11,25 @@ import (
 // libraries is the table of the job libraries hourglass reads, one row a library, in the order
 // the docs and the config name them. Adding a library is its files (<library>.go with its
 // reader and the layout at the top, <library>_tasks.go, <library>_act.go, and where it has them
-// <library>_bulk.go, <library>_workers.go, <library>_throughput.go) and its row here.
+// <library>_bulk.go, <library>_workers.go, <library>_throughput.go, and where its user picks
+// its prefix <library>_marks.go, how its keys are recognised under it) and its row here.
 var libraries = []*library{
 	{layout: Sidekiq, open: func(s Source) jobReader {
 		return sidekiqJobs{ns: s.Prefix, deadMax: s.DeadMax, deadTimeout: s.DeadTimeout}
 	},
+		marks: sidekiqMarker{}, byMarks: true, deadBounds: true,
 		noPause:       "pausing a queue is Sidekiq Pro's (Queue#pause!), not open-source Sidekiq's, which keeps no paused state",
 		noPauseShared: "the scheduled, retry and dead sets are no queue: Sidekiq pauses none of them"},
 	{layout: BullMQ, prefix: "bull", open: func(s Source) jobReader { return bullmqJobs{prefix: s.Prefix} },
+		marks:          bullmqMarker{},
+		registryText:   "the keys it keeps once per queue (meta, id, events)",
 		perQueue:       true,
 		throughputNote: "BullMQ counts only while a Worker's metrics option is on, a point a minute for as long as it keeps"},
 	{layout: RQ, prefix: "rq", open: func(s Source) jobReader { return rqJobs{prefix: s.Prefix} },
 		throughputNote: "RQ keeps counts per worker, since each started, and none a day: these are its live workers' (a worker that exits takes its counts with it)",
 		noPause:        "RQ keeps no paused state for a queue (`rq suspend` stops every worker, not one queue)"},
 	{layout: Celery, open: func(s Source) jobReader { return celeryJobs{prefix: s.Prefix} },
+		marks: celeryMarker{}, ownSeparator: true,
 		untimed:      "Celery's messages carry no time they were sent",
 		noThroughput: "Celery keeps no count of the tasks it ran in Redis: its workers send them as events, which a monitor such as Flower counts",
 		noPause:      "Celery keeps no paused state for a queue in Redis: a worker stops consuming one (cancel_consumer), which the broker does not hold"},
@@ -41,6 +46,19 @@ type library struct {
 	prefix string
 	// open is the library's reader of a Source's keys.
 	open func(s Source) jobReader
+	// marks are how its keys are recognised under a prefix its user chose (nil: its prefix is
+	// fixed); byMarks says its keys are its only where its marks proved it, under its default
+	// prefix too (ByMarksOnly); ownSeparator that its prefix holds its own separator (kombu's
+	// global_keyprefix, written straight before the key's name).
+	marks        Marks
+	byMarks      bool
+	ownSeparator bool
+	// registryText names the keys that stand for its registry of queues where they are not one
+	// ("": its queue registry).
+	registryText string
+	// deadBounds says its dead set is bounded by options of its app's (Sidekiq's dead_max_jobs
+	// and dead_timeout_in_seconds, Source.DeadMax and DeadTimeout).
+	deadBounds bool
 	// untimed says why the library's waiting jobs carry no time they were sent, "" when they
 	// do: their queues' latency is then not known.
 	untimed string
@@ -62,6 +80,13 @@ func libraryOf(l Layout) *library {
 		}
 	}
 	return nil
+}
+
+// HasDeadBounds reports whether the library's dead set is bounded by options of its app's,
+// which a Source's DeadMax and DeadTimeout give (Sidekiq's).
+func (l Layout) HasDeadBounds() bool {
+	lib := libraryOf(l)
+	return lib != nil && lib.deadBounds
 }
 
 // layoutNames are the libraries' names as an error lists them: "a, b or c".

@@ -36,7 +36,6 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
 	"strings"
 	"time"
@@ -158,103 +157,6 @@ func (j sidekiqJobs) notes() []string {
 		"Busy jobs are counted per process from its last heartbeat (every 5 s), for all queues together.",
 		"processed and failed are counters; Sidekiq keeps no finished jobs.",
 	}
-}
-
-// SidekiqMark is which of Sidekiq's keys a name is, read under whatever namespace it has
-// (SidekiqKeyOf): what discover finds a namespace by.
-type SidekiqMark uint8
-
-// The marks, each with the Redis type Sidekiq gives its keys (SidekiqMark.Type).
-const (
-	SidekiqRegistry  SidekiqMark = 1 << iota // queues: set
-	SidekiqQueueList                         // queue:<name>: list
-	SidekiqJobSet                            // schedule, retry, dead: zset
-	SidekiqProcesses                         // processes: set
-	SidekiqStat                              // stat:processed, stat:failed and their per-day keys: string
-)
-
-// Type is the Redis type of the keys of mark.
-func (m SidekiqMark) Type() string {
-	switch m {
-	case SidekiqRegistry, SidekiqProcesses:
-		return "set"
-	case SidekiqQueueList:
-		return "list"
-	case SidekiqJobSet:
-		return "zset"
-	}
-	return "string"
-}
-
-// SidekiqKeyOf reads key as one of the keys Sidekiq names alike in every app, under any
-// redis-namespace: the namespace ("" for none) and which mark it is. A queue's list is read first
-// ("<ns>:queue:<name>", the namespace before the first ":queue:"), then the names that end the
-// key: queues, processes, schedule, retry, dead, stat:processed, stat:failed, and the per-day
-// stat:processed:<yyyy-mm-dd> and stat:failed:<yyyy-mm-dd>.
-func SidekiqKeyOf(key string) (ns string, mark SidekiqMark, ok bool) {
-	if q, found := strings.CutPrefix(key, "queue:"); found && q != "" {
-		return "", SidekiqQueueList, true
-	}
-	if i := strings.Index(key, ":queue:"); i > 0 && len(key) > i+len(":queue:") {
-		return key[:i], SidekiqQueueList, true
-	}
-	k, day := key, false
-	if n := len(k); n > 11 && k[n-11] == ':' && isSidekiqDay(k[n-10:]) {
-		k, day = k[:n-11], true
-	}
-	if k == "" || !strings.ContainsRune("sedy", rune(k[len(k)-1])) { // what the names below end in
-		return "", 0, false
-	}
-	for _, m := range sidekiqMarks {
-		if day && m.mark != SidekiqStat {
-			continue
-		}
-		if k == m.name {
-			return "", m.mark, true
-		}
-		if n := len(k) - len(m.name) - 1; n > 0 && k[n] == ':' && k[n+1:] == m.name {
-			return k[:n], m.mark, true
-		}
-	}
-	return "", 0, false
-}
-
-// sidekiqMarks are the names that end Sidekiq's keys of one mark, under any namespace.
-var sidekiqMarks = []struct {
-	name string
-	mark SidekiqMark
-}{{"stat:processed", SidekiqStat}, {"stat:failed", SidekiqStat}, {"queues", SidekiqRegistry},
-	{"processes", SidekiqProcesses}, {"schedule", SidekiqJobSet}, {"retry", SidekiqJobSet}, {"dead", SidekiqJobSet}}
-
-// isSidekiqDay reports whether s is a yyyy-mm-dd date, as Sidekiq names its days (asynq too).
-func isSidekiqDay(s string) bool {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return false
-	}
-	return isDigits(s[:4]) && isDigits(s[5:7]) && isDigits(s[8:])
-}
-
-// SidekiqPayload says whose a job read from a queue:<name> list is: Sidekiq's (a JSON object
-// with a "class" and the "jid" Client.push gives every job) or Resque's (a JSON object with
-// "class" and "args" and no "jid", as Resque.push writes it to the same queue:<name> list
-// beside the same queues set).
-func SidekiqPayload(payload string) (sidekiq, resque bool) {
-	var job map[string]json.RawMessage
-	if json.Unmarshal([]byte(payload), &job) != nil {
-		return false, false
-	}
-	_, jid := job["jid"]
-	_, class := job["class"]
-	_, args := job["args"]
-	return jid && class, !jid && class && args
-}
-
-// IsSidekiqDailyStat reports whether key is one of Sidekiq's per-day counters,
-// stat:processed:<yyyy-mm-dd> or stat:failed:<yyyy-mm-dd>, under any namespace: Resque keeps
-// stat:processed and stat:failed too, but no day of them.
-func IsSidekiqDailyStat(key string) bool {
-	_, mark, ok := SidekiqKeyOf(key)
-	return ok && mark == SidekiqStat && len(key) > 11 && key[len(key)-11] == ':' && isSidekiqDay(key[len(key)-10:])
 }
 
 // throughput reads Sidekiq's stat:processed and stat:failed, and stat:<stat>:<date> as
