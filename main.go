@@ -35,11 +35,10 @@ func main() {
 	os.Exit(code)
 }
 
-// tuneGC collects garbage less often than Go's default unless GOGC says otherwise. hourglass's
-// live heap is small and bounded (a sweep holds a few pages, never the keyspace), so with the
-// default a collection runs every few MB allocated, and a sweep allocates that in milliseconds:
-// it cost a sixth of the sweep's CPU in BenchmarkSweep. Four times the live heap is still a few
-// tens of MB.
+// tuneGC collects garbage less often than Go's default, unless GOGC says otherwise. hourglass's
+// live heap is small and bounded: a sweep holds a few pages, never the keyspace. With the default,
+// a collection runs every few MB allocated, and a sweep allocates that in milliseconds. It cost a
+// sixth of the sweep's CPU in BenchmarkSweep. Four times the live heap is still a few tens of MB.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)

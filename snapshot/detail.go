@@ -6,10 +6,11 @@ import (
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
-// The console's drill-down reads one structure's keys on demand, in a tea.Cmd, never in a sweep:
-// a dims tuple's windows, a page of a queue's tasks, a limiter key, a lock. internal/inspect
-// answers, reading within the Watcher's budget (watched.go); these are the types it answers in,
-// kept beside the Snapshot so the tui renders them without importing the package that reads.
+// The console's drill-down reads one structure's keys on demand, in a tea.Cmd, never in a sweep. It
+// reads a dims tuple's windows, a page of a queue's tasks, a limiter key or a lock.
+// internal/inspect answers, reading within the Watcher's budget (watched.go). These are the types
+// it answers in. They sit beside the Snapshot so the tui renders them without importing the package
+// that reads.
 
 // The task types are the store's: the tui reaches them through the snapshot.
 type (

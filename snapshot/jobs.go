@@ -64,9 +64,9 @@ type JobWorker struct {
 	Concurrency *int64   `json:"concurrency"`
 	State       string   `json:"state"`                 // the library's word, escaped
 	CurrentJob  string   `json:"current_job,omitempty"` // RQ, escaped
-	// StartedAgeMS is how long ago it started; LastBeatAgeMS how long ago it last beat (null:
-	// the library records no beat time); ExpiresInMS until the library takes it for gone
-	// (negative: past; null: never, as for BullMQ); IdleMS BullMQ's connection idle time.
+	// StartedAgeMS is how long ago it started. LastBeatAgeMS is how long ago it last beat (null:
+	// the library records no beat time). ExpiresInMS is the time until the library takes it for
+	// gone (negative: past; null: never, as for BullMQ). IdleMS is BullMQ's connection idle time.
 	StartedAgeMS  *int64 `json:"started_age_ms"`
 	LastBeatAgeMS *int64 `json:"last_beat_age_ms"`
 	ExpiresInMS   *int64 `json:"expires_in_ms"`

@@ -70,10 +70,10 @@ type MasterKeys struct {
 }
 
 // Estimate is a figure of a sweep not yet complete, scaled to the whole keyspace from the keys
-// swept so far (a sample, since SCAN's order has nothing to do with key names), with its 95%
-// interval and the share of the keys it rests on. The figure beside it holds the estimate
-// rounded. When the sweep saw too little of it to scale (it sits in fewer than five of the pages
-// read, or the keys the servers hold are unknown), SoFar is set: the figure is what was seen so
+// swept so far. Those are a sample, since SCAN's order has nothing to do with key names. It carries
+// its 95% interval and the share of the keys it rests on. The figure beside it holds the estimate
+// rounded. SoFar is set when the sweep saw too little of it to scale: it sits in fewer than five of
+// the pages read, or the keys the servers hold are unknown. Then the figure is what was seen so
 // far, Low is that too, and High is unknown (nil). See docs/estimates.md.
 type Estimate = estimate.Shown
 
@@ -88,14 +88,14 @@ type FamilyStats struct {
 	KeysEstimate *Estimate `json:"keys_estimate,omitempty"`
 	// Windows holds every window a key was found in, hours then days, oldest first.
 	Windows []WindowStats `json:"windows"`
-	// RatePerSec is how fast the family's current window grows, in events a second: the hour's,
-	// or the day's for a family without hour windows. RateFrom says how it was measured:
-	// "reads", the least-squares slope of the window's total read over the last minute (a
-	// Watcher's live reads and quick sweeps, see docs/estimates.md, "Rates"), or "sweeps", the
-	// growth between the last two sweeps (at least minRateSpan apart), increments landing in the
-	// previous window after it ended included. RateSpanSec is the seconds it was measured over.
-	// nil, with the reason in RateNote, when it is not known: one sweep (a one-shot snapshot),
-	// reads spanning too little yet, a saturated total.
+	// RatePerSec is how fast the family's current window grows, in events a second. The window is
+	// the hour's, or the day's for a family without hour windows. RateFrom says how it was
+	// measured. "reads" is the least-squares slope of the window's total read over the last minute,
+	// from a Watcher's live reads and quick sweeps (docs/estimates.md, "Rates"). "sweeps" is the
+	// growth between the last two sweeps, at least minRateSpan apart. It includes increments that
+	// landed in the previous window after it ended. RateSpanSec is the seconds it was measured
+	// over. RatePerSec is nil when it is not known, with the reason in RateNote: one sweep (a
+	// one-shot snapshot), reads spanning too little yet, a saturated total.
 	RatePerSec  *float64 `json:"rate_per_sec"`
 	RateFrom    string   `json:"rate_from,omitempty"`
 	RateSpanSec float64  `json:"rate_span_sec,omitempty"`
@@ -115,9 +115,9 @@ type FamilyStats struct {
 	MismatchedDims int64           `json:"mismatched_dims"`
 	Reconciliation *Reconciliation `json:"reconciliation"` // nil unless the family has hour and day windows
 	Health         Health          `json:"health"`
-	// ZoneMismatch is set when the family's hour windows look cut in another zone than the one
-	// configured (the current hour has no key, the newest is the current hour at another offset),
-	// after a complete sweep; its message is in the Snapshot's Warnings too.
+	// ZoneMismatch is set, after a complete sweep, when the family's hour windows look cut in
+	// another zone than the one configured. That is, the current hour has no key, and the newest is
+	// the current hour at another offset. Its message is in the Snapshot's Warnings too.
 	ZoneMismatch *ZoneMismatch `json:"zone_mismatch,omitempty"`
 }
 

@@ -77,9 +77,9 @@ type Status struct {
 	// Live holds, for the family in focus, its current windows' top dims read again at this Poll
 	// (a sweep of a big keyspace takes a while; these are what the screen shows meanwhile).
 	Live []LiveWindow
-	// Families holds each counter family's current window as its live sample read at this Poll
-	// says it is (its total and rate, estimated), so the figures move between sweeps; LiveReads
-	// is how many keys those reads took from the sweep's budget.
+	// Families holds each counter family's current window as its live sample read at this Poll says
+	// it is: its total and rate, estimated. So the figures move between sweeps. LiveReads is how
+	// many keys those reads took from the sweep's budget.
 	Families  []LiveFamily
 	LiveReads int
 	// Unclaimed is what the sweep under way has found of the keys no entry claims so far (its

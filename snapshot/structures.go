@@ -21,10 +21,10 @@ type DelayQueue struct {
 	// keeps none (InFlightKey "": its writer removes a task when it takes it).
 	InFlight    *int64 `json:"in_flight"`
 	InFlightKey string `json:"in_flight_key"`
-	// Due, OldestDueAgeMS (the queue's lag: how long the oldest due task has waited past its due
-	// time), NextDueInMS (-1 when nothing is scheduled) and Schedule (tasks not yet due by when
-	// they fall due: 1m, 10m, 1h, later) are null when the scores are not due times in the unit
-	// (Warning says what they look like).
+	// Due, OldestDueAgeMS, NextDueInMS and Schedule are null when the scores are not due times in
+	// the unit; Warning then says what they look like. OldestDueAgeMS is the queue's lag: how long
+	// the oldest due task has waited past its due time. NextDueInMS is -1 when nothing is
+	// scheduled. Schedule counts the tasks not yet due by when they fall due: 1m, 10m, 1h, later.
 	Due            *int64           `json:"due"`
 	OldestDueAgeMS *int64           `json:"oldest_due_age_ms"`
 	NextDueInMS    *int64           `json:"next_due_in_ms"`
@@ -65,9 +65,9 @@ type Limiter struct {
 	// Layout is whose keys they are: hourglass, limits, rate-limiter-flexible or redis_rate
 	// (read as that library answers for each key).
 	Layout string `json:"layout"`
-	// Kind is how the keys count: sliding or fixed for hourglass's own; for a library's, the
-	// kinds of the keys read (fixed, moving, gcra, joined by "+" when they differ: limits' keys
-	// may be of both its strategies), or what the layout may hold when no key was read ("fixed
+	// Kind is how the keys count: sliding or fixed for hourglass's own. For a library's, it is the
+	// kinds of the keys read: fixed, moving or gcra, joined by "+" when they differ (limits' keys
+	// may be of both its strategies). When no key was read, it is what the layout may hold ("fixed
 	// or moving" for limits).
 	Kind string `json:"kind"`
 	// WindowMS and Limit are the config's; null when it gives none (a limits limiter, whose keys

@@ -5,9 +5,9 @@ import (
 	"math/bits"
 )
 
-// Int128 is a 128-bit two's complement integer: the sweep adds values up in it, so a total is
-// exact however many keys hold values near the int64 ends, and only the figure a Snapshot
-// reports is clamped to int64 (and then marked saturated).
+// Int128 is a 128-bit two's complement integer. The sweep adds values up in it, so a total is exact
+// however many keys hold values near the int64 ends. Only the figure a Snapshot reports is clamped
+// to int64, and then marked saturated.
 type Int128 struct {
 	hi int64
 	lo uint64
@@ -81,9 +81,10 @@ func (s *Sum) Add(n int64, saturated bool) {
 	}
 }
 
-// Value is the sum as a figure: saturated when it sits at an int64 end because the true sum lies
-// beyond it. known is false when the figures added cannot bound it from one side (a bound
-// upwards and one downwards, or a bound whose side the exact rest moved off the int64 end).
+// Value is the sum as a figure. It is saturated when it sits at an int64 end because the true sum
+// lies beyond it. It is not known (known false) when the figures added cannot bound it from one
+// side: a bound upwards and one downwards, or a bound whose side the exact rest moved off the int64
+// end.
 func (s Sum) Value() (n int64, saturated, known bool) {
 	n, saturated = s.v.Int64()
 	switch {

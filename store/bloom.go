@@ -1,10 +1,10 @@
 package store
 
-// A scalable Bloom filter on plain Redis, with no module: the RedisBloom commands' behaviour
-// (BF.RESERVE's capacity and error rate, BF.ADD / BF.MADD / BF.EXISTS / BF.MEXISTS, scaling to a
-// new, larger sub-filter once the newest holds its capacity) on bitmaps, each call one script
-// (bloom.lua), which is handed each element's two hashes. The hash scheme and the sizes are in
-// docs/bloom.md, so another language can read and write the same filter.
+// A scalable Bloom filter on plain Redis, with no module. It behaves like RedisBloom: BF.RESERVE's
+// capacity and error rate, BF.ADD, BF.MADD, BF.EXISTS and BF.MEXISTS, and a new, larger sub-filter
+// once the newest holds its capacity. The sub-filters are bitmaps, and each call is one script
+// (bloom.lua) handed each element's two hashes. The hash scheme and the sizes are in docs/bloom.md,
+// so another language can read and write the same filter.
 //
 //	<name>          hash: the filter's metadata, all a reader needs
 //	  layout          "hourglass-bloom 1", how a sweep knows the filter
@@ -17,9 +17,9 @@ package store
 //	{<name>}:<i>    string: sub-filter i's bitmap, in the hash slot of <name> (a name with a
 //	                hash tag of its own: <name>:<i>)
 //
-// Sub-filter i holds capacity·expansion^i elements at error_rate/2^(i+1), so the filter's
-// compound rate, the sum of its sub-filters', stays under error_rate as it grows, by design
-// (small sub-filters stray from their design rate by chance; docs/bloom.md).
+// Sub-filter i holds capacity·expansion^i elements at error_rate/2^(i+1). So the filter's compound
+// rate, the sum of its sub-filters', stays under error_rate as it grows. (Small sub-filters stray
+// from their design rate by chance; docs/bloom.md.)
 
 import (
 	"context"
@@ -35,8 +35,8 @@ var bloomScript = luaScript("bloom")
 // BloomLayout is the metadata's layout field, by which a reader knows one of our filters.
 const BloomLayout = "hourglass-bloom 1"
 
-// Bounds of a filter: the sub-filters it may have, one sub-filter's bits (a Redis string holds
-// at most 512 MB), and the elements one script takes: about 10 µs of Redis' time each at 8 to 11
+// Bounds of a filter: the sub-filters it may have, one sub-filter's bits (a Redis string holds at
+// most 512 MB), and the elements one script takes. An element costs Redis about 10 µs at 8 to 11
 // hashes (docs/bloom.md), so a script holds Redis well under a millisecond.
 const (
 	BloomMaxFilters = 32

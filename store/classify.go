@@ -16,16 +16,16 @@ import (
 type ErrorClass int
 
 const (
-	// ClassTransient errors may pass by themselves: the connection was lost or timed out, the server is
-	// loading its data (LOADING), a cluster is resharding or has lost a master (TRYAGAIN,
-	// CLUSTERDOWN, MASTERDOWN), a script is running too long (BUSY), or the server has no room
-	// for another client. Retry with backoff and show the fault while it lasts.
+	// ClassTransient errors may pass by themselves. They are a lost or timed-out connection, a
+	// server loading its data (LOADING), or a server with no room for another client. So are a
+	// cluster resharding or missing a master (TRYAGAIN, CLUSTERDOWN, MASTERDOWN) and a script
+	// running too long (BUSY). Retry with backoff and show the fault while it lasts.
 	ClassTransient ErrorClass = iota
-	// ClassPermanent errors are answers that sending again cannot change: the user lacks the right
-	// (NOPERM) or the login is refused (WRONGPASS, NOAUTH), the key holds another type
-	// (WRONGTYPE), the server takes no writes (READONLY) or no more memory (OOM), a script is not
-	// loaded and may not be loaded (NOSCRIPT), or the command is wrong for this server (CROSSSLOT,
-	// MOVED or ASK on a standalone client, unknown command, a script error). End the command
+	// ClassPermanent errors are answers that sending again cannot change. Access: the user lacks
+	// the right (NOPERM), or the login is refused (WRONGPASS, NOAUTH). Data: the key holds another
+	// type (WRONGTYPE), or the server takes no writes (READONLY) or no more memory (OOM). Scripts:
+	// a script is not loaded and may not be loaded (NOSCRIPT). Wrong for this server: CROSSSLOT,
+	// MOVED or ASK on a standalone client, an unknown command, a script error. End the command
 	// within seconds with one line naming the command, the key and the cause.
 	ClassPermanent
 	// ClassCanceled is the caller's own ending: its context was cancelled or ran out.
@@ -45,9 +45,9 @@ func (c ErrorClass) String() string {
 // transientReply names the replies of a server that is busy, loading or reconfiguring.
 var transientReply = regexp.MustCompile(`^(LOADING|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|BUSY|ERR max number of clients)`)
 
-// ClassOf sorts err into one of the classes. A reply Redis gave is permanent unless it is one
-// of the known passing states; anything that is not a reply (a lost or refused connection, a
-// timeout, a full pool) is transient. nil is transient too, so callers test err first.
+// ClassOf sorts err into one of the classes. A reply Redis gave is permanent, unless it is one of
+// the known passing states. Anything that is not a reply is transient: a lost or refused
+// connection, a timeout, a full pool. nil is transient too, so callers test err first.
 func ClassOf(err error) ErrorClass {
 	var ke *KeyError
 	if errors.As(err, &ke) && (errors.Is(ke.Err, ErrWrongType) || errors.Is(ke.Err, ErrNotInteger) || errors.Is(ke.Err, ErrOverflow)) {

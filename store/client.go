@@ -78,11 +78,11 @@ func (t Target) Mode() string {
 	return "standalone"
 }
 
-// NewClient returns a client for the target. Timeouts are short so a console notices a Redis that
-// went away within seconds, and a refused dial is not tried again inside one command (go-redis
-// would make five attempts for each of a command's four tries, holding a poll for seconds while
-// the console still says connected): the caller's own retries, with their backoff shown, take
-// over at once.
+// NewClient returns a client for the target. Timeouts are short, so a console notices within
+// seconds that Redis went away. A refused dial is not tried again inside one command. (go-redis
+// would make five attempts for each of a command's four tries, holding a poll for seconds while the
+// console still says connected.) The caller's own retries, with their backoff shown, take over at
+// once.
 func (t Target) NewClient() redis.UniversalClient {
 	const dial, io, dialAttempts = 2 * time.Second, 3 * time.Second, 1
 	if t.Cluster() {

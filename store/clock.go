@@ -53,9 +53,9 @@ func (c *Clock) Sync(ctx context.Context, rdb redis.UniversalClient) error {
 	return nil
 }
 
-// SyncIfStale measures again when the last measure is older than the refresh interval, or when
-// the local clock reads earlier than it did then (a clock without a monotonic reading stepped
-// back), so drift between the two clocks never builds up.
+// SyncIfStale measures again when the last measure is older than the refresh interval. It also
+// measures when the local clock reads earlier than it did then: a clock without a monotonic reading
+// stepped back. So drift between the two clocks never builds up.
 func (c *Clock) SyncIfStale(ctx context.Context, rdb redis.UniversalClient) error {
 	c.mu.Lock()
 	since := c.local().Sub(c.localAt)

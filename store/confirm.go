@@ -87,14 +87,14 @@ func (w *Writer) Held() (sent, waiting int) {
 	return w.unsentPairs, len(w.pending)
 }
 
-// Blame turns the first permanent error in a flush's err into a *CommandError: the command that
-// was refused, the key it was about and user, the Redis user the writer runs as. It returns nil
-// when no part of err is permanent.
+// Blame turns the first permanent error in a flush's err into a *CommandError. It names the command
+// that was refused and the key it was about; user is the Redis user the writer runs as. It returns
+// nil when no part of err is permanent.
 //
-// A key Redis refused inside the counter script names INCRBY (or PEXPIREAT) and that key; a
-// refused script load names SCRIPT LOAD, a refused clock read TIME; any other refusal names
-// EVALSHA and the first key of the first call not confirmed. A NOPERM that names its command
-// gives that command instead.
+// A key Redis refused inside the counter script names INCRBY (or PEXPIREAT) and that key. A refused
+// script load names SCRIPT LOAD, a refused clock read TIME. Any other refusal names EVALSHA and the
+// first key of the first call not confirmed. A NOPERM that names its command gives that command
+// instead.
 func (w *Writer) Blame(err error, user string) *CommandError {
 	part := firstPermanent(err)
 	if part == nil {

@@ -48,10 +48,10 @@ func DelayQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, inflight str
 	return delayQueueStats(ctx, rdb, key, inflight, unit, now, -1)
 }
 
-// DelayQueueStatsOfDepth is DelayQueueStatsOf for a queue whose depth the caller has read (a
-// sweep's ZCARD of the keys a pattern finds), which it does not ask again: the depth is then the
-// due and scheduled tasks counted, which add up to it at that read, or the caller's when the due
-// times cannot be read. A queue emptied since reads as missing.
+// DelayQueueStatsOfDepth is DelayQueueStatsOf for a queue whose depth the caller has read, such as
+// a sweep's ZCARD of the keys a pattern finds. It does not ask for the depth again. The depth is
+// then the due and scheduled tasks counted, which add up to it at that read. When the due times
+// cannot be read, it is the caller's depth. A queue emptied since reads as missing.
 func DelayQueueStatsOfDepth(ctx context.Context, rdb redis.Cmdable, key, inflight string, unit ScoreUnit, now time.Time, depth int64) (DelayQueueStats, error) {
 	return delayQueueStats(ctx, rdb, key, inflight, unit, now, max(depth, 0))
 }
@@ -110,9 +110,10 @@ func delayQueueStats(ctx context.Context, rdb redis.Cmdable, key, inflight strin
 	return st, nil
 }
 
-// CheckUnit settles the unit of a queue whose scores run from first to last: unit itself when
-// both are plausible due times in it, the unit auto finds, or (timed false) a warning that says
-// which way the scores are off, by how much, and the unit that would make them due times.
+// CheckUnit settles the unit of a queue whose scores run from first to last. It returns unit itself
+// when both are plausible due times in it, or else the unit auto finds. When neither fits, timed is
+// false and the warning says which way the scores are off, by how much, and the unit that would
+// make them due times.
 func CheckUnit(unit ScoreUnit, first, last float64, now time.Time) (ScoreUnit, bool, string) {
 	if unit == AutoUnit {
 		u, ok := GuessUnit(first, now)

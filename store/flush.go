@@ -132,9 +132,9 @@ func (w *Writer) prepare(ctx context.Context) error {
 }
 
 // number gives c the next sequence number of its lane and slot. The call asks Redis to set the
-// sequence record's TTL again when a quarter of it has passed since a call last asked, so the
-// record outlives the last call by at least three quarters of the TTL without every call paying
-// for an EXPIRE.
+// sequence record's TTL again once a quarter of it has passed since a call last asked. So the
+// record outlives the last call by at least three quarters of the TTL, and not every call pays for
+// an EXPIRE.
 func (w *Writer) number(c *call, now time.Time) {
 	ls := laneSlot{c.lane, c.slot}
 	w.seq[ls]++
@@ -205,10 +205,10 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 	return calls
 }
 
-// send runs calls lane by lane, the lanes at once; within a lane, pipelines of at most
-// callsPerPipeline calls go one after another, and a lane stops after a pipeline in which a call
-// was not confirmed, since what follows could only be answered GAP. It returns the calls to send
-// again, in lane order, the keys Redis refused, and why calls were not confirmed.
+// send runs calls lane by lane, the lanes at once. Within a lane, pipelines of at most
+// callsPerPipeline calls go one after another. A lane stops after a pipeline in which a call was
+// not confirmed, since what follows could only be answered GAP. It returns the calls to send again
+// (in lane order), the keys Redis refused, and why calls were not confirmed.
 func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (unsent []*call, keyErrs, sendErrs []error) {
 	byLane := make([][]*call, w.lanes)
 	for _, c := range calls {

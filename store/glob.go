@@ -4,10 +4,10 @@ import (
 	"fmt"
 )
 
-// Globs are the exclude patterns of a family or structure, in Redis's glob syntax as SCAN MATCH
-// reads it, byte by byte: * any run of bytes, ? one byte, [abc] and [a-z] one byte of a set
-// ([^...] or [!...] none of it; \ escapes a byte inside a set too), \ escapes the next byte. A
-// key that matches any of them is left out.
+// Globs are the exclude patterns of a family or structure: a key that matches any of them is left
+// out. They are in Redis's glob syntax as SCAN MATCH reads it, byte by byte. `*` is any run of
+// bytes and `?` one byte. `[abc]` and `[a-z]` are one byte of a set, `[^...]` or `[!...]` one byte
+// outside it. `\` escapes the next byte, inside a set too.
 type Globs struct {
 	texts []string
 }

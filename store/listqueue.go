@@ -8,9 +8,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// ListQueue is a list of tasks with a processing list beside it (same hash slot): Pop moves a
-// task to the processing list in one step (BLMOVE), so a worker that dies holding it leaves it
-// there to be seen and requeued, not lost, as a plain BRPOP would.
+// ListQueue is a list of tasks with a processing list beside it, in the same hash slot. Pop moves a
+// task to the processing list in one step (BLMOVE). So a worker that dies holding a task leaves it
+// there to be seen and requeued; with a plain BRPOP it would be lost.
 type ListQueue struct {
 	s          *Store
 	Key        string
@@ -78,17 +78,17 @@ type ListQueueStats struct {
 	LatencyNote string
 }
 
-// ListQueueStatsOf reads a list queue's length and the tasks in its processing key ("" for
-// none; of any type: another library's may be a set or a hash) in one pipeline, and a second
-// round trip when the processing key is not a list.
+// ListQueueStatsOf reads a list queue's length and the tasks in its processing key, in one
+// pipeline. processing is "" for none. It may be of any type: another library's may be a set or a
+// hash. A processing key that is not a list costs a second round trip.
 func ListQueueStatsOf(ctx context.Context, rdb redis.Cmdable, key, processing string) (ListQueueStats, error) {
 	return listQueueStats(ctx, rdb, key, processing, -1)
 }
 
-// ListQueueStatsOfLength is ListQueueStatsOf for a list whose length the caller has read (a
-// sweep's LLEN of the keys a pattern finds), which it does not ask again: only the processing
-// key is read, and a queue without one costs no read at all. An empty list does not exist, so a
-// length of 0 is a missing queue.
+// ListQueueStatsOfLength is ListQueueStatsOf for a list whose length the caller has read, such as a
+// sweep's LLEN of the keys a pattern finds. It does not ask for the length again. Only the
+// processing key is read, and a queue without one costs no read at all. An empty list does not
+// exist, so a length of 0 is a missing queue.
 func ListQueueStatsOfLength(ctx context.Context, rdb redis.Cmdable, key, processing string, length int64) (ListQueueStats, error) {
 	return listQueueStats(ctx, rdb, key, processing, max(length, 0))
 }

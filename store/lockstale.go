@@ -24,11 +24,11 @@ var (
 	ErrLockNewHolder = errors.New("another holder has the lock now")
 )
 
-// ReleaseStaleLock deletes the lock at key only if it is still held by holder and has no TTL
-// (PTTL -1: a lock whose TTL is gone is held until someone deletes it), in one script. true: it
-// was released. false comes with an error: ErrLockGone, ErrLockHasTTL or ErrLockNewHolder
-// (errors.Is) when the lock was left because it changed since it was read, or a *CommandError
-// when Redis refused.
+// ReleaseStaleLock deletes the lock at key, in one script, only if holder still holds it and it has
+// no TTL. (PTTL -1: a lock whose TTL is gone is held until someone deletes it.) It returns true
+// when the lock was released. false comes with an error. ErrLockGone, ErrLockHasTTL or
+// ErrLockNewHolder (errors.Is) mean the lock changed since it was read, so it was left. A
+// *CommandError means Redis refused.
 func ReleaseStaleLock(ctx context.Context, rdb redis.UniversalClient, key, holder string) (bool, error) {
 	reply, err := lockReleaseStale.Run(ctx, rdb, []string{key}, holder).Text()
 	if err != nil {

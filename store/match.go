@@ -5,17 +5,17 @@ import (
 	"time"
 )
 
-// Reading a key back: which family, granularity, window and dims it holds. Sweeps do this for
-// every key they see, so it is plain string work, with no regular expression, and bounded for any
-// key (a key name is untrusted: binary bytes, a megabyte of separators).
+// Reading a key back: which family, granularity, window and dims it holds. Sweeps do this for every
+// key they see, so it is plain string work with no regular expression. It is bounded for any key,
+// since a key name is untrusted: binary bytes, a megabyte of separators.
 //
 // Every window format has a fixed width (yyyy is 4 bytes, MM 2, a literal 1), so the window is
-// found by position: at the end of the key when the pattern ends with it, otherwise just before
-// an occurrence of the literal that follows it, trying occurrences from the left. On each side
-// of the window, dims are matched from the left: each ends at the first occurrence of the literal
-// that follows it, except the side's last dim, which takes everything up to the side's final
-// literal. So in flow:count:<app>:<device>:<ip>:<window> an IPv6 address "fe80::1" is read back
-// whole; only a side's other dims must not hold their separator.
+// found by position. When the pattern ends with the window, it is at the end of the key. Otherwise
+// it stands just before an occurrence of the literal that follows it, trying occurrences from the
+// left. On each side of the window, dims are matched from the left. Each ends at the first
+// occurrence of the literal that follows it. The side's last dim instead takes everything up to the
+// side's final literal. So in flow:count:<app>:<device>:<ip>:<window> an IPv6 address "fe80::1" is
+// read back whole. Only a side's other dims must not hold their separator.
 
 // maxWindowTries bounds the window positions tried in one key, so a key made of separators costs
 // no more than a short one.
@@ -72,9 +72,8 @@ func (f *Family) Match(g Granularity, key string, loc *time.Location) (Window, [
 }
 
 // matchSide matches text against segments on one side of the window, filling dims. Literals must
-// stand where they are; a dim ends at the first occurrence of the literal after it, and the last
-// dim (nearest the window before it, or the last after it) takes what is left up to the final
-// literal.
+// stand where they are. A dim ends at the first occurrence of the literal after it. The side's last
+// dim takes what is left up to the final literal; before the window, that is the dim nearest it.
 func matchSide(segs []segment, text string, dims []string) bool {
 	for i, s := range segs {
 		if s.literal != "" {

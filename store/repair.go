@@ -31,15 +31,14 @@ const (
 	RepairNotInteger RepairOutcome = "not_integer" // now holds a string that is not a 64-bit integer
 )
 
-// RepairKeys repairs keys in one pipeline. Each key is checked again where it is written, in the
-// same script that writes it: only a string holding a 64-bit integer (what a counter writer
-// leaves) and still without a TTL gets EXPIREAT, or DEL. So a key rewritten, given a TTL or
-// deleted between the sweep and the repair is left as it now is, and its outcome says why. The
-// script goes as EVAL, its text with each call: no NOSCRIPT can come back after a restart or a
-// failover, for a few hundred bytes a key.
+// RepairKeys repairs keys in one pipeline. Each key is checked again in the same script that writes
+// it. Only a string holding a 64-bit integer (what a counter writer leaves), still without a TTL,
+// gets EXPIREAT or DEL. So a key rewritten, given a TTL or deleted since the sweep is left as it
+// now is, and its outcome says why. The script goes as EVAL, its text with each call. So no
+// NOSCRIPT can come back after a restart or a failover, for a few hundred bytes a key.
 //
-// outcomes[i] is key i's; "" for a key whose call failed. err is the first failure, a
-// *CommandError naming the key and the user; the outcomes of the others still stand.
+// The outcome of key i is outcomes[i]; it is "" when the key's call failed. err is the first
+// failure, a *CommandError naming the key and the user. The outcomes of the others still stand.
 func RepairKeys(ctx context.Context, rdb redis.UniversalClient, keys []RepairKey) (outcomes []RepairOutcome, err error) {
 	pipe := rdb.Pipeline()
 	cmds := make([]*redis.Cmd, len(keys))

@@ -92,9 +92,9 @@ func (u *Uniques) Count(ctx context.Context, g Granularity, dims []string, at ti
 }
 
 // Union returns the distinct members of dims over the n windows of granularity g ending with the
-// one holding at: PFCOUNT over the keys for HyperLogLog (they must share a hash slot on a
-// cluster: put the dims in a hash tag), and for bitmaps the keys are read and OR-ed here, so a
-// read-only user can ask and nothing is written.
+// one holding at. For HyperLogLog it is PFCOUNT over the keys. On a cluster those must share a hash
+// slot, so put the dims in a hash tag. For bitmaps the keys are read and OR-ed here, so a read-only
+// user can ask and nothing is written.
 func (u *Uniques) Union(ctx context.Context, g Granularity, dims []string, at time.Time, n int) (int64, error) {
 	if at.IsZero() {
 		at = u.s.serverNow(ctx)

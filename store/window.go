@@ -33,10 +33,9 @@ type Window struct {
 }
 
 // WindowAt returns the window of granularity g that holds t, cut in loc. Day windows follow the
-// calendar (a DST day is 23 or 25 hours long, and starts at 1 a.m. where the clocks skip
-// midnight); hour windows follow the wall clock in loc, so a zone offset of half an hour still
-// starts them on its own hour, and an hour that a half-hour DST change cuts short starts at the
-// change.
+// calendar. A DST day is 23 or 25 hours long, and starts at 1 a.m. where the clocks skip midnight.
+// Hour windows follow the wall clock in loc, so a zone offset of half an hour still starts them on
+// its own hour. An hour that a half-hour DST change cuts short starts at the change.
 func WindowAt(g Granularity, t time.Time, loc *time.Location) Window {
 	t = t.In(loc)
 	y, m, d := t.Date()
@@ -47,9 +46,10 @@ func WindowAt(g Granularity, t time.Time, loc *time.Location) Window {
 	return Window{Granularity: Hour, Start: start, End: hourStart(start.Add(time.Hour))}
 }
 
-// dayStart is the first instant of the day y-m-d (normalised, so d may run past the month's end)
-// in loc: midnight, or the DST change where the clocks skip midnight (Chile, Cuba, Egypt and the
-// Azores change at 00:00), which time.Date may put on the day before.
+// dayStart is the first instant of the day y-m-d in loc. The date is normalised, so d may run past
+// the month's end. The first instant is midnight, or the DST change where the clocks skip midnight.
+// (Chile, Cuba, Egypt and the Azores change at 00:00, and time.Date may put that on the day
+// before.)
 func dayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
 	y, m, d = time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Date()
 	start := time.Date(y, m, d, 0, 0, 0, 0, loc)
@@ -61,9 +61,9 @@ func dayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
 	return start
 }
 
-// hourStart is the first instant of t's hour on the wall clock: t less its minutes and seconds,
-// or, when the zone's offset changed within the hour (a half-hour DST change, or the second pass
-// of an hour the clocks go back over), the instant of that change.
+// hourStart is the first instant of t's hour on the wall clock: t less its minutes and seconds.
+// When the zone's offset changed within the hour, it is the instant of that change. That happens at
+// a half-hour DST change, or on the second pass of an hour the clocks go back over.
 func hourStart(t time.Time) time.Time {
 	start := t.Add(-time.Duration(t.Minute())*time.Minute - time.Duration(t.Second())*time.Second -
 		time.Duration(t.Nanosecond()))

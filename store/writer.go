@@ -122,10 +122,10 @@ func (s *Store) NewWriter(opt WriterOptions) *Writer {
 	}
 }
 
-// Add records delta for dims of family f at time at (the Redis server's now when zero). It
-// returns ErrExpired when every window of at is past its retention, ErrFuture when at is more
-// than MaxAhead ahead of the server clock, and an error when dims do not fit the family's
-// pattern; in each case nothing is recorded.
+// Add records delta for dims of family f at time at; a zero at means the Redis server's now. It
+// returns ErrExpired when every window of at is past its retention. It returns ErrFuture when at is
+// more than MaxAhead ahead of the server clock. It returns an error when dims do not fit the
+// family's pattern. In each case nothing is recorded.
 func (w *Writer) Add(f *Family, dims []string, delta int64, at time.Time) error {
 	if len(dims) != len(f.pattern.dims) {
 		_, err := f.pattern.Key(dims, "")

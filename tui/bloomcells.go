@@ -12,10 +12,10 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// The text of a Bloom filter's figures: an exact figure plainly; an estimate with ≈ and, where
-// there is room, its 95% interval and the share of the bits it rests on; a figure the sweep could
-// not read is "—", with its reason in the filter's notes (the detail line and the filter's level
-// show them).
+// The text of a Bloom filter's figures. An exact figure shows plainly. An estimate shows with ≈
+// and, where there is room, its 95% interval and the share of the bits it rests on. A figure the
+// sweep could not read is "—". Its reason is in the filter's notes, which the detail line and the
+// filter's level show.
 
 // bloomLayout names a filter's layout as the operator knows it.
 func bloomLayout(layout string) string {

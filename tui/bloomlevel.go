@@ -12,10 +12,10 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// The Uniques view's Bloom filters: one table of every [[bloom]] entry's filters below the
-// unique families, the entry named on its first row; the selection runs on from the uniques into
-// it, a line under it says the selected filter's intervals and notes, and enter opens the filter's
-// level, every figure in full.
+// The Uniques view's Bloom filters: one table of every [[bloom]] entry's filters, below the unique
+// families. An entry is named on its first row. The selection runs on from the uniques into it. A
+// line under it says the selected filter's intervals and notes. Enter opens the filter's level,
+// with every figure in full.
 
 // uniqRow is a unique family's row or a Bloom filter's, with the entry it belongs to.
 type uniqRow struct {
@@ -45,9 +45,9 @@ func bloomRows(s *snapshot.Snapshot, filter string) []uniqRow {
 	return rows
 }
 
-// bloomLines are the Bloom filters' section in h lines: its title, the table (a window of its
-// rows that keeps the selection in view), what each entry could not read, the selected filter's
-// detail and the hint. first is the row where the filters start.
+// bloomLines are the Bloom filters' section in h lines. They are its title, the table, what each
+// entry could not read, the selected filter's detail and the hint. The table is a window of its
+// rows that keeps the selection in view. The filters start at row first.
 func (v *uniques) bloomLines(s *snapshot.Snapshot, first, w, h int) []string {
 	st := v.c.styles
 	rows, sel := v.rows.rows[first:], v.rows.sel-first

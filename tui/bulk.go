@@ -14,13 +14,13 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// The drill-down's bulk actions on a queue's section: N runs every task now (retry all, run all
-// due now), X deletes every task, K archives (kills) every task where the library has it, z
-// undoes the last bulk action on this target. Each asks for a dry run first (its tasks, bytes
-// and the time the budget makes it take), shown in the confirmation; with a filter on, it acts
-// only on the section's tasks the filter keeps (all of them, read page by page, not just the
-// page on screen), which the confirmation says. Then it runs off the Update loop, its progress
-// in the footer, and ctrl+c or esc stops it between chunks.
+// The drill-down's bulk actions on a queue's section. N runs every task now (retry all, run all due
+// now). X deletes every task. K archives (kills) every task, where the library has it. z undoes the
+// last bulk action on this target. Each asks for a dry run first: its tasks, bytes and the time the
+// budget makes it take, shown in the confirmation. With a filter on, it acts only on the section's
+// tasks the filter keeps, and the confirmation says so. Those are all of them, read page by page,
+// not just the page on screen. Then it runs off the Update loop, its progress in the footer. ctrl+c
+// or esc stops it between chunks.
 
 // BulkActions are the drill-down's bulk writes (nil when writes are off). Each runs in a tea.Cmd.
 type BulkActions interface {
@@ -38,9 +38,9 @@ type BulkActions interface {
 	UndoLast(ctx context.Context, progress func(snapshot.BulkResult)) (string, error)
 }
 
-// FilteredBulk is a BulkActions that also acts on a filter's selection: the dry run counts the
-// section's tasks match keeps (the whole section, not the page, read at the budget, progress
-// told after each page: Done tasks read of Planned), and the run of that plan acts on those
+// FilteredBulk is a BulkActions that also acts on a filter's selection. The dry run counts the
+// section's tasks match keeps: the whole section, not the page, read at the budget. It tells its
+// progress after each page: Done tasks read of Planned. The run of that plan acts on those tasks
 // alone.
 type FilteredBulk interface {
 	PlanBulkMatching(ctx context.Context, ref snapshot.QueueRef, sec snapshot.TaskSection, a snapshot.TaskAction, match func(snapshot.Task) bool, progress func(snapshot.BulkResult)) (snapshot.BulkPlan, error)

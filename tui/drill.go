@@ -287,9 +287,9 @@ func (o *oneKey[T]) toggleCommand() tea.Cmd {
 	return nil
 }
 
-// snapLevel is a level whose rows come from one entry of the last Snapshot (a limiter's busiest
-// keys, a lock pattern's held locks): each poll brings them, so it reads nothing itself. find
-// picks the entry by name; keep gives the rows of it the filter keeps.
+// snapLevel is a level whose rows come from one entry of the last Snapshot, such as a limiter's
+// busiest keys or a lock pattern's held locks. Each poll brings them, so it reads nothing itself.
+// find picks the entry by name; keep gives the rows of it the filter keeps.
 type snapLevel[E, R any] struct {
 	c      *console
 	d      *drill // the view's, where enter opens a row

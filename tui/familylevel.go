@@ -238,9 +238,6 @@ func peakText(s snapshot.Series, v []int64) string {
 	return format.Peak(v)
 }
 
-// liveLine says what a family's live figures rest on: how many keys were read exactly and in the
-// sample, of how many (counted by the last sweep, or the one under way so far), and why a figure
-// is missing.
 // rateSpan says what the family's own rate was measured over: the last seconds of reads, or the
 // time between the last two sweeps.
 func rateSpan(f *snapshot.FamilyStats) string {
@@ -251,6 +248,9 @@ func rateSpan(f *snapshot.FamilyStats) string {
 	return "between sweeps " + span + " apart"
 }
 
+// liveLine says what a family's live figures rest on. That is how many keys were read exactly and
+// in the sample, of how many, and why a figure is missing. The "how many" is counted by the last
+// sweep, or the one under way so far.
 func liveLine(l *snapshot.LiveFamily) string {
 	from := "last sweep"
 	if l.KeysFrom == "sweep" {

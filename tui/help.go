@@ -8,10 +8,10 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// The keys and their help. The root declares its own bindings (views, filter, back, pause,
-// quit, the console's writes) and each view and drill-down level declares its own; the footer
-// and the ? overlay are composed from the root's and the active screen's, so a key added to a
-// level shows in its help with no other edit.
+// The keys and their help. The root declares its own bindings: views, filter, back, pause, quit,
+// the console's writes. Each view and drill-down level declares its own. The footer and the ?
+// overlay are composed from the root's and the active screen's. So a key added to a level shows in
+// its help with no other edit.
 
 // globalBindings are the root's keys, with what each does.
 func (m *Model) globalBindings() []binding {
@@ -129,9 +129,9 @@ func (m *Model) footerHelp(w int) string {
 	}
 }
 
-// helpLines is the ? overlay's body: a column of the views' keys, one of the active screen's and
-// one of the console's, laid side by side as many as fit in w cells and the rest below, then
-// which keys are off and why.
+// helpLines is the ? overlay's body. It has a column of the views' keys, one of the active screen's
+// and one of the console's. As many as fit in w cells sit side by side, and the rest below. Then it
+// says which keys are off and why.
 func (m *Model) helpLines(w int) []string {
 	k, st := m.c.keys, m.c.styles
 	g := m.globalBindings()

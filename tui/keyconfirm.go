@@ -8,9 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// keyConfirm is the overlay that asks before a drill-down's write on one task or key: it says
-// what will be done, and is confirmed as the repair overlay is (the target's name typed on a
-// real Redis, y on the embedded one).
+// keyConfirm is the overlay that asks before a drill-down's write on one task or key. It says what
+// will be done. It is confirmed as the repair overlay is: the target's name typed on a real Redis,
+// y on the embedded one.
 type keyConfirm struct {
 	title   string
 	lines   []string

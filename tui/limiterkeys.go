@@ -145,9 +145,9 @@ func (l *limKeyLevel) render(w, h int) string {
 }
 
 // A library's limiter key at its limit takes the next hit when the library says so, which is not
-// the key's TTL: python limits' moving window allows again when the oldest hit of the window
-// leaves it, while the key (and limits' own reset) lasts until the newest does. The keys' table
-// shows that time for a library's limiter (ALLOWED IN), and its TTL for hourglass's own.
+// the key's TTL. Python limits' moving window allows again when the window's oldest hit leaves it.
+// The key, like limits' own reset, lasts until the newest does. So the keys' table shows that time
+// for a library's limiter (ALLOWED IN), and the TTL for hourglass's own.
 
 // ttlTitle is the title of the keys' table's time column.
 func ttlTitle(lim snapshot.Limiter) string {

@@ -9,10 +9,10 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// Pausing a job queue from its tasks: P reads whether the queue is paused now and asks y to pause
-// or resume it, as its library does (BullMQ, asynq); where the library has no pause (Sidekiq
-// without Pro, RQ, Celery, hourglass's own queues) P says why in one line. Pausing moves no task,
-// so no name is typed, but it writes, so it needs writes allowed.
+// Pausing a job queue from its tasks. P reads whether the queue is paused now, and asks y to pause
+// or resume it, as its library does (BullMQ, asynq). Where the library has no pause, P says why in
+// one line: Sidekiq without Pro, RQ, Celery, hourglass's own queues. Pausing moves no task, so no
+// name is typed. But it writes, so it needs writes allowed.
 
 // QueuePauseReader is the part of an Inspector that reads a queue's pause. internal/inspect's
 // Inspector has it; a console whose Inspector has not answers P with that.

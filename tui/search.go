@@ -12,12 +12,12 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// Searching a queue's tasks: on a queue's tasks, / types what to look for (a substring of the
-// payload, or path=value for a JSON field: args.0.user_id=42, data.email=x) and filters the page
-// on screen; s searches every task of every section of the queue for it. The search is a level of
-// its own: it reads a step at a time (a quarter second of pages, within the sweep's budget) in
-// tea.Cmds, each step's matches and progress shown as they come, with no cap on how far it
-// reaches; s stops it and goes on, esc stops it and goes back. It keeps the first
+// Searching a queue's tasks. On a queue's tasks, / types what to look for and filters the page on
+// screen. That is a substring of the payload, or path=value for a JSON field: args.0.user_id=42,
+// data.email=x. Then s searches every task of every section of the queue for it. The search is a
+// level of its own. It reads a step at a time in tea.Cmds: a quarter second of pages, within the
+// sweep's budget. Each step's matches and progress show as they come, with no cap on how far it
+// reaches. The s key stops it and goes on; esc stops it and goes back. It keeps the first
 // searchKept matches and counts the rest.
 
 // TaskSearcher is the part of an Inspector that searches a queue's tasks. internal/inspect's

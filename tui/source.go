@@ -26,10 +26,10 @@ type Actions interface {
 	SetTraffic(family string, on bool) (string, error)
 	// Repair gives family keys without a TTL their window-aligned expiry (DryRun: only counts).
 	Repair(ctx context.Context, dryRun bool) (snapshot.RepairCounts, error)
-	// TrafficNews waits until the steady test traffic has news (a write failed and is being
-	// retried, writes go through again, or a traffic ended by itself) or ctx ends, and returns
-	// what happened since the last call (nil once ctx has ended). It runs in a tea.Cmd, which the
-	// console issues again after each answer.
+	// TrafficNews waits until the steady test traffic has news, or ctx ends. News is a write that
+	// failed and is being retried, writes going through again, or a traffic that ended by itself.
+	// It returns what happened since the last call (nil once ctx has ended). It runs in a tea.Cmd,
+	// which the console issues again after each answer.
 	TrafficNews(ctx context.Context) []TrafficNews
 }
 

@@ -29,9 +29,9 @@ func newUnclaimed(c *console) *unclaimed {
 	return v
 }
 
-// result is the groups on screen and where they come from: while the first sweep is under way,
-// what it has found so far; afterwards, the last complete sweep's (a sweep under way has seen
-// only part of the keyspace, so its counts would read low).
+// result is the groups on screen and where they come from. While the first sweep is under way, it
+// is what that sweep has found so far. Afterwards it is the last complete sweep's. (A sweep under
+// way has seen only part of the keyspace, so its counts would read low.)
 func (v *unclaimed) result() (discover.Result, string) {
 	st := v.c.status
 	seen := format.Commas(st.Sweep.KeysSeen)

@@ -1,8 +1,8 @@
-// Package cells is the text of the Snapshot's table cells that more than one front end shows:
-// the console (tui) and the text report (report) draw a counter family's live total and rate, a
-// job queue's row, a union's count, a delay queue's schedule and a queue's key from the same
-// functions here, so the two can never say a figure differently. It does no I/O and holds no
-// state. Of hourglass's packages it imports internal/format and snapshot.
+// Package cells is the text of the Snapshot's table cells that more than one front end shows. The
+// console (tui) and the text report (report) draw these from the same functions here: a counter
+// family's live total and rate, a job queue's row, a union's count, a delay queue's schedule and a
+// queue's key. So the two can never say a figure differently. It does no I/O and holds no state. Of
+// hourglass's packages it imports internal/format and snapshot.
 package cells
 
 import (
@@ -38,9 +38,9 @@ func Latency(ms *int64, why string) string {
 	return format.MillisOf(ms, format.Unknown)
 }
 
-// Union is a union's distinct count (a unique family's 7 or 30 days): the count; when the budget
-// left it unread, skipped (the report says how much it would have read, the console's narrow
-// column just "skipped"); "?" when it failed; "—" when the family keeps no such union.
+// Union is a union's distinct count (a unique family's 7 or 30 days). It is the count, or "?" when
+// it failed, or "—" when the family keeps no such union. When the budget left it unread, it is
+// skipped: the report says how much it would have read, the console's narrow column just "skipped".
 func Union(n *int64, skip *snapshot.UnionSkip, failed string, skipped func(*snapshot.UnionSkip) string) string {
 	switch {
 	case n != nil:
@@ -71,10 +71,10 @@ func Schedule(q snapshot.DelayQueue, bucket string) string {
 	return format.Commas(q.Schedule[bucket])
 }
 
-// Throughput is one row of what a job library counts of the jobs it ran: the queue ("all
-// queues" where the library counts them together), processed and failed a second, today's
-// processed and failed, the running totals, and the days' processed as a sparkline, oldest
-// first. "—" where the library keeps no such count, "?" for a rate not measured yet and for
+// Throughput is one row of what a job library counts of the jobs it ran. The cells are the queue
+// ("all queues" where the library counts them together), processed and failed a second, and today's
+// processed and failed. Then come the running totals, and the days' processed as a sparkline,
+// oldest first. "—" is where the library keeps no such count. "?" is a rate not measured yet, and
 // every figure of a row whose keys could not be read (its Error).
 func Throughput(t snapshot.JobThroughput) []string {
 	scope := t.Queue

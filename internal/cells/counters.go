@@ -5,10 +5,10 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// WindowTotal is a counter family's total in its current window of granularity g ("hour" or
-// "day"): the live estimate when live (the Watcher's live read of the family, nil when none) is
-// of that window and has one, else the last sweep's total, "0" when that sweep found no key in
-// the window, "-" when the family keeps no such windows.
+// WindowTotal is a counter family's total in its current window of granularity g ("hour" or "day").
+// live is the Watcher's live read of the family, nil when none. The total is live's estimate when
+// live is of that window and has one. Else it is the last sweep's total, or "0" when that sweep
+// found no key in the window. It is "-" when the family keeps no such windows.
 func WindowTotal(f snapshot.FamilyStats, g string, live *snapshot.LiveFamily) string {
 	if !f.Has(g) {
 		return "-"
@@ -23,12 +23,12 @@ func WindowTotal(f snapshot.FamilyStats, g string, live *snapshot.LiveFamily) st
 	return "0"
 }
 
-// Rate is a counter family's events a second, followed by unit ("" in a table under RATE/S,
-// "/s" in a sentence): the slope of its current window's total over the last minute of reads
-// when the family has it (RateFrom "reads": a window whose every key the live reads read), else
-// the live estimate when live has one ("≈9,809/s ±3%"), else the growth between the last two
-// sweeps, else the current hour's average ("~0.06/s"), else "-" (a day-only family before its
-// reads span enough: the family's RateNote says why).
+// Rate is a counter family's events a second, followed by unit: "" in a table under RATE/S, "/s" in
+// a sentence. It is the slope of the current window's total over the last minute of reads, when the
+// family has it (RateFrom "reads": a window whose every key the live reads read). Else it is the
+// live estimate, when live has one ("≈9,809/s ±3%"). Else it is the growth between the last two
+// sweeps, else the current hour's average ("~0.06/s"). Else it is "-": a day-only family before its
+// reads span enough (the family's RateNote says why).
 func Rate(f snapshot.FamilyStats, live *snapshot.LiveFamily, unit string) string {
 	num := func(r float64) string { return format.Rate(r) + unit }
 	switch {
@@ -45,11 +45,11 @@ func Rate(f snapshot.FamilyStats, live *snapshot.LiveFamily, unit string) string
 	return "-"
 }
 
-// LiveRate reports whether the family's rate is live's estimate: when live has one, and the
-// family's own is not measured from its reads, nor soon will be. A live read that read every key
-// of the window exactly makes the family's points, and a family written in bursts would show the
-// live rate's first seconds jumping with each burst before its reads span enough for a steady
-// one (see snapshot.FamilyStats.RateFrom).
+// LiveRate reports whether the family's rate is live's estimate. It is when live has one, and the
+// family's own is not measured from its reads, nor soon will be. A live read that read every key of
+// the window exactly makes the family's points. A family written in bursts would otherwise show the
+// live rate's first seconds jumping with each burst, before its reads span enough for a steady one.
+// See snapshot.FamilyStats.RateFrom.
 func LiveRate(f snapshot.FamilyStats, live *snapshot.LiveFamily) bool {
 	if live == nil || live.RatePerSec == nil || f.RateFrom == snapshot.RateFromReads {
 		return false
@@ -57,10 +57,10 @@ func LiveRate(f snapshot.FamilyStats, live *snapshot.LiveFamily) bool {
 	return live.Total == nil || !live.Total.Exact() || live.Partial
 }
 
-// Estimate renders a figure estimated from a sample with its 95% interval [low, high], followed
-// by unit: as format.Approx ("≈9.81k/s ±3.0%"); the number alone (num) when it is exact; "≥" and
-// the interval's low end when partial (the sample could count only part of the keys, so the
-// figure is a lower bound).
+// Estimate renders a figure estimated from a sample with its 95% interval [low, high], followed by
+// unit. It renders as format.Approx ("≈9.81k/s ±3.0%"), or the number alone (num) when it is exact.
+// When partial, it is "≥" and the interval's low end: the sample could count only part of the keys,
+// so the figure is a lower bound.
 func Estimate(est, low, high float64, exact, partial bool, num func(float64) string, unit string) string {
 	switch {
 	case partial:
@@ -72,8 +72,8 @@ func Estimate(est, low, high float64, exact, partial bool, num func(float64) str
 }
 
 // UseLive reports whether the window's total is live's: when live read the family's window of
-// granularity g, unless live could count only part of the window (a lower bound) while the sweep
-// under way has an estimate of the whole of it, which says more.
+// granularity g. The exception is when live could count only part of the window (a lower bound)
+// while the sweep under way has an estimate of the whole of it, which says more.
 func UseLive(f snapshot.FamilyStats, g string, live *snapshot.LiveFamily) bool {
 	if live == nil || live.Granularity != g || live.Total == nil {
 		return false

@@ -7,9 +7,9 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// Refused is a limiter's refused attempts counted in its keys' current windows: "—" when none
-// of its keys counts them (hourglass's own, limits' moving window, redis_rate), and when only
-// some do (limits' fixed-window keys beside moving-window ones), how many keys the sum covers.
+// Refused is a limiter's refused attempts counted in its keys' current windows. It is "—" when none
+// of its keys counts them (hourglass's own, limits' moving window, redis_rate). When only some do
+// (limits' fixed-window keys beside moving-window ones), it says how many keys the sum covers.
 func Refused(l snapshot.Limiter) string {
 	if l.RefusedInWindow == nil {
 		return format.NotKept

@@ -14,10 +14,10 @@ var WorkerColumns = []string{"PROCESS", "HEALTH", "BUSY", "STATE", "LAST BEAT", 
 // Stale is the HEALTH cell of a stale process; a live one's is "live".
 const Stale = "STALE"
 
-// Worker is one job library process's cells (WorkerColumns): busy/concurrency, the library's
-// state with RQ's current job or BullMQ's idle time, how long ago it last beat, until it expires
-// ("3s ago" once past), and how long ago it started; "—" where the library records no such
-// figure.
+// Worker is one job library process's cells (WorkerColumns). They are busy/concurrency, and the
+// library's state with RQ's current job or BullMQ's idle time. Then come how long ago it last beat,
+// the time until it expires ("3s ago" once past), and how long ago it started. "—" is where the
+// library records no such figure.
 func Worker(w snapshot.JobWorker) []string {
 	health := "live"
 	if w.Stale {

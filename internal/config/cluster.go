@@ -19,9 +19,9 @@ func (cfg *Config) CheckCluster() error {
 }
 
 // ClusterProblems are the families a Redis Cluster cannot serve whole, one error each, naming the
-// pattern's line and the fix: a counter whose hour and day keys can land in different slots (one
-// script could not write both), and a unique whose windows can (its unions could not be read in
-// one command). A command that writes refuses them; one that only reads warns of them.
+// pattern's line and the fix. One is a counter whose hour and day keys can land in different slots:
+// one script could not write both. Another is a unique whose windows can: its unions could not be
+// read in one command. A command that writes refuses them; one that only reads warns of them.
 func (cfg *Config) ClusterProblems() []*Error {
 	var errs []*Error
 	for _, f := range cfg.Counters {

@@ -23,9 +23,9 @@ import (
 // Config is a validated configuration.
 type Config struct {
 	Path string // file it was read from; "" for the built-in default
-	// Builtin is the text of the config.toml the program was built with (the root package
-	// embeds it and hands it down): the default when no file is given, and what the console's
-	// proposals are written against when the config in use is that default.
+	// Builtin is the text of the config.toml the program was built with; the root package embeds it
+	// and hands it down. It is the default when no file is given. When the config in use is that
+	// default, the console's proposals are written against it.
 	Builtin []byte
 	Redis   RedisConfig
 	UI      UIConfig
@@ -66,12 +66,12 @@ type RedisConfig struct {
 	passwordEnvAt Error // where PasswordEnv was set, for the error when it names no variable
 }
 
-// Password returns the password: the variable named by PasswordEnv, or, when no PasswordEnv is
+// Password returns the password. It is the variable named by PasswordEnv or, when no PasswordEnv is
 // set, REDISCLI_AUTH (as redis-cli does); "" if that is unset too. A PasswordEnv naming a variable
-// that is not set, or set to nothing, is an error rather than a quiet fall back to REDISCLI_AUTH,
-// which could log in as someone else, or to no AUTH at all, which could pass unnoticed on a server
-// that lets the default user in. It is read when called, never stored in the Config, so a Config
-// can be printed or logged without leaking it.
+// that is unset or empty is an error. A quiet fall back to REDISCLI_AUTH could log in as someone
+// else. One to no AUTH at all could pass unnoticed on a server that lets the default user in. It is
+// read when called, never stored in the Config, so a Config can be printed or logged without
+// leaking it.
 func (r RedisConfig) Password() (string, error) {
 	if r.PasswordEnv != "" {
 		p, ok := os.LookupEnv(r.PasswordEnv)
@@ -149,9 +149,9 @@ func Builtin(text []byte) *Config {
 	return cfg
 }
 
-// Open finds and loads the config a command runs with: the file at path; with no path,
-// ./config.toml when there is one, else builtin, the config.toml the program was built with.
-// addrs, from --addr, replace the file's addresses when there are any.
+// Open finds and loads the config a command runs with: the file at path. With no path, it is
+// ./config.toml when there is one, else builtin, the config.toml the program was built with. addrs,
+// from --addr, replace the file's addresses when there are any.
 func Open(path string, addrs []string, builtin []byte) (*Config, error) {
 	if path == "" {
 		if _, err := os.Stat("config.toml"); err != nil {
@@ -188,15 +188,15 @@ func Load(path string, addrs []string) (*Config, error) {
 	return Parse(path, data, addrs)
 }
 
-// Parse validates data as a config file called name (used in errors and as Config.Path), with
-// its addresses replaced by addrs when there are any. When the file has several problems the
-// error is the first one in the file, as a compiler would report it; it is always an *Error.
+// Parse validates data as a config file called name, used in errors and as Config.Path. Its
+// addresses are replaced by addrs when there are any. When the file has several problems, the error
+// is the first one in the file, as a compiler would report it. It is always an *Error.
 //
-// A leading byte order mark is dropped. A file over MaxFileSize, or one that holds no table or key
-// at all (nothing, or only comments), is refused: an empty file is a mistake (a truncated copy,
-// the wrong path), and loading it as a config with nothing in it would watch nothing without a
-// word. Whether a family's windows share a cluster slot is not checked here: a command that
-// writes refuses such a family, one that reads warns (CheckCluster).
+// A leading byte order mark is dropped. A file over MaxFileSize is refused. So is one that holds no
+// table or key at all (nothing, or only comments). An empty file is a mistake (a truncated copy,
+// the wrong path), and as a config it would watch nothing without a word. Whether a family's
+// windows share a cluster slot is not checked here. A command that writes refuses such a family,
+// and one that reads warns (CheckCluster).
 func Parse(name string, data []byte, addrs []string) (*Config, error) {
 	src, raw, err := decode(name, data)
 	if err != nil {
@@ -221,9 +221,10 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 	return cfg, nil
 }
 
-// SweepOptions are the scanner's options as the config sets them: the [scan] budget, the zone
-// windows are cut in (for families without their own), this machine's zone by name (HostZone, for
-// the zones discover proposes), with the queues, limiters, uniques and locks when withStructures.
+// SweepOptions are the scanner's options as the config sets them. They hold the [scan] budget and
+// the zone windows are cut in, for families without their own. They hold this machine's zone by
+// name (HostZone), for the zones discover proposes. With withStructures, they hold the queues,
+// limiters, uniques and locks too.
 func (cfg *Config) SweepOptions(withStructures bool) scanner.Options {
 	opt := scanner.Options{Count: cfg.Scan.Count, KeysPerSecond: cfg.Scan.KeysPerSecond, MaxCall: cfg.Scan.MaxCall,
 		MaxRedisTime: cfg.Scan.MaxRedisTime, Location: cfg.Timezone, LiveSample: cfg.Scan.LiveSample,

@@ -22,11 +22,11 @@ type Entries struct {
 	checked *Config // the entries alone, for CheckCluster's file:line
 }
 
-// ParseEntries validates data, a text of entry tables alone ([[counter]], [[unique]], [[bitmap]],
-// [[delay_queue]], [[list_queue]], [[limiter]], [[lock]], [[job_queue]]), as entries added to
-// cfg: windows are cut in cfg's time zone unless an entry names its own, and a name cfg already
-// gives an entry of the same table is refused, as a name declared twice in one file is. Errors
-// are *Error and name name:line, the line counted in data.
+// ParseEntries validates data as entries added to cfg. data is a text of entry tables alone:
+// [[counter]], [[unique]], [[bitmap]], [[delay_queue]], [[list_queue]], [[limiter]], [[lock]],
+// [[job_queue]]. Windows are cut in cfg's time zone unless an entry names its own. A name cfg
+// already gives an entry of the same table is refused, as a name declared twice in one file is.
+// Errors are *Error and name name:line, the line counted in data.
 func (cfg *Config) ParseEntries(name string, data []byte) (*Entries, error) {
 	src, raw, err := decode(name, data)
 	if err != nil {
@@ -133,9 +133,9 @@ func (c *checker) clash(path, header, name string) bool {
 	return true
 }
 
-// Loads returns a loader of generated config text named name: it parses the text as a config file
-// (and checks it for a cluster when cluster is set), and on a refusal reports the line the error
-// names and its key and message, so a generator can comment out what is refused.
+// Loads returns a loader of generated config text named name. It parses the text as a config file,
+// and checks it for a cluster when cluster is set. On a refusal it reports the line the error
+// names, with its key and message, so a generator can comment out what is refused.
 func Loads(name string, cluster bool) func(text string) (int, string, error) {
 	return LoadsFrom(name, cluster, 1)
 }

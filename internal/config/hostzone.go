@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// HostZone is this machine's zone (time.Local) under its IANA name, such as Asia/Shanghai, read
-// from TZ or else from where /etc/localtime points; nil when the name cannot be told or does not
-// name the zone in use. discover proposes it, by name, for windows cut at its offset: time.Local's
-// own name is "Local", which would mean another zone on another machine.
+// HostZone is this machine's zone (time.Local) under its IANA name, such as Asia/Shanghai. It reads
+// the name from TZ, or else from where /etc/localtime points. It is nil when the name cannot be
+// told or does not name the zone in use. discover proposes it, by name, for windows cut at its
+// offset. (The name of time.Local itself is "Local", which would mean another zone on another
+// machine.)
 func HostZone() *time.Location {
 	name, set := os.LookupEnv("TZ")
 	if set {
@@ -24,9 +25,9 @@ func HostZone() *time.Location {
 	return hostZoneNamed(name, time.Now())
 }
 
-// hostZoneNamed loads name (an IANA name, or a path into a zoneinfo directory) and returns it
-// when it agrees with time.Local at now and around the year's turn (so a zone with another DST
-// rule is not taken for it); else nil.
+// hostZoneNamed loads name, an IANA name or a path into a zoneinfo directory. It returns the zone
+// when it agrees with time.Local at now and around the year's turn, so a zone with another DST rule
+// is not taken for it; else nil.
 func hostZoneNamed(name string, now time.Time) *time.Location {
 	if i := strings.LastIndex(name, "zoneinfo/"); i >= 0 {
 		name = name[i+len("zoneinfo/"):]

@@ -98,10 +98,10 @@ func (c *checker) duration(t table, key string) (time.Duration, bool) {
 	return d, ok
 }
 
-// zone reads a time zone: "Local", "UTC", an IANA name, or a fixed offset from UTC written
-// "+08:00" or "-05:30" (hours at most 14, minutes 0 to 59), for writers that cut windows at an
-// offset rather than in a named zone. LoadLocation("") means UTC, which would hide a half-edited
-// line, so an empty name is refused.
+// zone reads a time zone: "Local", "UTC", an IANA name, or a fixed offset from UTC. An offset is
+// written "+08:00" or "-05:30" (hours at most 14, minutes 0 to 59), for writers that cut windows at
+// an offset rather than in a named zone. An empty name is refused: LoadLocation("") means UTC,
+// which would hide a half-edited line.
 func (c *checker) zone(t table, key string) (*time.Location, string, bool) {
 	v, ok := c.str(t, key)
 	if !ok {
@@ -125,9 +125,10 @@ func (c *checker) zone(t table, key string) (*time.Location, string, bool) {
 // maxOffset bounds a fixed UTC offset: the zones in use run from -12:00 to +14:00.
 const maxOffset = 14 * time.Hour
 
-// FixedOffset reads s as a fixed offset from UTC, "+08:00" or "-05:30": isOffset says s has that
-// form (a sign, two digits, a colon, two digits), and err why it is out of bounds (more than 14
-// hours, or minutes past 59). The zone is named s, so windows and times show the offset written.
+// FixedOffset reads s as a fixed offset from UTC, "+08:00" or "-05:30". It reports in isOffset
+// whether s has that form: a sign, two digits, a colon, two digits. Its err says why an offset is
+// out of bounds: more than 14 hours, or minutes past 59. The zone is named s, so windows and times
+// show the offset written.
 func FixedOffset(s string) (loc *time.Location, isOffset bool, err error) {
 	if len(s) != 6 || (s[0] != '+' && s[0] != '-') || s[3] != ':' {
 		return nil, false, nil

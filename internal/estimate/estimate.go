@@ -64,9 +64,9 @@ type Figure struct {
 const MinClusters = 2
 
 // MinFound is the fewest clusters holding a figure (over the strata not swept to their end) an
-// estimate is made from. A figure seen in fewer is rare, or packed into few clusters (a family
-// whose keys share one hash tag sits in one slot): the clusters seen cannot say how much of it
-// the rest of the keyspace holds, and an interval from them would claim more than they know.
+// estimate is made from. A figure seen in fewer is rare, or packed into few clusters: a family
+// whose keys share one hash tag sits in one slot. The clusters seen cannot say how much of it the
+// rest of the keyspace holds. An interval from them would claim more than they know.
 const MinFound = 5
 
 // Stratum is one server's sample of a figure: its clusters, the figure's sums over them, the
@@ -78,11 +78,11 @@ type Stratum struct {
 	Done       bool
 }
 
-// Total estimates a figure over strata sampled independently (a cluster's masters, each swept on
-// its own): the sum of each stratum's estimate, with their variances added. ok is false when a
-// stratum with keys left to sweep has fewer than MinClusters clusters or no known population, or
-// when the figure was found in fewer than MinFound clusters of the strata with keys left: the
-// figure is then only what was seen so far.
+// Total estimates a figure over strata sampled independently, such as a cluster's masters, each
+// swept on its own. It is the sum of each stratum's estimate, with their variances added. ok is
+// false, and the figure only what was seen so far, in two cases. One is a stratum with keys left to
+// sweep that has fewer than MinClusters clusters or no known population. The other is a figure
+// found in fewer than MinFound clusters of the strata with keys left.
 func Total(strata ...Stratum) (Figure, bool) {
 	var est, variance, seen, keys, pop float64
 	df := math.Inf(1)

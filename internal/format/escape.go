@@ -10,11 +10,11 @@ import (
 // MaxEscaped is how many bytes of a name Escape shows before it cuts the rest.
 const MaxEscaped = 200
 
-// Escape makes text read from Redis safe to print on a terminal: printable characters stay as
-// they are; a backslash becomes \\; newline, carriage return and tab become \n, \r and \t; any
-// other control character, format character (bidi overrides among them) or byte that is not
-// UTF-8 becomes \xNN or \u{NNNN}. No escape sequence can reach the terminal. Past MaxEscaped
-// bytes of text the rest is cut and its length said: "…(+N bytes)".
+// Escape makes text read from Redis safe to print on a terminal. Printable characters stay as they
+// are, and a backslash becomes \\. Newline, carriage return and tab become \n, \r and \t. Any other
+// control character, format character (bidi overrides among them) or byte that is not UTF-8 becomes
+// \xNN or \u{NNNN}. No escape sequence can reach the terminal. Past MaxEscaped bytes of text, the
+// rest is cut and its length said: "…(+N bytes)".
 func Escape(text string) string {
 	clean := true
 	for i := 0; i < len(text); i++ {
@@ -50,11 +50,12 @@ func escapeRedis(r rune, raw string) (string, bool) {
 	return "", false
 }
 
-// EscapeFunc is the core of hourglass's escapers (Escape; discover's TOML strings and
-// comments; config's one-line errors): it rewrites s rune by rune, each rune as esc says (raw is
-// its bytes; a byte that is not UTF-8 comes as utf8.RuneError with raw that one byte), and a rune
-// esc returns false for as it is. Past limit bytes of s (0: no limit) the rest is cut and its
-// length said: "…(+N bytes)". s comes back as it is when nothing in it was rewritten or cut.
+// EscapeFunc is the core of hourglass's escapers: Escape, discover's TOML strings and comments, and
+// config's one-line errors. It rewrites s rune by rune, each rune as esc says, and a rune esc
+// returns false for as it is. The raw argument is the rune's bytes. A byte that is not UTF-8 comes
+// as utf8.RuneError, with raw that one byte. Past limit bytes of s (0: no limit), the rest is cut
+// and its length said: "…(+N bytes)". It returns s as it is when nothing in it was rewritten or
+// cut.
 func EscapeFunc(s string, limit int, esc func(r rune, raw string) (string, bool)) string {
 	var b strings.Builder
 	done := 0 // s[:done] is in b, or needs no rewriting when b is empty

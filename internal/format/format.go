@@ -42,9 +42,9 @@ func Total(n int64, saturated bool) string {
 	return "≥" + Commas(n)
 }
 
-// Bound is Commas of n, marked as Total marks a saturated total when n sits at an end of the
-// int64 range, where a saturated sum stops (the mark is true even of a sum that ends there
-// exactly): for figures such as a series' peak, whose saturation only their value tells.
+// Bound is Commas of n, marked as Total marks a saturated total when n sits at an end of the int64
+// range. That is where a saturated sum stops; the mark is true even of a sum that ends there
+// exactly. It is for figures such as a series' peak, whose saturation only their value tells.
 func Bound(n int64) string { return Total(n, n == math.MaxInt64 || n == math.MinInt64) }
 
 // Peak is Bound of a series' largest value.

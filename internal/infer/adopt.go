@@ -32,21 +32,23 @@ func New(cfg *config.Config, cluster bool) *Adopter {
 	return &Adopter{cfg: cfg, cluster: cluster, refused: map[string]string{}}
 }
 
-// Trusted reports whether g's entry is one an Adopter adopts: it has one, of high or medium
-// confidence, with no setting discover could only guess (a limiter's limit is not in its keys:
-// counted against a guess, its keys at or over the limit would be made up).
+// Trusted reports whether g's entry is one an Adopter adopts. It has one, of high or medium
+// confidence, with no setting discover could only guess. (A limiter's limit is not in its keys:
+// counted against a guess, its keys at or over the limit would be made up.)
 func Trusted(g discover.Group) bool {
 	return g.Entry != nil && (g.Confidence == discover.High || g.Confidence == discover.Medium) && len(g.Entry.Guessed) == 0
 }
 
 // Adopt adopts the trusted entries of r's groups not adopted or refused before, renamed where a
-// name is taken; an entry the config refuses is remembered with why, and not tried again. Until
-// the sweep is complete, an entry of keys named one by one (a pattern with no placeholder) waits
-// unless it is a delay queue of one key or a library's keys: a lone key of a lock or a counter is
-// most often the first of many, which a later turn's group takes in one pattern. A list queue of
-// one key waits too (oneList), and so does a group named as a job library's keys under a prefix whose library was not found yet
-// (Group.MayBeLibrary: BullMQ's acme:<queue>:wait lists before a meta hash of acme's): at the
-// sweep's end its library's group has taken it, or it is adopted as what it is.
+// name is taken. An entry the config refuses is remembered with why, and not tried again.
+//
+// Until the sweep is complete, some entries wait. An entry of keys named one by one (a pattern with
+// no placeholder) waits, unless it is a delay queue of one key or a library's keys. A lone key of a
+// lock or a counter is most often the first of many, which a later turn's group takes in one
+// pattern. A list queue of one key waits too (oneList). So does a group named as a job library's
+// keys under a prefix whose library was not found yet (Group.MayBeLibrary). An example is BullMQ's
+// acme:<queue>:wait lists seen before a meta hash of acme's. At the sweep's end its library's group
+// has taken it, or it is adopted as what it is.
 func (a *Adopter) Adopt(r discover.Result, complete bool) scanner.Adoption {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -95,17 +97,17 @@ func (a *Adopter) listPrefixes(groups []discover.Group) []string {
 }
 
 // underListPrefix reports whether e is a list queue of one key under one of those prefixes (a
-// global_keyprefix, not the default none): kombu names its queues' lists there, and the Celery
-// entry reads them, so the list's entry would count a Celery queue a second time.
+// global_keyprefix, not the default none). kombu names its queues' lists there, and the Celery
+// entry reads them. So the list's entry would count a Celery queue a second time.
 func underListPrefix(e discover.Entry, prefixes []string) bool {
 	return e.Table == "list_queue" && e.Key != "" &&
 		slices.ContainsFunc(prefixes, func(p string) bool { return p != "" && strings.HasPrefix(e.Key, p) })
 }
 
-// oneList reports whether e is a list queue of one key: a list named one by one may be a job
-// library's queue whose marks the sweep has not met yet (kombu names a queue's list under its
-// global_keyprefix after the queue, and only its exchange's binding says so), so it waits for
-// the sweep's end, when that library's group has taken it if it is theirs.
+// oneList reports whether e is a list queue of one key. Such a list may be a job library's queue
+// whose marks the sweep has not met yet. (kombu names a queue's list after the queue, under its
+// global_keyprefix, and only its exchange's binding says so.) So it waits for the sweep's end, when
+// that library's group has taken it if it is theirs.
 func oneList(e discover.Entry) bool { return e.Table == "list_queue" && e.Key != "" }
 
 // mayWiden reports whether e names its keys by a literal pattern: a shape of which only one

@@ -1,8 +1,8 @@
-// Package infer owns the entries hourglass runs on when it is given an address and no config: it
-// adopts, for the sweep (as its scanner.Inferrer), the entries discover proposes for the keys no
-// entry claims with high or medium confidence, parsed as the config would read them (their names
-// kept apart, their zones, a cluster's slots checked), and renders what was adopted, with what is
-// still only proposed, as a config file an operator can keep. It does no Redis I/O.
+// Package infer owns the entries hourglass runs on when it is given an address and no config. As
+// the sweep's scanner.Inferrer, it adopts the entries discover proposes with high or medium
+// confidence for the keys no entry claims. They are parsed as the config would read them: their
+// names kept apart, their zones, a cluster's slots checked. It renders what was adopted, with what
+// is still only proposed, as a config file an operator can keep. It does no Redis I/O.
 //
 // Of hourglass's packages it imports internal/config, internal/discover, internal/format, scanner,
 // store and store/jobs.

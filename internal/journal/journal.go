@@ -263,10 +263,10 @@ func (j *Journal) Last(target string) (Action, []jobs.UndoTask, error) {
 	return last, tasks[:int64(len(tasks))-last.Resumed], nil
 }
 
-// UndoProgress records that an undo of the action id has put back its last n undo records (an
-// undo goes from the last recorded back), so one stopped part way goes on from there: putting
-// a record back twice could undo a later record's work (a job a later chunk's trim recorded
-// would be put back where an earlier chunk's undo had already taken it from).
+// UndoProgress records that an undo of the action id has put back its last n undo records. An undo
+// goes from the last record back, so one stopped part way goes on from there. Putting a record back
+// twice could undo a later record's work. (A job a later chunk's trim recorded would be put back
+// where an earlier chunk's undo had already taken it from.)
 func (j *Journal) UndoProgress(id string, n int64) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// ClearOfHourEnd returns the time once at least need is left before the hour ends, waiting into
-// the next hour when it is closer than that, so a test that reads "the current hour" (or day: a
-// day ends on an hour) on the wall clock reads one window throughout.
+// ClearOfHourEnd returns the time once at least need is left before the hour ends. When the hour's
+// end is closer than that, it waits into the next hour. So a test that reads "the current hour" on
+// the wall clock reads one window throughout. (The same goes for the day, since a day ends on an
+// hour.)
 func ClearOfHourEnd(t testing.TB, need time.Duration) time.Time {
 	t.Helper()
 	now := time.Now()

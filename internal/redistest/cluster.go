@@ -123,10 +123,10 @@ func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	return cc
 }
 
-// Failover promotes a replica with CLUSTER FAILOVER (a coordinated, manual failover: its master
-// hands its slots over), waits until the replica reports itself a master and the cluster is ok,
-// and returns the promoted node's address ("" after reporting an error: it may run on a goroutine
-// of its own, so it does not stop the test).
+// Failover promotes a replica with CLUSTER FAILOVER, a coordinated, manual failover: its master
+// hands its slots over. It waits until the replica reports itself a master and the cluster is ok.
+// It returns the promoted node's address, or "" after reporting an error. (It may run on a
+// goroutine of its own, so it does not stop the test.)
 func (c *Cluster) Failover(t testing.TB) string {
 	t.Helper()
 	ctx := context.Background()

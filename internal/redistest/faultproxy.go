@@ -53,10 +53,10 @@ func (p *FaultProxy) DropReplies(n int) { p.drops.Add(int64(n)) }
 // SetCutRate makes the proxy lose, at random, that many array or bulk replies per million.
 func (p *FaultProxy) SetCutRate(perMillion uint64) { p.rate.Store(perMillion) }
 
-// Arm sets a plan for the next connection that sends an EVALSHA: before forwarding its i-th
-// EVALSHA (from 0) the proxy waits for every earlier reply and calls before(i), so a test can
-// change the server between two calls of one pipeline; and after passing cutAfter replies on
-// (0: never) it cuts the connection.
+// Arm sets a plan for the next connection that sends an EVALSHA. Before forwarding its i-th EVALSHA
+// (from 0), the proxy waits for every earlier reply and calls before(i). So a test can change the
+// server between two calls of one pipeline. After passing cutAfter replies on, it cuts the
+// connection (0: never).
 func (p *FaultProxy) Arm(before func(i int), cutAfter int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

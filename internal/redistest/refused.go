@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// RefusedAddr returns a loopback address where every connection is refused, for as long as the
-// test runs: a socket bound to the port and never listening holds it. No other process can bind
-// the port meanwhile (the socket does not set SO_REUSEADDR, so a server's bind fails, whatever
-// it sets), and with nothing listening a connection gets a reset, so the address stays a dead
-// server's, not a port freed for another test's redis-server to take.
+// RefusedAddr returns a loopback address where every connection is refused, for as long as the test
+// runs. A socket bound to the port and never listening holds it. No other process can bind the port
+// meanwhile: the socket does not set SO_REUSEADDR, so a server's bind fails, whatever it sets. With
+// nothing listening, a connection gets a reset. So the address stays a dead server's, not a port
+// freed for another test's redis-server to take.
 func RefusedAddr(t testing.TB) string {
 	t.Helper()
 	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)

@@ -9,10 +9,11 @@ import (
 // milliseconds past the moment it holds, seldom enough to leave the machine to the code tested.
 const pollEvery = 10 * time.Millisecond
 
-// Eventually waits until cond holds, looking at it every few milliseconds, and fails the test
-// saying what it waited for when within passes first. It is the one wait on a condition the tests
-// share: a test never sleeps in the hope that something has happened, it waits for it to be seen.
-// within is a liveness bound, generous (ten times what the wait documents), never a speed check.
+// Eventually waits until cond holds, looking at it every few milliseconds. When within passes
+// first, it fails the test saying what it waited for. It is the one wait on a condition the tests
+// share. A test never sleeps in the hope that something has happened; it waits for it to be seen.
+// The within bound is for liveness, generous (ten times what the wait documents), never a speed
+// check.
 func Eventually(t testing.TB, what string, within time.Duration, cond func() bool) {
 	t.Helper()
 	if !Until(within, cond) {

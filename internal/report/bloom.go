@@ -10,9 +10,9 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// writeBlooms prints each [[bloom]] entry's filters: a figure the sweep could not read is "?"
-// (the filter's notes below the table say why), an estimate reads with "≈" and its interval,
-// and the keys of the pattern that are no filter are counted under their reason.
+// writeBlooms prints each [[bloom]] entry's filters. A figure the sweep could not read is "?", and
+// the filter's notes below the table say why. An estimate reads with "≈" and its interval. The keys
+// of the pattern that are no filter are counted under their reason.
 func writeBlooms(out io.Writer, blooms []snapshot.Bloom) {
 	if len(blooms) == 0 {
 		return

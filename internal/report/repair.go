@@ -13,9 +13,9 @@ import (
 // repairExamples is how many keys a repair names for each reason it left keys.
 const repairExamples = 3
 
-// RepairLog prints a repair as it goes: a line for each key given its expiry or deleted (or, in a
-// dry run, that would be), then, at the end, the keys left by reason, each with its count and a
-// few examples (escaped, as the scanner hands them over), and the summary.
+// RepairLog prints a repair as it goes. It writes a line for each key given its expiry or deleted
+// (or, in a dry run, that would be). At the end come the keys left, by reason, each with its count
+// and a few examples, then the summary. The examples are escaped, as the scanner hands them over.
 type RepairLog struct {
 	out    io.Writer
 	dryRun bool

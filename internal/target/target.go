@@ -27,11 +27,11 @@ type Target struct {
 // ErrInterrupted is an Open stopped by ctrl+c before it had connected.
 var ErrInterrupted = errors.New("interrupted")
 
-// Open starts the embedded Redis when the config has no address, or connects to the one
-// it names (as a cluster when a single address turns out to be a cluster node); then it measures
-// the server clock, which only reads. A real Redis is writable only when the config (or
-// --allow-writes) says so. Whether the config's entries suit a cluster is for the command to
-// decide (config.ClusterProblems): one that writes refuses what one that reads only warns of.
+// Open starts the embedded Redis when the config has no address, or connects to the one it names. A
+// single address that turns out to be a cluster node is opened as a cluster. Then it measures the
+// server clock, which only reads. A real Redis is writable only when the config (or --allow-writes)
+// says so. Whether the config's entries suit a cluster is for the command to decide
+// (config.ClusterProblems). One that writes refuses what one that reads only warns of.
 func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 	t := &Target{}
 	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)

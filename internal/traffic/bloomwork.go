@@ -10,10 +10,10 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-// A Bloom filter in front of a lookup, the cache-penetration guard: each new record's id is
-// added as it is created, and every lookup asks the filter first, so ids that were never
-// created (a scraper's, an attacker's) are turned away before they reach the cache or the
-// database. The demo and a [[profile]] drive one filter of each [[bloom]] entry that way.
+// A Bloom filter in front of a lookup, the cache-penetration guard. Each new record's id is added
+// as it is created, and every lookup asks the filter first. So ids that were never created (a
+// scraper's, an attacker's) are turned away before they reach the cache or the database. The demo
+// and a [[profile]] drive one filter of each [[bloom]] entry that way.
 
 // Bloom filters the demo and profiles create: small, so the demo's scales within minutes.
 var (

@@ -88,10 +88,10 @@ func Steady(ctx context.Context, st *store.Store, f *store.Family, rate float64,
 	d.Run(ctx, report)
 }
 
-// StartDemo runs the embedded Redis's live demo until ctx ends: counter traffic at rate events a
-// second per family, and every configured queue, limiter, unique and lock driven at a tenth of
-// it, with now and then an anomaly for TTL health to find. Only ever on the embedded Redis:
-// nothing of anyone's to spoil. done is closed once all of it has stopped.
+// StartDemo runs the embedded Redis's live demo until ctx ends. Counter traffic runs at rate events
+// a second per family. Every configured queue, limiter, unique and lock is driven at a tenth of
+// that, with now and then an anomaly for TTL health to find. It runs only ever on the embedded
+// Redis: nothing of anyone's to spoil. done is closed once all of it has stopped.
 func StartDemo(ctx context.Context, st *store.Store, cfg *config.Config, rate float64) (demo *Demo, done <-chan struct{}, err error) {
 	demo = NewDemo(st, cfg.Counters, rate)
 	sd, err := newStructDemo(st, cfg.Structures, cfg.Counters, rate/10)

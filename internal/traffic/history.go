@@ -9,10 +9,10 @@ import (
 )
 
 // WriteDemoHistory fills an embedded Redis with what a day of traffic leaves, so a snapshot or a
-// repair of it has something to show: events in every family over the last 48 hours (heavier in
-// the day than at night, Zipf over the dims), then a few keys as leaky writers leave them: no
-// TTL, and a TTL far past the retention. It returns the events written, and stops with ctx's
-// error within moments of ctx's end however many families there are.
+// repair of it has something to show. It writes events in every family over the last 48 hours,
+// heavier in the day than at night, Zipf over the dims. Then it leaves a few keys as leaky writers
+// do: no TTL, and a TTL far past the retention. It returns the events written. It stops with ctx's
+// error within moments of ctx's end, however many families there are.
 func WriteDemoHistory(ctx context.Context, st *store.Store, families []*store.Family) (int64, error) {
 	const perHour = 400
 	now := st.Now()

@@ -58,9 +58,9 @@ func (r InjectResult) Summary(family string) string {
 	return s
 }
 
-// Problem is the one line that says what went wrong, or nil when everything generated was
-// written: the permanent error Redis gave (command, key, user), or the pairs inject gave up on,
-// said as they are: not written, or not confirmed when their answer never came.
+// Problem is the one line that says what went wrong, or nil when everything generated was written.
+// It is the permanent error Redis gave (command, key, user), or the pairs inject gave up on. Those
+// are said as they are: not written, or not confirmed when their answer never came.
 func (r InjectResult) Problem() error {
 	var held []string
 	if r.NotWritten > 0 {

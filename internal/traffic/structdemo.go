@@ -14,10 +14,10 @@ import (
 )
 
 // structDemo drives every configured queue, limiter, unique and lock the way live systems do, so
-// the console's views move: a delay queue whose producer outruns its consumer for a while and
-// then falls behind it (lag rises and falls), a limiter hammered by a few hot users (rejections
-// show), page views and daily actives, locks taken and released, and now and then an anomaly for
-// TTL health to find (a counter key that loses its TTL, a lock left without one).
+// the console's views move. A delay queue's producer outruns its consumer for a while, then falls
+// behind it, so lag rises and falls. A limiter is hammered by a few hot users, so rejections show.
+// There are page views and daily actives, and locks taken and released. Now and then comes an
+// anomaly for TTL health to find: a counter key that loses its TTL, a lock left without one.
 type structDemo struct {
 	st      *store.Store
 	structs scanner.Structures

@@ -2,12 +2,12 @@ package limits
 
 // Limiter layouts: the keys that common rate-limiting libraries write, read as the library itself
 // would answer for them. hourglass's own limiter (limiter.go) counts only allowed hits, so a key
-// past its limit there means a racy writer. These libraries differ: python limits' fixed window
-// and rate-limiter-flexible count refused attempts in the same counter, so a key at its limit
-// holds more than the limit and the library still says "at the limit" (remaining 0), not "over";
-// limits' moving window keeps a list of timestamps; redis_rate keeps a GCRA theoretical arrival
-// time. Each library's layout is documented and read in its own file (limits.go,
-// rlflex.go, redisrate.go); this file holds what they share. Reads only, pipelined.
+// past its limit there means a racy writer. These libraries differ. In python limits' fixed window
+// and in rate-limiter-flexible, the counter counts refused attempts too. So a key at its limit
+// holds more than the limit, and the library still says "at the limit" (remaining 0), not "over".
+// The moving window of limits keeps a list of timestamps, and redis_rate keeps a GCRA theoretical
+// arrival time. Each library's layout is documented and read in its own file (limits.go, rlflex.go,
+// redisrate.go). This file holds what they share. Reads only, pipelined.
 
 import (
 	"context"
@@ -114,18 +114,18 @@ type State struct {
 	// AtLimit: the library would refuse the next hit (of cost 1). A key at its limit is never
 	// "over": these libraries keep counting what they refuse.
 	AtLimit bool
-	// ResetIn is, when AtLimit, the time until the library would allow a hit again; otherwise
-	// until the window ends (the key's expiry; for limits' moving window and redis_rate, the
-	// reset the library reports). -1: unknown or never (a key without expiry).
+	// ResetIn, when AtLimit, is the time until the library would allow a hit again. Otherwise it is
+	// the time until the window ends: the key's expiry, or for limits' moving window and
+	// redis_rate, the reset the library reports. -1: unknown or never (a key without expiry).
 	ResetIn time.Duration
 	// Unknown, when not empty, says why the key could not be read in this layout (e.g.
 	// "unknown layout: a hash"); the other fields are then zero and mean nothing.
 	Unknown string
-	// Kind is how the key counts: KindFixed (a counter of the window's attempts, refused ones
-	// included, so Rejected is kept), KindMoving (limits' list of allowed hit times) or KindGCRA
-	// (redis_rate's arrival time); neither of the last two keeps what it refused, so their
-	// Rejected is 0 for want of a count, not a count of 0. "" for a key gone since it was listed
-	// or one not read (Unknown).
+	// Kind is how the key counts. KindFixed is a counter of the window's attempts, refused ones
+	// included, so Rejected is kept. KindMoving is limits' list of allowed hit times, and KindGCRA
+	// redis_rate's arrival time. Neither of those two keeps what it refused, so their Rejected is 0
+	// for want of a count, not a count of 0. Kind is "" for a key gone since it was listed, or one
+	// not read (Unknown).
 	Kind string
 }
 
@@ -139,14 +139,17 @@ const (
 // KeepsRejected reports whether the key counts the attempts it refused (Rejected is a count).
 func (s State) KeepsRejected() bool { return s.Kind == KindFixed }
 
-// ReadKeys reads keys, all of one limiter, in one pipeline (a second only for keys whose
-// type must be told apart: limits' moving-window lists, or a key of a foreign type), as of now,
-// the server's time. limit and window are the config's. For limits they may be 0: a limits key
-// name spells its own amount and window, which are what the library counts that key against, so
-// they win, and the config's serve only a name not in key_for's form (the default pattern also
-// matches keys of several limits at once). burst is redis_rate's (0: the limit).
-// A key that cannot be read in the layout says why in its Unknown; only a connection-level error
-// is returned. It never writes.
+// ReadKeys reads keys, all of one limiter, as of now, the server's time. It never writes. It takes
+// one pipeline, and a second only for keys whose type must be told apart: limits' moving-window
+// lists, or a key of a foreign type.
+//
+// limit and window are the config's. For limits they may be 0. A limits key name spells its own
+// amount and window, which the library counts that key against, so they win. The config's serve
+// only a name not in key_for's form. (The default pattern also matches keys of several limits at
+// once.) burst is redis_rate's (0: the limit).
+//
+// A key that cannot be read in the layout says why in its Unknown; only a connection-level error is
+// returned.
 func ReadKeys(ctx context.Context, rdb redis.Cmdable, layout Layout, keys []string,
 	limit int64, window time.Duration, burst int64, now time.Time) ([]State, error) {
 	if len(keys) == 0 {
@@ -279,10 +282,10 @@ func (r counterRead) counterKey(limit int64, window time.Duration) (st State, wr
 }
 
 // counterState is a counter that counts refused attempts too (limits' fixed window,
-// rate-limiter-flexible): the libraries allow a hit while the counter is below the limit and
-// report remaining = max(limit - counter, 0), so a counter past the limit is at the limit with
-// the excess refused, never "over". A counter below 0 (rate-limiter-flexible's reward) has used
-// nothing and, as the library reports it, more than the limit remaining.
+// rate-limiter-flexible). The libraries allow a hit while the counter is below the limit, and
+// report remaining = max(limit - counter, 0). So a counter past the limit is at the limit with the
+// excess refused, never "over". A counter below 0 (rate-limiter-flexible's reward) has used
+// nothing. As the library reports it, it has more than the limit remaining.
 func counterState(counted, limit int64, window, ttl time.Duration) State {
 	return State{
 		Used:      min(max(counted, 0), limit),

@@ -1,37 +1,30 @@
 package limits
 
-// python limits (2.8, Debian's python3-limits; storage/redis.py, its Lua scripts under
-// resources/redis/lua_scripts, strategies.py, limits.py) in Redis.
+// python limits (2.8, Debian's python3-limits) in Redis, as read from storage/redis.py, its Lua
+// scripts under resources/redis/lua_scripts, strategies.py and limits.py. docs/limiter-limits.md
+// has the layout and how each answer is derived.
 //
-// Key: RateLimitItem.key_for(*identifiers), "<namespace>/<identifier>/…/<amount>/<multiples>/
-// <granularity>", namespace "LIMITER" unless the item names another; granularity is second,
-// minute, hour, day, month (30 days) or year (360 days), and the window is multiples of it:
-// "LIMITER/login/alice/5/1/minute" is 5 per minute. As a pattern, LIMITER/<key>: identifiers may
-// hold "/" themselves, so the amount and window are read from the end of the name, not matched
-// as placeholders. Both strategies name their keys alike; the type tells them apart.
+// Key: RateLimitItem.key_for(*identifiers),
+// "<namespace>/<identifier>/…/<amount>/<multiples>/<granularity>". The namespace is "LIMITER"
+// unless the item names another. The granularity is second, minute, hour, day, month (30 days) or
+// year (360 days), and the window is multiples of it. So "LIMITER/login/alice/5/1/minute" is 5 per
+// minute. As a pattern it is LIMITER/<key>. Identifiers may hold "/" themselves, so the amount and
+// window are read from the end of the name, not matched as placeholders. Both strategies name their
+// keys alike; the type tells them apart.
 //
-// Fixed window (FixedWindowRateLimiter): a string counter. A hit is INCRBY cost, with EXPIRE of
-// the window when the counter is created (incr_expire.lua), and is allowed when the new value is
-// at most amount, so refused hits are counted too. The library answers get_window_stats:
-// remaining = max(0, amount - value), reset = now + TTL; test() = value < amount. We read GET and
-// PTTL and answer the same: Used = min(value, amount), Rejected = the excess, AtLimit = value >=
-// amount, ResetIn = the PTTL.
+// Fixed window (FixedWindowRateLimiter): a string counter, which counts refused hits too. We read
+// GET and PTTL and answer as get_window_stats and test() do. Used = min(value, amount), Rejected =
+// the excess, AtLimit = value >= amount, ResetIn = the PTTL.
 //
-// Moving window (MovingWindowRateLimiter): a list of hit times (float seconds since the Unix
-// epoch, time.time() of the hitting client), newest first; a hit LPUSHes its time cost times,
-// LTRIMs the list to amount and EXPIREs it a window later (acquire_moving_window.lua). Refused
-// hits are not stored. A hit is allowed when the entry at index amount - cost is absent or older
-// than now - window. get_moving_window (moving_window.lua) takes LRANGE 0 amount and counts
-// entries from the head while they are at least int(now - window), a cutoff python truncates to
-// a whole second, and answers that count with its first (newest) counted entry, which Redis
-// truncates to a whole second (int(now) when none); get_window_stats: remaining = amount -
-// count, reset = that + window; test() = count < amount. We read the same LRANGE (in a second
-// pipeline, only for the keys GET found not to be strings) and answer the same: Used and
-// Remaining from the count, AtLimit from the entry at amount - 1 as a hit of cost 1 would.
-// Within a second of an entry leaving the window the two can disagree (remaining 0 while a hit
-// would be allowed): so does the library. ResetIn is the library's reset, or at the limit the
-// time until that entry leaves the window, when the library would allow again. The list read
-// costs what the library's own check costs: up to amount entries per key.
+// Moving window (MovingWindowRateLimiter): a list of the allowed hits' times, newest first. Each is
+// the hitting client's time.time(), float seconds since the Unix epoch. Refused hits are not
+// stored. We read the same LRANGE as get_moving_window, in a second pipeline, only for the keys GET
+// found not to be strings. Used and Remaining come from the library's count. AtLimit comes from the
+// entry at amount - 1, as a hit of cost 1 would find it. Within a second of an entry leaving the
+// window, Remaining may say 0 while a hit would be allowed; so does the library. ResetIn is the
+// library's reset; at the limit, it is the time until that entry leaves the window, when the
+// library would allow again. The list read costs what the library's own check costs: up to amount
+// entries per key.
 
 import (
 	"context"

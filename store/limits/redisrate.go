@@ -1,23 +1,22 @@
 package limits
 
 // Go github.com/go-redis/redis_rate (v10) in Redis: a GCRA limiter (lua.go, rate.go).
+// docs/limiter-redis_rate.md has the formulas in full.
 //
 // Key: "rate:" + the caller's key, the prefix fixed in the library. As a pattern, rate:<key>.
 //
-// Value: the key's theoretical arrival time (TAT) as a float number of seconds since
-// 2017-01-01T00:00:00Z (the script subtracts 1483228800 from TIME to keep the float's precision),
-// with EX set to the seconds until it passes. The limit is Rate per Period with Burst: the
-// emission interval is Period/Rate; AllowN(n) takes tat = max(TAT, now), allows when
-// now - (tat + n·interval - Burst·interval) >= 0 and then stores tat + n·interval. Refused hits
-// leave the TAT as it was, so nothing counts them.
+// Value: the key's theoretical arrival time (TAT), in float seconds since 2017-01-01T00:00:00Z.
+// (The script subtracts 1483228800 from TIME to keep the float's precision.) EX is set to the
+// seconds until it passes. The limit is Rate per Period with Burst, and the emission interval is
+// Period/Rate. AllowN(n) takes tat = max(TAT, now). It allows when now - (tat + n·interval -
+// Burst·interval) >= 0, and then stores tat + n·interval. Refused hits leave the TAT as it was, so
+// nothing counts them.
 //
-// The library answers AllowN(key, limit, 0), a check that consumes nothing, with
-// remaining = (now - (tat - Burst·interval)) / interval, made an integer by Redis (truncated) and
-// 0 when negative, and reset after = tat - now; a hit of cost 1 is refused (Allowed 0) when
-// now - (tat + interval - Burst·interval) < 0, to be retried after minus that. We compute the
-// same, in the script's float steps, from GET and now (the server's TIME, to the microsecond as
-// the script reads it): Remaining as the check's, Used = Burst - Remaining, Limit = Burst,
-// AtLimit as a hit of cost 1, ResetIn = the retry after when at the limit, else the reset after.
+// We answer as the library's AllowN(key, limit, 0) does, a check that consumes nothing. We compute
+// it in the script's float steps, from GET and now: the server's TIME, to the microsecond as the
+// script reads it. Remaining is the check's, truncated to an integer as Redis does, and 0 when
+// negative. Used = Burst - Remaining, and Limit = Burst. AtLimit is whether a hit of cost 1 would
+// be refused. ResetIn is the retry after at the limit, else the reset after (tat - now).
 
 import (
 	"context"

@@ -1,25 +1,25 @@
 package limits
 
 // node rate-limiter-flexible (5.x) RateLimiterRedis in Redis (lib/RateLimiterRedis.js,
-// RateLimiterStoreAbstract.js, RateLimiterAbstract.js).
+// RateLimiterStoreAbstract.js, RateLimiterAbstract.js). docs/limiter-rate-limiter-flexible.md has
+// the layout and the answers.
 //
-// Key: "<keyPrefix>:<key>", keyPrefix "rlflx" unless the limiter names another (an empty one
-// leaves the key bare). As a pattern, rlflx:<key>.
+// Key: "<keyPrefix>:<key>", keyPrefix "rlflx" unless the limiter names another; an empty one leaves
+// the key bare. As a pattern, rlflx:<key>.
 //
-// Value: a string counter of consumed points, refused consumes included. consume(key, points)
-// runs one script: SET key 0 EX duration NX, INCRBY points, PTTL (and EXPIRE if the TTL was
-// lost); it is refused when the new count exceeds the limiter's points, so the counter keeps
-// counting past them. With blockDuration, the first refusal rewrites the key with the count and
-// an expiry of the block instead (SET … EX blockDuration), so a blocked key is a counter past
-// its points that expires when the block ends. duration 0 sets no expiry: points never reset.
-// reward() decrements and can leave the counter below 0.
+// Value: a string counter of consumed points, refused consumes included. consume(key, points) runs
+// one script: SET key 0 EX duration NX, INCRBY points, PTTL (and EXPIRE if the TTL was lost). It is
+// refused when the new count exceeds the limiter's points, so the counter keeps counting past them.
+// With blockDuration, the first refusal rewrites the key with the count and the block's expiry (SET
+// … EX blockDuration). So a blocked key is a counter past its points that expires when the block
+// ends. A duration of 0 sets no expiry: points never reset. A reward() decrements and can leave the
+// counter below 0.
 //
-// The library answers get(key) with GET and PTTL: consumedPoints = the counter,
-// remainingPoints = max(points - consumedPoints, 0), msBeforeNext = the PTTL (-1 without
-// expiry); null for a key that does not exist. We read the same GET and PTTL in one pipeline:
-// Used = min(counter, points), Rejected = the points past them, AtLimit = counter >= points (the
-// next consume of 1 takes it past), ResetIn = the PTTL, which is also when a blocked key is
-// allowed again. Blocks kept in the process's memory (inMemoryBlockOnConsumed) are not in Redis.
+// We answer as get(key) does, from the same GET and PTTL, in one pipeline. (The library gives null
+// for a key that does not exist, and msBeforeNext -1 without expiry.) Used = min(counter, points),
+// and Rejected = the points past them. AtLimit = counter >= points: the next consume of 1 takes it
+// past. ResetIn = the PTTL, which is also when a blocked key is allowed again. Blocks kept in the
+// process's memory (inMemoryBlockOnConsumed) are not in Redis.
 
 import (
 	"context"
