@@ -92,7 +92,7 @@ type FamilyStats struct {
 	// or the day's for a family without hour windows. RateFrom says how it was measured:
 	// "reads", the least-squares slope of the window's total read over the last minute (a
 	// Watcher's live reads and quick sweeps, see docs/estimates.md, "Rates"), or "sweeps", the
-	// growth between the last two sweeps (at least minRateSpan apart), increments landing in the
+	// growth between the last two sweeps (at least scanner.MinRateSpan apart), increments landing in the
 	// previous window after it ended included. RateSpanSec is the seconds it was measured over.
 	// nil, with the reason in RateNote, when it is not known: one sweep (a one-shot snapshot),
 	// reads spanning too little yet, a saturated total.
