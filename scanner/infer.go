@@ -59,6 +59,8 @@ type Inference struct {
 	counting, shown int
 }
 
+// NewInference returns the turns of inf for a sweep and those after it; nil, which adopts
+// nothing, when inf is nil.
 func NewInference(inf Inferrer) *Inference {
 	if inf == nil {
 		return nil
@@ -87,7 +89,7 @@ func (in *Inference) Turn(s *Sweep, seen int64, done bool) (restart Adoption) {
 	return Adoption{}
 }
 
-// postpone moves what turn returned to start over with to pending: the sweep ended before it
+// postpone moves what Turn returned to start over with to pending: the sweep ended before it
 // could.
 func (in *Inference) postpone(a Adoption) {
 	in.counting -= len(a.Entries)
