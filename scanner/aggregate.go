@@ -102,6 +102,9 @@ func NewAggregator(families []*store.Family, opt Options) *Aggregator {
 	return a
 }
 
+// KeysSeen is how many keys the pages added so far saw.
+func (a *Aggregator) KeysSeen() int64 { return a.scan.KeysSeen }
+
 // Add folds one sweep page in.
 func (a *Aggregator) Add(p Page) {
 	if a.start.IsZero() {

@@ -102,7 +102,7 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	var s *Sweep
 	var a *Aggregator
 	var err error
-	in := newInferring(opt.Infer)
+	in := NewInference(opt.Infer)
 	for starts, reruns := 0, 0; starts < maxStartsOver; {
 		s = New(rdb, families, opt)
 		a = NewAggregator(families, opt)
@@ -111,14 +111,14 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 		visit := sampling(s, a, opt.StopAt, stop)
 		err = s.Run(runCtx, func(p Page) {
 			visit(p)
-			if restart = in.turn(s, a.scan.KeysSeen, false); !restart.empty() {
+			if restart = in.Turn(s, a.scan.KeysSeen, false); !restart.Empty() {
 				stopRun() // the pages still coming are dropped with this sweep
 			}
 		})
 		stopRun()
-		if !restart.empty() && sweepCtx.Err() != nil {
+		if !restart.Empty() && sweepCtx.Err() != nil {
 			in.postpone(restart) // adopted as the sample ended: not counted in it
-		} else if !restart.empty() {
+		} else if !restart.Empty() {
 			families, opt.Structures = slices.Concat(families, restart.Families), opt.Structures.With(restart.Structures)
 			continue
 		}
@@ -127,8 +127,8 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 			continue
 		}
 		if err == nil && s.Done() && reruns == 0 && sweepCtx.Err() == nil {
-			in.turn(s, a.scan.KeysSeen, true)
-			if later := in.takePending(); !later.empty() { // counted by one more sweep
+			in.Turn(s, a.scan.KeysSeen, true)
+			if later := in.TakePending(); !later.Empty() { // counted by one more sweep
 				families, opt.Structures = slices.Concat(families, later.Families), opt.Structures.With(later.Structures)
 				reruns++
 				continue
@@ -149,7 +149,7 @@ func Take(ctx context.Context, rdb redis.UniversalClient, families []*store.Fami
 	a.AddReads(s.Finish(readCtx, a.Wants()))
 	a.SetProgress(s.Progress())
 	snap := a.Snapshot(err == nil && s.Done())
-	snap.Inferred = in.state()
+	snap.Inferred = in.State()
 	return snap, err
 }
 

@@ -148,36 +148,3 @@ func TestUnionsKeepTheBudget(t *testing.T) {
 		}
 	}
 }
-
-// TestWatcherPaysForUnionsBeforeTheNextSweep: the console's watcher starts a new sweep when one
-// completes; what the completed one read last (its unions among it) is still paid first.
-func TestWatcherPaysForUnionsBeforeTheNextSweep(t *testing.T) {
-	srv := redistest.Start(t)
-	rdb := srv.Client(t)
-	now := redistest.ClearOfHourEnd(t, time.Minute).UTC()
-	fam, structs := bitmapFamily(t)
-	for d := range 7 {
-		k, _ := fam.Key(store.WindowAt(store.Day, now.AddDate(0, 0, -d), time.UTC), []string{"s1"})
-		bitmapOf(t, rdb, k, 400<<10, int64(d))
-	}
-	const rate = 2000 // a union may read 7.8 MiB; each of these reads 2.7 MiB, 700 keys' weight
-	w := NewWatcher(rdb, nil, Options{KeysPerSecond: rate, Location: time.UTC, Structures: structs})
-	var st snapshot.Status
-	var err error
-	for !st.Sweep.Completed {
-		if st, err = w.Poll(t.Context(), time.Second, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
-	at := time.Now()
-	if u := st.Snapshot.Uniques[0]; u.Union7d == nil || *u.Union7d != 8 {
-		t.Fatalf("unions %+v, want 8 members (a bit a day, and the last of each)", u)
-	}
-	w.sweep.pace.mu.Lock()
-	wait := w.sweep.pace.next.Sub(at)
-	w.sweep.pace.mu.Unlock()
-	// The 7-day union alone weighs its 7 STRLENs, 7 keys and 700 keys' bitmaps.
-	if want := time.Duration(float64(7+7+bitmapCost(7*400<<10)) / rate * float64(time.Second)); wait < want {
-		t.Errorf("the next sweep may start in %v, want at least %v: the unions were not paid", wait, want)
-	}
-}

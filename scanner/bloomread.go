@@ -84,12 +84,12 @@ func (s *Sweep) call(ctx context.Context, cost int, fn func() error) error {
 	var err error
 	for try := range bloomTries {
 		if s.pace != nil {
-			if err := s.pace.wait(ctx); err != nil {
+			if err := s.pace.Wait(ctx); err != nil {
 				return err
 			}
 		}
 		err = fn()
-		s.pace.spend(max(cost, 1))
+		s.pace.Spend(max(cost, 1))
 		if err == nil || err == redis.Nil || store.ClassOf(err) != store.ClassTransient || try == bloomTries-1 {
 			return err
 		}
@@ -172,7 +172,7 @@ func (s *Sweep) bloomSizes(ctx context.Context, bf *snapshot.BloomFilter, meta s
 			mem = append(mem, pipe.MemoryUsage(ctx, p.Key))
 		}
 		_, err := pipe.Exec(ctx)
-		if keyLevel(err) {
+		if KeyLevel(err) {
 			return nil
 		}
 		return err

@@ -39,7 +39,7 @@ func (fa *famAgg) stats(now time.Time, opt Options, sizes map[string]int64, type
 	}
 	loc := f.Zone(opt.Location) // the family's own zone, else the sweep's
 	fs.Series = fa.series(now, loc)
-	fs.RateNote = "one sweep: a rate needs the current window read again at least " + spanText(minRateSpan.Seconds()) +
+	fs.RateNote = "one sweep: a rate needs the current window read again at least " + format.Span(MinRateSpan.Seconds()) +
 		" later (the console and serve measure it over the last minute)"
 	var hourTotal float64 // 0 when no key is in the current hour
 	cur := store.WindowAt(store.Hour, now, loc)

@@ -207,3 +207,11 @@ func TestUniqueCountSaturates(t *testing.T) {
 		t.Errorf("unique %+v, want its window saturated and no union read", u)
 	}
 }
+
+// hourAvg is a family's hour average, NaN when it has none.
+func hourAvg(f *snapshot.FamilyStats) float64 {
+	if f == nil || f.HourAvgPerSec == nil {
+		return math.NaN()
+	}
+	return *f.HourAvgPerSec
+}

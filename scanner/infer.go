@@ -33,8 +33,8 @@ type Adoption struct {
 	Entries    []discover.Entry
 }
 
-// empty reports whether a adopts nothing.
-func (a Adoption) empty() bool { return len(a.Entries) == 0 }
+// Empty reports whether a adopts nothing.
+func (a Adoption) Empty() bool { return len(a.Entries) == 0 }
 
 // The schedule of the Inferrer's turns: first once the sweep has seen minInferKeys keys (or
 // all there are), then each time the keys it has seen double, and at its end. Discover's groups
@@ -48,8 +48,8 @@ const (
 	youngShare = 0.1
 )
 
-// inferring is a sweep's side of an Inferrer: when its next turn is due, and what was adopted.
-type inferring struct {
+// Inference is a sweep's side of an Inferrer: when its next turn is due, and what was adopted.
+type Inference struct {
 	inf     Inferrer
 	next    int64 // keys seen at which the next turn is due
 	adopted []discover.Entry
@@ -59,23 +59,25 @@ type inferring struct {
 	counting, shown int
 }
 
-func newInferring(inf Inferrer) *inferring {
+// NewInference returns the turns of inf for a sweep and those after it; nil, which adopts
+// nothing, when inf is nil.
+func NewInference(inf Inferrer) *Inference {
 	if inf == nil {
 		return nil
 	}
-	return &inferring{inf: inf, next: minInferKeys, shown: -1}
+	return &Inference{inf: inf, next: minInferKeys, shown: -1}
 }
 
-// turn asks the Inferrer for entries when one is due: the sweep s has seen seen keys, and done
+// Turn asks the Inferrer for entries when one is due: the sweep s has seen seen keys, and done
 // says it reached its end. restart is what to start over with now (empty: go on); what is adopted
 // too late for s waits in pending.
-func (in *inferring) turn(s *Sweep, seen int64, done bool) (restart Adoption) {
+func (in *Inference) Turn(s *Sweep, seen int64, done bool) (restart Adoption) {
 	if in == nil || (!done && seen < in.next) {
 		return Adoption{}
 	}
 	in.next = max(minInferKeys, 2*seen)
 	add := in.inf.Adopt(s.unclaimedResult(), done)
-	if add.empty() {
+	if add.Empty() {
 		return Adoption{}
 	}
 	in.adopted = append(in.adopted, add.Entries...)
@@ -87,15 +89,15 @@ func (in *inferring) turn(s *Sweep, seen int64, done bool) (restart Adoption) {
 	return Adoption{}
 }
 
-// postpone moves what turn returned to start over with to pending: the sweep ended before it
+// postpone moves what Turn returned to start over with to pending: the sweep ended before it
 // could.
-func (in *inferring) postpone(a Adoption) {
+func (in *Inference) postpone(a Adoption) {
 	in.counting -= len(a.Entries)
 	in.pending = in.pending.with(a)
 }
 
-// completed records that the sweep under way is complete and its figures are the ones shown.
-func (in *inferring) completed() {
+// Completed records that the sweep under way is complete and its figures are the ones shown.
+func (in *Inference) Completed() {
 	if in != nil {
 		in.shown = in.counting
 	}
@@ -114,8 +116,8 @@ func young(p Progress, seen int64) bool {
 	return pop > 0 && float64(seen) < youngShare*float64(pop)
 }
 
-// takePending returns what waits for the next sweep, and forgets it.
-func (in *inferring) takePending() Adoption {
+// TakePending returns what waits for the next sweep, and forgets it.
+func (in *Inference) TakePending() Adoption {
 	if in == nil {
 		return Adoption{}
 	}
@@ -125,8 +127,8 @@ func (in *inferring) takePending() Adoption {
 	return p
 }
 
-// state is what the front ends are told: nil without an Inferrer.
-func (in *inferring) state() *snapshot.Inferred {
+// State is what the front ends are told: nil without an Inferrer.
+func (in *Inference) State() *snapshot.Inferred {
 	if in == nil {
 		return nil
 	}

@@ -10,12 +10,12 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-// pacer holds a sweep to a keys-per-second budget: after a step visits n keys, the next step may
+// Pacer holds a sweep to a keys-per-second budget: after a step visits n keys, the next step may
 // run only n/rate seconds later. Idle time is saved up to pacerSlack only: a sweep resumed after
 // a pause bursts by at most that much of its budget, while the short stalls of a sweep under way
 // (a page whose reads are slow to come back, the gap between two polls of a Watcher) do not
 // leave a share of the budget unspent.
-type pacer struct {
+type Pacer struct {
 	bits atomic.Uint64 // the rate in keys per second, a float64's bits; 0 is no limit
 	now  func() time.Time
 
@@ -27,22 +27,36 @@ type pacer struct {
 // pacerSlack is the most idle time the pacer saves up: a quarter second of the budget.
 const pacerSlack = 250 * time.Millisecond
 
-func newPacer(keysPerSecond int, now func() time.Time) *pacer {
-	p := &pacer{now: now}
-	p.setRate(float64(keysPerSecond))
+func NewPacer(keysPerSecond int, now func() time.Time) *Pacer {
+	p := &Pacer{now: now}
+	p.SetRate(float64(keysPerSecond))
 	return p
 }
 
-// rate is the keys a second the pacer allows now; 0 is no limit.
-func (p *pacer) rate() float64 { return math.Float64frombits(p.bits.Load()) }
+// Rate is the keys a second the pacer allows now; 0 is no limit.
+func (p *Pacer) Rate() float64 { return math.Float64frombits(p.bits.Load()) }
 
-// setRate changes the keys a second allowed from the next step on (a Watcher holding its Redis
+// SetRate changes the keys a second allowed from the next step on (a Watcher holding its Redis
 // time lowers it and raises it again).
-func (p *pacer) setRate(keysPerSecond float64) { p.bits.Store(math.Float64bits(keysPerSecond)) }
+func (p *Pacer) SetRate(keysPerSecond float64) { p.bits.Store(math.Float64bits(keysPerSecond)) }
+
+// Next is when the next step may run: a step visits keys only once the clock has reached it.
+func (p *Pacer) Next() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next
+}
+
+// Spent is the keys charged in all.
+func (p *Pacer) Spent() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.spent
+}
 
 // ready reports whether a step may run now.
-func (p *pacer) ready() bool {
-	if p.rate() <= 0 {
+func (p *Pacer) ready() bool {
+	if p.Rate() <= 0 {
 		return true
 	}
 	p.mu.Lock()
@@ -51,11 +65,11 @@ func (p *pacer) ready() bool {
 }
 
 // readyBy reports whether a step may run before t.
-func (p *pacer) readyBy(t time.Time) bool {
+func (p *Pacer) readyBy(t time.Time) bool {
 	if !p.now().Before(t) {
 		return false
 	}
-	if p.rate() <= 0 {
+	if p.Rate() <= 0 {
 		return true
 	}
 	p.mu.Lock()
@@ -63,13 +77,13 @@ func (p *pacer) readyBy(t time.Time) bool {
 	return p.next.Before(t)
 }
 
-// spend records n keys visited (or their weight: a bitmap weighs more than its one key). A nil
+// Spend records n keys visited (or their weight: a bitmap weighs more than its one key). A nil
 // pacer keeps no budget.
-func (p *pacer) spend(n int) {
+func (p *Pacer) Spend(n int) {
 	if p == nil || n <= 0 {
 		return
 	}
-	rate := p.rate()
+	rate := p.Rate()
 	if rate <= 0 {
 		return
 	}
@@ -86,9 +100,9 @@ func (p *pacer) spend(n int) {
 	p.next = p.next.Add(time.Duration(float64(n) / rate * float64(time.Second)))
 }
 
-// wait blocks until a step may run, or ctx ends.
-func (p *pacer) wait(ctx context.Context) error {
-	if p.rate() <= 0 {
+// Wait blocks until a step may run, or ctx ends.
+func (p *Pacer) Wait(ctx context.Context) error {
+	if p.Rate() <= 0 {
 		return ctx.Err()
 	}
 	p.mu.Lock()

@@ -107,7 +107,7 @@ func (s *Sweep) read(ctx context.Context, c redis.Cmdable, pending []Key, chunk 
 	}
 	pipe := c.Pipeline()
 	ttls, gets := s.queueReads(ctx, pipe, pending, chunk)
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+	if _, err := pipe.Exec(ctx); err != nil && !KeyLevel(err) {
 		return err
 	}
 	var recheck []int // keys MGET had no string for, though PTTL found them
@@ -199,7 +199,7 @@ func (s *Sweep) recheck(ctx context.Context, c redis.Cmdable, keys []Key, idx []
 	for j, i := range idx {
 		gets[j] = pipe.Get(ctx, keys[i].Name)
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+	if _, err := pipe.Exec(ctx); err != nil && !KeyLevel(err) {
 		return err
 	}
 	for j, i := range idx {
@@ -236,9 +236,9 @@ func readTTL(k *Key, ttl *redis.DurationCmd) error {
 	return nil
 }
 
-// keyLevel reports whether a pipeline error is one key's reply (nil or a Redis error reply), so
+// KeyLevel reports whether a pipeline error is one key's reply (nil or a Redis error reply), so
 // the other replies still stand.
-func keyLevel(err error) bool {
+func KeyLevel(err error) bool {
 	var rerr redis.Error
 	return err == redis.Nil || errors.As(err, &rerr)
 }

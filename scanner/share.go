@@ -29,12 +29,12 @@ func (s *Sweep) countMasters(ctx context.Context) {
 
 // shareOf is master addr's pacer, its rate set to its share of the sweep's budget now: the
 // budget over the masters not yet swept to their end (a master not begun yet counts as one).
-func (s *Sweep) shareOf(addr string) *pacer {
+func (s *Sweep) shareOf(addr string) *Pacer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.shares[addr]
 	if p == nil {
-		p = newPacer(0, s.pace.now)
+		p = NewPacer(0, s.pace.now)
 		s.shares[addr] = p
 	}
 	open := s.masters
@@ -43,6 +43,6 @@ func (s *Sweep) shareOf(addr string) *pacer {
 			open--
 		}
 	}
-	p.setRate(s.pace.rate() / float64(max(open, 1)))
+	p.SetRate(s.pace.Rate() / float64(max(open, 1)))
 	return p
 }

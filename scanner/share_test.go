@@ -14,15 +14,15 @@ import (
 func TestEachMasterHasItsShare(t *testing.T) {
 	s := New(nil, nil, Options{KeysPerSecond: 3000})
 	s.masters = 3
-	if r := s.shareOf("a").rate(); math.Abs(r-1000) > 1e-9 {
+	if r := s.shareOf("a").Rate(); math.Abs(r-1000) > 1e-9 {
 		t.Fatalf("three masters under way: a share of %v keys/s, want 1,000", r)
 	}
 	s.done = map[string]bool{"a": false, "b": true, "c": false}
-	if r := s.shareOf("a").rate(); math.Abs(r-1500) > 1e-9 {
+	if r := s.shareOf("a").Rate(); math.Abs(r-1500) > 1e-9 {
 		t.Fatalf("one of three swept: a share of %v keys/s, want 1,500", r)
 	}
-	s.pace.setRate(0)
-	if r := s.shareOf("a").rate(); r != 0 {
+	s.pace.SetRate(0)
+	if r := s.shareOf("a").Rate(); r != 0 {
 		t.Fatalf("no budget: a share of %v keys/s, want none (0)", r)
 	}
 }

@@ -404,7 +404,7 @@ func TestRateBetweenSnapshots(t *testing.T) {
 	if s0.Family("flow").RatePerSec != nil {
 		t.Error("a first snapshot has no rate")
 	}
-	// Sweeps closer than minRateSpan give none: a bursty writer's growth between them is a burst
+	// Sweeps closer than MinRateSpan give none: a bursty writer's growth between them is a burst
 	// or nothing.
 	s2 := take(t1.Add(5 * time.Second))
 	SetRate(s2, s1)

@@ -109,11 +109,11 @@ func (s *Sweep) readStructures(ctx context.Context, c redis.Cmdable, keys []Key,
 			}
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+	if _, err := pipe.Exec(ctx); err != nil && !KeyLevel(err) {
 		return err
 	}
 	for _, n := range sizes {
-		s.pace.spend(bitmapCost(n.Val())) // a key that is not a string has no size: 0
+		s.pace.Spend(bitmapCost(n.Val())) // a key that is not a string has no size: 0
 	}
 	if err := s.readLibraryLimits(ctx, c, keys, idx); err != nil {
 		return err

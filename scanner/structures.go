@@ -1,6 +1,8 @@
 package scanner
 
 import (
+	"slices"
+
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 	"github.com/hourglass-dev/hourglass/store/limits"
@@ -124,3 +126,16 @@ const (
 	kindBloom     // a key a [[bloom]] pattern matches: a filter's metadata, RedisBloom's, or neither
 	kindBloomPart // a sub-filter's bitmap of a filter a [[bloom]] pattern matches: read with it
 )
+
+// With returns s and add together, in new slices.
+func (s Structures) With(add Structures) Structures {
+	return Structures{
+		DelayQueues: slices.Concat(s.DelayQueues, add.DelayQueues),
+		ListQueues:  slices.Concat(s.ListQueues, add.ListQueues),
+		Limiters:    slices.Concat(s.Limiters, add.Limiters),
+		Uniques:     slices.Concat(s.Uniques, add.Uniques),
+		Locks:       slices.Concat(s.Locks, add.Locks),
+		JobQueues:   slices.Concat(s.JobQueues, add.JobQueues),
+		Blooms:      slices.Concat(s.Blooms, add.Blooms),
+	}
+}

@@ -37,6 +37,9 @@ type Key struct {
 // NoTTL is Key.TTL for a key without an expiry.
 const NoTTL = time.Duration(-1)
 
+// Counter reports whether the key is a counter family's.
+func (k Key) Counter() bool { return k.kind == kindCounter }
+
 // Page is what one sweep step saw.
 type Page struct {
 	Seen int   // keys SCAN returned, in families or not
@@ -68,7 +71,7 @@ type Sweep struct {
 	count    int           // the first SCAN's COUNT, and the most any asks for
 	maxCall  time.Duration // the longest a call should hold Redis
 	tuners   map[string]*tuner
-	pace     *pacer
+	pace     *Pacer
 	retry    *Retry           // nil: Run ends on the first error
 	groups   *discover.Groups // the unclaimed keys, by shape
 	samples  sampleReads
@@ -88,7 +91,7 @@ type Sweep struct {
 	// masters is how many masters the budget is shared among, and shares each one's pacer at its
 	// share (share.go).
 	masters int
-	shares  map[string]*pacer
+	shares  map[string]*Pacer
 }
 
 // New returns a sweep over rdb for families.
@@ -104,7 +107,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 		rdb: rdb, families: families, loc: opt.Location, count: opt.Count, maxCall: opt.MaxCall, tuners: map[string]*tuner{},
 		structs:  opt.Structures,
 		matchers: matchers(opt.Structures, opt.Location),
-		pace:     newPacer(opt.KeysPerSecond, time.Now),
+		pace:     NewPacer(opt.KeysPerSecond, time.Now),
 		retry:    opt.Retry,
 		groups:   discover.New(discover.Options{Location: opt.Location, Host: opt.HostZone, MaxShapes: opt.MaxShapes}),
 		cursors:  map[string]uint64{},
@@ -115,9 +118,17 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 
 		population: map[string]int64{},
 		masters:    1,
-		shares:     map[string]*pacer{},
+		shares:     map[string]*Pacer{},
 	}
 }
+
+// Pacer is the sweep's budget, which work beside it (a Watcher's live reads, the drill-down's)
+// is charged to as well.
+func (s *Sweep) Pacer() *Pacer { return s.pace }
+
+// UsePacer has the sweep keep p's budget, so that what an earlier sweep (or work beside it)
+// charged is paid before this one reads more. Call it before the sweep's first step.
+func (s *Sweep) UsePacer(p *Pacer) { s.pace = p }
 
 // Done reports whether every master's cursor has come back to 0.
 func (s *Sweep) Done() bool {
@@ -185,7 +196,7 @@ func (s *Sweep) Step(ctx context.Context) (Page, error) {
 	s.mu.Lock()
 	s.started = s.started || len(s.done) > 0
 	s.mu.Unlock()
-	s.pace.spend(page.Seen)
+	s.pace.Spend(page.Seen)
 	if err != nil {
 		return page, fmt.Errorf("scanner: sweep: %w", err)
 	}

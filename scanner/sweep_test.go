@@ -1,7 +1,9 @@
 package scanner
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"testing"
@@ -222,9 +224,9 @@ func TestStepHoldsTheBudget(t *testing.T) {
 }
 
 func TestPacerUnlimited(t *testing.T) {
-	p := newPacer(0, time.Now)
-	p.spend(1 << 30)
-	if !p.ready() || p.wait(t.Context()) != nil {
+	p := NewPacer(0, time.Now)
+	p.Spend(1 << 30)
+	if !p.ready() || p.Wait(t.Context()) != nil {
 		t.Fatal("an unlimited pacer held a step back")
 	}
 }
@@ -250,5 +252,90 @@ func TestFailedFirstStepIsRetried(t *testing.T) {
 	got, _ := collect(t, s)
 	if len(got) != 20 {
 		t.Fatalf("read %d of 20 keys after the failed first step", len(got))
+	}
+}
+
+// TestMastersChangedRestartsTheSweep fails a master over between two slices of a sweep, after
+// that master was swept to its end: the replica it hands its slots to holds the same keys, so the
+// sweep must start over rather than scan it from the beginning and count its keys twice.
+func TestMastersChangedRestartsTheSweep(t *testing.T) {
+	cl := redistest.StartClusterReplicas(t, 3, 1)
+	cc := cl.Client(t)
+	ctx := t.Context()
+
+	// The master that Failover will hand over: the one replicating to the first replica listed.
+	var failing string
+	for _, addr := range cl.Addrs {
+		n := redis.NewClient(&redis.Options{Addr: addr})
+		role, err := n.Do(ctx, "ROLE").Slice()
+		n.Close()
+		if err == nil && len(role) > 2 && role[0] == "slave" {
+			failing = net.JoinHostPort(fmt.Sprint(role[1]), fmt.Sprint(role[2]))
+			break
+		}
+	}
+	if failing == "" {
+		t.Fatal("no replica found")
+	}
+	// A few keys on that master, so a sweep finishes it at once; many on another, so the
+	// sweep is still under way when the failover comes.
+	var few, many int
+	var onFailing string
+	for i := 0; few < 20 || many < 5000; i++ {
+		key := fmt.Sprintf("{k%d}:x", i)
+		m, err := cc.MasterForKey(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch addr := m.Options().Addr; {
+		case addr == failing && few < 20:
+			few++
+			onFailing = key
+		case addr != failing && many < 5000:
+			many++
+		default:
+			continue
+		}
+		if err := cc.Set(ctx, key, 1, time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	s := New(cc, families(t), Options{Count: 100, KeysPerSecond: 1000})
+	seen := 0
+	visit := func(p Page) { seen += p.Seen }
+	for deadline := time.Now().Add(20 * time.Second); !s.done[failing]; {
+		if err := s.RunUntil(ctx, time.Now().Add(100*time.Millisecond), visit); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the failing master was not swept to its end in time (%d keys seen)", seen)
+		}
+	}
+	if s.Done() {
+		t.Fatalf("the sweep ended (%d keys seen) before the failover; the test would test nothing", seen)
+	}
+	if cl.Failover(t) == "" {
+		t.FailNow()
+	}
+	redistest.Eventually(t, "the client to see the promoted master", 20*time.Second, func() bool {
+		cc.ReloadState(ctx)
+		m, err := cc.MasterForKey(ctx, onFailing)
+		return err == nil && m.Options().Addr != failing
+	})
+	// The client may still route by a map it read from a node that had not yet heard of the
+	// failover; slices on that map scan only the old masters, which is sound. The first slice
+	// that lists the promoted master must stop the sweep rather than scan it.
+	var err error
+	redistest.Eventually(t, "a slice to see the promoted master", 20*time.Second, func() bool {
+		cc.ReloadState(ctx)
+		err = s.RunUntil(ctx, time.Now().Add(100*time.Millisecond), visit)
+		return err != nil || s.Done()
+	})
+	if !errors.Is(err, ErrMastersChanged) {
+		t.Fatalf("a slice after the failover: %v (%d keys seen of %d), want ErrMastersChanged", err, seen, few+many)
+	}
+	if seen > few+many {
+		t.Fatalf("%d keys seen of %d: the promoted master was scanned", seen, few+many)
 	}
 }

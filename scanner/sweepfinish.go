@@ -98,7 +98,7 @@ func readSizes(ctx context.Context, rdb redis.UniversalClient, names []string, s
 	for i, name := range names {
 		mem[i] = pipe.MemoryUsage(ctx, name)
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+	if _, err := pipe.Exec(ctx); err != nil && !KeyLevel(err) {
 		return "", err
 	}
 	for i, c := range mem {
@@ -165,9 +165,9 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 	if perQueue, _ := src.ThroughputKept(); perQueue {
 		scopes = len(jr.names)
 	}
-	jr.tput, jr.tputErr = readThroughput(ctx, s.rdb, src, jr.names, daysFor(scopes), w.at)
+	jr.tput, jr.tputErr = ReadThroughput(ctx, s.rdb, src, jr.names, daysFor(scopes), w.at)
 	jr.workers, jr.workersErr = src.Workers(ctx, s.rdb, jr.names, w.at)
-	s.pace.spend(len(jr.workers.List)) // the processes' records read, charged as the pages are
+	s.pace.Spend(len(jr.workers.List)) // the processes' records read, charged as the pages are
 	return jr
 }
 

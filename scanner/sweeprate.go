@@ -4,12 +4,19 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
+// MinRateSpan is the shortest span a rate is given over, from two sweeps here or from a
+// Watcher's reads. A window written in bursts grows by steps: a line fitted to a staircase of
+// bursts every 5 seconds, read every second, is off by at most 12% of the rate over 20 seconds,
+// 2.5% over 60 (docs/estimates.md, "Rates"); over a few seconds it is off by the whole of a burst.
+const MinRateSpan = 20 * time.Second
+
 // SetRate fills each family of s's RatePerSec from prev, an earlier snapshot of the same target: the
 // growth of the hour windows (day windows for a family without hours) from prev's current window
-// on, over the time between the two, when that is at least minRateSpan (RateFrom "sweeps").
+// on, over the time between the two, when that is at least MinRateSpan (RateFrom "sweeps").
 // Sweeps closer together leave the rate nil with a note: a window written in bursts grows by a
 // burst or by nothing between two quick sweeps, and the rate would jump from one to the other.
 func SetRate(s, prev *snapshot.Snapshot) {
@@ -50,8 +57,8 @@ func setSweepRate(f, pf *snapshot.FamilyStats, dt float64) {
 		f.RateNote = "no key in the current window at either of the last two sweeps"
 		return
 	}
-	if dt < minRateSpan.Seconds() {
-		f.RateNote = fmt.Sprintf("the last two sweeps are %s apart; a rate needs %s", spanText(dt), spanText(minRateSpan.Seconds()))
+	if dt < MinRateSpan.Seconds() {
+		f.RateNote = fmt.Sprintf("the last two sweeps are %s apart; a rate needs %s", format.Span(dt), format.Span(MinRateSpan.Seconds()))
 		return
 	}
 	var delta snapshot.Int128

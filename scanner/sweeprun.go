@@ -248,10 +248,10 @@ func (s *Sweep) scanPages(ctx context.Context, m master, cursor uint64, begun bo
 		if !until.IsZero() && (!s.pace.readyBy(until) || !share.readyBy(until)) {
 			return nil // the budget, or this master's share of it, allows no more pages in this slice
 		}
-		if err := share.wait(ctx); err != nil {
+		if err := share.Wait(ctx); err != nil {
 			return nil
 		}
-		if err := s.pace.wait(ctx); err != nil {
+		if err := s.pace.Wait(ctx); err != nil {
 			return nil
 		}
 		count := m.tune.scanCount()
@@ -264,8 +264,8 @@ func (s *Sweep) scanPages(ctx context.Context, m master, cursor uint64, begun bo
 			return s.refusal("SCAN", "", err)
 		}
 		m.tune.scanned(count, took)
-		s.pace.spend(len(names))
-		share.spend(len(names))
+		s.pace.Spend(len(names))
+		share.Spend(len(names))
 		b := scanBatch{names: names, next: next, first: -1, last: -1}
 		if _, cluster := s.rdb.(*redis.ClusterClient); cluster && len(names) > 0 {
 			b.first, b.last = store.Slot(names[0]), store.Slot(names[len(names)-1])

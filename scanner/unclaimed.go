@@ -50,7 +50,7 @@ func (s *Sweep) readSamples(ctx context.Context, c redis.Cmdable, names []string
 			mems[i] = pipe.MemoryUsage(ctx, name)
 		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+	if _, err := pipe.Exec(ctx); err != nil && !KeyLevel(err) {
 		return err
 	}
 	now, err := clock.Result()
@@ -170,7 +170,7 @@ func readSampleValues(ctx context.Context, c redis.Cmdable, samples []discover.S
 		return nil
 	}
 	cmds, err := pipe.Exec(ctx)
-	if err != nil && !keyLevel(err) {
+	if err != nil && !KeyLevel(err) {
 		return err
 	}
 	for _, cmd := range cmds {

@@ -25,11 +25,11 @@ func bitmapCost(n int64) int { return int(max(n, 0) / bitmapBytesPerKey) }
 
 // unionBytes is what one bitmap union may read: a second of the budget, and never more than a
 // union reads into memory.
-func (p *pacer) unionBytes() int64 {
-	if p == nil || p.rate() <= 0 {
+func (p *Pacer) unionBytes() int64 {
+	if p == nil || p.Rate() <= 0 {
 		return store.MaxUnionBytes
 	}
-	return min(store.MaxUnionBytes, int64(p.rate()*unionBudget.Seconds())*bitmapBytesPerKey)
+	return min(store.MaxUnionBytes, int64(p.Rate()*unionBudget.Seconds())*bitmapBytesPerKey)
 }
 
 // Why a union is skipped, as UnionSkip.Reason says it.
@@ -41,7 +41,7 @@ const (
 // readUnions counts the distinct members of u's dims over the last 7 and 30 days up to today:
 // each union read, skipped (a bitmap union over budget) or failed. What a union reads is charged
 // to pace, so the sweep's next pages wait for it.
-func readUnions(ctx context.Context, rdb redis.UniversalClient, u unionWant, pace *pacer) unionRead {
+func readUnions(ctx context.Context, rdb redis.UniversalClient, u unionWant, pace *Pacer) unionRead {
 	f := u.u.Family
 	var r unionRead
 	for _, days := range []int{7, 30} {
@@ -68,11 +68,11 @@ func readUnions(ctx context.Context, rdb redis.UniversalClient, u unionWant, pac
 
 // readUnion counts the distinct members of keys, or says why it did not: skipped when a bitmap
 // union would read more than its budget.
-func readUnion(ctx context.Context, rdb redis.UniversalClient, kind store.UniqueKind, keys []string, pace *pacer) (*int64, *snapshot.UnionSkip, error) {
+func readUnion(ctx context.Context, rdb redis.UniversalClient, kind store.UniqueKind, keys []string, pace *Pacer) (*int64, *snapshot.UnionSkip, error) {
 	cost := len(keys)
 	if kind == store.Bitmap {
 		size, err := store.BitmapBytes(ctx, rdb, keys)
-		pace.spend(len(keys)) // the STRLENs
+		pace.Spend(len(keys)) // the STRLENs
 		if err != nil {
 			return nil, nil, err
 		}
@@ -86,7 +86,7 @@ func readUnion(ctx context.Context, rdb redis.UniversalClient, kind store.Unique
 		cost += bitmapCost(size)
 	}
 	n, err := store.UnionOf(ctx, rdb, kind, keys)
-	pace.spend(cost)
+	pace.Spend(cost)
 	if err != nil {
 		return nil, nil, err
 	}

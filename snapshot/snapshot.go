@@ -92,9 +92,9 @@ type FamilyStats struct {
 	// the hour's, or the day's for a family without hour windows. RateFrom says how it was
 	// measured. "reads" is the least-squares slope of the window's total read over the last minute,
 	// from a Watcher's live reads and quick sweeps (docs/estimates.md, "Rates"). "sweeps" is the
-	// growth between the last two sweeps, at least minRateSpan apart. It includes increments that
-	// landed in the previous window after it ended. RateSpanSec is the seconds it was measured
-	// over. RatePerSec is nil when it is not known, with the reason in RateNote: one sweep (a
+	// growth between the last two sweeps, at least scanner.MinRateSpan apart. It includes
+	// increments that landed in the previous window after it ended. RateSpanSec is the seconds it
+	// was measured over. RatePerSec is nil when it is not known, with the reason in RateNote: one sweep (a
 	// one-shot snapshot), reads spanning too little yet, a saturated total.
 	RatePerSec  *float64 `json:"rate_per_sec"`
 	RateFrom    string   `json:"rate_from,omitempty"`

@@ -15,7 +15,7 @@ const (
 	// Connected: Redis answered the Poll and the sweep keeps to its usual time.
 	Connected Condition = iota
 	// Late: Redis answers, but the sweep under way has run well past its usual time (see
-	// LateFactor): its replies come slowly, or the keyspace grew.
+	// internal/watch's LateFactor): its replies come slowly, or the keyspace grew.
 	Late
 	// Unreachable: a fault that may pass (a connection refused, lost or timed out, LOADING,
 	// TRYAGAIN, CLUSTERDOWN, or no answer within the Poll's time). The console tries again with

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/theme"
@@ -99,7 +99,7 @@ func sweptStatus(t *testing.T, srv *redistest.Server, conf string) snapshot.Stat
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := scanner.NewWatcher(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
+	w := watch.New(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
 	var st snapshot.Status
 	if !redistest.Until(20*time.Second, func() bool {
 		var err error

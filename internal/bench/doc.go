@@ -3,5 +3,6 @@
 // listed in docs/benchmarks.md. It starts a redis-server of its own unless given one, as the tests
 // do (internal/redistest). On a given one it writes and deletes only its own keys (store.BenchKey)
 // and changes none of its settings. Of hourglass's packages it imports internal/config,
-// internal/format, internal/redistest, internal/report, scanner, snapshot and store.
+// internal/format, internal/redistest, internal/report, internal/watch, scanner, snapshot and
+// store.
 package bench

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
@@ -29,8 +30,8 @@ func (b *bencher) loadCases(rep *Report) error {
 	rep.IdleCPU = 100 * idle
 	// The console and serve poll alike: a poll sweeps for the refresh and the next begins when
 	// it is back, or when the refresh has passed if its sweep completed early.
-	poll := func(focus string) func(w *scanner.Watcher) (time.Duration, error) {
-		return func(w *scanner.Watcher) (time.Duration, error) {
+	poll := func(focus string) func(w *watch.Watcher) (time.Duration, error) {
+		return func(w *watch.Watcher) (time.Duration, error) {
 			start := time.Now()
 			if _, err := b.poll(w, refresh, focus); err != nil {
 				return 0, err
@@ -48,7 +49,7 @@ func (b *bencher) loadCases(rep *Report) error {
 }
 
 // poll is one poll of w as the console and serve make it: a sweep for the refresh.
-func (b *bencher) poll(w *scanner.Watcher, refresh time.Duration, focus string) (snapshot.Status, error) {
+func (b *bencher) poll(w *watch.Watcher, refresh time.Duration, focus string) (snapshot.Status, error) {
 	ctx, cancel := context.WithTimeout(b.ctx, refresh+5*time.Second)
 	defer cancel()
 	return w.Poll(ctx, refresh, focus)
@@ -58,9 +59,9 @@ func (b *bencher) poll(w *scanner.Watcher, refresh time.Duration, focus string) 
 // returns the share of the server's time its commands took and Redis' CPU over idle, in percent
 // of one core.
 func (b *bencher) load(id string, fam *store.Family, opt scanner.Options, idle float64,
-	poll func(*scanner.Watcher) (time.Duration, error)) (*float64, float64, error) {
+	poll func(*watch.Watcher) (time.Duration, error)) (*float64, float64, error) {
 	opt.TopK = 20 // the console's
-	w := scanner.NewWatcher(b.rdb, []*store.Family{fam}, opt)
+	w := watch.New(b.rdb, []*store.Family{fam}, opt)
 	cpu0 := b.cpu()
 	start := time.Now()
 	mk := b.meter.start(b.ctx)

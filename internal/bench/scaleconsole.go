@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
@@ -39,7 +40,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 	if live == 0 {
 		live = -1 // the scanner's zero is its default; the config's is none
 	}
-	cp := &consolePoll{refresh: refresh, w: scanner.NewWatcher(rdb, families, scanner.Options{Count: def.Scan.Count,
+	cp := &consolePoll{refresh: refresh, w: watch.New(rdb, families, scanner.Options{Count: def.Scan.Count,
 		KeysPerSecond: def.Scan.KeysPerSecond, MaxCall: def.Scan.MaxCall, MaxRedisTime: def.Scan.MaxRedisTime,
 		LiveSample: live, Location: time.UTC, TopK: 20})}
 	start := time.Now()
@@ -84,7 +85,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 
 // consolePoll is a Watcher polled as the console polls it: each poll sweeps for the refresh.
 type consolePoll struct {
-	w       *scanner.Watcher
+	w       *watch.Watcher
 	refresh time.Duration
 }
 

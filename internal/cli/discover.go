@@ -20,6 +20,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/infer"
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
@@ -241,7 +242,7 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 	loc := base.Timezone
 	opt := base.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode = t.Store.Now, t.Label, t.Mode
-	w := scanner.NewWatcher(t.RDB, base.Counters, opt)
+	w := watch.New(t.RDB, base.Counters, opt)
 	start := time.Now()
 	faults := newFaultWait(stderr, "discover", t.Label)
 	var last snapshot.Status

@@ -9,7 +9,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/infer"
 	"github.com/hourglass-dev/hourglass/internal/metrics"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 )
 
 const serveUsage = `hourglass serve: keep sweeping within the [scan] budget and export the Snapshot to Prometheus.
@@ -42,7 +42,7 @@ func cmdServe(ctx context.Context, shipped []byte, args []string, stdout, stderr
 		opt.Infer = infer.New(cfg, t.Mode == "cluster")
 		fmt.Fprintf(stderr, "hourglass: no config file: the entries are inferred from %s's keys as the sweeps find them (hourglass discover writes them as a config)\n", t.Label)
 	}
-	w := scanner.NewWatcher(t.RDB, cfg.Counters, opt)
+	w := watch.New(t.RDB, cfg.Counters, opt)
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return config.Usagef("serve: --listen %s: %v", *listen, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
@@ -477,7 +478,7 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	rdb := tg.NewClient()
 	defer rdb.Close()
-	w := scanner.NewWatcher(rdb, cfg.Counters, scanner.Options{Structures: cfg.Structures})
+	w := watch.New(rdb, cfg.Counters, scanner.Options{Structures: cfg.Structures})
 	st, err := w.Poll(ctx, time.Second, "flow")
 	if err != nil || st.Snapshot == nil || !strings.Contains(st.Server.Err, "INFO refused: NOPERM") {
 		t.Fatalf("poll without INFO: err %v, snapshot %v, server %+v", err, st.Snapshot != nil, st.Server)

@@ -23,6 +23,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/theme"
@@ -191,7 +192,7 @@ func (c *chaos) console() *atomic.Value {
 	screen.Store("")
 	wopt := c.cfg.SweepOptions(true)
 	wopt.Now, wopt.Target, wopt.Mode, wopt.TopK = c.tg.Store.Now, c.tg.Label, c.tg.Mode, 20
-	src := scanner.NewWatcher(c.tg.RDB, c.cfg.Counters, wopt)
+	src := watch.New(c.tg.RDB, c.cfg.Counters, wopt)
 	acts := newConsoleActions(c.ctx, c.tg, func() *config.Config { return c.cfg })
 	opt := tui.Options{Target: c.tg.Label, Name: c.tg.Name, Mode: c.tg.Mode, Source: src, Actions: acts,
 		Refresh: c.cfg.UI.Refresh, Now: c.tg.Store.Now, Location: c.cfg.Timezone, Context: c.ctx}
@@ -273,7 +274,7 @@ func (c *chaos) serve() func() (ok, failed int) {
 	}
 	opt := c.cfg.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode = c.tg.Store.Now, c.tg.Label, c.tg.Mode
-	w := scanner.NewWatcher(c.tg.RDB, c.cfg.Counters, opt)
+	w := watch.New(c.tg.RDB, c.cfg.Counters, opt)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

@@ -17,6 +17,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/inspect"
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/theme"
@@ -45,7 +46,7 @@ func Run(ctx context.Context, t *target.Target, cfg *config.Config, palette them
 	return err
 }
 
-// newModel is the console's model on t until ctx ends: the scanner's Watcher as its source, and
+// newModel is the console's model on t until ctx ends: a Watcher as its source, and
 // its actions when t is writable. stop ends the test traffic the actions started and waits for it.
 func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette theme.Palette) (m *tui.Model, stop func()) {
 	loc := cfg.Timezone
@@ -61,7 +62,7 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 		adopter = infer.New(cfg, t.Mode == "cluster")
 		wopt.Infer = adopter
 	}
-	src := scanner.NewWatcher(t.RDB, cfg.Counters, wopt)
+	src := watch.New(t.RDB, cfg.Counters, wopt)
 	opt := tui.Options{
 		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
 		Refresh: cfg.UI.Refresh, WaitWarning: cfg.UI.WaitWarning, Now: t.Store.Now, Location: loc, Context: ctx,

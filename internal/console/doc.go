@@ -1,4 +1,4 @@
-// Package console runs the terminal console: it builds the scanner's Watcher as the tui's data
+// Package console runs the terminal console: it builds a Watcher (internal/watch) as the tui's data
 // source, starts the Bubble Tea program with the views of package tui, and gives the views their
 // writes (inject, test traffic, repair) through traffic and scanner, only when the target is
 // writable. Its session adds the entries discover proposes for unclaimed keys to the running
@@ -8,5 +8,5 @@
 // no terminal it prints a line of live totals instead (PrintTotals). The views themselves never
 // touch Redis; this package is where their Redis work is wired. Of hourglass's packages it
 // imports internal/config, internal/discover, internal/format, internal/infer, internal/inspect,
-// internal/target, internal/traffic, scanner, snapshot, store, theme and tui.
+// internal/target, internal/traffic, internal/watch, scanner, snapshot, store, theme and tui.
 package console

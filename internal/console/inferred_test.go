@@ -12,7 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/infer"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/tui"
 )
@@ -46,7 +46,7 @@ func TestInferredSessionWritesAWholeConfig(t *testing.T) {
 	adopter := infer.New(cfg, false)
 	opt := cfg.SweepOptions(true)
 	opt.Infer = adopter
-	w := scanner.NewWatcher(rdb, cfg.Counters, opt)
+	w := watch.New(rdb, cfg.Counters, opt)
 	sess := newSession(w, cfg, false, srv.Addr).inferring(adopter, infer.Connection(cfg.Redis, false, false))
 	var st snapshot.Status
 	redistest.Eventually(t, "the inferred hits family is counted", 20*time.Second, func() bool {

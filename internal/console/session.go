@@ -14,7 +14,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/infer"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/tui"
 )
 
@@ -22,7 +22,7 @@ import (
 // watcher, and the proposal written to a file. Neither writes to Redis, so a read-only console
 // has one too.
 type session struct {
-	w       *scanner.Watcher
+	w       *watch.Watcher
 	cluster bool   // the target is a Redis Cluster: entries must keep their windows in one slot
 	label   string // the target, for the proposal's header
 	// inferred, with no config file, holds the entries adopted from the keys and those added
@@ -35,7 +35,7 @@ type session struct {
 	added []discover.Entry // the entries added, in order
 }
 
-func newSession(w *scanner.Watcher, cfg *config.Config, cluster bool, label string) *session {
+func newSession(w *watch.Watcher, cfg *config.Config, cluster bool, label string) *session {
 	return &session{w: w, cfg: cfg, cluster: cluster, label: label}
 }
 

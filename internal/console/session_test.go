@@ -11,7 +11,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/tui"
 )
@@ -61,7 +61,7 @@ hour_retention = "48h"
 		rdb.Set(ctx, fmt.Sprintf("cache:page%d", i), `{"html":"<p>hello</p>"}`, time.Hour)
 	}
 
-	w := scanner.NewWatcher(rdb, cfg.Counters, cfg.SweepOptions(true))
+	w := watch.New(rdb, cfg.Counters, cfg.SweepOptions(true))
 	sess := newSession(w, cfg, false, srv.Addr)
 	st := pollUntilSweep(t, w)
 	hits := groupOf(st.Snapshot.Unclaimed, "hits:")
@@ -125,7 +125,7 @@ hour_retention = "48h"
 	}
 }
 
-func pollUntilSweep(t *testing.T, w *scanner.Watcher) snapshot.Status {
+func pollUntilSweep(t *testing.T, w *watch.Watcher) snapshot.Status {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -102,6 +102,16 @@ func Age(d time.Duration) string {
 	}
 }
 
+// Span renders a span of seconds the way a rate's note says it: "0.4s", "12s", "1m0s" (tenths of
+// a second under ten seconds, whole seconds from there).
+func Span(secs float64) string {
+	d := time.Duration(secs * float64(time.Second))
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
 // Millis renders milliseconds from Redis (a lag, a TTL): "-" when negative (none), "350ms" under a
 // second, else as Age.
 func Millis(ms int64) string {

@@ -32,4 +32,9 @@ func TestDurations(t *testing.T) {
 			t.Errorf("Millis(%d) = %q, want %q", ms, got, want)
 		}
 	}
+	for secs, want := range map[float64]string{0.44: "400ms", 0.45: "500ms", 9.94: "9.9s", 12.4: "12s", 20: "20s", 60: "1m0s", 89.6: "1m30s"} {
+		if got := Span(secs); got != want {
+			t.Errorf("Span(%v) = %q, want %q", secs, got, want)
+		}
+	}
 }

@@ -21,7 +21,7 @@ import (
 // actWatcher watches a delay queue by key, a list queue pattern, Sidekiq's queues, a lock and
 // the counter families, on the server's clock.
 func actWatcher(t *testing.T, rdb redis.UniversalClient, s *store.Store) drilled {
-	return watch(rdb, families(t), scanner.Options{Location: shanghai, Structures: scanner.Structures{
+	return watching(rdb, families(t), scanner.Options{Location: shanghai, Structures: scanner.Structures{
 		DelayQueues: []scanner.DelayQueueSpec{{Name: "orders", Key: "dq:{orders}", Unit: store.AutoUnit}},
 		ListQueues:  []scanner.ListQueueSpec{{Name: "mail", Pattern: pattern(t, "lq:<box>")}},
 		JobQueues:   []scanner.JobQueueSpec{{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}}},

@@ -26,7 +26,7 @@ func TestBulkDeleteOfACeleryQueueThroughTheDrillDown(t *testing.T) {
 			"purge.py", "redis://"+srv.Addr+"/0", "app1:", "send", "bulk", n, first)
 	}
 	send("40", "0")
-	w := watch(rdb, nil, scanner.Options{KeysPerSecond: 100_000, Structures: scanner.Structures{
+	w := watching(rdb, nil, scanner.Options{KeysPerSecond: 100_000, Structures: scanner.Structures{
 		JobQueues: []scanner.JobQueueSpec{{Name: "ck", Source: jobs.Source{Layout: jobs.Celery, Prefix: "app1:"}}},
 	}})
 	j, err := journal.Open(filepath.Join(t.TempDir(), journal.FileName), 0)

@@ -53,7 +53,7 @@ func TestRedisCLIReadsTheExactKey(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "reader", Password: "s3cret pw"})
 	t.Cleanup(func() { _ = rdb.Close() })
-	w := watch(rdb, nil, scanner.Options{})
+	w := watching(rdb, nil, scanner.Options{})
 	for i, k := range hostileKeys {
 		admin.Set(ctx, k, "value-"+string(rune('a'+i)), 0)
 	}
@@ -97,12 +97,12 @@ func TestShellQuote(t *testing.T) {
 func TestRedisCLITarget(t *testing.T) {
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"[::1]:7000", "10.0.0.2:7001"}})
 	t.Cleanup(func() { _ = cc.Close() })
-	if got := watch(cc, nil, scanner.Options{}).RedisCLI("GET", "k"); got != "redis-cli -h ::1 -p 7000 -c GET k" {
+	if got := watching(cc, nil, scanner.Options{}).RedisCLI("GET", "k"); got != "redis-cli -h ::1 -p 7000 -c GET k" {
 		t.Errorf("cluster: %s", got)
 	}
 	c := redis.NewClient(&redis.Options{Addr: "db.example:6380", DB: 3, Username: "ops team", TLSConfig: &tls.Config{ServerName: "db.example"}})
 	t.Cleanup(func() { _ = c.Close() })
-	if got := watch(c, nil, scanner.Options{}).RedisCLI("PTTL", "k"); got != "redis-cli -h db.example -p 6380 -n 3 --user 'ops team' --tls PTTL k" {
+	if got := watching(c, nil, scanner.Options{}).RedisCLI("PTTL", "k"); got != "redis-cli -h db.example -p 6380 -n 3 --user 'ops team' --tls PTTL k" {
 		t.Errorf("tls: %s", got)
 	}
 }

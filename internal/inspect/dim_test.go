@@ -55,7 +55,7 @@ func TestDimReadsEveryRetainedWindow(t *testing.T) {
 	rdb.Set(ctx, keyOf(day), 1000, 0)
 	rdb.PExpireAt(ctx, keyOf(day), ad.ExpireAt(day))
 
-	w := watch(rdb, families(t), scanner.Options{Location: shanghai})
+	w := watching(rdb, families(t), scanner.Options{Location: shanghai})
 	d, err := w.Dim(ctx, "ad_revenue", keyOf(back(3)))
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestDimAsARestrictedUser(t *testing.T) {
 	as := func(user string) drilled {
 		c := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: user, Password: "pw"})
 		t.Cleanup(func() { _ = c.Close() })
-		return watch(c, families(t), scanner.Options{Location: shanghai})
+		return watching(c, families(t), scanner.Options{Location: shanghai})
 	}
 	d, err := as("nomem").Dim(ctx, "ad_revenue", k)
 	if err != nil {
@@ -160,7 +160,7 @@ func TestDimCountsAgainstTheBudget(t *testing.T) {
 	rdb := srv.Client(t)
 	ctx := t.Context()
 	ad := families(t)[1]
-	w := watch(rdb, families(t), scanner.Options{Location: shanghai, KeysPerSecond: 20})
+	w := watching(rdb, families(t), scanner.Options{Location: shanghai, KeysPerSecond: 20})
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestInspectOnACluster(t *testing.T) {
 		}
 		keys = append(keys, k)
 	}
-	w := watch(rdb, families(t), scanner.Options{Location: shanghai})
+	w := watching(rdb, families(t), scanner.Options{Location: shanghai})
 	d, err := w.Dim(ctx, "flow", keys[0])
 	if err != nil {
 		t.Fatal(err)

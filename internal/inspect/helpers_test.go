@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -15,7 +16,7 @@ import (
 // drilled is a Watcher with its drill-down, as the console wires them: the tests poll the one
 // and read through the other.
 type drilled struct {
-	*scanner.Watcher
+	*watch.Watcher
 	*Inspector
 }
 
@@ -35,9 +36,9 @@ func (c *charged) Pace(ctx context.Context, n int) error {
 	return c.watched.Pace(ctx, n)
 }
 
-// watch is a Watcher of families on rdb and its drill-down.
-func watch(rdb redis.UniversalClient, families []*store.Family, opt scanner.Options) drilled {
-	w := scanner.NewWatcher(rdb, families, opt)
+// watching is a Watcher of families on rdb and its drill-down.
+func watching(rdb redis.UniversalClient, families []*store.Family, opt scanner.Options) drilled {
+	w := watch.New(rdb, families, opt)
 	return drilled{Watcher: w, Inspector: New(w)}
 }
 

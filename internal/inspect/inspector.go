@@ -10,7 +10,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/journal"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -27,10 +27,10 @@ type Inspector struct {
 	target  string           // the target they are recorded under
 }
 
-// watched is what the drill-down needs of the Watcher (scanner.Watcher's accessors): its entries,
+// watched is what the drill-down needs of the Watcher (watch.Watcher's accessors): its entries,
 // its budget and the server's clock. None of them waits for a Poll under way.
 type watched interface {
-	Watched() scanner.Watched
+	Watched() watch.Watched
 	KeysPerSecond() int
 	Charge(n int)
 	// Pace waits until the sweep's budget allows a step of keys, then charges them (work beside
@@ -41,7 +41,7 @@ type watched interface {
 }
 
 // New is the drill-down of w: what it reads and writes, on w's Redis and charged to w's sweep.
-func New(w *scanner.Watcher) *Inspector {
+func New(w *watch.Watcher) *Inspector {
 	return &Inspector{w: w, rdb: w.Client()}
 }
 

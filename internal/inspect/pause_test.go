@@ -30,7 +30,7 @@ func TestPauseQueue(t *testing.T) {
 	}
 	rdb.LPush(ctx, "queue:default", `{"class":"Job","args":[],"jid":"j1","enqueued_at":1}`)
 	rdb.SAdd(ctx, "queues", "default")
-	w := watch(rdb, nil, scanner.Options{Structures: scanner.Structures{JobQueues: []scanner.JobQueueSpec{
+	w := watching(rdb, nil, scanner.Options{Structures: scanner.Structures{JobQueues: []scanner.JobQueueSpec{
 		{Name: "aq", Source: jobs.Source{Layout: jobs.Asynq}},
 		{Name: "sk", Source: jobs.Source{Layout: jobs.Sidekiq}},
 	}}})

@@ -23,7 +23,7 @@ func structWatcher(t *testing.T, rdb redis.UniversalClient, now func() time.Time
 	sliding := store.LimiterSpec{Name: "api", Pattern: "rl:api:<user>", Kind: store.Sliding, Window: 3 * time.Second, Limit: 5}
 	fixed := store.LimiterSpec{Name: "login", Pattern: "rl:login:<user>", Kind: store.Fixed, Window: time.Minute, Limit: 10}
 	flex := store.LimiterSpec{Name: "flex", Pattern: "rlflx:<key>", Window: time.Minute, Limit: 5}
-	return watch(rdb, nil, scanner.Options{Structures: scanner.Structures{
+	return watching(rdb, nil, scanner.Options{Structures: scanner.Structures{
 		Limiters: []scanner.LimiterSpec{
 			{LimiterSpec: sliding, Pattern: pattern(t, sliding.Pattern), Exclude: globs(t, "rl:api:admin")},
 			{LimiterSpec: fixed, Pattern: pattern(t, fixed.Pattern)},

@@ -19,7 +19,7 @@ import (
 // queueWatcher watches a delay queue by key, a delay queue pattern, a list queue without a
 // processing list and Sidekiq's queues, keeping to keysPerSecond (0: no cap).
 func queueWatcher(t *testing.T, rdb redis.UniversalClient, keysPerSecond int) drilled {
-	return watch(rdb, nil, scanner.Options{KeysPerSecond: keysPerSecond, Structures: scanner.Structures{
+	return watching(rdb, nil, scanner.Options{KeysPerSecond: keysPerSecond, Structures: scanner.Structures{
 		DelayQueues: []scanner.DelayQueueSpec{
 			{Name: "orders", Key: "dq:orders", Unit: store.Milliseconds},
 			{Name: "tenants", Pattern: pattern(t, "dq:tenant:<id>"), Unit: store.AutoUnit},

@@ -15,7 +15,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -93,7 +93,7 @@ pattern = "bf:<name>"
 // fixture is a real redis-server holding keys of every kind, and a Watcher of them.
 type fixture struct {
 	rdb *redis.Client
-	w   *scanner.Watcher
+	w   *watch.Watcher
 	now time.Time
 }
 
@@ -111,7 +111,7 @@ func newFixture(t *testing.T) *fixture {
 	f.writeStructures(t)
 	opt := cfg.SweepOptions(true)
 	opt.Target, opt.Mode = srv.Addr, "standalone"
-	f.w = scanner.NewWatcher(f.rdb, cfg.Counters, opt)
+	f.w = watch.New(f.rdb, cfg.Counters, opt)
 	return f
 }
 
@@ -181,7 +181,7 @@ func (f *fixture) writeStructures(t *testing.T) {
 }
 
 // sweep polls w until a sweep completes and returns that poll's status.
-func sweep(t *testing.T, w *scanner.Watcher) snapshot.Status {
+func sweep(t *testing.T, w *watch.Watcher) snapshot.Status {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 )
 
 // TestJobQueueMetrics lets Sidekiq itself fill a server and checks its series: each queue's
@@ -39,7 +39,7 @@ func TestJobQueueMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := scanner.NewWatcher(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
+	w := watch.New(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
 	col := newCollector(nil)
 	col.set(sweep(t, w), nil)
 	body := scrapeHandler(t, col)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 )
 
@@ -32,7 +33,7 @@ func TestServeFirstSweep(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := scanner.NewWatcher(rdb, nil, scanner.Options{Count: 100, KeysPerSecond: budget})
+	w := watch.New(rdb, nil, scanner.Options{Count: 100, KeysPerSecond: budget})
 	var skew atomic.Int64 // added to the clock Serve ages snapshots by
 	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -11,7 +11,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
@@ -43,7 +43,7 @@ func writeGroup(t *testing.T, rdb *redis.Client, word string, n int) {
 }
 
 // unclaimedWatcher returns a Watcher of srv as user (the default user when ""), by unclaimedConfig.
-func unclaimedWatcher(t *testing.T, srv *redistest.Server, user string) *scanner.Watcher {
+func unclaimedWatcher(t *testing.T, srv *redistest.Server, user string) *watch.Watcher {
 	t.Helper()
 	cfg, err := config.Parse("unclaimed.toml", []byte(unclaimedConfig), []string{srv.Addr})
 	if err != nil {
@@ -54,7 +54,7 @@ func unclaimedWatcher(t *testing.T, srv *redistest.Server, user string) *scanner
 		rdb = redis.NewClient(&redis.Options{Addr: srv.Addr, Username: user, Password: "pw"})
 		t.Cleanup(func() { rdb.Close() })
 	}
-	return scanner.NewWatcher(rdb, cfg.Counters, cfg.SweepOptions(true))
+	return watch.New(rdb, cfg.Counters, cfg.SweepOptions(true))
 }
 
 // groupSeries maps each hourglass_unclaimed_group_keys series to its value, by the first segment

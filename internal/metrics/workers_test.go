@@ -5,7 +5,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
-	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/snapshot"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,7 +27,7 @@ func TestJobWorkerMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := scanner.NewWatcher(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
+	w := watch.New(srv.Client(t), cfg.Counters, cfg.SweepOptions(true))
 	col := newCollector(nil)
 	col.set(sweep(t, w), nil)
 	samples := parse(t, scrapeHandler(t, col))

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -63,7 +64,7 @@ func TestWatcherPutsDownRedisTimeToItsCommands(t *testing.T) {
 	admin := srv.Client(t) // the test's own reads, on a client the Watcher does not count
 	fams := families(t)
 	fillKeys(t, admin, fams[0], 4000)
-	w := NewWatcher(srv.Client(t), fams, Options{Count: 200, Location: shanghai})
+	w := New(srv.Client(t), fams, scanner.Options{Count: 200, Location: shanghai})
 	poll := func() snapshot.Status {
 		t.Helper()
 		st, err := w.Poll(t.Context(), time.Minute, "") // no budget: each poll sweeps all 5,000 keys
@@ -116,7 +117,7 @@ func TestWatcherSaysWhyRedisTimeIsUnknown(t *testing.T) {
 	setUser("+@all", "-info")
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "pw"})
 	t.Cleanup(func() { _ = rdb.Close() })
-	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
+	w := New(rdb, fams, scanner.Options{Count: 100, Location: shanghai})
 	poll := func() snapshot.Cost {
 		t.Helper()
 		st, err := w.Poll(t.Context(), time.Minute, "")
@@ -150,7 +151,7 @@ func TestWatcherPutsDownRedisTimePerMaster(t *testing.T) {
 	if _, err := pipe.Exec(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	w := NewWatcher(rdb, fams, Options{Count: 100, Location: shanghai})
+	w := New(rdb, fams, scanner.Options{Count: 100, Location: shanghai})
 	var cost snapshot.Cost
 	for range 2 {
 		st, err := w.Poll(t.Context(), time.Minute, "")
@@ -223,7 +224,7 @@ func TestWatcherHoldsItsRedisTime(t *testing.T) {
 	admin := srv.Client(t)
 	fams := families(t)
 	fillKeys(t, admin, fams[0], 40_000)
-	w := NewWatcher(srv.Client(t), fams, Options{Count: 100, KeysPerSecond: 1_000_000, MaxRedisTime: budget, Location: shanghai})
+	w := New(srv.Client(t), fams, scanner.Options{Count: 100, KeysPerSecond: 1_000_000, MaxRedisTime: budget, Location: shanghai})
 	var shares []float64
 	for i := range 14 {
 		st, err := w.Poll(t.Context(), 250*time.Millisecond, "")
@@ -238,7 +239,7 @@ func TestWatcherHoldsItsRedisTime(t *testing.T) {
 	for _, s := range shares {
 		mean += s / float64(len(shares))
 	}
-	t.Logf("Redis time %.2f%% a poll on average (%v); paced at %.0f keys/s", 100*mean, shares, w.pace.Load().rate())
+	t.Logf("Redis time %.2f%% a poll on average (%v); paced at %.0f keys/s", 100*mean, shares, w.pace.Load().Rate())
 	if len(shares) < 6 || mean < 0.4*budget || mean > 1.5*budget {
 		t.Fatalf("held to %.0f%% of Redis' time, the watcher's commands took %.2f%% (%d polls measured)", 100*budget, 100*mean, len(shares))
 	}

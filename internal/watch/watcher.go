@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -27,7 +28,7 @@ import (
 type Watcher struct {
 	rdb      redis.UniversalClient
 	families []*store.Family
-	opt      Options
+	opt      scanner.Options
 
 	mu sync.Mutex // one Poll at a time
 	// specMu guards families and the Structures for the drill-down's reads (Watched, for
@@ -36,9 +37,10 @@ type Watcher struct {
 	specMu sync.RWMutex
 	// pace is the sweeps' budget (each sweep takes the last one's), charged by the drill-down's
 	// reads without waiting for a Poll; nil before the first sweep.
-	pace    atomic.Pointer[pacer]
-	sweep   *Sweep
-	agg     *Aggregator
+	pace    atomic.Pointer[scanner.Pacer]
+	clock   func() time.Time // the pacers' clock: time.Now (a test holds it still)
+	sweep   *scanner.Sweep
+	agg     *scanner.Aggregator
 	last    *snapshot.Snapshot
 	started time.Time
 	restart bool
@@ -47,7 +49,7 @@ type Watcher struct {
 	rates   rateTrack         // the families' current windows' totals read, for their rates
 	tput    throughputTracker // the job libraries' counts of the jobs they ran, for their rates
 	cost    *costMeter
-	infer   *inferring // nil unless opt.Infer: the entries adopted from the keys
+	infer   *scanner.Inference // nil unless opt.Infer: the entries adopted from the keys
 	// held is, after a first sweep started over with entries it adopted, the last figures of
 	// the sweep dropped, shown until the new one has seen as many keys (heldSeen): its first
 	// pages alone would make estimates that jump.
@@ -55,15 +57,15 @@ type Watcher struct {
 	heldSeen int64
 }
 
-// NewWatcher returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
+// New returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
 // on a cluster) that counts the commands sent through it, for Status.Cost.
-func NewWatcher(rdb redis.UniversalClient, families []*store.Family, opt Options) *Watcher {
+func New(rdb redis.UniversalClient, families []*store.Family, opt scanner.Options) *Watcher {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now},
-		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: newInferring(opt.Infer)}
+	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}, clock: time.Now,
+		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: scanner.NewInference(opt.Infer)}
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -84,7 +86,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	var st snapshot.Status
 	var swept *snapshot.Snapshot // the sweep this Poll completed, and when
 	var sweptAt time.Time
-	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p Page) {
+	err := w.sweep.RunUntil(ctx, start.Add(slice), func(p scanner.Page) {
 		w.agg.Add(p)
 		w.live.visit(p)
 		w.cost.visited(p)
@@ -92,9 +94,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.agg.SetProgress(w.sweep.Progress())
 	if err == nil && w.infer != nil {
 		// Entries adopted while the sweep is young start it over; later ones wait for the next.
-		if add := w.infer.turn(w.sweep, w.agg.scan.KeysSeen, w.sweep.Done()); !add.empty() {
-			if w.last == nil && w.agg.scan.KeysSeen > w.heldSeen {
-				w.held, w.heldSeen = w.agg.Snapshot(false), w.agg.scan.KeysSeen
+		if add := w.infer.Turn(w.sweep, w.agg.KeysSeen(), w.sweep.Done()); !add.Empty() {
+			if w.last == nil && w.agg.KeysSeen() > w.heldSeen {
+				w.held, w.heldSeen = w.agg.Snapshot(false), w.agg.KeysSeen()
 			}
 			w.add(add.Families, add.Structures)
 			w.restart = true
@@ -103,14 +105,14 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if err == nil && w.sweep.Done() && !w.restart {
 		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
 		snap := w.agg.Snapshot(true)
-		SetRate(snap, w.last)
+		scanner.SetRate(snap, w.last)
 		w.last, swept, sweptAt = snap, snap, time.Now()
-		w.infer.completed()
+		w.infer.Completed()
 		st.Sweep.Completed = true
 		w.conn.completed(w.spent(start))
 		w.begin()
 	}
-	if errors.Is(err, ErrMastersChanged) || errors.Is(err, ErrRestarted) { // not an error to show, a sweep to redo
+	if errors.Is(err, scanner.ErrMastersChanged) || errors.Is(err, scanner.ErrRestarted) { // not an error to show, a sweep to redo
 		w.begin()
 		err = nil
 	}
@@ -125,19 +127,19 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if err == nil {
 		st.Cost = w.cost.read(ctx, w.rdb)
 	}
-	st.Snapshot, st.Inferred = w.last, w.infer.state()
+	st.Snapshot, st.Inferred = w.last, w.infer.State()
 	switch {
 	case w.last != nil:
 		w.held = nil
-	case w.held != nil && w.agg.scan.KeysSeen < w.heldSeen && !w.restart:
+	case w.held != nil && w.agg.KeysSeen() < w.heldSeen && !w.restart:
 		st.Partial = w.held // the sweep started over with new entries and has not caught up
-	case w.agg.scan.KeysSeen > 0:
+	case w.agg.KeysSeen() > 0:
 		st.Partial = w.agg.Snapshot(false)
 	}
-	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.scan.KeysSeen, w.started
-	st.Unclaimed = w.sweep.unclaimedResult()
+	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.KeysSeen(), w.started
+	st.Unclaimed = w.sweep.Unclaimed()
 	if err == nil {
-		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.pace, w.last)
+		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.Pacer(), w.last)
 		w.cost.readLive(st.LiveReads)
 	}
 	w.rates.observe(st.Families, swept, sweptAt)
@@ -191,14 +193,14 @@ func (w *Watcher) readLive(ctx context.Context, family string, base *snapshot.Sn
 	if len(live) == 0 {
 		return nil, nil
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
+	if _, err := pipe.Exec(ctx); err != nil && !scanner.KeyLevel(err) {
 		return nil, err
 	}
 	at := now()
 	for i := range live {
 		for j, c := range cmds[i] {
 			if v, err := c.Result(); err == nil {
-				if n, ok := ParseInteger(v); ok {
+				if n, ok := scanner.ParseInteger(v); ok {
 					live[i].Top[j].Value = n
 				}
 			} else if err == redis.Nil {
@@ -242,7 +244,7 @@ func moved(base *snapshot.Snapshot, lw *snapshot.LiveWindow) ([]snapshot.Moved, 
 // the new entries' keys under them, and its Snapshot is the first to show them. A name already
 // watched for the same kind of entry is refused, and nothing is added. Claim waits for a Poll
 // under way to end (it holds the watcher's lock), so it never changes a sweep that is running.
-func (w *Watcher) Claim(families []*store.Family, st Structures) error {
+func (w *Watcher) Claim(families []*store.Family, st scanner.Structures) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err := claimClash(w.families, w.opt.Structures, families, st); err != nil {
@@ -254,7 +256,7 @@ func (w *Watcher) Claim(families []*store.Family, st Structures) error {
 }
 
 // add adds families and structures to what the next sweep counts. w.mu is held.
-func (w *Watcher) add(families []*store.Family, st Structures) {
+func (w *Watcher) add(families []*store.Family, st scanner.Structures) {
 	// New slices: the old ones may share their arrays with the caller's config.
 	w.specMu.Lock()
 	w.families = slices.Concat(w.families, families)
@@ -263,30 +265,17 @@ func (w *Watcher) add(families []*store.Family, st Structures) {
 	w.live.setFamilies(families)
 }
 
-// With returns s and add together, in new slices.
-func (s Structures) With(add Structures) Structures {
-	return Structures{
-		DelayQueues: slices.Concat(s.DelayQueues, add.DelayQueues),
-		ListQueues:  slices.Concat(s.ListQueues, add.ListQueues),
-		Limiters:    slices.Concat(s.Limiters, add.Limiters),
-		Uniques:     slices.Concat(s.Uniques, add.Uniques),
-		Locks:       slices.Concat(s.Locks, add.Locks),
-		JobQueues:   slices.Concat(s.JobQueues, add.JobQueues),
-		Blooms:      slices.Concat(s.Blooms, add.Blooms),
-	}
-}
-
 // claimClash says which name of the added entries is already watched (or added twice) for the
 // same kind of entry, as the config refuses a name declared twice.
-func claimClash(fams []*store.Family, have Structures, addFams []*store.Family, add Structures) error {
+func claimClash(fams []*store.Family, have scanner.Structures, addFams []*store.Family, add scanner.Structures) error {
 	family := func(f *store.Family) string { return f.Name() }
-	unique := func(u UniqueSpec) string { return u.Family.Name() }
-	delay := func(q DelayQueueSpec) string { return q.Name }
-	list := func(q ListQueueSpec) string { return q.Name }
-	limiter := func(l LimiterSpec) string { return l.Name }
-	lock := func(l LockSpec) string { return l.Name }
-	job := func(j JobQueueSpec) string { return j.Name }
-	bloom := func(b BloomSpec) string { return b.Name }
+	unique := func(u scanner.UniqueSpec) string { return u.Family.Name() }
+	delay := func(q scanner.DelayQueueSpec) string { return q.Name }
+	list := func(q scanner.ListQueueSpec) string { return q.Name }
+	limiter := func(l scanner.LimiterSpec) string { return l.Name }
+	lock := func(l scanner.LockSpec) string { return l.Name }
+	job := func(j scanner.JobQueueSpec) string { return j.Name }
+	bloom := func(b scanner.BloomSpec) string { return b.Name }
 	for _, k := range []struct {
 		what     string
 		old, new []string
@@ -324,16 +313,17 @@ func names[T any](xs []T, name func(T) string) []string {
 }
 
 func (w *Watcher) begin() {
-	if later := w.infer.takePending(); !later.empty() { // adopted too late for the last sweep
+	if later := w.infer.TakePending(); !later.Empty() { // adopted too late for the last sweep
 		w.add(later.Families, later.Structures)
 	}
-	prev := w.sweep
-	w.sweep = New(w.rdb, w.families, w.opt)
-	if prev != nil { // what the last sweep read, its unions included, is paid before the next reads more
-		w.sweep.pace = prev.pace
+	pace := scanner.NewPacer(w.opt.KeysPerSecond, w.clock)
+	if w.sweep != nil { // what the last sweep read, its unions included, is paid before the next reads more
+		pace = w.sweep.Pacer()
 	}
-	w.pace.Store(w.sweep.pace)
-	w.agg = NewAggregator(w.families, w.opt)
+	w.sweep = scanner.New(w.rdb, w.families, w.opt)
+	w.sweep.UsePacer(pace)
+	w.pace.Store(pace)
+	w.agg = scanner.NewAggregator(w.families, w.opt)
 	w.live.newSweep()
 	w.started, w.restart = time.Now(), false
 	w.conn.began()

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"math"
@@ -6,19 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hourglass-dev/hourglass/snapshot"
+	"github.com/hourglass-dev/hourglass/scanner"
 )
 
-// hourAvg is a family's hour average, NaN when it has none.
-func hourAvg(f *snapshot.FamilyStats) float64 {
-	if f == nil || f.HourAvgPerSec == nil {
-		return math.NaN()
-	}
-	return *f.HourAvgPerSec
-}
-
 // TestRateSeriesOfBursts: a window written in bursts of 60 every 5 s (12 a second), read every
-// second, gives no rate under minRateSpan, then the slope of its staircase: within 13% of 12/s
+// second, gives no rate under scanner.MinRateSpan, then the slope of its staircase: within 13% of 12/s
 // from 20 s of reads on, within 3% once the reads span the whole minute, whatever the phase of
 // the bursts against the reads.
 func TestRateSeriesOfBursts(t *testing.T) {
@@ -32,9 +24,9 @@ func TestRateSeriesOfBursts(t *testing.T) {
 			s.add(win, at, 1000+60*max(bursts, 0))
 			r, span, ok, note := s.rate(at)
 			switch {
-			case span < minRateSpan.Seconds():
+			case span < scanner.MinRateSpan.Seconds():
 				if ok || !strings.HasPrefix(note, "measuring: ") {
-					t.Fatalf("phase %dms, %ds: rate %v over %.0fs (note %q), want none under %v", phase, i, r, span, note, minRateSpan)
+					t.Fatalf("phase %dms, %ds: rate %v over %.0fs (note %q), want none under %v", phase, i, r, span, note, scanner.MinRateSpan)
 				}
 			case !ok:
 				t.Fatalf("phase %dms, %ds: no rate over %.0fs: %s", phase, i, span, note)

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/estimate"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
@@ -21,7 +22,7 @@ import (
 // and the part of its sample of the highest priorities that fits, a priority sample too. last is
 // the last complete Snapshot (nil before the first), whose window counts say how many keys the
 // window holds.
-func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace *pacer, last *snapshot.Snapshot) ([]snapshot.LiveFamily, int, error) {
+func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace *scanner.Pacer, last *snapshot.Snapshot) ([]snapshot.LiveFamily, int, error) {
 	now := s.now()
 	var fams []*famSample
 	for _, fs := range s.order {
@@ -49,13 +50,13 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 			names = append(names, k.name)
 		}
 	}
-	vals, err := mgetChunked(ctx, rdb, names)
+	vals, err := scanner.ReadLive(ctx, rdb, names)
 	if err != nil {
 		return nil, 0, err
 	}
 	at := time.Now()
 	s.lastRead = at
-	pace.spend(len(names))
+	pace.Spend(len(names))
 	out := make([]snapshot.LiveFamily, 0, len(fams))
 	j := 0
 	for i, fs := range fams {
@@ -114,15 +115,15 @@ func (s *liveSampler) keep(read []snapshot.LiveFamily) []snapshot.LiveFamily {
 // allowance is how many keys this read may take: liveShare of the keys the budget allows since
 // the last read (a second's worth for the first, at most two seconds' after a pause), or no
 // limit without a budget.
-func (s *liveSampler) allowance(pace *pacer) int {
-	if pace == nil || pace.rate() <= 0 {
+func (s *liveSampler) allowance(pace *scanner.Pacer) int {
+	if pace == nil || pace.Rate() <= 0 {
 		return 1 << 30
 	}
 	gap := time.Second
 	if !s.lastRead.IsZero() {
 		gap = min(time.Since(s.lastRead), 2*time.Second)
 	}
-	return int(pace.rate() * gap.Seconds() * liveShare)
+	return int(pace.Rate() * gap.Seconds() * liveShare)
 }
 
 // toRead is the family's keys to read: every top key, and the sample's keys of the highest
@@ -141,65 +142,9 @@ func (fs *famSample) toRead(share int) (keys []*liveKey, tau float64) {
 	return append(keys, sample...), tau
 }
 
-// liveValue is one key's live read: its value, or gone (no key, or no longer an integer).
-type liveValue struct {
-	v    int64
-	gone bool
-}
-
-// mgetChunked reads names' values with MGET, at most valueChunk keys a command, of one hash slot
-// on a cluster, in one pipeline.
-func mgetChunked(ctx context.Context, rdb redis.UniversalClient, names []string) ([]liveValue, error) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	groups := bySlot(rdb, len(names), func(i int) string { return names[i] })
-	pipe := rdb.Pipeline()
-	type chunk struct {
-		idx []int
-		cmd *redis.SliceCmd
-	}
-	var chunks []chunk
-	for _, idx := range groups {
-		for len(idx) > 0 {
-			n := min(len(idx), valueChunk)
-			args := make([]string, n)
-			for j, i := range idx[:n] {
-				args[j] = names[i]
-			}
-			chunks = append(chunks, chunk{idx[:n], pipe.MGet(ctx, args...)})
-			idx = idx[n:]
-		}
-	}
-	if _, err := pipe.Exec(ctx); err != nil && !keyLevel(err) {
-		return nil, fmt.Errorf("scanner: live reads: %w", err)
-	}
-	out := make([]liveValue, len(names))
-	for _, c := range chunks {
-		vals, err := c.cmd.Result()
-		if err != nil {
-			return nil, fmt.Errorf("scanner: live reads: MGET: %w", err)
-		}
-		for j, i := range c.idx {
-			out[i].gone = true
-			if j < len(vals) {
-				if s, ok := vals[j].(string); ok {
-					out[i].v, out[i].gone = parseLive(s)
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-func parseLive(s string) (int64, bool) {
-	v, ok := ParseInteger(s)
-	return v, !ok
-}
-
 // figures takes a family's live reads in (keys and their values, read at at; tau the threshold
 // of the sample's keys read) and estimates its window's total and rate.
-func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at time.Time, last *snapshot.Snapshot) snapshot.LiveFamily {
+func (fs *famSample) figures(keys []*liveKey, vals []scanner.LiveValue, tau float64, at time.Time, last *snapshot.Snapshot) snapshot.LiveFamily {
 	lf := snapshot.LiveFamily{Family: fs.f.Name(), Granularity: fs.g.String(), WindowStart: fs.win.Start, ReadAt: at}
 	if wf, ok := fs.f.Format(fs.g); ok {
 		lf.Window = wf.Format(fs.win)
@@ -213,11 +158,11 @@ func (fs *famSample) figures(keys []*liveKey, vals []liveValue, tau float64, at 
 	newBase, newMid := fs.advance(keys, at)
 	span := at.Sub(fs.baseT).Seconds()
 	for i, k := range keys {
-		if vals[i].gone {
+		if vals[i].Gone {
 			fs.drop(k)
 			continue
 		}
-		y, ok := k.take(vals[i].v, at, span, newBase, newMid)
+		y, ok := k.take(vals[i].Value, at, span, newBase, newMid)
 		if k.idx < 0 {
 			lf.Top++
 			total.exact(float64(k.value))

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
@@ -35,7 +36,7 @@ func TestSnapshotCarriesWorkers(t *testing.T) {
 		servers, err = insp.Servers()
 		return err == nil && len(servers) == 1
 	})
-	w := NewWatcher(srv.Client(t), nil, Options{Structures: Structures{JobQueues: []JobQueueSpec{
+	w := New(srv.Client(t), nil, scanner.Options{Structures: scanner.Structures{JobQueues: []scanner.JobQueueSpec{
 		{Name: "aq", Source: jobs.Source{Layout: jobs.Asynq}},
 		{Name: "cel", Source: jobs.Source{Layout: jobs.Celery}},
 	}}})

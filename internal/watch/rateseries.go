@@ -1,10 +1,12 @@
-package scanner
+package watch
 
 import (
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/internal/format"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
@@ -13,19 +15,13 @@ import (
 // follows a change of traffic within a minute.
 const rateSpan = time.Minute
 
-// minRateSpan is the shortest span a rate is given over. A window written in bursts grows by
-// steps: a line fitted to a staircase of bursts every 5 seconds, read every second, is off by at
-// most 12% of the rate over 20 seconds, 2.5% over 60 (docs/estimates.md, "Rates"); over a few
-// seconds it is off by the whole of a burst.
-const minRateSpan = 20 * time.Second
-
 // maxRatePoints bounds the points a family keeps: a point within rateSpan/maxRatePoints of the
 // one before the last replaces the last, so a minute of polls at MinRefresh (240) keeps every
 // one, and faster reads (a caller polling in a loop) keep one in each slot of that length.
 const maxRatePoints = 480
 
 // maxSweepPointDur is the longest sweep whose total is taken as a point: its keys were read
-// within this of the time the point is put at, little against minRateSpan.
+// within this of the time the point is put at, little against scanner.MinRateSpan.
 const maxSweepPointDur = time.Second
 
 // ratePoint is one read of a family's current window: when (the local clock, monotonic) and
@@ -92,7 +88,7 @@ func (s *rateSeries) add(win, at time.Time, total float64) {
 }
 
 // rate is the least-squares slope of the points, in events a second, and the seconds they span;
-// ok is false, with the reason, while they span less than minRateSpan or the last is older than
+// ok is false, with the reason, while they span less than scanner.MinRateSpan or the last is older than
 // rateSpan before now.
 func (s *rateSeries) rate(now time.Time) (rate, span float64, ok bool, note string) {
 	n := len(s.pts)
@@ -100,11 +96,11 @@ func (s *rateSeries) rate(now time.Time) (rate, span float64, ok bool, note stri
 		return 0, 0, false, ""
 	}
 	if age := now.Sub(s.pts[n-1].at); age > rateSpan {
-		return 0, 0, false, fmt.Sprintf("%s was last read %s ago", s.what(), spanText(age.Seconds()))
+		return 0, 0, false, fmt.Sprintf("%s was last read %s ago", s.what(), format.Span(age.Seconds()))
 	}
 	span = s.pts[n-1].at.Sub(s.pts[0].at).Seconds()
-	if span < minRateSpan.Seconds() {
-		return 0, span, false, fmt.Sprintf("%s: %s of reads so far; a rate needs %s", s.why, spanText(span), spanText(minRateSpan.Seconds()))
+	if span < scanner.MinRateSpan.Seconds() {
+		return 0, span, false, fmt.Sprintf("%s: %s of reads so far; a rate needs %s", s.why, format.Span(span), format.Span(scanner.MinRateSpan.Seconds()))
 	}
 	// The slope of total against time, about the points' means (times from the first point).
 	var mt, my float64
@@ -120,15 +116,6 @@ func (s *rateSeries) rate(now time.Time) (rate, span float64, ok bool, note stri
 		sxy += dt * (p.total - my)
 	}
 	return sxy / sxx, span, true, ""
-}
-
-// spanText is a span of seconds as a person reads it: 0.4s, 12s, 1m0s.
-func spanText(secs float64) string {
-	d := time.Duration(secs * float64(time.Second))
-	if d < 10*time.Second {
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
 }
 
 // rateTrack is a Watcher's points of each counter family's current window (the hour, or the day

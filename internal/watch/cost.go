@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -103,7 +104,7 @@ func (m *costMeter) hookNode(c *redis.Client) {
 }
 
 // visited counts the keys of a page the sweep visited.
-func (m *costMeter) visited(p Page) {
+func (m *costMeter) visited(p scanner.Page) {
 	m.mu.Lock()
 	m.swept += int64(p.Seen)
 	m.mu.Unlock()
@@ -238,7 +239,7 @@ func (m *costMeter) pace(maxShare float64, ceiling int) float64 {
 // of a key the last Polls measured.
 func (w *Watcher) holdRedisTime() {
 	if w.opt.MaxRedisTime > 0 {
-		w.pace.Load().setRate(w.cost.pace(w.opt.MaxRedisTime, w.opt.KeysPerSecond))
+		w.pace.Load().SetRate(w.cost.pace(w.opt.MaxRedisTime, w.opt.KeysPerSecond))
 	}
 }
 

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -18,7 +19,7 @@ import (
 type Watched struct {
 	Families   []*store.Family
 	Location   *time.Location // the config's time zone (nil: local time)
-	Structures Structures
+	Structures scanner.Structures
 }
 
 // Client is the Redis the watcher reads.
@@ -41,7 +42,7 @@ func (w *Watcher) KeysPerSecond() int {
 // Charge counts n keys read on demand against the sweep's budget, so the sweep that follows waits
 // for them as for its own.
 func (w *Watcher) Charge(n int) {
-	w.pace.Load().spend(n) // nil before the first sweep: nothing to charge
+	w.pace.Load().Spend(n) // nil before the first sweep: nothing to charge
 }
 
 // Pace holds work done beside the sweep (a bulk action, an undo) to the sweep's own keys/s
@@ -50,13 +51,13 @@ func (w *Watcher) Charge(n int) {
 // the sweep takes it over. It returns early with ctx's error when ctx ends.
 func (w *Watcher) Pace(ctx context.Context, keys int) error {
 	if w.pace.Load() == nil {
-		w.pace.CompareAndSwap(nil, newPacer(w.KeysPerSecond(), time.Now))
+		w.pace.CompareAndSwap(nil, scanner.NewPacer(w.KeysPerSecond(), w.clock))
 	}
 	p := w.pace.Load()
-	if err := p.wait(ctx); err != nil {
+	if err := p.Wait(ctx); err != nil {
 		return err
 	}
-	p.spend(keys)
+	p.Spend(keys)
 	return ctx.Err()
 }
 

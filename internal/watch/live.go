@@ -1,22 +1,15 @@
-package scanner
+package watch
 
 import (
+	"cmp"
 	"container/heap"
 	"math/bits"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
-
-// DefaultLiveSample is how many keys of each counter family's current window, besides its top
-// keys, the Watcher reads again at every Poll when Options.LiveSample is zero. 2000 keys gave a
-// family of 200,000 Zipf-skewed keys its rate within ±5% and its total within ±2% (95%
-// intervals; docs/estimates.md, "Live rates"), and cost 20 MGETs of 100 keys a Poll.
-const DefaultLiveSample = 2000
-
-// MaxLiveSample is the most keys a family's live sample may hold: the config refuses more.
-const MaxLiveSample = 100_000
 
 // liveRateSpan is the longest time a live rate is measured over: a key's growth is counted from
 // a read at most this long ago and at least half of it once the Watcher has run that long, so
@@ -93,14 +86,18 @@ type livePoint struct {
 	set bool
 }
 
-func newLiveSampler(families []*store.Family, opt Options) *liveSampler {
-	opt = opt.withDefaults()
+// newLiveSampler returns the live samples of families, cut in opt's zone (local time when nil)
+// by opt's clock (the machine's when nil), as the sweep cuts them.
+func newLiveSampler(families []*store.Family, opt scanner.Options) *liveSampler {
 	size := opt.LiveSample
 	if size == 0 {
-		size = DefaultLiveSample
+		size = scanner.DefaultLiveSample
 	}
 	top := max(opt.TopK, liveExact)
-	s := &liveSampler{size: max(size, 0), topK: top, loc: opt.Location, now: opt.Now, fams: map[*store.Family]*famSample{}}
+	s := &liveSampler{size: max(size, 0), topK: top, loc: cmp.Or(opt.Location, time.Local), now: opt.Now, fams: map[*store.Family]*famSample{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	s.setFamilies(families)
 	return s
 }
@@ -136,7 +133,7 @@ func (s *liveSampler) newSweep() {
 }
 
 // visit offers a page's counter keys in their family's current window.
-func (s *liveSampler) visit(p Page) {
+func (s *liveSampler) visit(p scanner.Page) {
 	if s.size == 0 && s.topK == 0 || len(p.Keys) == 0 {
 		return
 	}
@@ -146,7 +143,7 @@ func (s *liveSampler) visit(p Page) {
 	}
 	for i := range p.Keys {
 		k := &p.Keys[i]
-		if k.kind != kindCounter || k.Gone || k.WrongType {
+		if !k.Counter() || k.Gone || k.WrongType {
 			continue
 		}
 		fs := s.fams[k.Family]
@@ -154,7 +151,7 @@ func (s *liveSampler) visit(p Page) {
 			continue
 		}
 		fs.swept++
-		if v, ok := ParseInteger(k.Value); ok {
+		if v, ok := scanner.ParseInteger(k.Value); ok {
 			fs.offer(k.Name, v, at, s.size, s.topK)
 		}
 	}

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -34,7 +35,7 @@ func TestWatcherClaimCountsUnclaimedKeysFromTheNextSweep(t *testing.T) {
 	}
 	// 24 keys at 60 a second: a sweep spans several Polls, so the one under way at the claim is
 	// dropped, not finished without the new entries.
-	w := NewWatcher(rdb, families(t), Options{Count: 5, KeysPerSecond: 60, Location: shanghai})
+	w := New(rdb, families(t), scanner.Options{Count: 5, KeysPerSecond: 60, Location: shanghai})
 	pollUntilSweep := func() snapshot.Status {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
@@ -72,7 +73,7 @@ func TestWatcherClaimCountsUnclaimedKeysFromTheNextSweep(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	if err := w.Claim([]*store.Family{hits}, Structures{Locks: []LockSpec{{Name: "mutex", Pattern: lockPattern}}}); err != nil {
+	if err := w.Claim([]*store.Family{hits}, scanner.Structures{Locks: []scanner.LockSpec{{Name: "mutex", Pattern: lockPattern}}}); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
@@ -91,11 +92,11 @@ func TestWatcherClaimCountsUnclaimedKeysFromTheNextSweep(t *testing.T) {
 
 	// A name already watched is refused, and nothing is added.
 	again, _ := store.NewFamily(store.FamilySpec{Name: "flow", Pattern: "other:<x>:<window>", HourFormat: "yyyyMMddHH", HourRetention: time.Hour})
-	err = w.Claim([]*store.Family{again}, Structures{})
+	err = w.Claim([]*store.Family{again}, scanner.Structures{})
 	if err == nil || !strings.Contains(err.Error(), `counter family named "flow" is already watched`) {
 		t.Fatalf("claiming a second flow: %v", err)
 	}
-	err = w.Claim(nil, Structures{Locks: []LockSpec{{Name: "mutex", Pattern: lockPattern}}})
+	err = w.Claim(nil, scanner.Structures{Locks: []scanner.LockSpec{{Name: "mutex", Pattern: lockPattern}}})
 	if err == nil || !strings.Contains(err.Error(), `lock named "mutex"`) {
 		t.Fatalf("claiming a second lock mutex: %v", err)
 	}

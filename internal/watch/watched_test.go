@@ -1,11 +1,13 @@
-package scanner
+package watch
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
@@ -17,26 +19,31 @@ func TestChargeCountsAgainstTheBudget(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
-	w := NewWatcher(rdb, families(t), Options{Location: shanghai, KeysPerSecond: 20})
+	w := New(rdb, families(t), scanner.Options{Location: shanghai, KeysPerSecond: 20})
+	var still atomic.Pointer[time.Time] // the pacer's clock, once held still
+	w.clock = func() time.Time {
+		if at := still.Load(); at != nil {
+			return *at
+		}
+		return time.Now()
+	}
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
-	p := w.sweep.pace
-	p.mu.Lock()
+	p := w.sweep.Pacer()
 	at := time.Now()
-	if p.next.After(at) {
-		at = p.next // the moment the budget of the poll's reads has come back
+	if next := p.Next(); next.After(at) {
+		at = next // the moment the budget of the poll's reads has come back
 	}
-	p.now = func() time.Time { return at }
-	p.mu.Unlock()
-	if !p.ready() {
+	still.Store(&at)
+	if at.Before(p.Next()) { // no step may run yet
 		t.Fatal("the budget has not come back by the time the pacer said it would")
 	}
 	w.Charge(40)
-	if p.readyBy(at.Add(1500 * time.Millisecond)) {
+	if p.Next().Before(at.Add(1500 * time.Millisecond)) { // a step may run before then
 		t.Error("the keys read on demand were not charged to the sweep's budget")
 	}
-	if !p.readyBy(at.Add(2*time.Second + time.Millisecond)) {
+	if !p.Next().Before(at.Add(2*time.Second + time.Millisecond)) {
 		t.Error("40 keys at 20 a second held the sweep past 2 s")
 	}
 }
@@ -47,33 +54,26 @@ func TestChargeCountsAgainstTheBudget(t *testing.T) {
 // waits charges 40 keys the sweep then waits 2 s for, read off the pacer's clock held still.
 func TestPaceSharesTheSweepsBudget(t *testing.T) {
 	srv := redistest.Start(t)
-	w := NewWatcher(srv.Client(t), families(t), Options{Location: shanghai, KeysPerSecond: 20})
+	w := New(srv.Client(t), families(t), scanner.Options{Location: shanghai, KeysPerSecond: 20})
 	if _, err := w.Poll(t.Context(), 10*time.Millisecond, ""); err != nil {
 		t.Fatal(err)
 	}
-	p := w.sweep.pace
+	p := w.sweep.Pacer()
 	w.Charge(20) // a second of the budget spent ahead
-	p.mu.Lock()
-	spent, next := p.spent, p.next
-	p.mu.Unlock()
+	spent, next := p.Spent(), p.Next()
 	short, cancel := context.WithTimeout(t.Context(), time.Until(next)/4)
 	defer cancel()
 	if err := w.Pace(short, 40); err == nil {
 		t.Fatal("Pace returned before the budget allowed it")
 	}
-	p.mu.Lock()
-	charged := p.spent != spent
-	p.mu.Unlock()
-	if charged {
+	if p.Spent() != spent {
 		t.Fatal("a Pace that never ran charged the budget")
 	}
 	if err := w.Pace(t.Context(), 40); err != nil {
 		t.Fatal(err)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.spent != spent+40 || !p.next.After(next.Add(2*time.Second-time.Millisecond)) {
-		t.Fatalf("after Pace: spent %d (was %d), the sweep's next step %v after the one before, want 40 keys and 2 s", p.spent, spent, p.next.Sub(next))
+	if p.Spent() != spent+40 || !p.Next().After(next.Add(2*time.Second-time.Millisecond)) {
+		t.Fatalf("after Pace: spent %d (was %d), the sweep's next step %v after the one before, want 40 keys and 2 s", p.Spent(), spent, p.Next().Sub(next))
 	}
 }
 
@@ -84,8 +84,8 @@ func TestWatchedDoesNotWaitForAPoll(t *testing.T) {
 	srv := redistest.Start(t)
 	rdb := srv.Client(t)
 	ctx := t.Context()
-	w := NewWatcher(rdb, nil, Options{KeysPerSecond: 1000, Structures: Structures{
-		DelayQueues: []DelayQueueSpec{{Name: "orders", Key: "dq:orders", Unit: store.Milliseconds}},
+	w := New(rdb, nil, scanner.Options{KeysPerSecond: 1000, Structures: scanner.Structures{
+		DelayQueues: []scanner.DelayQueueSpec{{Name: "orders", Key: "dq:orders", Unit: store.Milliseconds}},
 	}})
 	if _, err := w.Poll(ctx, 10*time.Millisecond, ""); err != nil { // a sweep begun: its budget is charged
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -24,7 +25,7 @@ func TestWatcherTellsFaultsApart(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, Username: "watcher", Password: "pw", MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai})
+	w := New(rdb, families(t), scanner.Options{Count: 100, Location: shanghai})
 
 	st, err := w.Poll(ctx, 50*time.Millisecond, "")
 	if err != nil || !st.Sweep.Completed || st.Conn.Condition != snapshot.Connected || st.Conn.LastSweep.IsZero() {
@@ -68,7 +69,7 @@ func TestWatcherPollOutOfTimeIsUnreachable(t *testing.T) {
 	proxy := redistest.StartFaultProxy(t, srv.Addr)
 	rdb := redis.NewClient(&redis.Options{Addr: proxy.Addr, MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai})
+	w := New(rdb, families(t), scanner.Options{Count: 100, Location: shanghai})
 	proxy.SetDelay(time.Second)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
@@ -134,7 +135,7 @@ func TestLiveMovesCountFromTheSweepBefore(t *testing.T) {
 	now := redistest.ClearOfHourEnd(t, 30*time.Second)
 	k := key(t, families(t)[0], store.Hour, now, "app", "ios", "10.0.0.1")
 	rdb.Set(ctx, k, 100, time.Hour)
-	w := NewWatcher(rdb, families(t), Options{Count: 100, Location: shanghai})
+	w := New(rdb, families(t), scanner.Options{Count: 100, Location: shanghai})
 	st, err := w.Poll(ctx, time.Second, "flow")
 	if err != nil || !st.Sweep.Completed || len(st.Live) != 1 || len(st.Live[0].Moved) != 1 {
 		t.Fatalf("first poll: %v, live %+v", err, st.Live)

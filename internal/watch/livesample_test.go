@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -70,10 +71,10 @@ func TestLiveFiguresCover(t *testing.T) {
 	}
 }
 
-func liveValues(keys []*liveKey, v map[string]int64) []liveValue {
-	out := make([]liveValue, len(keys))
+func liveValues(keys []*liveKey, v map[string]int64) []scanner.LiveValue {
+	out := make([]scanner.LiveValue, len(keys))
 	for i, k := range keys {
-		out[i].v = v[k.name]
+		out[i].Value = v[k.name]
 	}
 	return out
 }

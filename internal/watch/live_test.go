@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -87,7 +88,7 @@ func checkLiveRate(t *testing.T, rdb redis.UniversalClient, n int) {
 			}
 		}
 	}
-	w := NewWatcher(rdb, []*store.Family{flow}, Options{Location: shanghai, Now: st.Now, KeysPerSecond: 500_000, TopK: 5})
+	w := New(rdb, []*store.Family{flow}, scanner.Options{Location: shanghai, Now: st.Now, KeysPerSecond: 500_000, TopK: 5})
 	redistest.Eventually(t, "a first sweep", 30*time.Second, func() bool {
 		s, err := w.Poll(ctx, 200*time.Millisecond, "")
 		if err != nil {
@@ -109,12 +110,12 @@ func checkLiveRate(t *testing.T, rdb redis.UniversalClient, n int) {
 	var got *snapshot.LiveFamily
 	var reads, charged int64
 	redistest.Eventually(t, "a live rate over 8s", 60*time.Second, func() bool {
-		before := w.sweep.pace.spent
+		before := w.sweep.Pacer().Spent()
 		s, err := w.Poll(ctx, 100*time.Millisecond, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		reads, charged = int64(s.LiveReads), w.sweep.pace.spent-before
+		reads, charged = int64(s.LiveReads), w.sweep.Pacer().Spent()-before
 		if len(s.Families) == 1 && s.Families[0].RatePerSec != nil && s.Families[0].ReadAt.Sub(s.Families[0].RateSince) >= 8*time.Second {
 			got = &s.Families[0]
 			return true
@@ -133,8 +134,8 @@ func checkLiveRate(t *testing.T, rdb redis.UniversalClient, n int) {
 	t.Logf("%d keys (%s), %d top + %d sampled: rate ≈%.0f/s [%.0f, %.0f] (±%.1f%%), true %.0f–%.0f/s over %.1fs; total ≈%.0f [%.0f, %.0f], true %.0f–%.0f",
 		got.Keys, got.KeysFrom, got.Top, got.Sampled, r.Estimate, r.Low, r.High, 100*r.RelHalfWidth(), rateLo, rateHi, span,
 		tot.Estimate, tot.Low, tot.High, totalLo, totalHi)
-	if got.Keys != int64(n) || got.KeysFrom != "snapshot" || got.Partial || got.Top != liveExact || got.Sampled > DefaultLiveSample || got.Sampled < DefaultLiveSample-liveExact {
-		t.Errorf("live family %+v: want %d keys from the snapshot, %d top and %d sampled (less those of them among the top)", got, n, liveExact, DefaultLiveSample)
+	if got.Keys != int64(n) || got.KeysFrom != "snapshot" || got.Partial || got.Top != liveExact || got.Sampled > scanner.DefaultLiveSample || got.Sampled < scanner.DefaultLiveSample-liveExact {
+		t.Errorf("live family %+v: want %d keys from the snapshot, %d top and %d sampled (less those of them among the top)", got, n, liveExact, scanner.DefaultLiveSample)
 	}
 	// The rate is held within 10% of the truth: an estimate that is not scaled, or scaled twice,
 	// fails. Its 95% interval is not held to the truth here: the rate reads 4–6% low in some

@@ -1,4 +1,4 @@
-package scanner
+package watch
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
+	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -103,7 +104,7 @@ func TestRateOfBurstyWriters(t *testing.T) {
 	writeBursts(wctx, t, rdb, bursts, &wg)
 	defer func() { stop(); wg.Wait() }()
 
-	w := NewWatcher(rdb, fams, Options{Location: time.UTC, KeysPerSecond: 10_000})
+	w := New(rdb, fams, scanner.Options{Location: time.UTC, KeysPerSecond: 10_000})
 	tick := time.NewTicker(snapshot.MinRefresh)
 	defer tick.Stop()
 	deadline := time.Now().Add(3 * time.Minute)
@@ -180,7 +181,7 @@ func TestRateOfBurstyWriters(t *testing.T) {
 }
 
 // checkBurstRate checks a family's rate at one poll: none with a note until its reads span
-// minRateSpan, then measured from the reads, within 20% of the true rate, 6% over 45 s.
+// scanner.MinRateSpan, then measured from the reads, within 20% of the true rate, 6% over 45 s.
 func checkBurstRate(t *testing.T, f *snapshot.FamilyStats, b burstFamily, st snapshot.Status) {
 	t.Helper()
 	if b.g == store.Day && (f.HourAvgPerSec != nil || f.HourAvgNote == "") {
@@ -196,10 +197,10 @@ func checkBurstRate(t *testing.T, f *snapshot.FamilyStats, b burstFamily, st sna
 	if f.RateSpanSec >= 45 {
 		band = 0.06
 	}
-	if f.RateFrom != snapshot.RateFromReads || f.RateSpanSec < minRateSpan.Seconds() || f.RateSpanSec > rateSpan.Seconds() ||
+	if f.RateFrom != snapshot.RateFromReads || f.RateSpanSec < scanner.MinRateSpan.Seconds() || f.RateSpanSec > rateSpan.Seconds() ||
 		math.Abs(*f.RatePerSec/b.rate()-1) > band {
 		t.Fatalf("%s: rate %.2f/s from %q over %.1fs, want %.1f/s ± %.0f%% from reads over %v to %v (live %+v)",
-			f.Family, *f.RatePerSec, f.RateFrom, f.RateSpanSec, b.rate(), 100*band, minRateSpan, rateSpan, st.LiveFamily(f.Family))
+			f.Family, *f.RatePerSec, f.RateFrom, f.RateSpanSec, b.rate(), 100*band, scanner.MinRateSpan, rateSpan, st.LiveFamily(f.Family))
 	}
 	b2, err := json.Marshal(f)
 	if err != nil {
@@ -214,7 +215,7 @@ func checkBurstRate(t *testing.T, f *snapshot.FamilyStats, b burstFamily, st sna
 // family no hour average, null with the reason.
 func checkOneShot(t *testing.T, rdb redis.UniversalClient, fams []*store.Family) {
 	t.Helper()
-	snap, err := Take(t.Context(), rdb, fams, Options{Location: time.UTC})
+	snap, err := scanner.Take(t.Context(), rdb, fams, scanner.Options{Location: time.UTC})
 	if err != nil {
 		t.Fatal(err)
 	}
