@@ -17,13 +17,17 @@ import (
 // sweep could not read is "—". Its reason is in the filter's notes, which the detail line and the
 // filter's level show.
 
+// bloomLayouts are the filters' layouts as the operator knows them, with where a filter of each
+// keeps its figures.
+var bloomLayouts = map[string]struct{ name, kept string }{
+	"hourglass":  {"ours", "ours: its metadata hash and a bitmap per sub-filter"},
+	"redisbloom": {"RedisBloom", "RedisBloom's module type, read with BF.INFO"},
+}
+
 // bloomLayout names a filter's layout as the operator knows it.
 func bloomLayout(layout string) string {
-	switch layout {
-	case "hourglass":
-		return "ours"
-	case "redisbloom":
-		return "RedisBloom"
+	if l, ok := bloomLayouts[layout]; ok {
+		return l.name
 	}
 	return layout
 }

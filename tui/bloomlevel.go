@@ -247,12 +247,9 @@ func (l *bloomLevel) render(w, h int) string {
 
 // bloomFields are a filter's labels and values, every figure in full.
 func bloomFields(f snapshot.BloomFilter) [][2]string {
-	layout := bloomLayout(f.Layout)
-	switch f.Layout {
-	case "hourglass":
-		layout += ": its metadata hash and a bitmap per sub-filter"
-	case "redisbloom":
-		layout += "'s module type, read with BF.INFO"
+	layout := f.Layout
+	if l, ok := bloomLayouts[f.Layout]; ok {
+		layout = l.kept
 	}
 	unread := format.NotKept + ": not read (the notes say why)"
 	expansion, capacity, subs := unread, unread, unread
