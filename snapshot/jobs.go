@@ -38,7 +38,7 @@ type JobDay struct {
 }
 
 // JobWorkers are a job library's live processes as the library records them in Redis, read at
-// the sweep's end (store.JobSource.Workers).
+// the sweep's end (jobs.Source.Workers).
 type JobWorkers struct {
 	// Found counts the processes the library lists; above len(List) when there were more than
 	// a snapshot reports. Found and Live are null when the library records no processes in
