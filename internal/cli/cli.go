@@ -42,9 +42,9 @@ func commands() []command {
 	}
 }
 
-// Run runs a command line and turns its error into one line on stderr and an exit code. shipped
-// is the config.toml the binary was built with (the root package embeds it): the config a
-// command runs with when none is given.
+// Run runs a command line and turns its error into one line on stderr and an exit code. shipped is
+// the config.toml the binary was built with (the root package embeds it). A command runs with it
+// when no config is given.
 func Run(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) int {
 	name, rest := "", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {

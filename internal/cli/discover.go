@@ -180,9 +180,9 @@ func (r *discoverRun) mergeBase(cfg *config.Config) (*config.Config, string, err
 	return base, string(text), nil
 }
 
-// openOutput returns where the result goes and a finish that closes it: -o's new file, created
-// now so a name already taken is refused before the sweep, and removed again when finish is
-// told nothing was written. finish reports whether the file was closed cleanly.
+// openOutput returns where the result goes and a finish that closes it. With -o that is a new file,
+// created now so a name already taken is refused before the sweep. finish removes it again when
+// told nothing was written, and reports whether the file was closed cleanly.
 func (r *discoverRun) openOutput(stdout io.Writer) (io.Writer, func(ok bool) bool, error) {
 	if r.output == "" {
 		return stdout, func(bool) bool { return true }, nil
@@ -352,10 +352,10 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 	})
 }
 
-// checkedConfig renders doc and loads the text as hourglass would (with the cluster check for a
-// cluster, from line from on, past the file merged into it, whose entries were warned of): an
-// entry the config refuses as it stands is printed commented out with the reason, so what is
-// printed always loads with no edits.
+// checkedConfig renders doc and loads the text as hourglass would. It applies the cluster check for
+// a cluster, and checks from line from on, past the merged file whose entries were already warned
+// of. An entry the config refuses is printed commented out with the reason, so what is printed
+// always loads with no edits.
 func checkedConfig(doc *discover.Doc, cluster bool, from int) (string, error) {
 	load := config.LoadsFrom("discovered config", cluster, from)
 	text, err := doc.RenderLoadable(func(text string) (int, string, error) {

@@ -175,11 +175,11 @@ type numeric interface {
 	~int | ~int64 | ~float64
 }
 
-// numberFlag is a numeric flag that takes only values from lo to hi: Set refuses NaN, infinities
-// and anything outside the range, so a command never runs with a count that allocates without
-// end, a rate no loop can keep, or a negative duration. parseFlags turns a refusal into one usage
-// line naming the command, the flag and the range (exit 2). The default is not checked, so a
-// sentinel outside the range (-1: the config's) stays possible.
+// numberFlag is a numeric flag that takes only values from lo to hi. Set refuses NaN, infinities
+// and anything outside the range. So a command never runs with a count that allocates without end,
+// a rate no loop can keep, or a negative duration. parseFlags turns a refusal into one usage line
+// naming the command, the flag and the range (exit 2). The default is not checked, so a sentinel
+// outside the range (-1: the config's) stays possible.
 type numberFlag[T numeric] struct {
 	p       *T
 	lo, hi  T

@@ -101,9 +101,9 @@ func injectProfile(ctx context.Context, tf *targetFlags, name string, opt traffi
 	return traffic.RunProfile(ctx, t.Store, cfg, *p, opt.Duration, t.Embedded != nil, stdout)
 }
 
-// openInjectTarget loads the config, lets pick find what inject writes (a family, a profile)
-// before anything connects, and opens the target: a real Redis only with writes allowed, and the
-// embedded one with a word that its data goes when inject ends.
+// openInjectTarget loads the config and lets pick find what inject writes (a family, a profile)
+// before anything connects. Then it opens the target: a real Redis only with writes allowed. The
+// embedded one comes with a word that its data goes when inject ends.
 func openInjectTarget(ctx context.Context, tf *targetFlags, stderr io.Writer, pick func(*config.Config) error) (*config.Config, *target.Target, error) {
 	cfg, t, err := tf.open(ctx, stderr, func(cfg *config.Config) error {
 		if err := pick(cfg); err != nil {

@@ -7,9 +7,9 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/config"
 )
 
-// A parse-only run ends each command once its flags are parsed and checked and its config is
-// loaded, at the point where it would first connect, write a file or start a server: the fuzz
-// test of flag values runs any command line this way, and none of them ever reaches Redis.
+// A parse-only run ends each command once its flags are checked and its config is loaded. It stops
+// where the command would first connect, write a file or start a server. The fuzz test of flag
+// values runs any command line this way, and none reaches Redis.
 
 // parseOnlyKey marks a parse-only context; its value is the parsedHook.
 type parseOnlyKey struct{}

@@ -69,9 +69,9 @@ func parsePercent(v string) (float64, error) {
 	return p, nil
 }
 
-// slice is how long a discover poll runs, elapsed into the sweep that has seen coverage of
-// dbSize keys at budget keys a second: pollSlice, or less when what is left of --for, or of
-// --sample's keys at the budget, is less, so a sample passes its share by little.
+// slice is how long a discover poll runs, elapsed into the sweep that has seen coverage of dbSize
+// keys at budget keys a second. It is pollSlice, or less when what is left of --for, or of
+// --sample's keys at the budget, is less. So a sample passes its share by little.
 func (s sampleFlags) slice(elapsed time.Duration, coverage float64, dbSize int64, budget int) time.Duration {
 	d := pollSlice
 	if s.dur > 0 {

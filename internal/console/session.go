@@ -95,10 +95,10 @@ func (s *session) parse(cfg *config.Config, entry discover.Entry) (*config.Entri
 	return add, nil
 }
 
-// WriteProposal writes, to a new file at path, what `hourglass discover --merge` prints for the
-// config in use: its text (with the entries added in this session after it) followed by an
-// entry for each of p's groups that has one, checked to load. It refuses a path that exists: the
-// config is never rewritten in place.
+// WriteProposal writes to a new file at path what `hourglass discover --merge` prints for the
+// config in use. That is its text, the entries added in this session, then an entry for each of p's
+// groups that has one, checked to load. It refuses a path that exists: the config is never
+// rewritten in place.
 func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal) (string, error) {
 	if strings.HasPrefix(path, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -150,9 +150,9 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 		path, len(s.added), active, off), nil
 }
 
-// doc is the proposal of p's groups under the config in use and the entries added in this
-// session; the groups whose entries were added are left out, and a proposed entry whose name
-// the config already gives is renamed, as discover --merge does.
+// doc is the proposal of p's groups under the config in use and the entries added in this session.
+// As discover --merge does, it leaves out the groups whose entries were added and renames a
+// proposed entry whose name the config already gives.
 func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
 	before, merge := withAddrs(string(s.cfg.Builtin), s.cfg.Redis.Addrs), "the built-in default config"
 	if s.cfg.Path != "" {
@@ -186,9 +186,9 @@ func (s *session) doc(p tui.Proposal) (*discover.Doc, error) {
 		Timezone: s.cfg.TimezoneName, Merge: merge, Before: before, Result: r.Avoiding(s.cfg.Names())}, nil
 }
 
-// inferredDoc is the whole config file of a console with no config: the [redis] table, the
-// entries adopted from the keys and added in this session, in force, then those still only
-// proposed for p's groups (the low-confidence ones commented out).
+// inferredDoc is the whole config file of a console with no config. It holds the [redis] table and
+// the entries in force (adopted from the keys or added in this session). Then come those only
+// proposed for p's groups, the low-confidence ones commented out.
 func (s *session) inferredDoc(p tui.Proposal) *discover.Doc {
 	if s.inferred == nil {
 		return nil

@@ -9,14 +9,14 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// collector exports the latest status on every scrape. It holds a pointer to a Snapshot no one
-// changes after it is made, and the series made from it once (again when a poll brings the same
-// sweep's Snapshot with its rates measured again), so a scrape never waits on Redis.
+// collector exports the latest status on every scrape, so a scrape never waits on Redis. It holds a
+// pointer to a Snapshot no one changes after it is made. It makes the series from it once, and
+// again when a poll brings the same sweep's Snapshot with its rates measured again.
 //
-// A series the previous snapshot gave and the current one does not (a queue a pattern no longer
-// finds, a window emptied) is exported at 0 for as long as the current snapshot is the latest,
-// then dropped with the next: Prometheus sees it fall to 0 before it ends. emptiedValue says where
-// the unclaimed keys' series differ.
+// A series the previous snapshot gave and the current one does not is exported at 0 while the
+// current snapshot is the latest. Examples are a queue a pattern no longer finds, or a window
+// emptied. The next snapshot drops it, so Prometheus sees it fall to 0 before it ends. emptiedValue
+// says where the unclaimed keys' series differ.
 type collector struct {
 	now func() time.Time
 
@@ -59,8 +59,8 @@ func (c *collector) set(st snapshot.Status, err error) {
 }
 
 // withEmptied appends to cur the series of prev that cur does not hold, each at the value emptied
-// gives (0 but for the unclaimed keys' series) unless it says to leave it out, and says how many
-// of the result are cur's own.
+// gives (0 but for the unclaimed keys' series). emptied may say to leave one out. It returns how
+// many of the result are cur's own.
 func withEmptied(cur, prev []series, emptied func(series) (float64, bool)) ([]series, int) {
 	own := len(cur)
 	have := make(map[seriesID]bool, own)

@@ -139,9 +139,9 @@ func flag(b bool) float64 {
 	return 0
 }
 
-// collectHealth writes a family's keys by expiry and by value, each set of states adding up to
-// the family's keys, and the estimated memory of the unhealthy ones: for each problem with keys
-// whose memory was sampled, and 0 for a problem with none.
+// collectHealth writes a family's keys by expiry and by value; each set of states adds up to the
+// family's keys. It also writes the estimated memory of the unhealthy ones, per problem with
+// sampled keys, and 0 for a problem with none.
 func collectHealth(gauge gaugeFunc, f *snapshot.FamilyStats) {
 	h := &f.Health
 	gauge(descTTL, float64(f.TTL.OK), f.Family, "ok")
@@ -203,9 +203,9 @@ func inFlight(gauge gaugeFunc, q snapshot.DelayQueue) {
 	}
 }
 
-// queueTrouble writes the series of a queue that has no figures to give, and reports whether it
-// is one: a pattern's row that found no queue (no series at all), a queue that could not be read
-// (its error series) or a key that is not there (its missing series).
+// queueTrouble writes the series of a queue that has no figures to give, and reports whether it is
+// one. A pattern's row that found no queue gives no series at all. A queue that could not be read
+// gives its error series, and a key that is not there its missing series.
 func queueTrouble(gauge gaugeFunc, kind, name, key, pattern, failed string, missing bool) bool {
 	switch {
 	case pattern != "" && key == "":

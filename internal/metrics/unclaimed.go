@@ -62,12 +62,12 @@ func unclaimedGroups(s *snapshot.Snapshot) []unclaimedGroup {
 	return out
 }
 
-// emptiedValue returns, for a series of the previous snapshot that s does not give, the value it
-// is exported at while s is the latest, and whether it is exported at all. A series whose keys
-// are gone is exported at 0 (see collector). Two are not: a group that left the largest groups
-// but still has keys is exported with them, so it does not read as emptied; and the unclaimed
-// memory and a union, absent only when they are unknown (a union skipped over the sweep's
-// budget, or with no key today), are not exported at 0, which would read as known.
+// emptiedValue returns, for a series of the previous snapshot that s does not give, the value it is
+// exported at while s is the latest, and whether it is exported at all. A series whose keys are
+// gone is exported at 0 (see collector). Two are not. A group that left the largest groups but
+// still has keys is exported with them, so it does not read as emptied. The unclaimed memory and a
+// union are absent only when unknown (a union skipped over the sweep's budget, or with no key
+// today). They are not exported at 0, which would read as known.
 func emptiedValue(s *snapshot.Snapshot) func(series) (float64, bool) {
 	var groups map[[2]string]int64
 	return func(old series) (float64, bool) {
