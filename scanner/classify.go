@@ -32,12 +32,12 @@ func matchers(st Structures, loc *time.Location) []matcher {
 	}
 	for i, q := range st.DelayQueues {
 		if q.Pattern == nil {
-			exact(kindDelayQueue, i, q.Key, q.InFlight.Of(q.Key, store.InFlightKey))
+			exact(kindDelayQueue, i, q.Key, q.InFlightOf(q.Key))
 		}
 	}
 	for i, q := range st.ListQueues {
 		if q.Pattern == nil {
-			exact(kindListQueue, i, q.Key, q.Processing.Of(q.Key, store.ProcessingKey))
+			exact(kindListQueue, i, q.Key, q.ProcessingOf(q.Key))
 		}
 	}
 	byPattern := func(kind keyKind, i int, p *store.Pattern, exclude store.Globs) {

@@ -73,7 +73,7 @@ func (a *structAgg) listQueues(reads *Reads) []snapshot.ListQueue {
 
 // listQueueOf renders one list queue of spec i, as read.
 func listQueueOf(reads *Reads, i int, q ListQueueSpec, key string) snapshot.ListQueue {
-	processing := q.Processing.Of(key, store.ProcessingKey)
+	processing := q.ProcessingOf(key)
 	lq := snapshot.ListQueue{Name: q.Name, Key: format.Escape(key), RawKey: key, ProcessingKey: format.Escape(processing),
 		Ref: snapshot.QueueRef{Kind: snapshot.QueueList, Name: q.Name, Key: key}}
 	r, ok := reads.list(queueRef{i, key})
@@ -195,7 +195,7 @@ func str(v any) string {
 
 // delayQueueOf renders one delay queue of spec i, as read.
 func delayQueueOf(reads *Reads, i int, q DelayQueueSpec, key string) snapshot.DelayQueue {
-	inflight := q.InFlight.Of(key, store.InFlightKey)
+	inflight := q.InFlightOf(key)
 	dq := snapshot.DelayQueue{Name: q.Name, Key: format.Escape(key), RawKey: key, Unit: q.Unit.String(), InFlightKey: format.Escape(inflight), Schedule: map[string]int64{},
 		Ref: snapshot.QueueRef{Kind: snapshot.QueueDelay, Name: q.Name, Key: key}}
 	r, ok := reads.delayQueue(queueRef{i, key})

@@ -48,6 +48,14 @@ type ListQueueSpec struct {
 // Covers reports whether the entry covers the queue at key, as DelayQueueSpec.Covers.
 func (q ListQueueSpec) Covers(key string) bool { return covers(key, q.Key, q.Pattern, q.Exclude) }
 
+// ProcessingOf is the processing list of the queue at key.
+func (q ListQueueSpec) ProcessingOf(key string) string {
+	return q.Processing.Of(key, store.ProcessingKey)
+}
+
+// InFlightOf is the in-flight set of the queue at key.
+func (q DelayQueueSpec) InFlightOf(key string) string { return q.InFlight.Of(key, store.InFlightKey) }
+
 // covers reports whether key is own, or, for an entry with a pattern, a key p matches and
 // exclude leaves.
 func covers(key, own string, p *store.Pattern, exclude store.Globs) bool {

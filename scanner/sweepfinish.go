@@ -174,7 +174,7 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 // readDelayQueue reads one delay queue's stats; the depth of a queue a pattern found is the one
 // its page read (ZCARD), not asked again.
 func (s *Sweep) readDelayQueue(ctx context.Context, q delayWant, w Wants) delayRead {
-	inflight := q.spec.InFlight.Of(q.key, store.InFlightKey)
+	inflight := q.spec.InFlightOf(q.key)
 	if q.depth >= 0 {
 		st, err := store.DelayQueueStatsOfDepth(ctx, s.rdb, q.key, inflight, q.spec.Unit, w.at, q.depth)
 		return delayRead{st, err}
@@ -186,7 +186,7 @@ func (s *Sweep) readDelayQueue(ctx context.Context, q delayWant, w Wants) delayR
 // readListQueue reads one list queue's stats; the length of a list a pattern found is the one its
 // page read (LLEN), not asked again.
 func (s *Sweep) readListQueue(ctx context.Context, q listWant, w Wants) listRead {
-	processing := q.spec.Processing.Of(q.key, store.ProcessingKey)
+	processing := q.spec.ProcessingOf(q.key)
 	var st store.ListQueueStats
 	var err error
 	if q.depth >= 0 {

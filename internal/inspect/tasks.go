@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hourglass-dev/hourglass/snapshot"
-	"github.com/hourglass-dev/hourglass/store"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -65,13 +64,13 @@ func (in *Inspector) open(ref snapshot.QueueRef) jobs.Queue {
 	case snapshot.QueueDelay:
 		for _, q := range st.DelayQueues {
 			if q.Name == ref.Name && q.Covers(ref.Key) {
-				return jobs.DelayQueueOf(ref.Key, q.InFlight.Of(ref.Key, store.InFlightKey), q.Unit)
+				return jobs.DelayQueueOf(ref.Key, q.InFlightOf(ref.Key), q.Unit)
 			}
 		}
 	case snapshot.QueueList:
 		for _, q := range st.ListQueues {
 			if q.Name == ref.Name && q.Covers(ref.Key) {
-				return jobs.ListQueueOf(ref.Key, q.Processing.Of(ref.Key, store.ProcessingKey))
+				return jobs.ListQueueOf(ref.Key, q.ProcessingOf(ref.Key))
 			}
 		}
 	case snapshot.QueueJob:

@@ -101,7 +101,7 @@ func launch(bin, dir string, args func() ([]string, error)) (*Server, error) {
 		}
 		extra, err := args()
 		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
+			return nil, fmt.Errorf("arguments: %w", err)
 		}
 		s, err := start(bin, port, dir, extra)
 		if err == nil {
