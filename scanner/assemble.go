@@ -34,7 +34,7 @@ func (a *Aggregator) Snapshot(complete bool) *snapshot.Snapshot {
 	}
 	sort.Slice(snap.Scan.Masters, func(i, j int) bool { return snap.Scan.Masters[i].Addr < snap.Scan.Masters[j].Addr })
 	if !a.start.IsZero() {
-		snap.Scan.DurationMS = time.Since(a.start).Milliseconds()
+		snap.Scan.DurationMS = snapshot.MillisUp(time.Since(a.start))
 	}
 	sizes, types, note := map[string]int64{}, map[string]string{}, "not sampled"
 	if a.reads != nil && a.opt.MemorySamples >= 0 {

@@ -310,3 +310,11 @@ const (
 	RateFromReads  = "reads"  // the slope of the window's total read over the last minute
 	RateFromSweeps = "sweeps" // the growth between the last two sweeps
 )
+
+// MillisUp is d in whole milliseconds, rounded up: a sweep that ran never reads as 0 ms.
+func MillisUp(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}

@@ -347,7 +347,7 @@ func (r *discoverRun) print(out io.Writer, t *target.Target, base *config.Config
 	enc.SetIndent("", "  ")
 	return enc.Encode(discoverJSON{
 		Target: t.Label, Mode: t.Mode, TakenAt: f.takenAt, Complete: f.complete, Sampled: f.sampled, KeysSeen: f.keysSeen,
-		DurationMS: f.elapsed.Milliseconds(), Timezone: zone, Merge: r.merge,
+		DurationMS: snapshot.MillisUp(f.elapsed), Timezone: zone, Merge: r.merge,
 		Unclaimed: doc.Result, Config: text,
 	})
 }
