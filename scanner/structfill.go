@@ -14,8 +14,8 @@ import (
 // pages (reads; nil before it ran): the queues by their keys, the limiters' hourly counters, the
 // unions and the job libraries.
 func (a *structAgg) fill(snap *snapshot.Snapshot, now time.Time, opt Options, reads *Reads) {
-	snap.DelayQueues = a.delayQueues(reads)
-	snap.ListQueues = a.listQueues(reads)
+	snap.DelayQueues = a.delayQueues(reads, snap.Scan.Complete)
+	snap.ListQueues = a.listQueues(reads, snap.Scan.Complete)
 	snap.JobQueues = a.jobQueues(reads)
 	snap.Warnings = a.claims.warnings()
 	snap.Limiters = a.limiterStats(reads, store.WindowAt(store.Hour, now, opt.Location))
@@ -29,7 +29,7 @@ func (a *structAgg) fill(snap *snapshot.Snapshot, now time.Time, opt Options, re
 
 // delayQueues renders each delay queue: a spec's one key, or the deepest queues its pattern found
 // (a pattern that found none gives one row that says so).
-func (a *structAgg) delayQueues(reads *Reads) []snapshot.DelayQueue {
+func (a *structAgg) delayQueues(reads *Reads, complete bool) []snapshot.DelayQueue {
 	out := []snapshot.DelayQueue{}
 	for i, q := range a.specs.DelayQueues {
 		if q.Pattern == nil {
@@ -38,7 +38,7 @@ func (a *structAgg) delayQueues(reads *Reads) []snapshot.DelayQueue {
 		}
 		if len(a.queues[i]) == 0 {
 			out = append(out, snapshot.DelayQueue{Name: q.Name, Pattern: format.Escape(q.Pattern.String()), Missing: true, Unit: q.Unit.String(),
-				Schedule: map[string]int64{}, Warning: "no key matches the pattern"})
+				Schedule: map[string]int64{}, Warning: noPatternKey(complete)})
 		}
 		for _, kc := range a.queues[i] {
 			dq := delayQueueOf(reads, i, q, kc.Key)
@@ -49,9 +49,17 @@ func (a *structAgg) delayQueues(reads *Reads) []snapshot.DelayQueue {
 	return out
 }
 
+// noPatternKey says why a queue pattern has no row: no key matches it, or none was found yet.
+func noPatternKey(complete bool) string {
+	if complete {
+		return "no key matches the pattern"
+	}
+	return "no key found yet: the sweep has not finished"
+}
+
 // listQueues renders each list queue's length and the tasks it has in processing: a spec's one
 // key, or the longest lists its pattern found.
-func (a *structAgg) listQueues(reads *Reads) []snapshot.ListQueue {
+func (a *structAgg) listQueues(reads *Reads, complete bool) []snapshot.ListQueue {
 	out := []snapshot.ListQueue{}
 	for i, q := range a.specs.ListQueues {
 		if q.Pattern == nil {
@@ -60,7 +68,7 @@ func (a *structAgg) listQueues(reads *Reads) []snapshot.ListQueue {
 		}
 		if len(a.lists[i]) == 0 {
 			out = append(out, snapshot.ListQueue{Name: q.Name, Pattern: format.Escape(q.Pattern.String()), Missing: true,
-				Error: "no key matches the pattern"})
+				Error: noPatternKey(complete)})
 		}
 		for _, kc := range a.lists[i] {
 			lq := listQueueOf(reads, i, q, kc.Key)

@@ -137,9 +137,24 @@ func (s *Sweep) readDecisions(ctx context.Context, w Wants) map[int]limitRead {
 	return out
 }
 
-// readJobs reads one [[job_queue]] entry: the queue names its registries hold, merged with those
-// the sweep found, and the library's counts for each queue and for all.
+// readJobs reads one [[job_queue]] entry: its queues and their counts (readJobQueues), what the
+// library counts of the jobs it ran, and its workers.
 func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
+	src := j.src.Source
+	jr := s.readJobQueues(ctx, j, w)
+	scopes := 1
+	if perQueue, _ := src.ThroughputKept(); perQueue {
+		scopes = len(jr.names)
+	}
+	jr.tput, jr.tputErr = ReadThroughput(ctx, s.rdb, src, jr.names, daysFor(scopes), w.at)
+	jr.workers, jr.workersErr = src.Workers(ctx, s.rdb, jr.names, w.at)
+	s.pace.Spend(len(jr.workers.List)) // the processes' records read, charged as the pages are
+	return jr
+}
+
+// readJobQueues reads the queue names an entry's registries hold, merged with those the sweep
+// found, and the library's counts for each queue and for all.
+func (s *Sweep) readJobQueues(ctx context.Context, j jobWant, w Wants) jobRead {
 	src := j.src.Source
 	registered := make([][]string, len(j.registries))
 	var jr jobRead
@@ -161,13 +176,6 @@ func (s *Sweep) readJobs(ctx context.Context, j jobWant, w Wants) jobRead {
 	}
 	st, err := src.SharedQueue().Stats(ctx, s.rdb, w.at)
 	jr.shared, jr.sharedErr = st.Job, err
-	scopes := 1
-	if perQueue, _ := src.ThroughputKept(); perQueue {
-		scopes = len(jr.names)
-	}
-	jr.tput, jr.tputErr = ReadThroughput(ctx, s.rdb, src, jr.names, daysFor(scopes), w.at)
-	jr.workers, jr.workersErr = src.Workers(ctx, s.rdb, jr.names, w.at)
-	s.pace.Spend(len(jr.workers.List)) // the processes' records read, charged as the pages are
 	return jr
 }
 

@@ -14,12 +14,16 @@ import (
 // `hourglass snapshot`, metrics), so its field names are stable. Every string in it that was
 // read from Redis (key names, dims, values) is escaped with format.Escape and safe to print.
 type Snapshot struct {
-	TakenAt   time.Time     `json:"taken_at"` // the server time the sweep ended
-	Target    string        `json:"target"`   // the address(es), passwords redacted
-	Mode      string        `json:"mode"`     // embedded, standalone or cluster
-	Scan      ScanStats     `json:"scan"`
-	Counters  []FamilyStats `json:"counters"`
-	TTLHealth Health        `json:"ttl_health"` // the families' health added up, and locks without TTL
+	TakenAt time.Time `json:"taken_at"` // the server time the sweep ended
+	// StructuresAt is when the queues, the limiters' decisions and busiest keys and the locks
+	// shown were read again, past the sweep (a Watcher reads them every Poll); zero when they
+	// are as the sweep read them. The counts of keys a sweep counted stay as of TakenAt.
+	StructuresAt time.Time     `json:"structures_at,omitzero"`
+	Target       string        `json:"target"` // the address(es), passwords redacted
+	Mode         string        `json:"mode"`   // embedded, standalone or cluster
+	Scan         ScanStats     `json:"scan"`
+	Counters     []FamilyStats `json:"counters"`
+	TTLHealth    Health        `json:"ttl_health"` // the families' health added up, and locks without TTL
 
 	DelayQueues []DelayQueue `json:"delay_queues"`
 	ListQueues  []ListQueue  `json:"list_queues"`

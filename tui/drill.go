@@ -315,7 +315,7 @@ func (l *snapLevel[E, R]) setFilter(text string) {
 func (l *snapLevel[E, R]) sync() {
 	l.entry = nil
 	var rows []R
-	if s := l.c.status.Snapshot; s != nil {
+	if s := l.c.snapshot(); s != nil {
 		if l.entry = l.find(s, l.name); l.entry != nil {
 			rows = l.keep(l.entry, l.filter)
 		}

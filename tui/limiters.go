@@ -42,7 +42,7 @@ func newLimiters(c *console) *limiters {
 // build sets the rows: the limiters and the lock patterns the filter keeps.
 func (v *limiters) build() {
 	var rows []limRow
-	if s := v.c.status.Snapshot; s != nil {
+	if s := v.c.snapshot(); s != nil {
 		for i, l := range s.Limiters {
 			if matches(v.filter, l.Name) {
 				rows = append(rows, limRow{lim: &s.Limiters[i]})
@@ -92,9 +92,9 @@ func (v *limiters) render(w, h int) string {
 	if l := v.d.top(); l != nil {
 		return l.render(w, h)
 	}
-	s := v.c.status.Snapshot
+	s := v.c.snapshot()
 	if s == nil {
-		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+		return v.c.styles.Muted.Render("Waiting for the first sweep's first page…")
 	}
 	if len(s.Limiters) == 0 && len(s.Locks) == 0 {
 		return newPlaceholder(v.c, limitersText).render(w, h)
@@ -104,8 +104,11 @@ func (v *limiters) render(w, h int) string {
 		return v.c.styles.Muted.Render(fmt.Sprintf("No limiter or lock matches %q (esc clears the filter).", v.filter))
 	}
 	var lines []string
+	if v.c.soFar() {
+		lines = append(lines, v.c.styles.Muted.Render(fit(soFarLimiters, w)))
+	}
 	if len(ls) > 0 {
-		lines = v.limiterLines(s, ls, w)
+		lines = append(lines, v.limiterLines(s, ls, w)...)
 	}
 	if len(ks) > 0 {
 		lines = append(lines, v.lockLines(ks, len(ls), w)...)
@@ -113,6 +116,9 @@ func (v *limiters) render(w, h int) string {
 	lines = append(lines, "", v.c.styles.Muted.Render(fit("enter opens the selected limiter's keys or lock's holders", w)))
 	return strings.Join(lines, "\n")
 }
+
+// soFarLimiters says what the Limiters view holds while the first sweep is under way.
+const soFarLimiters = "first sweep under way: ≥ counts the keys found so far; the busiest keys, the locks listed and this hour's decisions are read live"
 
 // limiterLines are the limiters' table, and the notes and busiest keys of the one selected.
 func (v *limiters) limiterLines(s *snapshot.Snapshot, shown []snapshot.Limiter, w int) []string {
@@ -138,14 +144,15 @@ func (v *limiters) limiterLines(s *snapshot.Snapshot, shown []snapshot.Limiter, 
 		taken := s.TakenAt
 		return "~" + format.Rate(float64(*hourTotal)/max(taken.Sub(taken.Truncate(time.Hour)).Seconds(), 1))
 	}
+	n := v.c.countCell
 	for _, l := range shown {
 		if !l.KeepsDecisions() { // a library's decisions are its own: hourglass counts no rates for them
-			t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), cells.Over(l),
-				format.NotKept, format.NotKept, format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit), millisOrKey(l.WindowMS), cells.LimiterKind(l), ""})
+			t.rows = append(t.rows, []string{l.Name, n(l.Keys), n(l.AtLimit), v.c.bound(cells.Over(l)),
+				format.NotKept, format.NotKept, v.c.bound(format.Total(l.Hits, l.HitsSaturated)), limitText(l.Limit), millisOrKey(l.WindowMS), cells.LimiterKind(l), ""})
 			continue
 		}
-		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Keys), format.Commas(l.AtLimit), cells.Over(l),
-			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), format.Total(l.Hits, l.HitsSaturated), limitText(l.Limit),
+		t.rows = append(t.rows, []string{l.Name, n(l.Keys), n(l.AtLimit), v.c.bound(cells.Over(l)),
+			perSec(l.RejectedPerSec, l.Rejected), perSec(l.AllowedPerSec, l.Allowed), v.c.bound(format.Total(l.Hits, l.HitsSaturated)), limitText(l.Limit),
 			millisOrKey(l.WindowMS), cells.LimiterKind(l), v.c.spark("lim.rejected."+l.Name, 24)})
 	}
 	lines := t.render(w)
@@ -174,7 +181,7 @@ func (v *limiters) limiterLines(s *snapshot.Snapshot, shown []snapshot.Limiter, 
 		kt.rows = append(kt.rows, []string{k.Key, format.Commas(k.Count), fmt.Sprintf("%.0f%%", 100*float64(k.Count)/float64(max(limit, 1))), format.Millis(k.TTLMS)})
 	}
 	if len(kt.rows) == 0 {
-		lines = append(lines, st.Muted.Render("no keys in the last sweep"))
+		lines = append(lines, st.Muted.Render("no keys found"))
 	} else {
 		lines = append(lines, kt.render(w)...)
 	}
@@ -211,11 +218,11 @@ func (v *limiters) lockLines(ks []snapshot.Lock, first, w int) []string {
 		if first+i == v.rows.sel {
 			t.selected = i
 		}
-		noTTL := format.Commas(l.NoTTL)
+		noTTL := v.c.countCell(l.NoTTL)
 		if l.NoTTL > 0 {
 			noTTL = v.c.styles.Bad.Render(noTTL)
 		}
-		t.rows = append(t.rows, []string{l.Name, format.Commas(l.Held), noTTL, format.Commas(l.WrongType)})
+		t.rows = append(t.rows, []string{l.Name, v.c.countCell(l.Held), noTTL, v.c.countCell(l.WrongType)})
 	}
 	return append([]string{""}, t.render(w)...)
 }

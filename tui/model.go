@@ -54,16 +54,24 @@ func (c *console) snapshot() *snapshot.Snapshot {
 	return c.status.Partial
 }
 
+// readAt is when s's figures were last read: its structures' live read, or its sweep.
+func readAt(s *snapshot.Snapshot) time.Time {
+	if s.StructuresAt.After(s.TakenAt) {
+		return s.StructuresAt
+	}
+	return s.TakenAt
+}
+
 // historyLen is how many snapshots the sparklines of queues and limiters span.
 const historyLen = 60
 
 // record appends the new snapshot's queue and limiter numbers to the history.
 func (c *console) record() {
-	s := c.status.Snapshot
-	if s == nil || s.TakenAt.Equal(c.lastSnap) {
+	s := c.snapshot()
+	if s == nil || readAt(s).Equal(c.lastSnap) {
 		return
 	}
-	c.lastSnap = s.TakenAt
+	c.lastSnap = readAt(s)
 	if c.history == nil {
 		c.history = map[string][]int64{}
 	}

@@ -338,9 +338,9 @@ func (o *overview) limiters(snap *snapshot.Snapshot) []string {
 	}
 	n, _, _ := over.Value()
 	lines := []string{
-		row("keys", format.Commas(keys)),
-		warn(row("at their limit", format.Commas(atLimit)), atLimit > 0),
-		warn(row("over (racy writer)", overText), n > 0),
+		row("keys", o.c.countCell(keys)),
+		warn(row("at their limit", o.c.countCell(atLimit)), atLimit > 0),
+		warn(row("over (racy writer)", o.c.bound(overText)), n > 0),
 		row("rejected/s", rejectedText),
 	}
 	if own > 0 && libraries > 0 {

@@ -40,7 +40,7 @@ func newQueues(c *console) *queues {
 
 // build sets the rows the filter keeps.
 func (v *queues) build() {
-	s := v.c.status.Snapshot
+	s := v.c.snapshot()
 	if s == nil {
 		v.rows.set(nil)
 		return
@@ -87,6 +87,9 @@ func (v *queues) bindings() []binding {
 	})
 }
 
+// soFarQueues says what the Queues view holds while the first sweep is under way.
+const soFarQueues = "first sweep under way: each queue is read live every refresh; a pattern's queues are those found so far"
+
 // open lists the selected queue's tasks, or says why its row has none.
 func (v *queues) open() tea.Cmd {
 	r, ok := v.rows.selected()
@@ -107,14 +110,17 @@ func (v *queues) render(w, h int) string {
 	if l := v.d.top(); l != nil {
 		return l.render(w, h)
 	}
-	s := v.c.status.Snapshot
+	s := v.c.snapshot()
 	if s == nil {
-		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+		return v.c.styles.Muted.Render("Waiting for the first sweep's first page…")
 	}
 	if len(s.DelayQueues)+len(s.ListQueues) == 0 && len(s.JobQueues) == 0 {
 		return newPlaceholder(v.c, queuesText).render(w, h)
 	}
 	var lines, notes []string
+	if v.c.soFar() {
+		lines = append(lines, v.c.styles.Muted.Render(fit(soFarQueues, w)))
+	}
 	if len(s.DelayQueues) > 0 {
 		l, n := v.delayQueues(w, h)
 		lines, notes = append(lines, l...), append(notes, n...)

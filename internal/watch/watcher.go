@@ -55,6 +55,9 @@ type Watcher struct {
 	// pages alone would make estimates that jump.
 	held     *snapshot.Snapshot
 	heldSeen int64
+	// known is what the last complete sweep knew of the structures' keys, read again every Poll
+	// (known.go); until one completes, the sweep under way's is read.
+	known *scanner.Known
 }
 
 // New returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
@@ -107,6 +110,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		snap := w.agg.Snapshot(true)
 		scanner.SetRate(snap, w.last)
 		w.last, swept, sweptAt = snap, snap, time.Now()
+		known := w.agg.Known()
+		w.known = &known
 		w.infer.Completed()
 		st.Sweep.Completed = true
 		w.conn.completed(w.spent(start))
@@ -149,6 +154,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	st.Snapshot = w.tput.fill(w.rates.fill(w.last, time.Now(), w.live.current), time.Now())
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus, base)
+	}
+	if err == nil {
+		err = w.readKnown(ctx, &st)
 	}
 	w.conn.polled(w.spent(start), st.Sweep.KeysSeen)
 	st.Conn = w.conn.status(ctx, err)

@@ -1,0 +1,31 @@
+package watch
+
+import (
+	"context"
+
+	"github.com/hourglass-dev/hourglass/snapshot"
+)
+
+// readKnown reads the structures' known keys again (scanner.Known: the queues, the job
+// libraries' queues, the limiters' busiest keys, the locks shown) and puts them into the Status's
+// Snapshot and Partial, so nothing live waits for a sweep: a queue's depth moves every Poll
+// however long the sweep under way has to go. Until a sweep completes, what the sweep under way
+// has found so far is read; after, what the last complete one found. It is charged to the sweep's
+// budget. w.mu is held.
+func (w *Watcher) readKnown(ctx context.Context, st *snapshot.Status) error {
+	known := w.known
+	if known == nil || w.last == nil {
+		k := w.agg.Known()
+		known = &k
+	}
+	if known.Empty() || (st.Snapshot == nil && st.Partial == nil) {
+		return nil
+	}
+	live, err := w.sweep.ReadKnown(ctx, *known)
+	if err != nil {
+		return err
+	}
+	st.Snapshot, st.Partial = live.Apply(st.Snapshot), live.Apply(st.Partial)
+	w.cost.readLive(live.Charged)
+	return nil
+}
