@@ -40,7 +40,7 @@ func newUniques(c *console) *uniques {
 // build sets the rows: the uniques, then the Bloom filters, the filter keeps.
 func (v *uniques) build() {
 	var rows []uniqRow
-	if s := v.c.status.Snapshot; s != nil {
+	if s := v.c.snapshot(); s != nil {
 		for i, u := range s.Uniques {
 			if matches(v.filter, u.Name) {
 				rows = append(rows, uniqRow{u: &s.Uniques[i]})
@@ -83,9 +83,9 @@ func (v *uniques) render(w, h int) string {
 	if l := v.d.top(); l != nil {
 		return l.render(w, h)
 	}
-	s := v.c.status.Snapshot
+	s := v.c.snapshot()
 	if s == nil {
-		return v.c.styles.Muted.Render("Waiting for the first sweep to complete…")
+		return v.c.styles.Muted.Render("Waiting for the first sweep's first page…")
 	}
 	if len(s.Uniques) == 0 && len(s.Blooms) == 0 {
 		return newPlaceholder(v.c, uniquesText).render(w, h) + "\n\n" + newPlaceholder(v.c, bloomsText).render(w, h)
@@ -127,7 +127,7 @@ func (v *uniques) uniqueLines(shown []snapshot.Unique, w int) []string {
 		for _, win := range u.Windows {
 			series = append(series, win.Count)
 			if win.Current {
-				cur, keys, count = win.Granularity+" "+win.Window, format.Commas(win.Keys), format.Total(win.Count, win.Saturated)
+				cur, keys, count = win.Granularity+" "+win.Window, v.c.countCell(win.Keys), v.c.bound(format.Total(win.Count, win.Saturated))
 			}
 		}
 		if u.ZoneMismatch != nil && !strings.HasPrefix(cur, "day ") { // the hour read is not the one being written: not 0
@@ -136,11 +136,17 @@ func (v *uniques) uniqueLines(shown []snapshot.Unique, w int) []string {
 		if len(series) > 30 {
 			series = series[len(series)-30:]
 		}
-		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, cells.Union(u.Union7d, u.Union7dSkipped, u.Error, skippedCell),
-			cells.Union(u.Union30d, u.Union30dSkipped, u.Error, skippedCell), st.Spark.Render(format.Sparkline(series))})
+		u7, u30 := cells.Union(u.Union7d, u.Union7dSkipped, u.Error, skippedCell), cells.Union(u.Union30d, u.Union30dSkipped, u.Error, skippedCell)
+		if v.c.soFar() {
+			u7, u30 = "at sweep end", "at sweep end"
+		}
+		t.rows = append(t.rows, []string{u.Name, u.Kind, cur, keys, count, u7, u30, st.Spark.Render(format.Sparkline(series))})
 		skips = append(skips, unionSkips(u)...)
 	}
 	lines := t.render(w)
+	if v.c.soFar() {
+		lines = append([]string{st.Muted.Render(fit("first sweep under way: ≥ counts the keys found so far; the unions are read when it completes", w))}, lines...)
+	}
 	for _, s := range skips {
 		lines = append(lines, st.Warn.Render(fit(s, w)))
 	}
