@@ -3,6 +3,7 @@ package scanner
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hourglass-dev/hourglass/snapshot"
@@ -34,6 +35,9 @@ func (a *Aggregator) Known() Known {
 	for i := range a.structs.lists {
 		k.agg.lists[i] = slices.Clone(a.structs.lists[i])
 	}
+	for i := range k.wants.jobs {
+		k.wants.jobs[i].found = withNamed(k.wants.jobs[i])
+	}
 	for i := range k.wants.delay {
 		k.wants.delay[i].depth = -1 // read again, not the depth the page read
 	}
@@ -53,6 +57,20 @@ func (a *Aggregator) Known() Known {
 		}
 	}
 	return k
+}
+
+// withNamed is the queues j found, with those its entry names outright (a queues glob with no
+// wildcard): a library that registers no queue (BullMQ) is read from the first Poll on all the
+// same.
+func withNamed(j jobWant) []string {
+	found := slices.Clone(j.found)
+	for _, q := range j.src.Queues.Strings() {
+		if !strings.ContainsAny(q, `*?[\`) && !slices.Contains(found, q) && j.src.Covers(q) && len(found) < maxJobQueues {
+			found = append(found, q)
+		}
+	}
+	slices.Sort(found)
+	return found
 }
 
 // Empty reports whether there is nothing known to read.
