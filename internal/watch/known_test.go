@@ -51,8 +51,11 @@ func TestNothingLiveWaitsForTheSweep(t *testing.T) {
 		admin.Set(ctx, fmt.Sprint("lock:job:", i), "holder", time.Hour)
 	}
 	w := New(srv.Client(t), fams, scanner.Options{Count: 100, KeysPerSecond: 1200, Location: shanghai, Structures: knownStructures(t)})
+	refresh := time.NewTicker(snapshot.MinRefresh) // as a console refreshing at its fastest
+	defer refresh.Stop()
 	poll := func() snapshot.Status {
 		t.Helper()
+		<-refresh.C
 		st, err := w.Poll(ctx, 100*time.Millisecond, "")
 		if err != nil {
 			t.Fatal(err)
@@ -109,13 +112,13 @@ func rqWaiting(s *snapshot.Snapshot, name string) int64 {
 
 // checkLiveLimiterAndLock polls until the sweep under way has found one of the limiter's keys
 // and one held lock, then moves both and checks the next Poll shows them moved.
-func checkLiveLimiterAndLock(t *testing.T, admin *redis.Client, poll func() snapshot.Status) {
+func checkLiveLimiterAndLock(t *testing.T, admin redis.Cmdable, poll func() snapshot.Status) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	var st snapshot.Status
 	for st = poll(); len(st.Partial.Limiters[0].Top) == 0 || len(st.Partial.Locks[0].Examples) == 0; st = poll() {
 		if time.Now().After(deadline) {
-			t.Fatal("no page found a limiter key and a lock within a minute")
+			t.Fatalf("no page found a limiter key and a lock within a minute: %+v %+v (%d keys seen)", st.Partial.Limiters[0], st.Partial.Locks[0], st.Sweep.KeysSeen)
 		}
 	}
 	top, lock := st.Partial.Limiters[0].Top[0], st.Partial.Locks[0].Examples[0]
@@ -131,4 +134,53 @@ func checkLiveLimiterAndLock(t *testing.T, admin *redis.Client, poll func() snap
 			t.Errorf("lock %s was released, and the next Poll still lists it", lock.Raw)
 		}
 	}
+}
+
+// TestQueuesAreLiveOnACluster: on a three-master cluster, while the first sweep is under way, a
+// delay queue's depth, a limiter's busiest key and a lock are read again at every Poll, each from
+// the master that holds it.
+func TestQueuesAreLiveOnACluster(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	rdb, ctx := c.Client(t), t.Context()
+	structs := knownStructures(t)
+	structs.JobQueues = nil
+	pipe := rdb.Pipeline()
+	for i := range 20_000 {
+		pipe.Set(ctx, fmt.Sprint("session:", i), "x", time.Hour)
+	}
+	for i := range 20 {
+		pipe.Set(ctx, fmt.Sprint("rl:fx:u", i), i+1, time.Hour)
+		pipe.Set(ctx, fmt.Sprint("lock:job:", i), "holder", time.Hour)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := New(rdb, nil, scanner.Options{Count: 100, KeysPerSecond: 1200, Location: shanghai, Structures: structs})
+	refresh := time.NewTicker(snapshot.MinRefresh)
+	defer refresh.Stop()
+	poll := func() snapshot.Status {
+		t.Helper()
+		<-refresh.C
+		st, err := w.Poll(ctx, 100*time.Millisecond, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Snapshot != nil {
+			t.Fatalf("the first sweep completed after %d keys: the test needs it under way", st.Sweep.KeysSeen)
+		}
+		return st
+	}
+	poll()
+	q := store.New(rdb, store.Options{Location: shanghai}).DelayQueue("delay:orders", store.Milliseconds)
+	if err := q.Enqueue(ctx, time.Now().Add(time.Minute), "a", "b", "c"); err != nil {
+		t.Fatal(err)
+	}
+	var st snapshot.Status
+	for range 2 {
+		st = poll()
+	}
+	if d := st.Partial.DelayQueues[0]; d.Depth != 3 {
+		t.Errorf("two Polls after 3 tasks were pushed, the delay queue reads %+v", d)
+	}
+	checkLiveLimiterAndLock(t, rdb, poll)
 }

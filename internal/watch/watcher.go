@@ -58,6 +58,10 @@ type Watcher struct {
 	// known is what the last complete sweep knew of the structures' keys, read again every Poll
 	// (known.go); until one completes, the sweep under way's is read.
 	known *scanner.Known
+	// knownRead is the last read of them, at knownAt; nil when a sweep has
+	// completed since.
+	knownRead *scanner.LiveStructures
+	knownAt   time.Time
 }
 
 // New returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
@@ -111,7 +115,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		scanner.SetRate(snap, w.last)
 		w.last, swept, sweptAt = snap, snap, time.Now()
 		known := w.agg.Known()
-		w.known = &known
+		w.known, w.knownRead = &known, nil
 		w.infer.Completed()
 		st.Sweep.Completed = true
 		w.conn.completed(w.spent(start))
