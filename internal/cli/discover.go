@@ -208,7 +208,7 @@ func (r *discoverRun) openOutput(stdout io.Writer) (io.Writer, func(ok bool) boo
 
 // embeddedDemo fills the embedded Redis with the demo's data, so there is something to discover.
 func embeddedDemo(ctx context.Context, t *target.Target, cfg *config.Config, stderr io.Writer) error {
-	n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters)
+	n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters, traffic.DemoRate)
 	if err == nil {
 		err = traffic.BurstStructures(ctx, t.Store, cfg)
 	}

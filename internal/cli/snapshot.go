@@ -59,7 +59,7 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 	}
 	defer t.Close()
 	if t.Embedded != nil {
-		n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters)
+		n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters, traffic.DemoRate)
 		if err == nil {
 			err = traffic.BurstStructures(ctx, t.Store, cfg)
 		}
