@@ -9,6 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/console"
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
 	"github.com/hourglass-dev/hourglass/theme"
 )
@@ -58,7 +59,7 @@ func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr
 		if t.Writable {
 			mode = "writes allowed"
 		}
-		entries := fmt.Sprintf("%d counter families configured", len(cfg.Counters))
+		entries := format.Count(len(cfg.Counters), "counter family", "counter families") + " configured"
 		if cfg.Inferred {
 			entries = "no config file, so the entries would be inferred from the keys"
 		}
