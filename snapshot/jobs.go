@@ -18,6 +18,9 @@ type JobThroughput struct {
 	ProcessedPerSec *float64 `json:"processed_per_sec"`
 	FailedPerSec    *float64 `json:"failed_per_sec"`
 	RateNote        string   `json:"rate_note,omitempty"`
+	// RateMeasuring is set while a watcher measures a rate null here: it reads the totals, but
+	// its reads span too little yet. A front end then says "measuring", never "?" (unreadable).
+	RateMeasuring *Measuring `json:"rate_measuring,omitempty"`
 	// Days are the library's daily counts by UTC day, newest (today) first; empty where it keeps
 	// none.
 	Days []JobDay `json:"days"`
@@ -25,6 +28,12 @@ type JobThroughput struct {
 	// Error is why this row's counts could not be read (a key of it holds what the library never
 	// writes there): its figures are then unknown, not absent; the other rows keep theirs.
 	Error string `json:"error,omitempty"`
+}
+
+// Measuring is a rate being measured: its reads span SpanSec so far, and a rate needs NeedSec.
+type Measuring struct {
+	SpanSec float64 `json:"span_sec"`
+	NeedSec float64 `json:"need_sec"`
 }
 
 // JobDay is one UTC day of a library's daily counts.

@@ -196,10 +196,10 @@ func (m *Model) modalKey(msg tea.KeyPressMsg) tea.Cmd {
 	return func() tea.Msg {
 		n, err := act.Repair(ctx, false)
 		if err != nil {
-			return actionMsg{repair: id, text: fmt.Sprintf("repair (%s keys given their expiry before it stopped)", format.Commas(n.Expired)), err: err}
+			return actionMsg{repair: id, text: fmt.Sprintf("repair (%s given their expiry before it stopped)", format.Count(n.Expired, "key", "keys")), err: err}
 		}
-		return actionMsg{repair: id, text: fmt.Sprintf("repair: %s keys given their expiry, %s gone meanwhile, %s past expiry left",
-			format.Commas(n.Expired), format.Commas(n.Gone), format.Commas(n.SkippedPastExpiry))}
+		return actionMsg{repair: id, text: fmt.Sprintf("repair: %s given their expiry, %s gone meanwhile, %s past expiry left",
+			format.Count(n.Expired, "key", "keys"), format.Commas(n.Gone), format.Commas(n.SkippedPastExpiry))}
 	}
 }
 
@@ -235,16 +235,16 @@ func (m *Model) modalText() []string {
 	case md.err != nil:
 		lines = append(lines, st.Bad.Render("The dry run failed: "+oneLine(md.err.Error())), "", st.Muted.Render("esc closes"))
 	case md.counts.Expired == 0:
-		lines = append(lines, fmt.Sprintf("%s keys seen; none needs an expiry.", format.Commas(md.counts.KeysSeen)))
-		if md.counts.SkippedPastExpiry > 0 {
-			lines = append(lines, fmt.Sprintf("%s keys are past their expiry: `hourglass repair --delete-expired` deletes them.",
-				format.Commas(md.counts.SkippedPastExpiry)))
+		lines = append(lines, format.Count(md.counts.KeysSeen, "key", "keys")+" seen; none needs an expiry.")
+		if n := md.counts.SkippedPastExpiry; n > 0 {
+			lines = append(lines, format.Count(n, "key is past its", "keys are past their")+" expiry: `hourglass repair --delete-expired` deletes "+
+				format.Plural(n, "it.", "them."))
 		}
 		lines = append(lines, "", st.Muted.Render("esc closes"))
 	default:
 		c := md.counts
 		lines = append(lines,
-			fmt.Sprintf("%s keys seen, %s without a TTL:", format.Commas(c.KeysSeen), format.Commas(c.NoTTL)),
+			fmt.Sprintf("%s seen, %s without a TTL:", format.Count(c.KeysSeen, "key", "keys"), format.Commas(c.NoTTL)),
 			fmt.Sprintf("  %s will get EXPIREAT their window's end plus retention", format.Commas(c.Expired)),
 			fmt.Sprintf("  %s are past that and stay (the repair command's --delete-expired deletes them)", format.Commas(c.SkippedPastExpiry)),
 			fmt.Sprintf("  %s are not strings and stay", format.Commas(c.SkippedWrongType)), "")

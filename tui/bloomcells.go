@@ -166,7 +166,7 @@ func unreadableText(b snapshot.Bloom) string {
 	for i, r := range reasons {
 		parts[i] = format.Commas(b.Unreadable[r]) + " " + r
 	}
-	return fmt.Sprintf("%s: %s keys not read as filters: %s", b.Name, format.Commas(total), strings.Join(parts, ", "))
+	return fmt.Sprintf("%s: %s not read as filters: %s", b.Name, format.Count(total, "key", "keys"), strings.Join(parts, ", "))
 }
 
 // sortByCount orders keys by their count, most first, then by name.

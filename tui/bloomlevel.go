@@ -149,7 +149,7 @@ func (v *uniques) bloomDetail(f snapshot.BloomFilter, w int) []string {
 	}
 	switch {
 	case len(f.Notes) > 1:
-		lines = append(lines, wrapStyled(note, fmt.Sprintf("%s (and %d more notes: enter)", f.Notes[0], len(f.Notes)-1), w)...)
+		lines = append(lines, wrapStyled(note, fmt.Sprintf("%s (and %s: enter)", f.Notes[0], format.Count(len(f.Notes)-1, "more note", "more notes")), w)...)
 	case len(f.Notes) == 1:
 		lines = append(lines, wrapStyled(note, f.Notes[0], w)...)
 	case missing:
@@ -261,7 +261,7 @@ func bloomFields(f snapshot.BloomFilter) [][2]string {
 		expansion = "0: it does not scale"
 	}
 	if f.Capacity != nil {
-		capacity = format.Commas(*f.Capacity) + " elements in its first sub-filter"
+		capacity = format.Count(*f.Capacity, "element", "elements") + " in its first sub-filter"
 	}
 	if f.SubFilters != nil {
 		subs = strconv.Itoa(*f.SubFilters)

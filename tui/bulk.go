@@ -231,7 +231,7 @@ func (m *Model) handleBulkPlan(msg bulkPlanMsg) tea.Cmd {
 		est = "under a second at the sweep's keys/s budget"
 	}
 	lines := []string{
-		fmt.Sprintf("%s tasks, %s; %s.", format.Commas(p.Tasks), bytes, est),
+		fmt.Sprintf("%s, %s; %s.", format.Count(p.Tasks, "task", "tasks"), bytes, est),
 		"Done in chunks of one script each, as the library's own API does each task; a task gone meanwhile is skipped.",
 		"What undoes each chunk is written to the journal before it runs: z (or hourglass undo) puts it back. ctrl+c stops between chunks.",
 	}

@@ -185,7 +185,7 @@ func (l *familyLevel) summaryLines(f *snapshot.FamilyStats, w, h int) []string {
 	if f.RatePerSec != nil && f.RateFrom != "" && !cells.LiveRate(*f, live) {
 		rate += " (" + rateSpan(f) + ")"
 	}
-	nums = append(nums, rate, cells.Count(f.Keys, f.KeysEstimate)+" keys")
+	nums = append(nums, rate, cells.Count(f.Keys, f.KeysEstimate)+" "+format.Plural(f.Keys, "key", "keys"))
 	lines = append(lines, strings.Join(nums, "   "))
 	if live != nil {
 		lines = append(lines, st.Muted.Render(liveLine(live)))
@@ -195,11 +195,11 @@ func (l *familyLevel) summaryLines(f *snapshot.FamilyStats, w, h int) []string {
 	}
 	if n := len(f.Series.Hours); n > 0 {
 		series := f.Series.Hours[n-min(n, max(w-22, 0)):]
-		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", fmt.Sprintf("last %d hours", len(series)), st.Spark.Render(format.Sparkline(series)), peakText(f.Series, series)))
+		lines = append(lines, fmt.Sprintf("%-14s %s  peak %s", "last "+format.Count(len(series), "hour", "hours"), st.Spark.Render(format.Sparkline(series)), peakText(f.Series, series)))
 	}
 	if n := len(f.Series.Days); n > 0 && h >= 16 {
 		days := f.Series.Days
-		lines = append(lines, fmt.Sprintf("last %d days, peak %s a day", len(days), peakText(f.Series, days)))
+		lines = append(lines, fmt.Sprintf("last %s, peak %s a day", format.Count(len(days), "day", "days"), peakText(f.Series, days)))
 		for _, r := range barChart(days, 3) {
 			lines = append(lines, "  "+st.Spark.Render(r))
 		}
@@ -216,11 +216,7 @@ func reconcileText(good, bad func(...string) string, dims []string, r *snapshot.
 	case r.Days == 0:
 		return "reconcile: nothing to check yet (no keys in an ended day with every hour retained)"
 	case r.Mismatched == 0:
-		days := "days"
-		if r.Days == 1 {
-			days = "day"
-		}
-		return good(fmt.Sprintf("reconcile: hours add up to the day for %s dims over %d ended %s", format.Commas(r.Dims), r.Days, days))
+		return good(fmt.Sprintf("reconcile: hours add up to the day for %s dims over %d ended %s", format.Commas(r.Dims), r.Days, format.Plural(r.Days, "day", "days")))
 	}
 	text := fmt.Sprintf("reconcile: %s dims disagree, off by %s", format.Commas(r.Mismatched), format.Total(r.Difference, r.Saturated))
 	if len(r.Examples) > 0 {
@@ -256,8 +252,8 @@ func liveLine(l *snapshot.LiveFamily) string {
 	if l.KeysFrom == "sweep" {
 		from = "sweep so far"
 	}
-	s := fmt.Sprintf("live: %d top keys + %s sampled of %s (%s), 95%% intervals",
-		l.Top, format.Commas(int64(l.Sampled)), format.Commas(l.Keys), from)
+	s := fmt.Sprintf("live: %s + %s sampled of %s (%s), 95%% intervals",
+		format.Count(l.Top, "top key", "top keys"), format.Commas(int64(l.Sampled)), format.Commas(l.Keys), from)
 	if l.Partial {
 		s += "; no sweep has counted the whole window yet: lower bounds"
 	}

@@ -52,8 +52,8 @@ func (l *limKeysLevel) render(w, h int) string {
 	if lim == nil {
 		return st.Muted.Render("the last sweep has no limiter " + l.name)
 	}
-	head := fmt.Sprintf("%s  %s keys, %s hits in the window, %s", st.Title.Render(lim.Name), format.Commas(lim.Keys),
-		format.Total(lim.Hits, lim.HitsSaturated), limitPhrase(limitText(lim.Limit), millisOrKey(lim.WindowMS)))
+	head := fmt.Sprintf("%s  %s, %s %s in the window, %s", st.Title.Render(lim.Name), format.Count(lim.Keys, "key", "keys"),
+		format.Total(lim.Hits, lim.HitsSaturated), format.Plural(lim.Hits, "hit", "hits"), limitPhrase(limitText(lim.Limit), millisOrKey(lim.WindowMS)))
 	decisions := fmt.Sprintf("this hour: %s allowed, %s rejected", format.CommasOf(lim.Allowed, format.Unknown), format.CommasOf(lim.Rejected, format.Unknown))
 	if !lim.KeepsDecisions() {
 		decisions = fmt.Sprintf("allowed and rejected: %s (%s keeps no count of its decisions); refused in the keys' windows: %s",

@@ -161,13 +161,13 @@ func (v *limiters) limiterLines(s *snapshot.Snapshot, shown []snapshot.Limiter, 
 	}
 	l := shown[v.rows.sel]
 	if l.Unknown > 0 {
-		lines = append(lines, st.Warn.Render(fit(fmt.Sprintf("%s keys in no layout %s reads (unknown layout), e.g. %s", format.Commas(l.Unknown), l.Layout, l.UnknownNote), w)))
+		lines = append(lines, st.Warn.Render(fit(fmt.Sprintf("%s in no layout %s reads (unknown layout), e.g. %s", format.Count(l.Unknown, "key", "keys"), l.Layout, l.UnknownNote), w)))
 	}
 	if !l.KeepsDecisions() {
 		lines = append(lines, st.Muted.Render(fit(refusedNote(l), w)))
 	}
 	if l.OverLimit != nil && *l.OverLimit > 0 {
-		lines = append(lines, st.Bad.Render(fmt.Sprintf("%s keys are past their limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)", format.Commas(*l.OverLimit))))
+		lines = append(lines, st.Bad.Render(format.Count(*l.OverLimit, "key is past its", "keys are past their")+" limit: a writer checks, then adds, and races (as a ZCARD-then-ZADD sliding limiter does)"))
 	}
 	lines = append(lines, "", st.Title.Render("Busiest keys of "+l.Name)+st.Muted.Render("  (the next hit on a key at its limit is refused)"))
 	kt := &table{styles: v.c, selected: -1, cols: []column{

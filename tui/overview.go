@@ -65,8 +65,9 @@ func (o *overview) render(w, h int) string {
 	for i := 0; i < len(boxes); i += cols {
 		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, boxes[i:min(i+cols, len(boxes))]...))
 	}
-	sweep := fmt.Sprintf("last sweep: %s keys, %s in families, %s ms; the next has seen %s keys",
-		format.Commas(snap.Scan.KeysSeen), format.Commas(snap.Scan.KeysMatched), format.Commas(snap.Scan.DurationMS), format.Commas(o.c.status.Sweep.KeysSeen))
+	sweep := fmt.Sprintf("last sweep: %s, %s in families, %s ms; the next has seen %s",
+		format.Count(snap.Scan.KeysSeen, "key", "keys"), format.Commas(snap.Scan.KeysMatched), format.Commas(snap.Scan.DurationMS),
+		format.Count(o.c.status.Sweep.KeysSeen, "key", "keys"))
 	if !snap.Scan.Complete {
 		sweep = firstSweepText(snap.Scan)
 	}
@@ -101,7 +102,7 @@ func (o *overview) unclaimed(r discover.Result, w, h int) []string {
 	if r.Keys == 0 {
 		return []string{fit(title+st.Good.Render("none: an entry of the config claims every key"), w)}
 	}
-	lines := []string{fit(title+st.Warn.Render(fmt.Sprintf("%s in %d groups, memory %s", format.Commas(r.Keys), len(r.Groups),
+	lines := []string{fit(title+st.Warn.Render(fmt.Sprintf("%s in %s, memory %s", format.Commas(r.Keys), format.Count(len(r.Groups), "group", "groups"),
 		memoryText(r)))+st.Muted.Render(fmt.Sprintf("  (%d lists them)", len(viewNames))), w)}
 	top := r.Groups[:max(min(3, len(r.Groups), h-1), 0)]
 	pw := 0
@@ -119,7 +120,7 @@ func (o *overview) unclaimed(r discover.Result, w, h int) []string {
 func (o *overview) waiting() string {
 	st := o.c.styles
 	if n := o.c.status.Sweep.KeysSeen; n > 0 {
-		return st.Muted.Render(fmt.Sprintf("First sweep under way: %s keys seen. The panels fill when it completes.", format.Commas(n)))
+		return st.Muted.Render(fmt.Sprintf("First sweep under way: %s seen. The panels fill when it completes.", format.Count(n, "key", "keys")))
 	}
 	return st.Muted.Render("Connecting and starting the first sweep…")
 }
@@ -190,14 +191,14 @@ func (o *overview) counters(snap *snapshot.Snapshot) []string {
 		row(label, mark(0, wholeRate(now))),
 		row("this hour", mark(1, sumText(hour))),
 		row("today", mark(2, sumText(today))),
-		o.c.styles.Muted.Render(fmt.Sprintf("%d families · %s keys", len(snap.Counters), keysText)),
+		o.c.styles.Muted.Render(fmt.Sprintf("%s · %s %s", format.Count(len(snap.Counters), "family", "families"), keysText, format.Plural(keys, "key", "keys"))),
 	}
 }
 
 // firstSweepText says how far the first sweep has come while its estimates stand in for the
 // figures: the share of the keyspace swept, the keys, and when it should end.
 func firstSweepText(sc snapshot.ScanStats) string {
-	text := fmt.Sprintf("first sweep under way: %s keys swept, %s of the keyspace", format.Commas(sc.KeysSeen), coverageText(sc.Coverage))
+	text := fmt.Sprintf("first sweep under way: %s swept, %s of the keyspace", format.Count(sc.KeysSeen, "key", "keys"), coverageText(sc.Coverage))
 	if sc.ETASeconds != nil {
 		text += ", done in about " + format.Age(time.Duration(*sc.ETASeconds*float64(time.Second)))
 	}
@@ -437,7 +438,7 @@ func (o *overview) blooms(snap *snapshot.Snapshot) []string {
 	case unknown > 0:
 		return []string{st.Warn.Render(row(label, fmt.Sprintf("%s · %d rate unknown", count, unknown)))}
 	case unread > 0:
-		return []string{st.Warn.Render(row(label, fmt.Sprintf("%s · %s keys unread", count, format.Commas(unread))))}
+		return []string{st.Warn.Render(row(label, fmt.Sprintf("%s · %s unread", count, format.Count(unread, "key", "keys"))))}
 	case n == 0:
 		return []string{st.Muted.Render(row(label, "none found"))}
 	}

@@ -63,11 +63,13 @@ type queueTallies struct {
 }
 
 // rateTally is a sum of rates a second over the job libraries' counts of the jobs they ran:
-// kept those measured, unknown those kept but not measured yet. "—" when no library keeps one.
+// kept those measured, measuring those a watcher is still measuring, unknown those kept but
+// unknown otherwise. "—" when no library keeps one.
 type rateTally struct {
-	sum           float64
-	kept, unknown int
-	why           string // the first count that could not be read, and why
+	sum                      float64
+	kept, measuring, unknown int
+	slowest                  *snapshot.Measuring // of those measuring, the one with most to go
+	why                      string              // the first count that could not be read, and why
 }
 
 // unread counts a count the library keeps whose read failed.
@@ -78,27 +80,43 @@ func (r *rateTally) unread(why string) {
 	}
 }
 
-// add counts one count's rate: none when the library keeps no such count (total nil).
-func (r *rateTally) add(total *int64, rate *float64) {
+// add counts one count's rate: none when the library keeps no such count (total nil); m says
+// how far a rate being measured has come.
+func (r *rateTally) add(total *int64, rate *float64, m *snapshot.Measuring) {
 	switch {
 	case total == nil:
-	case rate == nil:
-		r.unknown++
-	default:
+	case rate != nil:
 		r.kept, r.sum = r.kept+1, r.sum+*rate
+	case m != nil:
+		r.measuring++
+		if r.slowest == nil || m.NeedSec-m.SpanSec > r.slowest.NeedSec-r.slowest.SpanSec {
+			r.slowest = m
+		}
+	default:
+		r.unknown++
 	}
 }
 
+// text is the sum: "measuring" while every rate is, "?" when some could not be known and none
+// is; a sum that leaves out rates still measuring is a lower bound (≥), one that leaves out
+// unknown ones ends in "+?".
 func (r *rateTally) text() string {
 	switch {
-	case r.kept == 0 && r.unknown == 0:
+	case r.kept == 0 && r.unknown == 0 && r.measuring == 0:
 		return format.NotKept
+	case r.kept == 0 && r.unknown == 0:
+		return format.Pending
 	case r.kept == 0:
 		return format.Unknown
-	case r.unknown > 0:
-		return format.Rate(r.sum) + "+?"
 	}
-	return format.Rate(r.sum)
+	s := format.Rate(r.sum)
+	if r.measuring > 0 {
+		s = "≥" + s
+	}
+	if r.unknown > 0 {
+		s += "+?"
+	}
+	return s
 }
 
 // addWait counts a queue's latency into the longest wait: its oldest waiting task's wait, or,
@@ -167,8 +185,8 @@ func (o *overview) queues(snap *snapshot.Snapshot) []string {
 				t.failed.unread(why)
 				continue
 			}
-			t.run.add(tp.ProcessedTotal, tp.ProcessedPerSec)
-			t.failed.add(tp.FailedTotal, tp.FailedPerSec)
+			t.run.add(tp.ProcessedTotal, tp.ProcessedPerSec, tp.RateMeasuring)
+			t.failed.add(tp.FailedTotal, tp.FailedPerSec, tp.RateMeasuring)
 		}
 	}
 	for _, q := range snap.ListQueues {
@@ -216,9 +234,10 @@ func (o *overview) queueLines(t *queueTallies) []string {
 		row("waiting / active", t.waiting.text()+" / "+t.active.text()),
 	}
 	if t.jobs {
-		lines = append(lines, row("jobs run / failed /s", t.run.text()+" / "+t.failed.text()))
-		if t.run.why != "" {
-			lines = append(lines, st.Muted.Render("  jobs run not read: "+t.run.why))
+		value, notes := t.jobRates()
+		lines = append(lines, row("jobs run / failed /s", value))
+		for _, n := range notes {
+			lines = append(lines, st.Muted.Render(n))
 		}
 	}
 	for _, f := range []struct {
@@ -230,4 +249,30 @@ func (o *overview) queueLines(t *queueTallies) []string {
 		}
 	}
 	return lines
+}
+
+// jobRates are the jobs run and failed a second, one "measuring" for both while both are, and
+// notes: how long the rates being measured have to go, why a count was not read.
+func (q *queueTallies) jobRates() (string, []string) {
+	run, failed := q.run.text(), q.failed.text()
+	value := run + " / " + failed
+	if run == format.Pending && failed == format.Pending {
+		value = run
+	}
+	var notes []string
+	if n := q.run.measuring + q.failed.measuring; n > 0 {
+		slowest := q.run.slowest
+		if f := q.failed.slowest; slowest == nil || f != nil && f.NeedSec-f.SpanSec > slowest.NeedSec-slowest.SpanSec {
+			slowest = f
+		}
+		bound := "" // some rates are known: the sum is at least theirs
+		if q.run.kept+q.failed.kept > 0 {
+			bound = "≥: "
+		}
+		notes = append(notes, fmt.Sprintf("  %s%s still %s", bound, format.Count(n, "rate", "rates"), format.Measuring(slowest.SpanSec, slowest.NeedSec)))
+	}
+	if q.run.why != "" {
+		notes = append(notes, "  jobs run not read: "+q.run.why)
+	}
+	return value, notes
 }

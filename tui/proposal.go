@@ -205,7 +205,7 @@ func (m *Model) promptText() []string {
 	if !p.write {
 		g := p.group
 		lines := []string{st.Title.Render("Add a low-confidence entry?"), "",
-			fmt.Sprintf("%s: %s, %s keys. The evidence does not settle it:", discover.Printable(g.Pattern), g.Kind, format.Commas(g.Keys))}
+			fmt.Sprintf("%s: %s, %s. The evidence does not settle it:", discover.Printable(g.Pattern), g.Kind, format.Count(g.Keys, "key", "keys"))}
 		width := max(m.c.width-12, 20) // the overlay's border and padding, and a margin
 		for _, e := range g.Evidence {
 			lines = append(lines, "  • "+strings.ReplaceAll(ansi.Wordwrap(discover.Printable(e), width-4, ""), "\n", "\n    "))

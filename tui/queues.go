@@ -140,7 +140,7 @@ func (v *queues) render(w, h int) string {
 	lines = append(lines, "", st.Muted.Render(fit("enter lists the selected queue's tasks · W the job libraries' workers · latency: how long the oldest waiting task has waited; "+
 		"lag: how long the oldest due task has waited past its due time; in flight: claimed, not yet acknowledged; "+
 		"run/s: jobs run a second (failed or not) by the library's own count, over the last minute; days: UTC, oldest first; "+
-		"? could not be read (see the note); — not kept by the library", w)))
+		"measuring: a rate still being measured; ? could not be read (see the note); — not kept by the library", w)))
 	return strings.Join(lines, "\n")
 }
 
@@ -253,7 +253,7 @@ func (v *queues) jobQueues(ei int, e snapshot.JobQueues, w int) ([]string, []str
 		t.rows = append(t.rows, []string{"(no queues found)"})
 	}
 	if e.QueuesFound > int64(len(e.Queues)) {
-		notes = append(notes, fmt.Sprintf("%s: %s more queues not shown", e.Name, format.Commas(e.QueuesFound-int64(len(e.Queues)))))
+		notes = append(notes, fmt.Sprintf("%s: %s not shown", e.Name, format.Count(e.QueuesFound-int64(len(e.Queues)), "more queue", "more queues")))
 	}
 	if selected { // the library's notes are long: the selected entry's only
 		for _, n := range e.Notes {
@@ -303,7 +303,11 @@ func (v *queues) throughput(e snapshot.JobQueues, selected bool, w int) ([]strin
 	for _, r := range rows {
 		t.rows = append(t.rows, cells.Throughput(r))
 		if selected && r.RateNote != "" && (r.ProcessedPerSec == nil || r.FailedPerSec == nil) {
-			notes = append(notes, fmt.Sprintf("%s %s: rate unknown: %s", e.Name, cells.Throughput(r)[0], r.RateNote))
+			state := "rate unknown"
+			if r.RateMeasuring != nil { // the note says how far: "measuring: 4s of reads so far; …"
+				state = "rate"
+			}
+			notes = append(notes, fmt.Sprintf("%s %s: %s: %s", e.Name, cells.Throughput(r)[0], state, r.RateNote))
 		}
 		if selected && r.Note != "" {
 			notes = append(notes, fmt.Sprintf("%s %s: %s", e.Name, cells.Throughput(r)[0], r.Note))
@@ -311,7 +315,7 @@ func (v *queues) throughput(e snapshot.JobQueues, selected bool, w int) ([]strin
 	}
 	lines = append(t.render(w), lines...)
 	if more := len(counted) - len(rows); more > 0 {
-		lines = append(lines, v.c.styles.Muted.Render(fit(fmt.Sprintf("  %d more queues' counts in the report (hourglass snapshot)", more), w)))
+		lines = append(lines, v.c.styles.Muted.Render(fit(fmt.Sprintf("  %s counts in the report (hourglass snapshot)", format.Count(more, "more queue's", "more queues'")), w)))
 	}
 	return lines, notes
 }

@@ -104,7 +104,7 @@ func (m *Model) header(w int) []string {
 			sweep += ", ETA " + format.Age(time.Duration(*p.Scan.ETASeconds*float64(time.Second)))
 		}
 	} else if m.c.status.Sweep.KeysSeen > 0 {
-		sweep = "first sweep: " + format.Commas(m.c.status.Sweep.KeysSeen) + " keys"
+		sweep = "first sweep: " + format.Count(m.c.status.Sweep.KeysSeen, "key", "keys")
 	}
 	if c := m.c.status.Cost; c.Interval > 0 && m.err == nil { // known from the second poll, and current
 		sweep = strings.TrimPrefix(sweep+", ", ", ") + format.Commas(int64(c.KeysPerSecond+0.5)) + " keys/s"
@@ -130,11 +130,7 @@ func (m *Model) header(w int) []string {
 // inferredText says, in the header, that the entries watched were inferred from the keys (no
 // config was given), how many, and that w writes them to a file.
 func inferredText(in *snapshot.Inferred) string {
-	n := len(in.Entries)
-	text := fmt.Sprintf("no config: %d entries inferred", n)
-	if n == 1 {
-		text = "no config: 1 entry inferred"
-	}
+	text := "no config: " + format.Count(len(in.Entries), "entry", "entries") + " inferred"
 	if in.Pending > 0 {
 		text += fmt.Sprintf(" (%d from the next sweep)", in.Pending)
 	}

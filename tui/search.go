@@ -213,7 +213,7 @@ func (l *searchLevel) progressLine() string {
 		}
 		fmt.Fprintf(&b, "%s: %s of %s scanned · ", sectionName(p.Section), format.Commas(p.SectionScanned), total)
 	}
-	fmt.Fprintf(&b, "%s matches in %s tasks · %s keys read", format.Commas(p.Matched), format.Commas(p.Scanned), format.Commas(p.Keys))
+	fmt.Fprintf(&b, "%s in %s · %s read", format.Count(p.Matched, "match", "matches"), format.Count(p.Scanned, "task", "tasks"), format.Count(p.Keys, "key", "keys"))
 	for _, n := range []struct {
 		n    int64
 		what string

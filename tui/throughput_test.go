@@ -10,18 +10,19 @@ import (
 )
 
 // TestJobsRunTable: under a job library's table the Queues view shows what it counts of the jobs
-// it ran: a rate measured, "?" for one not yet, "—" for a count the library does not keep (a
+// it ran: a rate measured, "measuring" and how long for one not yet, "—" for a count the library does not keep (a
 // queue whose BullMQ Worker keeps no metrics), today's counts and the days as a sparkline; of a
 // library counting per queue, the five busiest queues and how many more there are, the queues
 // whose library keeps no count on one line, not as rows of "—"; and, with the
-// entry selected, why a rate or a count is missing. The Overview sums the rates.
+// entry selected, why a rate or a count is missing. The Overview sums the rates, a lower bound
+// while some are measuring.
 func TestJobsRunTable(t *testing.T) {
 	st := testStatus(t)
 	snap := *st.Snapshot
 	jobs := snap.JobQueues[0]
 	rate := 19.5
 	jobs.Throughput = []snapshot.JobThroughput{{Queue: "", ProcessedTotal: ptr(123_456), FailedTotal: ptr(78), ProcessedPerSec: &rate,
-		RateNote: "measuring: 8s of reads so far; a rate needs 20s", Days: []snapshot.JobDay{{Day: "2026-11-27", Processed: 4_321, Failed: 9}, {Day: "2026-11-26", Processed: 9_000}}}}
+		RateNote: "measuring: 8s of reads so far; a rate needs 20s", RateMeasuring: &snapshot.Measuring{SpanSec: 8, NeedSec: 20}, Days: []snapshot.JobDay{{Day: "2026-11-27", Processed: 4_321, Failed: 9}, {Day: "2026-11-26", Processed: 9_000}}}}
 	bq := snapshot.JobQueues{Name: "bq", Layout: "bullmq", Queues: []snapshot.JobQueue{}, ThroughputNote: "BullMQ counts only while a Worker's metrics option is on"}
 	for i := range 7 {
 		n := int64(i * 10)
@@ -31,22 +32,23 @@ func TestJobsRunTable(t *testing.T) {
 	}
 	bq.Throughput[6] = snapshot.JobThroughput{Queue: "silent", Days: []snapshot.JobDay{}, Note: "BullMQ's metrics are off for this queue"}
 	bq.Throughput[2].ProcessedPerSec = nil // not measured yet: after those measured
+	bq.Throughput[2].RateMeasuring = &snapshot.Measuring{SpanSec: 15, NeedSec: 20}
 	snap.JobQueues = []snapshot.JobQueues{jobs, bq}
 	st.Snapshot = &snap
 	m := newTestModel(t, &fakeSource{status: st}, nil, 160, 48)
 	poll(t, m)
-	// The Overview sums the rates over every library, "+?" for those not measured yet.
-	if s := screen(m); !regexp.MustCompile(`jobs run / failed /s +33\+\? / 0\+\?`).MatchString(s) {
+	// The Overview sums the rates over every library, at least, while two are measured.
+	if s := screen(m); !regexp.MustCompile(`jobs run / failed /s +≥33 / ≥0\b`).MatchString(s) || !strings.Contains(s, "≥: 2 rates still measuring, 12s to go") {
 		t.Errorf("the Overview's jobs run:\n%s", s)
 	}
 	press(m, "4")
 	s := screen(m)
 	for _, want := range []string{
 		`JOBS RUN jobs +RUN/S +FAILED/S +TODAY +FAILED +TOTAL +FAILED TOTAL +DAYS \(UTC\)`,
-		`all queues +20 +\? +4,321 +9 +123,456 +78 +█▄`,
+		`all queues +20 +measuring, 12s to go +4,321 +9 +123,456 +78 +█▄`,
 		`q5 +5\.00 +0 +— +— +50 +0`,
 		`q0 +0 +0 +— +— +0 +0`,
-		`1 more queues' counts in the report`,
+		`1 more queue's counts in the report`,
 		`jobs run not kept for silent: BullMQ's metrics are off for this queue`,
 	} {
 		if !regexp.MustCompile(want).MatchString(s) {
@@ -57,8 +59,31 @@ func TestJobsRunTable(t *testing.T) {
 		t.Errorf("the jobs-run table shows more than the five busiest queues:\n%s", s)
 	}
 	press(m, "down", "down", "down", "down", "down") // to the jobs entry's rows: its notes show
-	if s := screen(m); !strings.Contains(s, "jobs all queues: rate unknown: measuring") {
-		t.Errorf("with the entry selected, no note says why its failed rate is unknown:\n%s", s)
+	if s := screen(m); !strings.Contains(s, "jobs all queues: rate: measuring: 8s of reads so far") {
+		t.Errorf("with the entry selected, no note says how far its failed rate is measured:\n%s", s)
+	}
+}
+
+// TestJobsRunMeasuring: while every rate of a live job system is still being measured (its
+// totals read, 16 jobs run, but not over 20 s yet), the Overview says "measuring" and how long
+// is left, never "?", which says unreadable; the Queues view's rows say the same.
+func TestJobsRunMeasuring(t *testing.T) {
+	st := testStatus(t)
+	snap := *st.Snapshot
+	jobs := snap.JobQueues[0]
+	jobs.Throughput = []snapshot.JobThroughput{{Queue: "default", ProcessedTotal: ptr(16), FailedTotal: ptr(0), Days: []snapshot.JobDay{},
+		RateNote: "measuring: 3.0s of reads so far; a rate needs 20s", RateMeasuring: &snapshot.Measuring{SpanSec: 3, NeedSec: 20}}}
+	snap.JobQueues = []snapshot.JobQueues{jobs}
+	st.Snapshot = &snap
+	m := newTestModel(t, &fakeSource{status: st}, nil, 120, 36)
+	poll(t, m)
+	s := screen(m)
+	if !regexp.MustCompile(`jobs run / failed /s +measuring\b`).MatchString(s) || !strings.Contains(s, "2 rates still measuring, 17s to go") || strings.Contains(s, "? / ?") {
+		t.Errorf("the Overview's jobs run while measured:\n%s", s)
+	}
+	press(m, "4")
+	if s := screen(m); !regexp.MustCompile(`default +measuring, 17s to go +measuring, 17s to go +— +— +16 +0`).MatchString(s) {
+		t.Errorf("the Queues view's row while measured:\n%s", s)
 	}
 }
 

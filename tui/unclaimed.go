@@ -34,13 +34,13 @@ func newUnclaimed(c *console) *unclaimed {
 // way has seen only part of the keyspace, so its counts would read low.)
 func (v *unclaimed) result() (discover.Result, string) {
 	st := v.c.status
-	seen := format.Commas(st.Sweep.KeysSeen)
+	seen := format.Count(st.Sweep.KeysSeen, "key", "keys")
 	if st.Snapshot == nil {
-		return st.Unclaimed, "first sweep under way: " + seen + " keys seen; the groups grow as it goes"
+		return st.Unclaimed, "first sweep under way: " + seen + " seen; the groups grow as it goes"
 	}
 	s := st.Snapshot
-	return s.Unclaimed, fmt.Sprintf("last complete sweep: %s keys, %s ago · sweep under way: %s keys seen",
-		format.Commas(s.Scan.KeysSeen), ago(v.c.now().Sub(s.TakenAt)), seen)
+	return s.Unclaimed, fmt.Sprintf("last complete sweep: %s, %s ago · sweep under way: %s seen",
+		format.Count(s.Scan.KeysSeen, "key", "keys"), ago(v.c.now().Sub(s.TakenAt)), seen)
 }
 
 // proposal is what w writes: the groups on screen, and the sweep they come from.
@@ -101,7 +101,7 @@ func (v *unclaimed) render(w, h int) string {
 	t.selected = v.rows.sel - first
 	lines = append(lines, t.render(w)...)
 	if n := len(groups) - (last - first); n > 0 {
-		lines = append(lines, st.Muted.Render(fmt.Sprintf("%d more groups: ↑/↓ scroll, / filters", n)))
+		lines = append(lines, st.Muted.Render(format.Count(n, "more group", "more groups")+": ↑/↓ scroll, / filters"))
 	}
 	return strings.Join(append(append(lines, ""), v.detail(groups[v.rows.sel], w)...), "\n")
 }
@@ -111,9 +111,9 @@ func (v *unclaimed) summary(r discover.Result, w int) []string {
 	if r.Keys == 0 && len(r.Groups) == 0 { // nothing unclaimed: no memory to speak of
 		return []string{fit("0 unclaimed keys", w)}
 	}
-	text := fmt.Sprintf("%s unclaimed keys in %d groups · memory %s", format.Commas(r.Keys), len(r.Groups), memoryText(r))
+	text := fmt.Sprintf("%s in %s · memory %s", format.Count(r.Keys, "unclaimed key", "unclaimed keys"), format.Count(len(r.Groups), "group", "groups"), memoryText(r))
 	if r.Sampled > 0 {
-		text += fmt.Sprintf(" · %s keys sampled", format.Commas(r.Sampled))
+		text += " · " + format.Count(r.Sampled, "key", "keys") + " sampled"
 	}
 	lines := []string{fit(text, w)}
 	if r.Bytes != nil && r.BytesNote != "" {
@@ -157,7 +157,7 @@ func (v *unclaimed) entryCell(g discover.Group) string {
 // detail is the selected group: what it is, what a does with it, its entry, evidence and examples.
 func (v *unclaimed) detail(g discover.Group, w int) []string {
 	st := v.c.styles
-	head := fmt.Sprintf("%s keys · %s · %d sampled · %s confidence", format.Commas(g.Keys), bytesText(g.Bytes), g.Sampled, g.Confidence)
+	head := fmt.Sprintf("%s · %s · %d sampled · %s confidence", format.Count(g.Keys, "key", "keys"), bytesText(g.Bytes), g.Sampled, g.Confidence)
 	lines := []string{fit(st.Title.Render(discover.Printable(g.Pattern))+"  "+st.Text.Render(string(g.Kind))+st.Muted.Render("  "+head), w), v.hint(g, w)}
 	var entry []string
 	if g.Entry != nil {

@@ -120,7 +120,7 @@ func TestUnclaimedViewDuringTheFirstSweep(t *testing.T) {
 	poll(t, m)
 	press(m, "7")
 	s := screen(m)
-	for _, want := range []string{"first sweep under way: 1,200 keys seen", "700 unclaimed keys in 1 groups", "memory unknown (MEMORY USAGE refused: NOPERM)", "hits:<page>:<window>"} {
+	for _, want := range []string{"first sweep under way: 1,200 keys seen", "700 unclaimed keys in 1 group", "memory unknown (MEMORY USAGE refused: NOPERM)", "hits:<page>:<window>"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("during the first sweep the view lacks %q:\n%s", want, s)
 		}

@@ -144,7 +144,7 @@ func (l *workersLevel) entryNotes(s *snapshot.Snapshot) []string {
 		case ws.Error != "":
 			notes = append(notes, e.Name+": error: "+ws.Error)
 		case ws.More() > 0:
-			notes = append(notes, fmt.Sprintf("%s: %s more processes not shown", e.Name, format.Commas(ws.More())))
+			notes = append(notes, fmt.Sprintf("%s: %s not shown", e.Name, format.Count(ws.More(), "more process", "more processes")))
 		}
 		for _, n := range ws.Notes {
 			notes = append(notes, e.Name+": "+n)

@@ -74,8 +74,9 @@ func Schedule(q snapshot.DelayQueue, bucket string) string {
 // Throughput is one row of what a job library counts of the jobs it ran. The cells are the queue
 // ("all queues" where the library counts them together), processed and failed a second, and today's
 // processed and failed. Then come the running totals, and the days' processed as a sparkline,
-// oldest first. "—" is where the library keeps no such count. "?" is a rate not measured yet, and
-// every figure of a row whose keys could not be read (its Error).
+// oldest first. "—" is where the library keeps no such count. A rate a watcher is still measuring
+// says so (format.Measuring). "?" is a rate not known otherwise (a one-off snapshot has none, and
+// its RateNote says why), and every figure of a row whose keys could not be read (its Error).
 func Throughput(t snapshot.JobThroughput) []string {
 	scope := t.Queue
 	if scope == "" {
@@ -89,6 +90,8 @@ func Throughput(t snapshot.JobThroughput) []string {
 		switch {
 		case total == nil:
 			return absent
+		case r == nil && t.RateMeasuring != nil:
+			return format.Measuring(t.RateMeasuring.SpanSec, t.RateMeasuring.NeedSec)
 		case r == nil:
 			return format.Unknown
 		}

@@ -70,3 +70,27 @@ func TestSchedule(t *testing.T) {
 		t.Errorf("Schedule with unreadable due times = %q, want %q", got, format.Unknown)
 	}
 }
+
+// TestThroughputMeasuring: a rate a watcher is still measuring reads "measuring" and how long is
+// left, not "?"; a rate nobody measures (a one-off snapshot) and a row unread stay "?".
+func TestThroughputMeasuring(t *testing.T) {
+	rate := 1.62
+	for _, c := range []struct {
+		name string
+		t    snapshot.JobThroughput
+		want []string // run/s and failed/s
+	}{
+		{"measuring", snapshot.JobThroughput{ProcessedTotal: ptr(16), FailedTotal: ptr(1),
+			RateMeasuring: &snapshot.Measuring{SpanSec: 4.5, NeedSec: 20}}, []string{"measuring, 16s to go", "measuring, 16s to go"}},
+		{"run known, failed measuring", snapshot.JobThroughput{ProcessedTotal: ptr(16), FailedTotal: ptr(1), ProcessedPerSec: &rate,
+			RateMeasuring: &snapshot.Measuring{SpanSec: 20, NeedSec: 20}}, []string{"1.62", "measuring"}},
+		{"one-off", snapshot.JobThroughput{ProcessedTotal: ptr(16), FailedTotal: ptr(1), RateNote: "a rate needs a minute of reads"},
+			[]string{format.Unknown, format.Unknown}},
+		{"unread", snapshot.JobThroughput{Error: "WRONGTYPE"}, []string{format.Unknown, format.Unknown}},
+		{"not kept", snapshot.JobThroughput{Note: "keeps no count"}, []string{format.NotKept, format.NotKept}},
+	} {
+		if got := Throughput(c.t)[1:3]; !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

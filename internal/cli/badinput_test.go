@@ -92,7 +92,7 @@ func TestHostileKeys(t *testing.T) {
 	if code != exitOK || strings.ContainsAny(out, "\x1b\x07\x00") {
 		t.Errorf("text report: exit %d, or a control character reached it", code)
 	}
-	if !strings.Contains(out, "limiter api: 1 keys of its pattern hold another type") {
+	if !strings.Contains(out, "limiter api: 1 key of its pattern holds another type") {
 		t.Errorf("the text report does not say a limiter key is of the wrong type:\n%s", out)
 	}
 }

@@ -208,15 +208,15 @@ func (r *discoverRun) openOutput(stdout io.Writer) (io.Writer, func(ok bool) boo
 
 // embeddedDemo fills the embedded Redis with the demo's data, so there is something to discover.
 func embeddedDemo(ctx context.Context, t *target.Target, cfg *config.Config, stderr io.Writer) error {
-	n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters)
+	n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters, traffic.DemoRate)
 	if err == nil {
 		err = traffic.BurstStructures(ctx, t.Store, cfg)
 	}
 	if err != nil {
 		return fmt.Errorf("discover: writing demo data: %w", err)
 	}
-	fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours); give --addr to discover your Redis\n",
-		t.Embedded.Addr(), format.Commas(n))
+	fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s over the last 48 hours); give --addr to discover your Redis\n",
+		t.Embedded.Addr(), format.Count(n, "event", "events"))
 	return nil
 }
 
@@ -285,7 +285,7 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 		}
 		f := finding{keysSeen: last.Sweep.KeysSeen, partial: true, elapsed: time.Since(start),
 			takenAt: t.Store.Now().In(loc), result: last.Unclaimed}
-		return f, fmt.Errorf("discover: interrupted after %s keys; what it printed is partial", format.Commas(f.keysSeen))
+		return f, fmt.Errorf("discover: interrupted after %s; what it printed is partial", format.Count(f.keysSeen, "key", "keys"))
 	}
 }
 
@@ -294,8 +294,8 @@ func showProgress(w io.Writer, label string, st snapshot.Status, elapsed time.Du
 	if w == nil {
 		return
 	}
-	fmt.Fprintf(w, "\rdiscover: sweeping %s: %s keys seen, %s unclaimed in %d groups, %s\x1b[K",
-		label, format.Commas(st.Sweep.KeysSeen), format.Commas(st.Unclaimed.Keys), len(st.Unclaimed.Groups), format.Age(elapsed))
+	fmt.Fprintf(w, "\rdiscover: sweeping %s: %s seen, %s unclaimed in %s, %s\x1b[K", label, format.Count(st.Sweep.KeysSeen, "key", "keys"),
+		format.Commas(st.Unclaimed.Keys), format.Count(len(st.Unclaimed.Groups), "group", "groups"), format.Age(elapsed))
 }
 
 func clearProgress(w io.Writer) {

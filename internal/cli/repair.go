@@ -63,7 +63,7 @@ func cmdRepair(ctx context.Context, shipped []byte, args []string, stdout, stder
 	}
 	defer t.Close()
 	if t.Embedded != nil {
-		if _, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters); err != nil {
+		if _, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters, traffic.DemoRate); err != nil {
 			return fmt.Errorf("repair: writing demo data: %w", err)
 		}
 		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data, some of it leaking; give --addr to repair your Redis\n", t.Embedded.Addr())

@@ -86,7 +86,7 @@ func cmdSearch(ctx context.Context, shipped []byte, args []string, stdout, stder
 	})
 	fmt.Fprintln(stderr, "hourglass: "+searchSummary(m, prog))
 	if err != nil {
-		return fmt.Errorf("search: stopped after %s tasks: %w", format.Commas(prog.Scanned), err)
+		return fmt.Errorf("search: stopped after %s: %w", format.Count(prog.Scanned, "task", "tasks"), err)
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func searchSections(have []jobs.TaskSection, asked []string) ([]jobs.TaskSection
 // searchSummary is the search's last line: what it found, over how much, and what it could not
 // test in full.
 func searchSummary(m jobs.Match, p jobs.SearchProgress) string {
-	s := fmt.Sprintf("%s matches for %s in %s tasks, %s keys read", format.Commas(p.Matched), m, format.Commas(p.Scanned), format.Commas(p.Keys))
+	s := fmt.Sprintf("%s for %s in %s, %s read", format.Count(p.Matched, "match", "matches"), m, format.Count(p.Scanned, "task", "tasks"), format.Count(p.Keys, "key", "keys"))
 	for _, n := range []struct {
 		n    int64
 		what string

@@ -59,15 +59,15 @@ func cmdSnapshot(ctx context.Context, shipped []byte, args []string, stdout, std
 	}
 	defer t.Close()
 	if t.Embedded != nil {
-		n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters)
+		n, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters, traffic.DemoRate)
 		if err == nil {
 			err = traffic.BurstStructures(ctx, t.Store, cfg)
 		}
 		if err != nil {
 			return fmt.Errorf("snapshot: writing demo data: %w", err)
 		}
-		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s events over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
-			t.Embedded.Addr(), format.Commas(n))
+		fmt.Fprintf(stderr, "hourglass: embedded Redis on %s with demo data (%s over the last 48 hours, and some leaking keys); give --addr to report on your Redis\n",
+			t.Embedded.Addr(), format.Count(n, "event", "events"))
 	}
 	var adopter *infer.Adopter
 	if cfg.Inferred {
@@ -112,7 +112,7 @@ func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, ado
 	case err == nil:
 		return snap, nil
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-		return snap, fmt.Errorf("snapshot: interrupted after %s keys; the report above is partial", format.Commas(snap.Scan.KeysSeen))
+		return snap, fmt.Errorf("snapshot: interrupted after %s; the report above is partial", format.Count(snap.Scan.KeysSeen, "key", "keys"))
 	default:
 		return nil, fmt.Errorf("snapshot: sweeping %s: %w", t.Label, err)
 	}

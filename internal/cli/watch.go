@@ -9,6 +9,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/console"
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
 	"github.com/hourglass-dev/hourglass/theme"
 )
@@ -31,7 +32,7 @@ const maxDemoRate = 100_000
 func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr io.Writer) error {
 	fs, tf := commandFlags("hourglass", mainUsage()+"\n"+watchUsage, shipped, stdout)
 	var rate float64
-	numberVar(fs, &rate, "demo-rate", 300, 0, maxDemoRate, "demo events per second per family, `R` from 0 to 100,000 (embedded Redis only)")
+	numberVar(fs, &rate, "demo-rate", traffic.DemoRate, 0, maxDemoRate, "demo events per second per family, `R` from 0 to 100,000 (embedded Redis only)")
 	themeName := fs.String("theme", "", "console colours: dark, light or none (default: [ui] theme; NO_COLOR means none)")
 	// A console writes only when allowed to: test traffic, inject and repair from its keys.
 	tf.writes = func(cfg *config.Config) bool { return cfg.Redis.AllowWrites }
@@ -58,7 +59,7 @@ func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr
 		if t.Writable {
 			mode = "writes allowed"
 		}
-		entries := fmt.Sprintf("%d counter families configured", len(cfg.Counters))
+		entries := format.Count(len(cfg.Counters), "counter family", "counter families") + " configured"
 		if cfg.Inferred {
 			entries = "no config file, so the entries would be inferred from the keys"
 		}
@@ -70,7 +71,11 @@ func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr
 	var demo *traffic.Demo
 	if t.Embedded != nil {
 		if onTerminal { // history and a first burst, so every view has something to show from the first second
-			if _, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters); err != nil {
+			histRate := rate
+			if histRate == 0 { // no live traffic: the history still shows what the views are for
+				histRate = traffic.DemoRate
+			}
+			if _, err := traffic.WriteDemoHistory(ctx, t.Store, cfg.Counters, histRate); err != nil {
 				return fmt.Errorf("writing demo data: %w", err)
 			}
 			if err := traffic.BurstStructures(ctx, t.Store, cfg); err != nil {

@@ -126,7 +126,7 @@ func (a *consoleActions) Inject(ctx context.Context, family string, events int) 
 		// counted as lost.
 		return "inject", fmt.Errorf("%s of %s events written into %s; %w", format.Commas(res.Events), format.Commas(int64(events)), family, err)
 	}
-	return fmt.Sprintf("injected %s events into %s (%d script calls)", format.Commas(res.Events), family, res.Increments), nil
+	return fmt.Sprintf("injected %s into %s (%s)", format.Count(res.Events, "event", "events"), family, format.Count(res.Increments, "script call", "script calls")), nil
 }
 
 // SetTraffic starts or stops trafficRate events a second into family.

@@ -31,7 +31,7 @@ func TestConsoleRunsOnTheEmbeddedDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	if _, err := traffic.WriteDemoHistory(t.Context(), tg.Store, cfg.Counters); err != nil {
+	if _, err := traffic.WriteDemoHistory(t.Context(), tg.Store, cfg.Counters, traffic.DemoRate); err != nil {
 		t.Fatal(err)
 	}
 	in, keys := io.Pipe()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/discover"
+	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/infer"
 	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/tui"
@@ -143,11 +144,11 @@ func (s *session) WriteProposal(ctx context.Context, path string, p tui.Proposal
 		}
 	}
 	if s.inferred != nil {
-		return fmt.Sprintf("wrote %s: %d entries in force (inferred from the keys or added here), %d commented out; "+
-			"hourglass --config %s watches them", path, active, off, path), nil
+		return fmt.Sprintf("wrote %s: %s in force (inferred from the keys or added here), %d commented out; "+
+			"hourglass --config %s watches them", path, format.Count(active, "entry", "entries"), off, path), nil
 	}
-	return fmt.Sprintf("wrote %s: the config in use, %d entries added in this session, %d proposed, %d commented out",
-		path, len(s.added), active, off), nil
+	return fmt.Sprintf("wrote %s: the config in use, %s added in this session, %d proposed, %d commented out",
+		path, format.Count(len(s.added), "entry", "entries"), active, off), nil
 }
 
 // doc is the proposal of p's groups under the config in use and the entries added in this session.

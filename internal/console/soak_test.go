@@ -39,7 +39,7 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	if _, err := traffic.WriteDemoHistory(t.Context(), tg.Store, cfg.Counters); err != nil {
+	if _, err := traffic.WriteDemoHistory(t.Context(), tg.Store, cfg.Counters, traffic.DemoRate); err != nil {
 		t.Fatal(err)
 	}
 	demoCtx, stopDemo := context.WithCancel(t.Context())

@@ -42,7 +42,7 @@ func writeBlooms(out io.Writer, blooms []snapshot.Bloom) {
 		}
 		sort.Strings(whys)
 		for _, why := range whys {
-			fmt.Fprintf(out, "  bloom %s: %s keys of its pattern not read as filters: %s\n", b.Name, format.Commas(b.Unreadable[why]), why)
+			fmt.Fprintf(out, "  bloom %s: %s of its pattern not read as filters: %s\n", b.Name, format.Count(b.Unreadable[why], "key", "keys"), why)
 		}
 		if b.More {
 			fmt.Fprintf(out, "  bloom %s: its pattern matches more filters than a sweep reads; the first ones found are listed\n", b.Name)

@@ -69,7 +69,7 @@ func writeFamily(out io.Writer, f *snapshot.FamilyStats, families []*store.Famil
 	var parts []string
 	for _, g := range f.Granularities {
 		c := counts[g]
-		p := fmt.Sprintf("%d %s windows", c[0], g)
+		p := format.Count(c[0], g+" window", g+" windows")
 		if c[1] > 0 {
 			p += fmt.Sprintf(" (%d past retention)", c[1])
 		}
@@ -79,8 +79,8 @@ func writeFamily(out io.Writer, f *snapshot.FamilyStats, families []*store.Famil
 	ttl := ttlCells(f)
 	fmt.Fprintf(out, "  ttl            %s ok, %s no TTL, %s over retention, %s expired but present\n", ttl[0], ttl[1], ttl[2], ttl[3])
 	if r := f.Reconciliation; r != nil {
-		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims %s", r.Days, plural(r.Days, "day", "days"),
-			format.Commas(r.Dims), plural(int(min(r.Dims, 2)), "tuple", "tuples"))
+		text := fmt.Sprintf("%d ended %s with every hour retained, %s dims %s", r.Days, format.Plural(r.Days, "day", "days"),
+			format.Commas(r.Dims), format.Plural(r.Dims, "tuple", "tuples"))
 		switch {
 		case r.Days == 0:
 			text = "nothing to check: no keys in an ended day whose hours are all still retained"

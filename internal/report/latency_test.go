@@ -28,7 +28,7 @@ func TestQueueLatencies(t *testing.T) {
 		regexp.MustCompile(`(?m)^mail +12 +1m35s `),
 		regexp.MustCompile(`(?m)^\(all queues\) +— +— `),
 		regexp.MustCompile(`(?m)^celery +4 +\? `),
-		regexp.MustCompile(`(?m)^  celery: latency unknown: Celery's messages carry no time they were sent \(and 1 more queues\)$`),
+		regexp.MustCompile(`(?m)^  celery: latency unknown: Celery's messages carry no time they were sent \(and 1 more queue\)$`),
 		regexp.MustCompile(`(?m)^emails +queue:emails +3 +\? `),
 		regexp.MustCompile(`(?m)^  emails queue:emails: latency unknown: its oldest task's payload holds no time$`),
 	} {

@@ -79,7 +79,7 @@ func latencyNote(queues []snapshot.JobQueue) string {
 		}
 	}
 	if n > 1 {
-		first += fmt.Sprintf(" (and %d more queues)", n-1)
+		first += " (and " + format.Count(n-1, "more queue", "more queues") + ")"
 	}
 	return first
 }
@@ -109,7 +109,7 @@ func writeJobQueues(out io.Writer, entries []snapshot.JobQueues) {
 		}
 		tb.Write(out, "")
 		if e.QueuesFound > int64(len(e.Queues)) {
-			fmt.Fprintf(out, "  %s more queues not shown\n", format.Commas(e.QueuesFound-int64(len(e.Queues))))
+			fmt.Fprintf(out, "  %s not shown\n", format.Count(e.QueuesFound-int64(len(e.Queues)), "more queue", "more queues"))
 		}
 		for _, q := range rows {
 			if q.Warning != "" {

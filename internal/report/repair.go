@@ -103,7 +103,7 @@ func (l *RepairLog) Finish(n snapshot.RepairCounts) {
 		left += s.keys
 	}
 	if left > 0 {
-		fmt.Fprintf(l.out, "left as they are: %s keys\n", format.Commas(left))
+		fmt.Fprintf(l.out, "left as they are: %s\n", format.Count(left, "key", "keys"))
 	}
 	for _, reason := range skipOrder {
 		s := l.skips[reason]

@@ -63,8 +63,8 @@ func writeScan(out io.Writer, s *snapshot.Snapshot) {
 	if s.Scan.DurationMS > 0 {
 		took += fmt.Sprintf(", %s keys/s", format.Commas(s.Scan.KeysSeen*1000/s.Scan.DurationMS))
 	}
-	fmt.Fprintf(out, "scan: %s keys seen, %s in %d counter families; %s in %s\n",
-		format.Commas(s.Scan.KeysSeen), format.Commas(s.Scan.KeysMatched), len(s.Counters), state, took)
+	fmt.Fprintf(out, "scan: %s seen, %s in %s; %s in %s\n", format.Count(s.Scan.KeysSeen, "key", "keys"),
+		format.Commas(s.Scan.KeysMatched), format.Count(len(s.Counters), "counter family", "counter families"), state, took)
 	switch {
 	case s.Scan.Complete:
 	case s.Scan.Coverage > 0:
@@ -191,11 +191,4 @@ func span(d time.Duration) string {
 	default:
 		return d.String()
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

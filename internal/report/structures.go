@@ -36,7 +36,7 @@ func writeStructures(out io.Writer, s *snapshot.Snapshot) {
 		for _, l := range s.Limiters {
 			wrongTypeNote(out, "limiter", l.Name, l.WrongType)
 			if l.Unknown > 0 {
-				fmt.Fprintf(out, "  limiter %s: %s keys in no layout %s reads (unknown layout), e.g. %s\n", l.Name, format.Commas(l.Unknown), l.Layout, l.UnknownNote)
+				fmt.Fprintf(out, "  limiter %s: %s in no layout %s reads (unknown layout), e.g. %s\n", l.Name, format.Count(l.Unknown, "key", "keys"), l.Layout, l.UnknownNote)
 			}
 		}
 	}
@@ -113,8 +113,8 @@ func unionNotes(u snapshot.Unique) []string {
 // wrongTypeNote says how many keys of a structure's pattern hold something else, when any do.
 func wrongTypeNote(out io.Writer, kind, name string, n int64) {
 	if n > 0 {
-		fmt.Fprintf(out, "  %s %s: %s keys of its pattern hold another type or a value that is no count; left out above\n",
-			kind, name, format.Commas(n))
+		fmt.Fprintf(out, "  %s %s: %s another type or a value that is no count; left out above\n",
+			kind, name, format.Count(n, "key of its pattern holds", "keys of its pattern hold"))
 	}
 }
 

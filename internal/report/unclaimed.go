@@ -23,8 +23,8 @@ func writeUnclaimed(out io.Writer, s *snapshot.Snapshot) {
 		fmt.Fprintln(out, "Unclaimed keys: none (every key seen belongs to an entry of the config)")
 		return
 	}
-	fmt.Fprintf(out, "Unclaimed keys: %s in %s %s, claimed by no entry of the config\n",
-		scaled(u.Keys, u.KeysEstimate), format.Commas(int64(len(u.Groups))), plural(len(u.Groups), "group", "groups"))
+	fmt.Fprintf(out, "Unclaimed keys: %s in %s, claimed by no entry of the config\n",
+		scaled(u.Keys, u.KeysEstimate), format.Count(len(u.Groups), "group", "groups"))
 	switch b := u.BytesEstimate; {
 	case b != nil && !b.SoFar && b.High != nil:
 		fmt.Fprintf(out, "memory: ≈%s (95%%: %s–%s; each group's sampled keys' mean MEMORY USAGE times its estimated keys)\n",
@@ -61,7 +61,7 @@ func writeUnclaimed(out io.Writer, s *snapshot.Snapshot) {
 		for _, g := range rest {
 			keys += g.Keys
 		}
-		fmt.Fprintf(out, "  %s more %s, %s keys\n", format.Commas(int64(len(rest))), plural(len(rest), "group", "groups"), format.Commas(keys))
+		fmt.Fprintf(out, "  %s, %s\n", format.Count(len(rest), "more group", "more groups"), format.Count(keys, "key", "keys"))
 	}
 	fmt.Fprintln(out, "discover: `hourglass discover` proposes a config entry for each group, with its evidence")
 }

@@ -43,7 +43,7 @@ func writeJobWorkers(out io.Writer, e snapshot.JobQueues) {
 		fmt.Fprintf(out, "  %s live, %s stale\n", format.Commas(*ws.Live), format.CommasOf(ws.Stale, format.NotKept))
 	}
 	if n := ws.More(); n > 0 {
-		fmt.Fprintf(out, "  %s more processes not shown\n", format.Commas(n))
+		fmt.Fprintf(out, "  %s not shown\n", format.Count(n, "more process", "more processes"))
 	}
 	for _, w := range ws.List {
 		if w.Stale {

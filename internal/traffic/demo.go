@@ -19,8 +19,9 @@ type Demo struct {
 	w       *store.Writer
 	gens    []*Generator
 	rate    float64
-	events  atomic.Int64 // added to the writer
-	written atomic.Int64 // confirmed written by Redis
+	day     *time.Location // when set, the rate follows DayShape in each family's zone from the start
+	events  atomic.Int64   // added to the writer
+	written atomic.Int64   // confirmed written by Redis
 }
 
 // NewDemo prepares demo traffic of rate events a second into each of families.
@@ -59,7 +60,7 @@ func (d *Demo) Run(ctx context.Context, report func(error)) {
 			phase := now.Sub(start).Seconds() / 60 * 2 * math.Pi
 			for i, g := range d.gens {
 				// Each family swings between half and one and a half times the rate, a minute a cycle.
-				owed[i] += d.rate * tick.Seconds() * (1 + 0.5*math.Sin(phase+float64(i)))
+				owed[i] += d.rate * d.dayFactor(g.family, start, now) * tick.Seconds() * (1 + 0.5*math.Sin(phase+float64(i)))
 				for ; owed[i] >= 1; owed[i]-- {
 					if d.w.Add(g.family, g.Next(), 1, time.Time{}) == nil {
 						d.events.Add(1)
@@ -81,6 +82,16 @@ func (d *Demo) Run(ctx context.Context, report func(error)) {
 	}
 }
 
+// dayFactor is how much busier the day makes f's traffic at now than at start: 1 unless the demo
+// follows the day, so a demo left running for hours carries on the history's curve.
+func (d *Demo) dayFactor(f *store.Family, start, now time.Time) float64 {
+	if d.day == nil {
+		return 1
+	}
+	zone := f.Zone(d.day)
+	return DayShape(now, zone) / DayShape(start, zone)
+}
+
 // Steady writes rate events a second into f, over the demo's dims, until ctx ends: the console's
 // test traffic. A flush that fails goes to report, and nil once one succeeds again.
 func Steady(ctx context.Context, st *store.Store, f *store.Family, rate float64, report func(error)) {
@@ -89,11 +100,12 @@ func Steady(ctx context.Context, st *store.Store, f *store.Family, rate float64,
 }
 
 // StartDemo runs the embedded Redis's live demo until ctx ends. Counter traffic runs at rate events
-// a second per family. Every configured queue, limiter, unique and lock is driven at a tenth of
+// a second per family at the start, then follows the day's shape as the history does. Every configured queue, limiter, unique and lock is driven at a tenth of
 // that, with now and then an anomaly for TTL health to find. It runs only ever on the embedded
 // Redis: nothing of anyone's to spoil. done is closed once all of it has stopped.
 func StartDemo(ctx context.Context, st *store.Store, cfg *config.Config, rate float64) (demo *Demo, done <-chan struct{}, err error) {
 	demo = NewDemo(st, cfg.Counters, rate)
+	demo.day = st.Location()
 	sd, err := newStructDemo(st, cfg.Structures, cfg.Counters, rate/10)
 	if err != nil {
 		return nil, nil, err

@@ -184,7 +184,7 @@ func TestDemoHistoryStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		_, err := WriteDemoHistory(ctx, st, families)
+		_, err := WriteDemoHistory(ctx, st, families, DemoRate)
 		done <- err
 	}()
 	waitFor(t, "the history to write", func() bool { return len(m.Keys()) > 0 })

@@ -118,6 +118,17 @@ func (s *rateSeries) rate(now time.Time) (rate, span float64, ok bool, note stri
 	return sxy / sxx, span, true, ""
 }
 
+// measuring reports whether the series is being measured at now: read within rateSpan, but over
+// less than scanner.MinRateSpan so far, the seconds its reads span.
+func (s *rateSeries) measuring(now time.Time) (span float64, ok bool) {
+	n := len(s.pts)
+	if n == 0 || now.Sub(s.pts[n-1].at) > rateSpan {
+		return 0, false
+	}
+	span = s.pts[n-1].at.Sub(s.pts[0].at).Seconds()
+	return span, span < scanner.MinRateSpan.Seconds()
+}
+
 // rateTrack is a Watcher's points of each counter family's current window (the hour, or the day
 // for a family without hours: the window its live reads read), by family name. It outlives
 // sweeps, as the live sample does.

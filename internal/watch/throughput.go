@@ -115,6 +115,7 @@ func (tt *throughputTracker) fill(snap *snapshot.Snapshot, now time.Time) *snaps
 			today, ok := tt.today[[2]string{e.Name, t.RawQueue}]
 			t.Days = withToday(t.Days, today, ok)
 			var notes []string
+			var measuring *snapshot.Measuring
 			polled := false
 			for _, c := range []struct {
 				failed bool
@@ -135,9 +136,12 @@ func (tt *throughputTracker) fill(snap *snapshot.Snapshot, now time.Time) *snaps
 					*c.perSec = &r
 				} else if note != "" {
 					notes = append(notes, note)
+					if span, ok := s.measuring(now); ok && measuring == nil {
+						measuring = &snapshot.Measuring{SpanSec: span, NeedSec: scanner.MinRateSpan.Seconds()}
+					}
 				}
 			}
-			t.RateNote = ""
+			t.RateNote, t.RateMeasuring = "", nil
 			switch why := tt.whyFailed(e.Name, t.RawQueue); {
 			case why != "":
 				t.Error = why
@@ -147,7 +151,7 @@ func (tt *throughputTracker) fill(snap *snapshot.Snapshot, now time.Time) *snaps
 			if t.Error != "" {
 				t.RateNote = "the counts could not be read: " + t.Error
 			} else if len(notes) > 0 {
-				t.RateNote = notes[0]
+				t.RateNote, t.RateMeasuring = notes[0], measuring
 			}
 		}
 	}

@@ -64,6 +64,7 @@ func TestWatcherMeasuresAsynqsThroughput(t *testing.T) {
 	}
 	var pts []point
 	var got *snapshot.JobThroughput
+	measuring, unknown := 0, 0 // polls whose row said it was measuring; that said nothing of why
 	redistest.Eventually(t, "a rate of the tasks run", 90*time.Second, func() bool {
 		st, err := w.Poll(t.Context(), 100*time.Millisecond, "")
 		if err != nil {
@@ -76,8 +77,14 @@ func TestWatcherMeasuresAsynqsThroughput(t *testing.T) {
 			return false
 		}
 		for _, tp := range st.Snapshot.JobQueues[0].Throughput {
-			if tp.Queue == "work" && tp.ProcessedPerSec != nil && tp.FailedPerSec != nil {
+			switch m := tp.RateMeasuring; {
+			case tp.Queue != "work":
+			case tp.ProcessedPerSec != nil && tp.FailedPerSec != nil:
 				got = &tp
+			case m != nil && m.SpanSec < m.NeedSec && m.NeedSec == scanner.MinRateSpan.Seconds():
+				measuring++
+			case tp.ProcessedTotal != nil && tp.Error == "":
+				unknown++
 			}
 		}
 		return got != nil
@@ -100,6 +107,10 @@ func TestWatcherMeasuresAsynqsThroughput(t *testing.T) {
 	}
 	if got.ProcessedTotal == nil || *got.ProcessedTotal < int64(first.processed) || len(got.Days) == 0 || got.Days[0].Processed == 0 {
 		t.Errorf("totals and days: %+v", got)
+	}
+	if measuring == 0 || unknown > 0 || got.RateMeasuring != nil {
+		t.Errorf("before the rate: %d polls said measuring, %d had a count and no rate with nothing measuring; with it: %+v",
+			measuring, unknown, got.RateMeasuring)
 	}
 }
 
@@ -341,5 +352,39 @@ func TestPollReadsWhatTheSweepCouldNot(t *testing.T) {
 	}
 	if snap.JobQueues[0].Throughput[0].Error != why {
 		t.Error("the sweep's snapshot was changed")
+	}
+}
+
+// TestARateBeingMeasuredSaysSo: a count read over 12 s so far is measuring, 12 s of the 20 a rate
+// needs; one last read two minutes ago is not (its rate is unknown); one read over 30 s has its
+// rate and is measuring no more.
+func TestARateBeingMeasuredSaysSo(t *testing.T) {
+	now := time.Now()
+	spans := map[string][2]time.Duration{"young": {12 * time.Second, 0}, "stale": {12 * time.Second, 2 * time.Minute}, "known": {30 * time.Second, 0}}
+	snap := &snapshot.Snapshot{JobQueues: []snapshot.JobQueues{{Name: "tasks"}}}
+	tt := throughputTracker{series: map[tputKey]*rateSeries{}, read: map[tputKey]int64{}, failed: map[string]string{},
+		rowFailed: map[[2]string]string{}, today: map[[2]string]snapshot.JobDay{}}
+	for _, q := range []string{"young", "stale", "known"} {
+		zero := int64(0)
+		snap.JobQueues[0].Throughput = append(snap.JobQueues[0].Throughput, snapshot.JobThroughput{Queue: q, RawQueue: q,
+			ProcessedTotal: &zero, FailedTotal: &zero, Days: []snapshot.JobDay{}})
+		for _, failed := range []bool{false, true} {
+			k := tputKey{"tasks", q, failed}
+			tt.series[k] = &rateSeries{subject: "the library's count"}
+			last := now.Add(-spans[q][1])
+			tt.series[k].add(epoch, last.Add(-spans[q][0]), 100)
+			tt.series[k].add(epoch, last, 160)
+			tt.read[k] = 160
+		}
+	}
+	rows := tt.fill(snap, now).JobQueues[0].Throughput
+	if m := rows[0].RateMeasuring; rows[0].ProcessedPerSec != nil || m == nil || m.SpanSec != 12 || m.NeedSec != 20 {
+		t.Errorf("young: rate %v, measuring %+v; want none yet, 12 s of 20", rows[0].ProcessedPerSec, m)
+	}
+	if rows[1].ProcessedPerSec != nil || rows[1].RateMeasuring != nil || !strings.Contains(rows[1].RateNote, "last read") {
+		t.Errorf("stale: %+v; want no rate, not measuring, and why", rows[1])
+	}
+	if r := rows[2].ProcessedPerSec; r == nil || math.Abs(*r-2) > 1e-9 || rows[2].RateMeasuring != nil {
+		t.Errorf("known: rate %v, measuring %+v; want 2 a second (60 over 30 s), measuring no more", r, rows[2].RateMeasuring)
 	}
 }
