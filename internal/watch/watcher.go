@@ -110,16 +110,8 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		}
 	}
 	if err == nil && w.sweep.Done() && !w.restart {
-		w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
-		snap := w.agg.Snapshot(true)
-		scanner.SetRate(snap, w.last)
-		w.last, swept, sweptAt = snap, snap, time.Now()
-		known := w.agg.Known()
-		w.known, w.knownRead = &known, nil
-		w.infer.Completed()
+		swept, sweptAt = w.complete(ctx, start), time.Now()
 		st.Sweep.Completed = true
-		w.conn.completed(w.spent(start))
-		w.begin()
 	}
 	if errors.Is(err, scanner.ErrMastersChanged) || errors.Is(err, scanner.ErrRestarted) { // not an error to show, a sweep to redo
 		w.begin()
@@ -165,6 +157,22 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.conn.polled(w.spent(start), st.Sweep.KeysSeen)
 	st.Conn = w.conn.status(ctx, err)
 	return st, err
+}
+
+// complete ends the sweep that is done: its last step's reads, its Snapshot (which replaces the
+// last one, with the rates measured between the two), what it knows of the structures' keys for
+// the live reads, and the next sweep begun. w.mu is held.
+func (w *Watcher) complete(ctx context.Context, start time.Time) *snapshot.Snapshot {
+	w.agg.AddReads(w.sweep.Finish(ctx, w.agg.Wants()))
+	snap := w.agg.Snapshot(true)
+	scanner.SetRate(snap, w.last)
+	w.last = snap
+	known := w.agg.Known()
+	w.known, w.knownRead = &known, nil
+	w.infer.Completed()
+	w.conn.completed(w.spent(start))
+	w.begin()
+	return snap
 }
 
 // spent is the time the Poll begun at start has spent on the sweep under way.
