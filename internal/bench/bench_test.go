@@ -102,7 +102,7 @@ func TestRun(t *testing.T) {
 	var table bytes.Buffer
 	WriteTable(&table, rep)
 	for _, row := range []string{"SERVER µs/PAIR", "keys there", "redis-benchmark -c 4 -P 16", "claimed (100 a call)",
-		"SWEEP OF 3,000 KEYS BESIDE RAW SCAN, 3 PASSES EACH IN TURN", "longest sweep call: ", "longest raw SCAN call: ",
+		"SWEEP OF 3,000 KEYS BESIDE RAW SCAN AND THE READ FLOOR, 3 PASSES EACH IN TURN", "longest sweep call: ", "longest raw SCAN call: ",
 		"sweep ÷ raw SCAN at the same COUNT, server time a key", "AT THE DEFAULTS, ON 3,000 KEYS",
 		"sweep, longest call", "writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", "DISCOVER: 3,000 KEYS",
 		"bloom filter elements added (32 a call, 8 hashes)", "raw GETBIT script, same positions",

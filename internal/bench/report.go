@@ -16,8 +16,9 @@ type Report struct {
 	// each with Events ÷ SteadyRounds events: their server time is the least round's.
 	SteadyRounds int `json:"steady_rounds"`
 	// Floors is what scripts that only count cost on the keys of the writer's steady cases, in
-	// the order floorPlan lists them: the INCRBY-only floor the writer's goal is set against, and
-	// the same with each key's expiry kept, on one connection and on four.
+	// the order floorPlan lists them: the INCRBY-only floor, and the same with each key's expiry
+	// kept (the INCRBY and PEXPIREAT NX floor the writer's goal is set against), on one
+	// connection and on four.
 	Floors []floorRate `json:"floors"`
 	// RedisBenchmark is redis-benchmark's EVALSHA of the counter script, one pair a call, -c 1
 	// -P 16, on fresh keys, and RedisBenchmark4 the same on four connections (-c 4); the Steady

@@ -146,7 +146,7 @@ func writeWriter(out io.Writer, r *Report) {
 // sweep asked of SCAN, and the longest calls.
 func writeSweep(out io.Writer, r *Report) {
 	s := r.SweepSpread
-	tb := report.NewTable(fmt.Sprintf("SWEEP OF %s KEYS BESIDE RAW SCAN, %d PASSES EACH IN TURN", format.Commas(int64(r.SweepKeys)), s.Passes),
+	tb := report.NewTable(fmt.Sprintf("SWEEP OF %s KEYS BESIDE RAW SCAN AND THE READ FLOOR, %d PASSES EACH IN TURN", format.Commas(int64(r.SweepKeys)), s.Passes),
 		">MIN", ">MEDIAN", ">MAX")
 	tb.Row("sweep (TTL and value of each), keys/s", rateCell(s.SweepMin), rateCell(s.SweepMedian), rateCell(s.SweepMax))
 	tb.Row("raw SCAN at the sweep's mean COUNT, keys/s", rateCell(s.RawScanMin), rateCell(s.RawScanMedian), rateCell(s.RawScanMax))
