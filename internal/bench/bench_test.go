@@ -64,6 +64,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProgress(t, log.String(), steps(true, 3))
+	checkRounds(t, log.String())
 	_, rb := exec.LookPath("redis-benchmark")
 	if rb != nil && os.Getenv("CI") == "true" {
 		t.Fatal("redis-benchmark is not installed (Debian: redis-tools): bench's reference and its checks need it in CI")
@@ -101,10 +102,13 @@ func TestRun(t *testing.T) {
 	var table bytes.Buffer
 	WriteTable(&table, rep)
 	for _, row := range []string{"SERVER µs/PAIR", "keys there", "redis-benchmark -c 4 -P 16", "claimed (100 a call)",
-		"SWEEP OF 3,000 KEYS BESIDE RAW SCAN, 3 PASSES EACH IN TURN", "longest sweep call: ", "longest raw SCAN call: ",
+		"SWEEP OF 3,000 KEYS BESIDE RAW SCAN AND THE READ FLOOR, 3 PASSES EACH IN TURN", "longest sweep call: ", "longest raw SCAN call: ",
 		"sweep ÷ raw SCAN at the same COUNT, server time a key", "AT THE DEFAULTS, ON 3,000 KEYS",
 		"sweep, longest call", "writer ÷ redis-benchmark, server µs/pair, keys there, 4 connections", "DISCOVER: 3,000 KEYS",
-		"bloom filter elements added (32 a call, 8 hashes)", "raw GETBIT script, same positions"} {
+		"bloom filter elements added (32 a call, 8 hashes)", "raw GETBIT script, same positions",
+		"read floor (SCAN, then the page's PTTLs and MGETs), server time a key", "sweep ÷ the read floor after it, server time a key",
+		"sweep ÷ read floor at the same COUNT, server time a key", "writer ÷ INCRBY and PEXPIREAT NX floor, server µs/pair, keys there, 4 connections",
+		"server time a key by command, all passes: sweep ", "keys there: 5 rounds of the writer and its floors in turn, 400 events each"} {
 		if !strings.Contains(table.String(), row) {
 			t.Errorf("the table has no %q:\n%s", row, table.String())
 		}
@@ -137,11 +141,39 @@ func checkProgress(t *testing.T, log string, total int) {
 	t.Errorf("%d steps of %d shown:\n%s", n, total, log)
 }
 
+// checkRounds checks that the writer's steady cases and their floors take turns, round by round.
+func checkRounds(t *testing.T, log string) {
+	t.Helper()
+	for _, c := range []struct {
+		writer int
+		floors []int
+	}{{6, []int{0, 1}}, {7, []int{2, 3}}} {
+		var want []string
+		for k := 1; k <= steadyRounds; k++ {
+			want = append(want, fmt.Sprintf("writer: %s, round %d of %d", writerPlan[c.writer].name, k, steadyRounds))
+			for _, j := range c.floors {
+				want = append(want, fmt.Sprintf("%s, round %d of %d", floorPlan[j].name, k, steadyRounds))
+			}
+		}
+		var got []string
+		for line := range strings.SplitSeq(log, "\n") {
+			for _, w := range want {
+				if strings.HasSuffix(line, ": "+w) {
+					got = append(got, w)
+				}
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("steps of %s and its floors:\n%s\nwant\n%s", writerPlan[c.writer].id, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
 // checkServerTime checks each case's server time: there, over 0, of the case's own commands.
 func checkServerTime(t *testing.T, rep *Report, rb bool) {
 	t.Helper()
 	cases := []string{"bare_client_c1", "bare_client_c4", "limiter", "delay_queue_enqueue", "delay_queue_claim", "delay_queue_ack",
-		"sweep", "raw_scan", "console", "serve", "discover_config_sweep", "discover"}
+		"sweep", "raw_scan", "read_floor", "console", "serve", "discover_config_sweep", "discover"}
 	for _, c := range writerPlan {
 		cases = append(cases, c.id)
 	}
@@ -175,6 +207,10 @@ func checkServerTime(t *testing.T, rep *Report, rb bool) {
 				t.Errorf("%s's time is of %v; want EVALSHA's alone", id, names)
 			}
 		}
+	}
+	// The read floor sends SCAN, PTTL and MGET and nothing else.
+	if st := rep.ServerTime["read_floor"]; st != nil && !slices.Equal(slices.Sorted(mapKeys(st.ByCommand)), []string{"mget", "pttl", "scan"}) {
+		t.Errorf("the read floor's time is of %v; want SCAN's, PTTL's and MGET's alone", st.ByCommand)
 	}
 	for i, w := range rep.Writer {
 		if w.ServerUsPerPair == nil || *w.ServerUsPerPair != rep.ServerTime[writerPlan[i].id].UsPer || w.LongestCallUs == nil {
@@ -219,9 +255,12 @@ func checkRatios(t *testing.T, rep *Report, rb bool) {
 		"sweep server µs vs raw SCAN": s.SweepUsVsRawScan, "discover server µs vs sweep": rep.Discover.ServerUsVsSweep,
 		"writer steady c1 vs floor": f.WriterSteadyC1VsFloor, "writer steady c4 vs floor": f.WriterSteadyC4VsFloor,
 		"expiry floor c1 vs floor": f.ExpiryFloorC1VsFloor, "expiry floor c4 vs floor": f.ExpiryFloorC4VsFloor,
+		"writer steady c1 vs expiry floor": f.WriterSteadyC1VsExpiryFloor, "writer steady c4 vs expiry floor": f.WriterSteadyC4VsExpiryFloor,
+		"read floor µs": rep.ReadFloorUs, "sweep vs read floor": rep.SweepVsReadFloor,
 	}
 	goals := map[string]*bool{"sweep µs": g.SweepServerUs, "sweep ÷ raw SCAN": g.SweepVsRawScan,
-		"steady c1": g.WriterSteadyC1, "steady c4": g.WriterSteadyC4}
+		"steady c1": g.WriterSteadyC1, "steady c4": g.WriterSteadyC4, "steady c1 ÷ expiry floor": g.WriterSteadyC1VsExpiryFloor,
+		"steady c4 ÷ expiry floor": g.WriterSteadyC4VsExpiryFloor, "sweep ÷ read floor": g.SweepVsReadFloor}
 	if rb {
 		maps.Copy(known, map[string]*float64{
 			"writer fresh c1": s.WriterFreshC1VsRB, "writer fresh c4": s.WriterFreshC4VsRB,
@@ -251,19 +290,27 @@ func checkRatios(t *testing.T, rep *Report, rb bool) {
 		*sp.SweepUsMin > *s.SweepUs || *s.SweepUs > *sp.SweepUsMax || *sp.RawScanUsMin > *s.RawScanUs {
 		t.Errorf("sweep spread %+v", sp)
 	}
+	if rf := rep.ReadFloorFigures; rf.ReadFloorUsMin == nil || rf.ReadFloorUsMax == nil || rf.SweepVsReadFloorMin == nil ||
+		rf.SweepVsReadFloorMax == nil || *rf.ReadFloorUsMin > *rf.ReadFloorUs || *rf.ReadFloorUs > *rf.ReadFloorUsMax ||
+		*rf.SweepVsReadFloorMin > *rf.SweepVsReadFloor || *rf.SweepVsReadFloor > *rf.SweepVsReadFloorMax ||
+		rf.SweepByCommand["pttl"] <= 0 || rf.ReadFloorByCommand["mget"] <= 0 {
+		t.Errorf("read floor %+v", rf)
+	}
 	if rep.Sweep != sp.SweepMedian || rep.RawScan != sp.RawScanMedian {
 		t.Errorf("sweep %v, raw SCAN %v: not the medians of %+v", rep.Sweep, rep.RawScan, sp)
 	}
 }
 
 // TestSettle: settle's ratios and goals for figures whose ratios and verdicts are worked out by
-// hand here (the goals: steady ≤ 1.4× the INCRBY-only floor, fresh ≤ 0.6× redis-benchmark, sweep
-// ÷ raw SCAN ≥ 0.6, sweep ≤ 1.5 µs a key, longest sweep call ≤ 2000 µs, and unknown when that
-// call is a bound from LATENCY HISTOGRAM, a bucket (half of it, it], that straddles 2000 µs).
+// hand here (the goals: steady ≤ 1.4× the INCRBY-only floor and ≤ 1.3× the INCRBY and PEXPIREAT
+// NX floor, fresh ≤ 0.6× redis-benchmark, sweep ÷ raw SCAN ≥ 0.6, sweep ≤ 1.5 µs a key, sweep ≤
+// 1.15× the read floor, longest sweep call ≤ 2000 µs, and unknown when that call is a bound from
+// LATENCY HISTOGRAM, a bucket (half of it, it], that straddles 2000 µs).
 func TestSettle(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	type verdicts struct {
 		steadyC1, steadyC4, freshC1, freshC4, sweepRatio, sweepUs, longest, usRatio *bool
+		expiryC1, expiryC4, readFloor                                               *bool
 	}
 	yes, no := new(true), new(false)
 	tests := []struct {
@@ -280,9 +327,11 @@ func TestSettle(t *testing.T) {
 		longest                   *float64
 		exact                     bool
 		usRatio                   *float64 // the passes' median of the sweep's µs a key over raw SCAN's
+		readFloor                 *float64 // the passes' median of the sweep's µs a key over the read floor's
 		wantFreshC1, wantSteadyC4 *float64 // the ratios, worked out
 		wantSweepUsVsRaw          *float64
 		wantC1VsFloor, wantExpiry *float64 // steady c1 ÷ floor c1; expiry floor c4 ÷ floor c4
+		wantC1VsExp, wantC4VsExp  *float64 // steady c1 ÷ expiry floor c1, c4 ÷ c4
 		want                      verdicts
 	}{
 		{
@@ -291,15 +340,17 @@ func TestSettle(t *testing.T) {
 			rbFresh1: f(1), rbFresh4: f(2), rbSteady1: f(1), rbSteady4: f(1), floors: [4]*float64{f(0.25), f(0.5), f(0.2), f(0.3)},
 			passes: 3, ratioMedian: 0.75, sweepUs: f(1.5), rawScanUs: f(0.5), longest: f(2000), exact: true,
 			wantFreshC1: f(0.5), wantSteadyC4: f(0.25), wantSweepUsVsRaw: f(3), wantC1VsFloor: f(1.2), wantExpiry: f(1.5), usRatio: f(1.2),
-			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes},
+			readFloor: f(1.1), wantC1VsExp: f(0.6), wantC4VsExp: f(0.25 / 0.3),
+			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes, yes, yes, yes},
 		},
 		{
 			name:     "every goal missed",
 			writerUs: [8]*float64{f(2), f(1.3), nil, f(2.5), nil, nil, f(0.8), f(0.5)},
-			rbFresh1: f(2), rbFresh4: f(4), rbSteady1: f(2), rbSteady4: f(1), floors: [4]*float64{f(0.5), nil, f(0.25), nil},
+			rbFresh1: f(2), rbFresh4: f(4), rbSteady1: f(2), rbSteady4: f(1), floors: [4]*float64{f(0.5), f(0.6), f(0.25), f(0.38)},
 			passes: 3, ratioMedian: 0.5, sweepUs: f(2), rawScanUs: f(0.5), longest: f(2001), exact: true,
 			wantFreshC1: f(0.65), wantSteadyC4: f(0.5), wantSweepUsVsRaw: f(4), wantC1VsFloor: f(1.6), usRatio: f(1.61),
-			want: verdicts{no, no, no, no, no, no, no, no},
+			wantExpiry: f(1.52), readFloor: f(1.16), wantC1VsExp: f(0.8 / 0.6), wantC4VsExp: f(0.5 / 0.38),
+			want: verdicts{no, no, no, no, no, no, no, no, no, no, no},
 		},
 		{
 			name:     "goals met exactly at their bounds",
@@ -307,7 +358,15 @@ func TestSettle(t *testing.T) {
 			rbFresh1: f(5), rbFresh4: f(1), rbSteady1: f(2), rbSteady4: f(1), floors: [4]*float64{f(1.25), nil, f(0.25), f(0.25)},
 			passes: 1, ratioMedian: 0.6, sweepUs: f(1.5), rawScanUs: nil, longest: f(500), exact: true,
 			wantFreshC1: f(0.6), wantSteadyC4: f(0.35), wantC1VsFloor: f(1.4), wantExpiry: f(1), usRatio: f(1.6),
-			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes},
+			wantC4VsExp: f(1.4),
+			want:        verdicts{yes, yes, yes, yes, yes, yes, yes, yes, nil, no, nil},
+		},
+		{
+			name:     "the floors' goals met exactly at their bounds",
+			writerUs: [8]*float64{6: f(1.3), 7: f(2.6)},
+			floors:   [4]*float64{f(1), f(1), f(2), f(2)}, passes: 3, ratioMedian: 0.6, sweepUs: f(1), readFloor: f(1.15),
+			wantC1VsFloor: f(1.3), wantExpiry: f(1), wantC1VsExp: f(1.3), wantC4VsExp: f(1.3),
+			want: verdicts{steadyC1: yes, steadyC4: yes, sweepRatio: yes, sweepUs: yes, expiryC1: yes, expiryC4: yes, readFloor: yes},
 		},
 		{
 			name:     "a bound whose bucket (1024, 2048] straddles the goal is no verdict",
@@ -334,8 +393,8 @@ func TestSettle(t *testing.T) {
 			name:          "floors but no redis-benchmark: the steady goals, judged against the floors, are known",
 			writerUs:      [8]*float64{f(1), f(1), f(1), f(1), f(1), f(1), f(1.5), f(1.3)},
 			floors:        [4]*float64{f(1), f(2), f(1), f(2)},
-			wantC1VsFloor: f(1.5), wantExpiry: f(2),
-			want: verdicts{steadyC1: no, steadyC4: yes},
+			wantC1VsFloor: f(1.5), wantExpiry: f(2), wantC1VsExp: f(0.75), wantC4VsExp: f(0.65),
+			want: verdicts{steadyC1: no, steadyC4: yes, expiryC1: yes, expiryC4: yes},
 		},
 		{
 			name:     "no redis-benchmark, no floors, no passes and no SLOWLOG: nothing known",
@@ -358,6 +417,7 @@ func TestSettle(t *testing.T) {
 			s.RBFreshC1, s.RBFreshC4, s.RBSteadyC1, s.RBSteadyC4 = tt.rbFresh1, tt.rbFresh4, tt.rbSteady1, tt.rbSteady4
 			s.SweepUs, s.RawScanUs, s.SweepLongestUs, s.SweepLongestExact = tt.sweepUs, tt.rawScanUs, tt.longest, tt.exact
 			r.SweepSpread.Passes, r.SweepSpread.RatioMedian, r.SweepSpread.UsRatioMedian = tt.passes, tt.ratioMedian, tt.usRatio
+			r.SweepVsReadFloor = tt.readFloor
 			r.settle()
 			same := func(name string, got, want *float64) {
 				if (got == nil) != (want == nil) || got != nil && !near(*got, *want) {
@@ -369,6 +429,8 @@ func TestSettle(t *testing.T) {
 			same("sweep µs ÷ raw SCAN's", s.SweepUsVsRawScan, tt.wantSweepUsVsRaw)
 			same("steady c1 ÷ the INCRBY-only floor", r.WriterSteadyC1VsFloor, tt.wantC1VsFloor)
 			same("expiry floor c4 ÷ the INCRBY-only floor", r.ExpiryFloorC4VsFloor, tt.wantExpiry)
+			same("steady c1 ÷ the INCRBY and PEXPIREAT NX floor", r.WriterSteadyC1VsExpiryFloor, tt.wantC1VsExp)
+			same("steady c4 ÷ the INCRBY and PEXPIREAT NX floor", r.WriterSteadyC4VsExpiryFloor, tt.wantC4VsExp)
 			g, w := r.Goals, tt.want
 			for _, c := range []struct {
 				name      string
@@ -379,6 +441,9 @@ func TestSettle(t *testing.T) {
 				{"sweep ÷ raw SCAN", g.SweepVsRawScan, w.sweepRatio}, {"sweep µs a key", g.SweepServerUs, w.sweepUs},
 				{"longest sweep call", g.SweepLongest, w.longest},
 				{"sweep µs a key ÷ raw SCAN's", g.SweepUsVsRawScan, w.usRatio},
+				{"steady c1 ÷ expiry floor", g.WriterSteadyC1VsExpiryFloor, w.expiryC1},
+				{"steady c4 ÷ expiry floor", g.WriterSteadyC4VsExpiryFloor, w.expiryC4},
+				{"sweep ÷ read floor", g.SweepVsReadFloor, w.readFloor},
 			} {
 				if (c.got == nil) != (c.want == nil) || c.got != nil && *c.got != *c.want {
 					t.Errorf("goal %s: %v, want %v", c.name, showBool(c.got), showBool(c.want))

@@ -15,21 +15,25 @@ import (
 
 // incrbyFloor adds ARGV[i] to KEYS[i] and does nothing else: no exactly-once record, no expiry,
 // no check of its arguments, no reply but 1. Whatever a script that counts these keys does, it
-// costs Redis at least this; the writer's time on keys that are there is held to it.
-var incrbyFloor = redis.NewScript(`for i = 1, #KEYS do redis.call('INCRBY', KEYS[i], ARGV[i]) end return 1`)
+// costs Redis at least this. KEYS, ARGV and redis.call are read into locals once, as the counter
+// script reads them, so that the floors spend no more than it on Lua's globals.
+var incrbyFloor = redis.NewScript(`local keys, argv, call = KEYS, ARGV, redis.call
+for i = 1, #keys do call('INCRBY', keys[i], argv[i]) end
+return 1`)
 
 // expiryFloor is incrbyFloor plus the least that keeping each key's window-aligned expiry costs,
 // asked of every key at every write so that a key that lost its TTL gets it back: PEXPIREAT ... NX
 // (ARGV[2i-1] the delta, ARGV[2i] the expiry), or before Redis 7.0 a PTTL and PEXPIREAT where
-// there is none, as the counter script does. It is the floor of a script that keeps the counter
-// script's guarantee on expiry, measured beside the INCRBY-only floor to show what that costs.
-var expiryFloor = redis.NewScript(`local nx = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
-for i = 1, #KEYS do
-  redis.call('INCRBY', KEYS[i], ARGV[2 * i - 1])
+// there is none, as the counter script does. It is the least a write can do and still heal a lost
+// TTL at the next write: the writer's goal on keys that are there is set against it.
+var expiryFloor = redis.NewScript(`local keys, argv, call = KEYS, ARGV, redis.call
+local nx = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
+for i = 1, #keys do
+  call('INCRBY', keys[i], argv[2 * i - 1])
   if nx then
-    redis.call('PEXPIREAT', KEYS[i], ARGV[2 * i], 'NX')
-  elseif redis.call('PTTL', KEYS[i]) == -1 then
-    redis.call('PEXPIREAT', KEYS[i], ARGV[2 * i])
+    call('PEXPIREAT', keys[i], argv[2 * i], 'NX')
+  elseif call('PTTL', keys[i]) == -1 then
+    call('PEXPIREAT', keys[i], argv[2 * i])
   end
 end
 return 1`)
@@ -80,34 +84,33 @@ type FloorFigures struct {
 	ExpiryFloorC4VsFloor  *float64 `json:"expiry_floor_c4_server_us_per_pair_vs_floor"`
 	IncrbyFloorC1VsRB     *float64 `json:"incrby_floor_c1_server_us_per_pair_vs_redis_benchmark"`
 	IncrbyFloorC4VsRB     *float64 `json:"incrby_floor_c4_server_us_per_pair_vs_redis_benchmark"`
+	// The writer's steady time over the INCRBY and PEXPIREAT NX floor's on as many connections:
+	// the least a write can cost and still heal a lost TTL at the next write. The goals' ratios.
+	WriterSteadyC1VsExpiryFloor *float64 `json:"writer_steady_c1_server_us_per_pair_vs_expiry_floor"`
+	WriterSteadyC4VsExpiryFloor *float64 `json:"writer_steady_c4_server_us_per_pair_vs_expiry_floor"`
 }
 
-// floors measures the floors that follow writer case i, into rep.Floors.
-func (b *bencher) floors(rep *Report, st *store.Store, fam *store.Family, events, i int) error {
-	if len(rep.Floors) < len(floorPlan) {
-		rep.Floors = make([]floorRate, len(floorPlan))
+// floorRate is floor c's row from its rounds: wall-clock rates over all of them, Redis' time that
+// of the least round (sumRuns), filed as the floor's server time.
+func (b *bencher) floorRate(c floorCase, runs []caseRun) floorRate {
+	all, st, _ := sumRuns(runs)
+	r := floorRate{Case: c.name, PairsPerSec: all.pairs / all.secs, ScriptsPerSec: all.calls / all.secs}
+	if st != nil {
+		b.server[c.id] = st
+		r.ServerUsPair, r.LongestCallUs = &st.UsPer, st.LongestAtMost
 	}
-	for _, j := range floorAfter[i] {
-		c := floorPlan[j]
-		b.step("%s", c.name)
-		r, err := b.floor(st, fam, events, c)
-		if err != nil {
-			return err
-		}
-		rep.Floors[j] = r
-	}
-	return nil
+	return r
 }
 
 // floor sends events key pairs, drawn as the writer's cases draw them (so every key is one the
 // case before wrote), 32 pairs a call and 16 calls a pipeline on each of c.conns connections.
-func (b *bencher) floor(st *store.Store, fam *store.Family, events int, c floorCase) (floorRate, error) {
+func (b *bencher) floor(st *store.Store, fam *store.Family, events int, c floorCase) (caseRun, error) {
 	script := incrbyFloor
 	if c.expiry {
 		script = expiryFloor
 	}
 	if err := script.Load(b.ctx, b.rdb).Err(); err != nil {
-		return floorRate{}, err
+		return caseRun{}, err
 	}
 	tuples := b.tuples()
 	r := rand.New(rand.NewPCG(7, 8))
@@ -126,7 +129,8 @@ func (b *bencher) floor(st *store.Store, fam *store.Family, events int, c floorC
 	calls := (events + pairs - 1) / pairs
 	errs := make([]error, c.conns)
 	var secs float64
-	stime, err := b.measure(c.id, float64(events), "key pair", func() error {
+	mk := b.meter.start(b.ctx)
+	err := func() error {
 		var wg sync.WaitGroup
 		start := time.Now()
 		for conn := range c.conns {
@@ -161,15 +165,12 @@ func (b *bencher) floor(st *store.Store, fam *store.Family, events int, c floorC
 		wg.Wait()
 		secs = time.Since(start).Seconds()
 		return errors.Join(append(errs, b.ctx.Err())...)
-	})
+	}()
 	if err != nil {
-		return floorRate{}, fmt.Errorf("%s: %w", c.name, err)
+		return caseRun{}, fmt.Errorf("%s: %w", c.name, err)
 	}
-	rate := floorRate{Case: c.name, PairsPerSec: float64(events) / secs, ScriptsPerSec: float64(calls) / secs}
-	if stime != nil {
-		rate.ServerUsPair, rate.LongestCallUs = &stime.UsPer, stime.LongestAtMost
-	}
-	return rate, nil
+	return caseRun{events: float64(events), pairs: float64(events), calls: float64(calls), secs: secs,
+		st: b.meter.since(b.ctx, mk, float64(events), "key pair", nil)}, nil
 }
 
 // settleFloors takes the floors' figures and their ratios; s holds the writer's and
@@ -185,5 +186,7 @@ func (r *Report) settleFloors(s *ServerFigures) {
 	f.IncrbyFloorC1, f.ExpiryFloorC1, f.IncrbyFloorC4, f.ExpiryFloorC4 = us(0), us(1), us(2), us(3)
 	f.WriterSteadyC1VsFloor, f.WriterSteadyC4VsFloor = ratio(s.WriterSteadyC1, f.IncrbyFloorC1), ratio(s.WriterSteadyC4, f.IncrbyFloorC4)
 	f.ExpiryFloorC1VsFloor, f.ExpiryFloorC4VsFloor = ratio(f.ExpiryFloorC1, f.IncrbyFloorC1), ratio(f.ExpiryFloorC4, f.IncrbyFloorC4)
+	f.WriterSteadyC1VsExpiryFloor = ratio(s.WriterSteadyC1, f.ExpiryFloorC1)
+	f.WriterSteadyC4VsExpiryFloor = ratio(s.WriterSteadyC4, f.ExpiryFloorC4)
 	f.IncrbyFloorC1VsRB, f.IncrbyFloorC4VsRB = ratio(f.IncrbyFloorC1, s.RBSteadyC1), ratio(f.IncrbyFloorC4, s.RBSteadyC4)
 }

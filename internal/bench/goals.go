@@ -8,6 +8,10 @@ const (
 	goalSweepUs        = 1.5  // the sweep's server µs a key, at most
 	goalSweepUsRatio   = 1.6  // the sweep's server µs a key ÷ raw SCAN's at the same COUNT, at most
 	goalSweepLongestUs = 2000 // the sweep's longest call, µs, at most
+	// The goals against the floors: the writer's server µs/pair on keys there ÷ the INCRBY and
+	// PEXPIREAT NX floor's, and the sweep's server µs a key ÷ the read floor's, at most.
+	goalExpiryFloor = 1.3
+	goalReadFloor   = 1.15
 )
 
 // ratio is a ÷ b, or nil when either is unknown or b is 0.
@@ -77,6 +81,9 @@ func (r *Report) settle() {
 	}
 	g.SweepServerUs = atMost(s.SweepUs, goalSweepUs)
 	g.SweepUsVsRawScan = atMost(r.SweepSpread.UsRatioMedian, goalSweepUsRatio)
+	g.WriterSteadyC1VsExpiryFloor = atMost(f.WriterSteadyC1VsExpiryFloor, goalExpiryFloor)
+	g.WriterSteadyC4VsExpiryFloor = atMost(f.WriterSteadyC4VsExpiryFloor, goalExpiryFloor)
+	g.SweepVsReadFloor = atMost(r.SweepVsReadFloor, goalReadFloor)
 	g.SweepLongest = atMost(s.SweepLongestUs, goalSweepLongestUs)
 	if l := s.SweepLongestUs; l != nil && !s.SweepLongestExact && *l > goalSweepLongestUs && *l/2 < goalSweepLongestUs {
 		g.SweepLongest = nil // the bound's bucket straddles the goal

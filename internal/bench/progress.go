@@ -105,10 +105,13 @@ func (p *progress) end(done bool) {
 
 // steps is how many steps a run has: the total the progress line counts to.
 func steps(own bool, passes int) int {
-	n := 8 + 2 + 4 + 3  // writer cases, go-redis alone, redis-benchmark, limiter, delay queue, bloom
-	n += 1 + passes + 2 // the sweep's keys, its passes beside raw SCAN, a sweep and a raw SCAN with SLOWLOG
+	n := 2 + 4 + 3      // go-redis alone, redis-benchmark, limiter, delay queue, bloom
+	n += 1 + passes + 2 // the sweep's keys, its passes beside raw SCAN and the read floor, a sweep and a raw SCAN with SLOWLOG
 	n += 2              // the console's and serve's share
-	n += len(floorPlan) // the floors beside the writer's steady cases
+	for _, c := range writerPlan {
+		n += rounds(c)
+	}
+	n += len(floorPlan) * steadyRounds // the floors, in rounds with the writer's steady cases
 	n += discoverSteps
 	if !own {
 		n++ // deleting bench's keys

@@ -12,9 +12,13 @@ type Report struct {
 	// Writer is the writer's cases in the order writerPlan lists them: 0–5 on an empty keyspace
 	// (fresh), 6 and 7 cases 1 and 3 again on the keys they wrote (steady).
 	Writer []rate3 `json:"writer"`
+	// SteadyRounds is how many rounds the writer's steady cases and their floors ran in, in turn,
+	// each with Events ÷ SteadyRounds events: their server time is the least round's.
+	SteadyRounds int `json:"steady_rounds"`
 	// Floors is what scripts that only count cost on the keys of the writer's steady cases, in
-	// the order floorPlan lists them: the INCRBY-only floor the writer's goal is set against, and
-	// the same with each key's expiry kept, on one connection and on four.
+	// the order floorPlan lists them: the INCRBY-only floor, and the same with each key's expiry
+	// kept (the INCRBY and PEXPIREAT NX floor the writer's goal is set against), on one
+	// connection and on four.
 	Floors []floorRate `json:"floors"`
 	// RedisBenchmark is redis-benchmark's EVALSHA of the counter script, one pair a call, -c 1
 	// -P 16, on fresh keys, and RedisBenchmark4 the same on four connections (-c 4); the Steady
@@ -61,6 +65,7 @@ type Report struct {
 	ServerFigures
 	FloorFigures
 	SweepSpread
+	ReadFloorFigures
 	// Goals says of each goal whether this run met it; null when a figure it needs is unknown.
 	Goals Goals `json:"goals"`
 	// ServerTime is every case's server time, by case, with its commands and its longest call.
@@ -196,6 +201,13 @@ type Goals struct {
 	// the passes' median of the sweep's server µs a key over raw SCAN's ≤ goalSweepUsRatio
 	SweepUsVsRawScan *bool `json:"sweep_server_us_per_key_vs_raw_scan"`
 	SweepLongest     *bool `json:"sweep_longest_call"` // ≤ goalSweepLongestUs
+	// The goals against the floors measured in the same run: the writer's server µs/pair on
+	// keys there ≤ goalExpiryFloor × the INCRBY and PEXPIREAT NX floor's, on one connection and
+	// on four; the passes' median of the sweep's server µs a key over the read floor's ≤
+	// goalReadFloor.
+	WriterSteadyC1VsExpiryFloor *bool `json:"writer_steady_c1_vs_expiry_floor"`
+	WriterSteadyC4VsExpiryFloor *bool `json:"writer_steady_c4_vs_expiry_floor"`
+	SweepVsReadFloor            *bool `json:"sweep_vs_read_floor"`
 }
 
 // countMedian is the median of the passes' mean COUNT, or 1000 (the sweep's first COUNT) when no

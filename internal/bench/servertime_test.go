@@ -165,10 +165,11 @@ func TestWriterFreshAndSteady(t *testing.T) {
 	}
 	const events = 3000
 	run := func(c writerCase) rate3 {
-		r, err := b.writer(st, fam, events, c)
+		run, err := b.writer(st, fam, events, c)
 		if err != nil {
 			t.Fatal(err)
 		}
+		r := b.writerRate(c, []caseRun{run})
 		if r.ServerUsPerPair == nil || *r.ServerUsPerPair <= 0 || r.ServerUsPerCall == nil || *r.ServerUsPerCall < *r.ServerUsPerPair {
 			t.Errorf("%s: server µs a pair %v, a call %v", c.id, r.ServerUsPerPair, r.ServerUsPerCall)
 		}

@@ -20,71 +20,112 @@ func sweepFamily() *store.Family {
 	return fam
 }
 
-// sweepCase fills n family keys, then measures sweeps and raw SCANs of them in turn, passes of
-// each, every raw SCAN at the mean COUNT the sweep before it asked for (the sweep's COUNT adapts
-// to [scan] max_call), and a last sweep and raw SCAN whose every call is logged for the longest.
+// sweepCase fills n family keys, then measures sweeps, raw SCANs and read floors of them in turn,
+// passes of each, every raw SCAN and read floor at the mean COUNT the sweep before it asked for
+// (the sweep's COUNT adapts to [scan] max_call), and a last sweep and raw SCAN whose every call
+// is logged for the longest.
 func (b *bencher) sweepCase(rep *Report, n int) error {
 	b.step("sweep: writing %s keys", commas(n))
 	fam := sweepFamily()
 	if err := b.fillSweep(n); err != nil {
 		return err
 	}
-	var sweeps, raws, ratios, sweepUs, rawUs, usRatios, sweepCPU, counts []float64
-	var sweepTime, rawTime *ServerTime
-	var calls scanner.CallStats
+	var p sweepPasses
 	for i := range b.passes {
-		b.step("sweep and raw SCAN of %s keys in turn, pass %d of %d", commas(n), i+1, b.passes)
-		mk := b.meter.start(b.ctx)
-		sw, seen, c, err := b.sweepPass(fam)
-		if err != nil {
+		b.step("sweep, raw SCAN and read floor of %s keys in turn, pass %d of %d", commas(n), i+1, b.passes)
+		if err := b.sweepRound(fam, &p); err != nil {
 			return err
 		}
-		st := b.meter.since(b.ctx, mk, float64(seen), "key", nil)
-		count := int64(1000) // a pass that made no SCAN (an empty keyspace) compares with the default COUNT
-		if c.Scans > 0 {
-			count = max(c.CountSum/c.Scans, 1)
-		}
-		mk = b.meter.start(b.ctx)
-		raw, seen, err := b.rawScanPass(count)
-		if err != nil {
-			return err
-		}
-		rt := b.meter.since(b.ctx, mk, float64(seen), "key", nil)
-		sweeps, raws, ratios = append(sweeps, sw), append(raws, raw), append(ratios, sw/raw)
-		counts = append(counts, float64(count))
-		calls = addCalls(calls, c)
-		if st != nil && rt != nil {
-			sweepUs, rawUs = append(sweepUs, st.UsPer), append(rawUs, rt.UsPer)
-			if rt.UsPer > 0 {
-				usRatios = append(usRatios, st.UsPer/rt.UsPer)
-			}
-			if st.CPUUsPer != nil {
-				sweepCPU = append(sweepCPU, *st.CPUUsPer)
-			}
-		}
-		sweepTime, rawTime = addTime(sweepTime, st), addTime(rawTime, rt)
 	}
-	if sweepTime != nil {
-		b.server["sweep"], b.server["raw_scan"] = sweepTime, rawTime
+	if p.sweepTime != nil {
+		b.server["sweep"], b.server["raw_scan"], b.server["read_floor"] = p.sweepTime, p.rawTime, p.floorTime
 	}
+	p.file(rep, b.passes)
+	fileCalls(rep, p.calls, p.counts, b.defaults.Scan.MaxCall)
+	return b.sweepLongest(rep, fam, n, p.sweepTime, p.rawTime, int64(rep.SweepSpread.countMedian()))
+}
+
+// sweepPasses gathers the figures of the sweep's passes, and of the raw SCAN's and the read floor's
+// beside them.
+type sweepPasses struct {
+	sweeps, raws, ratios, counts       []float64 // keys/s, and the COUNT each sweep asked for
+	sweepUs, rawUs, usRatios, sweepCPU []float64 // server µs a key, and Redis' CPU a key
+	floorUs, floorRatios               []float64
+	sweepTime, rawTime, floorTime      *ServerTime // all passes together
+	calls                              scanner.CallStats
+}
+
+// sweepRound measures one pass of each in turn: a sweep, then a raw SCAN and a read floor at the
+// mean COUNT it asked for.
+func (b *bencher) sweepRound(fam *store.Family, p *sweepPasses) error {
+	mk := b.meter.start(b.ctx)
+	sw, seen, c, err := b.sweepPass(fam)
+	if err != nil {
+		return err
+	}
+	st := b.meter.since(b.ctx, mk, float64(seen), "key", nil)
+	count := int64(1000) // a pass that made no SCAN (an empty keyspace) compares with the default COUNT
+	if c.Scans > 0 {
+		count = max(c.CountSum/c.Scans, 1)
+	}
+	mk = b.meter.start(b.ctx)
+	raw, seen, err := b.rawScanPass(count)
+	if err != nil {
+		return err
+	}
+	rt := b.meter.since(b.ctx, mk, float64(seen), "key", nil)
+	mk = b.meter.start(b.ctx)
+	if seen, err = b.readFloorPass(count); err != nil {
+		return err
+	}
+	ft := b.meter.since(b.ctx, mk, float64(seen), "key", nil)
+	p.sweeps, p.raws, p.ratios = append(p.sweeps, sw), append(p.raws, raw), append(p.ratios, sw/raw)
+	p.counts = append(p.counts, float64(count))
+	p.calls = addCalls(p.calls, c)
+	if st != nil && rt != nil && ft != nil {
+		p.sweepUs, p.rawUs, p.floorUs = append(p.sweepUs, st.UsPer), append(p.rawUs, rt.UsPer), append(p.floorUs, ft.UsPer)
+		if rt.UsPer > 0 {
+			p.usRatios = append(p.usRatios, st.UsPer/rt.UsPer)
+		}
+		if ft.UsPer > 0 {
+			p.floorRatios = append(p.floorRatios, st.UsPer/ft.UsPer)
+		}
+		if st.CPUUsPer != nil {
+			p.sweepCPU = append(p.sweepCPU, *st.CPUUsPer)
+		}
+	}
+	p.sweepTime, p.rawTime, p.floorTime = addTime(p.sweepTime, st), addTime(p.rawTime, rt), addTime(p.floorTime, ft)
+	return nil
+}
+
+// file puts the passes' spreads into rep.
+func (p *sweepPasses) file(rep *Report, n int) {
 	sp := &rep.SweepSpread
-	sp.Passes = b.passes
-	sp.SweepMin, sp.SweepMedian, sp.SweepMax = spread(sweeps)
-	sp.RawScanMin, sp.RawScanMedian, sp.RawScanMax = spread(raws)
-	sp.RatioMin, sp.RatioMedian, sp.RatioMax = spread(ratios)
+	sp.Passes = n
+	sp.SweepMin, sp.SweepMedian, sp.SweepMax = spread(p.sweeps)
+	sp.RawScanMin, sp.RawScanMedian, sp.RawScanMax = spread(p.raws)
+	sp.RatioMin, sp.RatioMedian, sp.RatioMax = spread(p.ratios)
 	rep.Sweep, rep.RawScan = sp.SweepMedian, sp.RawScanMedian
-	if len(sweepUs) > 0 {
-		sp.SweepUsMin, rep.SweepUs, sp.SweepUsMax = spreadOf(sweepUs)
-		sp.RawScanUsMin, rep.RawScanUs, sp.RawScanUsMax = spreadOf(rawUs)
+	if len(p.sweepUs) > 0 {
+		sp.SweepUsMin, rep.SweepUs, sp.SweepUsMax = spreadOf(p.sweepUs)
+		sp.RawScanUsMin, rep.RawScanUs, sp.RawScanUsMax = spreadOf(p.rawUs)
 	}
-	if len(usRatios) == b.passes {
-		sp.UsRatioMin, sp.UsRatioMedian, sp.UsRatioMax = spreadOf(usRatios)
+	if len(p.usRatios) == n {
+		sp.UsRatioMin, sp.UsRatioMedian, sp.UsRatioMax = spreadOf(p.usRatios)
 	}
-	if len(sweepCPU) == b.passes {
-		sp.SweepCPUMin, sp.SweepCPUMedian, sp.SweepCPUMax = spreadOf(sweepCPU)
+	if len(p.sweepCPU) == n {
+		sp.SweepCPUMin, sp.SweepCPUMedian, sp.SweepCPUMax = spreadOf(p.sweepCPU)
 	}
-	fileCalls(rep, calls, counts, b.defaults.Scan.MaxCall)
-	return b.sweepLongest(rep, fam, n, sweepTime, rawTime, int64(sp.countMedian()))
+	rf := &rep.ReadFloorFigures
+	if len(p.floorUs) > 0 {
+		rf.ReadFloorUsMin, rf.ReadFloorUs, rf.ReadFloorUsMax = spreadOf(p.floorUs)
+	}
+	if len(p.floorRatios) == n {
+		rf.SweepVsReadFloorMin, rf.SweepVsReadFloor, rf.SweepVsReadFloorMax = spreadOf(p.floorRatios)
+	}
+	if p.sweepTime != nil && p.floorTime != nil {
+		rf.SweepByCommand, rf.ReadFloorByCommand = perKey(p.sweepTime), perKey(p.floorTime)
+	}
 }
 
 // addCalls adds one pass's calls to those of the passes before.

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/internal/report"
@@ -135,13 +136,17 @@ func writeWriter(out io.Writer, r *Report) {
 		tb.Row(c.name, c.keys, "", rateCell(*c.rate), rateCell(*c.rate), usCell(c.us), longest(r, c.id))
 	}
 	tb.Write(out, "")
+	if n := r.SteadyRounds; n > 1 {
+		fmt.Fprintf(out, "keys there: %d rounds of the writer and its floors in turn, %s events each; rates over all, Redis' time the least round's\n",
+			n, format.Commas(int64(max(r.Events/n, 1))))
+	}
 }
 
 // writeSweep prints the sweep's passes beside raw SCAN's: min, median and max; then what the
 // sweep asked of SCAN, and the longest calls.
 func writeSweep(out io.Writer, r *Report) {
 	s := r.SweepSpread
-	tb := report.NewTable(fmt.Sprintf("SWEEP OF %s KEYS BESIDE RAW SCAN, %d PASSES EACH IN TURN", format.Commas(int64(r.SweepKeys)), s.Passes),
+	tb := report.NewTable(fmt.Sprintf("SWEEP OF %s KEYS BESIDE RAW SCAN AND THE READ FLOOR, %d PASSES EACH IN TURN", format.Commas(int64(r.SweepKeys)), s.Passes),
 		">MIN", ">MEDIAN", ">MAX")
 	tb.Row("sweep (TTL and value of each), keys/s", rateCell(s.SweepMin), rateCell(s.SweepMedian), rateCell(s.SweepMax))
 	tb.Row("raw SCAN at the sweep's mean COUNT, keys/s", rateCell(s.RawScanMin), rateCell(s.RawScanMedian), rateCell(s.RawScanMax))
@@ -149,6 +154,10 @@ func writeSweep(out io.Writer, r *Report) {
 	tb.Row("sweep, server time a key", usCell(s.SweepUsMin), usCell(r.SweepUs), usCell(s.SweepUsMax))
 	tb.Row("raw SCAN, server time a key", usCell(s.RawScanUsMin), usCell(r.RawScanUs), usCell(s.RawScanUsMax))
 	tb.Row("sweep ÷ the raw SCAN after it, server time a key", timesCell(s.UsRatioMin), timesCell(s.UsRatioMedian), timesCell(s.UsRatioMax))
+	f := r.ReadFloorFigures
+	tb.Row("read floor (SCAN, then the page's PTTLs and MGETs), server time a key", usCell(f.ReadFloorUsMin), usCell(f.ReadFloorUs), usCell(f.ReadFloorUsMax))
+	tb.Row("sweep ÷ the read floor after it, server time a key", timesCell(f.SweepVsReadFloorMin), timesCell(f.SweepVsReadFloor),
+		timesCell(f.SweepVsReadFloorMax))
 	tb.Row("sweep, Redis main thread's CPU a key", usCell(s.SweepCPUMin), usCell(s.SweepCPUMedian), usCell(s.SweepCPUMax))
 	tb.Row("sweep, SCAN's COUNT (the median of the passes' means)", format.Commas(int64(s.CountMin)), format.Commas(int64(s.CountMedian)),
 		format.Commas(int64(s.CountMax)))
@@ -172,6 +181,31 @@ func writeSweep(out io.Writer, r *Report) {
 		raw = format.Commas(int64(*r.RawScanLongestUs)) + " µs"
 	}
 	fmt.Fprintf(out, "longest raw SCAN call: %s; %s\n", raw, r.RawScanLongestFrom)
+	if f.SweepByCommand != nil && f.ReadFloorByCommand != nil {
+		fmt.Fprintf(out, "server time a key by command, all passes: sweep %s; read floor %s; sweep less read floor %s\n",
+			commandCells(byCommand(f.SweepByCommand), false), commandCells(byCommand(f.ReadFloorByCommand), false),
+			commandCells(commandRest(f.SweepByCommand, f.ReadFloorByCommand), true))
+	}
+}
+
+// commandCells lists commands' time a key ("scan 0.95, pttl 0.41 µs"), leaving out those under
+// 0.005 µs either way; signed shows a + on those that add.
+func commandCells(cs []commandTime, signed bool) string {
+	var parts []string
+	for _, c := range cs {
+		if c.us > -0.005 && c.us < 0.005 {
+			continue
+		}
+		if signed {
+			parts = append(parts, fmt.Sprintf("%s %+.2f", c.name, c.us))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.2f", c.name, c.us))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ") + " µs"
 }
 
 // writeLoad prints what a console and serve cost the server at the defaults.
@@ -194,6 +228,12 @@ func writeGoals(out io.Writer, r *Report) {
 	s, g := r.ServerFigures, r.Goals
 	tb := report.NewTable("GOAL", ">MEASURED", ">GOAL", ">MET")
 	f := r.FloorFigures
+	tb.Row("writer ÷ INCRBY and PEXPIREAT NX floor, server µs/pair, keys there, 1 connection", timesCell(f.WriterSteadyC1VsExpiryFloor),
+		fmt.Sprintf("≤ %.2f×", goalExpiryFloor), metCell(g.WriterSteadyC1VsExpiryFloor))
+	tb.Row("writer ÷ INCRBY and PEXPIREAT NX floor, server µs/pair, keys there, 4 connections", timesCell(f.WriterSteadyC4VsExpiryFloor),
+		fmt.Sprintf("≤ %.2f×", goalExpiryFloor), metCell(g.WriterSteadyC4VsExpiryFloor))
+	tb.Row("sweep ÷ read floor at the same COUNT, server time a key (median of the passes)", timesCell(r.SweepVsReadFloor),
+		fmt.Sprintf("≤ %.2f×", goalReadFloor), metCell(g.SweepVsReadFloor))
 	tb.Row("writer ÷ INCRBY-only floor, server µs/pair, keys there, 1 connection", timesCell(f.WriterSteadyC1VsFloor),
 		fmt.Sprintf("≤ %.2f×", goalSteady), metCell(g.WriterSteadyC1))
 	tb.Row("writer ÷ INCRBY-only floor, server µs/pair, keys there, 4 connections", timesCell(f.WriterSteadyC4VsFloor),

@@ -40,35 +40,124 @@ var writerPlan = []writerCase{
 var writerOrder = []int{0, 1, 6, 2, 3, 7, 4, 5}
 
 // writerCases measures the writer at each shape into rep.Writer, and after its steady cases the
-// floors on the keys they wrote, into rep.Floors.
+// floors on the keys they wrote, into rep.Floors. A steady case and its floors run in rounds, one
+// of each in turn, so that the writer and its floors meet the same state of the machine.
 func (b *bencher) writerCases(rep *Report, st *store.Store, fam *store.Family, events int) error {
 	rep.Writer = make([]rate3, len(writerPlan))
+	rep.Floors = make([]floorRate, len(floorPlan))
+	rep.SteadyRounds = steadyRounds
 	for _, i := range writerOrder {
 		c := writerPlan[i]
-		b.step("writer: %s", c.name)
 		if !c.steady {
 			if err := b.clean(); err != nil { // every fresh case starts from the same keyspace
 				return err
 			}
 		}
-		r, err := b.writer(st, fam, events, c)
-		if err != nil {
-			return err
+		rounds := rounds(c)
+		var runs []caseRun
+		floors := map[int][]caseRun{}
+		for k := range rounds {
+			b.step("writer: %s%s", c.name, roundOf(k, rounds))
+			r, err := b.writer(st, fam, max(events/rounds, 1), c)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, r)
+			for _, j := range floorAfter[i] {
+				b.step("%s%s", floorPlan[j].name, roundOf(k, rounds))
+				f, err := b.floor(st, fam, max(events/rounds, 1), floorPlan[j])
+				if err != nil {
+					return err
+				}
+				floors[j] = append(floors[j], f)
+			}
 		}
-		r.Case, r.Keys = c.name, "fresh"
-		if c.steady {
-			r.Keys = "steady"
-		}
-		rep.Writer[i] = r
-		if err := b.floors(rep, st, fam, events, i); err != nil {
-			return err
+		rep.Writer[i] = b.writerRate(c, runs)
+		for j, fr := range floors {
+			rep.Floors[j] = b.floorRate(floorPlan[j], fr)
 		}
 	}
 	return nil
 }
 
+// steadyRounds is how many rounds a steady case and its floors run in, each with a share of the
+// events. A round is stretched wherever Redis waited for a core, so more and shorter rounds give
+// more chances of one that was not; each round still makes a few hundred calls.
+const steadyRounds = 5
+
+// rounds is how many rounds writer case c runs in: a steady case steadyRounds, any other once.
+func rounds(c writerCase) int {
+	if c.steady {
+		return steadyRounds
+	}
+	return 1
+}
+
+// roundOf names round k of n in a step, or nothing when there is one.
+func roundOf(k, n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(", round %d of %d", k+1, n)
+}
+
+// caseRun is one run of a writer case or a floor: what it sent, how long it took, and Redis'
+// time on it (nil when the server's counters could not be read).
+type caseRun struct {
+	events, pairs, calls, secs float64
+	st                         *ServerTime
+}
+
+// sumRuns is runs together (what they sent, over the time they took), and the server time to file
+// for them: the least a unit of any run's, with the longest call of all of them; nil when no
+// run's is known. A run's time is stretched wherever Redis waited for a core (usec is wall time),
+// never shrunk, so the least of a few rounds is the closest to Redis' own. leastCalls is the
+// calls of the run whose time that is.
+func sumRuns(runs []caseRun) (all caseRun, filed *ServerTime, leastCalls float64) {
+	var longest *float64
+	for _, r := range runs {
+		all.events += r.events
+		all.pairs += r.pairs
+		all.calls += r.calls
+		all.secs += r.secs
+		if r.st == nil {
+			continue
+		}
+		if filed == nil || r.st.UsPer < filed.UsPer {
+			filed, leastCalls = r.st, r.calls
+		}
+		if l := r.st.LongestAtMost; l != nil && (longest == nil || *l > *longest) {
+			longest = l
+		}
+	}
+	all.secs = max(all.secs, 1e-9)
+	if filed != nil {
+		c := *filed
+		c.LongestAtMost = longest
+		filed = &c
+	}
+	return all, filed, leastCalls
+}
+
+// writerRate is case c's row from its runs: wall-clock rates over all of them, Redis' time that
+// of the least run (sumRuns), filed as the case's server time.
+func (b *bencher) writerRate(c writerCase, runs []caseRun) rate3 {
+	all, st, calls := sumRuns(runs)
+	r := rate3{Case: c.name, Keys: "fresh", EventsPerSec: all.events / all.secs, PairsPerSec: all.pairs / all.secs,
+		ScriptsPerSec: all.calls / all.secs}
+	if c.steady {
+		r.Keys = "steady"
+	}
+	if st != nil {
+		b.server[c.id] = st
+		perCall := st.Usec / max(calls, 1)
+		r.ServerUsPerPair, r.LongestCallUs, r.ServerUsPerCall = &st.UsPer, st.LongestAtMost, &perCall
+	}
+	return r
+}
+
 // writer adds events on one goroutine while another flushes, as a service runs it.
-func (b *bencher) writer(st *store.Store, f *store.Family, events int, c writerCase) (rate3, error) {
+func (b *bencher) writer(st *store.Store, f *store.Family, events int, c writerCase) (caseRun, error) {
 	w := st.NewWriter(store.WriterOptions{KeysPerCall: 2 * c.pairs, Lanes: c.lanes, CallsPerPipeline: c.calls})
 	// Dims are drawn the way redis-benchmark draws its keys (-r 1000000: uniformly from a
 	// million), so both find the same share of keys already there; or Zipf-like from 10,000.
@@ -110,28 +199,22 @@ func (b *bencher) writer(st *store.Store, f *store.Family, events int, c writerC
 		res, err := w.Flush(b.ctx)
 		if err != nil {
 			<-added
-			return rate3{}, err
+			return caseRun{}, err
 		}
 		sent.Events += res.Events
 		sent.Keys += res.Keys
 		sent.Calls += res.Calls
 	}
 	if err := b.ctx.Err(); err != nil {
-		return rate3{}, err
+		return caseRun{}, err
 	}
 	if e, _ := addErr.Load().(string); e != "" {
-		return rate3{}, errors.New(e)
+		return caseRun{}, errors.New(e)
 	}
 	secs := time.Since(start).Seconds()
 	pairs := float64(sent.Keys) / 2
-	rate := rate3{EventsPerSec: float64(sent.Events) / secs, PairsPerSec: pairs / secs, ScriptsPerSec: float64(sent.Calls) / secs}
-	if stime := b.meter.since(b.ctx, mk, pairs, "key pair", nil); stime != nil {
-		b.server[c.id] = stime
-		rate.ServerUsPerPair, rate.LongestCallUs = &stime.UsPer, stime.LongestAtMost
-		perCall := stime.Usec / float64(max(sent.Calls, 1))
-		rate.ServerUsPerCall = &perCall
-	}
-	return rate, nil
+	return caseRun{events: float64(sent.Events), pairs: pairs, calls: float64(sent.Calls), secs: secs,
+		st: b.meter.since(b.ctx, mk, pairs, "key pair", nil)}, nil
 }
 
 // tuples returns the dims tuples the writer cases draw from, made once.

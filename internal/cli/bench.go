@@ -36,6 +36,7 @@ It measures, one after another:
     keys that are all there with their TTL ("steady"), beside the fresh keys of the others;
   - on the steady keys, the floors the writer is held to: a script that only INCRBYs 32 pairs a
     call, and one that also keeps each key's expiry (PEXPIREAT NX), on one connection and on four;
+    the steady cases and their floors run in 5 rounds in turn, the least round's time counting;
   - go-redis alone sending redis-benchmark's calls on one connection and on four;
   - redis-benchmark calling the same script with one pair a call at the same depth (-c 1 and
     -c 4, -P 16), on fresh keys and on keys all there (skipped with a note when redis-benchmark
@@ -43,9 +44,10 @@ It measures, one after another:
   - the sliding limiter and the delay queue (enqueue, claim and acknowledge);
   - the Bloom filter's adds and checks (32 elements a call), beside raw SETBIT and GETBIT
     scripts of the same bit positions;
-  - a sweep of --keys keys (TTL and value of each, its COUNT adapting to [scan] max_call) and a
-    raw SCAN at the sweep's mean COUNT, in turn, 3 passes each (5 with --full), with the min,
-    median and max of each and of their ratios, and the longest call of each;
+  - a sweep of --keys keys (TTL and value of each, its COUNT adapting to [scan] max_call), a raw
+    SCAN and a read floor (SCAN, then the page's PTTLs and MGETs) at the sweep's mean COUNT, in
+    turn, 3 passes each (5 with --full), with the min, median and max of each and of their
+    ratios, each one's server time by command, and the longest call of the sweep and raw SCAN;
   - the share of the server's time a console and serve take at the default settings, on the
     sweep's keys;
   - discover: the same keys swept with a config that claims them and with none, the keys/s kept

@@ -33,19 +33,21 @@ local seq, keep, floor = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 if not seq or seq < 0 or seq % 1 ~= 0 or not floor or (seq > 0 and (not keep or keep == 0 or keep % 1 ~= 0)) then
   return redis.error_reply('ERR incr_windows: bad sequence, record TTL or confirmed number')
 end
+-- KEYS, ARGV and the functions the loops call are read into locals once: a global is a table
+-- look-up at every use, and these are used a few times a key.
+local keys, argv = KEYS, ARGV
+local type, call, rpcall = type, redis.call, redis.pcall
 -- Each distinct argument is parsed once: a call's expiries are one or two values and its deltas
 -- a few, and Lua interns strings, so a repeat is one table look-up where tonumber is a strtod.
 -- Parsing every argument cost Redis about a tenth of the whole call.
 local good = {}
-for i = 1, n do
-  for j = 2 + 2 * i, 3 + 2 * i do
-    local a = ARGV[j]
-    if not good[a] then
-      if not tonumber(a) then
-        return redis.error_reply('ERR incr_windows: bad delta or expiry for ' .. KEYS[1 + i])
-      end
-      good[a] = true
+for j = 4, 3 + 2 * n do
+  local a = argv[j]
+  if not good[a] then
+    if not tonumber(a) then
+      return redis.error_reply('ERR incr_windows: bad delta or expiry for ' .. keys[1 + math.floor((j - 2) / 2)])
     end
+    good[a] = true
   end
 end
 -- undo puts the sequence record back as the INCR below found it (prev 0: there was none).
@@ -90,9 +92,9 @@ end
 local nx = (redis.REDIS_VERSION_NUM or 0) >= 0x070000
 local reply = {}
 for i = 1, n do
-  local key = KEYS[1 + i]
-  local delta = ARGV[2 + 2 * i]
-  local v = redis.pcall('INCRBY', key, delta)
+  local key = keys[1 + i]
+  local delta = argv[2 + 2 * i]
+  local v = rpcall('INCRBY', key, delta)
   if type(v) == 'table' and v.err then
     reply[i] = v.err
   else
@@ -101,13 +103,15 @@ for i = 1, n do
     if nx then
       -- One command whatever the key's state: just created, holding its TTL, or having lost it
       -- (a leak: INCR after the key's TTL ran out, a PERSIST), which heals it now.
-      e = redis.pcall('PEXPIREAT', key, ARGV[3 + 2 * i], 'NX')
-    elseif v == tonumber(delta) or redis.call('PTTL', key) == -1 then
+      e = rpcall('PEXPIREAT', key, argv[3 + 2 * i], 'NX')
+    elseif v == tonumber(delta) or call('PTTL', key) == -1 then
       -- A value equal to the delta means the key was just created: it has no TTL, so skip
       -- asking. Otherwise PTTL -1 means the key lost its expiry: heal it now.
-      e = redis.pcall('PEXPIREAT', key, ARGV[3 + 2 * i])
+      e = rpcall('PEXPIREAT', key, argv[3 + 2 * i])
     end
-    if type(e) == 'table' and e.err then
+    -- PEXPIREAT answers 1 or 0, and anything else is an error: two comparisons, where type()
+    -- is a call into C.
+    if e ~= 1 and e ~= 0 and e ~= nil then
       reply[i] = 'PEXPIREAT: ' .. e.err
     end
   end
