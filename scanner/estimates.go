@@ -131,6 +131,12 @@ func (e *estAgg) figure(id figID) snapshot.Estimate {
 		mp := e.prog.Masters[addr]
 		strata = append(strata, estimate.Stratum{Frame: fr, Sum: sum, Population: float64(mp.DBSize), Done: mp.Done})
 	}
+	for addr, mp := range e.prog.Masters {
+		if e.strata[addr] == nil {
+			// A master no page has come from yet: nothing of it is known, so neither is the total.
+			strata = append(strata, estimate.Stratum{Population: float64(mp.DBSize), Done: mp.Done})
+		}
+	}
 	return estimate.Show(e.coverage(), strata...)
 }
 
@@ -159,6 +165,15 @@ func (e *estAgg) coverage() float64 {
 			}
 		}
 		pop += math.Max(float64(mp.DBSize), st.frame.Keys+st.open.keys)
+	}
+	for addr, mp := range e.prog.Masters {
+		if e.strata[addr] != nil {
+			continue
+		}
+		if mp.DBSize <= 0 && !mp.Done {
+			return 0
+		}
+		pop += float64(mp.DBSize) // a master no page has come from yet
 	}
 	if pop <= 0 {
 		return 0

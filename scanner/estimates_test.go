@@ -220,3 +220,34 @@ func TestPagesInOneSlotAreOneCluster(t *testing.T) {
 		t.Errorf("the run in slot 5 closed with %v keys, want 30", m)
 	}
 }
+
+// TestAMasterNotYetSeenLeavesTheTotalUnknown: on a cluster, until every master has given pages,
+// a total is only what was seen so far, and the share swept counts the keys of every master.
+// Scaling the masters seen alone would leave out the keys of the others.
+func TestAMasterNotYetSeenLeavesTheTotalUnknown(t *testing.T) {
+	e := newEstAgg()
+	e.prog = Progress{Masters: map[string]MasterProgress{"a": {DBSize: 10000}, "b": {DBSize: 10000}, "c": {DBSize: 10000}}}
+	id := figID{fam: 0, what: figKeys}
+	add := func(masters ...string) {
+		for i := range 6 {
+			for _, m := range masters {
+				p := &Page{Seen: 100, master: m, firstSlot: -1, lastSlot: -1}
+				e.begin(p)
+				e.note(id, float64(40+i))
+				e.end(p)
+			}
+		}
+	}
+	add("a", "b")
+	if fig := e.figure(id); !fig.SoFar || fig.High != nil || fig.Estimate != 2*(40+41+42+43+44+45) {
+		t.Errorf("with no page of master c, the figure is %+v, want what was seen so far", fig)
+	}
+	if c := e.coverage(); math.Abs(c-1200.0/30000) > 1e-12 {
+		t.Errorf("coverage %v, want 1,200 keys of 30,000", c)
+	}
+	add("c")
+	fig := e.figure(id)
+	if want := 30000 * 255.0 / 600; fig.SoFar || fig.High == nil || math.Abs(fig.Estimate-want) > 1e-6 {
+		t.Errorf("with pages of every master, the figure is %+v, want an estimate of %v", fig, want)
+	}
+}

@@ -101,10 +101,13 @@ type CoverageRun struct {
 	Target   float64 `json:"target"`   // the share asked for
 	Coverage float64 `json:"coverage"` // the Snapshot's Scan.Coverage when it was taken
 	Seconds  float64 `json:"seconds"`  // from the sweep's start
-	// Figures are the main families' keys and current windows' totals.
+	// Figures are the main families' keys and current windows' totals, from the sweep's start.
 	Figures []ScaleFigure `json:"figures"`
-	// Keys and Totals are the trials of the trial families' keys and current hours' totals;
-	// Tagged and Plain split both by whether the family's keys share hash tags.
+	// Windows is how many disjoint stretches of the sweep, each of the share asked for, the
+	// trials were taken in (the first from the sweep's start).
+	Windows int `json:"windows"`
+	// Keys and Totals are the trials of the trial families' keys and current hours' totals, in
+	// every stretch; Tagged and Plain split both by whether the family's keys share hash tags.
 	Keys   TrialStats `json:"trial_keys"`
 	Totals TrialStats `json:"trial_totals"`
 	Tagged TrialStats `json:"trial_tagged"`
@@ -182,7 +185,7 @@ func RunScale(ctx context.Context, opt ScaleOptions) (*ScaleReport, error) {
 // trialsFrom is the report's account of the trials.
 const trialsFrom = "50 trial families in each keyspace, each with its own tuples, windows and value draws; " +
 	"SCAN's order follows the hash of each key's name, so the keys a partial sweep has seen are a sample " +
-	"drawn apart for each family: each family's estimate is one trial"
+	"drawn apart for each family: each family's estimate in each disjoint stretch of the sweep is one trial"
 
 // scaleOne starts a server (masters 1) or a cluster, loads keys, and measures it.
 func scaleOne(ctx context.Context, opt ScaleOptions, rep *ScaleReport, masters int, keys int64) error {

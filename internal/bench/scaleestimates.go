@@ -14,10 +14,19 @@ import (
 	"github.com/hourglass-dev/hourglass/store"
 )
 
-// coverageRuns sweeps the keyspace with no budget at the shipped COUNT, folding each page into
-// an Aggregator, and at each of scaleCoverages takes the Snapshot of the sweep under way (as a
-// console's Status.Partial is made) and sets its estimates beside the exact figures. The sweep
-// stops after the last coverage.
+// scaleSweptTo is how far the coverages' sweep goes. Each coverage's trials are taken in as many
+// disjoint stretches of it as fit: 60 at 1%, 12 at 5% and 3 at 20%, so 3,000, 600 and 150 trials
+// of each figure. Fifty trials alone (one stretch) would miss a goal of 90% about once in 26
+// times with intervals that hold the truth 95% of the time, and one of twelve cells often.
+const scaleSweptTo = 0.6
+
+// coverageRuns sweeps the keyspace with no budget at the shipped COUNT to scaleSweptTo of its
+// keys. Each coverage has an Aggregator fed the pages since its last stretch ended, as a sweep
+// begun there would read them (SCAN from a cursor reads the buckets after it; only the first
+// page's COUNT differs). When a stretch has seen the coverage's share of the keys, its Snapshot is
+// taken as a console's Status.Partial is made, and its estimates are set beside the exact
+// figures. The first stretch of each coverage is the sweep from its start, whose main families'
+// figures are reported.
 func coverageRuns(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClient, fams []*scaleFam, exacts []*exact,
 	total int64) ([]CoverageRun, error) {
 	families := make([]*store.Family, len(fams))
@@ -26,27 +35,31 @@ func coverageRuns(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClie
 	}
 	so := scanner.Options{Count: opt.Defaults.Scan.Count, Location: time.UTC}
 	sw := scanner.New(rdb, families, so)
-	agg := scanner.NewAggregator(families, so)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var runs []CoverageRun
-	var seen int64
+	stretches := make([]*coverageStretches, len(scaleCoverages))
+	for i, c := range scaleCoverages {
+		stretches[i] = &coverageStretches{target: c, want: int(math.Round(scaleSweptTo / c)),
+			newAgg: func() *scanner.Aggregator { return scanner.NewAggregator(families, so) }}
+		stretches[i].agg = stretches[i].newAgg()
+	}
 	start := time.Now()
 	err := sw.Run(ctx, func(p scanner.Page) {
-		agg.Add(p)
-		seen += int64(p.Seen)
-		if len(runs) == len(scaleCoverages) || float64(seen) < scaleCoverages[len(runs)]*float64(total) {
-			return
+		done := true
+		for _, cs := range stretches {
+			cs.add(p, sw, fams, exacts, total, start)
+			done = done && cs.over()
 		}
-		agg.SetProgress(sw.Progress())
-		snap := agg.Snapshot(false)
-		run := CoverageRun{Target: scaleCoverages[len(runs)], Coverage: snap.Scan.Coverage, Seconds: since(start)}
-		run.evaluate(snap, fams, exacts)
-		runs = append(runs, run)
-		if len(runs) == len(scaleCoverages) {
+		if done {
 			cancel()
 		}
 	})
+	var runs []CoverageRun
+	for _, cs := range stretches {
+		if cs.over() && cs.run.Windows > 0 {
+			runs = append(runs, cs.result())
+		}
+	}
 	if err != nil && !(errors.Is(err, context.Canceled) && len(runs) == len(scaleCoverages)) {
 		return nil, err
 	}
@@ -56,24 +69,94 @@ func coverageRuns(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClie
 	return runs, nil
 }
 
+// coverageStretches are one coverage's stretches of the sweep: the one under way, and the
+// trials of those done.
+type coverageStretches struct {
+	target float64
+	want   int // stretches to take
+	newAgg func() *scanner.Aggregator
+	agg    *scanner.Aggregator
+	seen   int64
+	ended  bool // a master was swept to its end: a later stretch would lack its stratum
+	run    CoverageRun
+	// keys, totals, tagged and plain are the trials of every stretch done.
+	keys, totals, tagged, plain []ScaleFigure
+}
+
+func (cs *coverageStretches) over() bool { return cs.ended || cs.run.Windows >= cs.want }
+
+// add folds a page into the stretch under way, and ends it when it has seen its share.
+func (cs *coverageStretches) add(p scanner.Page, sw *scanner.Sweep, fams []*scaleFam, exacts []*exact, total int64, start time.Time) {
+	if cs.over() {
+		return
+	}
+	cs.agg.Add(p)
+	cs.seen += int64(p.Seen)
+	if float64(cs.seen) < cs.target*float64(total) {
+		return
+	}
+	prog := sw.Progress()
+	anyDone := false
+	if cs.run.Windows > 0 {
+		// A later stretch's pages of a master swept to its end meanwhile are the tail of its
+		// walk: a sample of it still, not the whole of it.
+		for addr, mp := range prog.Masters {
+			anyDone = anyDone || mp.Done
+			mp.Done = false
+			prog.Masters[addr] = mp
+		}
+	}
+	cs.agg.SetProgress(prog)
+	snap := cs.agg.Snapshot(false)
+	if cs.run.Windows > 0 && len(prog.Masters) > 1 && len(snap.Scan.Masters) < len(prog.Masters) {
+		// A master gave no page in this stretch: it is no trial. If a master was swept to its
+		// end, no later stretch holds a sample of it.
+		cs.ended = anyDone
+		cs.agg, cs.seen = cs.newAgg(), 0
+		return
+	}
+	main, trials := evaluate(snap, fams, exacts)
+	if cs.run.Windows == 0 {
+		cs.run = CoverageRun{Target: cs.target, Coverage: snap.Scan.Coverage, Seconds: since(start), Figures: main}
+	}
+	cs.run.Windows++
+	cs.keys, cs.totals = append(cs.keys, trials.keys...), append(cs.totals, trials.totals...)
+	cs.tagged, cs.plain = append(cs.tagged, trials.tagged...), append(cs.plain, trials.plain...)
+	cs.agg, cs.seen = cs.newAgg(), 0
+}
+
+// result is the coverage's run, its trials over every stretch.
+func (cs *coverageStretches) result() CoverageRun {
+	run := cs.run
+	run.Keys, run.Totals = trialStats(cs.keys), trialStats(cs.totals)
+	run.Tagged, run.Plain = trialStats(cs.tagged), trialStats(cs.plain)
+	return run
+}
+
+// stretchTrials are one stretch's trials: the trial families' keys and current hours' totals,
+// and both split by whether the family's keys share hash tags.
+type stretchTrials struct {
+	keys, totals, tagged, plain []ScaleFigure
+}
+
 // evaluate sets the main families' figures and the trials' of snap against the exact values.
-func (run *CoverageRun) evaluate(snap *snapshot.Snapshot, fams []*scaleFam, exacts []*exact) {
-	var keys, totals, tagged, plain []ScaleFigure
+func evaluate(snap *snapshot.Snapshot, fams []*scaleFam, exacts []*exact) ([]ScaleFigure, stretchTrials) {
+	var main []ScaleFigure
+	var tr stretchTrials
 	for i, sf := range fams {
 		figs := familyFigures(snap, sf, exacts[i])
 		if !sf.trial {
-			run.Figures = append(run.Figures, figs...)
+			main = append(main, figs...)
 			continue
 		}
-		keys, totals = append(keys, figs[0]), append(totals, figs[1:]...)
+		tr.keys, tr.totals = append(tr.keys, figs[0]), append(tr.totals, figs[1:]...)
 		if sf.tagged {
-			tagged = append(tagged, figs...)
+			tr.tagged = append(tr.tagged, figs...)
 		} else {
-			plain = append(plain, figs...)
+			tr.plain = append(tr.plain, figs...)
 		}
 	}
-	run.Keys, run.Totals = trialStats(keys), trialStats(totals)
-	run.Tagged, run.Plain = trialStats(tagged), trialStats(plain)
+	return main, tr
 }
 
 // familyFigures is a family's keys, then each of its current windows' total, as estimated in

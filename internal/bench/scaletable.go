@@ -27,7 +27,8 @@ func WriteScaleTable(out io.Writer, r *ScaleReport) {
 	tb := report.NewTable("SCALE GOAL", ">GOAL", ">MET")
 	tb.Row("a console's first figures, every keyspace", fmt.Sprintf("≤ %.0f s", goalFirstFigures), metCell(g.FirstFigures))
 	tb.Row("one server at 5% coverage: main families' keys and current totals", fmt.Sprintf("within ±%.0f%%", 100*goalTotalsAt5), metCell(g.TotalsAt5))
-	tb.Row("trials whose 95% interval holds the exact value, every coverage", fmt.Sprintf("≥ %.0f%%", 100*goalHitRate), metCell(g.HitRate))
+	tb.Row("trials whose 95% interval holds the exact value, each keyspace, coverage and figure", fmt.Sprintf("≥ %.0f%%", 100*goalHitRate),
+		metCell(g.HitRate))
 	tb.Row("one server: the console's Redis CPU over idle, at the defaults", fmt.Sprintf("< %.0f%% of a core", goalConsoleCPU), metCell(g.ConsoleCPU))
 	tb.Row("one server: the console's live rate, median of its polls", fmt.Sprintf("within ±%.0f%% of the true rate", 100*goalLiveRate),
 		metCell(g.LiveRate))
@@ -90,12 +91,13 @@ func writeScaleServer(out io.Writer, sv *ScaleServer) {
 	fmt.Fprintln(out)
 	tt := report.NewTable("COVERAGE", "TRIALS", ">INSIDE / WITH AN INTERVAL", ">HIT RATE", ">MEDIAN |ERROR|", ">MAX |ERROR|")
 	for _, run := range sv.Coverage {
-		cov := fmt.Sprintf("%.1f%%", 100*run.Coverage)
+		cov := fmt.Sprintf("%.1f%% × %d", 100*run.Target, run.Windows)
 		for _, s := range []struct {
 			name string
 			st   TrialStats
 		}{{"keys", run.Keys}, {"current hour's total", run.Totals}, {"  hash-tagged (both)", run.Tagged}, {"  plain (both)", run.Plain}} {
-			tt.Row(cov, s.name, fmt.Sprintf("%d / %d of %d", s.st.Inside, s.st.WithInterval, s.st.Trials), pctCell(scaled(s.st.HitRate)),
+			tt.Row(cov, s.name, fmt.Sprintf("%s / %s of %s", format.Commas(int64(s.st.Inside)), format.Commas(int64(s.st.WithInterval)),
+				format.Commas(int64(s.st.Trials))), pctCell(scaled(s.st.HitRate)),
 				fmt.Sprintf("%.2f%%", 100*s.st.MedianAbsErr), fmt.Sprintf("%.2f%%", 100*s.st.MaxAbsErr))
 			cov = ""
 		}

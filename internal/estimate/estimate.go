@@ -6,8 +6,9 @@
 // together). Each figure (a family's keys, a window's total) is estimated with the ratio
 // estimator for cluster samples: the figure's sum per key seen, times the keys the server holds.
 // Its variance comes from how much the clusters differ from one another, so keys that come in
-// clumps (a hash slot whose keys a page reads together) widen the interval as they should. The
-// method and its formula are in docs/estimates.md.
+// clumps (a hash slot whose keys a page reads together) widen the interval as they should. Their
+// third moment gives the estimate's skewness, which the interval is corrected for (skew.go). The
+// method and its formulas are in docs/estimates.md.
 //
 // Of hourglass's packages it imports none.
 package estimate
@@ -15,11 +16,12 @@ package estimate
 import "math"
 
 // Frame is what every cluster of one stratum (a server, or a cluster's master) contributes,
-// whatever the figure: how many clusters, and the sum of their keys and of its square.
+// whatever the figure: how many clusters, and the sums of their keys' powers.
 type Frame struct {
 	Clusters int
 	Keys     float64 // Σ m: keys seen
 	KeysSq   float64 // Σ m²
+	KeysCu   float64 // Σ m³, for the skewness
 }
 
 // Add counts a cluster of m keys.
@@ -27,6 +29,7 @@ func (f *Frame) Add(m float64) {
 	f.Clusters++
 	f.Keys += m
 	f.KeysSq += m * m
+	f.KeysCu += m * m * m
 }
 
 // Sum is one figure's sums over the clusters of a stratum. A cluster where the figure is 0 adds
@@ -36,6 +39,10 @@ type Sum struct {
 	Y        float64 // Σ y
 	YSq      float64 // Σ y²
 	KeyY     float64 // Σ m·y
+	// The third powers, for the skewness.
+	YCu    float64 // Σ y³
+	KeyYSq float64 // Σ m·y²
+	KeySqY float64 // Σ m²·y
 }
 
 // Add counts a cluster of m keys where the figure sums to y.
@@ -46,6 +53,9 @@ func (s *Sum) Add(m, y float64) {
 	s.Y += y
 	s.YSq += y * y
 	s.KeyY += m * y
+	s.YCu += y * y * y
+	s.KeyYSq += m * y * y
+	s.KeySqY += m * m * y
 }
 
 // Figure is a total estimated from part of a keyspace: the estimate, its 95% interval, and the
@@ -79,47 +89,41 @@ type Stratum struct {
 }
 
 // Total estimates a figure over strata sampled independently, such as a cluster's masters, each
-// swept on its own. It is the sum of each stratum's estimate, with their variances added. ok is
-// false, and the figure only what was seen so far, in two cases. One is a stratum with keys left to
+// swept on its own. It is the sum of each stratum's estimate, with their variances and third
+// cumulants added; the interval is corrected for the estimate's skewness (skew.go). ok is false,
+// and the figure only what was seen so far, in two cases. One is a stratum with keys left to
 // sweep that has fewer than MinClusters clusters or no known population. The other is a figure
 // found in fewer than MinFound clusters of the strata with keys left.
 func Total(strata ...Stratum) (Figure, bool) {
-	var est, variance, seen, keys, pop float64
+	var est, variance, third, seen, keys, pop float64
 	df := math.Inf(1)
 	found, open := 0, false
 	for _, st := range strata {
-		f, s := st.Frame, st.Sum
-		seen += s.Y
-		keys += f.Keys
-		n := float64(f.Clusters)
+		seen += st.Sum.Y
+		keys += st.Frame.Keys
 		if st.Done {
-			est += s.Y
-			pop += f.Keys
+			est += st.Sum.Y
+			pop += st.Frame.Keys
 			continue
 		}
-		if f.Clusters < MinClusters || f.Keys <= 0 || !(st.Population > 0) {
+		if st.Frame.Clusters < MinClusters || st.Frame.Keys <= 0 || !(st.Population > 0) {
 			return Figure{}, false
 		}
-		p := math.Max(st.Population, f.Keys) // keys deleted since DBSIZE was read
+		p := math.Max(st.Population, st.Frame.Keys) // keys deleted since DBSIZE was read
 		pop += p
-		found += s.Clusters
+		found += st.Sum.Clusters
 		open = true
-		r := s.Y / f.Keys
-		est += p * r
-		// s² of the residuals y − r·m over the clusters, with n − 1 degrees of freedom.
-		ss := s.YSq - 2*r*s.KeyY + r*r*f.KeysSq
-		ss = math.Max(ss, 0) / (n - 1)
-		mbar := f.Keys / n
-		fpc := 1 - f.Keys/p
-		variance += p * p * fpc * ss / (n * mbar * mbar)
-		df = math.Min(df, n-1)
+		m := st.moments(p)
+		est += m.est
+		variance += m.k2
+		third += m.k3
+		df = math.Min(df, float64(st.Frame.Clusters-1))
 	}
 	if open && found < MinFound {
 		return Figure{}, false
 	}
-	se := math.Sqrt(variance)
-	q := TQuantile975(df)
-	fig := Figure{Estimate: est, Low: est - q*se, High: est + q*se, Seen: seen}
+	below, above := interval(variance, third, TQuantile975(df))
+	fig := Figure{Estimate: est, Low: est - below, High: est + above, Seen: seen}
 	if pop > 0 {
 		fig.Coverage = math.Min(keys/pop, 1)
 	}

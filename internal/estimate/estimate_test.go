@@ -77,13 +77,13 @@ func TestSweptToTheEndIsExact(t *testing.T) {
 }
 
 // TestStrataAdd: two masters' estimates add, and so do their variances; one master swept to its
-// end adds its exact sum.
+// end adds its exact sum. The clusters' spread is symmetric, so no skewness moves the interval.
 func TestStrataAdd(t *testing.T) {
 	half := func(done bool) Stratum {
 		var st Stratum
 		for i := range 10 {
 			st.Frame.Add(100)
-			st.Sum.Add(100, float64(10+i%3))
+			st.Sum.Add(100, float64(10+i%2))
 		}
 		st.Population, st.Done = 10000, done
 		return st
@@ -138,5 +138,57 @@ func TestRareFigureIsOnlySoFar(t *testing.T) {
 	st.Sum.Add(1000, 3)
 	if _, ok := Total(st); !ok {
 		t.Fatalf("no estimate from %d clusters holding the figure", MinFound)
+	}
+}
+
+// TestSkewedFigureMissesOnBothSides samples clusters of a figure whose values are skewed (about
+// one key of it a cluster, its value 1 + a log-normal of shape 1.2, as bench --scale's trial
+// families draw theirs) at 1% coverage, 2,000 times with fixed seeds. Most samples miss the rare
+// large values, so the estimate is below the truth more often than above. The interval, corrected
+// for the estimate's skewness, must still hold the truth in 92% of trials or more, and leave it
+// above no more than three times as often as below. The symmetric interval held it in 90.9%,
+// the truth above it 171 times and below it 10.
+func TestSkewedFigureMissesOnBothSides(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	const clusters, sampled, trials = 10000, 100, 2000
+	m := make([]float64, clusters)
+	y := make([]float64, clusters)
+	var truth, pop float64
+	for i := range m {
+		m[i] = float64(80 + rng.IntN(40))
+		for range 3 {
+			if rng.Float64() < 0.3 {
+				y[i] += 1 + math.Floor(20*math.Exp(1.2*rng.NormFloat64()))
+			}
+		}
+		truth += y[i]
+		pop += m[i]
+	}
+	inside, below, above := 0, 0, 0
+	for range trials {
+		st := Stratum{Population: pop}
+		for _, i := range rng.Perm(clusters)[:sampled] {
+			st.Frame.Add(m[i])
+			if y[i] != 0 {
+				st.Sum.Add(m[i], y[i])
+			}
+		}
+		fig, ok := Total(st)
+		if !ok {
+			t.Fatalf("no estimate from %d clusters", sampled)
+		}
+		switch {
+		case truth < fig.Low:
+			below++
+		case truth > fig.High:
+			above++
+		default:
+			inside++
+		}
+	}
+	t.Logf("%d of %d intervals held the truth; it was below %d and above %d", inside, trials, below, above)
+	if inside*100 < trials*92 || above > 3*below {
+		t.Fatalf("%d of %d intervals held the truth (below %d, above %d); want 92%% or more, and no more than three times as many above as below",
+			inside, trials, below, above)
 	}
 }

@@ -212,6 +212,33 @@ func TestPaceOfARedisTimeBudget(t *testing.T) {
 	if got := (&costMeter{}).pace(0.01, 20000); math.Abs(got-3000) > 1e-6 {
 		t.Errorf("before a measure, 1%% paces at %v keys/s, want 3,000 (3 µs a key, aiming at 0.9%%)", got)
 	}
+	if got := (&costMeter{masters: 3}).pace(0.01, 20000); math.Abs(got-9000) > 1e-6 {
+		t.Errorf("before a measure, 1%% of each of 3 masters paces at %v keys/s, want 9,000 (3,000 a master)", got)
+	}
+}
+
+// Before a key's cost is measured, a cluster's sweep is paced as each master alone would be:
+// the budget is a share of each master's core, and the sweep spreads its keys over the masters.
+func TestWatcherPacesEachMasterBeforeAMeasure(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		rdb     func(t *testing.T) redis.UniversalClient
+		perPoll float64
+	}{
+		{"server", func(t *testing.T) redis.UniversalClient { return redistest.Start(t).Client(t) }, 2400},
+		{"cluster", func(t *testing.T) redis.UniversalClient { return redistest.StartCluster(t, 3).Client(t) }, 7200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := New(tc.rdb(t), families(t), scanner.Options{Count: 100, KeysPerSecond: 20000, MaxRedisTime: 0.008, Location: shanghai})
+			if _, err := w.Poll(t.Context(), 10*time.Millisecond, ""); err != nil {
+				t.Fatal(err)
+			}
+			// Nine tenths of 0.8% of a core at 3 µs a key: 2,400 keys a second a master.
+			if got := w.pace.Load().Rate(); math.Abs(got-tc.perPoll) > 1e-6 {
+				t.Fatalf("the first poll paced at %v keys/s, want %v", got, tc.perPoll)
+			}
+		})
+	}
 }
 
 // A Watcher held to a share of Redis' time keeps its commands near that share: it measures what

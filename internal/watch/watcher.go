@@ -88,7 +88,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if w.restart {
 		w.begin()
 	}
-	w.holdRedisTime()
+	w.holdRedisTime(ctx)
 	base := w.last // what the live reads' moves count from
 	var st snapshot.Status
 	var swept *snapshot.Snapshot // the sweep this Poll completed, and when
