@@ -83,18 +83,31 @@ type Stratum struct {
 // false, and the figure only what was seen so far, in two cases. One is a stratum with keys left to
 // sweep that has fewer than MinClusters clusters or no known population. The other is a figure
 // found in fewer than MinFound clusters of the strata with keys left.
-func Total(strata ...Stratum) (Figure, bool) {
+func Total(strata ...Stratum) (Figure, bool) { return TwoPhase(nil, strata...) }
+
+// TwoPhase is Total for a figure whose clusters' sums are themselves estimated, each from a
+// sample of its keys (a second phase, as the live reads sample the keys a sweep has seen).
+// second[i], when given, is the variance of that estimate of stratum i's sum over its clusters
+// seen. It adds to the stratum's variance scaled by the stratum's keys over the keys seen, the
+// two-stage estimator's term; the spread between clusters holds the rest of it. A stratum swept
+// to its end adds it as it is.
+func TwoPhase(second []float64, strata ...Stratum) (Figure, bool) {
 	var est, variance, seen, keys, pop float64
 	df := math.Inf(1)
 	found, open := 0, false
-	for _, st := range strata {
+	for i, st := range strata {
 		f, s := st.Frame, st.Sum
 		seen += s.Y
 		keys += f.Keys
 		n := float64(f.Clusters)
+		var v2 float64
+		if i < len(second) {
+			v2 = second[i]
+		}
 		if st.Done {
 			est += s.Y
 			pop += f.Keys
+			variance += v2
 			continue
 		}
 		if f.Clusters < MinClusters || f.Keys <= 0 || !(st.Population > 0) {
@@ -111,7 +124,7 @@ func Total(strata ...Stratum) (Figure, bool) {
 		ss = math.Max(ss, 0) / (n - 1)
 		mbar := f.Keys / n
 		fpc := 1 - f.Keys/p
-		variance += p * p * fpc * ss / (n * mbar * mbar)
+		variance += p*p*fpc*ss/(n*mbar*mbar) + p/f.Keys*v2
 		df = math.Min(df, n-1)
 	}
 	if open && found < MinFound {
