@@ -150,9 +150,15 @@ type LiveFamily struct {
 	// so far, when it has seen more). Top+Sampled over Keys is the figures' Coverage.
 	Keys     int64
 	KeysFrom string
-	// Partial is set when no complete sweep has counted this window's keys: the figures count
-	// only the keys seen so far, and the window may hold more. They are then lower bounds.
+	// Partial is set when no complete sweep has counted this window's keys and the figures
+	// could not be scaled to the whole window (DBSIZE unknown): they count only the keys seen
+	// so far, and are lower bounds.
 	Partial bool
+	// Swept is set (below 1) when no complete sweep has counted this window's keys and the
+	// figures are scaled to the whole window from the pages swept since it began: it is the
+	// share of the masters' keys those pages held. The total is then the window's values as the
+	// pages read them plus the growth since, which the live reads estimate.
+	Swept   float64
 	Top     int // keys read exactly: the window's largest values
 	Sampled int // other keys read: the sample
 	// Total is the window's total now; RatePerSec how fast it grew between RateSince and ReadAt.

@@ -254,8 +254,11 @@ func liveLine(l *snapshot.LiveFamily) string {
 	}
 	s := fmt.Sprintf("live: %s + %s sampled of %s (%s), 95%% intervals",
 		format.Count(l.Top, "top key", "top keys"), format.Commas(int64(l.Sampled)), format.Commas(l.Keys), from)
-	if l.Partial {
+	switch {
+	case l.Partial:
 		s += "; no sweep has counted the whole window yet: lower bounds"
+	case l.Swept > 0 && l.Swept < 1:
+		s += fmt.Sprintf("; scaled to the whole window from the %.1f%% of the keys swept since it began", 100*l.Swept)
 	}
 	if l.Note != "" {
 		s += "; " + l.Note

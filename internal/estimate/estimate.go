@@ -94,16 +94,29 @@ type Stratum struct {
 // and the figure only what was seen so far, in two cases. One is a stratum with keys left to
 // sweep that has fewer than MinClusters clusters or no known population. The other is a figure
 // found in fewer than MinFound clusters of the strata with keys left.
-func Total(strata ...Stratum) (Figure, bool) {
+func Total(strata ...Stratum) (Figure, bool) { return TwoPhase(nil, strata...) }
+
+// TwoPhase is Total for a figure whose clusters' sums are themselves estimated, each from a
+// sample of its keys (a second phase, as the live reads sample the keys a sweep has seen).
+// second[i], when given, is the variance of that estimate of stratum i's sum over its clusters
+// seen. It adds to the stratum's variance scaled by the stratum's keys over the keys seen, the
+// two-stage estimator's term; the spread between clusters holds the rest of it. A stratum swept
+// to its end adds it as it is.
+func TwoPhase(second []float64, strata ...Stratum) (Figure, bool) {
 	var est, variance, third, seen, keys, pop float64
 	df := math.Inf(1)
 	found, open := 0, false
-	for _, st := range strata {
+	for i, st := range strata {
+		var v2 float64
+		if i < len(second) {
+			v2 = second[i]
+		}
 		seen += st.Sum.Y
 		keys += st.Frame.Keys
 		if st.Done {
 			est += st.Sum.Y
 			pop += st.Frame.Keys
+			variance += v2
 			continue
 		}
 		if st.Frame.Clusters < MinClusters || st.Frame.Keys <= 0 || !(st.Population > 0) {
@@ -115,7 +128,7 @@ func Total(strata ...Stratum) (Figure, bool) {
 		open = true
 		m := st.moments(p)
 		est += m.est
-		variance += m.k2
+		variance += m.k2 + p/st.Frame.Keys*v2
 		third += m.k3
 		df = math.Min(df, float64(st.Frame.Clusters-1))
 	}

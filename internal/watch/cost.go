@@ -214,6 +214,16 @@ func (m *costMeter) read(ctx context.Context, rdb redis.UniversalClient) snapsho
 	return cost
 }
 
+// sweptRate is the keys the sweep visited a second over the last polls, 0 before two readings.
+func (m *costMeter) sweptRate() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.rateSecs <= 0 {
+		return 0
+	}
+	return m.rateKeys / m.rateSecs
+}
+
 // keyCost is the Redis time a key swept costs on the busiest master, in seconds: measured over
 // the last polls, or before any, assumedKeyCost over the masters the keys are spread on. Taking
 // a cluster's masters as one server paced its first poll at a third of its budget: on 3 masters

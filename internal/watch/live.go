@@ -36,9 +36,13 @@ type liveSampler struct {
 	size, topK int
 	loc        *time.Location
 	now        func() time.Time // the server clock, for the current window
+	clock      func() time.Time // this machine's, for when keys were read: time.Now
 	fams       map[*store.Family]*famSample
 	order      []*famSample
 	lastRead   time.Time
+	// dbsize is the keys each master held at the last read (the sweep's DBSIZE), which says when
+	// a frame has walked a master whole.
+	dbsize map[string]int64
 	// lastFigures are each family's last figures, returned again by a Poll whose budget cannot
 	// read it; turn is the family a read on a tight budget begins with (inTurn).
 	lastFigures []snapshot.LiveFamily
@@ -62,6 +66,23 @@ type famSample struct {
 	// becomes it once baseT is liveRateSpan old: the rate is measured between baseT and now, the
 	// same span for every key.
 	baseT, midT time.Time
+	// frame is the pages walked since the window began: while no sweep has counted the window
+	// whole, the figures are scaled from it (livescale.go).
+	frame liveFrame
+	// counted is set once a sweep that began in the window has completed (the last read said
+	// so): the sweeps offer every key again, and the sample follows their values.
+	counted bool
+	// base and mid are the keys read at the base and mid reads, with the threshold of each read:
+	// the rate counts each key as that read saw it (its weight, its place in the top list).
+	base, mid heldRead
+}
+
+// heldRead is one read's keys and the threshold they were read at, as a rate's base, and whether
+// a sweep had counted the window then.
+type heldRead struct {
+	keys    []*liveKey
+	tau     float64
+	counted bool
 }
 
 // liveKey is one key read live: its last value, and the reads its growth is counted from.
@@ -69,15 +90,27 @@ type liveKey struct {
 	name  string
 	hash  uint64
 	value int64
-	// w is the key's value when a sweep's page last offered it (at least 1), and prio its
-	// priority, w over a uniform draw in (0, 1] made from its hash.
+	// w is the key's weight, from its value when a sweep's page last offered it (setWeight), and
+	// prio its priority, w over a uniform draw in (0, 1] made from its hash.
 	w, prio float64
 	// base and mid are the key's values at its family's base and mid reads (set when it was read
 	// then); first is its first live read, for a key that joined after the base read; page is the
-	// value a sweep's page first offered, and when, for a key among the largest that joined so.
+	// value a sweep's page offered when the key joined (or its weight last changed), and when.
+	// framed is the value its cluster's page read, which the frame's sums hold.
 	base, mid, first livePoint
-	page             livePoint
-	idx              int // in the heap; -1 in the top list
+	page, framed     livePoint
+	// held and heldMid are the key's weight and place at the family's base and mid reads.
+	held, heldMid heldKey
+	idx           int // in the heap; -1 in the top list
+	// cl is the cluster of pages whose page offered the key first since the window began, nil
+	// when that page came after the frame had walked its master whole.
+	cl *liveCluster
+}
+
+// heldKey is a key as one read saw it: its weight and priority, and whether it was a top key.
+type heldKey struct {
+	w, prio float64
+	top     bool
 }
 
 type livePoint struct {
@@ -94,7 +127,8 @@ func newLiveSampler(families []*store.Family, opt scanner.Options) *liveSampler 
 		size = scanner.DefaultLiveSample
 	}
 	top := max(opt.TopK, liveExact)
-	s := &liveSampler{size: max(size, 0), topK: top, loc: cmp.Or(opt.Location, time.Local), now: opt.Now, fams: map[*store.Family]*famSample{}}
+	s := &liveSampler{size: max(size, 0), topK: top, loc: cmp.Or(opt.Location, time.Local), now: opt.Now, clock: time.Now,
+		fams: map[*store.Family]*famSample{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -132,14 +166,16 @@ func (s *liveSampler) newSweep() {
 	}
 }
 
-// visit offers a page's counter keys in their family's current window.
+// visit offers a page's counter keys in their family's current window, and adds the page to
+// each family's frame.
 func (s *liveSampler) visit(p scanner.Page) {
-	if s.size == 0 && s.topK == 0 || len(p.Keys) == 0 {
+	if s.size == 0 && s.topK == 0 {
 		return
 	}
-	now, at := s.now(), time.Now()
+	now, at := s.now(), s.clock()
 	for _, fs := range s.order {
 		fs.roll(now, s.loc)
+		fs.frame.add(p, s.dbsize)
 	}
 	for i := range p.Keys {
 		k := &p.Keys[i]
@@ -152,7 +188,12 @@ func (s *liveSampler) visit(p scanner.Page) {
 		}
 		fs.swept++
 		if v, ok := scanner.ParseInteger(k.Value); ok {
-			fs.offer(k.Name, v, at, s.size, s.topK)
+			cl := fs.frame.cluster(p)
+			if cl == nil && !fs.counted {
+				continue // offered again, past a master walked whole: the frame has it, or it is new since
+			}
+			cl.add(v)
+			fs.offer(k.Name, v, at, s.size, s.topK, cl)
 		}
 	}
 }
@@ -167,8 +208,9 @@ func (fs *famSample) roll(now time.Time, loc *time.Location) {
 }
 
 // offer counts a key of the window with the value a page read at: into the top list when it
-// ranks there, else into the sample when its priority is high enough.
-func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
+// ranks there, else into the sample when its priority is high enough. cl is the page's cluster
+// in the frame (nil past a master walked whole).
+func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int, cl *liveCluster) {
 	k := fs.byName[name]
 	if k != nil {
 		if k.idx < 0 { // in the top list: keep its rank current (a live read may be newer than the page)
@@ -177,18 +219,23 @@ func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
 			return
 		}
 		if !fs.ranks(v, topK) {
-			// Already sampled: its weight is what the sweeps offer (its live reads are newer,
-			// but the sample is drawn on the sweeps' values). A value that grew raises its
-			// priority, as it would have been drawn with now.
-			k.setWeight(v)
-			heap.Fix(&fs.sample, k.idx)
+			// Already sampled. Once a sweep has counted the window, a value grown past a power
+			// of two raises its weight, as it would be drawn with now; the rate of the span
+			// under way keeps the weights of its base read (held). Before, a page offers each
+			// key once, and one offering it again is past a master walked whole: its weight
+			// stays the one it was drawn with.
+			if fs.counted {
+				k.setWeight(v)
+				heap.Fix(&fs.sample, k.idx)
+			}
 			return
 		}
 		heap.Remove(&fs.sample, k.idx)
 	} else {
-		k = &liveKey{name: name, hash: keyHash(name), value: v, page: livePoint{v: v, t: at, set: true}}
+		p := livePoint{v: v, t: at, set: true}
+		k = &liveKey{name: name, hash: keyHash(name), value: v, page: p, framed: p, cl: cl}
 		if !fs.ranks(v, topK) {
-			fs.sampleAdd(k, size)
+			fs.sampleAdd(k, v, size)
 			return
 		}
 		fs.byName[name] = k
@@ -200,8 +247,22 @@ func (fs *famSample) offer(name string, v int64, at time.Time, size, topK int) {
 		out := fs.top[len(fs.top)-1]
 		fs.top = fs.top[:len(fs.top)-1]
 		delete(fs.byName, out.name)
-		fs.sampleAdd(out, size)
+		w := out.value
+		if !fs.counted {
+			w = out.heldValue()
+		}
+		fs.sampleAdd(out, w, size)
 	}
+}
+
+// heldValue is the key's value as of the read its rate counts from (its page's before it has a
+// base read): a key that leaves the top list before a sweep has counted the window is weighed
+// on it, so that its weight says nothing of the growth its rate counts.
+func (k *liveKey) heldValue() int64 {
+	if k.base.set {
+		return k.base.v
+	}
+	return k.page.v
 }
 
 // ranks reports whether value v belongs in the top list.
@@ -218,11 +279,11 @@ func (fs *famSample) resort() {
 	}
 }
 
-// sampleAdd puts k in the sample when its priority is among the size highest of the keys
-// offered (priority sampling: a key's chance grows with its value, so the keys that hold most of
-// the total are read, and each is weighted by its chance).
-func (fs *famSample) sampleAdd(k *liveKey, size int) {
-	k.setWeight(k.value)
+// sampleAdd puts k, weighed on value v, in the sample when its priority is among the size highest
+// of the keys offered (priority sampling: a key's chance grows with its value, so the keys that
+// hold most of the total are read, and each is weighted by its chance).
+func (fs *famSample) sampleAdd(k *liveKey, v int64, size int) {
+	k.setWeight(v)
 	if size <= 0 || k.prio <= fs.tau {
 		fs.tau = max(fs.tau, k.prio)
 		return
@@ -238,8 +299,10 @@ func (fs *famSample) sampleAdd(k *liveKey, size int) {
 
 // setWeight sets the key's weight from its value v: v rounded down to a power of two (at least
 // 1), so that a key's weight, and its place in the sample, change only when its value doubles.
-// A sweep offers every key again, grown since; weights that followed every increment would
-// churn the sample at every sweep, and a key that joins has no earlier read to grow from.
+// A sweep offers every key again, grown since; weights that followed every increment would churn
+// the sample at every sweep. A rate counts each key at the weight and the chance it had at the
+// rate's base read (heldRate): a weight raised since by the growth it weighs would count the keys
+// that grew most for least (docs/estimates.md, Live rates).
 func (k *liveKey) setWeight(v int64) {
 	k.w = 1
 	if v > 1 {
@@ -250,6 +313,9 @@ func (k *liveKey) setWeight(v int64) {
 
 // drop forgets a key that is gone (expired or deleted).
 func (fs *famSample) drop(k *liveKey) {
+	if fs.byName[k.name] != k {
+		return // read for the base read's sake only (toRead)
+	}
 	delete(fs.byName, k.name)
 	if k.idx >= 0 {
 		heap.Remove(&fs.sample, k.idx)

@@ -19,8 +19,8 @@ import (
 // TestLiveRateOfInjectedTraffic injects a steady rate of events with the store's batch writer
 // into a family of 50,000 current-hour keys on a real server, and checks that the Watcher's live
 // rate, read between sweeps from a sample of the keys, holds the true rate (counted by the writer
-// itself over the same interval) in its 95% interval and within 5%, the live total the true
-// total, and that the live reads were charged to the sweep's budget.
+// itself over the same interval) and the live total the true total, and that the live reads were
+// charged to the sweep's budget.
 func TestLiveRateOfInjectedTraffic(t *testing.T) {
 	srv := redistest.Start(t)
 	checkLiveRate(t, srv.Client(t), 50_000)
@@ -137,25 +137,29 @@ func checkLiveRate(t *testing.T, rdb redis.UniversalClient, n int) {
 	if got.Keys != int64(n) || got.KeysFrom != "snapshot" || got.Partial || got.Top != liveExact || got.Sampled > scanner.DefaultLiveSample || got.Sampled < scanner.DefaultLiveSample-liveExact {
 		t.Errorf("live family %+v: want %d keys from the snapshot, %d top and %d sampled (less those of them among the top)", got, n, liveExact, scanner.DefaultLiveSample)
 	}
-	// The rate is held within 10% of the truth: an estimate that is not scaled, or scaled twice,
-	// fails. Its 95% interval is not held to the truth here: the rate reads 4–6% low in some
-	// hours, outside an interval of about ±4.5%, since a sweep that offers a sampled key again
-	// mid-span with a grown weight shrinks its growth's share (docs/estimates.md, Live rates).
-	// TestLiveFiguresCover counts the intervals' coverage over many draws, and bench --scale
-	// measures the error against an injected rate.
-	if relErr(r.Estimate, trueRate) > 0.10 {
+	// The sample is one draw, fixed by the key names (which hold the hour, so each hour draws
+	// another): the rate and the total are each held to their 99% interval, which a sound
+	// estimate misses one draw in a hundred, and within 5%. The 95% intervals' coverage over many
+	// draws is TestLiveFiguresCover's and TestLiveRateHoldsWhileSweepsOfferKeysAgain's to count,
+	// and bench --scale measures it against an injected rate.
+	if !within99(r.Estimate, r.Low, r.High, rateLo, rateHi) || relErr(r.Estimate, trueRate) > 0.05 {
 		t.Errorf("live rate ≈%.0f [%.0f, %.0f] misses the injected %.0f–%.0f/s", r.Estimate, r.Low, r.High, rateLo, rateHi)
 	}
-	// The total's sample is one draw, fixed by the key names (the cluster's lies about two
-	// standard errors out, which a 95% interval allows one draw in twenty): it is held to the
-	// 99% interval, and TestLiveFiguresCover counts the 95% intervals' coverage over many draws.
-	wide := (tot.High - tot.Low) / 2 * (2.576 / 1.96)
-	if totalHi < tot.Estimate-wide || totalLo > tot.Estimate+wide || relErr(tot.Estimate, (totalLo+totalHi)/2) > 0.05 {
+	if !within99(tot.Estimate, tot.Low, tot.High, totalLo, totalHi) || relErr(tot.Estimate, (totalLo+totalHi)/2) > 0.05 {
 		t.Errorf("live total ≈%.0f [%.0f, %.0f] misses the true %.0f–%.0f", tot.Estimate, tot.Low, tot.High, totalLo, totalHi)
 	}
-	if reads != int64(got.Top+got.Sampled) || charged < reads {
-		t.Errorf("the poll read %d keys live (want %d) and charged the budget %d", reads, got.Top+got.Sampled, charged)
+	// Besides the top keys and the sample, a poll reads the base read's top keys that left the
+	// top list since: the rate counts them as that read saw them.
+	if reads < int64(got.Top+got.Sampled) || reads > int64(got.Top+got.Sampled+liveExact) || charged < reads {
+		t.Errorf("the poll read %d keys live (want %d, and at most %d more) and charged the budget %d", reads, got.Top+got.Sampled, liveExact, charged)
 	}
+}
+
+// within99 reports whether the truth, somewhere in [lo, hi], may lie inside the 99% interval of an
+// estimate whose 95% interval is [low, high].
+func within99(est, low, high, lo, hi float64) bool {
+	wide := (high - low) / 2 * (2.576 / 1.96)
+	return hi >= est-wide && lo <= est+wide
 }
 
 func relErr(est, truth float64) float64 {

@@ -3,15 +3,11 @@ package watch
 import (
 	"cmp"
 	"context"
-	"fmt"
-	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hourglass-dev/hourglass/internal/estimate"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
@@ -21,8 +17,10 @@ import (
 // read are held to liveShare of pace's budget since the last read: a family gets its top keys
 // and the part of its sample of the highest priorities that fits, a priority sample too. last is
 // the last complete Snapshot (nil before the first), whose window counts say how many keys the
-// window holds.
-func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace *scanner.Pacer, last *snapshot.Snapshot) ([]snapshot.LiveFamily, int, error) {
+// window holds; b what the sweep says of the masters and the budget.
+func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace *scanner.Pacer, last *snapshot.Snapshot,
+	b liveBudget) ([]snapshot.LiveFamily, int, error) {
+	s.dbsize = b.dbsize
 	now := s.now()
 	var fams []*famSample
 	for _, fs := range s.order {
@@ -54,7 +52,7 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 	if err != nil {
 		return nil, 0, err
 	}
-	at := time.Now()
+	at := s.clock()
 	s.lastRead = at
 	pace.Spend(len(names))
 	out := make([]snapshot.LiveFamily, 0, len(fams))
@@ -62,7 +60,7 @@ func (s *liveSampler) read(ctx context.Context, rdb redis.UniversalClient, pace 
 	for i, fs := range fams {
 		got := vals[j : j+len(keys[i])]
 		j += len(keys[i])
-		out = append(out, fs.figures(keys[i], got, taus[i], at, last))
+		out = append(out, fs.figures(keys[i], got, taus[i], at, last, b))
 	}
 	s.lastFigures = s.keep(out)
 	return s.lastFigures, len(names), nil
@@ -139,131 +137,80 @@ func (fs *famSample) toRead(share int) (keys []*liveKey, tau float64) {
 		tau = max(tau, sample[n].prio)
 		sample = sample[:n]
 	}
-	return append(keys, sample...), tau
+	keys = append(keys, sample...)
+	// The base read's top keys are read exactly through the span, wherever they are now: the
+	// rate counts them as that read saw them (sampleFigures).
+	for _, k := range fs.base.keys {
+		if k.held.top && fs.byName[k.name] != k {
+			keys = append(keys, k)
+		}
+	}
+	return keys, tau
 }
 
 // figures takes a family's live reads in (keys and their values, read at at; tau the threshold
-// of the sample's keys read) and estimates its window's total and rate.
-func (fs *famSample) figures(keys []*liveKey, vals []scanner.LiveValue, tau float64, at time.Time, last *snapshot.Snapshot) snapshot.LiveFamily {
+// of the sample's keys read) and estimates its window's total and rate. While no sweep has
+// counted the window whole, they are scaled from the pages walked since it began (b says what
+// the masters hold); else they are the sample's.
+func (fs *famSample) figures(keys []*liveKey, vals []scanner.LiveValue, tau float64, at time.Time, last *snapshot.Snapshot,
+	b liveBudget) snapshot.LiveFamily {
 	lf := snapshot.LiveFamily{Family: fs.f.Name(), Granularity: fs.g.String(), WindowStart: fs.win.Start, ReadAt: at}
 	if wf, ok := fs.f.Format(fs.g); ok {
 		lf.Window = wf.Format(fs.win)
 	}
-	var total, rate htSum
-	// The sampled keys read for the first time (found by a sweep since the last read) count in
-	// the rate as the others do: the rated keys' sum is scaled by the weight of all the sampled
-	// keys read over theirs (as Horvitz-Thompson estimates).
-	var wAll, wRated float64
-	topRated := true
-	newBase, newMid := fs.advance(keys, at)
+	_, _, partial := fs.population(last, 0)
+	scale := partial && len(b.dbsize) > 0
+	fs.counted = !partial
+	newBase, newMid := fs.advance(at)
 	span := at.Sub(fs.baseT).Seconds()
+	rows := make([]liveRow, 0, len(keys))
 	for i, k := range keys {
 		if vals[i].Gone {
 			fs.drop(k)
 			continue
 		}
-		y, ok := k.take(vals[i].Value, at, span, newBase, newMid)
-		if k.idx < 0 {
-			lf.Top++
-			total.exact(float64(k.value))
-			rate.exact(y)
-			topRated = topRated && ok
-		} else {
-			lf.Sampled++
-			total.add(float64(k.value), k.w, tau)
-			w := k.w / chance(k.w, tau)
-			wAll += w
-			if ok {
-				wRated += w
-				rate.add(y, k.w, tau)
-			}
+		r := liveRow{k: k, top: k.idx < 0, p: 1, held: fs.byName[k.name] != k}
+		if r.held {
+			r.top = false // a base read's top key left since: its rate counts, not its value (toRead)
 		}
+		r.rate, r.since, r.rated = k.take(vals[i].Value, at, span, newBase, newMid)
+		r.v, r.grown = float64(k.value), float64(k.value-k.framed.v)
+		switch {
+		case r.top:
+			lf.Top++
+		case !r.held:
+			lf.Sampled++
+			r.p = chance(k.w, tau)
+		}
+		rows = append(rows, r)
 	}
 	if !newBase {
 		lf.RateSince = fs.baseT
 	}
-	if wRated > 0 {
-		rate.scale(wAll / wRated)
+	if newBase || newMid {
+		fs.hold(rows, tau, newBase)
 	}
 	lf.Keys, lf.KeysFrom, lf.Partial = fs.population(last, int64(lf.Top+lf.Sampled))
-	cover := float64(lf.Top+lf.Sampled) / math.Max(float64(lf.Keys), 1)
-	var notes []string
-	// Keys of the window offered and not kept, or not read now, or counted by a sweep and never
-	// offered (created since, or past the sweep under way's place): the keys read are not all.
-	leftOut := tau > 0 || lf.Keys > int64(lf.Top+lf.Sampled)
-	if fig, ok := total.figure(cover, leftOut); ok {
-		lf.Total = &fig
+	if scale {
+		fs.scaledFigures(&lf, rows, b)
 	} else {
-		notes = append(notes, fmt.Sprintf("total: fewer than %d of the %d keys sampled hold a value", estimate.MinFound, lf.Sampled))
+		fs.sampleFigures(&lf, rows, tau, newBase)
 	}
-	switch fig, ok := rate.figure(cover, leftOut); {
-	case newBase:
-		notes = append(notes, "rate: measured from this read on (the sample changed)")
-	case !topRated || (rate.n == 0 && lf.Sampled > 0):
-		notes = append(notes, "rate: keys read a first time; their growth is known from the next read")
-	case !ok:
-		notes = append(notes, fmt.Sprintf("rate: fewer than %d of the %d keys sampled grew", estimate.MinFound, rate.n))
-	default:
-		lf.RatePerSec = &fig
-	}
-	lf.Note = strings.Join(notes, "; ")
 	return lf
 }
 
-// htSum is the Horvitz-Thompson estimate of a figure's sum over a family's keys: the exact keys'
-// sum, plus each sampled key's figure over its chance to be sampled, min(1, w/tau), with the
-// variance of that sum (the sampled keys drawn with certainty add none).
-type htSum struct {
-	exactSum, est, variance float64
-	n, nonzero, uncertain   int
-	seen                    float64
-}
-
-func (h *htSum) exact(y float64) { h.exactSum += y; h.seen += y }
-
-// chance is a sampled key's chance to be drawn: min(1, w/tau), 1 when no key was left out.
-func chance(w, tau float64) float64 {
-	if tau <= 0 {
-		return 1
-	}
-	return math.Min(1, w/tau)
-}
-
-// scale multiplies the sampled keys' part of the estimate by f (and its variance by f²).
-func (h *htSum) scale(f float64) {
-	h.est *= f
-	h.variance *= f * f
-}
-
-func (h *htSum) add(y, w, tau float64) {
-	p := chance(w, tau)
-	h.n++
-	h.seen += y
-	h.est += y / p
-	if p < 1 {
-		h.uncertain++
-		if y != 0 {
-			h.nonzero++
-		}
-		h.variance += y * y * (1 - p) / (p * p)
-	}
-}
-
-// figure is the estimate with its 95% interval; ok is false when keys were left out (leftOut:
-// offered and not kept, or not read this time) and fewer than estimate.MinFound keys drawn by
-// chance hold the figure (then their spread says too little, and with none read at all the keys
-// left out would count for nothing). cover is the share of the window's keys read.
-func (h *htSum) figure(cover float64, leftOut bool) (estimate.Figure, bool) {
-	if (h.uncertain > 0 || leftOut) && h.nonzero < estimate.MinFound {
-		return estimate.Figure{}, false
-	}
-	est := h.exactSum + h.est
-	half := estimate.TQuantile975(float64(max(h.uncertain-1, 1))) * math.Sqrt(h.variance)
-	fig := estimate.Figure{Estimate: est, Low: est - half, High: est + half, Seen: h.seen, Coverage: math.Min(cover, 1)}
-	if h.uncertain == 0 && !leftOut {
-		fig.Coverage = 1 // every key offered was read
-	}
-	return fig, true
+// liveRow is one key read live: its value now, its growth since its page offered it, its rate
+// and what the rate counts from (rated is false when it has no earlier read to count from), and
+// its chance to be read (1 for a top key).
+type liveRow struct {
+	k          *liveKey
+	top, rated bool
+	// held is set for a key read for the base read's sake only: a top key then, gone from the
+	// top list and the sample since.
+	held     bool
+	v, grown float64
+	rate, p  float64
+	since    time.Time
 }
 
 // population is the number of the window's keys (the figures do not scale by it: it says what
@@ -291,67 +238,89 @@ func (fs *famSample) population(last *snapshot.Snapshot, read int64) (n int64, f
 	return max(n, read), from, partial
 }
 
-// advance moves the family's base and mid reads on for a read at at of keys: the mid read
-// becomes the base once the base is liveRateSpan old (then the mid read is now); the first read,
-// or one where more than a quarter of the sampled keys read have no value at the base read (the
-// sample changed: keys a sweep found since joined), is a new base, from which the rate is
-// measured at the next read. It says which of the two reads this one is.
-func (fs *famSample) advance(keys []*liveKey, at time.Time) (newBase, newMid bool) {
-	all := append(slices.Clone(fs.top), fs.sample...)
-	if !fs.midT.IsZero() && at.Sub(fs.baseT) >= liveRateSpan {
-		fs.baseT, fs.midT, newMid = fs.midT, at, true
+// advance moves the family's base and mid reads on for a read at at: the mid read becomes the
+// base once the base is liveRateSpan old (then the mid read is now). The first read is the base,
+// and so is the first once a sweep has counted the window: a base read before drew its sample
+// from the keys the sweeps had offered by then, which the keys offered since are not counted
+// with. It says which of the two reads this one is.
+func (fs *famSample) advance(at time.Time) (newBase, newMid bool) {
+	all := slices.Concat(fs.top, fs.sample, fs.base.keys, fs.mid.keys)
+	switch {
+	case fs.baseT.IsZero() || fs.counted && !fs.base.counted:
 		for _, k := range all {
-			k.base, k.mid = k.mid, livePoint{}
+			k.base, k.mid, k.held = livePoint{}, livePoint{}, heldKey{}
 		}
-	} else if !fs.baseT.IsZero() && fs.midT.IsZero() && at.Sub(fs.baseT) >= liveRateSpan/2 {
-		fs.midT, newMid = at, true
-	}
-	sampled, unbased := 0, 0
-	for _, k := range keys {
-		if k.idx >= 0 {
-			sampled++
-			if !k.base.set {
-				unbased++
-			}
-		}
-	}
-	if fs.baseT.IsZero() || unbased*4 > sampled {
-		fs.baseT, fs.midT = at, time.Time{}
-		for _, k := range all {
-			k.base, k.mid = livePoint{}, livePoint{}
-		}
+		fs.baseT, fs.midT, fs.base, fs.mid = at, time.Time{}, heldRead{}, heldRead{}
 		return true, false
+	case !fs.midT.IsZero() && at.Sub(fs.baseT) >= liveRateSpan:
+		fs.baseT, fs.midT = fs.midT, at
+		for _, k := range all {
+			k.base, k.held = livePoint{}, heldKey{}
+		}
+		for _, k := range fs.mid.keys {
+			k.base, k.held = k.mid, k.heldMid
+		}
+		for _, k := range all {
+			k.mid = livePoint{}
+		}
+		fs.base, fs.mid = fs.mid, heldRead{}
+		return false, true
+	case fs.midT.IsZero() && at.Sub(fs.baseT) >= liveRateSpan/2:
+		fs.midT = at
+		return false, true
 	}
-	return false, newMid
+	return false, false
+}
+
+// hold keeps the keys of this read (rows, read at threshold tau) as the base read's, or the mid
+// read's: each key's weight, priority and place in the top list as this read saw them.
+func (fs *famSample) hold(rows []liveRow, tau float64, base bool) {
+	hr := heldRead{tau: tau, counted: fs.counted}
+	for _, r := range rows {
+		if r.held {
+			continue
+		}
+		h := heldKey{w: r.k.w, prio: r.k.prio, top: r.top}
+		if base {
+			r.k.held = h
+		} else {
+			r.k.heldMid = h
+		}
+		hr.keys = append(hr.keys, r.k)
+	}
+	if base {
+		fs.base = hr
+	} else {
+		fs.mid = hr
+	}
 }
 
 // take records the key's value v read at at (the base or mid read when newBase or newMid), and
-// returns its growth per second over the family's span since the base read. A key that joined
-// since counts its growth since its own first live read (over a shorter span: the same rate
-// while traffic is steady), and a key among the largest that joined since and has none yet,
-// since the value its page offered; ok is false when the key has no earlier read.
-func (k *liveKey) take(v int64, at time.Time, span float64, newBase, newMid bool) (float64, bool) {
+// returns its growth per second and the read it counts from: the family's base read, when the
+// key was read then; else the page that offered it when it joined the sample (or its weight
+// last changed), once that is over a second old; else its first live read since. The spans
+// differ, but give the same rate while traffic is steady. ok is false when the key has no
+// earlier read to count from.
+func (k *liveKey) take(v int64, at time.Time, span float64, newBase, newMid bool) (float64, time.Time, bool) {
 	k.value = v
 	p := livePoint{v: v, t: at, set: true}
+	hadBase, first := k.base.set && !newBase, k.first
 	if newBase {
 		k.base = p
 	}
 	if newMid {
 		k.mid = p
 	}
-	first := k.first
 	if !first.set {
 		k.first = p
 	}
 	switch {
-	case newBase:
-		return 0, false
-	case k.base.set && span > 0:
-		return float64(v-k.base.v) / span, true
+	case hadBase && span > 0:
+		return float64(v-k.base.v) / span, k.base.t, true
+	case k.page.set && at.Sub(k.page.t) > time.Second:
+		return float64(v-k.page.v) / at.Sub(k.page.t).Seconds(), k.page.t, true
 	case first.set && at.After(first.t):
-		return float64(v-first.v) / at.Sub(first.t).Seconds(), true
-	case k.idx < 0 && k.page.set && at.Sub(k.page.t) > time.Second:
-		return float64(v-k.page.v) / at.Sub(k.page.t).Seconds(), true
+		return float64(v-first.v) / at.Sub(first.t).Seconds(), first.t, true
 	}
-	return 0, false
+	return 0, time.Time{}, false
 }

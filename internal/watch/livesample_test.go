@@ -38,11 +38,11 @@ func TestLiveFiguresCover(t *testing.T) {
 			// (half an hour ago), so they hold the largest values.
 			rates[names[i]] = 50 / math.Pow(float64(i+1), 0.8) * rng.Float64()
 			v0[names[i]] = int64(poisson(rng, rates[names[i]]*1800))
-			fs.offer(names[i], v0[names[i]], now, size, liveExact)
+			fs.offer(names[i], v0[names[i]], now, size, liveExact, nil)
 		}
 		t0 := time.Now()
 		keys, tau := fs.toRead(1 << 30)
-		fs.figures(keys, liveValues(keys, v0), tau, t0, last)
+		fs.figures(keys, liveValues(keys, v0), tau, t0, last, liveBudget{})
 		v1, trueGrowth, trueTotal := map[string]int64{}, 0.0, 0.0
 		for _, name := range names {
 			g := int64(poisson(rng, rates[name]*10))
@@ -51,7 +51,7 @@ func TestLiveFiguresCover(t *testing.T) {
 			trueTotal += float64(v1[name])
 		}
 		keys, tau = fs.toRead(1 << 30)
-		lf := fs.figures(keys, liveValues(keys, v1), tau, t0.Add(10*time.Second), last)
+		lf := fs.figures(keys, liveValues(keys, v1), tau, t0.Add(10*time.Second), last, liveBudget{})
 		if lf.RatePerSec == nil || lf.Total == nil || lf.Sampled != size || lf.Top != liveExact {
 			t.Fatalf("trial %d: %+v", trial, lf)
 		}
@@ -104,7 +104,7 @@ func TestLiveSampleKeepsItsKeys(t *testing.T) {
 	fs.roll(now, shanghai)
 	offerAll := func() {
 		for i := range 1000 {
-			fs.offer(fmt.Sprintf("k%d", i), int64(i), now, 100, 3)
+			fs.offer(fmt.Sprintf("k%d", i), int64(i), now, 100, 3, nil)
 		}
 	}
 	offerAll()
@@ -136,7 +136,7 @@ func TestLiveSampleKeepsItsKeys(t *testing.T) {
 	}
 	gone := fs.sample[0]
 	fs.drop(gone)
-	fs.offer(gone.name, gone.value, now, 100, 3) // seen again, it comes back: its priority is over tau
+	fs.offer(gone.name, gone.value, now, 100, 3, nil) // seen again, it comes back: its priority is over tau
 	if _, ok := fs.byName[gone.name]; !ok || len(fs.sample) != 100 {
 		t.Errorf("a dropped key seen again did not come back")
 	}

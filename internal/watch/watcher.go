@@ -140,7 +140,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.KeysSeen(), w.started
 	st.Unclaimed = w.sweep.Unclaimed()
 	if err == nil {
-		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.Pacer(), w.last)
+		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.Pacer(), w.last, w.liveBudget())
 		w.cost.readLive(st.LiveReads)
 	}
 	w.rates.observe(st.Families, swept, sweptAt)
