@@ -161,8 +161,10 @@ func TestIntervalsHoldTheTruthOverTrials(t *testing.T) {
 			rdb := tc.rdb(t)
 			w := writeTrialWorld(t, rdb)
 			snaps := sweepStretches(t, rdb, w.fams, trialShare, trialFamilies*trialKeys+trialFiller)
-			if len(snaps) < 19 {
-				t.Fatalf("%d stretches of 5%%, want 20 (19 when the last is cut short)", len(snaps))
+			// 20 stretches of 5% on a server; on a cluster a master's last page may carry a stretch
+			// past its end, and a few fewer fit.
+			if len(snaps) < 15 {
+				t.Fatalf("%d stretches of 5%%, want at least 15 of the 20", len(snaps))
 			}
 			var keys, totals trialTally
 			for _, snap := range snaps {
