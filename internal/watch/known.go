@@ -16,15 +16,18 @@ import (
 // the last read, so the reads never take more of the budget than a console refreshing at its
 // fastest would. w.mu is held.
 func (w *Watcher) readKnown(ctx context.Context, st *snapshot.Status) error {
-	known := w.known
-	if known == nil || w.last == nil {
-		k := w.agg.Known()
-		known = &k
-	}
-	if known.Empty() || (st.Snapshot == nil && st.Partial == nil) {
+	if st.Snapshot == nil && st.Partial == nil {
 		return nil
 	}
 	if w.knownRead == nil || time.Since(w.knownAt) >= snapshot.MinRefresh/2 {
+		known := w.known
+		if known == nil || w.last == nil {
+			k := w.agg.Known()
+			known = &k
+		}
+		if known.Empty() {
+			return nil
+		}
 		live, err := w.sweep.ReadKnown(ctx, *known)
 		if err != nil {
 			return err
