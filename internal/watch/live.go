@@ -83,6 +83,7 @@ type heldRead struct {
 	keys    []*liveKey
 	tau     float64
 	counted bool
+	frame   map[string]frameMark // the frame as the read saw it
 }
 
 // liveKey is one key read live: its last value, and the reads its growth is counted from.
