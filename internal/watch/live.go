@@ -193,7 +193,7 @@ func (s *liveSampler) visit(p scanner.Page) {
 			if cl == nil && !fs.counted {
 				continue // offered again, past a master walked whole: the frame has it, or it is new since
 			}
-			cl.add(v)
+			fs.frame.offered(cl, v)
 			fs.offer(k.Name, v, at, s.size, s.topK, cl)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 type liveFrame struct {
 	masters map[string]*frameMaster
 	seq     int // the clusters made so far
+	// seen is the window's keys the frame's pages offered.
+	seen int
 }
 
 // frameMark is one master's part of a frame as one read saw it: its clusters (the open one
@@ -44,10 +46,12 @@ type liveCluster struct {
 	keys, static float64
 }
 
-// add counts a window value v a page of the cluster read. A nil cluster counts nothing.
-func (c *liveCluster) add(v int64) {
+// offered counts a window key of value v a page of cluster c offered. A nil cluster (a page
+// not walked into the frame) counts nothing.
+func (lf *liveFrame) offered(c *liveCluster, v int64) {
 	if c != nil {
 		c.static += float64(v)
+		lf.seen++
 	}
 }
 

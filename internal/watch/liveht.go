@@ -12,7 +12,7 @@ import (
 // sampleFigures sets lf's total and rate from the sample alone, for a window a sweep has counted
 // whole: the top keys' sum and the sampled keys' Horvitz-Thompson estimate. newBase says this
 // read is the rate's base (no rate yet).
-func (fs *famSample) sampleFigures(lf *snapshot.LiveFamily, rows []liveRow, tau float64, newBase bool) {
+func (fs *famSample) sampleFigures(lf *snapshot.LiveFamily, rows []liveRow, tau float64, newBase bool, b liveBudget) {
 	var total htSum
 	for _, r := range rows {
 		switch {
@@ -27,7 +27,7 @@ func (fs *famSample) sampleFigures(lf *snapshot.LiveFamily, rows []liveRow, tau 
 	var few string
 	if !newBase {
 		hr, tau := fs.heldRows(rows)
-		rate, few = heldRate(hr, tau), fewWrites(hr, lf.ReadAt.Sub(fs.baseT))
+		rate, few = heldRate(hr, tau), fewWrites(hr, lf.ReadAt.Sub(fs.baseT), b)
 	}
 	cover := float64(lf.Top+lf.Sampled) / math.Max(float64(lf.Keys), 1)
 	var notes []string

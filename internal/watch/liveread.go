@@ -194,7 +194,7 @@ func (fs *famSample) figures(keys []*liveKey, vals []scanner.LiveValue, tau floa
 	if scale {
 		fs.scaledFigures(&lf, rows, newBase, b)
 	} else {
-		fs.sampleFigures(&lf, rows, tau, newBase)
+		fs.sampleFigures(&lf, rows, tau, newBase, b)
 	}
 	return lf
 }

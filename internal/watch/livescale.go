@@ -21,6 +21,12 @@ import (
 // it says (docs/estimates.md, Live rates while a sweep is under way).
 const maxTopShare = 0.25
 
+// minScaledKeys is the fewest of the window's keys the frame's pages must have offered for the
+// figures to be scaled from them. A few dozen keys of skewed values, each alone in its page,
+// make a ratio estimate whose interval the spread of so few cannot make sound: on ten million
+// keys, 22 keys seen of a family gave intervals of this hour that held the truth 86 times in 100.
+const minScaledKeys = 50
+
 // liveBudget is what a live read is told of the sweep: the keys each master holds (DBSIZE, nil
 // when unknown), and what the budget affords, so that a figure the budget cannot make sound can
 // say what budget would.
@@ -58,8 +64,11 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 	})
 	lf.Swept, lf.Partial = math.Min(walked/math.Max(held, 1), 1), false
 	var notes []string
-	heavy := topShare(rows)
+	heavy := topShare(rows, lf.ReadAt)
 	total, whyTotal := scaledFigure(totals, per(v2Grown, addrs), heavy)
+	if fs.frame.seen < minScaledKeys {
+		whyTotal = fmt.Sprintf("%d of the window's keys swept so far; scaled figures need %d", fs.frame.seen, minScaledKeys)
+	}
 	if whyTotal == "" {
 		lf.Total = &total
 	}
@@ -71,8 +80,11 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 		sums, v2Rate := heldSums(hr, tau, fs.base.frame)
 		rates, _, _ := strata(addrs, fs.base.frame, b.dbsize, func(addr string, _ estimate.Frame) estimate.Sum { return rateSum(sums[addr]) })
 		var rate estimate.Figure
-		if rate, whyRate = scaledFigure(rates, per(v2Rate, addrs), heavy); whyRate == "" {
-			whyRate = fewWrites(hr, lf.ReadAt.Sub(fs.baseT))
+		switch rate, whyRate = scaledFigure(rates, per(v2Rate, addrs), heavy); {
+		case fs.frame.seen < minScaledKeys:
+			whyRate = whyTotal
+		case whyRate == "":
+			whyRate = fewWrites(hr, lf.ReadAt.Sub(fs.baseT), b)
 		}
 		if whyRate == "" {
 			lf.RatePerSec = &rate
@@ -222,22 +234,35 @@ func scaledFigure(strata []estimate.Stratum, second []float64, heavy float64) (e
 const minWrites = 30
 
 // fewWrites says why the rows cannot make a rate ("" when they can): their keys saw fewer than
-// minWrites writes over the span since the base read.
-func fewWrites(hr []heldRow, span time.Duration) string {
+// minWrites writes over the span since the base read. It says what budget would read keys
+// enough: the live reads are a share of it, so the keys read grow with it.
+func fewWrites(hr []heldRow, span time.Duration, b liveBudget) string {
 	var rate float64
 	for _, h := range hr {
 		rate += h.rate
 	}
-	if n := rate * span.Seconds(); n < minWrites {
-		return fmt.Sprintf("the keys read saw %.0f writes over %s; a rate needs %d", math.Max(n, 0), format.Span(span.Seconds()), minWrites)
+	n := math.Max(rate*span.Seconds(), 0)
+	if n >= minWrites {
+		return ""
 	}
-	return ""
+	s := fmt.Sprintf("the keys read saw %.0f writes over %s; a rate needs %d", n, format.Span(span.Seconds()), minWrites)
+	switch f := minWrites / n; {
+	case n < 1:
+		return s + ", from more keys read (a larger budget) or a longer span"
+	case b.maxShare > 0:
+		return s + fmt.Sprintf(`: about %.0f× the keys read, at max_redis_time = "%s"`, math.Ceil(f), percent(math.Min(b.maxShare*f, 1)))
+	case b.ceiling > 0:
+		return s + fmt.Sprintf(": about %.0f× the keys read, at keys_per_second = %s", math.Ceil(f), format.Commas(int64(math.Ceil(float64(b.ceiling)*f))))
+	}
+	return s
 }
 
 // topShare is the top keys' share of the growth of the keys read (the sampled ones over their
-// chance to be read): how much of the writes seen the largest keys take.
-func topShare(rows []liveRow) float64 {
-	var top, all float64
+// chance to be read): how much of the writes seen the largest keys take. It is 0 when the sampled
+// keys read saw fewer than minWrites writes: they are then too few to tell how much the others
+// take (a tight budget reads little more than the top keys), and the rate says so itself.
+func topShare(rows []liveRow, at time.Time) float64 {
+	var top, all, sampled float64
 	for _, r := range rows {
 		if r.held || r.k.cl == nil || !r.rated || r.rate <= 0 {
 			continue
@@ -245,9 +270,11 @@ func topShare(rows []liveRow) float64 {
 		all += r.rate / r.p
 		if r.top {
 			top += r.rate
+		} else {
+			sampled += r.rate * at.Sub(r.since).Seconds()
 		}
 	}
-	if all <= 0 {
+	if all <= 0 || sampled < minWrites {
 		return 0
 	}
 	return top / all
@@ -266,7 +293,7 @@ func (b liveBudget) sweepNeeded(held, left float64) string {
 	share := need * b.keyCost / costAim
 	switch {
 	case b.maxShare > 0 && share > 1:
-		return s + ", and within a minute at no budget"
+		return s + "; no budget sweeps it within a minute"
 	case b.maxShare > 0 && (b.ceiling <= 0 || need <= float64(b.ceiling)):
 		return s + fmt.Sprintf(`, within a minute at max_redis_time = "%s"`, percent(share))
 	case b.maxShare > 0:

@@ -187,7 +187,7 @@ func TestLiveScaledFiguresRefuseHeavyKeys(t *testing.T) {
 			if pg == 7 && i == 0 {
 				values[name] = 50_000 // a heavy key
 			}
-			cl.add(values[name])
+			fs.frame.offered(cl, values[name])
 			fs.offer(name, values[name], at, 500, liveExact, cl)
 		}
 	}
