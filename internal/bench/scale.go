@@ -146,6 +146,7 @@ type ScaleGoals struct {
 	HitRate      *bool `json:"hit_rate_90pct"`            // every coverage and keyspace: keys and totals ≥ 90%
 	ConsoleCPU   *bool `json:"console_cpu_1pct"`          // one server: the console's CPU over idle < 1% of a core
 	LiveRate     *bool `json:"live_rate_5pct"`            // one server: the live rate's median within ±5% of the true rate
+	LiveHits     *bool `json:"live_hit_rate_90pct"`       // every keyspace: the live rates' and this hours' intervals ≥ 90%
 }
 
 // RunScale loads the scale keyspaces on servers of its own, one after the other, and measures
@@ -250,7 +251,7 @@ func measureScale(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClie
 	addrs []string, keys int64) (*ScaleServer, error) {
 	fams := scaleFamilies(time.Now().UTC())
 	start := time.Now()
-	exacts, err := loadScale(ctx, addrs, route, fams, keys, max(runtime.NumCPU(), 2))
+	exacts, err := loadScale(ctx, addrs, route, fams, keys, loadWorkers())
 	if err != nil {
 		return nil, err
 	}
@@ -288,6 +289,6 @@ func measureScale(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClie
 	// Last: the events it injects change the totals the coverages are set beside.
 	fmt.Fprintf(opt.Log, "hourglass: bench --scale: the console again, its live rate against %.0f events/s injected, for %v after %v\n",
 		opt.LiveRate, opt.LiveFor, opt.LiveFor/4)
-	sv.LiveRate, sv.LiveRateUnknown, err = liveRateAtDefaults(ctx, opt, cp, rdb, nodes, addrs, fams, exacts)
+	sv.LiveRate, sv.LiveRateUnknown, err = liveRateAtDefaults(ctx, opt, cp, rdb, fams, exacts, keys)
 	return sv, err
 }

@@ -81,9 +81,9 @@ func checkScaleConsole(t *testing.T, sv ScaleServer) {
 	}
 }
 
-// checkScaleLive checks the live rate was measured: keys of pv's current hour found among those the
-// sweep had seen, the writer's events counted over the span (no more than it was asked for),
-// the polls of the span read, and each figure within its bounds.
+// checkScaleLive checks the live rate was measured: every key of pv's current hour written into,
+// the writer's events counted over the span (no more than it was asked for), the polls of the
+// span read, each figure within its bounds, and every family written into counted as a trial.
 func checkScaleLive(t *testing.T, sv ScaleServer, liveFor time.Duration) {
 	t.Helper()
 	lr := sv.LiveRate
@@ -91,7 +91,7 @@ func checkScaleLive(t *testing.T, sv ScaleServer, liveFor time.Duration) {
 		t.Errorf("%s: no live rate: %s", sv.Kind, sv.LiveRateUnknown)
 		return
 	}
-	if sv.LiveRateUnknown != "" || lr.Family != "pv" || lr.Keys <= 0 || int64(lr.Keys) > lr.WindowKeys || lr.AskedPerSec != defaultLiveRate {
+	if sv.LiveRateUnknown != "" || lr.Family != "pv" || lr.Keys <= 0 || int64(lr.Keys) != lr.WindowKeys || lr.AskedPerSec != defaultLiveRate {
 		t.Errorf("%s: live rate %+v, unknown %q", sv.Kind, lr, sv.LiveRateUnknown)
 	}
 	asked := lr.AskedPerSec * (lr.WarmupSeconds + lr.Seconds + 1)
@@ -105,6 +105,14 @@ func checkScaleLive(t *testing.T, sv ScaleServer, liveFor time.Duration) {
 	if lr.WithRate > 0 && (lr.MedianPerSec == nil || *lr.MinPerSec > *lr.MedianPerSec || *lr.MedianPerSec > *lr.MaxPerSec ||
 		lr.RelError == nil || lr.HitRate == nil || lr.SpanSeconds <= 0) {
 		t.Errorf("%s: %d polls with a rate, and %+v", sv.Kind, lr.WithRate, lr)
+	}
+	if lr.WithTotal > lr.Polls || lr.TotalInside > lr.WithTotal || (lr.WithTotal > 0) != (lr.TotalHitRate != nil) {
+		t.Errorf("%s: %d polls with a total, %d inside, hit rate %v", sv.Kind, lr.WithTotal, lr.TotalInside, lr.TotalHitRate)
+	}
+	// Every trial family has current-hour keys here, and pv too: each is a trial.
+	if tr := lr.Trials; tr.Families != scaleTrials+1 || tr.Rates.Trials != tr.Families || tr.Totals.Trials != tr.Families ||
+		tr.Rates.Inside > tr.Rates.WithInterval || tr.Totals.Inside > tr.Totals.WithInterval {
+		t.Errorf("%s: trials %+v", sv.Kind, tr)
 	}
 }
 

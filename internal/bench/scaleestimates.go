@@ -238,7 +238,7 @@ func (r *ScaleReport) settle() {
 			}
 		}
 	}
-	g.FirstFigures, g.HitRate = allOf(first), allOf(hits)
+	g.FirstFigures, g.HitRate, g.LiveHits = allOf(first), allOf(hits), liveHitGoal(r.Servers)
 	if len(r.Servers) == 0 {
 		return
 	}

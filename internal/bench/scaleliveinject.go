@@ -2,40 +2,46 @@ package bench
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
-	"strings"
+	"runtime"
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
 
 // liveTick is how often the live rate's writer adds the events it owes and flushes them.
 const liveTick = 20 * time.Millisecond
 
-// liveWriter writes a steady rate of events with the store's batch writer, and keeps its own
-// count of the events delivered, flush by flush: flush i began at start[i], returned at end[i],
-// and brought the count to events[i]. Its events reached Redis somewhere in between.
+// liveTarget is one family the live measure writes into: its current hour's tuples (every key of
+// the hour the load wrote: keys that exist) and the events a second asked for.
+type liveTarget struct {
+	sf     *scaleFam
+	tuples [][]string
+	rate   float64
+}
+
+// liveWriter writes a steady rate of events into each target with the store's batch writer, and
+// keeps its own count of the events delivered, flush by flush: flush i began at start[i],
+// returned at end[i], and brought target j's count to events[i][j]. Its events reached Redis
+// somewhere in between.
 type liveWriter struct {
 	mu         sync.Mutex
 	start, end []time.Time
-	events     []int64
+	events     [][]int64
 	err        error // the error that stopped it, other than its ctx's end
 }
 
-// run adds rate events a second, each to one of tuples drawn uniformly (from a fixed seed), and
-// flushes them every liveTick, until ctx ends. A flush that falls behind is caught up by the next.
-func (lw *liveWriter) run(ctx context.Context, st *store.Store, f *store.Family, tuples [][]string, rate float64) {
+// run adds each target's rate of events a second, each to one of its tuples drawn uniformly (from
+// a fixed seed), and flushes them every liveTick, until ctx ends. A flush that falls behind is
+// caught up by the next.
+func (lw *liveWriter) run(ctx context.Context, st *store.Store, targets []liveTarget) {
 	w := st.NewWriter(store.WriterOptions{})
 	rng := rand.New(rand.NewPCG(5, 7))
 	tick := time.NewTicker(liveTick)
 	defer tick.Stop()
 	begun := time.Now()
-	var drawn, delivered int64
+	drawn := make([]int64, len(targets))
 	for {
 		select {
 		case <-ctx.Done():
@@ -43,111 +49,73 @@ func (lw *liveWriter) run(ctx context.Context, st *store.Store, f *store.Family,
 		case <-tick.C:
 		}
 		flushAt := time.Now()
-		owed := int64(rate*flushAt.Sub(begun).Seconds()) - drawn
-		for range owed {
-			if err := w.Add(f, tuples[rng.IntN(len(tuples))], 1, time.Time{}); err != nil {
-				lw.err = err
-				return
+		for j, tg := range targets {
+			owed := int64(tg.rate*flushAt.Sub(begun).Seconds()) - drawn[j]
+			for range owed {
+				if err := w.Add(tg.sf.fam, tg.tuples[rng.IntN(len(tg.tuples))], 1, time.Time{}); err != nil {
+					lw.err = err
+					return
+				}
 			}
+			drawn[j] += owed
 		}
-		drawn += owed
-		fr, err := w.Flush(ctx)
-		if err != nil {
+		if _, err := w.Flush(ctx); err != nil {
 			if ctx.Err() == nil {
 				lw.err = err
 			}
 			return
 		}
-		delivered += fr.Events
 		lw.mu.Lock()
-		lw.start, lw.end, lw.events = append(lw.start, flushAt), append(lw.end, time.Now()), append(lw.events, delivered)
+		lw.start, lw.end, lw.events = append(lw.start, flushAt), append(lw.end, time.Now()), append(lw.events, append([]int64(nil), drawn...))
 		lw.mu.Unlock()
 	}
 }
 
-// by bounds the events delivered by t: at least those of the flushes that had returned, at most
-// those of the flushes that had begun.
-func (lw *liveWriter) by(t time.Time) (lo, hi float64) {
+// by bounds target j's events delivered by t: at least those of the flushes that had returned, at
+// most those of the flushes that had begun.
+func (lw *liveWriter) by(j int, t time.Time) (lo, hi float64) {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	for i := range lw.events {
 		if !lw.end[i].After(t) {
-			lo = float64(lw.events[i])
+			lo = float64(lw.events[i][j])
 		}
 		if lw.start[i].Before(t) {
-			hi = float64(lw.events[i])
+			hi = float64(lw.events[i][j])
 		}
 	}
 	return lo, hi
 }
 
-// between bounds the events delivered from t0 to t1.
-func (lw *liveWriter) between(t0, t1 time.Time) (lo, hi float64) {
-	lo0, hi0 := lw.by(t0)
-	lo1, hi1 := lw.by(t1)
+// between bounds target j's events delivered from t0 to t1.
+func (lw *liveWriter) between(j int, t0, t1 time.Time) (lo, hi float64) {
+	lo0, hi0 := lw.by(j, t0)
+	lo1, hi1 := lw.by(j, t1)
 	return max(lo1-hi0, 0), hi1 - lo0
 }
 
-// sweptSoFar is how many keys the console's sweep had returned on each of addrs' masters: all of
-// them when a sweep has completed (every key written before it began was seen).
-func sweptSoFar(st snapshot.Status, addrs []string) []int64 {
-	out := make([]int64, len(addrs))
-	if st.Partial == nil {
-		if st.Snapshot != nil {
-			for i := range out {
-				out[i] = math.MaxInt64
-			}
-		}
-		return out
-	}
-	if len(addrs) == 1 {
-		out[0] = st.Partial.Scan.KeysSeen
-		return out
-	}
-	for _, m := range st.Partial.Scan.Masters {
-		for i, a := range addrs {
-			if a == m.Addr {
-				out[i] = m.KeysSeen
-			}
-		}
-	}
-	return out
-}
+// loadWorkers is how many workers write the scale keyspace: one a core, at least two.
+func loadWorkers() int { return max(runtime.NumCPU(), 2) }
 
-// seenTuples finds the dims tuples of f's keys in window w (named name) among the keys the
-// console's sweep has seen: it replays the sweep's SCAN on each master from the start at the
-// same COUNT, which walks the server's hash table bucket by bucket in the same order (no key is
-// added meanwhile: the injection has not begun), and stops short of the keys the sweep had
-// returned by a twentieth, at least two pages, so that every key it takes was seen.
-func seenTuples(ctx context.Context, nodes []*redis.Client, upTo []int64, count int, f *store.Family, w store.Window,
-	name string) ([][]string, error) {
+// currentTuples is the dims tuples of every key the load wrote in family sf's current hour (sf
+// the i-th family of total keys): the load's draws replayed, worker by worker, with nothing sent.
+func currentTuples(sf *scaleFam, i int, total int64) ([][]string, error) {
+	cur := sf.windows[0]
 	var out [][]string
-	prefix, suffix := f.Name()+":", ":"+name
-	for i, n := range nodes {
-		limit := upTo[i]
-		if limit < math.MaxInt64 {
-			limit -= max(limit/20, 2*int64(count))
-		}
-		var seen int64
-		var cursor uint64
-		for seen < limit {
-			keys, next, err := n.Scan(ctx, cursor, "", int64(count)).Result()
-			if err != nil {
-				return nil, err
+	workers := loadWorkers()
+	quota, seed := sf.plan(i, total, workers)
+	for worker := range workers {
+		_, err := sf.generate(worker, workers, quota, seed, func(key string, _, expireAt int64) error {
+			if expireAt != cur.expireAt {
+				return nil
 			}
-			seen += int64(len(keys))
-			for _, k := range keys {
-				if !strings.HasPrefix(k, prefix) || !strings.HasSuffix(k, suffix) {
-					continue
-				}
-				dims := strings.Split(k[len(prefix):len(k)-len(suffix)], ":")
-				if back, err := f.Key(w, dims); err == nil && back == k {
-					out = append(out, dims)
-				}
+			if _, dims, ok := sf.fam.Match(store.Hour, key, time.UTC); ok {
+				out = append(out, dims)
 			}
-			if cursor = next; cursor == 0 {
-				break
-			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

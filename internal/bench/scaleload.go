@@ -171,9 +171,9 @@ func loadWorker(ctx context.Context, addrs []string, route router, fams []*scale
 	var got []*exact
 	var err error
 	for i, sf := range fams {
-		quota := int64(sf.share * float64(total) / float64(workers))
+		quota, seed := sf.plan(i, total, workers)
 		var ex *exact
-		if ex, err = sf.generate(worker, workers, quota, uint64(i)*7919+1, emit); err != nil {
+		if ex, err = sf.generate(worker, workers, quota, seed, emit); err != nil {
 			break
 		}
 		got = append(got, ex)
@@ -184,6 +184,12 @@ func loadWorker(ctx context.Context, addrs []string, route router, fams []*scale
 		}
 	}
 	return got, err
+}
+
+// plan is each worker's quota of the family's keys (the i-th of the keyspace, of total keys on
+// workers), and the seed of its draws: generate replays a worker's keys from them.
+func (sf *scaleFam) plan(i int, total int64, workers int) (quota int64, seed uint64) {
+	return int64(sf.share * float64(total) / float64(workers)), uint64(i)*7919 + 1
 }
 
 // slotRouter routes a key to the master whose slot range holds it: owners[slot] is its index.

@@ -63,9 +63,9 @@ scale is part of the default.
 (--scale-keys) on one redis-server, then 6,000,000 (--scale-cluster-keys, 0 skips it) on a
 3-master cluster, each measured for a console's first figures and its Redis CPU at the defaults
 (30s) and for the estimates of a sweep under way at 1%, 5% and 20% coverage against the exact
-totals written, over 50 trial families, then for the console's live rate against 5,000 counter
-events a second written into keys it has seen (40s after 10s). It needs about 2 GB of memory and
-a few minutes.
+totals written, over 50 trial families, then for the console's live rate and this hour's total
+while 5,000 counter events a second are written into pv's current-hour keys and 100 into each
+trial family's (40s after 10s). It needs about 2 GB of memory and a few minutes.
 
 Usage:
   hourglass bench [--addr ADDR --allow-writes] [--full] [--events N] [--keys N] [--json]

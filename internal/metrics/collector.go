@@ -113,6 +113,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		gauge(descOps, float64(st.Server.OpsPerSec))
 		gauge(descMem, float64(st.Server.UsedMemory))
 	}
+	collectLive(gauge, st.Families)
 	if snap == nil {
 		if p := st.Partial; p != nil && p.Scan.Coverage > 0 {
 			gauge(descFirstCoverage, p.Scan.Coverage)

@@ -83,6 +83,7 @@ type heldRead struct {
 	keys    []*liveKey
 	tau     float64
 	counted bool
+	frame   map[string]frameMark // the frame as the read saw it
 }
 
 // liveKey is one key read live: its last value, and the reads its growth is counted from.
@@ -192,7 +193,7 @@ func (s *liveSampler) visit(p scanner.Page) {
 			if cl == nil && !fs.counted {
 				continue // offered again, past a master walked whole: the frame has it, or it is new since
 			}
-			cl.add(v)
+			fs.frame.offered(cl, v)
 			fs.offer(k.Name, v, at, s.size, s.topK, cl)
 		}
 	}

@@ -11,6 +11,17 @@ import (
 // the family's live figures are scaled from it (livescale.go), as the sweep's estimates are.
 type liveFrame struct {
 	masters map[string]*frameMaster
+	seq     int // the clusters made so far
+	// seen is the window's keys the frame's pages offered.
+	seen int
+}
+
+// frameMark is one master's part of a frame as one read saw it: its clusters (the open one
+// counted as closed), the last of them, and whether the master was walked whole.
+type frameMark struct {
+	frame estimate.Frame
+	seq   int
+	full  bool
 }
 
 // frameMaster is one master's part of a frame: its clusters (a page, or a run of pages in one
@@ -31,13 +42,16 @@ type frameMaster struct {
 // is the live reads' to estimate.
 type liveCluster struct {
 	master       string
+	seq          int // its place in the frame: the n-th cluster made
 	keys, static float64
 }
 
-// add counts a window value v a page of the cluster read. A nil cluster counts nothing.
-func (c *liveCluster) add(v int64) {
+// offered counts a window key of value v a page of cluster c offered. A nil cluster (a page
+// not walked into the frame) counts nothing.
+func (lf *liveFrame) offered(c *liveCluster, v int64) {
 	if c != nil {
 		c.static += float64(v)
+		lf.seen++
 	}
 }
 
@@ -69,7 +83,8 @@ func (lf *liveFrame) add(p scanner.Page, dbsize map[string]int64) {
 	runsOn := p.Seen == 0 || len(p.SeenBy) > 0 && first >= 0 && first == fm.lastSlot // slots are a cluster's only
 	if fm.open == nil || !runsOn {
 		fm.closeOpen()
-		fm.open = &liveCluster{master: addr}
+		lf.seq++
+		fm.open = &liveCluster{master: addr, seq: lf.seq}
 	}
 	fm.open.keys += float64(p.Seen)
 	if p.Seen > 0 {
@@ -79,6 +94,16 @@ func (lf *liveFrame) add(p scanner.Page, dbsize map[string]int64) {
 	if n := dbsize[addr]; n > 0 && fm.frame.Keys+fm.open.keys >= float64(n) {
 		fm.full = true
 	}
+}
+
+// mark is the frame as a read sees it, per master.
+func (lf *liveFrame) mark() map[string]frameMark {
+	out := make(map[string]frameMark, len(lf.masters))
+	for addr, fm := range lf.masters {
+		fr, _ := fm.closed()
+		out[addr] = frameMark{frame: fr, seq: lf.seq, full: fm.full}
+	}
+	return out
 }
 
 // cluster is the cluster page p was walked into, nil when it was not.

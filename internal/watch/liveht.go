@@ -12,7 +12,7 @@ import (
 // sampleFigures sets lf's total and rate from the sample alone, for a window a sweep has counted
 // whole: the top keys' sum and the sampled keys' Horvitz-Thompson estimate. newBase says this
 // read is the rate's base (no rate yet).
-func (fs *famSample) sampleFigures(lf *snapshot.LiveFamily, rows []liveRow, tau float64, newBase bool) {
+func (fs *famSample) sampleFigures(lf *snapshot.LiveFamily, rows []liveRow, tau float64, newBase bool, b liveBudget) {
 	var total htSum
 	for _, r := range rows {
 		switch {
@@ -23,7 +23,12 @@ func (fs *famSample) sampleFigures(lf *snapshot.LiveFamily, rows []liveRow, tau 
 			total.add(r.v, r.k.w, tau)
 		}
 	}
-	rate := fs.heldRate(rows, newBase)
+	var rate htSum
+	var few string
+	if !newBase {
+		hr, tau := fs.heldRows(rows)
+		rate, few = heldRate(hr, tau), fewWrites(hr, lf.ReadAt.Sub(fs.baseT), b)
+	}
 	cover := float64(lf.Top+lf.Sampled) / math.Max(float64(lf.Keys), 1)
 	var notes []string
 	// Keys of the window offered and not kept, or not read now, or counted by a sweep and never
@@ -39,24 +44,30 @@ func (fs *famSample) sampleFigures(lf *snapshot.LiveFamily, rows []liveRow, tau 
 		notes = append(notes, "rate: measured from this read on")
 	case !ok:
 		notes = append(notes, fmt.Sprintf("rate: fewer than %d of the %d keys sampled at its base read grew", estimate.MinFound, rate.n))
+	case few != "":
+		notes = append(notes, "rate: "+few)
 	default:
 		lf.RatePerSec = &fig
 	}
 	lf.Note = strings.Join(notes, "; ")
 }
 
-// heldRate is the rate's estimate over the span since the base read, from the keys that read
-// saw, each as it saw them: its top keys exactly, its sampled keys each over the chance its
-// weight had at that read. A key that joined the sample since, or whose weight a sweep raised
-// since, counts as it was then: a chance taken from a weight its growth raised would count the
-// keys that grew most for least. The keys of the base read not read now (a tighter budget, or
-// pushed out of the sample since) raise the threshold the others are counted at, so that the
-// keys counted are still a priority sample of those the base read was drawn from.
-func (fs *famSample) heldRate(rows []liveRow, newBase bool) htSum {
-	var rate htSum
-	if newBase {
-		return rate
-	}
+// heldRow is a key's growth a second since the base read, and its chance to be read as that read
+// drew it (1 for its top keys).
+type heldRow struct {
+	k       *liveKey
+	rate, p float64
+	top     bool
+}
+
+// heldRows are the rows the rate counts over the span since the base read: the keys that read
+// saw, each as it saw them: its top keys exactly, its sampled keys each over the chance its weight
+// had at that read. A key that joined the sample since, or whose weight a sweep raised since,
+// counts as it was then: a chance taken from a weight its growth raised would count the keys that
+// grew most for least. The keys of the base read not read now (a tighter budget, or pushed out of
+// the sample since) raise the threshold the others are counted at, so that the keys counted are
+// still a priority sample of those the base read was drawn from. It returns that threshold.
+func (fs *famSample) heldRows(rows []liveRow) ([]heldRow, float64) {
 	read := make(map[*liveKey]bool, len(rows))
 	for _, r := range rows {
 		read[r.k] = true
@@ -67,14 +78,29 @@ func (fs *famSample) heldRate(rows []liveRow, newBase bool) htSum {
 			tau = max(tau, k.held.prio)
 		}
 	}
+	var out []heldRow
 	for _, r := range rows {
 		h := r.k.held
 		switch {
 		case !r.k.base.set || !r.rated:
 		case h.top:
-			rate.exact(r.rate)
+			out = append(out, heldRow{k: r.k, rate: r.rate, p: 1, top: true})
 		case h.prio > tau:
-			rate.add(r.rate, h.w, tau)
+			out = append(out, heldRow{k: r.k, rate: r.rate, p: chance(h.w, tau)})
+		}
+	}
+	return out, tau
+}
+
+// heldRate is the rate's estimate over the span since the base read from the rows heldRows
+// counts (at threshold tau), for a window a sweep has counted whole.
+func heldRate(held []heldRow, tau float64) htSum {
+	var rate htSum
+	for _, h := range held {
+		if h.top {
+			rate.exact(h.rate)
+		} else {
+			rate.add(h.rate, h.k.held.w, tau)
 		}
 	}
 	return rate

@@ -192,9 +192,9 @@ func (fs *famSample) figures(keys []*liveKey, vals []scanner.LiveValue, tau floa
 	}
 	lf.Keys, lf.KeysFrom, lf.Partial = fs.population(last, int64(lf.Top+lf.Sampled))
 	if scale {
-		fs.scaledFigures(&lf, rows, b)
+		fs.scaledFigures(&lf, rows, newBase, b)
 	} else {
-		fs.sampleFigures(&lf, rows, tau, newBase)
+		fs.sampleFigures(&lf, rows, tau, newBase, b)
 	}
 	return lf
 }
@@ -275,7 +275,7 @@ func (fs *famSample) advance(at time.Time) (newBase, newMid bool) {
 // hold keeps the keys of this read (rows, read at threshold tau) as the base read's, or the mid
 // read's: each key's weight, priority and place in the top list as this read saw them.
 func (fs *famSample) hold(rows []liveRow, tau float64, base bool) {
-	hr := heldRead{tau: tau, counted: fs.counted}
+	hr := heldRead{tau: tau, counted: fs.counted, frame: fs.frame.mark()}
 	for _, r := range rows {
 		if r.held {
 			continue

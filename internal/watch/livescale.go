@@ -21,6 +21,12 @@ import (
 // it says (docs/estimates.md, Live rates while a sweep is under way).
 const maxTopShare = 0.25
 
+// minScaledKeys is the fewest of the window's keys the frame's pages must have offered for the
+// figures to be scaled from them. A few dozen keys of skewed values, each alone in its page,
+// make a ratio estimate whose interval the spread of so few cannot make sound: on ten million
+// keys, 22 keys seen of a family gave intervals of this hour that held the truth 86 times in 100.
+const minScaledKeys = 50
+
 // liveBudget is what a live read is told of the sweep: the keys each master holds (DBSIZE, nil
 // when unknown), and what the budget affords, so that a figure the budget cannot make sound can
 // say what budget would.
@@ -34,42 +40,56 @@ type liveBudget struct {
 }
 
 // clusterSums are one cluster's live figures: the growth of its keys read since their pages,
-// and their rates, each over the key's chance to be read.
+// or their rates, each over the key's chance to be read.
 type clusterSums struct {
-	cl          *liveCluster
-	grown, rate float64
+	cl *liveCluster
+	y  float64
 }
 
 // scaledFigures sets lf's total and rate scaled to the whole window from the frame, while no
 // sweep has counted the window whole. Each cluster of the frame read its window's values
 // exactly; the growth since, of the keys read live, over their chance to be read, estimates
 // its growth (a Horvitz-Thompson sum per cluster); the ratio estimator scales the clusters'
-// sums to the keys the masters hold, with the two phases' variances (estimate.TwoPhase). A
-// figure that cannot be scaled soundly is left out, and the note says why and what budget
-// would make it.
-func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, b liveBudget) {
-	sums, v2Total, v2Rate, since := fs.clusterSums(rows)
-	if !since.IsZero() {
-		lf.RateSince = since
-	}
+// sums to the keys the masters hold, with the two phases' variances (estimate.TwoPhase). The
+// rate counts the keys of the base read over the frame as that read saw it, so that every key
+// it counts grew over the same span. A figure that cannot be scaled soundly is left out, and the
+// note says why and what budget would make it.
+func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newBase bool, b liveBudget) {
 	addrs := fs.frameMasters(b.dbsize)
-	totals := make([]estimate.Stratum, len(addrs))
-	rates := make([]estimate.Stratum, len(addrs))
-	var walked, held float64
-	for i, addr := range addrs {
-		fm := fs.frame.master(addr)
-		fr, static := fm.closed()
-		st := estimate.Stratum{Frame: fr, Population: float64(b.dbsize[addr]), Done: fm.full}
-		totals[i], rates[i] = st, st
-		totals[i].Sum, rates[i].Sum = grownSum(static, sums[addr]), rateSum(sums[addr])
-		walked += math.Min(fr.Keys, st.Population)
-		held += st.Population
-	}
+	now := fs.frame.mark()
+	grown, v2Grown := fs.grownSums(rows)
+	totals, walked, held := strata(addrs, now, b.dbsize, func(addr string, fr estimate.Frame) estimate.Sum {
+		_, static := fs.frame.master(addr).closed()
+		return grownSum(static, grown[addr])
+	})
 	lf.Swept, lf.Partial = math.Min(walked/math.Max(held, 1), 1), false
 	var notes []string
-	heavy := topShare(rows)
-	total, whyTotal := scaledFigure(totals, v2Total(addrs), heavy)
-	rate, whyRate := scaledFigure(rates, v2Rate(addrs), heavy)
+	heavy := topShare(rows, lf.ReadAt)
+	total, whyTotal := scaledFigure(totals, per(v2Grown, addrs), heavy)
+	if fs.frame.seen < minScaledKeys {
+		whyTotal = fmt.Sprintf("%d of the window's keys swept so far; scaled figures need %d", fs.frame.seen, minScaledKeys)
+	}
+	if whyTotal == "" {
+		lf.Total = &total
+	}
+	var whyRate string
+	if newBase {
+		notes = append(notes, "rate: measured from this read on")
+	} else {
+		hr, tau := fs.heldRows(rows)
+		sums, v2Rate := heldSums(hr, tau, fs.base.frame)
+		rates, _, _ := strata(addrs, fs.base.frame, b.dbsize, func(addr string, _ estimate.Frame) estimate.Sum { return rateSum(sums[addr]) })
+		var rate estimate.Figure
+		switch rate, whyRate = scaledFigure(rates, per(v2Rate, addrs), heavy); {
+		case fs.frame.seen < minScaledKeys:
+			whyRate = whyTotal
+		case whyRate == "":
+			whyRate = fewWrites(hr, lf.ReadAt.Sub(fs.baseT), b)
+		}
+		if whyRate == "" {
+			lf.RatePerSec = &rate
+		}
+	}
 	switch {
 	case whyTotal != "" && whyTotal == whyRate:
 		notes = append(notes, "total now and rate: "+whyTotal)
@@ -78,78 +98,75 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, b li
 	case whyRate != "":
 		notes = append(notes, "rate: "+whyRate)
 	}
-	if whyTotal == "" {
-		lf.Total = &total
-	}
-	if whyRate == "" {
-		lf.RatePerSec = &rate
-	}
-	if len(notes) > 0 {
+	if whyTotal != "" || whyRate != "" {
 		notes = append(notes, b.sweepNeeded(held, held-walked))
 	}
 	lf.Note = strings.Join(notes, "; ")
 }
 
-// clusterSums groups the rows of keys in the frame by cluster, per master, and returns the
-// second phase's variances of the growth and the rate per master (of the sampled keys: the top
-// keys are read with certainty), and the earliest read a rate counts from. The sampled keys with
-// no rate (found by a page under a second ago) count as the others: the rated ones' sums are
-// scaled by the weight of all of them over theirs.
-func (fs *famSample) clusterSums(rows []liveRow) (map[string][]clusterSums, func([]string) []float64, func([]string) []float64, time.Time) {
-	var wAll, wRated float64
+// strata is the figure's strata over the masters, each with the frame as mark saw it, the keys
+// the master holds and the figure's sums (sum), and the keys walked and held in all.
+func strata(addrs []string, mark map[string]frameMark, dbsize map[string]int64,
+	sum func(addr string, fr estimate.Frame) estimate.Sum) (out []estimate.Stratum, walked, held float64) {
+	for _, addr := range addrs {
+		m := mark[addr]
+		st := estimate.Stratum{Frame: m.frame, Population: float64(dbsize[addr]), Done: m.full}
+		st.Sum = sum(addr, m.frame)
+		out = append(out, st)
+		walked += math.Min(m.frame.Keys, st.Population)
+		held += st.Population
+	}
+	return out, walked, held
+}
+
+// per is a master's figure for each of addrs.
+func per(v map[string]float64, addrs []string) []float64 {
+	out := make([]float64, len(addrs))
+	for i, a := range addrs {
+		out[i] = v[a]
+	}
+	return out
+}
+
+// grownSums groups the keys read, in the frame, by cluster, per master: their growth since their
+// pages over their chance to be read, and the second phase's variance of it per master (of the
+// sampled keys: the top keys are read with certainty).
+func (fs *famSample) grownSums(rows []liveRow) (map[string][]clusterSums, map[string]float64) {
+	byCl := map[*liveCluster]float64{}
+	v2 := map[string]float64{}
 	for _, r := range rows {
-		if !r.top && !r.held && r.k.cl != nil {
-			wAll += 1 / r.p
-			if r.rated {
-				wRated += 1 / r.p
-			}
+		if cl := r.k.cl; cl != nil && !r.held {
+			byCl[cl] += r.grown / r.p
+			v2[cl.master] += r.grown * r.grown * (1 - r.p) / (r.p * r.p)
 		}
 	}
-	scale := 1.0
-	if wRated > 0 {
-		scale = wAll / wRated
+	return bySumMaster(byCl), v2
+}
+
+// heldSums groups the base read's keys counted (heldRows, at threshold tau) that the frame held
+// at that read (mark) by cluster, per master: their rates over their chance, and the second
+// phase's variance per master.
+func heldSums(hr []heldRow, tau float64, mark map[string]frameMark) (map[string][]clusterSums, map[string]float64) {
+	byCl := map[*liveCluster]float64{}
+	v2 := map[string]float64{}
+	for _, h := range hr {
+		cl := h.k.cl
+		if cl == nil || cl.seq > mark[cl.master].seq {
+			continue // offered after the base read: not in the frame it counts over
+		}
+		byCl[cl] += h.rate / h.p
+		v2[cl.master] += h.rate * h.rate * (1 - h.p) / (h.p * h.p)
 	}
-	byCl := map[*liveCluster]*clusterSums{}
-	vTotal, vRate := map[string]float64{}, map[string]float64{}
-	var since time.Time
-	for _, r := range rows {
-		cl := r.k.cl
-		if cl == nil || r.held {
-			continue // offered past a master walked whole (in no cluster of the frame), or not sampled now
-		}
-		cs := byCl[cl]
-		if cs == nil {
-			cs = &clusterSums{cl: cl}
-			byCl[cl] = cs
-		}
-		cs.grown += r.grown / r.p
-		vTotal[cl.master] += r.grown * r.grown * (1 - r.p) / (r.p * r.p)
-		if r.rated {
-			y := r.rate
-			if !r.top {
-				y *= scale
-			}
-			cs.rate += y / r.p
-			vRate[cl.master] += y * y * (1 - r.p) / (r.p * r.p)
-			if since.IsZero() || r.since.Before(since) {
-				since = r.since
-			}
-		}
-	}
+	return bySumMaster(byCl), v2
+}
+
+// bySumMaster is each cluster's sum, per master.
+func bySumMaster(byCl map[*liveCluster]float64) map[string][]clusterSums {
 	out := map[string][]clusterSums{}
-	for _, cs := range byCl {
-		out[cs.cl.master] = append(out[cs.cl.master], *cs)
+	for cl, y := range byCl {
+		out[cl.master] = append(out[cl.master], clusterSums{cl: cl, y: y})
 	}
-	per := func(v map[string]float64) func([]string) []float64 {
-		return func(addrs []string) []float64 {
-			o := make([]float64, len(addrs))
-			for i, a := range addrs {
-				o[i] = v[a]
-			}
-			return o
-		}
-	}
-	return out, per(vTotal), per(vRate), since
+	return out
 }
 
 // frameMasters is every master the figures are scaled over, in a stable order: those the
@@ -173,15 +190,15 @@ func (fs *famSample) frameMasters(dbsize map[string]int64) []string {
 func grownSum(static estimate.Sum, cls []clusterSums) estimate.Sum {
 	s := static
 	for _, c := range cls {
-		if c.grown == 0 {
+		if c.y == 0 {
 			continue
 		}
 		if c.cl.static == 0 {
 			s.Clusters++
 		}
-		s.Y += c.grown
-		s.YSq += 2*c.cl.static*c.grown + c.grown*c.grown
-		s.KeyY += c.cl.keys * c.grown
+		s.Y += c.y
+		s.YSq += 2*c.cl.static*c.y + c.y*c.y
+		s.KeyY += c.cl.keys * c.y
 	}
 	return s
 }
@@ -190,7 +207,7 @@ func grownSum(static estimate.Sum, cls []clusterSums) estimate.Sum {
 func rateSum(cls []clusterSums) estimate.Sum {
 	var s estimate.Sum
 	for _, c := range cls {
-		s.Add(c.cl.keys, c.rate)
+		s.Add(c.cl.keys, c.y)
 	}
 	return s
 }
@@ -209,10 +226,43 @@ func scaledFigure(strata []estimate.Stratum, second []float64, heavy float64) (e
 	return fig, ""
 }
 
+// minWrites is the fewest writes the keys a rate counts must have seen since its base read.
+// Over fewer, the estimate is a sum of a few events each weighed by the keys it stands for: it
+// reads low more often than high, and its spread, taken from those few, is then narrow too, so
+// that its interval misses the truth below far more often than it says. Thirty events keep a
+// Poisson count's interval from the normal within a few percent of its coverage.
+const minWrites = 30
+
+// fewWrites says why the rows cannot make a rate ("" when they can): their keys saw fewer than
+// minWrites writes over the span since the base read. It says what budget would read keys
+// enough: the live reads are a share of it, so the keys read grow with it.
+func fewWrites(hr []heldRow, span time.Duration, b liveBudget) string {
+	var rate float64
+	for _, h := range hr {
+		rate += h.rate
+	}
+	n := math.Max(rate*span.Seconds(), 0)
+	if n >= minWrites {
+		return ""
+	}
+	s := fmt.Sprintf("the keys read saw %.0f writes over %s; a rate needs %d", n, format.Span(span.Seconds()), minWrites)
+	switch f := minWrites / n; {
+	case n < 1:
+		return s + ", from more keys read (a larger budget) or a longer span"
+	case b.maxShare > 0:
+		return s + fmt.Sprintf(`: about %.0f× the keys read, at max_redis_time = "%s"`, math.Ceil(f), percent(math.Min(b.maxShare*f, 1)))
+	case b.ceiling > 0:
+		return s + fmt.Sprintf(": about %.0f× the keys read, at keys_per_second = %s", math.Ceil(f), format.Commas(int64(math.Ceil(float64(b.ceiling)*f))))
+	}
+	return s
+}
+
 // topShare is the top keys' share of the growth of the keys read (the sampled ones over their
-// chance to be read): how much of the writes seen the largest keys take.
-func topShare(rows []liveRow) float64 {
-	var top, all float64
+// chance to be read): how much of the writes seen the largest keys take. It is 0 when the sampled
+// keys read saw fewer than minWrites writes: they are then too few to tell how much the others
+// take (a tight budget reads little more than the top keys), and the rate says so itself.
+func topShare(rows []liveRow, at time.Time) float64 {
+	var top, all, sampled float64
 	for _, r := range rows {
 		if r.held || r.k.cl == nil || !r.rated || r.rate <= 0 {
 			continue
@@ -220,9 +270,11 @@ func topShare(rows []liveRow) float64 {
 		all += r.rate / r.p
 		if r.top {
 			top += r.rate
+		} else {
+			sampled += r.rate * at.Sub(r.since).Seconds()
 		}
 	}
-	if all <= 0 {
+	if all <= 0 || sampled < minWrites {
 		return 0
 	}
 	return top / all
@@ -241,7 +293,7 @@ func (b liveBudget) sweepNeeded(held, left float64) string {
 	share := need * b.keyCost / costAim
 	switch {
 	case b.maxShare > 0 && share > 1:
-		return s + ", and within a minute at no budget"
+		return s + "; no budget sweeps it within a minute"
 	case b.maxShare > 0 && (b.ceiling <= 0 || need <= float64(b.ceiling)):
 		return s + fmt.Sprintf(`, within a minute at max_redis_time = "%s"`, percent(share))
 	case b.maxShare > 0:
