@@ -258,8 +258,7 @@ func checkRatios(t *testing.T, rep *Report, rb bool) {
 		"writer steady c1 vs expiry floor": f.WriterSteadyC1VsExpiryFloor, "writer steady c4 vs expiry floor": f.WriterSteadyC4VsExpiryFloor,
 		"read floor µs": rep.ReadFloorUs, "sweep vs read floor": rep.SweepVsReadFloor,
 	}
-	goals := map[string]*bool{"sweep µs": g.SweepServerUs, "sweep ÷ raw SCAN": g.SweepVsRawScan,
-		"steady c1": g.WriterSteadyC1, "steady c4": g.WriterSteadyC4, "steady c1 ÷ expiry floor": g.WriterSteadyC1VsExpiryFloor,
+	goals := map[string]*bool{"steady c1 ÷ expiry floor": g.WriterSteadyC1VsExpiryFloor,
 		"steady c4 ÷ expiry floor": g.WriterSteadyC4VsExpiryFloor, "sweep ÷ read floor": g.SweepVsReadFloor}
 	if rb {
 		maps.Copy(known, map[string]*float64{
@@ -302,15 +301,15 @@ func checkRatios(t *testing.T, rep *Report, rb bool) {
 }
 
 // TestSettle: settle's ratios and goals for figures whose ratios and verdicts are worked out by
-// hand here (the goals: steady ≤ 1.4× the INCRBY-only floor and ≤ 1.3× the INCRBY and PEXPIREAT
-// NX floor, fresh ≤ 0.6× redis-benchmark, sweep ÷ raw SCAN ≥ 0.6, sweep ≤ 1.5 µs a key, sweep ≤
-// 1.15× the read floor, longest sweep call ≤ 2000 µs, and unknown when that call is a bound from
-// LATENCY HISTOGRAM, a bucket (half of it, it], that straddles 2000 µs).
+// hand here (the goals: steady ≤ 1.3× the INCRBY and PEXPIREAT NX floor, fresh ≤ 0.6×
+// redis-benchmark, sweep ≤ 1.15× the read floor, longest sweep call ≤ 2000 µs, and unknown when
+// that call is a bound from LATENCY HISTOGRAM, a bucket (half of it, it], that straddles 2000 µs).
+// The ratios the retired goals were on (steady ÷ the INCRBY-only floor, sweep ÷ raw SCAN) are
+// still worked out, with no verdict.
 func TestSettle(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	type verdicts struct {
-		steadyC1, steadyC4, freshC1, freshC4, sweepRatio, sweepUs, longest, usRatio *bool
-		expiryC1, expiryC4, readFloor                                               *bool
+		freshC1, freshC4, longest, expiryC1, expiryC4, readFloor *bool
 	}
 	yes, no := new(true), new(false)
 	tests := []struct {
@@ -341,7 +340,7 @@ func TestSettle(t *testing.T) {
 			passes: 3, ratioMedian: 0.75, sweepUs: f(1.5), rawScanUs: f(0.5), longest: f(2000), exact: true,
 			wantFreshC1: f(0.5), wantSteadyC4: f(0.25), wantSweepUsVsRaw: f(3), wantC1VsFloor: f(1.2), wantExpiry: f(1.5), usRatio: f(1.2),
 			readFloor: f(1.1), wantC1VsExp: f(0.6), wantC4VsExp: f(0.25 / 0.3),
-			want: verdicts{yes, yes, yes, yes, yes, yes, yes, yes, yes, yes, yes},
+			want: verdicts{freshC1: yes, freshC4: yes, longest: yes, expiryC1: yes, expiryC4: yes, readFloor: yes},
 		},
 		{
 			name:     "every goal missed",
@@ -350,7 +349,7 @@ func TestSettle(t *testing.T) {
 			passes: 3, ratioMedian: 0.5, sweepUs: f(2), rawScanUs: f(0.5), longest: f(2001), exact: true,
 			wantFreshC1: f(0.65), wantSteadyC4: f(0.5), wantSweepUsVsRaw: f(4), wantC1VsFloor: f(1.6), usRatio: f(1.61),
 			wantExpiry: f(1.52), readFloor: f(1.16), wantC1VsExp: f(0.8 / 0.6), wantC4VsExp: f(0.5 / 0.38),
-			want: verdicts{no, no, no, no, no, no, no, no, no, no, no},
+			want: verdicts{freshC1: no, freshC4: no, longest: no, expiryC1: no, expiryC4: no, readFloor: no},
 		},
 		{
 			name:     "goals met exactly at their bounds",
@@ -359,42 +358,42 @@ func TestSettle(t *testing.T) {
 			passes: 1, ratioMedian: 0.6, sweepUs: f(1.5), rawScanUs: nil, longest: f(500), exact: true,
 			wantFreshC1: f(0.6), wantSteadyC4: f(0.35), wantC1VsFloor: f(1.4), wantExpiry: f(1), usRatio: f(1.6),
 			wantC4VsExp: f(1.4),
-			want:        verdicts{yes, yes, yes, yes, yes, yes, yes, yes, nil, no, nil},
+			want:        verdicts{freshC1: yes, freshC4: yes, longest: yes, expiryC4: no},
 		},
 		{
 			name:     "the floors' goals met exactly at their bounds",
 			writerUs: [8]*float64{6: f(1.3), 7: f(2.6)},
 			floors:   [4]*float64{f(1), f(1), f(2), f(2)}, passes: 3, ratioMedian: 0.6, sweepUs: f(1), readFloor: f(1.15),
 			wantC1VsFloor: f(1.3), wantExpiry: f(1), wantC1VsExp: f(1.3), wantC4VsExp: f(1.3),
-			want: verdicts{steadyC1: yes, steadyC4: yes, sweepRatio: yes, sweepUs: yes, expiryC1: yes, expiryC4: yes, readFloor: yes},
+			want: verdicts{expiryC1: yes, expiryC4: yes, readFloor: yes},
 		},
 		{
 			name:     "a bound whose bucket (1024, 2048] straddles the goal is no verdict",
 			writerUs: [8]*float64{},
 			passes:   3, ratioMedian: 0.6, sweepUs: f(1), longest: f(2048), exact: false,
-			want: verdicts{sweepRatio: yes, sweepUs: yes},
+			want: verdicts{},
 		},
 		{
 			name:   "a bound whose bucket (2048, 4096] lies past the goal misses it",
 			passes: 3, ratioMedian: 0.6, sweepUs: f(1), longest: f(4096), exact: false,
-			want: verdicts{sweepRatio: yes, sweepUs: yes, longest: no},
+			want: verdicts{longest: no},
 		},
 		{
 			name:   "a bound whose bucket (512, 1024] lies under the goal meets it",
 			passes: 3, ratioMedian: 0.6, sweepUs: f(1), longest: f(1024), exact: false,
-			want: verdicts{sweepRatio: yes, sweepUs: yes, longest: yes},
+			want: verdicts{longest: yes},
 		},
 		{
 			name:   "a bound at the goal itself meets it",
 			passes: 3, ratioMedian: 0.6, sweepUs: f(1), longest: f(2000), exact: false,
-			want: verdicts{sweepRatio: yes, sweepUs: yes, longest: yes},
+			want: verdicts{longest: yes},
 		},
 		{
 			name:          "floors but no redis-benchmark: the steady goals, judged against the floors, are known",
 			writerUs:      [8]*float64{f(1), f(1), f(1), f(1), f(1), f(1), f(1.5), f(1.3)},
 			floors:        [4]*float64{f(1), f(2), f(1), f(2)},
 			wantC1VsFloor: f(1.5), wantExpiry: f(2), wantC1VsExp: f(0.75), wantC4VsExp: f(0.65),
-			want: verdicts{steadyC1: no, steadyC4: yes, expiryC1: yes, expiryC4: yes},
+			want: verdicts{expiryC1: yes, expiryC4: yes},
 		},
 		{
 			name:     "no redis-benchmark, no floors, no passes and no SLOWLOG: nothing known",
@@ -436,11 +435,8 @@ func TestSettle(t *testing.T) {
 				name      string
 				got, want *bool
 			}{
-				{"steady c1", g.WriterSteadyC1, w.steadyC1}, {"steady c4", g.WriterSteadyC4, w.steadyC4},
 				{"fresh c1", g.WriterFreshC1, w.freshC1}, {"fresh c4", g.WriterFreshC4, w.freshC4},
-				{"sweep ÷ raw SCAN", g.SweepVsRawScan, w.sweepRatio}, {"sweep µs a key", g.SweepServerUs, w.sweepUs},
 				{"longest sweep call", g.SweepLongest, w.longest},
-				{"sweep µs a key ÷ raw SCAN's", g.SweepUsVsRawScan, w.usRatio},
 				{"steady c1 ÷ expiry floor", g.WriterSteadyC1VsExpiryFloor, w.expiryC1},
 				{"steady c4 ÷ expiry floor", g.WriterSteadyC4VsExpiryFloor, w.expiryC4},
 				{"sweep ÷ read floor", g.SweepVsReadFloor, w.readFloor},
