@@ -53,6 +53,8 @@ type costMeter struct {
 	// each a moving sum over the last polls (each poll weighs costDecay less at the next): their
 	// ratio is the Redis time a key costs, which paces a sweep held to a share of Redis' time.
 	spentUsec, sweptKeys float64
+	// heldUsec and heldKeys are the intervals not yet in those sums, too few keys to measure.
+	heldUsec, heldKeys float64
 	// rateKeys and rateSecs are the keys swept and the seconds they took, moving sums as above:
 	// the keys a second shown.
 	rateKeys, rateSecs float64
@@ -80,8 +82,8 @@ const assumedKeyCost = 3e-6
 // always ends (unless keys_per_second is lower still).
 const minPace = 100
 
-// minCostKeys is the fewest keys an interval must have swept for its Redis time to measure the
-// cost of a key: over fewer, the poll's own reads (INFO, the live values) weigh too much.
+// minCostKeys is the fewest keys the intervals that measure the cost of a key must have paid for
+// together: over fewer, the poll's own reads (INFO, the live values) weigh too much.
 const minCostKeys = 100
 
 // newCostMeter returns a meter counting the commands sent through rdb: on a cluster, through
@@ -205,13 +207,27 @@ func (m *costMeter) read(ctx context.Context, rdb redis.UniversalClient) snapsho
 		cost.Err = "no master read twice yet" // a failover: the new masters count from now
 	}
 	cost.ShareKnown = cost.Interval > 0 && cost.Err == ""
-	if cost.ShareKnown && charged >= minCostKeys && cost.Share > 0 {
-		// Moving sums, not the mean of each poll's ratio: a poll that swept more keys weighs
-		// more, and one poll's noise moves the pace a quarter of the way.
-		m.spentUsec = costDecay*m.spentUsec + cost.Share*cost.Interval.Seconds()*1e6
-		m.sweptKeys = costDecay*m.sweptKeys + float64(charged)
+	if cost.ShareKnown && cost.Share > 0 {
+		m.fold(cost.Share*cost.Interval.Seconds()*1e6, float64(charged))
 	}
 	return cost
+}
+
+// fold adds an interval's Redis time (µs) and the keys the budget paid for in it to the moving
+// sums. Intervals of fewer than minCostKeys keys are held and added together until they reach it:
+// over so few, the poll's own reads weigh too much for one interval to measure a key, yet
+// dropping them would keep a cost once measured too high for good, since the pace it sets sweeps
+// fewer keys a poll than a measure needs. Moving sums, not the mean of each poll's ratio: a poll
+// that swept more keys weighs more, and one poll's noise moves the pace a quarter of the way.
+func (m *costMeter) fold(usec, keys float64) {
+	m.heldUsec += usec
+	m.heldKeys += keys
+	if m.heldKeys < minCostKeys {
+		return
+	}
+	m.spentUsec = costDecay*m.spentUsec + m.heldUsec
+	m.sweptKeys = costDecay*m.sweptKeys + m.heldKeys
+	m.heldUsec, m.heldKeys = 0, 0
 }
 
 // sweptRate is the keys the sweep visited a second over the last polls, 0 before two readings.

@@ -217,6 +217,29 @@ func TestPaceOfARedisTimeBudget(t *testing.T) {
 	}
 }
 
+// A key's cost measured far too high (a burst of the console's own commands, counted against the
+// few keys it swept meanwhile) paces the sweep at the floor, where a poll sweeps fewer keys than
+// one interval needs to measure a key. The intervals are then added up until they have enough, so
+// the pace comes back to what a key really costs within a minute of polls; kept apart, they never
+// would.
+func TestPaceRecoversFromACostMeasuredTooHigh(t *testing.T) {
+	const share, ceiling, slice, keyUsec = 0.008, 20000, 0.5, 2.5 // a poll sweeps half a 1 s refresh
+	m := &costMeter{spentUsec: 4.5e6, sweptKeys: 2000}            // 2.25 ms a key
+	want := costAim * share / (keyUsec / 1e6)
+	if got := m.pace(share, ceiling); got != minPace {
+		t.Fatalf("pace after the burst = %v, want the floor %d", got, minPace)
+	}
+	for poll := 1; poll <= 60; poll++ {
+		keys := m.pace(share, ceiling) * slice
+		m.fold(keys*keyUsec, keys)
+		if got := m.pace(share, ceiling); math.Abs(got-want) <= 0.1*want {
+			t.Logf("the pace was back to %.0f keys/s (want %.0f) after %d polls", got, want, poll)
+			return
+		}
+	}
+	t.Errorf("after 60 polls the pace is %.0f keys/s, want %.0f: the cost measured too high stuck", m.pace(share, ceiling), want)
+}
+
 // Before a key's cost is measured, a cluster's sweep is paced as each master alone would be:
 // the budget is a share of each master's core, and the sweep spreads its keys over the masters.
 func TestWatcherPacesEachMasterBeforeAMeasure(t *testing.T) {

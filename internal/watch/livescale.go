@@ -93,10 +93,13 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 	switch {
 	case whyTotal != "" && whyTotal == whyRate:
 		notes = append(notes, "total now and rate: "+whyTotal)
-	case whyTotal != "":
-		notes = append(notes, "total now: "+whyTotal)
-	case whyRate != "":
-		notes = append(notes, "rate: "+whyRate)
+	default:
+		if whyTotal != "" {
+			notes = append(notes, "total now: "+whyTotal)
+		}
+		if whyRate != "" {
+			notes = append(notes, "rate: "+whyRate)
+		}
 	}
 	if whyTotal != "" || whyRate != "" {
 		notes = append(notes, b.sweepNeeded(held, held-walked))
