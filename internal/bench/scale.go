@@ -137,6 +137,8 @@ type TrialStats struct {
 	// MedianAbsErr and MaxAbsErr are of the relative errors of the estimates with an interval.
 	MedianAbsErr float64 `json:"median_abs_rel_error"`
 	MaxAbsErr    float64 `json:"max_abs_rel_error"`
+	// Missed is the trials whose interval did not hold the truth.
+	Missed []ScaleFigure `json:"missed,omitempty"`
 }
 
 // ScaleGoals says whether the run met each goal; nil when a figure it needs is unknown.
@@ -210,12 +212,7 @@ func scaleOne(ctx context.Context, opt ScaleOptions, rep *ScaleReport, masters i
 	}
 	defer stop()
 	fmt.Fprintf(opt.Log, "hourglass: bench --scale: %s of %d at %v, writing %s keys\n", kind, masters, addrs, commas(int(keys)))
-	var rdb redis.UniversalClient
-	if masters == 1 {
-		rdb = redis.NewClient(&redis.Options{Addr: addrs[0], PoolSize: 16})
-	} else {
-		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, PoolSize: 16})
-	}
+	rdb := scaleClient(addrs)
 	defer rdb.Close()
 	nodes := nodeClients(addrs)
 	defer closeAll(nodes)
@@ -283,12 +280,25 @@ func measureScale(ctx context.Context, opt ScaleOptions, rdb redis.UniversalClie
 		return nil, err
 	}
 	fmt.Fprintf(opt.Log, "hourglass: bench --scale: the estimates at %v coverage\n", scaleCoverages)
-	if sv.Coverage, err = coverageRuns(ctx, opt, rdb, fams, exacts, written); err != nil {
+	cdb := scaleClient(addrs)
+	defer cdb.Close()
+	if sv.Coverage, err = coverageRuns(ctx, opt, cdb, fams, exacts, written); err != nil {
 		return nil, err
 	}
 	// Last: the events it injects change the totals the coverages are set beside.
 	fmt.Fprintf(opt.Log, "hourglass: bench --scale: the console again, its live rate against %.0f events/s injected, for %v after %v\n",
 		opt.LiveRate, opt.LiveFor, opt.LiveFor/4)
-	sv.LiveRate, sv.LiveRateUnknown, err = liveRateAtDefaults(ctx, opt, cp, rdb, fams, exacts, keys)
+	sv.LiveRate, sv.LiveRateUnknown, err = liveRateAtDefaults(ctx, opt, cp, addrs, fams, exacts, keys)
 	return sv, err
+}
+
+// scaleClient is a client of the keyspace's server, or of its cluster when it has several
+// masters. The console, the coverages' sweep and the live rate's writer have one each, as a
+// console, a `snapshot` and an `hourglass inject` in other terminals would: the console's Redis
+// time, which paces its sweep, counts its own commands only.
+func scaleClient(addrs []string) redis.UniversalClient {
+	if len(addrs) == 1 {
+		return redis.NewClient(&redis.Options{Addr: addrs[0], PoolSize: 16})
+	}
+	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, PoolSize: 16})
 }

@@ -210,6 +210,8 @@ func trialStats(figs []ScaleFigure) TrialStats {
 		st.WithInterval++
 		if f.Inside {
 			st.Inside++
+		} else {
+			st.Missed = append(st.Missed, f)
 		}
 	}
 	if st.WithInterval > 0 {

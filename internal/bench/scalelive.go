@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/hourglass-dev/hourglass/snapshot"
 	"github.com/hourglass-dev/hourglass/store"
 )
@@ -92,11 +90,11 @@ type LiveTrials struct {
 
 // liveRateAtDefaults measures the console's live figures against known ones: it writes
 // opt.LiveRate events a second into every key of liveFamily's current hour, and liveTrialRate
-// into each trial family's, with the store's batch writer, while it polls the console on, and
-// sets each poll's figures beside the writer's own count. It says why when it cannot measure
-// (the hour the keys were written in has ended or ends within the measure, the writer failed);
-// err is for what ends the run.
-func liveRateAtDefaults(ctx context.Context, opt ScaleOptions, cp *consolePoll, rdb redis.UniversalClient,
+// into each trial family's, with the store's batch writer on a client of its own (addrs), while
+// it polls the console on, and sets each poll's figures beside the writer's own count. It says
+// why when it cannot measure (the hour the keys were written in has ended or ends within the
+// measure, the writer failed); err is for what ends the run.
+func liveRateAtDefaults(ctx context.Context, opt ScaleOptions, cp *consolePoll, addrs []string,
 	fams []*scaleFam, exacts []*exact, total int64) (*LiveRateCheck, string, error) {
 	cur := fams[0].windows[0] // every family's current hour is the same
 	warmup := opt.LiveFor / 4
@@ -114,7 +112,9 @@ func liveRateAtDefaults(ctx context.Context, opt ScaleOptions, cp *consolePoll, 
 	i := slices.IndexFunc(fams, func(sf *scaleFam) bool { return sf.fam.Name() == liveFamily })
 	check := &LiveRateCheck{Family: liveFamily, Window: cur.name, WindowKeys: exacts[i].Windows[cur.name].Keys, Keys: len(targets[0].tuples),
 		AskedPerSec: opt.LiveRate, WarmupSeconds: warmup.Seconds()}
-	s := store.New(rdb, store.Options{Location: time.UTC})
+	wdb := scaleClient(addrs)
+	defer wdb.Close()
+	s := store.New(wdb, store.Options{Location: time.UTC})
 	if err := s.Init(ctx); err != nil {
 		return nil, "", err
 	}
