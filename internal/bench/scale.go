@@ -70,10 +70,11 @@ type ScaleServer struct {
 	Coverage        []CoverageRun  `json:"coverage"`
 }
 
-// ScaleConsole is a console polling the keyspace at the shipped defaults: when its first
-// figures came, and what it cost the server.
+// ScaleConsole is a console polling the keyspace at the shipped defaults (or at the [scan]
+// settings of --config): when its first figures came, and what it cost the server.
 type ScaleConsole struct {
 	KeysPerSecond  int     `json:"keys_per_second"`
+	MaxRedisTime   float64 `json:"max_redis_time"` // a share of each master's core, 0.008 for 0.8%
 	RefreshSeconds float64 `json:"refresh_seconds"`
 	Seconds        float64 `json:"seconds"` // how long it polled
 	Polls          int     `json:"polls"`

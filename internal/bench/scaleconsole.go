@@ -27,7 +27,7 @@ func consoleAtDefaults(ctx context.Context, opt ScaleOptions, rdb redis.Universa
 	families []*store.Family, fams []*scaleFam) (ScaleConsole, *consolePoll, error) {
 	def := opt.Defaults
 	refresh := def.UI.Refresh
-	c := ScaleConsole{KeysPerSecond: def.Scan.KeysPerSecond, RefreshSeconds: refresh.Seconds()}
+	c := ScaleConsole{KeysPerSecond: def.Scan.KeysPerSecond, MaxRedisTime: def.Scan.MaxRedisTime, RefreshSeconds: refresh.Seconds()}
 	idleFor := min(scaleIdleFor, opt.ConsoleFor)
 	cpu0 := nodesCPU(ctx, nodes)
 	if err := store.Sleep(ctx, idleFor); err != nil {

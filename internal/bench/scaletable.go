@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hourglass-dev/hourglass/internal/format"
@@ -44,8 +45,9 @@ func writeScaleServer(out io.Writer, sv *ScaleServer) {
 	fmt.Fprintf(out, "%s: %s keys, written in %.1f s (%s keys/s), %s of memory\n", what, format.Commas(sv.Keys), sv.LoadSeconds,
 		format.Commas(int64(sv.LoadKeysPerSec)), format.BytesIEC(sv.UsedMemory))
 	c := sv.Console
-	fmt.Fprintf(out, "console at the defaults (%s keys/s, refresh %gs) for %.0f s, %d polls, %s keys swept:\n", format.Commas(int64(c.KeysPerSecond)),
-		c.RefreshSeconds, c.Seconds, c.Polls, format.Commas(c.KeysSwept))
+	fmt.Fprintf(out, "console at %s keys/s, max_redis_time %s, refresh %gs for %.0f s, %d polls, %s keys swept:\n",
+		format.Commas(int64(c.KeysPerSecond)), strconv.FormatFloat(100*c.MaxRedisTime, 'g', 3, 64)+"%", c.RefreshSeconds, c.Seconds, c.Polls,
+		format.Commas(c.KeysSwept))
 	fmt.Fprintf(out, "  first figures %s (every family's %s); Redis CPU %.2f%% of a core, %.2f%% over its idle %.2f%%; server time %s\n",
 		secondsCell(c.FirstFigures), secondsCell(c.AllFigures), c.CPU, c.CPUOverIdle, c.IdleCPU, pctCell(c.ServerTime))
 	if len(c.ByCommand) > 0 {

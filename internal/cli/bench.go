@@ -65,7 +65,9 @@ scale is part of the default.
 (30s) and for the estimates of a sweep under way at 1%, 5% and 20% coverage against the exact
 totals written, over 50 trial families, then for the console's live rate and this hour's total
 while 5,000 counter events a second are written into pv's current-hour keys and 100 into each
-trial family's (40s after 10s). It needs about 2 GB of memory and a few minutes.
+trial family's (40s after 10s). It needs about 2 GB of memory and a few minutes. The console
+runs at the shipped [scan] settings, or at those of --config when one is given (to see what
+another max_redis_time buys).
 
 Usage:
   hourglass bench [--addr ADDR --allow-writes] [--full] [--events N] [--keys N] [--json]

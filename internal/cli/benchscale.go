@@ -35,8 +35,17 @@ func runScale(ctx context.Context, tf *targetFlags, s *scaleArgs, opt bench.Opti
 	if err := parsed(ctx, tf.fs, nil); err != nil {
 		return err
 	}
+	def := opt.Defaults
+	if tf.config != "" {
+		// The console runs at the file's [scan] settings and [ui] refresh: what another budget buys.
+		cfg, err := tf.load(opt.Log)
+		if err != nil {
+			return err
+		}
+		def = cfg
+	}
 	rep, err := bench.RunScale(ctx, bench.ScaleOptions{Keys: s.keys, ClusterKeys: s.clusterKeys, ConsoleFor: 30 * time.Second,
-		Defaults: opt.Defaults, Log: opt.Log})
+		Defaults: def, Log: opt.Log})
 	if err != nil {
 		return err
 	}

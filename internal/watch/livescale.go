@@ -66,8 +66,12 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 	var notes []string
 	heavy := topShare(rows, lf.ReadAt)
 	total, whyTotal := scaledFigure(totals, per(v2Grown, addrs), heavy)
-	if fs.frame.seen < minScaledKeys {
+	switch sampled := fs.sampledRead(rows); {
+	case fs.frame.seen < minScaledKeys:
 		whyTotal = fmt.Sprintf("%d of the window's keys swept so far; scaled figures need %d", fs.frame.seen, minScaledKeys)
+	case whyTotal == "" && sampled < estimate.MinFound:
+		whyTotal = b.moreKeys(fmt.Sprintf("%d keys read beyond the %d largest, and %d must be to stand for the keys not read",
+			sampled, len(fs.top), estimate.MinFound), float64(sampled)/estimate.MinFound)
 	}
 	if whyTotal == "" {
 		lf.Total = &total
@@ -83,6 +87,9 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 		switch rate, whyRate = scaledFigure(rates, per(v2Rate, addrs), heavy); {
 		case fs.frame.seen < minScaledKeys:
 			whyRate = whyTotal
+		case whyRate == "" && grewByChance(hr) < estimate.MinFound:
+			whyRate = b.moreKeys(fmt.Sprintf("%d keys read beyond the largest grew since the rate's base read, and %d must have to stand for the keys not read",
+				grewByChance(hr), estimate.MinFound), float64(grewByChance(hr))/estimate.MinFound)
 		case whyRate == "":
 			whyRate = fewWrites(hr, lf.ReadAt.Sub(fs.baseT), b)
 		}
@@ -105,6 +112,31 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 		notes = append(notes, b.sweepNeeded(held, held-walked))
 	}
 	lf.Note = strings.Join(notes, "; ")
+}
+
+// sampledRead is how many keys of the sample the rows read, beyond the top keys. Their values and
+// growth, each over its chance, stand for every key of the window not read: with fewer than
+// estimate.MinFound, a scaled figure would count the top keys alone, as if no other key grew (a
+// budget that reads only the largest keys of each family gave rates a quarter of the truth).
+func (fs *famSample) sampledRead(rows []liveRow) int {
+	n := 0
+	for _, r := range rows {
+		if !r.top && !r.held && r.k.cl != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// grewByChance is how many of the rate's keys read by chance (not its top keys) grew.
+func grewByChance(hr []heldRow) int {
+	n := 0
+	for _, h := range hr {
+		if !h.top && h.rate > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // strata is the figure's strata over the masters, each with the frame as mark saw it, the keys
@@ -248,14 +280,19 @@ func fewWrites(hr []heldRow, span time.Duration, b liveBudget) string {
 	if n >= minWrites {
 		return ""
 	}
-	s := fmt.Sprintf("the keys read saw %.0f writes over %s; a rate needs %d", n, format.Span(span.Seconds()), minWrites)
-	switch f := minWrites / n; {
-	case n < 1:
+	return b.moreKeys(fmt.Sprintf("the keys read saw %.0f writes over %s; a rate needs %d", n, format.Span(span.Seconds()), minWrites), n/minWrites)
+}
+
+// moreKeys adds to s, which says the keys read gave frac of what a figure needs, what budget
+// would read keys enough: the live reads are a share of it, so the keys read grow with it.
+func (b liveBudget) moreKeys(s string, frac float64) string {
+	switch f := math.Ceil(1 / frac); {
+	case frac < 0.01:
 		return s + ", from more keys read (a larger budget) or a longer span"
 	case b.maxShare > 0:
-		return s + fmt.Sprintf(`: about %.0f× the keys read, at max_redis_time = "%s"`, math.Ceil(f), percent(math.Min(b.maxShare*f, 1)))
+		return s + fmt.Sprintf(`: about %.0f× the keys read, at max_redis_time = "%s"`, f, percent(math.Min(b.maxShare*f, 1)))
 	case b.ceiling > 0:
-		return s + fmt.Sprintf(": about %.0f× the keys read, at keys_per_second = %s", math.Ceil(f), format.Commas(int64(math.Ceil(float64(b.ceiling)*f))))
+		return s + fmt.Sprintf(": about %.0f× the keys read, at keys_per_second = %s", f, format.Commas(int64(float64(b.ceiling)*f)))
 	}
 	return s
 }
