@@ -84,6 +84,7 @@ type heldRead struct {
 	tau     float64
 	counted bool
 	frame   map[string]frameMark // the frame as the read saw it
+	sampled int                  // its keys of the sample, beyond the top keys
 }
 
 // liveKey is one key read live: its last value, and the reads its growth is counted from.

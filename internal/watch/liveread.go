@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hourglass-dev/hourglass/internal/estimate"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
@@ -161,7 +162,7 @@ func (fs *famSample) figures(keys []*liveKey, vals []scanner.LiveValue, tau floa
 	_, _, partial := fs.population(last, 0)
 	scale := partial && len(b.dbsize) > 0
 	fs.counted = !partial
-	newBase, newMid := fs.advance(at)
+	newBase, newMid := fs.advance(at, sampledKeys(keys))
 	span := at.Sub(fs.baseT).Seconds()
 	rows := make([]liveRow, 0, len(keys))
 	for i, k := range keys {
@@ -192,7 +193,7 @@ func (fs *famSample) figures(keys []*liveKey, vals []scanner.LiveValue, tau floa
 	}
 	lf.Keys, lf.KeysFrom, lf.Partial = fs.population(last, int64(lf.Top+lf.Sampled))
 	if scale {
-		fs.scaledFigures(&lf, rows, newBase, b)
+		fs.scaledFigures(&lf, rows, tau, newBase, b)
 	} else {
 		fs.sampleFigures(&lf, rows, tau, newBase, b)
 	}
@@ -242,11 +243,12 @@ func (fs *famSample) population(last *snapshot.Snapshot, read int64) (n int64, f
 // base once the base is liveRateSpan old (then the mid read is now). The first read is the base,
 // and so is the first once a sweep has counted the window: a base read before drew its sample
 // from the keys the sweeps had offered by then, which the keys offered since are not counted
-// with. It says which of the two reads this one is.
-func (fs *famSample) advance(at time.Time) (newBase, newMid bool) {
+// with. So does a first sweep's base read taken too soon for a scaled rate (baseTooSoon). It says
+// which of the two reads this one is.
+func (fs *famSample) advance(at time.Time, sampled int) (newBase, newMid bool) {
 	all := slices.Concat(fs.top, fs.sample, fs.base.keys, fs.mid.keys)
 	switch {
-	case fs.baseT.IsZero() || fs.counted && !fs.base.counted:
+	case fs.baseT.IsZero() || fs.counted && !fs.base.counted, !fs.counted && fs.baseTooSoon(sampled):
 		for _, k := range all {
 			k.base, k.mid, k.held = livePoint{}, livePoint{}, heldKey{}
 		}
@@ -272,6 +274,36 @@ func (fs *famSample) advance(at time.Time) (newBase, newMid bool) {
 	return false, false
 }
 
+// baseTooSoon says whether the base read came too soon in a first sweep to scale a rate from, and
+// this read (holding sampled keys of the sample) would not: the base's frame held fewer than
+// estimate.MinFound clusters, or it read fewer keys of the sample than that, beyond the largest
+// keys (scaledFigures gives no rate over either). Its first pages offer little more than the
+// largest keys, and a base read waits a minute to be replaced.
+func (fs *famSample) baseTooSoon(sampled int) bool {
+	clusters := func(mark map[string]frameMark) int {
+		n := 0
+		for _, m := range mark {
+			n += m.frame.Clusters
+		}
+		return n
+	}
+	if clusters(fs.frame.mark()) < estimate.MinFound {
+		return false
+	}
+	return clusters(fs.base.frame) < estimate.MinFound || fs.base.sampled < estimate.MinFound && sampled >= estimate.MinFound
+}
+
+// sampledKeys is how many of keys are of the sample, beyond the top keys.
+func sampledKeys(keys []*liveKey) int {
+	n := 0
+	for _, k := range keys {
+		if k.idx >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // hold keeps the keys of this read (rows, read at threshold tau) as the base read's, or the mid
 // read's: each key's weight, priority and place in the top list as this read saw them.
 func (fs *famSample) hold(rows []liveRow, tau float64, base bool) {
@@ -281,6 +313,9 @@ func (fs *famSample) hold(rows []liveRow, tau float64, base bool) {
 			continue
 		}
 		h := heldKey{w: r.k.w, prio: r.k.prio, top: r.top}
+		if !r.top {
+			hr.sampled++
+		}
 		if base {
 			r.k.held = h
 		} else {

@@ -54,7 +54,7 @@ type clusterSums struct {
 // rate counts the keys of the base read over the frame as that read saw it, so that every key
 // it counts grew over the same span. A figure that cannot be scaled soundly is left out, and the
 // note says why and what budget would make it.
-func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newBase bool, b liveBudget) {
+func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, tau float64, newBase bool, b liveBudget) {
 	addrs := fs.frameMasters(b.dbsize)
 	now := fs.frame.mark()
 	grown, v2Grown := fs.grownSums(rows)
@@ -69,9 +69,9 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 	switch sampled := fs.sampledRead(rows); {
 	case fs.frame.seen < minScaledKeys:
 		whyTotal = fmt.Sprintf("%d of the window's keys swept so far; scaled figures need %d", fs.frame.seen, minScaledKeys)
-	case whyTotal == "" && sampled < estimate.MinFound:
+	case whyTotal == "" && tau > 0 && sampled < estimate.MinFound:
 		whyTotal = b.moreKeys(fmt.Sprintf("%d keys read beyond the %d largest, and %d must be to stand for the keys not read",
-			sampled, len(fs.top), estimate.MinFound), float64(sampled)/estimate.MinFound)
+			sampled, len(fs.top), estimate.MinFound), fs.readShare(sampled))
 	}
 	if whyTotal == "" {
 		lf.Total = &total
@@ -80,16 +80,16 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, newB
 	if newBase {
 		notes = append(notes, "rate: measured from this read on")
 	} else {
-		hr, tau := fs.heldRows(rows)
-		sums, v2Rate := heldSums(hr, tau, fs.base.frame)
+		hr, heldTau := fs.heldRows(rows)
+		sums, v2Rate := heldSums(hr, heldTau, fs.base.frame)
 		rates, _, _ := strata(addrs, fs.base.frame, b.dbsize, func(addr string, _ estimate.Frame) estimate.Sum { return rateSum(sums[addr]) })
 		var rate estimate.Figure
 		switch rate, whyRate = scaledFigure(rates, per(v2Rate, addrs), heavy); {
 		case fs.frame.seen < minScaledKeys:
 			whyRate = whyTotal
-		case whyRate == "" && grewByChance(hr) < estimate.MinFound:
+		case whyRate == "" && heldTau > 0 && grewByChance(hr) < estimate.MinFound:
 			whyRate = b.moreKeys(fmt.Sprintf("%d keys read beyond the largest grew since the rate's base read, and %d must have to stand for the keys not read",
-				grewByChance(hr), estimate.MinFound), float64(grewByChance(hr))/estimate.MinFound)
+				grewByChance(hr), estimate.MinFound), fs.readShare(min(grewByChance(hr), fs.sampledRead(rows))))
 		case whyRate == "":
 			whyRate = fewWrites(hr, lf.ReadAt.Sub(fs.baseT), b)
 		}
@@ -126,6 +126,13 @@ func (fs *famSample) sampledRead(rows []liveRow) int {
 		}
 	}
 	return n
+}
+
+// readShare is the keys a read of the family takes, with sampled keys of the sample beyond the top
+// keys, over those it would take with estimate.MinFound of them: how far short of a scaled figure
+// the budget falls.
+func (fs *famSample) readShare(sampled int) float64 {
+	return float64(len(fs.top)+sampled) / float64(len(fs.top)+estimate.MinFound)
 }
 
 // grewByChance is how many of the rate's keys read by chance (not its top keys) grew.
