@@ -77,6 +77,9 @@ func (m *Model) header(w int) []string {
 	if n := m.activeTraffic(); n != "" {
 		line1 += " " + st.Warn.Render("test traffic: "+n)
 	}
+	if f := m.failoverText(); f != "" {
+		line1 += " " + st.Warn.Render(f)
+	}
 
 	now := m.c.now().In(o.Location)
 	srv := m.c.status.Server

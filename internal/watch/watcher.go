@@ -62,6 +62,11 @@ type Watcher struct {
 	// completed since.
 	knownRead *scanner.LiveStructures
 	knownAt   time.Time
+	// primary follows the node a Sentinel client reaches (nil for any other client); seen is its
+	// changes as the last Poll found them, and failoverAt when one last found a change.
+	primary    *store.PrimaryTrack
+	seen       int
+	failoverAt time.Time
 }
 
 // New returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
@@ -71,8 +76,13 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt scanner.Option
 	if now == nil {
 		now = time.Now
 	}
-	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}, clock: time.Now,
-		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: scanner.NewInference(opt.Infer)}
+	w := &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}, clock: time.Now,
+		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: scanner.NewInference(opt.Infer),
+		primary: store.PrimaryOf(rdb)}
+	if w.primary != nil {
+		_, w.seen, _ = w.primary.Primary()
+	}
+	return w
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -85,6 +95,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
+	if w.failedOver() {
+		w.restart = true // a new primary: the sweep under way's cursor means nothing there
+	}
 	if w.restart {
 		w.begin()
 	}
@@ -156,7 +169,27 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	}
 	w.conn.polled(w.spent(start), st.Sweep.KeysSeen)
 	st.Conn = w.conn.status(ctx, err)
+	if w.failedOver() {
+		w.restart = true
+	}
+	if w.primary != nil {
+		st.Conn.Primary, _, _ = w.primary.Primary()
+		st.Conn.FailoverAt = w.failoverAt
+	}
 	return st, err
+}
+
+// failedOver reports whether the Sentinel client's connections have reached another primary
+// since the last look, and notes when it was seen. The figures stay; the sweep starts again.
+func (w *Watcher) failedOver() bool {
+	if w.primary == nil {
+		return false
+	}
+	if _, changes, _ := w.primary.Primary(); changes != w.seen {
+		w.seen, w.failoverAt = changes, w.conn.now()
+		return true
+	}
+	return false
 }
 
 // complete ends the sweep that is done: its last step's reads, its Snapshot (which replaces the
