@@ -95,9 +95,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
-	if w.failedOver() {
-		w.restart = true // a new primary: the sweep under way's cursor means nothing there
-	}
+	w.restart = w.failedOver() || w.restart // a new primary: the sweep's cursor means nothing there
 	if w.restart {
 		w.begin()
 	}
@@ -169,14 +167,19 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	}
 	w.conn.polled(w.spent(start), st.Sweep.KeysSeen)
 	st.Conn = w.conn.status(ctx, err)
-	if w.failedOver() {
-		w.restart = true
-	}
-	if w.primary != nil {
-		st.Conn.Primary, _, _ = w.primary.Primary()
-		st.Conn.FailoverAt = w.failoverAt
-	}
+	w.followPrimary(&st.Conn)
 	return st, err
+}
+
+// followPrimary says, through Sentinel, which primary the Watcher reaches and when a failover
+// was last seen; one seen during this Poll starts the sweep again at the next.
+func (w *Watcher) followPrimary(cs *snapshot.ConnState) {
+	if w.primary == nil {
+		return
+	}
+	w.restart = w.failedOver() || w.restart
+	cs.Primary, _, _ = w.primary.Primary()
+	cs.FailoverAt = w.failoverAt
 }
 
 // failedOver reports whether the Sentinel client's connections have reached another primary
