@@ -129,9 +129,13 @@ func (t Target) newFailoverClient(dial, io time.Duration, dialAttempts int) redi
 }
 
 // primaryOnly refuses a connection to a node that says it is a replica. A user that may not
-// run ROLE is let through: a replica refuses writes with READONLY all the same. (go-redis
-// calls it on its connections to the Sentinels too, which say "sentinel".)
+// run ROLE is let through: a replica refuses writes with READONLY all the same. go-redis calls
+// it on its connections to the Sentinels too: those are told apart by their client's address,
+// which on the data nodes' is "FailoverClient", and left alone.
 func primaryOnly(ctx context.Context, cn *redis.Conn, t Target) error {
+	if !strings.HasPrefix(cn.String(), "Redis<FailoverClient ") {
+		return nil
+	}
 	role, err := cn.Do(ctx, "ROLE").Slice()
 	if err != nil {
 		if _, reply := TransientReply(err); reply {
@@ -139,7 +143,7 @@ func primaryOnly(ctx context.Context, cn *redis.Conn, t Target) error {
 		}
 		return err
 	}
-	if len(role) == 0 || role[0] == "master" || role[0] == "sentinel" {
+	if len(role) == 0 || role[0] == "master" {
 		return nil
 	}
 	what := fmt.Sprint(role[0])
@@ -235,7 +239,7 @@ func PrimaryFrom(master string, answers []SentinelAnswer) (string, error) {
 		case a.Err != nil && ClassOf(a.Err) == ClassPermanent, a.Err != nil && credentialsRefused(a.Err):
 			return "", &SentinelError{Sentinel: a.Sentinel, Err: a.Err}
 		case a.Err != nil:
-			silent = append(silent, a.Sentinel+": "+oneLineErr(a.Err))
+			silent = append(silent, a.Sentinel+": "+strings.TrimPrefix(oneLineErr(a.Err), "dial tcp "+a.Sentinel+": "))
 		case a.Primary == "":
 			unknown = append(unknown, a.Sentinel)
 		default:

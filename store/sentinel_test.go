@@ -1,12 +1,16 @@
 package store
 
 import (
+	"context"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
@@ -118,4 +122,30 @@ func TestWriterThroughFailovers(t *testing.T) {
 	}
 	wantTotals(t, st, "fo", 200, at, added.Load())
 	t.Logf("%d events through two failovers", added.Load())
+}
+
+// A connection to a node that says it is a replica is refused before any command runs on it,
+// as when a Sentinel's answer is stale: the error names the node's role and its primary, and
+// passes (a failover is under way).
+func TestNoConnectionToAReplica(t *testing.T) {
+	s := redistest.StartSentinels(t, 1, 1, "")
+	tg, err := ParseTarget([]string{"redis-sentinel://" + s.Addrs[0] + "/" + s.Master}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replica := s.Nodes[1]
+	// A failover client's connections as go-redis makes them, dialled to the replica.
+	rdb := redis.NewClient(&redis.Options{Addr: "FailoverClient", MaxRetries: -1,
+		Dialer: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, replica.Addr)
+		},
+		OnConnect: func(ctx context.Context, cn *redis.Conn) error { return primaryOnly(ctx, cn, tg) }})
+	t.Cleanup(func() { _ = rdb.Close() })
+	err = rdb.Set(t.Context(), "k", 1, 0).Err()
+	if err == nil || !strings.Contains(err.Error(), "is a slave of "+s.Primary(t)) || ClassOf(err) != ClassTransient {
+		t.Fatalf("a write through a connection to a replica: %v (%v)", err, ClassOf(err))
+	}
+	if n, err := replica.Client(t).DBSize(t.Context()).Result(); err != nil || n != 0 {
+		t.Fatalf("the replica holds %d keys (%v)", n, err)
+	}
 }

@@ -87,7 +87,7 @@ func TestHeaderSaysFailover(t *testing.T) {
 	src.status = st
 	poll(t, m)
 	s := screen(m)
-	if !strings.Contains(strings.Split(s, "\n")[0], "failover: primary now 127.0.0.1:6381 (4s ago)") {
+	if !strings.Contains(strings.Split(s, "\n")[1], "● connected  ·  failover: primary now 127.0.0.1:6381 (4s ago)") {
 		t.Fatalf("header after a failover:\n%s", s)
 	}
 	if !strings.Contains(s, "Unclaimed keys 49,866") {

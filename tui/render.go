@@ -77,9 +77,6 @@ func (m *Model) header(w int) []string {
 	if n := m.activeTraffic(); n != "" {
 		line1 += " " + st.Warn.Render("test traffic: "+n)
 	}
-	if f := m.failoverText(); f != "" {
-		line1 += " " + st.Warn.Render(f)
-	}
 
 	now := m.c.now().In(o.Location)
 	srv := m.c.status.Server
@@ -98,6 +95,9 @@ func (m *Model) header(w int) []string {
 		}
 	}
 	parts = append(parts, m.connState())
+	if f := m.failoverText(); f != "" {
+		parts = append(parts, st.Warn.Render(f))
+	}
 	var sweep string
 	if s := m.c.status.Snapshot; s != nil {
 		sweep = "sweep " + ago(m.c.now().Sub(s.TakenAt)) + " ago"

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 )
 
@@ -41,7 +43,7 @@ func TestSentinelMistakes(t *testing.T) {
 	oneLine(t, []string{"snapshot", "--addr", "redis-sentinel://127.0.0.1:26379,127.0.0.1/m"}, exitUsage, `Sentinel "127.0.0.1": want host:port`)
 	refused := redistest.RefusedAddr(t)
 	oneLine(t, []string{"snapshot", "--addr", "redis-sentinel://" + refused + "/" + s.Master}, exitRuntime,
-		"no Sentinel answers: "+refused+": dial tcp "+refused)
+		"no Sentinel answers: "+refused+": connect: connection refused")
 	// No password for Sentinels that need one, then a wrong one, then the right one.
 	oneLine(t, []string{"snapshot", "--addr", sentinelURL(s, s.Master)}, exitRuntime, "refused our credentials: NOAUTH")
 	conf := func(env string) string { // the shipped config, its [redis] table naming the Sentinels
@@ -58,7 +60,7 @@ func TestSentinelMistakes(t *testing.T) {
 	t.Setenv("HG_TEST_SENTINEL_RIGHT", "sentinel-secret")
 	oneLine(t, []string{"snapshot", "--config", conf("HG_TEST_SENTINEL_WRONG")}, exitRuntime, "refused our credentials: WRONGPASS")
 	code, out, errOut := hgInferred(t, "snapshot", "--config", conf("HG_TEST_SENTINEL_RIGHT"))
-	if code != exitOK || !strings.Contains(out, "Sentinel master "+s.Master) {
+	if code != exitOK || !strings.Contains(out, "sentinel master "+s.Master) {
 		t.Errorf("the right Sentinel password: exit %d, %q %q", code, out, errOut)
 	}
 	// The master name, asked of Sentinels that know another, through --addr with the file's
@@ -105,5 +107,66 @@ func TestServeThroughFailover(t *testing.T) {
 	})
 	if strings.Contains(sv.errOut.String(), "\n\n") {
 		t.Errorf("serve's stderr: %q", sv.errOut.String())
+	}
+}
+
+// aclSentinel is docs/production.md's ACL rule for the user hourglass logs in to the Sentinels
+// as.
+const aclSentinel = `on >PASSWORD resetchannels &+switch-master &+replica-reconf-done -@all +ping +hello +sentinel|get-master-addr-by-name +sentinel|sentinels +subscribe`
+
+// The Sentinels' user needs no more than docs/production.md's rule: serve runs through a
+// failover as that user, and no Sentinel's ACL LOG holds a refusal.
+func TestSentinelLeastPrivilege(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/production.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), aclSentinel) {
+		t.Fatalf("docs/production.md does not give the rule the test uses: %s", aclSentinel)
+	}
+	s := redistest.StartSentinels(t, 1, 3, "")
+	for _, addr := range s.Addrs {
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		args := []any{"ACL", "SETUSER", "hg-sentinel"}
+		for _, f := range strings.Fields(strings.ReplaceAll(aclSentinel, "PASSWORD", "pw-sentinel")) {
+			args = append(args, f)
+		}
+		if err := c.Do(t.Context(), args...).Err(); err != nil {
+			t.Fatalf("ACL SETUSER on Sentinel %s: %v", addr, err)
+		}
+		c.Close()
+	}
+	path := filepath.Join(t.TempDir(), "sentinel.toml")
+	quoted := make([]string, len(s.Addrs))
+	for i, a := range s.Addrs {
+		quoted[i] = strconv.Quote(a)
+	}
+	keys := "sentinel_master = " + strconv.Quote(s.Master) + "\nsentinel_addrs = [" + strings.Join(quoted, ", ") +
+		"]\nsentinel_username = \"hg-sentinel\"\nsentinel_password_env = \"HG_TEST_SENTINEL_PW\"\n"
+	text := strings.Replace(string(redistest.Shipped(t)), "\n[redis]\n", "\n[redis]\n"+keys, 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HG_TEST_SENTINEL_PW", "pw-sentinel")
+	sv := startServe(t, "--config", path)
+	age := regexp.MustCompile(`(?m)^hourglass_last_complete_sweep_age_seconds\{[^}]*\} (\S+)$`)
+	sv.until("a complete sweep", 20*time.Second, func(body string) bool { return age.MatchString(body) })
+	moved := s.Failover(t)
+	failed := time.Now()
+	sv.until("a sweep completed on "+moved, 30*time.Second, func(body string) bool {
+		m := age.FindStringSubmatch(body)
+		if m == nil {
+			return false
+		}
+		secs, err := strconv.ParseFloat(m[1], 64)
+		return err == nil && time.Duration(secs*float64(time.Second)) < time.Since(failed)
+	})
+	for _, addr := range s.Addrs {
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		entries, err := c.Do(t.Context(), "ACL", "LOG").Slice()
+		c.Close()
+		if err != nil || len(entries) != 0 {
+			t.Errorf("Sentinel %s's ACL LOG: %v %v", addr, entries, err)
+		}
 	}
 }

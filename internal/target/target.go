@@ -56,7 +56,7 @@ func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 				}
 				return nil, err
 			}
-			t.Label = "Sentinel master " + tg.Sentinel.Master + " (" + t.Label + ")"
+			t.Label = "sentinel master " + tg.Sentinel.Master + " (" + t.Label + ")"
 		}
 		if tg.TLS != nil {
 			t.Label = "tls:" + t.Label
