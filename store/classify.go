@@ -57,6 +57,10 @@ func ClassOf(err error) ErrorClass {
 	if errors.As(err, &se) {
 		return ClassPermanent
 	}
+	var fe *FailoverError
+	if errors.As(err, &fe) {
+		return ClassTransient
+	}
 	if msg, ok := replyText(err); ok {
 		if transientReply.MatchString(msg) {
 			return ClassTransient

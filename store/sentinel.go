@@ -177,11 +177,50 @@ func (h sentinelHook) DialHook(next redis.DialHook) redis.DialHook {
 	}
 }
 
-func (sentinelHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+// ProcessHook and ProcessPipelineHook take a READONLY answer for what it is through Sentinel:
+// the node was the primary when the connection was made and is a replica now, so a failover
+// is under way, and sending again reaches the new primary (FailoverError).
+func (sentinelHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if demoted(err) {
+			err = &FailoverError{Err: err}
+			cmd.SetErr(err)
+		}
+		return err
+	}
+}
 
 func (sentinelHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, c := range cmds {
+			if demoted(c.Err()) {
+				c.SetErr(&FailoverError{Err: c.Err()})
+			}
+		}
+		if demoted(err) {
+			err = &FailoverError{Err: err}
+		}
+		return err
+	}
 }
+
+// demoted reports whether err is a replica's refusal of a write.
+func demoted(err error) bool {
+	var fe *FailoverError
+	return err != nil && redis.IsReadOnlyError(err) && !errors.As(err, &fe)
+}
+
+// FailoverError is a write a node refused as a replica (READONLY) through Sentinel: the
+// primary it was became a replica in a failover. ClassOf takes it as transient.
+type FailoverError struct{ Err error }
+
+func (e *FailoverError) Error() string {
+	return "the primary became a replica (a failover is under way): " + oneLineErr(e.Err)
+}
+
+func (e *FailoverError) Unwrap() error { return e.Err }
 
 // SentinelAnswer is what one Sentinel said of the master: the primary's address, or none (the
 // name is unknown to it, when Err is nil too), or why it did not answer.

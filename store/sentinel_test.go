@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strconv"
 	"strings"
@@ -147,5 +148,21 @@ func TestNoConnectionToAReplica(t *testing.T) {
 	}
 	if n, err := replica.Client(t).DBSize(t.Context()).Result(); err != nil || n != 0 {
 		t.Fatalf("the replica holds %d keys (%v)", n, err)
+	}
+	// A connection made while the node was the primary: its READONLY, once it is a replica, is
+	// a failover under way, which passes, alone or in a pipeline.
+	demoted := redis.NewClient(&redis.Options{Addr: replica.Addr, MaxRetries: -1})
+	demoted.AddHook(sentinelHook{t: tg, track: &PrimaryTrack{}})
+	t.Cleanup(func() { _ = demoted.Close() })
+	err = demoted.Set(t.Context(), "k", 1, 0).Err()
+	var fe *FailoverError
+	if !errors.As(err, &fe) || ClassOf(err) != ClassTransient || !strings.Contains(err.Error(), "READONLY") {
+		t.Fatalf("a write to a demoted primary: %v (%v)", err, ClassOf(err))
+	}
+	pipe := demoted.Pipeline()
+	incr := pipe.Incr(t.Context(), "k")
+	_, _ = pipe.Exec(t.Context())
+	if !errors.As(incr.Err(), &fe) || ClassOf(incr.Err()) != ClassTransient {
+		t.Fatalf("a pipelined write to a demoted primary: %v", incr.Err())
 	}
 }
