@@ -12,7 +12,9 @@ import (
 )
 
 // PrimaryTrack follows the node a Sentinel client's new connections reach: the primary the
-// Sentinels named when each was dialled. A change is a failover seen.
+// Sentinels named when each was dialled. A change is a failover seen. A node the connection then
+// refuses as a replica (a Sentinel's stale answer) counts too, until the next connection reaches
+// the primary: the dial is where the address is known, and the role check comes after it.
 type PrimaryTrack struct {
 	mu      sync.Mutex
 	addr    string

@@ -15,7 +15,7 @@ import (
 
 // Target is the Redis a command runs against, connected and with the store on it.
 type Target struct {
-	Mode     string // "embedded", "standalone" or "cluster"
+	Mode     string // "embedded", "standalone", "sentinel" or "cluster"
 	Label    string // what the operator is told they are looking at
 	Name     string // [redis] name, when given
 	Writable bool
