@@ -166,3 +166,41 @@ func TestNoConnectionToAReplica(t *testing.T) {
 		t.Fatalf("a pipelined write to a demoted primary: %v", incr.Err())
 	}
 }
+
+// What the Sentinels' answers come to: the primary they agree on, or one line saying which
+// Sentinels disagree, did not answer, do not know the name, or refused our credentials.
+func TestPrimaryFrom(t *testing.T) {
+	refused := errors.New("dial tcp a:1: connect: connection refused")
+	wrongpass := errors.New("WRONGPASS invalid username-password pair or user is disabled.")
+	for _, c := range []struct {
+		name    string
+		answers []SentinelAnswer
+		primary string
+		says    string
+		class   ErrorClass
+	}{
+		{"all agree", []SentinelAnswer{{Sentinel: "a:1", Primary: "p:1"}, {Sentinel: "b:1", Primary: "p:1"}}, "p:1", "", 0},
+		{"one silent, the rest agree", []SentinelAnswer{{Sentinel: "a:1", Err: refused}, {Sentinel: "b:1", Primary: "p:1"}}, "p:1", "", 0},
+		{"they disagree", []SentinelAnswer{{Sentinel: "a:1", Primary: "p:1"}, {Sentinel: "b:1", Primary: "p:2"}, {Sentinel: "c:1", Primary: "p:1"}},
+			"", `the Sentinels disagree on the primary of "m": a:1, c:1 name p:1; b:1 name p:2`, ClassTransient},
+		{"none answers", []SentinelAnswer{{Sentinel: "a:1", Err: refused}, {Sentinel: "b:1", Err: context.DeadlineExceeded}},
+			"", "no Sentinel answers: a:1: connect: connection refused; b:1: context deadline exceeded", ClassTransient},
+		{"none knows the name", []SentinelAnswer{{Sentinel: "a:1"}, {Sentinel: "b:1", Err: refused}},
+			"", `no Sentinel knows the master name "m" (asked a:1)`, ClassTransient},
+		{"credentials refused", []SentinelAnswer{{Sentinel: "a:1", Primary: "p:1"}, {Sentinel: "b:1", Err: wrongpass}},
+			"", "Sentinel b:1 refused our credentials: WRONGPASS invalid", ClassPermanent},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := PrimaryFrom("m", c.answers)
+			if c.says == "" {
+				if err != nil || p != c.primary {
+					t.Fatalf("primary %q, %v; want %q", p, err, c.primary)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.says) || ClassOf(err) != c.class {
+				t.Fatalf("%q, %v (%v); want an error saying %q, %v", p, err, ClassOf(err), c.says, c.class)
+			}
+		})
+	}
+}

@@ -20,8 +20,8 @@ func sentinelURL(s *redistest.Sentinels, master string) string {
 }
 
 // oneLine fails the test unless a command ended with exit code want within the liveness bound,
-// on one line of stderr saying says.
-func oneLine(t *testing.T, args []string, want int, says string) {
+// on one line of stderr saying says, and returns that line.
+func oneLine(t *testing.T, args []string, want int, says string) string {
 	t.Helper()
 	start := time.Now()
 	code, _, errOut := hgInferred(t, args...)
@@ -32,6 +32,7 @@ func oneLine(t *testing.T, args []string, want int, says string) {
 	if took > 50*time.Second { // the documented figure is 5 s: Open's time to connect
 		t.Errorf("%v took %v", args, took)
 	}
+	return errOut
 }
 
 // The mistakes a Sentinel address can hold, each one line: no master name and a master name no
@@ -167,6 +168,19 @@ func TestSentinelLeastPrivilege(t *testing.T) {
 		c.Close()
 		if err != nil || len(entries) != 0 {
 			t.Errorf("Sentinel %s's ACL LOG: %v %v", addr, entries, err)
+		}
+	}
+}
+
+// Sentinels that name different primaries for the master name are asked again, then the
+// command ends on one line saying which Sentinel names which primary.
+func TestSentinelsThatDisagree(t *testing.T) {
+	a, b := redistest.StartSentinels(t, 0, 1, ""), redistest.StartSentinels(t, 0, 1, "")
+	url := "redis-sentinel://" + a.Addrs[0] + "," + b.Addrs[0] + "/" + a.Master
+	errOut := oneLine(t, []string{"snapshot", "--addr", url}, exitRuntime, `the Sentinels disagree on the primary of "`+a.Master+`": `)
+	for _, s := range []*redistest.Sentinels{a, b} {
+		if !strings.Contains(errOut, s.Addrs[0]+" name "+s.Primary(t)) {
+			t.Errorf("%q does not say that %s names %s", errOut, s.Addrs[0], s.Primary(t))
 		}
 	}
 }
