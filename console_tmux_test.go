@@ -193,6 +193,7 @@ func TestConsoleInTmux(t *testing.T) {
 	bin := buildConsole(t)
 	t.Run("demo", func(t *testing.T) { testDemoConsole(t, tmux, bin) })
 	t.Run("redis restarted", func(t *testing.T) { testConsoleReconnects(t, tmux, bin) })
+	t.Run("sentinel failover", func(t *testing.T) { testConsoleFollowsFailover(t, tmux, bin) })
 }
 
 // demoViews is what each view of the embedded demo shows that no other view does, at 120
@@ -389,6 +390,39 @@ func testConsoleReconnects(t *testing.T, tmux, bin string) {
 	term.waitFor("connected again, the jobs queue 5 deep", func(s string) bool {
 		return strings.Contains(s, "● connected") && !strings.Contains(s, "unreachable") && depth(5).MatchString(s)
 	})
+	term.press("q")
+	if status := term.waitExit(); status != "0" {
+		t.Fatalf("q: the console exited with status %s:\n%s", status, term.screen())
+	}
+}
+
+// testConsoleFollowsFailover runs the console on a primary behind three real Sentinels, fails
+// it over with SENTINEL FAILOVER, then kills the new primary: each time the header names the
+// primary the Sentinels moved it to, and the queue's depth is read on that primary.
+func testConsoleFollowsFailover(t *testing.T, tmux, bin string) {
+	s := redistest.StartSentinels(t, 2, 3, "")
+	writeJobs(t, s.Node(t, s.Primary(t)).Client(t), 3)
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(config, []byte(consoleConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := "redis-sentinel://" + strings.Join(s.Addrs, ",") + "/" + s.Master
+	term := openTerminal(t, tmux, dir, 120, 36, bin, "--config", config, "--addr", url)
+	term.waitText("READ-ONLY", "sentinel master "+s.Master, "● connected")
+	term.press("4")
+	depth := func(n int) *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^jobs\s+delay:jobs\s+` + fmt.Sprint(n) + `\s`)
+	}
+	term.waitFor("the jobs queue 3 deep", depth(3).MatchString)
+	for i, fail := range []func(testing.TB) string{s.Failover, s.KillPrimary} {
+		moved := fail(t)
+		term.waitText("failover: primary now " + moved)
+		writeJobs(t, s.Node(t, moved).Client(t), 4+i)
+		term.waitFor(fmt.Sprintf("the jobs queue %d deep, read on %s", 4+i, moved), func(scr string) bool {
+			return strings.Contains(scr, "● connected") && depth(4+i).MatchString(scr)
+		})
+	}
 	term.press("q")
 	if status := term.waitExit(); status != "0" {
 		t.Fatalf("q: the console exited with status %s:\n%s", status, term.screen())

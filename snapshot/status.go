@@ -59,6 +59,11 @@ type ConnState struct {
 	// LateAfter is how long the sweep under way may run (in Polls' time) before it is late; zero
 	// while no sweep has completed.
 	LateAfter time.Duration
+	// Primary is, through Sentinel, the node the Watcher's connections reach: the primary the
+	// Sentinels named; "" otherwise. FailoverAt is when a Poll last found it changed (a
+	// failover), zero when none has.
+	Primary    string
+	FailoverAt time.Time
 }
 
 // MinRefresh is the shortest interval between two Polls the console, serve and the config allow:

@@ -53,6 +53,14 @@ func ClassOf(err error) ErrorClass {
 	if errors.As(err, &ke) && (errors.Is(ke.Err, ErrWrongType) || errors.Is(ke.Err, ErrNotInteger) || errors.Is(ke.Err, ErrOverflow)) {
 		return ClassPermanent
 	}
+	var se *SentinelError
+	if errors.As(err, &se) {
+		return ClassPermanent
+	}
+	var fe *FailoverError
+	if errors.As(err, &fe) {
+		return ClassTransient
+	}
 	if msg, ok := replyText(err); ok {
 		if transientReply.MatchString(msg) {
 			return ClassTransient

@@ -23,19 +23,32 @@ type Target struct {
 	DB          int
 	TLS         *tls.Config // nil for plain TCP
 	ClusterMode bool        // a Cluster: set for several addresses, or by whoever found out
+	// Sentinel, when set, finds the primary through Sentinels: Addrs are theirs, and Username
+	// and Password the data nodes'.
+	Sentinel *Sentinel
 }
 
-// ParseTarget reads addresses given as host:port or redis:// and rediss:// URLs. Credentials in
-// a URL win over username and password; the first URL's settings stand for a cluster's nodes.
-// Errors never show a URL's password.
+// ParseTarget reads addresses given as host:port or redis:// and rediss:// URLs, or one
+// redis-sentinel:// URL. Credentials in a URL win over username and password; the first URL's
+// settings stand for a cluster's nodes. Errors never show a URL's password.
 func ParseTarget(addrs []string, username, password string) (Target, error) {
 	t := Target{Username: username, Password: password, ClusterMode: len(addrs) > 1}
 	for i, a := range addrs {
 		shown := RedactAddr(a)
 		hostPort := a
+		if IsSentinelAddr(a) {
+			if len(addrs) > 1 {
+				return Target{}, fmt.Errorf("bad addr %q: a Sentinel URL is the only address (list its Sentinels in it, comma-separated)", shown)
+			}
+			st, err := parseSentinelURL(a)
+			if err == nil && st.Username == "" && st.Password == "" {
+				st.Username, st.Password = username, password
+			}
+			return st, err
+		}
 		if strings.Contains(a, "://") {
 			if !strings.HasPrefix(a, "redis://") && !strings.HasPrefix(a, "rediss://") {
-				return Target{}, fmt.Errorf("bad addr %q: a URL must start with redis:// or rediss://", shown)
+				return Target{}, fmt.Errorf("bad addr %q: a URL must start with redis://, rediss:// or redis-sentinel://", shown)
 			}
 			o, err := redis.ParseURL(a)
 			if err != nil {
@@ -70,10 +83,13 @@ func ParseTarget(addrs []string, username, password string) (Target, error) {
 // Cluster reports whether the target is a Redis Cluster.
 func (t Target) Cluster() bool { return t.ClusterMode }
 
-// Mode is "cluster" or "standalone".
+// Mode is "cluster", "sentinel" or "standalone".
 func (t Target) Mode() string {
-	if t.Cluster() {
+	switch {
+	case t.Cluster():
 		return "cluster"
+	case t.Sentinel != nil:
+		return "sentinel"
 	}
 	return "standalone"
 }
@@ -85,6 +101,9 @@ func (t Target) Mode() string {
 // once.
 func (t Target) NewClient() redis.UniversalClient {
 	const dial, io, dialAttempts = 2 * time.Second, 3 * time.Second, 1
+	if t.Sentinel != nil {
+		return t.newFailoverClient(dial, io, dialAttempts)
+	}
 	if t.Cluster() {
 		return redis.NewClusterClient(&redis.ClusterOptions{
 			Addrs: t.Addrs, Username: t.Username, Password: t.Password, TLSConfig: t.TLS,
@@ -158,7 +177,8 @@ func (t *Target) UseTLS(files TLSFiles) error {
 	} else {
 		cfg = cfg.Clone()
 	}
-	if cfg.ServerName == "" && len(t.Addrs) > 0 {
+	// Through Sentinel the nodes are many and found later: each is verified by its own name.
+	if cfg.ServerName == "" && len(t.Addrs) > 0 && t.Sentinel == nil {
 		if host, _, err := net.SplitHostPort(t.Addrs[0]); err == nil {
 			cfg.ServerName = host
 		}

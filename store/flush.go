@@ -44,6 +44,7 @@ type call struct {
 	args       []any    // sequence, its TTL, the confirmed floor, then delta and expiry per counter
 	units      []*unit
 	cmd        *redis.Cmd
+	resent     bool // held, and sent again after a failover: already counted as written
 }
 
 // Script replies that confirm nothing was added.
@@ -88,6 +89,12 @@ func (w *Writer) Flush(ctx context.Context) (FlushResult, error) {
 	if len(units) > 0 {
 		errs = append(errs, w.sendAll(ctx, w.plan(units), &res)...)
 	}
+	if res.Calls > 0 {
+		w.prune(time.Now())
+	}
+	if w.lost != nil {
+		errs, w.lost = append(errs, w.lost), nil
+	}
 	pairs := 0
 	for _, c := range w.unsent {
 		pairs += len(c.units)
@@ -126,9 +133,11 @@ func (w *Writer) prepare(ctx context.Context) error {
 		return err
 	}
 	if !w.s.scriptsLoaded.Load() {
-		return w.s.LoadScripts(ctx)
+		if err := w.s.LoadScripts(ctx); err != nil {
+			return err
+		}
 	}
-	return nil
+	return w.reconcile(ctx)
 }
 
 // number gives c the next sequence number of its lane and slot. The call asks Redis to set the
@@ -212,7 +221,7 @@ func (w *Writer) plan(units map[string]*unit) []*call {
 func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (unsent []*call, keyErrs, sendErrs []error) {
 	byLane := make([][]*call, w.lanes)
 	for _, c := range calls {
-		c.args[2] = w.confirmed[laneSlot{c.lane, c.slot}]
+		c.args[2] = w.floor(laneSlot{c.lane, c.slot})
 		byLane[c.lane] = append(byLane[c.lane], c)
 	}
 	var mu sync.Mutex
@@ -222,7 +231,7 @@ func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (uns
 			continue
 		}
 		wg.Go(func() {
-			var failed []*call
+			var failed, ok []*call
 			var kerrs, serrs []error
 			var done FlushResult
 			confirmed := map[laneSlot]int64{}
@@ -243,6 +252,10 @@ func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (uns
 					kerrs = append(kerrs, refused...)
 					ls := laneSlot{c.lane, c.slot}
 					confirmed[ls] = max(confirmed[ls], c.seq)
+					ok = append(ok, c)
+					if c.resent {
+						continue // counted when the old primary confirmed it
+					}
 					done.Calls++
 					done.Keys += len(c.counters())
 					for _, u := range c.units {
@@ -259,6 +272,7 @@ func (w *Writer) send(ctx context.Context, calls []*call, res *FlushResult) (uns
 			for ls, seq := range confirmed {
 				w.confirmed[ls] = max(w.confirmed[ls], seq)
 			}
+			w.hold(ok, time.Now())
 			unsent = append(unsent, failed...)
 			keyErrs = append(keyErrs, kerrs...)
 			sendErrs = append(sendErrs, serrs...)

@@ -25,6 +25,9 @@ type WriterOptions struct {
 	// again only once a quarter of it has passed, so a call still unconfirmed after three quarters
 	// of SeqTTL could be applied twice.
 	SeqTTL time.Duration
+	// HoldFor is how long a writer through Sentinel keeps a confirmed call, to send it again
+	// should a failover lose it (DefaultHoldFor when zero; hold.go).
+	HoldFor time.Duration
 }
 
 // Writer pre-aggregates counter events in memory, per window key, and flushes them as pipelines
@@ -59,6 +62,14 @@ type Writer struct {
 	refreshed map[laneSlot]time.Time // when a call last asked to refresh the sequence record's TTL
 	confirmed map[laneSlot]int64     // the highest number Redis confirmed, per lane and slot
 	unsent    []*call                // calls not confirmed by Redis, in lane order: sent again first
+
+	// Through Sentinel (track set): the confirmed calls a failover could lose, by lane and slot
+	// in sequence order, and the primary's changes when they were last checked (hold.go).
+	track    *PrimaryTrack
+	holdFor  time.Duration
+	held     map[laneSlot][]heldCall
+	heldSeen int
+	lost     error // calls a failover lost past holding them, for the next flush to report
 }
 
 // unit is the increments of one family+dims in one hour (and so one day): its hour and day keys
@@ -105,6 +116,14 @@ func (s *Store) NewWriter(opt WriterOptions) *Writer {
 		opt.SeqTTL = 24 * time.Hour
 	}
 	opt.SeqTTL = max(opt.SeqTTL, time.Minute) // it must outlast a call's trip and its resends
+	if opt.HoldFor <= 0 {
+		opt.HoldFor = DefaultHoldFor
+	}
+	track := PrimaryOf(s.rdb)
+	var seen int
+	if track != nil {
+		_, seen, _ = track.Primary()
+	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	return &Writer{
@@ -119,6 +138,10 @@ func (s *Store) NewWriter(opt WriterOptions) *Writer {
 		seq:              map[laneSlot]int64{},
 		refreshed:        map[laneSlot]time.Time{},
 		confirmed:        map[laneSlot]int64{},
+		track:            track,
+		holdFor:          opt.HoldFor,
+		held:             map[laneSlot][]heldCall{},
+		heldSeen:         seen,
 	}
 }
 

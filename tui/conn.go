@@ -32,6 +32,19 @@ func (m *Model) connState() string {
 	return st.Good.Render("● connected")
 }
 
+// failoverShown is how long the header says a failover happened.
+const failoverShown = time.Minute
+
+// failoverText is the header's word on a failover the Watcher found in the last minute: the
+// primary the Sentinels moved it to, and how long ago.
+func (m *Model) failoverText() string {
+	cs := m.conn
+	if cs.FailoverAt.IsZero() || m.c.now().Sub(cs.FailoverAt) > failoverShown {
+		return ""
+	}
+	return "failover: primary now " + cs.Primary + " (" + ago(m.c.now().Sub(cs.FailoverAt).Truncate(time.Second)) + " ago)"
+}
+
 // banner says why the last poll failed, when the next attempt runs, and how old the data is.
 func (m *Model) banner(w int) string {
 	what := "Redis unreachable"

@@ -72,3 +72,31 @@ func TestHeaderTellsFaultsApart(t *testing.T) {
 		t.Errorf("after the fault passed: header %q", h)
 	}
 }
+
+// After a failover the header names the new primary and how long ago it moved, for a minute;
+// the figures stay on screen meanwhile.
+func TestHeaderSaysFailover(t *testing.T) {
+	st := testStatus(t)
+	src := &fakeSource{status: st}
+	m := newTestModel(t, src, nil, 160, 36)
+	poll(t, m)
+	if s := screen(m); strings.Contains(s, "failover") {
+		t.Fatalf("a header before any failover mentions one:\n%s", s)
+	}
+	st.Conn = snapshot.ConnState{Primary: "127.0.0.1:6381", FailoverAt: clock.Add(-4 * time.Second)}
+	src.status = st
+	poll(t, m)
+	s := screen(m)
+	if !strings.Contains(strings.Split(s, "\n")[1], "● connected  ·  failover: primary now 127.0.0.1:6381 (4s ago)") {
+		t.Fatalf("header after a failover:\n%s", s)
+	}
+	if !strings.Contains(s, "Unclaimed keys 49,866") {
+		t.Errorf("the figures are gone after a failover:\n%s", s)
+	}
+	st.Conn.FailoverAt = clock.Add(-2 * time.Minute)
+	src.status = st
+	poll(t, m)
+	if s := screen(m); strings.Contains(s, "failover") {
+		t.Errorf("the header still says a failover two minutes on:\n%s", s)
+	}
+}

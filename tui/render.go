@@ -95,6 +95,9 @@ func (m *Model) header(w int) []string {
 		}
 	}
 	parts = append(parts, m.connState())
+	if f := m.failoverText(); f != "" {
+		parts = append(parts, st.Warn.Render(f))
+	}
 	var sweep string
 	if s := m.c.status.Snapshot; s != nil {
 		sweep = "sweep " + ago(m.c.now().Sub(s.TakenAt)) + " ago"

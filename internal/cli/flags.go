@@ -61,7 +61,7 @@ func (c *targetFlags) withBudget(fs *flag.FlagSet) {
 func (c *targetFlags) register(fs *flag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.config, "config", "", "config file (default ./config.toml when present, else the built-in defaults)")
-	fs.Var(&c.addrs, "addr", "Redis `address`: host:port, or a redis:// or rediss:// URL; repeat for a\ncluster's seeds (overrides [redis] addrs)")
+	fs.Var(&c.addrs, "addr", "Redis `address`: host:port, or a redis:// or rediss:// URL; repeat for a\ncluster's seeds; or redis-sentinel://host:port[,host:port…]/<master-name> for a\nprimary behind Sentinel (overrides [redis] addrs and sentinel_master)")
 	fs.BoolVar(&c.allowWrites, "allow-writes", false, "allow writes to a real Redis (the embedded one always allows them)")
 	fs.BoolVar(&c.insecure, "insecure", false, "TLS without verifying the server's certificate (a test server only; never from the config file)")
 }

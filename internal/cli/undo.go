@@ -37,7 +37,7 @@ func cmdUndo(ctx context.Context, shipped []byte, args []string, stdout, stderr 
 	tf.withBudget(fs)
 	tf.writes = func(*config.Config) bool { return true }
 	cfg, t, err := tf.parseOpen(ctx, args, stderr, func(cfg *config.Config) error {
-		if len(cfg.Redis.Addrs) == 0 {
+		if !cfg.Redis.Real() {
 			return config.Usagef("undo needs --addr: the embedded Redis is new each run, with nothing to undo")
 		}
 		return cfg.RequireWrites("undo")

@@ -44,7 +44,7 @@ func cmdWatch(ctx context.Context, shipped []byte, args []string, stdout, stderr
 		if palette, err = theme.Pick(*themeName); err != nil {
 			return config.Usagef("--theme: %v", err)
 		}
-		if len(cfg.Redis.Addrs) == 0 && len(cfg.Counters) == 0 {
+		if !cfg.Redis.Real() && len(cfg.Counters) == 0 {
 			return config.Usagef("the config declares no [[counter]] family, so the demo has nothing to write")
 		}
 		return nil

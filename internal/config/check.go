@@ -82,7 +82,8 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func (c *checker) redis(t table) RedisConfig {
 	var r RedisConfig
-	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes", "name", "tls_ca_file", "tls_cert_file", "tls_key_file")
+	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes", "name", "tls_ca_file", "tls_cert_file", "tls_key_file",
+		"sentinel_master", "sentinel_addrs", "sentinel_username", "sentinel_password_env")
 	r.Name, _ = c.str(t, "name")
 	readable := map[string]bool{}
 	for _, f := range []struct {
@@ -129,7 +130,42 @@ func (c *checker) redis(t table) RedisConfig {
 		r.passwordEnvAt = Error{File: c.file, Line: c.lines.lineOf(t.path + ".password_env"), Key: "redis.password_env"}
 	}
 	r.AllowWrites, _ = c.boolean(t, "allow_writes")
+	r.Sentinel = c.sentinel(t, len(r.Addrs) > 0)
 	return r
+}
+
+// sentinel reads [redis]'s Sentinel keys. A master name needs Sentinels, and the two stand
+// instead of addrs (hasAddrs: the table lists some).
+func (c *checker) sentinel(t table, hasAddrs bool) SentinelConfig {
+	var s SentinelConfig
+	s.Master, _ = c.str(t, "sentinel_master")
+	addrs, listed := c.stringList(t, "sentinel_addrs")
+	for i, a := range addrs {
+		if _, err := store.SentinelTarget([]string{a}, store.Sentinel{Master: "m"}, "", ""); err != nil {
+			c.fail(t.path+".sentinel_addrs["+strconv.Itoa(i)+"]", "%v", err)
+		}
+	}
+	s.Addrs = addrs
+	s.Username, _ = c.str(t, "sentinel_username")
+	if v, ok := c.str(t, "sentinel_password_env"); ok {
+		if v != "" && !envName.MatchString(v) {
+			c.fail(t.path+".sentinel_password_env", "%q is not an environment variable name", v)
+		}
+		s.PasswordEnv = v
+		s.passwordEnvAt = Error{File: c.file, Line: c.lines.lineOf(t.path + ".sentinel_password_env"), Key: "redis.sentinel_password_env"}
+	}
+	_, hasMaster := t.m["sentinel_master"]
+	switch {
+	case hasMaster && s.Master == "":
+		c.fail(t.path+".sentinel_master", "is empty: give the master name the Sentinels know the primary by")
+	case s.Master != "" && len(addrs) == 0:
+		c.fail(t.path+".sentinel_master", "needs sentinel_addrs, the Sentinels' host:port addresses")
+	case s.Master == "" && listed && len(addrs) > 0:
+		c.fail(t.path+".sentinel_addrs", "needs sentinel_master, the master name the Sentinels know the primary by")
+	case s.Master != "" && hasAddrs:
+		c.fail(t.path+".sentinel_master", "and addrs both name the Redis: keep one (addrs = [] with a Sentinel master)")
+	}
+	return s
 }
 
 // checkAddr returns what is wrong with a Redis address, or "".

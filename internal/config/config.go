@@ -62,8 +62,35 @@ type RedisConfig struct {
 	// only ever a flag (--insecure), never the file.
 	TLS         store.TLSFiles
 	AllowWrites bool // against a real Redis; the embedded one always allows writes
+	// Sentinel finds the primary through Sentinels, when its Master is set (sentinel_master,
+	// sentinel_addrs); Addrs are then empty.
+	Sentinel SentinelConfig
 
 	passwordEnvAt Error // where PasswordEnv was set, for the error when it names no variable
+}
+
+// SentinelConfig is the [redis] table's Sentinel keys: the master name, the Sentinels, and
+// their own login, kept apart from the data nodes'.
+type SentinelConfig struct {
+	Master      string
+	Addrs       []string
+	Username    string
+	PasswordEnv string // name of the variable holding the Sentinels' password
+
+	passwordEnvAt Error
+}
+
+// Real reports whether the table names a real Redis: addresses, or a Sentinel master. With
+// neither, commands run on the embedded one.
+func (r RedisConfig) Real() bool { return len(r.Addrs) > 0 || r.Sentinel.Master != "" }
+
+// Shown is where the table points, for messages: its addresses, or the Sentinel master and
+// the Sentinels, with any URL's password hidden.
+func (r RedisConfig) Shown() string {
+	if r.Sentinel.Master != "" {
+		return "Sentinel master " + r.Sentinel.Master + " (" + strings.Join(r.Sentinel.Addrs, ",") + ")"
+	}
+	return store.RedactAddrs(r.Addrs)
 }
 
 // Password returns the password. It is the variable named by PasswordEnv or, when no PasswordEnv is
@@ -211,6 +238,7 @@ func Parse(name string, data []byte, addrs []string) (*Config, error) {
 	cfg.file, cfg.patternLine, cfg.Warnings = name, c.patternLine, c.warnings
 	if len(addrs) > 0 {
 		cfg.Redis.Addrs = addrs
+		cfg.Redis.Sentinel.Master, cfg.Redis.Sentinel.Addrs = "", nil // --addr names the Redis instead
 	}
 	if len(c.errs) > 0 {
 		// Sort by line, keeping discovery order among equals, so the report is stable.

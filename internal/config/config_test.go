@@ -332,7 +332,7 @@ func TestConfigErrors(t *testing.T) {
 		{"addr without port", src(`[redis]`, `addrs = ["localhost"]`), 2, "redis.addrs", `bad addr "localhost" (want host:port`},
 		{"addr with a bad port", src(`[redis]`, `addrs = ["localhost:redis"]`), 2, "redis.addrs", `port "redis"`},
 		{"addr without host", src(`[redis]`, `addrs = [":6379"]`), 2, "redis.addrs", "want host:port"},
-		{"addr with another scheme", src(`[redis]`, `addrs = ["http://localhost:6379"]`), 2, "redis.addrs", "redis:// or rediss://"},
+		{"addr with another scheme", src(`[redis]`, `addrs = ["http://localhost:6379"]`), 2, "redis.addrs", "redis://, rediss:// or redis-sentinel://"},
 		{"unparseable URL", src(`[redis]`, `addrs = ["redis://localhost:6379/notadb"]`), 2, "redis.addrs", "bad addr"},
 		{"bad addr on its own line", src(`[redis]`, `addrs = [`, `  "10.0.0.1:7000",`, `  "10.0.0.2",`, `  "10.0.0.3:7000",`, `]`), 4, "redis.addrs", `bad addr "10.0.0.2"`},
 		{"bad password_env", src(`[redis]`, `password_env = "$HG_PASS"`), 2, "redis.password_env", "not an environment variable name"},

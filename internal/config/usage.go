@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/hourglass-dev/hourglass/store"
@@ -38,23 +39,34 @@ func (cfg *Config) Counter(name string) (*store.Family, error) {
 // RequireWrites refuses a write command (what: "inject", "repair") on a real Redis that the
 // config and flags leave read-only, before anything connects.
 func (cfg *Config) RequireWrites(what string) error {
-	if len(cfg.Redis.Addrs) == 0 || cfg.Redis.AllowWrites {
+	if !cfg.Redis.Real() || cfg.Redis.AllowWrites {
 		return nil
 	}
 	return Usagef("refusing to %s on %s: a real Redis is read-only unless --allow-writes (or allow_writes = true under [redis])",
-		what, store.RedactAddrs(cfg.Redis.Addrs))
+		what, cfg.Redis.Shown())
 }
 
-// Target is the Redis the [redis] table names: its addresses, user, password and TLS settings.
-// A mistake in them is a usage error.
+// Target is the Redis the [redis] table names: its addresses (or Sentinel master), user,
+// password and TLS settings. A mistake in them is a usage error.
 func (r RedisConfig) Target() (store.Target, error) {
 	password, err := r.Password()
 	if err != nil {
 		return store.Target{}, UsageError{err}
 	}
-	tg, err := store.ParseTarget(r.Addrs, r.Username, password)
+	var tg store.Target
+	if r.Sentinel.Master != "" {
+		tg, err = store.SentinelTarget(r.Sentinel.Addrs, store.Sentinel{Master: r.Sentinel.Master}, r.Username, password)
+	} else {
+		tg, err = store.ParseTarget(r.Addrs, r.Username, password)
+	}
 	if err != nil {
 		return store.Target{}, UsageError{err}
+	}
+	if tg.Sentinel != nil {
+		tg.Sentinel.Username = r.Sentinel.Username
+		if tg.Sentinel.Password, err = r.Sentinel.password(); err != nil {
+			return store.Target{}, UsageError{err}
+		}
 	}
 	if r.TLS.Any() {
 		if err := tg.UseTLS(r.TLS); err != nil {
@@ -78,4 +90,25 @@ func (cfg *Config) ProfileNamed(name string) (*Profile, error) {
 		return nil, nil
 	}
 	return nil, Usagef("inject: no profile %q (the config has: %s)", name, strings.Join(names, " "))
+}
+
+// password is the Sentinels' password: the variable PasswordEnv names, or "" when none is
+// named. A name whose variable is unset or empty is an error, as for the data nodes' password.
+func (s SentinelConfig) password() (string, error) {
+	if s.PasswordEnv == "" {
+		return "", nil
+	}
+	p, ok := os.LookupEnv(s.PasswordEnv)
+	if ok && p != "" {
+		return p, nil
+	}
+	err := s.passwordEnvAt
+	err.Msg = fmt.Sprintf("names %s, which is not set", s.PasswordEnv)
+	if ok {
+		err.Msg = fmt.Sprintf("names %s, which is set but empty, so no password would be sent", s.PasswordEnv)
+	}
+	if err.File == "" {
+		return "", fmt.Errorf("sentinel_password_env %s", err.Msg)
+	}
+	return "", &err
 }

@@ -94,6 +94,11 @@ type Connection struct {
 	Addrs                       []string // as given, any URL's password removed
 	Name, Username, PasswordEnv string
 	TLSCA, TLSCert, TLSKey      string
+	// The Sentinel keys, when the primary is found through Sentinels: the master name, the
+	// Sentinels, and their own login.
+	SentinelMaster                        string
+	SentinelAddrs                         []string
+	SentinelUsername, SentinelPasswordEnv string
 	// Notes are comment lines above the table, such as that an address's password was left out.
 	Notes []string
 }
@@ -223,8 +228,17 @@ func (d *Doc) connection(w *writer) {
 		quoted[i] = tomlString(a)
 	}
 	w.raw("addrs = [" + strings.Join(quoted, ", ") + "]\n")
+	if c.SentinelMaster != "" {
+		sentinels := make([]string, len(c.SentinelAddrs))
+		for i, a := range c.SentinelAddrs {
+			sentinels[i] = tomlString(a)
+		}
+		w.raw("sentinel_master = " + tomlString(c.SentinelMaster) + "\n")
+		w.raw("sentinel_addrs = [" + strings.Join(sentinels, ", ") + "]\n")
+	}
 	for _, kv := range [][2]string{
 		{"name", c.Name}, {"username", c.Username}, {"password_env", c.PasswordEnv},
+		{"sentinel_username", c.SentinelUsername}, {"sentinel_password_env", c.SentinelPasswordEnv},
 		{"tls_ca_file", c.TLSCA}, {"tls_cert_file", c.TLSCert}, {"tls_key_file", c.TLSKey},
 	} {
 		if kv[1] != "" {

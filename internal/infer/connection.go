@@ -12,7 +12,9 @@ import (
 // left out, and the settings that reach it again, never a password.
 func Connection(rc config.RedisConfig, insecure, embedded bool) discover.Connection {
 	c := discover.Connection{Name: rc.Name, Username: rc.Username, PasswordEnv: rc.PasswordEnv,
-		TLSCA: rc.TLS.CA, TLSCert: rc.TLS.Cert, TLSKey: rc.TLS.Key, Addrs: []string{}}
+		TLSCA: rc.TLS.CA, TLSCert: rc.TLS.Cert, TLSKey: rc.TLS.Key, Addrs: []string{},
+		SentinelMaster: rc.Sentinel.Master, SentinelAddrs: rc.Sentinel.Addrs,
+		SentinelUsername: rc.Sentinel.Username, SentinelPasswordEnv: rc.Sentinel.PasswordEnv}
 	stripped := false
 	for _, a := range rc.Addrs {
 		s := withoutPassword(a)

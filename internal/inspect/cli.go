@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // RedisCLI is the redis-cli command line that runs args against the watched Redis, quoted for a
@@ -50,6 +52,9 @@ func cliTarget(rdb redis.UniversalClient) []string {
 	case *redis.Client:
 		o := c.Options()
 		addr, user, network, db, tls = o.Addr, o.Username, o.Network, o.DB, o.TLSConfig != nil
+		if p := store.PrimaryOf(c); p != nil { // through Sentinel: the primary reached now
+			addr, _, _ = p.Primary()
+		}
 	case *redis.ClusterClient:
 		o := c.Options()
 		if len(o.Addrs) > 0 {

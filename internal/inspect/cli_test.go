@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"crypto/tls"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // hostileKeys are key names an operator's Redis may hold: escape sequences, newlines, quotes,
@@ -104,5 +106,23 @@ func TestRedisCLITarget(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	if got := watching(c, nil, scanner.Options{}).RedisCLI("PTTL", "k"); got != "redis-cli -h db.example -p 6380 -n 3 --user 'ops team' --tls PTTL k" {
 		t.Errorf("tls: %s", got)
+	}
+}
+
+// Through Sentinel the command names the primary the client's connections reach.
+func TestRedisCLITargetThroughSentinel(t *testing.T) {
+	s := redistest.StartSentinels(t, 0, 1, "")
+	tg, err := store.ParseTarget([]string{"redis-sentinel://" + s.Addrs[0] + "/" + s.Master}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := tg.NewClient()
+	t.Cleanup(func() { _ = rdb.Close() })
+	if err := rdb.Ping(t.Context()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(s.Primary(t))
+	if got, want := watching(rdb, nil, scanner.Options{}).RedisCLI("GET", "k"), "redis-cli -h "+host+" -p "+port+" GET k"; got != want {
+		t.Errorf("through Sentinel: %s, want %s", got, want)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // Target is the Redis a command runs against, connected and with the store on it.
 type Target struct {
-	Mode     string // "embedded", "standalone" or "cluster"
+	Mode     string // "embedded", "standalone", "sentinel" or "cluster"
 	Label    string // what the operator is told they are looking at
 	Name     string // [redis] name, when given
 	Writable bool
@@ -36,7 +36,7 @@ func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 	t := &Target{}
 	initCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if len(cfg.Redis.Addrs) == 0 {
+	if !cfg.Redis.Real() {
 		emb, err := StartEmbedded()
 		if err != nil {
 			return nil, err
@@ -49,6 +49,15 @@ func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 			return nil, err
 		}
 		t.Label, t.Writable = strings.Join(tg.Addrs, ","), cfg.Redis.AllowWrites
+		if tg.Sentinel != nil {
+			if err := findPrimary(initCtx, tg); err != nil {
+				if ctx.Err() != nil {
+					return nil, ErrInterrupted
+				}
+				return nil, err
+			}
+			t.Label = "sentinel master " + tg.Sentinel.Master + " (" + t.Label + ")"
+		}
 		if tg.TLS != nil {
 			t.Label = "tls:" + t.Label
 		}
@@ -73,6 +82,31 @@ func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 		return nil, fmt.Errorf("cannot use Redis at %s: %w", t.Label, err)
 	}
 	return t, nil
+}
+
+// findPrimary asks the Sentinels for the primary until they agree on one, or ctx ends. A
+// master name no Sentinel knows is a usage error; a Sentinel that refuses our credentials
+// ends it at once; Sentinels that do not answer or disagree are asked again, as a lost
+// connection is tried again.
+func findPrimary(ctx context.Context, tg store.Target) error {
+	wait := 100 * time.Millisecond
+	for {
+		_, err := store.PrimaryFrom(tg.Sentinel.Master, store.AskSentinels(ctx, tg))
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, store.ErrUnknownMaster):
+			return config.Usagef("%v", err)
+		case store.ClassOf(err) == store.ClassPermanent:
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cannot find the primary of Sentinel master %q: %w", tg.Sentinel.Master, err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
 }
 
 // Close disconnects and stops the embedded Redis, if any.

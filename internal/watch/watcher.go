@@ -62,6 +62,11 @@ type Watcher struct {
 	// completed since.
 	knownRead *scanner.LiveStructures
 	knownAt   time.Time
+	// primary follows the node a Sentinel client reaches (nil for any other client); seen is its
+	// changes as the last Poll found them, and failoverAt when one last found a change.
+	primary    *store.PrimaryTrack
+	seen       int
+	failoverAt time.Time
 }
 
 // New returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
@@ -71,8 +76,13 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt scanner.Option
 	if now == nil {
 		now = time.Now
 	}
-	return &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}, clock: time.Now,
-		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: scanner.NewInference(opt.Infer)}
+	w := &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}, clock: time.Now,
+		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: scanner.NewInference(opt.Infer),
+		primary: store.PrimaryOf(rdb)}
+	if w.primary != nil {
+		_, w.seen, _ = w.primary.Primary()
+	}
+	return w
 }
 
 // Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
@@ -85,6 +95,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
+	w.restart = w.failedOver() || w.restart // a new primary: the sweep's cursor means nothing there
 	if w.restart {
 		w.begin()
 	}
@@ -156,7 +167,32 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	}
 	w.conn.polled(w.spent(start), st.Sweep.KeysSeen)
 	st.Conn = w.conn.status(ctx, err)
+	w.followPrimary(&st.Conn)
 	return st, err
+}
+
+// followPrimary says, through Sentinel, which primary the Watcher reaches and when a failover
+// was last seen; one seen during this Poll starts the sweep again at the next.
+func (w *Watcher) followPrimary(cs *snapshot.ConnState) {
+	if w.primary == nil {
+		return
+	}
+	w.restart = w.failedOver() || w.restart
+	cs.Primary, _, _ = w.primary.Primary()
+	cs.FailoverAt = w.failoverAt
+}
+
+// failedOver reports whether the Sentinel client's connections have reached another primary
+// since the last look, and notes when it was seen. The figures stay; the sweep starts again.
+func (w *Watcher) failedOver() bool {
+	if w.primary == nil {
+		return false
+	}
+	if _, changes, _ := w.primary.Primary(); changes != w.seen {
+		w.seen, w.failoverAt = changes, w.conn.now()
+		return true
+	}
+	return false
 }
 
 // complete ends the sweep that is done: its last step's reads, its Snapshot (which replaces the
