@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hourglass-dev/hourglass/internal/cells"
 	"github.com/hourglass-dev/hourglass/internal/format"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
@@ -20,14 +21,14 @@ func (h *health) panel(w, height int) []string {
 	case h.info.ReadAt.IsZero():
 		lines = append(lines, st.Muted.Render("reading INFO…"))
 	case len(h.info.Nodes) == 1:
-		lines = append(lines, h.nodeLines(&h.info.Nodes[0])...)
+		lines = append(lines, h.text.NodeLines(&h.info.Nodes[0], h.styledPolicy(&h.info.Nodes[0]))...)
 	default:
-		for _, n := range byTrouble(h.info.Nodes) {
-			lines = append(lines, h.masterLine(&n))
+		for _, n := range cells.ByTrouble(h.info.Nodes) {
+			lines = append(lines, h.text.MasterLine(&n, h.styledPolicy(&n)))
 		}
 	}
-	if len(h.unknown) > 0 {
-		lines = append(lines, st.Muted.Render(format.Unknown+": "+strings.Join(h.unknown, "; ")))
+	if len(h.text.Unknown) > 0 {
+		lines = append(lines, st.Muted.Render(format.Unknown+": "+strings.Join(h.text.Unknown, "; ")))
 	}
 	title := st.PanelTitle.Render("Server")
 	if height < 3 {
@@ -43,60 +44,24 @@ func (h *health) panel(w, height int) []string {
 	return strings.Split(st.Panel.Width(w).Render(strings.Join(body, "\n")), "\n")
 }
 
-// riskLines say what a policy that can evict puts at risk, and what each library asks.
+// riskLines say what a policy that can evict puts at risk, and what each library asks: red, or
+// yellow while no maxmemory is set or the policy is not known. Never green.
 func (h *health) riskLines() []string {
 	r := h.info.Eviction
 	if r == nil {
 		return nil
 	}
-	st := h.c.styles
-	var keys []string
-	for _, k := range r.AtRisk {
-		keys = append(keys, fmt.Sprintf("%s (%s %s)", format.Escape(k.Name), format.Commas(k.Count), k.Unit))
-	}
-	var line string
-	switch {
-	case r.Policy == "":
-		line = "maxmemory-policy " + format.Unknown + ": Redis may evict " + strings.Join(keys, ", ")
-	case r.NoLimit:
-		line = r.Policy + " evicts " + r.Scope + " once maxmemory is set (none now): " + strings.Join(keys, ", ")
-	default:
-		line = r.Policy + " can evict " + r.Scope + ": " + strings.Join(keys, ", ")
-	}
-	if len(h.info.Nodes) > 1 {
-		line += fmt.Sprintf(" (%d of %d masters)", len(r.Nodes), len(h.info.Nodes))
-	}
-	style := st.Bad
+	style := h.c.styles.Bad
 	if r.NoLimit || r.Policy == "" {
-		style = st.Warn
+		style = h.c.styles.Warn
 	}
-	var needs []string
-	for _, q := range r.Requirements {
-		needs = append(needs, q.Brief)
-	}
-	return []string{style.Render(line), style.Render(strings.Join(needs, " · "))}
-}
-
-// nodeLines are a standalone server's lines.
-func (h *health) nodeLines(n *snapshot.NodeHealth) []string {
-	return []string{
-		n.Addr + " " + n.Role + " · " + h.replicasText(n, true),
-		"memory " + h.memoryText(n) + " · maxmemory-policy " + h.styledPolicy(n) + " · fragmentation " + h.fragText(n),
-		"evicted " + h.rateText(n, "evicted_per_sec", n.EvictedPerSec) + " · expired " + h.rateText(n, "expired_per_sec", n.ExpiredPerSec) +
-			" · clients " + h.int64Text(n, "connected_clients", n.Clients) + ", " + h.int64Text(n, "rejected_connections", n.Rejected) + " rejected",
-		"persistence: " + h.persistenceText(n),
-	}
-}
-
-// masterLine is one cluster master's line.
-func (h *health) masterLine(n *snapshot.NodeHealth) string {
-	return strings.Join([]string{n.Addr, h.replicasText(n, false), "mem " + h.memoryText(n), h.styledPolicy(n),
-		"evicted " + h.rateText(n, "evicted_per_sec", n.EvictedPerSec), h.persistenceText(n)}, " · ")
+	line, needs := cells.Risk(r, len(h.info.Nodes))
+	return []string{style.Render(line), style.Render(needs)}
 }
 
 // styledPolicy is the policy, green only when it is noeviction, red when it puts keys at risk.
 func (h *health) styledPolicy(n *snapshot.NodeHealth) string {
-	st, text := h.c.styles, h.policyText(n)
+	st, text := h.c.styles, h.text.Policy(n)
 	switch {
 	case n.Policy == "noeviction":
 		return st.Good.Render(text)
@@ -117,11 +82,11 @@ func (h *health) headerParts() (server []string, risk, short string) {
 		}
 		return server, "", ""
 	}
-	worst := byTrouble(info.Nodes)[0]
-	roles := worst.Role + h.headerReplicas(&worst)
-	mem := "mem " + h.headerMemory(&worst)
+	worst := cells.ByTrouble(info.Nodes)[0]
+	roles := worst.Role + h.text.HeaderReplicas(&worst)
+	mem := "mem " + h.text.HeaderMemory(&worst)
 	if len(info.Nodes) > 1 { // the worst master, with the count
-		roles = fmt.Sprintf("%d masters, worst %s%s", len(info.Nodes), worst.Addr, h.headerReplicas(&worst))
+		roles = fmt.Sprintf("%d masters, worst %s%s", len(info.Nodes), worst.Addr, h.text.HeaderReplicas(&worst))
 	}
 	server = []string{"ops/s " + format.Commas(info.OpsPerSec), roles, mem}
 	if r := info.Eviction; r != nil {
@@ -137,40 +102,4 @@ func (h *health) headerParts() (server []string, risk, short string) {
 		short = style.Render(policy + " evicts!")
 	}
 	return server, risk, short
-}
-
-// headerReplicas is ", 1 replica lag 0s" (the largest lag), ", 1 of 2 replicas down", or ", no
-// replicas", for the header.
-func (h *health) headerReplicas(n *snapshot.NodeHealth) string {
-	switch {
-	case n.Role == "replica":
-		return " of " + n.Primary + ", link " + n.PrimaryLink
-	case len(n.Replicas) == 0:
-		return ", no replicas"
-	case offline(n) > 0:
-		return fmt.Sprintf(", %d of %s not online", offline(n), format.Count(len(n.Replicas), "replica", "replicas"))
-	}
-	lag := int64(-1)
-	for _, r := range n.Replicas {
-		if r.LagSeconds != nil {
-			lag = max(lag, *r.LagSeconds)
-		}
-	}
-	text := ", " + format.Count(len(n.Replicas), "replica", "replicas")
-	if lag >= 0 {
-		text += fmt.Sprintf(" lag %ds", lag)
-	}
-	return text
-}
-
-// headerMemory is "1.0 GiB/4.0 GiB", "1.0 GiB/no limit", or with "?".
-func (h *health) headerMemory(n *snapshot.NodeHealth) string {
-	used := h.value(n, "used_memory", n.UsedMemory != nil, func() string { return format.BytesIEC(*n.UsedMemory) })
-	limit := h.value(n, "maxmemory", n.MaxMemory != nil, func() string {
-		if *n.MaxMemory == 0 {
-			return "no limit"
-		}
-		return format.BytesIEC(*n.MaxMemory)
-	})
-	return used + "/" + limit
 }
