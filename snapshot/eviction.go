@@ -138,7 +138,21 @@ func atRisk(s *Snapshot) ([]KeysAtRisk, []Requirement) {
 	if own {
 		reqs = append(reqs, ownNeed)
 	}
-	return keys, reqs
+	return merged(keys), reqs
+}
+
+// merged adds up the rows of one entry: a queue given by a pattern has a row a key.
+func merged(keys []KeysAtRisk) []KeysAtRisk {
+	var out []KeysAtRisk
+	for _, k := range keys {
+		i := slices.IndexFunc(out, func(o KeysAtRisk) bool { return o.Kind == k.Kind && o.Name == k.Name })
+		if i < 0 {
+			out = append(out, k)
+			continue
+		}
+		out[i].Count = addSat(out[i].Count, k.Count)
+	}
+	return out
 }
 
 // jobsHeld is the jobs an entry holds that are not done: waiting, active, scheduled, retry and
