@@ -94,3 +94,18 @@ func TestServerPanelOfCluster(t *testing.T) {
 		t.Errorf("the masters' lines: %v\n%s", order, screen(m))
 	}
 }
+
+// On a screen too short for the whole panel, the panel keeps to the lines it is given, the risk
+// first, and the sweep line below it stays.
+func TestServerPanelKeepsToItsHeight(t *testing.T) {
+	st := withRisk(testStatus(t))
+	st.Snapshot.Warnings = nil
+	for _, h := range []int{24, 25, 26, 27} {
+		m := newTestModel(t, &fakeSource{status: st}, nil, 80, h)
+		poll(t, m)
+		s := screen(m)
+		if !strings.Contains(s, "allkeys-lru can evict any key") || !strings.Contains(s, "last sweep:") {
+			t.Errorf("80x%d: the risk or the sweep line is cut:\n%s", h, s)
+		}
+	}
+}

@@ -11,7 +11,8 @@ import (
 
 // panel is the Server panel of the Overview, w cells wide and at most h lines high (its border
 // included): the eviction risk first, then each node, then why a "?" is one. Lines give way from
-// the end on a short screen; under three lines it is one line with no border.
+// the end on a short screen (the title beside the first); under three lines it is one line with
+// no border.
 func (h *health) panel(w, height int) []string {
 	st := h.c.styles
 	lines := h.riskLines()
@@ -31,13 +32,18 @@ func (h *health) panel(w, height int) []string {
 		lines = append(lines, st.Muted.Render(format.Unknown+": "+strings.Join(h.text.Unknown, "; ")))
 	}
 	title := st.PanelTitle.Render("Server")
-	if height < 3 {
+	room := height - 2 // inside the border
+	if room < 1 {
 		return []string{fit(title+"  "+lines[0], w)}
 	}
 	body := append([]string{title}, lines...)
-	if len(body) > height-2 {
-		body = append(body[:max(height-3, 1)], st.Muted.Render("… (a taller terminal shows the rest)"))
+	if len(body) > room { // the title beside the first line, then what fits
+		body = append([]string{title + "  " + lines[0]}, lines[1:]...)
 	}
+	if len(body) > room && room >= 3 {
+		body = append(body[:room-1], st.Muted.Render("… (a taller terminal shows the rest)"))
+	}
+	body = body[:min(len(body), room)]
 	for i, l := range body {
 		body[i] = fit(l, w-4)
 	}
