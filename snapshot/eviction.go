@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hourglass-dev/hourglass/internal/discover"
 	"github.com/hourglass-dev/hourglass/store/jobs"
 )
 
@@ -27,11 +28,14 @@ type EvictionRisk struct {
 
 // KeysAtRisk is one entry whose keys a policy that evicts may take.
 type KeysAtRisk struct {
-	Kind   string `json:"kind"` // job_queue, delay_queue, list_queue or lock
+	// Kind is job_queue, delay_queue, list_queue or lock. Name is the entry's, or for keys no
+	// entry claims, their pattern.
+	Kind   string `json:"kind"`
 	Name   string `json:"name"`
 	Layout string `json:"layout,omitempty"` // a job queue's library
 	// Count is what the keys hold: jobs (waiting, active, scheduled, retry and dead, as the
-	// queues view counts them), tasks (queued and in flight), or locks held. Unit names it.
+	// queues view counts them), tasks (queued and in flight), locks held, or for keys no entry
+	// claims, the keys. Unit names it.
 	Count int64  `json:"count"`
 	Unit  string `json:"unit"`
 }
@@ -108,9 +112,7 @@ func atRisk(s *Snapshot) ([]KeysAtRisk, []Requirement) {
 			continue
 		}
 		keys = append(keys, KeysAtRisk{Kind: "job_queue", Name: e.Name, Layout: e.Layout, Count: jobsHeld(e), Unit: "jobs"})
-		if need, ok := jobs.Layout(e.Layout).EvictionNeed(); ok && !slices.ContainsFunc(reqs, func(r Requirement) bool { return r.Who == need.Who }) {
-			reqs = append(reqs, Requirement{Who: need.Who, Brief: need.Brief, Says: need.Says, Source: need.Source})
-		}
+		reqs = withNeed(reqs, e.Layout)
 	}
 	for _, q := range s.DelayQueues {
 		if !q.Missing {
@@ -135,10 +137,39 @@ func atRisk(s *Snapshot) ([]KeysAtRisk, []Requirement) {
 			keys, own = append(keys, KeysAtRisk{Kind: "lock", Name: l.Name, Count: l.Held, Unit: "locks held"}), true
 		}
 	}
+	keys, reqs, own = unclaimedAtRisk(s.Unclaimed.Groups, keys, reqs, own)
 	if own {
 		reqs = append(reqs, ownNeed)
 	}
 	return merged(keys), reqs
+}
+
+// unclaimedAtRisk adds the groups of keys no entry claims that look like queues or locks: until
+// an entry claims them (one inferred waits for the next sweep), they are at risk too.
+func unclaimedAtRisk(groups []discover.Group, keys []KeysAtRisk, reqs []Requirement, own bool) ([]KeysAtRisk, []Requirement, bool) {
+	for _, g := range groups {
+		switch g.Kind {
+		case discover.KindJobQueue:
+			if g.Entry != nil {
+				reqs = withNeed(reqs, g.Entry.Layout)
+			}
+		case discover.KindDelayQueue, discover.KindListQueue, discover.KindLock:
+			own = true
+		default:
+			continue
+		}
+		keys = append(keys, KeysAtRisk{Kind: string(g.Kind), Name: discover.Printable(g.Pattern), Count: g.Keys, Unit: "keys no entry claims"})
+	}
+	return keys, reqs, own
+}
+
+// withNeed adds layout's requirement to reqs, once.
+func withNeed(reqs []Requirement, layout string) []Requirement {
+	need, ok := jobs.Layout(layout).EvictionNeed()
+	if !ok || slices.ContainsFunc(reqs, func(r Requirement) bool { return r.Who == need.Who }) {
+		return reqs
+	}
+	return append(reqs, Requirement{Who: need.Who, Brief: need.Brief, Says: need.Says, Source: need.Source})
 }
 
 // merged adds up the rows of one entry: a queue given by a pattern has a row a key.
