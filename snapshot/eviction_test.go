@@ -28,14 +28,14 @@ func TestNewEvictionRisk(t *testing.T) {
 		atRisk []KeysAtRisk
 		who    []string
 	}{
-		{name: "noeviction", nodes: []NodeHealth{node("noeviction", 1 << 30)}, snap: queues},
-		{name: "nothing at risk", nodes: []NodeHealth{node("allkeys-lru", 1 << 30)}, snap: &Snapshot{}},
-		{name: "no sweep yet", nodes: []NodeHealth{node("allkeys-lru", 1 << 30)}},
-		{name: "our queues and locks", nodes: []NodeHealth{node("allkeys-lfu", 1 << 30)}, snap: queues, policy: "allkeys-lfu", scope: "any key",
+		{name: "noeviction", nodes: []NodeHealth{node("noeviction", 1<<30)}, snap: queues},
+		{name: "nothing at risk", nodes: []NodeHealth{node("allkeys-lru", 1<<30)}, snap: &Snapshot{}},
+		{name: "no sweep yet", nodes: []NodeHealth{node("allkeys-lru", 1<<30)}},
+		{name: "our queues and locks", nodes: []NodeHealth{node("allkeys-lfu", 1<<30)}, snap: queues, policy: "allkeys-lfu", scope: "any key",
 			atRisk: []KeysAtRisk{{Kind: "delay_queue", Name: "topics", Count: 7, Unit: "tasks"}, {Kind: "lock", Name: "jobs", Count: 2, Unit: "locks held"}}, who: []string{"hourglass"}},
 		{name: "volatile, no limit", nodes: []NodeHealth{node("volatile-lru", 0)}, snap: queues, policy: "volatile-lru", scope: "keys with a TTL", noLim: true,
 			atRisk: []KeysAtRisk{{Kind: "delay_queue", Name: "topics", Count: 7, Unit: "tasks"}, {Kind: "lock", Name: "jobs", Count: 2, Unit: "locks held"}}, who: []string{"hourglass"}},
-		{name: "keys no entry claims yet", nodes: []NodeHealth{node("allkeys-lru", 1 << 30)}, snap: unclaimed, policy: "allkeys-lru", scope: "any key",
+		{name: "keys no entry claims yet", nodes: []NodeHealth{node("allkeys-lru", 1<<30)}, snap: unclaimed, policy: "allkeys-lru", scope: "any key",
 			atRisk: []KeysAtRisk{{Kind: "job_queue", Name: "… (sidekiq)", Count: 11, Unit: "keys no entry claims"}}, who: []string{"Sidekiq"}},
 		{name: "policy withheld", nodes: []NodeHealth{withheld}, snap: queues,
 			atRisk: []KeysAtRisk{{Kind: "delay_queue", Name: "topics", Count: 7, Unit: "tasks"}, {Kind: "lock", Name: "jobs", Count: 2, Unit: "locks held"}}, who: []string{"hourglass"}},
