@@ -9,7 +9,7 @@ import (
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
 
-// panel is the Server panel of the Overview, w cells wide and at most h lines high (its border
+// panel is the Server panel of the Overview, w cells wide and at most height lines high (its border
 // included): the eviction risk first, then each node, then why a "?" is one. Lines give way from
 // the end on a short screen (the title beside the first); under three lines it is one line with
 // no border.
