@@ -19,8 +19,14 @@ import (
 // is counted by the cost hook as every other command sent (cost.go).
 const ServerEvery = 5 * time.Second
 
-// measuring is why a rate is not known before a second read.
-const measuring = "measuring: a rate needs a second INFO read"
+// measuring is why a rate is not known before a second read; tooSoon why it is not from two
+// reads under minSpan apart (a snapshot's sweep of a few keys), over which one key would read as
+// hundreds a second.
+const (
+	measuring = "measuring: a rate needs a second INFO read"
+	tooSoon   = "measuring: the two INFO reads were under a second apart"
+	minSpan   = time.Second
+)
 
 // ServerReader reads the server's health from INFO (every master of a cluster) and measures the
 // evicted and expired keys a second between its reads. snapshot reads it before and after its
@@ -30,6 +36,7 @@ type ServerReader struct {
 	// every is the least time between reads (ServerEvery; a test shortens it); lastRead when the
 	// last one was.
 	every    time.Duration
+	minSpan  time.Duration
 	lastRead time.Time
 	info     snapshot.ServerInfo
 }
@@ -42,7 +49,7 @@ type counted struct {
 
 // NewServerReader returns a reader with no read yet: its first read's rates say "measuring".
 func NewServerReader() *ServerReader {
-	return &ServerReader{last: map[string]counted{}, every: ServerEvery}
+	return &ServerReader{last: map[string]counted{}, every: ServerEvery, minSpan: minSpan}
 }
 
 // due reports whether a Watcher's Poll at now reads INFO again.
@@ -111,12 +118,18 @@ func (r *ServerReader) rates(n *snapshot.NodeHealth, at time.Time) {
 		}
 	}()
 	prev, ok := r.last[n.Addr]
-	r.last[n.Addr] = counted{at: at, evicted: n.EvictedKeys, expired: n.ExpiredKeys}
+	soon := ok && at.Sub(prev.at) < r.minSpan // the rate waits for a read further apart
+	if !soon {
+		r.last[n.Addr] = counted{at: at, evicted: n.EvictedKeys, expired: n.ExpiredKeys}
+	}
 	secs := at.Sub(prev.at).Seconds()
 	rate := func(then, now *int64, field string) *float64 {
 		switch {
 		case now == nil:
 			n.Unknown[field] = withheld
+			return nil
+		case soon:
+			n.Unknown[field] = tooSoon
 			return nil
 		case !ok || then == nil || *now < *then || secs <= 0:
 			n.Unknown[field] = measuring

@@ -44,7 +44,7 @@ func TestServerHealthOfPrimaryWithReplica(t *testing.T) {
 	})
 	rdb := srv.Client(t)
 	w := New(rdb, nil, scanner.Options{Count: 100, Location: shanghai})
-	w.server.every = 0 // every Poll reads INFO
+	w.server.every, w.server.minSpan = 0, 0 // every Poll reads INFO, and measures from the last
 
 	// Each total is read just before and just after each Poll: what the Poll's own read found
 	// lies between.
@@ -202,4 +202,25 @@ func ptrText(p *float64) string {
 		return "unknown"
 	}
 	return strconv.FormatFloat(*p, 'f', 1, 64)
+}
+
+// Two reads under a second apart give no rate: one key would read as hundreds a second. A read a
+// second after the first measures from it.
+func TestServerRatesNeedASecond(t *testing.T) {
+	srv := redistest.Start(t)
+	r := NewServerReader()
+	ctx := t.Context()
+	first, err := r.Read(ctx, srv.Client(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	soon, err := r.Read(ctx, srv.Client(t))
+	if err != nil || soon.Nodes[0].ExpiredPerSec != nil || soon.Nodes[0].Why("expired_per_sec") != tooSoon {
+		t.Fatalf("a read right after: %v, %+v", err, soon.Nodes[0])
+	}
+	var later snapshot.ServerInfo
+	redistest.Eventually(t, "a second passes", 10*time.Second, func() bool { return time.Since(first.ReadAt) > time.Second })
+	if later, err = r.Read(ctx, srv.Client(t)); err != nil || later.Nodes[0].ExpiredPerSec == nil || *later.Nodes[0].ExpiredPerSec != 0 {
+		t.Errorf("a read a second later: %v, %+v", err, later.Nodes[0])
+	}
 }
