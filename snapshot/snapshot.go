@@ -41,6 +41,10 @@ type Snapshot struct {
 	// Inferred, when no config was given, lists the entries the sweep inferred from the keys
 	// and counted as if configured (nil when the entries come from a config).
 	Inferred *Inferred `json:"inferred,omitempty"`
+	// Server is the server's health from INFO, read before and after the sweep (so its rates
+	// span the sweep), by the snapshot command; nil in a Watcher's Snapshot, whose Status
+	// carries it.
+	Server *ServerInfo `json:"server,omitempty"`
 }
 
 // ScanStats says how much of the keyspace a sweep visited.

@@ -130,17 +130,6 @@ type SweepProgress struct {
 	Completed bool
 }
 
-// ServerInfo is what INFO says, summed over a cluster's masters.
-type ServerInfo struct {
-	Version    string
-	OpsPerSec  int64
-	UsedMemory int64
-	Masters    int
-	// Err says why INFO could not be read (a user without the permission): the console shows
-	// the rest and says so in that panel.
-	Err string
-}
-
 // LiveFamily is one counter family's current window as its live sample says it is now, read at
 // this Poll: the window's total and how fast it grows, each an estimate with its 95% interval.
 // The keys with the largest values are read exactly; the others are a priority sample, each

@@ -194,7 +194,7 @@ func testStatus(t testing.TB) snapshot.Status {
 	return snapshot.Status{
 		Snapshot:  withUnclaimed(withStructures(testSnapshot(t))),
 		Sweep:     snapshot.SweepProgress{KeysSeen: 1200, Started: clock.Add(-2 * time.Second)},
-		Server:    snapshot.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1},
+		Server:    testServer(),
 		Unclaimed: sweepUnderWay(),
 		// flow's current hour read live: its total and rate estimated from a sample.
 		Families: []snapshot.LiveFamily{{Family: "flow", Granularity: "hour", Window: "2026112209", Keys: 363, KeysFrom: "snapshot",
@@ -202,6 +202,19 @@ func testStatus(t testing.TB) snapshot.Status {
 			RatePerSec: &estimate.Figure{Estimate: 14.2, Low: 13.1, High: 15.3, Coverage: 0.61, Seen: 9}, ReadAt: clock}},
 		Cost: snapshot.Cost{Interval: time.Second, KeysPerSecond: 3320.4, Share: 0.0093, ShareKnown: true, Masters: 1},
 	}
+}
+
+// testServer is a primary with one replica, its policy noeviction, read twice.
+func testServer() snapshot.ServerInfo {
+	i64 := func(n int64) *int64 { return &n }
+	f64 := func(v float64) *float64 { return &v }
+	on := true
+	return snapshot.ServerInfo{Version: "7.0.15", OpsPerSec: 48210, UsedMemory: 1 << 30, Masters: 1, ReadAt: clock,
+		Nodes: []snapshot.NodeHealth{{Addr: "10.0.0.5:6379", Role: "master",
+			Replicas:   []snapshot.Replica{{Addr: "10.0.0.6:6379", State: "online", LagSeconds: i64(0), BehindBytes: i64(120)}},
+			UsedMemory: i64(1 << 30), MaxMemory: i64(4 << 30), Policy: "noeviction",
+			EvictedKeys: i64(0), ExpiredKeys: i64(90_210), EvictedPerSec: f64(0), ExpiredPerSec: f64(3.5), Fragmentation: f64(1.08),
+			Clients: i64(42), Rejected: i64(0), LastSave: "ok", AOF: &on, AOFLastWrite: "ok"}}}
 }
 
 // newTestModel returns a console over src with a fixed clock, sized w×h, after one good poll.

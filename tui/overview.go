@@ -81,17 +81,35 @@ func (o *overview) render(w, h int) string {
 		}
 		sweep += "\nkeys by master: " + strings.Join(parts, " · ")
 	}
-	if e := o.c.status.Server.Err; e != "" {
-		sweep += "\n" + st.Warn.Render("server panel: "+e)
-	}
 	tail := strings.Split(st.Muted.Render(sweep), "\n")
 	for _, warning := range snap.Warnings { // the config against this keyspace, e.g. a key two entries claim
 		tail = append(tail, st.Warn.Render(fit("warning: "+warning, w)))
 	}
-	// The unclaimed keys' largest groups give way to the sweep line and warnings on a short screen.
+	// The Server panel and the unclaimed keys' largest groups give way to the sweep line and
+	// warnings on a short screen; the unclaimed keys keep their first line, and their groups
+	// come before the Server panel unless it warns of eviction.
 	grid := strings.Join(rows, "\n")
-	unclaimed := o.unclaimed(snap.Unclaimed, w, h-lipgloss.Height(grid)-len(tail))
-	return strings.Join(append(append([]string{grid}, unclaimed...), tail...), "\n")
+	rest := h - lipgloss.Height(grid) - len(tail)
+	serverH := rest - 1
+	if o.c.status.Server.Eviction == nil {
+		serverH -= min(3, len(snap.Unclaimed.Groups))
+	}
+	server := o.server(w, serverH)
+	unclaimed := o.unclaimed(snap.Unclaimed, w, rest-len(server))
+	return strings.Join(slices.Concat([]string{grid}, server, unclaimed, tail), "\n")
+}
+
+// server is the Server panel, at most h lines high; the embedded Redis keeps no figures of a
+// server's.
+func (o *overview) server(w, h int) []string {
+	if h < 1 {
+		return nil
+	}
+	if o.c.opt.Demo {
+		st := o.c.styles
+		return []string{fit(st.PanelTitle.Render("Server")+"  "+st.Muted.Render("the embedded Redis keeps no server figures of its own"), w)}
+	}
+	return newHealth(o.c).panel(w, h)
 }
 
 // unclaimed says how many keys no entry claims, what they weigh and their largest groups, so

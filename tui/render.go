@@ -82,21 +82,23 @@ func (m *Model) header(w int) []string {
 	srv := m.c.status.Server
 	parts := []string{now.Format("15:04:05 MST")}
 	var server []string
+	var risk, short string
 	switch {
 	case srv.Err != "":
 		parts = append(parts, st.Warn.Render("INFO refused"))
 	case srv.Version != "":
 		// The server's own figures, which give way first when the line is too long for the
-		// terminal: what watching costs and how far the sweep has come matter more here.
-		server = []string{"ops/s " + format.Commas(srv.OpsPerSec), "mem " + format.BytesIEC(srv.UsedMemory)}
+		// terminal: what watching costs and how far the sweep has come matter more here. The
+		// eviction risk stays, shortened to its policy.
+		server, risk, short = newHealth(m.c).headerParts()
 		parts = append(parts, server...)
-		if srv.Masters > 1 {
-			parts = append(parts, fmt.Sprintf("%d masters", srv.Masters))
-		}
 	}
 	parts = append(parts, m.connState())
 	if f := m.failoverText(); f != "" {
 		parts = append(parts, st.Warn.Render(f))
+	}
+	if risk != "" {
+		parts = append(parts, risk)
 	}
 	var sweep string
 	if s := m.c.status.Snapshot; s != nil {
@@ -120,11 +122,15 @@ func (m *Model) header(w int) []string {
 	}
 	sep := st.Muted.Render("  ·  ")
 	line2 := strings.Join(parts, sep)
-	for _, drop := range slices.Backward(server) { // mem, then ops/s
+	for _, drop := range slices.Backward(server) { // mem, the replicas, then ops/s
 		if lipgloss.Width(line2) <= w {
 			break
 		}
 		parts = slices.DeleteFunc(parts, func(p string) bool { return p == drop })
+		line2 = strings.Join(parts, sep)
+	}
+	if i := slices.Index(parts, risk); risk != "" && i >= 0 && lipgloss.Width(line2) > w {
+		parts[i] = short
 		line2 = strings.Join(parts, sep)
 	}
 	return []string{fit(line1, w), fit(line2, w)}

@@ -1,8 +1,8 @@
 // Package cells is the text of the Snapshot's table cells that more than one front end shows. The
 // console (tui) and the text report (report) draw these from the same functions here: a counter
-// family's live total and rate, a job queue's row, a union's count, a delay queue's schedule and a
-// queue's key. So the two can never say a figure differently. It does no I/O and holds no state. Of
-// hourglass's packages it imports internal/format and snapshot.
+// family's live total and rate, a job queue's row, a union's count, a delay queue's schedule, a
+// queue's key and the server's health. So the two can never say a figure differently. It does no
+// I/O and holds no state. Of hourglass's packages it imports internal/format and snapshot.
 package cells
 
 import (

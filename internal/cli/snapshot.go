@@ -13,6 +13,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/report"
 	"github.com/hourglass-dev/hourglass/internal/target"
 	"github.com/hourglass-dev/hourglass/internal/traffic"
+	"github.com/hourglass-dev/hourglass/internal/watch"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
 )
@@ -106,8 +107,14 @@ func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, ado
 	if adopter != nil {
 		opt.Infer = adopter
 	}
+	health := watch.NewServerReader()
+	_, _ = health.Read(ctx, t.RDB) // the first of two reads: a fault here is the sweep's to report
 	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters, opt)
 	snap.TakenAt = snap.TakenAt.In(loc)
+	if info, infoErr := health.Read(ctx, t.RDB); infoErr == nil && t.Embedded == nil { // the embedded Redis keeps no server figures
+		info.Eviction = snapshot.NewEvictionRisk(info.Nodes, snap)
+		snap.Server = &info
+	}
 	switch {
 	case err == nil:
 		return snap, nil

@@ -58,6 +58,17 @@ func seriesField(doc map[string]any, s series) (obj map[string]any, field string
 var zeroSeriesOK = map[string]string{
 	"hourglass_redis_ops_per_second":            "Redis' own instantaneous_ops_per_sec: an idle server's is 0",
 	"hourglass_last_complete_sweep_age_seconds": "the sweep has just completed",
+	// The server's health: redistest starts its servers with no maxmemory, no replica and no
+	// AOF, and the JSON's server says the same (serverZero).
+	"hourglass_redis_maxmemory_bytes":            "no maxmemory: 0 is no limit",
+	"hourglass_redis_evicted_keys_total":         "with no maxmemory nothing is evicted",
+	"hourglass_redis_evicted_keys_per_second":    "with no maxmemory nothing is evicted",
+	"hourglass_redis_expired_keys_total":         "the fixtures' keys outlive the test",
+	"hourglass_redis_expired_keys_per_second":    "the fixtures' keys outlive the test",
+	"hourglass_redis_rejected_connections_total": "the test connects far below maxclients",
+	"hourglass_redis_replicas":                   "the test server has no replica",
+	"hourglass_redis_aof_enabled":                "redistest starts its servers with --appendonly no",
+	"hourglass_eviction_risk":                    "the policy is noeviction: nothing is at risk",
 }
 
 // checkMetrics scrapes `serve`: a series of a limiter's or a job queue's figure exists only

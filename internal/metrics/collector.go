@@ -112,6 +112,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	if st.Server.Err == "" && st.Server.Masters > 0 {
 		gauge(descOps, float64(st.Server.OpsPerSec))
 		gauge(descMem, float64(st.Server.UsedMemory))
+		serverSeries(func(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
+			ch <- prometheus.MustNewConstMetric(d, t, v, labels...)
+		}, st.Server, st.Snapshot != nil)
 	}
 	collectLive(gauge, st.Families)
 	if snap == nil {

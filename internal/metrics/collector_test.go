@@ -25,7 +25,9 @@ func TestScrapePassesPromtool(t *testing.T) {
 		"hourglass_list_queue_tasks", "hourglass_limiter_keys", "hourglass_unique_members", "hourglass_locks_held",
 		"hourglass_last_complete_sweep_age_seconds", "hourglass_reconcile_mismatched_dims",
 		"hourglass_unclaimed_keys", "hourglass_unclaimed_bytes", "hourglass_unclaimed_group_keys",
-		"hourglass_bloom_false_positive_rate", "hourglass_bloom_elements", "hourglass_bloom_over_target"} {
+		"hourglass_bloom_false_positive_rate", "hourglass_bloom_elements", "hourglass_bloom_over_target",
+		"hourglass_redis_role", "hourglass_redis_maxmemory_policy", "hourglass_redis_evicted_keys_total", "hourglass_redis_connected_clients",
+		"hourglass_eviction_risk"} {
 		if !strings.Contains(body, "\n"+name) {
 			t.Errorf("the scrape has no %s", name)
 		}

@@ -17,6 +17,7 @@ import (
 // escaped.
 func Snapshot(out io.Writer, s *snapshot.Snapshot, families []*store.Family) {
 	writeScan(out, s)
+	writeServer(out, s.Server)
 	writeInferred(out, s)
 	for _, w := range s.Warnings {
 		fmt.Fprintf(out, "warning: %s\n", w)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +47,7 @@ type Watcher struct {
 	rates   rateTrack         // the families' current windows' totals read, for their rates
 	tput    throughputTracker // the job libraries' counts of the jobs they ran, for their rates
 	cost    *costMeter
+	server  *ServerReader      // INFO, read at most every ServerEvery
 	infer   *scanner.Inference // nil unless opt.Infer: the entries adopted from the keys
 	// held is, after a first sweep started over with entries it adopted, the last figures of
 	// the sweep dropped, shown until the new one has seen as many keys (heldSeen): its first
@@ -77,7 +76,7 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt scanner.Option
 		now = time.Now
 	}
 	w := &Watcher{rdb: rdb, families: families, opt: opt, restart: true, conn: connTrack{now: now}, clock: time.Now,
-		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), infer: scanner.NewInference(opt.Infer),
+		live: newLiveSampler(families, opt), cost: newCostMeter(rdb), server: NewServerReader(), infer: scanner.NewInference(opt.Infer),
 		primary: store.PrimaryOf(rdb)}
 	if w.primary != nil {
 		_, w.seen, _ = w.primary.Primary()
@@ -85,7 +84,8 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt scanner.Option
 	return w
 }
 
-// Poll sweeps on until slice has passed (within the budget), reads INFO, and returns the status.
+// Poll sweeps on until slice has passed (within the budget), reads INFO when ServerEvery has
+// passed since the last read, and returns the status.
 // An error means Redis could not be reached or refused the sweep; the Status still holds the last
 // Snapshot.
 //
@@ -131,10 +131,10 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	if err != nil {
 		w.restart = true
 	}
-	var infoErr error
-	st.Server, infoErr = readInfo(ctx, w.rdb)
-	if err == nil && infoErr != nil {
-		err = infoErr
+	if w.server.due(time.Now()) {
+		if _, infoErr := w.server.Read(ctx, w.rdb); err == nil && infoErr != nil {
+			err = infoErr
+		}
 	}
 	if err == nil {
 		st.Cost = w.cost.read(ctx, w.rdb)
@@ -159,6 +159,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 		err = w.tput.poll(ctx, w.rdb, w.last, w.opt.Structures.JobQueues, w.conn.now())
 	}
 	st.Snapshot = w.tput.fill(w.rates.fill(w.last, time.Now(), w.live.current), time.Now())
+	st.Server = w.serverInfo(st)
 	if err == nil && focus != "" && w.last != nil {
 		st.Live, err = w.readLive(ctx, focus, base)
 	}
@@ -383,47 +384,4 @@ func (w *Watcher) begin() {
 	w.live.newSweep()
 	w.started, w.restart = time.Now(), false
 	w.conn.began()
-}
-
-// readInfo reads INFO from every master. A refusal (NOPERM) is reported in ServerInfo.Err, not
-// as an error; a connection failure is an error.
-func readInfo(ctx context.Context, rdb redis.UniversalClient) (snapshot.ServerInfo, error) {
-	var info snapshot.ServerInfo
-	var mu sync.Mutex
-	read := func(ctx context.Context, c redis.Cmdable) error {
-		text, err := c.Info(ctx).Result() // the default sections: server, stats and memory among them
-		mu.Lock()
-		defer mu.Unlock()
-		var rerr redis.Error
-		if errors.As(err, &rerr) {
-			info.Err = "INFO refused: " + err.Error()
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		info.Masters++
-		for _, line := range strings.Split(text, "\r\n") {
-			k, v, ok := strings.Cut(line, ":")
-			if !ok {
-				continue
-			}
-			switch k {
-			case "redis_version":
-				info.Version = v
-			case "instantaneous_ops_per_sec":
-				n, _ := strconv.ParseInt(v, 10, 64)
-				info.OpsPerSec += n
-			case "used_memory":
-				n, _ := strconv.ParseInt(v, 10, 64)
-				info.UsedMemory += n
-			}
-		}
-		return nil
-	}
-	if cc, ok := rdb.(*redis.ClusterClient); ok {
-		err := cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return read(ctx, c) })
-		return info, err
-	}
-	return info, read(ctx, rdb)
 }

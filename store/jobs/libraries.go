@@ -19,22 +19,37 @@ var libraries = []*library{
 	},
 		marks: sidekiqMarker{}, byMarks: true, deadBounds: true,
 		noPause:       "pausing a queue is Sidekiq Pro's (Queue#pause!), not open-source Sidekiq's, which keeps no paused state",
-		noPauseShared: "the scheduled, retry and dead sets are no queue: Sidekiq pauses none of them"},
+		noPauseShared: "the scheduled, retry and dead sets are no queue: Sidekiq pauses none of them",
+		eviction: EvictionNeed{Who: "Sidekiq", Brief: "Sidekiq recommends noeviction",
+			Says:   "WARNING: Your Redis instance will evict Sidekiq data under heavy load. The 'noeviction' maxmemory policy is recommended",
+			Source: "Sidekiq's startup check (lib/sidekiq/cli.rb); https://github.com/sidekiq/sidekiq/wiki/Using-Redis#memory"}},
 	{layout: BullMQ, prefix: "bull", open: func(s Source) jobReader { return bullmqJobs{prefix: s.Prefix} },
 		marks:          bullmqMarker{},
 		registryText:   "the keys it keeps once per queue (meta, id, events)",
 		perQueue:       true,
-		throughputNote: "BullMQ counts only while a Worker's metrics option is on, a point a minute for as long as it keeps"},
+		throughputNote: "BullMQ counts only while a Worker's metrics option is on, a point a minute for as long as it keeps",
+		eviction: EvictionNeed{Who: "BullMQ", Brief: "BullMQ requires noeviction",
+			Says:   "it is very important to configure the maxmemory-policy setting to noeviction. This is the only setting that guarantees the correct behavior of the queues",
+			Source: "https://docs.bullmq.io/guide/going-to-production#max-memory-policy; its connection warns: It should be \"noeviction\""}},
 	{layout: RQ, prefix: "rq", open: func(s Source) jobReader { return rqJobs{prefix: s.Prefix} },
 		throughputNote: "RQ keeps counts per worker, since each started, and none a day: these are its live workers' (a worker that exits takes its counts with it)",
-		noPause:        "RQ keeps no paused state for a queue (`rq suspend` stops every worker, not one queue)"},
+		noPause:        "RQ keeps no paused state for a queue (`rq suspend` stops every worker, not one queue)",
+		eviction: EvictionNeed{Who: "RQ", Brief: "RQ loses jobs evicted (its maintainer)",
+			Says:   "RQ's documentation names no policy; its maintainer: since RQ relies on Redis for its storage, you'll lose data if Redis decides to evict RQ related keys",
+			Source: "https://github.com/rq/rq/issues/1280"}},
 	{layout: Celery, open: func(s Source) jobReader { return celeryJobs{prefix: s.Prefix} },
 		marks: celeryMarker{}, ownSeparator: true,
 		untimed:      "Celery's messages carry no time they were sent",
 		noThroughput: "Celery keeps no count of the tasks it ran in Redis: its workers send them as events, which a monitor such as Flower counts",
-		noPause:      "Celery keeps no paused state for a queue in Redis: a worker stops consuming one (cancel_consumer), which the broker does not hold"},
+		noPause:      "Celery keeps no paused state for a queue in Redis: a worker stops consuming one (cancel_consumer), which the broker does not hold",
+		eviction: EvictionNeed{Who: "Celery", Brief: "Celery asks Redis not to evict",
+			Says:   "Redis may evict keys from the database in some situations ... configure the redis-server to not evict keys by setting ... the maxmemory-policy option to noeviction or allkeys-lru (allkeys-lru does evict: only noeviction keeps its keys)",
+			Source: "https://docs.celeryq.dev/en/stable/getting-started/backends-and-brokers/redis.html#key-eviction"}},
 	{layout: Asynq, prefix: "asynq", open: func(s Source) jobReader { return asynqJobs{prefix: s.Prefix} },
-		perQueue: true},
+		perQueue: true,
+		eviction: EvictionNeed{Who: "asynq", Brief: "asynq names no policy; its tasks have no TTL",
+			Says:   "asynq's documentation names no maxmemory-policy; it keeps each task in a hash with no TTL until the task is done, so an evicted key is a task lost",
+			Source: "docs/jobs-asynq.md (its key layout)"}},
 }
 
 // library is one row of libraries: what hourglass knows of a job library beside its reader.
@@ -70,6 +85,24 @@ type library struct {
 	// noPause says why the library pauses no queue ("": no pause is hourglass's to offer), and
 	// noPauseShared why it pauses none of its shared sets ("": noPause's reason).
 	noPause, noPauseShared string
+	// eviction is what the library asks of maxmemory-policy, in its own words.
+	eviction EvictionNeed
+}
+
+// EvictionNeed is what a job library asks of Redis' maxmemory-policy: Brief in a few words, Says
+// in its own, and Source where it says so.
+type EvictionNeed struct {
+	Who, Brief, Says, Source string
+}
+
+// EvictionNeed is what the library asks of maxmemory-policy; false for a layout hourglass does
+// not read.
+func (l Layout) EvictionNeed() (EvictionNeed, bool) {
+	lib := libraryOf(l)
+	if lib == nil {
+		return EvictionNeed{}, false
+	}
+	return lib.eviction, true
 }
 
 // libraryOf is layout's row, or nil for a layout hourglass does not read.
