@@ -64,12 +64,12 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, tau 
 	})
 	lf.Swept, lf.Partial = math.Min(walked/math.Max(held, 1), 1), false
 	var notes []string
-	heavy := topShare(rows, lf.ReadAt)
+	heavy := topShare(rows)
 	total, whyTotal := scaledFigure(totals, per(v2Grown, addrs), heavy)
 	switch sampled := fs.sampledRead(rows); {
 	case fs.frame.seen < minScaledKeys:
 		whyTotal = fmt.Sprintf("%d of the window's keys swept so far; scaled figures need %d", fs.frame.seen, minScaledKeys)
-	case whyTotal == "" && tau > 0 && sampled < estimate.MinFound:
+	case tau > 0 && sampled < estimate.MinFound: // before the largest keys' share, which it leaves unknown
 		whyTotal = b.moreKeys(fmt.Sprintf("%d keys read beyond the %d largest, and %d must be to stand for the keys not read",
 			sampled, len(fs.top), estimate.MinFound), fs.readShare(sampled))
 	}
@@ -87,7 +87,7 @@ func (fs *famSample) scaledFigures(lf *snapshot.LiveFamily, rows []liveRow, tau 
 		switch rate, whyRate = scaledFigure(rates, per(v2Rate, addrs), heavy); {
 		case fs.frame.seen < minScaledKeys:
 			whyRate = whyTotal
-		case whyRate == "" && heldTau > 0 && grewByChance(hr) < estimate.MinFound:
+		case heldTau > 0 && grewByChance(hr) < estimate.MinFound:
 			whyRate = b.moreKeys(fmt.Sprintf("%d keys read beyond the largest grew since the rate's base read, and %d must have to stand for the keys not read",
 				grewByChance(hr), estimate.MinFound), fs.readShare(min(grewByChance(hr), fs.sampledRead(rows))))
 		case whyRate == "":
@@ -304,24 +304,22 @@ func (b liveBudget) moreKeys(s string, frac float64) string {
 	return s
 }
 
-// topShare is the top keys' share of the growth of the keys read (the sampled ones over their
-// chance to be read): how much of the writes seen the largest keys take. It is 0 when the sampled
-// keys read saw fewer than minWrites writes: they are then too few to tell how much the others
-// take (a tight budget reads little more than the top keys), and the rate says so itself.
-func topShare(rows []liveRow, at time.Time) float64 {
-	var top, all, sampled float64
+// topShare is the top keys' share of the growth since their pages of the keys read (the sampled
+// ones over their chance to be read): how much of the writes seen the largest keys take. Sampled
+// keys that saw no write leave it at the top keys' whole: traffic that goes to the largest keys
+// seen goes to keys like them the pages not swept yet may hold, or not.
+func topShare(rows []liveRow) float64 {
+	var top, all float64
 	for _, r := range rows {
-		if r.held || r.k.cl == nil || !r.rated || r.rate <= 0 {
+		if r.held || r.k.cl == nil || r.grown <= 0 {
 			continue
 		}
-		all += r.rate / r.p
+		all += r.grown / r.p
 		if r.top {
-			top += r.rate
-		} else {
-			sampled += r.rate * at.Sub(r.since).Seconds()
+			top += r.grown
 		}
 	}
-	if all <= 0 || sampled < minWrites {
+	if all <= 0 {
 		return 0
 	}
 	return top / all
