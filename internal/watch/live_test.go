@@ -139,13 +139,15 @@ func checkLiveRate(t *testing.T, rdb redis.UniversalClient, n int) {
 	}
 	// The sample is one draw, fixed by the key names (which hold the hour, so each hour draws
 	// another): the rate and the total are each held to their 99% interval, which a sound
-	// estimate misses one draw in a hundred, and within 5%. The 95% intervals' coverage over many
-	// draws is TestLiveFiguresCover's and TestLiveRateHoldsWhileSweepsOfferKeysAgain's to count,
-	// and bench --scale measures it against an injected rate.
-	if !within99(r.Estimate, r.Low, r.High, rateLo, rateHi) || relErr(r.Estimate, trueRate) > 0.05 {
+	// estimate misses one draw in a hundred, and within 10%. A bound of 5% was tighter than the
+	// interval itself (±5.2% at 95%): a draw 5.5% high held every run for a whole hour. The 95%
+	// intervals' coverage over many draws is TestLiveFiguresCover's and
+	// TestLiveRateHoldsWhileSweepsOfferKeysAgain's to count, and bench --scale measures it
+	// against an injected rate.
+	if !within99(r.Estimate, r.Low, r.High, rateLo, rateHi) || relErr(r.Estimate, trueRate) > 0.1 {
 		t.Errorf("live rate ≈%.0f [%.0f, %.0f] misses the injected %.0f–%.0f/s", r.Estimate, r.Low, r.High, rateLo, rateHi)
 	}
-	if !within99(tot.Estimate, tot.Low, tot.High, totalLo, totalHi) || relErr(tot.Estimate, (totalLo+totalHi)/2) > 0.05 {
+	if !within99(tot.Estimate, tot.Low, tot.High, totalLo, totalHi) || relErr(tot.Estimate, (totalLo+totalHi)/2) > 0.1 {
 		t.Errorf("live total ≈%.0f [%.0f, %.0f] misses the true %.0f–%.0f", tot.Estimate, tot.Low, tot.High, totalLo, totalHi)
 	}
 	// Besides the top keys and the sample, a poll reads the base read's top keys that left the
