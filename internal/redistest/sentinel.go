@@ -69,7 +69,7 @@ func StartSentinels(t testing.TB, replicas, sentinels int, pass string) *Sentine
 		s.Nodes = append(s.Nodes, Start(t, "--replicaof", host, port))
 	}
 	for i := range replicas {
-		s.waitLink(t, s.Nodes[1+i])
+		WaitLink(t, s.Nodes[1+i])
 	}
 	quorum := sentinels/2 + 1
 	for i := range sentinels {
@@ -85,17 +85,6 @@ func StartSentinels(t testing.TB, replicas, sentinels int, pass string) *Sentine
 		return s.known(replicas, sentinels-1)
 	})
 	return s
-}
-
-// waitLink waits until the replica r reports its link to the primary up.
-func (s *Sentinels) waitLink(t testing.TB, r *Server) {
-	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: r.Addr})
-	defer c.Close()
-	Eventually(t, "replica "+r.Addr+" in sync", 30*time.Second, func() bool {
-		info, err := c.Info(context.Background(), "replication").Result()
-		return err == nil && strings.Contains(info, "master_link_status:up")
-	})
 }
 
 // known reports whether every Sentinel lists replicas replicas and others other Sentinels.
