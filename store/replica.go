@@ -35,7 +35,7 @@ var ErrNoReplica = errors.New("no replica")
 
 // SentinelReplicas asks the Sentinels of t which replicas the primary has (SENTINEL REPLICAS),
 // and returns those no Sentinel flags down or disconnected, first answer first. It is
-// ErrNoReplica when every Sentinel that answers lists none up.
+// ErrNoReplica when the Sentinels list none at all; replicas listed but none up may come up.
 func SentinelReplicas(ctx context.Context, t Target) ([]string, error) {
 	var lastErr error
 	for _, addr := range t.Addrs {
@@ -52,7 +52,10 @@ func SentinelReplicas(ctx context.Context, t Target) ([]string, error) {
 		if up := replicasUp(nodes); len(up) > 0 {
 			return up, nil
 		}
-		lastErr = fmt.Errorf("%w: the Sentinels list no replica of %q up", ErrNoReplica, t.Sentinel.Master)
+		lastErr = fmt.Errorf("%w of %q: the Sentinels list none", ErrNoReplica, t.Sentinel.Master)
+		if len(nodes) > 0 {
+			lastErr = fmt.Errorf("the Sentinels list %d replicas of %q, none up", len(nodes), t.Sentinel.Master)
+		}
 	}
 	return nil, lastErr
 }

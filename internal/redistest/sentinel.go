@@ -94,8 +94,28 @@ func (s *Sentinels) known(replicas, others int) bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		m, err := c.Master(ctx, s.Master).Result()
 		cancel()
-		c.Close()
+		defer c.Close()
 		if err != nil || m["num-slaves"] != strconv.Itoa(replicas) || m["num-other-sentinels"] != strconv.Itoa(others) {
+			return false
+		}
+		if !connected(c, s.Master) {
+			return false
+		}
+	}
+	return true
+}
+
+// connected reports whether the Sentinel at c has reached every replica it lists: one just
+// learnt of is flagged disconnected until it has.
+func connected(c *redis.SentinelClient, master string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	nodes, err := c.Replicas(ctx, master).Result()
+	if err != nil {
+		return false
+	}
+	for _, n := range nodes {
+		if strings.Contains(n["flags"], "disconnected") || n["master-link-status"] != "ok" {
 			return false
 		}
 	}

@@ -3,7 +3,6 @@ package target
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -33,7 +32,7 @@ func (r *Replicas) Client(addr string) redis.UniversalClient { return r.tg.Repli
 
 // openReplicas checks that the sweeps can read from a replica as the config asks, and returns
 // where to find them; nil when the sweeps read from the primary. No replica known (none given,
-// none the Sentinels list up, or every one given answers as a primary) is a usage error.
+// none the Sentinels list, or every one given answers as a primary) is a usage error.
 func openReplicas(ctx context.Context, cfg *config.Config, tg store.Target, mode string) (*Replicas, error) {
 	rc := cfg.Redis
 	if !rc.ReadFrom.Replica() {
@@ -44,11 +43,9 @@ func openReplicas(ctx context.Context, cfg *config.Config, tg store.Target, mode
 	}
 	r := &Replicas{tg: tg}
 	if tg.Sentinel != nil {
-		if _, err := r.Candidates(ctx); err != nil {
-			if errors.Is(err, store.ErrNoReplica) {
-				return nil, config.Usagef("read from replica: %v", err)
-			}
-			return nil, fmt.Errorf("read from replica: %w", err)
+		// Replicas listed but none up now may come up: the watcher reads the primary meanwhile.
+		if _, err := r.Candidates(ctx); errors.Is(err, store.ErrNoReplica) {
+			return nil, config.Usagef("read from replica: %v", err)
 		}
 		return r, nil
 	}
