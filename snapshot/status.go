@@ -79,8 +79,8 @@ type ReadState struct {
 	// Lag is how far behind the primary Replica is (the age of the oldest primary offset it
 	// has not reached, as the Polls read them).
 	Lag time.Duration
-	// Left are the replicas not read from at the last check, each with why ("127.0.0.1:6380:
-	// has become a primary").
+	// Left are the replicas left when the reads last moved, each with why ("127.0.0.1:6380
+	// promoted"; also "down", "link down", "12s behind").
 	Left []string
 }
 

@@ -75,19 +75,16 @@ func (m *Model) readsText() string {
 	if rs == nil {
 		return ""
 	}
-	left := ""
-	if len(rs.Left) > 0 {
-		left = " (left " + strings.Join(rs.Left, "; ") + ")"
-	}
+	left := strings.Join(rs.Left, ", ")
 	if rs.Replica == "" {
-		return st.Warn.Render("reads on the PRIMARY: no replica passes its checks" + left)
+		return st.Warn.Render(strings.TrimSuffix("PRIMARY reads: "+left, ": "))
 	}
 	text := "reads: replica " + rs.Replica
 	if rs.Lag >= time.Second {
 		text += ", " + ago(rs.Lag.Truncate(time.Second)) + " behind"
 	}
 	if left != "" {
-		return st.Warn.Render(text + left)
+		return st.Warn.Render(text + " (left " + left + ")")
 	}
 	return st.Muted.Render(text)
 }

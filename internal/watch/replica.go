@@ -76,15 +76,17 @@ func (r *replicaReads) choose(ctx context.Context, primary redis.Cmdable) bool {
 	for len(r.offsets) > 1 && now.Sub(r.offsets[1].at) > 3*MaxReplicaLag {
 		r.offsets = r.offsets[1:]
 	}
-	clear(r.left)
 	was := r.addr
 	if r.client != nil {
 		why := r.check(ctx, r.client, now)
 		if why == "" {
-			return false
+			return false // the replicas left when this one was chosen stay named
 		}
+		clear(r.left)
 		r.left[r.addr] = why
 		r.drop()
+	} else {
+		clear(r.left)
 	}
 	addrs, err := r.set.Candidates(ctx)
 	if err != nil {
@@ -126,17 +128,17 @@ func (r *replicaReads) drop() {
 	r.addr, r.client, r.lag = "", nil, 0
 }
 
-// check says why the replica at c may not be read from, or "": down, promoted, its link
-// down (its data would be stale), or more than MaxReplicaLag behind the primary.
+// check says in a word or two why the replica at c may not be read from, or "": down,
+// promoted, its link down (its data would be stale), or more than MaxReplicaLag behind.
 func (r *replicaReads) check(ctx context.Context, c redis.Cmdable, now time.Time) string {
 	st, err := store.ReadReplicaState(ctx, c)
 	switch {
 	case err != nil:
-		return "down (" + oneLine(err.Error()) + ")"
+		return "down"
 	case st.Role == "master":
-		return "has become a primary"
+		return "promoted"
 	case st.Unknowns == "" && !st.LinkUp:
-		return "its link to the primary is down (its data would be stale)"
+		return "link down" // its data would be stale
 	}
 	r.lag = 0
 	for _, o := range r.offsets {
@@ -146,7 +148,7 @@ func (r *replicaReads) check(ctx context.Context, c redis.Cmdable, now time.Time
 		}
 	}
 	if r.lag > MaxReplicaLag {
-		return fmt.Sprintf("%s behind the primary (the bound is %s)", r.lag.Truncate(time.Second), MaxReplicaLag)
+		return fmt.Sprintf("%s behind", r.lag.Truncate(time.Second))
 	}
 	return ""
 }
@@ -158,7 +160,7 @@ func (r *replicaReads) state() *snapshot.ReadState {
 	}
 	rs := &snapshot.ReadState{Replica: r.addr, Lag: r.lag}
 	for addr, why := range r.left {
-		rs.Left = append(rs.Left, addr+": "+why)
+		rs.Left = append(rs.Left, addr+" "+why)
 	}
 	slices.Sort(rs.Left)
 	return rs
