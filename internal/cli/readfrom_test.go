@@ -39,10 +39,10 @@ func TestReadFromReplicaMistakes(t *testing.T) {
 	refused := redistest.RefusedAddr(t)
 	path, line := shippedWith(t, "addrs = ["+strconv.Quote(refused)+"]\nread_from = \"replica\"\n")
 	oneLine(t, []string{"snapshot", "--config", path}, exitUsage,
-		path+":"+strconv.Itoa(line+1)+": redis.read_from: replica needs a replica: give [redis] replica_addrs")
+		path+":"+strconv.Itoa(line+1)+": redis.read_from: \"replica\" has no replica to read: give [redis] replica_addrs")
 	path, line = shippedWith(t, "read_from = \"secondary\"\n")
 	oneLine(t, []string{"snapshot", "--config", path}, exitUsage, path+":"+strconv.Itoa(line)+`: redis.read_from: is "secondary"`)
-	oneLine(t, []string{"snapshot", "--addr", refused, "--read-from", "replica"}, exitUsage, "read from replica needs a replica")
+	oneLine(t, []string{"snapshot", "--addr", refused, "--read-from", "replica"}, exitUsage, "--read-from replica has no replica to read")
 	oneLine(t, []string{"snapshot", "--addr", refused, "--read-from", "sideways"}, exitUsage, `--read-from "sideways": want primary or replica`)
 	oneLine(t, []string{"snapshot", "--addr", refused, "--read-from", "replica", "--replica", "redis://h:1"}, exitUsage, "--replica")
 	p, other := redistest.Start(t), redistest.Start(t)

@@ -64,26 +64,26 @@ func checkReplicaAddr(a string) string {
 func (r RedisConfig) ReplicaProblem(cluster bool) error {
 	if !r.ReadFrom.Replica() || !r.Real() {
 		if r.ReadFrom.Replica() && !r.Real() {
-			return r.readFromErr("replica needs a real Redis: the embedded one has no replica")
+			return r.readFromErr("needs a real Redis: the embedded one has no replica")
 		}
 		return nil
 	}
 	switch {
 	case cluster || len(r.Addrs) > 1:
-		return r.readFromErr("replica is not supported on a Cluster yet: use read_from = \"primary\"")
+		return r.readFromErr("is not supported on a Cluster yet: read from the primaries")
 	case r.Sentinel.Master == "" && len(r.ReadFrom.Replicas) == 0 && !store.IsSentinelAddr(r.Addrs[0]):
-		return r.readFromErr("replica needs a replica: give [redis] replica_addrs (or --replica host:port), or reach the primary through Sentinel")
+		return r.readFromErr("has no replica to read: give [redis] replica_addrs (or --replica host:port), or reach the primary through Sentinel")
 	}
 	return nil
 }
 
-// readFromErr is msg about read_from, at its line when the file set it.
+// readFromErr is msg about reading from a replica, at read_from's line when the file set it.
 func (r RedisConfig) readFromErr(msg string) error {
 	if r.ReadFrom.at.File == "" {
-		return Usagef("read from %s", msg)
+		return Usagef("--read-from replica %s", msg)
 	}
 	e := r.ReadFrom.at
-	e.Msg = msg
+	e.Msg = `"replica" ` + msg
 	return UsageError{&e}
 }
 

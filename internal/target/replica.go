@@ -45,7 +45,7 @@ func openReplicas(ctx context.Context, cfg *config.Config, tg store.Target, mode
 	if tg.Sentinel != nil {
 		// Replicas listed but none up now may come up: the watcher reads the primary meanwhile.
 		if _, err := r.Candidates(ctx); errors.Is(err, store.ErrNoReplica) {
-			return nil, config.Usagef("read from replica: %v", err)
+			return nil, config.Usagef("reading from a replica: %v", err)
 		}
 		return r, nil
 	}
@@ -60,5 +60,5 @@ func openReplicas(ctx context.Context, cfg *config.Config, tg store.Target, mode
 		}
 		primaries = append(primaries, addr)
 	}
-	return nil, config.Usagef("read from replica: no replica: %s answers as a primary, not a replica", strings.Join(primaries, ", "))
+	return nil, config.Usagef("reading from a replica: no replica: %s answers as a primary, not a replica", strings.Join(primaries, ", "))
 }

@@ -196,3 +196,56 @@ func TestReplicaBehindIsLeft(t *testing.T) {
 		t.Errorf("5 s behind: %q, lag %v; want kept, 5s", why, rr.lag)
 	}
 }
+
+// sentinelReplicas are the replicas the Sentinels of tg list up, as the console finds them.
+type sentinelReplicas struct{ tg store.Target }
+
+func (s sentinelReplicas) Candidates(ctx context.Context) ([]string, error) {
+	return store.SentinelReplicas(ctx, s.tg)
+}
+func (s sentinelReplicas) Client(addr string) redis.UniversalClient { return s.tg.ReplicaClient(addr) }
+
+// Through Sentinel the reads go to a replica the Sentinels list: the primary runs no SCAN,
+// PTTL or MGET; that replica promoted by hand, they move to the other.
+func TestSentinelReplicaReads(t *testing.T) {
+	s := redistest.StartSentinels(t, 2, 1, "")
+	tg, err := store.ParseTarget([]string{"redis-sentinel://" + strings.Join(s.Addrs, ",") + "/" + s.Master}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := tg.NewClient()
+	t.Cleanup(func() { _ = rdb.Close() })
+	p := s.Node(t, s.Primary(t))
+	pc := p.Client(t)
+	const n = 300
+	writeFlow(t, pc, n)
+	for _, r := range s.Nodes[1:] {
+		redistest.WaitCaughtUp(t, p, r)
+	}
+	if err := pc.ConfigResetStat(t.Context()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	w := New(rdb, families(t), scanner.Options{Count: 50, Location: shanghai})
+	w.ReadFrom(sentinelReplicas{tg})
+	st := sweepOnce(t, w)
+	first := st.Conn.Reads.Replica
+	if first != s.Nodes[1].Addr && first != s.Nodes[2].Addr {
+		t.Fatalf("reads from %q, want one of the replicas %s, %s", first, s.Nodes[1].Addr, s.Nodes[2].Addr)
+	}
+	if total, keys := flowTotal(st.Snapshot); total != 7*n || keys != n {
+		t.Fatalf("replica sweep: total %d over %d keys, want %d over %d", total, keys, 7*n, n)
+	}
+	primary := calls(t, pc)
+	for _, cmd := range []string{"scan", "pttl", "mget", "get"} {
+		if primary[cmd] != 0 {
+			t.Errorf("the primary ran %d %s calls with the reads on a replica", primary[cmd], strings.ToUpper(cmd))
+		}
+	}
+	if err := s.Node(t, first).Client(t).Do(t.Context(), "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	st = sweepAgain(t, w, n)
+	if rs := st.Conn.Reads; rs.Replica == "" || rs.Replica == first || !slices.Contains(rs.Left, first+" promoted") {
+		t.Fatalf("after %s's promotion: reads %+v, want from the other replica with it left", first, rs)
+	}
+}
