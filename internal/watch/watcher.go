@@ -175,8 +175,9 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	return st, err
 }
 
-// followPrimary says, through Sentinel, which primary the Watcher reaches and when a failover
-// was last seen; one seen during this Poll starts the sweep again at the next.
+// followPrimary says where the reads go when a replica is asked for and, through Sentinel,
+// which primary the Watcher reaches and when a failover was last seen; one seen during this
+// Poll starts the sweep again at the next.
 func (w *Watcher) followPrimary(cs *snapshot.ConnState) {
 	cs.Reads = w.replica.state()
 	if w.primary == nil {
