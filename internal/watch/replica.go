@@ -24,6 +24,10 @@ type ReplicaSet interface {
 // the age of the oldest primary offset, read at a Poll, that the replica has not reached.
 const MaxReplicaLag = 10 * time.Second
 
+// replicaCheck bounds one replica's check: a replica that does not answer in a second is down
+// for this Poll, which then reads elsewhere rather than wait.
+const replicaCheck = time.Second
+
 // offsetAt is the primary's replication offset as a Poll read it.
 type offsetAt struct {
 	at     time.Time
@@ -131,6 +135,8 @@ func (r *replicaReads) drop() {
 // check says in a word or two why the replica at c may not be read from, or "": down,
 // promoted, its link down (its data would be stale), or more than MaxReplicaLag behind.
 func (r *replicaReads) check(ctx context.Context, c redis.Cmdable, now time.Time) string {
+	ctx, cancel := context.WithTimeout(ctx, replicaCheck)
+	defer cancel()
 	st, err := store.ReadReplicaState(ctx, c)
 	switch {
 	case err != nil:
