@@ -20,8 +20,9 @@ func (t Target) ReplicaClient(addr string) *redis.Client {
 	tlsCfg := t.TLS
 	if tlsCfg != nil {
 		tlsCfg = tlsCfg.Clone()
-		if host, _, err := net.SplitHostPort(addr); err == nil && t.Sentinel == nil {
-			tlsCfg.ServerName = host // each replica is verified by its own name
+		// Each replica is verified by its own name, not the primary's.
+		if host, _, err := net.SplitHostPort(addr); err == nil && (t.Sentinel == nil || tlsCfg.ServerName == "") {
+			tlsCfg.ServerName = host
 		}
 	}
 	return redis.NewClient(&redis.Options{

@@ -45,6 +45,7 @@ func TestReadFromReplicaMistakes(t *testing.T) {
 	oneLine(t, []string{"snapshot", "--addr", refused, "--read-from", "replica"}, exitUsage, "--read-from replica has no replica to read")
 	oneLine(t, []string{"snapshot", "--addr", refused, "--read-from", "sideways"}, exitUsage, `--read-from "sideways": want primary or replica`)
 	oneLine(t, []string{"snapshot", "--addr", refused, "--read-from", "replica", "--replica", "redis://h:1"}, exitUsage, "--replica")
+	oneLine(t, []string{"snapshot", "--read-from", "replica"}, exitUsage, "--read-from replica needs a real Redis")
 	p, other := redistest.Start(t), redistest.Start(t)
 	oneLine(t, []string{"snapshot", "--addr", p.Addr, "--read-from", "replica", "--replica", other.Addr}, exitUsage,
 		"no replica: "+other.Addr+" answers as a primary")
