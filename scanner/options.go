@@ -17,6 +17,9 @@ type Options struct {
 	// Now reads the server clock (time.Now when nil): windows are current, keys expired and
 	// delay queues due by it.
 	Now func() time.Time
+	// Replica says the sweep's client is a replica: the clock it reads samples and library
+	// limiters by is Now (the primary's, as the caller measured it), and it sends no TIME.
+	Replica bool
 	// Structures are the queues, limiters, uniques and locks to report. The sweep finds and reads
 	// the limiters', locks' and uniques' keys, and the queues' that a pattern names; a queue
 	// configured by its key is read by that key.

@@ -36,7 +36,7 @@ func (s *Sweep) readLibraryLimits(ctx context.Context, c redis.Cmdable, keys []K
 	if len(bySpec) == 0 {
 		return nil
 	}
-	now, err := c.Time(ctx).Result() // the libraries answer by the server's clock (redis_rate reads TIME)
+	now, err := s.serverTime(ctx, c) // the libraries answer by the server's clock (redis_rate reads TIME)
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,8 @@ type Sweep struct {
 	retry    *Retry           // nil: Run ends on the first error
 	groups   *discover.Groups // the unclaimed keys, by shape
 	samples  sampleReads
+	// clock, when set, stands for the server's TIME: on a replica, the primary's clock.
+	clock func() time.Time
 
 	mu      sync.Mutex
 	cursors map[string]uint64 // by master address ("" on a standalone server)
@@ -118,8 +120,25 @@ func New(rdb redis.UniversalClient, families []*store.Family, opt Options) *Swee
 
 		population: map[string]int64{},
 		masters:    1,
+		clock:      primaryClock(opt),
 		shares:     map[string]*Pacer{},
 	}
+}
+
+// primaryClock is the clock a sweep on a replica reads by in place of TIME; nil on a primary.
+func primaryClock(opt Options) func() time.Time {
+	if !opt.Replica {
+		return nil
+	}
+	return opt.Now
+}
+
+// serverTime is the server's clock: TIME on a primary, the primary's clock on a replica.
+func (s *Sweep) serverTime(ctx context.Context, c redis.Cmdable) (time.Time, error) {
+	if s.clock != nil {
+		return s.clock(), nil
+	}
+	return c.Time(ctx).Result()
 }
 
 // Pacer is the sweep's budget, which work beside it (a Watcher's live reads, the drill-down's)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -25,6 +26,15 @@ type sampleReads struct {
 	refused   string // why samples are not read at all (TIME, TYPE, PTTL or a value's read refused)
 }
 
+// sampleTime is the server's clock for samples: the pipelined TIME's answer, or on a replica the
+// primary's clock.
+func (s *Sweep) sampleTime(clock *redis.TimeCmd) (time.Time, error) {
+	if clock == nil {
+		return s.clock(), nil
+	}
+	return clock.Result()
+}
+
 // readSamples reads the sampled unclaimed keys names on c, in two pipelines, and hands each to
 // the sweep's groups. A command the server refuses (NOPERM) stops that part of the sampling for
 // the rest of the sweep; only a failure of the connection is returned.
@@ -39,7 +49,10 @@ func (s *Sweep) readSamples(ctx context.Context, c redis.Cmdable, names []string
 		return nil
 	}
 	pipe := c.Pipeline()
-	clock := pipe.Time(ctx)
+	var clock *redis.TimeCmd
+	if s.clock == nil {
+		clock = pipe.Time(ctx)
+	}
 	types := make([]*redis.StatusCmd, len(names))
 	ttls := make([]*redis.DurationCmd, len(names))
 	mems := make([]*redis.IntCmd, len(names))
@@ -53,7 +66,7 @@ func (s *Sweep) readSamples(ctx context.Context, c redis.Cmdable, names []string
 	if _, err := pipe.Exec(ctx); err != nil && !KeyLevel(err) {
 		return err
 	}
-	now, err := clock.Result()
+	now, err := s.sampleTime(clock)
 	if err != nil {
 		return s.refuseSamples("TIME", err)
 	}

@@ -64,6 +64,24 @@ type ConnState struct {
 	// failover), zero when none has.
 	Primary    string
 	FailoverAt time.Time
+	// Reads is, when the sweeps read from a replica (read_from = "replica"), the node they
+	// read from; nil when they read from the primary as configured.
+	Reads *ReadState
+}
+
+// ReadState is where the sweep and the live reads go when a replica is asked for. A replica
+// counts keys the primary has expired until the primary's DEL reaches it, and with its link
+// down serves data that no longer moves: one down, promoted or behind is left.
+type ReadState struct {
+	// Replica is the replica read from; "" when none passes its checks and the reads are on
+	// the primary.
+	Replica string
+	// Lag is how far behind the primary Replica is (the age of the oldest primary offset it
+	// has not reached, as the Polls read them).
+	Lag time.Duration
+	// Left are the replicas left when the reads last moved, each with why ("127.0.0.1:6380
+	// promoted"; also "down", "link down", "12s behind").
+	Left []string
 }
 
 // MinRefresh is the shortest interval between two Polls the console, serve and the config allow:

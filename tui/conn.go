@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hourglass-dev/hourglass/snapshot"
@@ -64,4 +65,26 @@ func (m *Model) banner(w int) string {
 	}
 	text += " · " + oneLine(m.err.Error())
 	return m.c.styles.Banner.Render(fit(text, w))
+}
+
+// readsText is the header's word on where the sweep reads when a replica is asked for: the
+// replica, how far behind it is, and the replicas left and why. Reads moved to the primary
+// say so plainly: that is the load read_from = "replica" was to spare it.
+func (m *Model) readsText() string {
+	rs, st := m.conn.Reads, m.c.styles
+	if rs == nil {
+		return ""
+	}
+	left := strings.Join(rs.Left, ", ")
+	if rs.Replica == "" {
+		return st.Warn.Render(strings.TrimSuffix("PRIMARY reads: "+left, ": "))
+	}
+	text := "reads: replica " + rs.Replica
+	if rs.Lag >= time.Second {
+		text += ", " + ago(rs.Lag.Truncate(time.Second)) + " behind"
+	}
+	if left != "" {
+		return st.Warn.Render(text + " (left " + left + ")")
+	}
+	return st.Muted.Render(text)
 }

@@ -100,3 +100,30 @@ func TestHeaderSaysFailover(t *testing.T) {
 		t.Errorf("the header still says a failover two minutes on:\n%s", s)
 	}
 }
+
+// With read_from = replica the header's first line says which replica the sweep reads, how
+// far behind it is, the replicas left and why, and reads moved to the primary in capitals.
+func TestHeaderSaysWhereReadsGo(t *testing.T) {
+	st := testStatus(t)
+	src := &fakeSource{status: st}
+	m := newTestModel(t, src, nil, 160, 36)
+	for _, c := range []struct {
+		reads *snapshot.ReadState
+		want  string
+	}{
+		{nil, ""},
+		{&snapshot.ReadState{Replica: "127.0.0.1:6380"}, "reads: replica 127.0.0.1:6380"},
+		{&snapshot.ReadState{Replica: "127.0.0.1:6381", Lag: 3 * time.Second, Left: []string{"127.0.0.1:6380 promoted"}},
+			"reads: replica 127.0.0.1:6381, 3s behind (left 127.0.0.1:6380 promoted)"},
+		{&snapshot.ReadState{Left: []string{"127.0.0.1:6380 promoted", "127.0.0.1:6381 link down"}},
+			"PRIMARY reads: 127.0.0.1:6380 promoted, 127.0.0.1:6381 link down"},
+	} {
+		st.Conn = snapshot.ConnState{Reads: c.reads}
+		src.status = st
+		poll(t, m)
+		line := strings.Split(screen(m), "\n")[0]
+		if c.want == "" && strings.Contains(line, "reads") || !strings.Contains(line, c.want) {
+			t.Errorf("reads %+v: header %q, want %q", c.reads, line, c.want)
+		}
+	}
+}

@@ -71,6 +71,9 @@ func (m *Model) header(w int) []string {
 	if !strings.Contains(o.Target, o.Mode) {
 		line1 += " " + st.Muted.Render("("+o.Mode+")")
 	}
+	if r := m.readsText(); r != "" {
+		line1 += " " + r
+	}
 	if in := m.c.status.Inferred; in != nil {
 		line1 += " " + st.Warn.Render(inferredText(in))
 	}

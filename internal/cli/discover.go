@@ -243,6 +243,9 @@ func sweepUnclaimed(ctx context.Context, t *target.Target, base *config.Config, 
 	opt := base.SweepOptions(true)
 	opt.Now, opt.Target, opt.Mode = t.Store.Now, t.Label, t.Mode
 	w := watch.New(t.RDB, base.Counters, opt)
+	if t.Replicas != nil {
+		w.ReadFrom(t.Replicas)
+	}
 	start := time.Now()
 	faults := newFaultWait(stderr, "discover", t.Label)
 	var last snapshot.Status

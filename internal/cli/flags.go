@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +26,9 @@ type targetFlags struct {
 	addrs       stringList
 	allowWrites bool
 	insecure    bool
-	budget      int // --keys-per-second; -1: the config's
+	budget      int        // --keys-per-second; -1: the config's
+	readFrom    string     // --read-from; "": the config's
+	replicas    stringList // --replica
 	// writes says whether the command writes to Redis with a config: on a cluster, one that
 	// writes refuses an entry whose keys would cross slots, one that only reads warns of it. By
 	// default inject and repair write and the others read.
@@ -63,6 +66,8 @@ func (c *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "config file (default ./config.toml when present, else the built-in defaults)")
 	fs.Var(&c.addrs, "addr", "Redis `address`: host:port, or a redis:// or rediss:// URL; repeat for a\ncluster's seeds; or redis-sentinel://host:port[,host:port…]/<master-name> for a\nprimary behind Sentinel (overrides [redis] addrs and sentinel_master)")
 	fs.BoolVar(&c.allowWrites, "allow-writes", false, "allow writes to a real Redis (the embedded one always allows them)")
+	fs.StringVar(&c.readFrom, "read-from", "", "where sweeps read: `primary` or replica (overrides [redis] read_from)")
+	fs.Var(&c.replicas, "replica", "a standalone primary's replica `host:port` to read from with --read-from replica;\nrepeat for several, best first (overrides [redis] replica_addrs)")
 	fs.BoolVar(&c.insecure, "insecure", false, "TLS without verifying the server's certificate (a test server only; never from the config file)")
 }
 
@@ -96,7 +101,25 @@ func (c *targetFlags) load(stderr io.Writer) (*config.Config, error) {
 		cfg.Scan.KeysPerSecond = c.budget
 	}
 	cfg.Redis.TLS.Insecure = c.insecure
+	if err := c.applyReadFrom(cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// applyReadFrom applies --read-from and --replica, and refuses reading from a replica when
+// none is known.
+func (c *targetFlags) applyReadFrom(cfg *config.Config) error {
+	if c.readFrom != "" && c.readFrom != config.ReadPrimary && c.readFrom != config.ReadReplica {
+		return config.Usagef("--read-from %q: want primary or replica", c.readFrom)
+	}
+	for _, a := range c.replicas {
+		if _, _, err := net.SplitHostPort(a); err != nil || strings.Contains(a, "://") {
+			return config.Usagef("--replica %q: want host:port", a)
+		}
+	}
+	cfg.Redis.SetReadFrom(c.readFrom, c.replicas)
+	return cfg.Redis.ReplicaProblem(false)
 }
 
 // parseOpen parses the command's arguments, then opens its target as open does.

@@ -43,6 +43,9 @@ func cmdServe(ctx context.Context, shipped []byte, args []string, stdout, stderr
 		fmt.Fprintf(stderr, "hourglass: no config file: the entries are inferred from %s's keys as the sweeps find them (hourglass discover writes them as a config)\n", t.Label)
 	}
 	w := watch.New(t.RDB, cfg.Counters, opt)
+	if t.Replicas != nil {
+		w.ReadFrom(t.Replicas)
+	}
 	l, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return config.Usagef("serve: --listen %s: %v", *listen, err)

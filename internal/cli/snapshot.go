@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/internal/config"
 	"github.com/hourglass-dev/hourglass/internal/format"
@@ -109,7 +112,14 @@ func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, ado
 	}
 	health := watch.NewServerReader()
 	_, _ = health.Read(ctx, t.RDB) // the first of two reads: a fault here is the sweep's to report
-	snap, err := scanner.Take(ctx, t.RDB, cfg.Counters, opt)
+	reads := t.RDB
+	if t.Replicas != nil {
+		reads = snapshotReplica(ctx, t, &opt, stderr)
+		if reads != t.RDB {
+			defer reads.Close()
+		}
+	}
+	snap, err := scanner.Take(ctx, reads, cfg.Counters, opt)
 	snap.TakenAt = snap.TakenAt.In(loc)
 	if info, infoErr := health.Read(ctx, t.RDB); infoErr == nil && t.Embedded == nil { // the embedded Redis keeps no server figures
 		info.Eviction = snapshot.NewEvictionRisk(info.Nodes, snap)
@@ -123,4 +133,15 @@ func takeSnapshot(ctx context.Context, t *target.Target, cfg *config.Config, ado
 	default:
 		return nil, fmt.Errorf("snapshot: sweeping %s: %w", t.Label, err)
 	}
+}
+
+// snapshotReplica is the client a snapshot sweeps with when read_from = "replica": the first
+// replica that passes the checks, or the primary, said on stderr with why.
+func snapshotReplica(ctx context.Context, t *target.Target, opt *scanner.Options, stderr io.Writer) redis.UniversalClient {
+	c, rs := watch.PickReplica(ctx, t.RDB, t.Replicas)
+	opt.Replica = true
+	if rs.Replica == "" {
+		fmt.Fprintf(stderr, "hourglass: snapshot: no replica passes its checks, so the sweep reads from the primary: %s\n", strings.Join(rs.Left, "; "))
+	}
+	return c
 }

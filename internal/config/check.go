@@ -83,7 +83,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func (c *checker) redis(t table) RedisConfig {
 	var r RedisConfig
 	c.onlyKeys(t, "[redis]", "addrs", "username", "password_env", "allow_writes", "name", "tls_ca_file", "tls_cert_file", "tls_key_file",
-		"sentinel_master", "sentinel_addrs", "sentinel_username", "sentinel_password_env")
+		"sentinel_master", "sentinel_addrs", "sentinel_username", "sentinel_password_env", "read_from", "replica_addrs")
 	r.Name, _ = c.str(t, "name")
 	readable := map[string]bool{}
 	for _, f := range []struct {
@@ -131,6 +131,7 @@ func (c *checker) redis(t table) RedisConfig {
 	}
 	r.AllowWrites, _ = c.boolean(t, "allow_writes")
 	r.Sentinel = c.sentinel(t, len(r.Addrs) > 0)
+	r.ReadFrom = c.readFrom(t)
 	return r
 }
 

@@ -65,6 +65,8 @@ type RedisConfig struct {
 	// Sentinel finds the primary through Sentinels, when its Master is set (sentinel_master,
 	// sentinel_addrs); Addrs are then empty.
 	Sentinel SentinelConfig
+	// ReadFrom says where the sweeps read (read_from, replica_addrs): the primary, or a replica.
+	ReadFrom ReadFromConfig
 
 	passwordEnvAt Error // where PasswordEnv was set, for the error when it names no variable
 }

@@ -63,6 +63,9 @@ func newModel(ctx context.Context, t *target.Target, cfg *config.Config, palette
 		wopt.Infer = adopter
 	}
 	src := watch.New(t.RDB, cfg.Counters, wopt)
+	if t.Replicas != nil {
+		src.ReadFrom(t.Replicas)
+	}
 	opt := tui.Options{
 		Target: t.Label, Name: t.Name, Mode: t.Mode, Demo: t.Embedded != nil, Source: src,
 		Refresh: cfg.UI.Refresh, WaitWarning: cfg.UI.WaitWarning, Now: t.Store.Now, Location: loc, Context: ctx,

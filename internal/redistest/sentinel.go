@@ -69,7 +69,7 @@ func StartSentinels(t testing.TB, replicas, sentinels int, pass string) *Sentine
 		s.Nodes = append(s.Nodes, Start(t, "--replicaof", host, port))
 	}
 	for i := range replicas {
-		s.waitLink(t, s.Nodes[1+i])
+		WaitLink(t, s.Nodes[1+i])
 	}
 	quorum := sentinels/2 + 1
 	for i := range sentinels {
@@ -87,17 +87,6 @@ func StartSentinels(t testing.TB, replicas, sentinels int, pass string) *Sentine
 	return s
 }
 
-// waitLink waits until the replica r reports its link to the primary up.
-func (s *Sentinels) waitLink(t testing.TB, r *Server) {
-	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: r.Addr})
-	defer c.Close()
-	Eventually(t, "replica "+r.Addr+" in sync", 30*time.Second, func() bool {
-		info, err := c.Info(context.Background(), "replication").Result()
-		return err == nil && strings.Contains(info, "master_link_status:up")
-	})
-}
-
 // known reports whether every Sentinel lists replicas replicas and others other Sentinels.
 func (s *Sentinels) known(replicas, others int) bool {
 	for _, addr := range s.Addrs {
@@ -105,8 +94,28 @@ func (s *Sentinels) known(replicas, others int) bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		m, err := c.Master(ctx, s.Master).Result()
 		cancel()
-		c.Close()
+		defer c.Close()
 		if err != nil || m["num-slaves"] != strconv.Itoa(replicas) || m["num-other-sentinels"] != strconv.Itoa(others) {
+			return false
+		}
+		if !connected(c, s.Master) {
+			return false
+		}
+	}
+	return true
+}
+
+// connected reports whether the Sentinel at c has reached every replica it lists: one just
+// learnt of is flagged disconnected until it has.
+func connected(c *redis.SentinelClient, master string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	nodes, err := c.Replicas(ctx, master).Result()
+	if err != nil {
+		return false
+	}
+	for _, n := range nodes {
+		if strings.Contains(n["flags"], "disconnected") || n["master-link-status"] != "ok" {
 			return false
 		}
 	}

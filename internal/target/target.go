@@ -22,6 +22,9 @@ type Target struct {
 	RDB      redis.UniversalClient
 	Store    *store.Store
 	Embedded *Embedded // nil for a real Redis
+	// Replicas are where the sweeps read when read_from = "replica"; nil when they read
+	// from the primary. Writes never go to them.
+	Replicas *Replicas
 }
 
 // ErrInterrupted is an Open stopped by ctrl+c before it had connected.
@@ -72,6 +75,13 @@ func Open(ctx context.Context, cfg *config.Config) (*Target, error) {
 			t.RDB = tg.NewClient()
 		}
 		t.Mode = tg.Mode()
+		if t.Replicas, err = openReplicas(initCtx, cfg, tg, t.Mode); err != nil {
+			_ = t.RDB.Close()
+			if ctx.Err() != nil {
+				return nil, ErrInterrupted
+			}
+			return nil, err
+		}
 	}
 	t.Store = store.New(t.RDB, store.Options{Location: cfg.Timezone})
 	if err := t.Store.Init(initCtx); err != nil {

@@ -66,6 +66,9 @@ type Watcher struct {
 	primary    *store.PrimaryTrack
 	seen       int
 	failoverAt time.Time
+	// replica is where the sweep and the live reads go when read_from = "replica" (replica.go);
+	// nil when they read from the primary.
+	replica *replicaReads
 }
 
 // New returns a watcher of families on rdb. It adds a hook to rdb (to each node's client
@@ -95,7 +98,7 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	start := time.Now()
-	w.restart = w.failedOver() || w.restart // a new primary: the sweep's cursor means nothing there
+	w.checkNodes(ctx)
 	if w.restart {
 		w.begin()
 	}
@@ -151,12 +154,12 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	st.Sweep.KeysSeen, st.Sweep.Started = w.agg.KeysSeen(), w.started
 	st.Unclaimed = w.sweep.Unclaimed()
 	if err == nil {
-		st.Families, st.LiveReads, err = w.live.read(ctx, w.rdb, w.sweep.Pacer(), w.last, w.liveBudget())
+		st.Families, st.LiveReads, err = w.live.read(ctx, w.reader(), w.sweep.Pacer(), w.last, w.liveBudget())
 		w.cost.readLive(st.LiveReads)
 	}
 	w.rates.observe(st.Families, swept, sweptAt)
 	if err == nil {
-		err = w.tput.poll(ctx, w.rdb, w.last, w.opt.Structures.JobQueues, w.conn.now())
+		err = w.tput.poll(ctx, w.reader(), w.last, w.opt.Structures.JobQueues, w.conn.now())
 	}
 	st.Snapshot = w.tput.fill(w.rates.fill(w.last, time.Now(), w.live.current), time.Now())
 	st.Server = w.serverInfo(st)
@@ -172,15 +175,24 @@ func (w *Watcher) Poll(ctx context.Context, slice time.Duration, focus string) (
 	return st, err
 }
 
-// followPrimary says, through Sentinel, which primary the Watcher reaches and when a failover
-// was last seen; one seen during this Poll starts the sweep again at the next.
+// followPrimary says where the reads go when a replica is asked for and, through Sentinel,
+// which primary the Watcher reaches and when a failover was last seen; one seen during this
+// Poll starts the sweep again at the next.
 func (w *Watcher) followPrimary(cs *snapshot.ConnState) {
+	cs.Reads = w.replica.state()
 	if w.primary == nil {
 		return
 	}
 	w.restart = w.failedOver() || w.restart
 	cs.Primary, _, _ = w.primary.Primary()
 	cs.FailoverAt = w.failoverAt
+}
+
+// checkNodes starts the sweep again when the node it reads has changed: a new primary, or
+// another replica read from. The sweep's cursors mean nothing there.
+func (w *Watcher) checkNodes(ctx context.Context) {
+	w.restart = w.failedOver() || w.restart
+	w.chooseReplica(ctx)
 }
 
 // failedOver reports whether the Sentinel client's connections have reached another primary
@@ -231,7 +243,7 @@ func (w *Watcher) readLive(ctx context.Context, family string, base *snapshot.Sn
 	if now == nil {
 		now = time.Now
 	}
-	pipe := w.rdb.Pipeline()
+	pipe := w.reader().Pipeline()
 	var live []snapshot.LiveWindow
 	var cmds [][]*redis.StringCmd
 	for _, win := range f.Windows {
@@ -377,7 +389,7 @@ func (w *Watcher) begin() {
 	if w.sweep != nil { // what the last sweep read, its unions included, is paid before the next reads more
 		pace = w.sweep.Pacer()
 	}
-	w.sweep = scanner.New(w.rdb, w.families, w.opt)
+	w.sweep = scanner.New(w.reader(), w.families, w.opt)
 	w.sweep.UsePacer(pace)
 	w.pace.Store(pace)
 	w.agg = scanner.NewAggregator(w.families, w.opt)
