@@ -115,7 +115,7 @@ func ReadReplicaState(ctx context.Context, c redis.Cmdable) (ReplicaState, error
 		st.Unknowns = strings.TrimPrefix(st.Unknowns+", INFO refused", ", ")
 		return st, nil
 	}
-	fields := infoFields(text)
+	fields := InfoFields(text)
 	if st.Role == "" {
 		st.Role = fields["role"]
 	}
@@ -134,11 +134,11 @@ func PrimaryOffset(ctx context.Context, c redis.Cmdable) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return strconv.ParseInt(infoFields(text)["master_repl_offset"], 10, 64)
+	return strconv.ParseInt(InfoFields(text)["master_repl_offset"], 10, 64)
 }
 
-// infoFields splits an INFO reply into its name:value fields.
-func infoFields(text string) map[string]string {
+// InfoFields splits an INFO reply into its name:value fields, section headers left out.
+func InfoFields(text string) map[string]string {
 	out := map[string]string{}
 	for _, line := range strings.Split(text, "\n") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && !strings.HasPrefix(k, "#") {

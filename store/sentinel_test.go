@@ -94,6 +94,10 @@ func TestWriterThroughFailovers(t *testing.T) {
 	})
 	for g := range 4 {
 		wg.Go(func() {
+			// Traffic, not a flood: 64 events a millisecond from each goroutine, which the
+			// flusher keeps up with.
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
 			for i := 0; !stop.Load(); i++ {
 				if err := w.Add(f, []string{"fo", strconv.Itoa((g*7919 + i) % 200)}, 1, at); err != nil {
 					t.Error(err)
@@ -101,7 +105,7 @@ func TestWriterThroughFailovers(t *testing.T) {
 				}
 				added.Add(1)
 				if i%64 == 0 {
-					time.Sleep(time.Millisecond) // traffic, not a flood: the flusher keeps up
+					<-tick.C
 				}
 			}
 		})

@@ -122,17 +122,24 @@ func (c *checker) redis(t table) RedisConfig {
 		r.Addrs = addrs
 	}
 	r.Username, _ = c.str(t, "username")
-	if v, ok := c.str(t, "password_env"); ok {
-		if v != "" && !envName.MatchString(v) {
-			c.fail(t.path+".password_env", "%q is not an environment variable name", v)
-		}
-		r.PasswordEnv = v
-		r.passwordEnvAt = Error{File: c.file, Line: c.lines.lineOf(t.path + ".password_env"), Key: "redis.password_env"}
-	}
+	r.PasswordEnv, r.passwordEnvAt = c.passwordEnv(t, "password_env")
 	r.AllowWrites, _ = c.boolean(t, "allow_writes")
 	r.Sentinel = c.sentinel(t, len(r.Addrs) > 0)
 	r.ReadFrom = c.readFrom(t)
 	return r
+}
+
+// passwordEnv reads key, the name of the environment variable a password is in, and where it
+// was written, for the error should the variable be unset when a command runs.
+func (c *checker) passwordEnv(t table, key string) (string, Error) {
+	v, ok := c.str(t, key)
+	if !ok {
+		return "", Error{}
+	}
+	if v != "" && !envName.MatchString(v) {
+		c.fail(t.path+"."+key, "%q is not an environment variable name", v)
+	}
+	return v, Error{File: c.file, Line: c.lines.lineOf(t.path + "." + key), Key: "redis." + key}
 }
 
 // sentinel reads [redis]'s Sentinel keys. A master name needs Sentinels, and the two stand
@@ -148,13 +155,7 @@ func (c *checker) sentinel(t table, hasAddrs bool) SentinelConfig {
 	}
 	s.Addrs = addrs
 	s.Username, _ = c.str(t, "sentinel_username")
-	if v, ok := c.str(t, "sentinel_password_env"); ok {
-		if v != "" && !envName.MatchString(v) {
-			c.fail(t.path+".sentinel_password_env", "%q is not an environment variable name", v)
-		}
-		s.PasswordEnv = v
-		s.passwordEnvAt = Error{File: c.file, Line: c.lines.lineOf(t.path + ".sentinel_password_env"), Key: "redis.sentinel_password_env"}
-	}
+	s.PasswordEnv, s.passwordEnvAt = c.passwordEnv(t, "sentinel_password_env")
 	_, hasMaster := t.m["sentinel_master"]
 	switch {
 	case hasMaster && s.Master == "":

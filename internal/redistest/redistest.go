@@ -32,12 +32,19 @@ type Server struct {
 // Binary returns the path of redis-server, skipping (or, under CI, failing) the test without it.
 func Binary(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
+	return installed(t, "redis-server")
+}
+
+// installed returns the path of Debian's program name (its package has the same name), skipping
+// the test without it, or failing it under CI, which must have it.
+func installed(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is not installed, and CI needs it: %v", err)
+			t.Fatalf("%s is not installed, and CI needs it: %v", name, err)
 		}
-		t.Skip("redis-server is not installed; install Debian's redis-server to run this test")
+		t.Skipf("%s is not installed; install Debian's %s to run this test", name, name)
 	}
 	return path
 }

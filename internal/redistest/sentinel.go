@@ -43,14 +43,7 @@ type sentinelProc struct {
 // without it.
 func SentinelBinary(t testing.TB) string {
 	t.Helper()
-	path, err := exec.LookPath("redis-sentinel")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-sentinel is not installed, and CI needs it: %v", err)
-		}
-		t.Skip("redis-sentinel is not installed; install Debian's redis-sentinel to run this test")
-	}
-	return path
+	return installed(t, "redis-sentinel")
 }
 
 // StartSentinels starts one primary, replicas replicas of it and sentinels redis-sentinel

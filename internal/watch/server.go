@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hourglass-dev/hourglass/snapshot"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // ServerEvery is the least time between two reads of the server's INFO by a Watcher: INFO is
@@ -75,7 +76,7 @@ func (r *ServerReader) Read(ctx context.Context, rdb redis.UniversalClient) (sna
 		if err != nil {
 			return err
 		}
-		f := infoFields(text)
+		f := store.InfoFields(text)
 		n := nodeHealth(addr, f)
 		r.rates(&n, at)
 		info.Masters++

@@ -12,6 +12,7 @@ import (
 	"github.com/hourglass-dev/hourglass/internal/redistest"
 	"github.com/hourglass-dev/hourglass/scanner"
 	"github.com/hourglass-dev/hourglass/snapshot"
+	"github.com/hourglass-dev/hourglass/store"
 )
 
 // infoInt is one field of a server's INFO, read by the test itself.
@@ -21,7 +22,7 @@ func infoInt(t *testing.T, c *redis.Client, field string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := strconv.ParseInt(infoFields(text)[field], 10, 64)
+	n, err := strconv.ParseInt(store.InfoFields(text)[field], 10, 64)
 	if err != nil {
 		t.Fatalf("INFO %s: %v", field, err)
 	}
@@ -126,7 +127,7 @@ func TestServerReadAtMostEveryFewSeconds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		calls, _, _ := strings.Cut(strings.TrimPrefix(infoFields(stats)["cmdstat_info"], "calls="), ",")
+		calls, _, _ := strings.Cut(strings.TrimPrefix(store.InfoFields(stats)["cmdstat_info"], "calls="), ",")
 		n, _ := strconv.ParseInt(calls, 10, 64)
 		return n
 	}
@@ -154,7 +155,7 @@ func TestServerReadAtMostEveryFewSeconds(t *testing.T) {
 // A field the server's INFO leaves out (a managed Redis's) is unknown with the reason, never 0.
 func TestServerFieldsWithheld(t *testing.T) {
 	text := "# Server\r\nredis_version:7.2.4\r\n# Memory\r\nused_memory:1048576\r\n# Stats\r\nexpired_keys:12\r\n"
-	n := nodeHealth("cache.example:6379", infoFields(text))
+	n := nodeHealth("cache.example:6379", store.InfoFields(text))
 	if n.UsedMemory == nil || *n.UsedMemory != 1<<20 || n.ExpiredKeys == nil || *n.ExpiredKeys != 12 {
 		t.Fatalf("the fields given: %+v", n)
 	}

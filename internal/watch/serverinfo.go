@@ -17,18 +17,6 @@ import (
 // withheld is the reason a field INFO did not give is not known.
 const withheld = "not in this server's INFO (a managed Redis may withhold it)"
 
-// infoFields parses INFO's text into its fields.
-func infoFields(text string) map[string]string {
-	f := map[string]string{}
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, "\r")
-		if k, v, ok := strings.Cut(line, ":"); ok && !strings.HasPrefix(k, "#") {
-			f[k] = v
-		}
-	}
-	return f
-}
-
 // nodeHealth reads a node's health from its INFO fields. The rates are left to the reader, which
 // holds the last read.
 func nodeHealth(addr string, f map[string]string) snapshot.NodeHealth {
